@@ -1,0 +1,64 @@
+# The front door. `make test` and `make bench` install what they need (Debian
+# packages), build and run; plain CMake works too (see README.md).
+JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
+BENCH_FILTER ?= .
+BENCH_REPS  ?= 3
+FUZZ_SECONDS ?= 15
+CMAKE_GEN   := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
+
+.PHONY: all deps bench-deps test test-release test-asan test-tsan test-fuzz bench clean
+
+all: test
+
+deps:
+	@scripts/deps.sh test
+
+bench-deps:
+	@scripts/deps.sh bench
+
+# Four builds: RelWithDebInfo (plus the package test), ASan+UBSan, TSan (threaded
+# tests only) and clang's libFuzzer targets with a short smoke run each.
+test: deps test-release test-asan test-tsan test-fuzz
+	@echo "fl: all test builds passed"
+
+test-release:
+	cmake -S . -B build $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFL_WERROR=ON -DFL_BUILD_TESTS=ON
+	cmake --build build -j $(JOBS)
+	ctest --test-dir build --output-on-failure -j $(JOBS)
+
+test-asan:
+	cmake -S . -B build-asan $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" \
+	      -DFL_WERROR=ON -DFL_BUILD_TESTS=ON -DFL_INSTALL=OFF -DFL_BUILD_EXAMPLES=OFF "-DFL_SANITIZE=address;undefined"
+	cmake --build build-asan -j $(JOBS)
+	ASAN_OPTIONS=detect_leaks=1:strict_string_checks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  ctest --test-dir build-asan --output-on-failure -j $(JOBS)
+
+test-tsan:
+	cmake -S . -B build-tsan $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" \
+	      -DFL_WERROR=ON -DFL_BUILD_TESTS=ON -DFL_INSTALL=OFF -DFL_BUILD_EXAMPLES=OFF -DFL_SANITIZE=thread
+	cmake --build build-tsan -j $(JOBS)
+	TSAN_OPTIONS=halt_on_error=1 ctest --test-dir build-tsan --output-on-failure -j $(JOBS) -L threads
+
+test-fuzz:
+	@if ls tests/fuzz/*_fuzz.cpp >/dev/null 2>&1; then \
+	  CC=clang CXX=clang++ cmake -S . -B build-fuzz $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	      -DFL_BUILD_TESTS=OFF -DFL_BUILD_FUZZ=ON -DFL_INSTALL=OFF -DFL_BUILD_EXAMPLES=OFF \
+	      "-DFL_SANITIZE=address;undefined;fuzzer-no-link" -DFL_FUZZ_SECONDS=$(FUZZ_SECONDS) && \
+	  cmake --build build-fuzz -j $(JOBS) && \
+	  ctest --test-dir build-fuzz --output-on-failure -j $(JOBS); \
+	else echo "fl: no fuzz targets yet"; fi
+
+# Release build of the benchmark program, the whole suite (or BENCH_FILTER=regex),
+# then bench-results/{results.json,report.md,*.png}.
+bench: bench-deps
+	cmake -S . -B build-bench $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=Release -DFL_BUILD_BENCH=ON \
+	      -DFL_BUILD_TESTS=OFF -DFL_BUILD_EXAMPLES=OFF -DFL_INSTALL=OFF
+	cmake --build build-bench -j $(JOBS) --target fl_bench
+	@mkdir -p bench-results
+	build-bench/bench/fl_bench --benchmark_filter='$(BENCH_FILTER)' \
+	  --benchmark_repetitions=$(BENCH_REPS) --benchmark_out=bench-results/results.json \
+	  --benchmark_out_format=json
+	python3 bench/report/report.py bench-results/results.json bench-results
+
+clean:
+	rm -rf build build-asan build-tsan build-fuzz build-bench bench-results

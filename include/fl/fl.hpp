@@ -1,0 +1,5 @@
+// fl/fl.hpp: the umbrella header; it only includes the public headers.
+#pragma once
+
+#include <fl/version.hpp>
+#include <fl/pool.hpp>

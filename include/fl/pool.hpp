@@ -1,0 +1,100 @@
+// fl/pool.hpp: fl::pool_allocator, a standard allocator over thread-local
+// size-class caches, and fl::pool_stats().
+//
+// Blocks come from the system malloc (mimalloc when built with
+// FL_WITH_MIMALLOC=ON). Freed blocks of the small size classes are kept in a
+// per-thread cache of bounded depth and handed out again without touching
+// malloc; blocks above detail::pool_max_cached_bytes bypass the caches.
+//
+// Threads: a block may be freed on any thread, not only the one that allocated
+// it; it then joins the freeing thread's cache. A thread's cache goes back to
+// malloc when the thread exits.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <new>
+#include <type_traits>
+
+namespace fl {
+
+// Counters of the calling thread's cache since the thread started.
+struct pool_statistics {
+  std::uint64_t hits = 0;          // allocations served from the cache
+  std::uint64_t misses = 0;        // allocations that went to malloc (any size)
+  std::uint64_t frees_cached = 0;  // frees kept in the cache
+  std::uint64_t frees_released = 0;// frees handed to the system allocator
+  std::size_t bytes_cached = 0;    // bytes now held in the cache
+};
+
+// The calling thread's statistics. O(1), never allocates.
+pool_statistics pool_stats() noexcept;
+
+// Returns every block cached by the calling thread to the system allocator.
+void pool_trim() noexcept;
+
+namespace detail {
+
+// Blocks of more than this many bytes are never cached (they go straight to
+// malloc/realloc/free).
+inline constexpr std::size_t pool_max_cached_bytes = 4096;
+
+// A block of at least `bytes` bytes (bytes > 0), aligned to 16. Throws
+// std::bad_alloc.
+[[nodiscard]] void* pool_allocate(std::size_t bytes);
+
+// Frees a block. `bytes` must equal the size passed to the pool_allocate or
+// pool_reallocate call that returned p. p may be null (then nothing happens).
+void pool_deallocate(void* p, std::size_t bytes) noexcept;
+
+// Resizes a block to `new_bytes`, keeping its first min(old, new) bytes; large
+// blocks grow in place when the system allocator can (realloc). Returns the
+// new block; on std::bad_alloc p is untouched and still owned by the caller.
+[[nodiscard]] void* pool_reallocate(void* p, std::size_t old_bytes, std::size_t new_bytes);
+
+// The size pool_allocate would really reserve for `bytes`: a request of
+// pool_good_size(n) costs the same as one of n. Containers round their
+// capacity up to it so that no byte of a block is wasted.
+std::size_t pool_good_size(std::size_t bytes) noexcept;
+
+}  // namespace detail
+
+// A standard allocator over the pool. Stateless: any two compare equal, so a
+// block may be freed through any copy, on any thread.
+template <class T>
+class pool_allocator {
+ public:
+  using value_type = T;
+  using size_type = std::size_t;
+  using difference_type = std::ptrdiff_t;
+  using propagate_on_container_move_assignment = std::true_type;
+  using is_always_equal = std::true_type;
+
+  constexpr pool_allocator() noexcept = default;
+  template <class U>
+  constexpr pool_allocator(const pool_allocator<U>&) noexcept {}
+
+  [[nodiscard]] T* allocate(std::size_t n) {
+    if (n > std::numeric_limits<std::size_t>::max() / sizeof(T)) throw std::bad_array_new_length();
+    if constexpr (alignof(T) > 16) {
+      return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t{alignof(T)}));
+    } else {
+      return static_cast<T*>(detail::pool_allocate(n * sizeof(T)));
+    }
+  }
+  void deallocate(T* p, std::size_t n) noexcept {
+    if constexpr (alignof(T) > 16) {
+      ::operator delete(p, n * sizeof(T), std::align_val_t{alignof(T)});
+    } else {
+      detail::pool_deallocate(p, n * sizeof(T));
+    }
+  }
+
+  template <class U>
+  friend constexpr bool operator==(const pool_allocator&, const pool_allocator<U>&) noexcept {
+    return true;
+  }
+};
+
+}  // namespace fl
