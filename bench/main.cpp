@@ -1,0 +1,122 @@
+// bench/main.cpp: the entry point of fl_bench, the one benchmark program that
+// holds every bench/*_bench.cpp. It records what a reader of the report needs
+// to trust a number (CPU model, compiler, flags, commit, which optional peers
+// were compiled in) as Google Benchmark custom context, so that it lands in
+// results.json next to the timings, then runs the registered benchmarks.
+//
+// Defaults: when the command line does not give --benchmark_min_time, a short
+// one (fl_bench::default_min_time_s seconds) is used, so the whole suite fits
+// its 10-minute budget on 2 cores. Benchmarks registered through
+// fl_bench::reg (bench/common.hpp) carry their own MinTime, which wins over
+// the flag; the default only covers anything registered another way.
+// Google Benchmark 1.7.1 takes --benchmark_min_time as a plain number of
+// seconds (no "s" suffix).
+//
+// Threads: single-threaded; benchmarks run one after the other.
+
+#include <benchmark/benchmark.h>
+
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#ifndef FL_BENCH_COMPILER
+#define FL_BENCH_COMPILER "unknown"
+#endif
+#ifndef FL_BENCH_FLAGS
+#define FL_BENCH_FLAGS "unknown"
+#endif
+#ifndef FL_BENCH_COMMIT
+#define FL_BENCH_COMMIT "unknown"
+#endif
+
+namespace {
+
+// Seconds per benchmark when neither the command line nor the registration
+// says otherwise. Kept in step with fl_bench::min_time_s in common.hpp.
+constexpr const char* default_min_time_arg = "--benchmark_min_time=0.05";
+
+// The "model name" line of /proc/cpuinfo, trimmed; "unknown" when the file
+// is missing (non-Linux) or has no such line (some ARM kernels).
+std::string cpu_model() {
+    std::ifstream in("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.rfind("model name", 0) != 0) continue;
+        auto colon = line.find(':');
+        if (colon == std::string::npos) continue;
+        auto first = line.find_first_not_of(" \t", colon + 1);
+        if (first == std::string::npos) continue;
+        auto last = line.find_last_not_of(" \t\r");
+        return line.substr(first, last - first + 1);
+    }
+    return "unknown";
+}
+
+// Which optional peers this binary holds. The report prints this so that a
+// missing column reads as "not compiled in", never as "lost".
+std::string peers_compiled_in() {
+    std::string s = "fl std pmr gnu_rope";
+#if defined(FL_BENCH_HAVE_BOOST)
+    s += " boost";
+#endif
+#if defined(FL_BENCH_HAVE_ABSL)
+    s += " cord absl_strcat";
+#endif
+#if defined(FL_BENCH_HAVE_C_API)
+    s += " fl_c";
+#endif
+    return s;
+}
+
+std::string peers_missing() {
+    std::string s;
+#if !defined(FL_BENCH_HAVE_BOOST)
+    s += "boost (Boost headers not found) ";
+#endif
+#if !defined(FL_BENCH_HAVE_ABSL)
+    s += "cord absl_strcat (abseil not found) ";
+#endif
+#if !defined(FL_BENCH_HAVE_C_API)
+    s += "fl_c (C API library not built) ";
+#endif
+    if (!s.empty()) s.pop_back();
+    return s.empty() ? std::string("none") : s;
+}
+
+bool has_flag(int argc, char** argv, std::string_view name) {
+    for (int i = 1; i < argc; ++i) {
+        std::string_view a = argv[i];
+        if (a.size() >= name.size() && a.substr(0, name.size()) == name &&
+            (a.size() == name.size() || a[name.size()] == '='))
+            return true;
+    }
+    return false;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    // Copy argv so a default can be appended; the strings outlive Initialize,
+    // which keeps pointers into them for flag parsing only.
+    std::vector<char*> args(argv, argv + argc);
+    std::string min_time_arg = default_min_time_arg;
+    if (!has_flag(argc, argv, "--benchmark_min_time")) args.push_back(min_time_arg.data());
+    args.push_back(nullptr);
+    int n = static_cast<int>(args.size()) - 1;
+
+    benchmark::AddCustomContext("cpu_model", cpu_model());
+    benchmark::AddCustomContext("compiler", FL_BENCH_COMPILER);
+    benchmark::AddCustomContext("flags", FL_BENCH_FLAGS);
+    benchmark::AddCustomContext("commit", FL_BENCH_COMMIT);
+    benchmark::AddCustomContext("peers", peers_compiled_in());
+    benchmark::AddCustomContext("peers_missing", peers_missing());
+
+    benchmark::Initialize(&n, args.data());
+    if (benchmark::ReportUnrecognizedArguments(n, args.data())) return 1;
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}
