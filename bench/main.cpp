@@ -5,7 +5,7 @@
 // results.json next to the timings, then runs the registered benchmarks.
 //
 // Defaults: when the command line does not give --benchmark_min_time, a short
-// one (fl_bench::default_min_time_s seconds) is used, so the whole suite fits
+// one (fl_bench::min_time_s seconds, bench/common.hpp) is used, so the whole suite fits
 // its 10-minute budget on 2 cores. Benchmarks registered through
 // fl_bench::reg (bench/common.hpp) carry their own MinTime, which wins over
 // the flag; the default only covers anything registered another way.
@@ -15,6 +15,8 @@
 // Threads: single-threaded; benchmarks run one after the other.
 
 #include <benchmark/benchmark.h>
+
+#include "common.hpp"
 
 #include <cstring>
 #include <fstream>
@@ -34,9 +36,6 @@
 
 namespace {
 
-// Seconds per benchmark when neither the command line nor the registration
-// says otherwise. Kept in step with fl_bench::min_time_s in common.hpp.
-constexpr const char* default_min_time_arg = "--benchmark_min_time=0.05";
 
 // The "model name" line of /proc/cpuinfo, trimmed; "unknown" when the file
 // is missing (non-Linux) or has no such line (some ARM kernels).
@@ -102,7 +101,9 @@ int main(int argc, char** argv) {
     // Copy argv so a default can be appended; the strings outlive Initialize,
     // which keeps pointers into them for flag parsing only.
     std::vector<char*> args(argv, argv + argc);
-    std::string min_time_arg = default_min_time_arg;
+    // Seconds per benchmark when neither the command line nor the
+    // registration says otherwise: the same budget as fl_bench::reg.
+    std::string min_time_arg = "--benchmark_min_time=" + std::to_string(fl_bench::min_time_s);
     if (!has_flag(argc, argv, "--benchmark_min_time")) args.push_back(min_time_arg.data());
     args.push_back(nullptr);
     int n = static_cast<int>(args.size()) - 1;
@@ -113,6 +114,7 @@ int main(int argc, char** argv) {
     benchmark::AddCustomContext("commit", FL_BENCH_COMMIT);
     benchmark::AddCustomContext("peers", peers_compiled_in());
     benchmark::AddCustomContext("peers_missing", peers_missing());
+    benchmark::AddCustomContext("seed", std::to_string(fl_bench::seed()));
 
     benchmark::Initialize(&n, args.data());
     if (benchmark::ReportUnrecognizedArguments(n, args.data())) return 1;

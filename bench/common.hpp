@@ -1,0 +1,174 @@
+// bench/common.hpp: what every bench/*_bench.cpp shares: one registration
+// helper that owns the time budget, and input generators the compiler cannot
+// constant-fold.
+//
+// How to add a benchmark (every section file does the same):
+//
+//   #include "common.hpp"
+//   namespace {
+//   void bm_thing_std(benchmark::State& st) {
+//     std::string in = fl_bench::random_text(100, fl_bench::salt("thing"));
+//     for (auto _ : st) {
+//       std::string s(in);
+//       benchmark::DoNotOptimize(s);  // the result escapes; the work stays
+//     }
+//     fl_bench::set_bytes(st, in.size());  // optional: GB/s in the report
+//   }
+//   const bool registered = [] {
+//     fl_bench::reg("section/case/std", bm_thing_std);
+//     fl_bench::reg("section/case/fl", bm_thing_fl);   // peers of one case
+//     return true;                                     // next to each other
+//   }();
+//   }  // namespace
+//
+// Names are `section/case/library`: the report takes the section from the
+// first component, the library from the last, and the case is everything in
+// between (so `concat/strcat/4_parts/fl` is case `strcat/4_parts`). Register
+// all peers of one case one after another so they run back to back in the
+// same process: their ratio is what the report shows, and on a noisy machine
+// only a ratio of neighbours is meaningful. The baseline library of each
+// section is mapped in bench/report/report.py (default `std`).
+//
+// Budget: the whole suite, every section, 3 repetitions, must finish within 10
+// minutes on 2 cores. fl_bench::reg sets MinTime(min_time_s) on every
+// benchmark, so the budget is set here and nowhere else; do not call
+// ->MinTime yourself. A benchmark whose single iteration takes longer than
+// min_time_s still runs at least one iteration per repetition, so keep one
+// iteration under ~20 ms (scale inner loops down rather than up).
+//
+// Against the optimizer: build inputs at run time from fl_bench::seed() (a
+// volatile read, so not a compile-time constant) through the generators
+// below; pass every result to benchmark::DoNotOptimize (for strings, the
+// object itself or its data()), and benchmark::DoNotOptimize the inputs inside
+// the loop when the work is a pure function of them (find, compare), so the
+// compiler cannot hoist it out of the loop. A call that is meant to be
+// measured as a call (copy by value) goes through a [[gnu::noinline]] function.
+//
+// Threads: registration runs during static initialization on the main
+// thread; the generators are pure functions of their arguments.
+#pragma once
+
+#include <benchmark/benchmark.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace fl_bench {
+
+// Minimum measuring time per benchmark and repetition, in seconds. With the
+// Makefile's 3 repetitions and Google Benchmark's iteration-count search, a
+// benchmark costs about 4-6 times this in wall time.
+inline constexpr double min_time_s = 0.05;
+
+// Registers `fn` (a function or lambda taking benchmark::State&, followed by
+// `args`, which are copied into the benchmark) under `name` with the suite's
+// time budget. Returns the benchmark so callers may add ->Arg(), ->Unit()...
+template <class Fn, class... Args>
+benchmark::internal::Benchmark* reg(const std::string& name, Fn&& fn, Args&&... args) {
+    benchmark::internal::Benchmark* b;
+    if constexpr (sizeof...(Args) == 0)
+        b = benchmark::RegisterBenchmark(name.c_str(), std::forward<Fn>(fn));
+    else
+        b = benchmark::RegisterBenchmark(name.c_str(), std::forward<Fn>(fn), std::forward<Args>(args)...);
+    b->MinTime(min_time_s);
+    return b;
+}
+
+// The run's seed: FL_BENCH_SEED from the environment when set (decimal),
+// otherwise a fixed default, so runs are reproducible. Read once through a
+// volatile so no input derived from it is a compile-time constant. main.cpp
+// records it in the JSON context.
+inline std::uint64_t seed() {
+    static const std::uint64_t value = [] {
+        std::uint64_t v = 0x5eedf1b3c0ffee11ULL;
+        if (const char* e = std::getenv("FL_BENCH_SEED"); e != nullptr && *e != '\0')
+            v = std::strtoull(e, nullptr, 10);
+        volatile std::uint64_t sink = v;
+        return static_cast<std::uint64_t>(sink);
+    }();
+    return value;
+}
+
+// A per-purpose seed: mixes the run's seed with a label so that two inputs
+// of one benchmark differ, yet each is the same from run to run.
+inline std::uint64_t salt(std::string_view label) {
+    std::uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a
+    for (unsigned char c : label) h = (h ^ c) * 0x100000001b3ULL;
+    return h ^ seed();
+}
+
+// splitmix64: a small, fast generator with good bit mixing; state advances
+// by a constant, so every seed gives a full-period sequence.
+class rng {
+ public:
+    explicit rng(std::uint64_t s) noexcept : state_(s) {}
+    std::uint64_t next() noexcept {
+        std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+        return z ^ (z >> 31);
+    }
+    // Uniform in [0, n); n > 0. The modulo bias (< 2^-50 for small n) does
+    // not matter for benchmark inputs.
+    std::size_t below(std::size_t n) noexcept { return static_cast<std::size_t>(next() % n); }
+
+ private:
+    std::uint64_t state_;
+};
+
+// Letters and digits: text-like bytes with a realistic rate of first-byte
+// matches for search benchmarks.
+inline constexpr std::string_view alnum =
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+
+// `n` bytes drawn uniformly from `alphabet` (non-empty), seeded by `s`.
+inline std::string random_text(std::size_t n, std::uint64_t s, std::string_view alphabet = alnum) {
+    rng r(s);
+    std::string out(n, '\0');
+    for (auto& c : out) c = alphabet[r.below(alphabet.size())];
+    return out;
+}
+
+// A haystack of `n` bytes from `alphabet` with `needle` planted at byte
+// `at` and nowhere before it (earlier accidental occurrences are broken by
+// changing one byte), so a forward find must scan to `at`.
+// Requires at + needle.size() <= n, needle non-empty, and an alphabet with at
+// least two letters.
+inline std::string haystack_with(std::size_t n, std::string_view needle, std::size_t at,
+                                 std::uint64_t s, std::string_view alphabet = alnum) {
+    std::string h = random_text(n, s, alphabet);
+    h.replace(at, needle.size(), needle);
+    for (std::size_t p = h.find(needle); p < at; p = h.find(needle)) {
+        // Replace the first byte of the early match with a different letter.
+        h[p] = alphabet[0] == needle[0] ? alphabet[1] : alphabet[0];
+    }
+    return h;
+}
+
+// A byte the compiler cannot know, for append-one-char loops.
+inline char runtime_char() { return alnum[static_cast<std::size_t>(seed() % alnum.size())]; }
+
+// A count the compiler cannot know (equal to n at run time), for loop bounds
+// that must not be unrolled into constants or vectorized away.
+inline std::size_t runtime_count(std::size_t n) {
+    volatile std::size_t v = n;
+    return v;
+}
+
+// Reports bytes processed per iteration, so the report shows GB/s.
+inline void set_bytes(benchmark::State& st, std::size_t bytes_per_iteration) {
+    st.SetBytesProcessed(static_cast<std::int64_t>(st.iterations()) *
+                         static_cast<std::int64_t>(bytes_per_iteration));
+}
+
+// Reports items (operations) per iteration, so the report shows items/s.
+inline void set_items(benchmark::State& st, std::size_t items_per_iteration) {
+    st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations()) *
+                         static_cast<std::int64_t>(items_per_iteration));
+}
+
+}  // namespace fl_bench
