@@ -30,9 +30,13 @@
 // section is mapped in bench/report/report.py (default `std`).
 //
 // Budget: the whole suite, every section, 3 repetitions, must finish within 10
-// minutes on 2 cores. fl_bench::reg sets MinTime(min_time_s) on every
-// benchmark, so the budget is set here and nowhere else; do not call
-// ->MinTime yourself. A benchmark whose single iteration takes longer than
+// minutes on 2 cores. fl_bench::reg sets MinTime(fl_bench::min_time()) on
+// every benchmark, so the budget is set here and nowhere else; do not call
+// ->MinTime yourself. min_time() is min_time_s unless the environment sets
+// FL_BENCH_MIN_TIME (seconds), e.g. `FL_BENCH_MIN_TIME=0.5` for a slower,
+// quieter run (`make bench BENCH_MIN_TIME=0.5`). Google Benchmark appends
+// "/min_time:0.050" to every name it runs; report.py drops such suffixes, so
+// match names in --benchmark_filter by prefix ('^string/find_'), not by '$'. A benchmark whose single iteration takes longer than
 // min_time_s still runs at least one iteration per repetition, so keep one
 // iteration under ~20 ms (scale inner loops down rather than up).
 //
@@ -64,6 +68,19 @@ namespace fl_bench {
 // benchmark costs about 4-6 times this in wall time.
 inline constexpr double min_time_s = 0.05;
 
+// The per-benchmark minimum time in seconds: FL_BENCH_MIN_TIME from the
+// environment when set to a positive number, else min_time_s.
+inline double min_time() {
+    static const double value = [] {
+        if (const char* e = std::getenv("FL_BENCH_MIN_TIME"); e != nullptr && *e != '\0') {
+            double v = std::strtod(e, nullptr);
+            if (v > 0) return v;
+        }
+        return min_time_s;
+    }();
+    return value;
+}
+
 // Registers `fn` (a function or lambda taking benchmark::State&, followed by
 // `args`, which are copied into the benchmark) under `name` with the suite's
 // time budget. Returns the benchmark so callers may add ->Arg(), ->Unit()...
@@ -74,7 +91,7 @@ benchmark::internal::Benchmark* reg(const std::string& name, Fn&& fn, Args&&... 
         b = benchmark::RegisterBenchmark(name.c_str(), std::forward<Fn>(fn));
     else
         b = benchmark::RegisterBenchmark(name.c_str(), std::forward<Fn>(fn), std::forward<Args>(args)...);
-    b->MinTime(min_time_s);
+    b->MinTime(min_time());
     return b;
 }
 

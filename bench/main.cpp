@@ -5,7 +5,7 @@
 // results.json next to the timings, then runs the registered benchmarks.
 //
 // Defaults: when the command line does not give --benchmark_min_time, a short
-// one (fl_bench::min_time_s seconds, bench/common.hpp) is used, so the whole suite fits
+// one (fl_bench::min_time() seconds, bench/common.hpp) is used, so the whole suite fits
 // its 10-minute budget on 2 cores. Benchmarks registered through
 // fl_bench::reg (bench/common.hpp) carry their own MinTime, which wins over
 // the flag; the default only covers anything registered another way.
@@ -17,6 +17,7 @@
 #include <benchmark/benchmark.h>
 
 #include "common.hpp"
+#include "peers.hpp"
 
 #include <cstring>
 #include <fstream>
@@ -54,37 +55,6 @@ std::string cpu_model() {
     return "unknown";
 }
 
-// Which optional peers this binary holds. The report prints this so that a
-// missing column reads as "not compiled in", never as "lost".
-std::string peers_compiled_in() {
-    std::string s = "fl std pmr gnu_rope";
-#if defined(FL_BENCH_HAVE_BOOST)
-    s += " boost";
-#endif
-#if defined(FL_BENCH_HAVE_ABSL)
-    s += " cord absl_strcat";
-#endif
-#if defined(FL_BENCH_HAVE_C_API)
-    s += " fl_c";
-#endif
-    return s;
-}
-
-std::string peers_missing() {
-    std::string s;
-#if !defined(FL_BENCH_HAVE_BOOST)
-    s += "boost (Boost headers not found) ";
-#endif
-#if !defined(FL_BENCH_HAVE_ABSL)
-    s += "cord absl_strcat (abseil not found) ";
-#endif
-#if !defined(FL_BENCH_HAVE_C_API)
-    s += "fl_c (C API library not built) ";
-#endif
-    if (!s.empty()) s.pop_back();
-    return s.empty() ? std::string("none") : s;
-}
-
 bool has_flag(int argc, char** argv, std::string_view name) {
     for (int i = 1; i < argc; ++i) {
         std::string_view a = argv[i];
@@ -103,7 +73,7 @@ int main(int argc, char** argv) {
     std::vector<char*> args(argv, argv + argc);
     // Seconds per benchmark when neither the command line nor the
     // registration says otherwise: the same budget as fl_bench::reg.
-    std::string min_time_arg = "--benchmark_min_time=" + std::to_string(fl_bench::min_time_s);
+    std::string min_time_arg = "--benchmark_min_time=" + std::to_string(fl_bench::min_time());
     if (!has_flag(argc, argv, "--benchmark_min_time")) args.push_back(min_time_arg.data());
     args.push_back(nullptr);
     int n = static_cast<int>(args.size()) - 1;
@@ -112,9 +82,10 @@ int main(int argc, char** argv) {
     benchmark::AddCustomContext("compiler", FL_BENCH_COMPILER);
     benchmark::AddCustomContext("flags", FL_BENCH_FLAGS);
     benchmark::AddCustomContext("commit", FL_BENCH_COMMIT);
-    benchmark::AddCustomContext("peers", peers_compiled_in());
-    benchmark::AddCustomContext("peers_missing", peers_missing());
+    benchmark::AddCustomContext("peers", fl_bench::peers_compiled_in());
+    benchmark::AddCustomContext("peers_missing", fl_bench::peers_missing());
     benchmark::AddCustomContext("seed", std::to_string(fl_bench::seed()));
+    benchmark::AddCustomContext("min_time_s", std::to_string(fl_bench::min_time()));
 
     benchmark::Initialize(&n, args.data());
     if (benchmark::ReportUnrecognizedArguments(n, args.data())) return 1;
