@@ -3,3 +3,4 @@
 
 #include <fl/version.hpp>
 #include <fl/pool.hpp>
+#include <fl/find.hpp>
