@@ -98,3 +98,6 @@ class pool_allocator {
 };
 
 }  // namespace fl
+
+// Inline fast paths of pool_allocate, pool_deallocate and pool_good_size.
+#include <fl/detail/pool_impl.hpp>

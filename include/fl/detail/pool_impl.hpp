@@ -1,0 +1,145 @@
+// fl/detail/pool_impl.hpp: the inline fast paths of the pool (included at the
+// bottom of <fl/pool.hpp>; do not include it directly).
+//
+// Representation: every thread owns one pool_thread_cache, a constinit,
+// trivially destructible thread_local, so the fast paths reach it with a single
+// TLS-relative address and no initialisation guard. Each size class has an
+// intrusive singly linked free list (the first 8 bytes of a free block hold the
+// next pointer) and a `room` counter: how many more blocks the class may take
+// before it is full. `room` starts at 0, so the very first free of a thread goes
+// to the out-of-line slow path, which registers the thread-exit cleanup and then
+// opens every class; the fast paths never test any "initialised" flag.
+//
+// Every cached block is a plain system-allocator block of exactly its class
+// size, so a block may be freed on any thread (it joins that thread's cache)
+// and a thread's cache can always be handed back with free().
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#define FL_POOL_POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
+#define FL_POOL_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
+#else
+#define FL_POOL_POISON(p, n) ((void)(p), (void)(n))
+#define FL_POOL_UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
+
+namespace fl::detail {
+
+// Size classes: 16-byte steps up to 128 bytes (the short heap strings that
+// dominate real programs waste at most 15 bytes), then four classes per power
+// of two up to pool_max_cached_bytes (160, 192, 224, 256, 320, ..., 3584, 4096),
+// which bounds the waste of a rounded-up request to 25%. 8 + 5 * 4 = 28 classes.
+inline constexpr std::size_t pool_class_count = 28;
+
+consteval std::array<std::uint16_t, pool_class_count> pool_make_class_sizes() {
+  std::array<std::uint16_t, pool_class_count> s{};
+  std::size_t i = 0;
+  for (std::size_t n = 16; n <= 128; n += 16) s[i++] = static_cast<std::uint16_t>(n);
+  for (std::size_t base = 128; base < pool_max_cached_bytes; base *= 2)
+    for (std::size_t q = 1; q <= 4; ++q) s[i++] = static_cast<std::uint16_t>(base + base / 4 * q);
+  return s;
+}
+inline constexpr std::array<std::uint16_t, pool_class_count> pool_class_size = pool_make_class_sizes();
+static_assert(pool_class_size[pool_class_count - 1] == pool_max_cached_bytes);
+
+// The class of a request of n bytes (0 < n <= pool_max_cached_bytes) is
+// pool_class_of[(n + 15) / 16]: every class size is a multiple of 16, so the
+// rounded-up 16-byte granule decides the class. 257 bytes, one load.
+inline constexpr std::size_t pool_granules = pool_max_cached_bytes / 16 + 1;
+consteval std::array<std::uint8_t, pool_granules> pool_make_class_of() {
+  std::array<std::uint8_t, pool_granules> t{};
+  std::size_t c = 0;
+  for (std::size_t g = 0; g < pool_granules; ++g) {
+    while (pool_class_size[c] < g * 16) ++c;
+    t[g] = static_cast<std::uint8_t>(c);
+  }
+  return t;
+}
+inline constexpr std::array<std::uint8_t, pool_granules> pool_class_of = pool_make_class_of();
+
+constexpr std::size_t pool_class_index(std::size_t bytes) noexcept {
+  return pool_class_of[(bytes + 15) >> 4];
+}
+
+// Depth bound: a class keeps at most max(4, 16 KiB / class size) blocks, i.e.
+// about 16 KiB per class (1024 blocks of 16 bytes, 4 of 4096 bytes), so one
+// thread never holds more than ~450 KiB of cached memory. A byte budget rather
+// than a fixed count keeps big classes from pinning memory while still letting
+// a burst of short strings be recycled without touching malloc.
+inline constexpr std::size_t pool_class_budget_bytes = 16 * 1024;
+consteval std::array<std::uint16_t, pool_class_count> pool_make_class_depth() {
+  std::array<std::uint16_t, pool_class_count> d{};
+  for (std::size_t c = 0; c < pool_class_count; ++c) {
+    const std::size_t n = pool_class_budget_bytes / pool_class_size[c];
+    d[c] = static_cast<std::uint16_t>(n < 4 ? 4 : n);
+  }
+  return d;
+}
+inline constexpr std::array<std::uint16_t, pool_class_count> pool_class_depth = pool_make_class_depth();
+
+struct pool_free_block {
+  pool_free_block* next;
+};
+
+struct pool_thread_cache {
+  pool_free_block* head[pool_class_count];  // free lists, null when empty
+  std::uint16_t room[pool_class_count];     // pushes left before the class is full
+  pool_statistics stats;
+  // 0: no block freed yet (cleanup not registered); 1: live; 2: thread exiting,
+  // the cache is gone and every later free goes straight to the system.
+  unsigned char state;
+};
+
+// Hot state, constant-initialised and trivially destructible: no TLS guard.
+inline constinit thread_local pool_thread_cache pool_tls{};
+
+// Out of line (src/pool.cpp): cache misses, large blocks and full classes.
+[[nodiscard]] void* pool_allocate_slow(std::size_t bytes);
+void pool_deallocate_slow(void* p, std::size_t bytes) noexcept;
+std::size_t pool_good_size_large(std::size_t bytes) noexcept;
+
+[[nodiscard]] inline void* pool_allocate(std::size_t bytes) {
+  if (bytes <= pool_max_cached_bytes) [[likely]] {
+    const std::size_t c = pool_class_index(bytes);
+    pool_thread_cache& t = pool_tls;
+    if (pool_free_block* b = t.head[c]) [[likely]] {
+      FL_POOL_UNPOISON(b, pool_class_size[c]);
+      t.head[c] = b->next;
+      ++t.room[c];
+      ++t.stats.hits;
+      t.stats.bytes_cached -= pool_class_size[c];
+      return b;
+    }
+  }
+  return pool_allocate_slow(bytes);
+}
+
+inline void pool_deallocate(void* p, std::size_t bytes) noexcept {
+  if (bytes <= pool_max_cached_bytes && p != nullptr) [[likely]] {
+    const std::size_t c = pool_class_index(bytes);
+    pool_thread_cache& t = pool_tls;
+    if (t.room[c] != 0) [[likely]] {
+      pool_free_block* b = static_cast<pool_free_block*>(p);
+      b->next = t.head[c];
+      t.head[c] = b;
+      --t.room[c];
+      ++t.stats.frees_cached;
+      t.stats.bytes_cached += pool_class_size[c];
+      FL_POOL_POISON(b, pool_class_size[c]);
+      return;
+    }
+  }
+  pool_deallocate_slow(p, bytes);
+}
+
+inline std::size_t pool_good_size(std::size_t bytes) noexcept {
+  if (bytes <= pool_max_cached_bytes) [[likely]] return pool_class_size[pool_class_index(bytes)];
+  return pool_good_size_large(bytes);
+}
+
+}  // namespace fl::detail

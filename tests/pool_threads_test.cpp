@@ -1,0 +1,219 @@
+// Threaded tests of the pool (also built and run under TSan): blocks
+// allocated on one thread and freed on another, in both directions at once,
+// and a thread's cache handed back when the thread exits (a leak would be
+// reported by LSan in the ASan build).
+#include <fl/pool.hpp>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <optional>
+#include <random>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using fl::detail::pool_allocate;
+using fl::detail::pool_deallocate;
+
+std::uint64_t test_seed() {
+  if (const char* s = std::getenv("FL_TEST_SEED")) return std::strtoull(s, nullptr, 10);
+  return static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+}
+
+struct block {
+  unsigned char* p;
+  std::size_t n;
+  unsigned char tag;
+};
+
+// A small blocking queue; close() wakes the consumer once it is drained.
+class block_queue {
+ public:
+  void push(block b) {
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      q_.push_back(b);
+    }
+    cv_.notify_one();
+  }
+  void close() {
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      closed_ = true;
+    }
+    cv_.notify_all();
+  }
+  std::optional<block> pop() {
+    std::unique_lock<std::mutex> lock(m_);
+    cv_.wait(lock, [&] { return !q_.empty() || closed_; });
+    if (q_.empty()) return std::nullopt;
+    block b = q_.front();
+    q_.pop_front();
+    return b;
+  }
+
+ private:
+  std::mutex m_;
+  std::condition_variable cv_;
+  std::deque<block> q_;
+  bool closed_ = false;
+};
+
+std::size_t random_size(std::mt19937_64& rng) {
+  switch (rng() % 4) {
+    case 0: return 1 + rng() % 32;
+    case 1: return 1 + rng() % 512;
+    case 2: return 1 + rng() % fl::detail::pool_max_cached_bytes;
+    default: return 1 + rng() % 20000;  // some large blocks too
+  }
+}
+
+}  // namespace
+
+// Two threads each produce blocks for the other and free what they receive,
+// while also allocating and freeing locally, so every cache holds a mix of
+// its own blocks and the other thread's.
+TEST(PoolThreadsTest, ThreadsFreeEachOthersBlocks) {
+  const auto seed = test_seed();
+  constexpr int kPerThread = 20000;
+  block_queue to_b, to_a;
+  std::atomic<int> corrupt{0};
+
+  auto worker = [&](block_queue& out, block_queue& in, std::uint64_t s) {
+    std::mt19937_64 rng(s);
+    int received = 0;
+    for (int i = 0; i < kPerThread; ++i) {
+      const std::size_t n = random_size(rng);
+      auto* p = static_cast<unsigned char*>(pool_allocate(n));
+      const auto tag = static_cast<unsigned char>(rng());
+      std::memset(p, tag, n);
+      out.push({p, n, tag});
+      // Local churn through the same caches.
+      const std::size_t m = random_size(rng);
+      void* local = pool_allocate(m);
+      std::memset(local, 0x5a, m);
+      pool_deallocate(local, m);
+      if (i % 2 == 1) {
+        if (auto b = in.pop()) {
+          for (std::size_t k = 0; k < b->n; ++k)
+            if (b->p[k] != b->tag) {
+              corrupt.fetch_add(1);
+              break;
+            }
+          pool_deallocate(b->p, b->n);
+          ++received;
+        }
+      }
+    }
+    out.close();
+    while (auto b = in.pop()) {
+      if (b->p[0] != b->tag || b->p[b->n - 1] != b->tag) corrupt.fetch_add(1);
+      pool_deallocate(b->p, b->n);
+      ++received;
+    }
+    return received;
+  };
+
+  int got_a = 0, got_b = 0;
+  std::thread a([&] { got_a = worker(to_b, to_a, seed); });
+  std::thread b([&] { got_b = worker(to_a, to_b, seed + 1); });
+  a.join();
+  b.join();
+  EXPECT_EQ(corrupt.load(), 0) << "seed " << seed;
+  EXPECT_EQ(got_a, kPerThread) << "seed " << seed;
+  EXPECT_EQ(got_b, kPerThread) << "seed " << seed;
+}
+
+// Producer/consumer: every block allocated on one thread is freed on the
+// other, which therefore caches blocks it never allocated and serves its own
+// allocations from them.
+TEST(PoolThreadsTest, ConsumerCachesTheProducersBlocks) {
+  const auto seed = test_seed();
+  block_queue q;
+  std::thread producer([&] {
+    std::mt19937_64 rng(seed);
+    for (int i = 0; i < 10000; ++i) {
+      const std::size_t n = 1 + rng() % 256;
+      auto* p = static_cast<unsigned char*>(pool_allocate(n));
+      std::memset(p, i & 0xff, n);
+      q.push({p, n, static_cast<unsigned char>(i & 0xff)});
+    }
+    q.close();
+  });
+  fl::pool_statistics consumer_stats{};
+  std::thread consumer([&] {
+    while (auto b = q.pop()) {
+      EXPECT_EQ(b->p[b->n - 1], b->tag);
+      pool_deallocate(b->p, b->n);
+    }
+    // Now this thread's cache holds foreign blocks; allocating from it hits.
+    const fl::pool_statistics before = fl::pool_stats();
+    std::vector<void*> mine;
+    for (int i = 0; i < 100; ++i) mine.push_back(pool_allocate(16));
+    for (void* p : mine) pool_deallocate(p, 16);
+    consumer_stats = fl::pool_stats();
+    EXPECT_EQ(consumer_stats.hits - before.hits, 100u);
+  });
+  producer.join();
+  consumer.join();
+  EXPECT_GT(consumer_stats.frees_cached, 0u) << "seed " << seed;
+  EXPECT_GT(consumer_stats.bytes_cached, 0u);
+}
+
+// A thread that fills its cache and exits hands every block back: the cache
+// is full when the thread ends, and LSan (ASan build) would report the blocks
+// as leaked if the exit hook did not free them. Statistics are per thread, so
+// a new thread starts from zero.
+TEST(PoolThreadsTest, ThreadExitReturnsTheCache) {
+  for (int round = 0; round < 8; ++round) {
+    std::size_t cached_at_exit = 0;
+    std::thread t([&] {
+      EXPECT_EQ(fl::pool_stats().hits, 0u);
+      EXPECT_EQ(fl::pool_stats().bytes_cached, 0u);
+      std::vector<void*> blocks;
+      for (std::size_t n = 1; n <= fl::detail::pool_max_cached_bytes; n += 7) blocks.push_back(pool_allocate(n));
+      std::size_t n = 1;
+      for (void* p : blocks) {
+        pool_deallocate(p, n);
+        n += 7;
+      }
+      cached_at_exit = fl::pool_stats().bytes_cached;
+    });
+    t.join();
+    EXPECT_GT(cached_at_exit, 0u);
+  }
+}
+
+// Frees that happen during thread exit, after the pool's own exit hook may
+// already have run (a thread_local object whose destructor frees pool
+// memory), go straight to the system allocator and do not leak.
+namespace {
+struct frees_at_exit {
+  void* p = nullptr;
+  ~frees_at_exit() { pool_deallocate(p, 64); }
+};
+}  // namespace
+
+TEST(PoolThreadsTest, FreesDuringThreadExitAreSafe) {
+  std::thread t([] {
+    // Constructed before the pool's exit hook, so destroyed after it.
+    thread_local frees_at_exit early;
+    early.p = pool_allocate(64);
+    void* first = pool_allocate(32);
+    pool_deallocate(first, 32);  // the thread's first free registers the hook
+    // Constructed after the hook, so destroyed before it (a cached free).
+    thread_local frees_at_exit late;
+    late.p = pool_allocate(64);
+  });
+  t.join();
+  SUCCEED();
+}
