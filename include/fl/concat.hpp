@@ -1,0 +1,154 @@
+// fl/concat.hpp: fl::concat(args...) and fl::append(s, args...), which join
+// text and numbers with exactly one allocation (none for a result of up to 23
+// chars), plus the lazy `a + b + ...` of <fl/string.hpp>.
+//
+// How: every number is first formatted into a small stack buffer with
+// std::to_chars, then all lengths are summed, the string is allocated once and
+// each piece is copied into place. Use fl::string_builder (<fl/builder.hpp>)
+// when the pieces arrive over time, and `+` when they are all text.
+//
+// Arguments, and how each is written:
+//   text      fl::basic_string, std::string, std::string_view and anything else
+//             convertible to std::string_view, C strings (a null pointer is
+//             written as nothing), concatenation expressions: their bytes
+//   char      that one character
+//   bool      "true" or "false" (as std::format writes it)
+//   integers  every standard width, signed and unsigned, including signed char
+//             and unsigned char (numbers, as std::format treats them): decimal
+//   floating  float, double, long double: the shortest text that reads back to
+//             the same value (std::to_chars), e.g. 0.1 -> "0.1", 1e+100 ->
+//             "1e+100", and "inf", "-inf", "nan", "-nan"
+// Other types (wchar_t, char8_t, pointers, enums, ...) are a compile error
+// with a message saying what is accepted.
+//
+// Threads: pure functions of their arguments.
+#pragma once
+
+#include <fl/string.hpp>
+// string.hpp includes it at its bottom; named here too so this header stands alone.
+#include <fl/detail/concat_expr.hpp>
+
+#include <charconv>
+#include <cstddef>
+#include <cstring>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+
+namespace fl {
+
+namespace detail {
+
+template <class T>
+concept concat_char_type = std::is_same_v<T, wchar_t> || std::is_same_v<T, char8_t> ||
+                           std::is_same_v<T, char16_t> || std::is_same_v<T, char32_t>;
+
+// Integers formatted as numbers: every integral type but bool, char and the
+// wide/Unicode character types.
+template <class T>
+concept concat_integer = std::is_integral_v<T> && !std::is_same_v<T, bool> && !std::is_same_v<T, char> &&
+                         !concat_char_type<T>;
+
+// Text arguments: what `+` takes as text (see concat_operand), minus char.
+template <class T>
+concept concat_text = is_fl_string_v<T> || is_concat_expr_v<T> || c_string_operand<T> || view_like_operand<T>;
+
+// Copies n <= 32 bytes with at most two fixed-size moves that may overlap,
+// instead of a call to memcpy with a run-time length.
+inline void copy_short(char* out, const char* p, std::size_t n) noexcept {
+  if (n >= 16) {
+    std::memcpy(out, p, 16);
+    std::memcpy(out + n - 16, p + n - 16, 16);
+  } else if (n >= 8) {
+    std::memcpy(out, p, 8);
+    std::memcpy(out + n - 8, p + n - 8, 8);
+  } else if (n >= 4) {
+    std::memcpy(out, p, 4);
+    std::memcpy(out + n - 4, p + n - 4, 4);
+  } else if (n != 0) {
+    out[0] = p[0];
+    out[n / 2] = p[n / 2];
+    out[n - 1] = p[n - 1];
+  }
+}
+
+// A number formatted into its own buffer. Sizes: 20 digits and a sign for
+// 64-bit integers; the longest shortest-round-trip double is 24 chars
+// ("-2.2250738585072014e-308"), float 15, x87 long double 29; N leaves room.
+template <std::size_t N>
+struct number_operand {
+  char buf[N];
+  unsigned char len;
+  using string_type = void;
+  std::size_t size() const noexcept { return len; }
+  char* write(char* out) const noexcept {
+    if constexpr (N <= 32) {
+      copy_short(out, buf, len);
+    } else {
+      std::memcpy(out, buf, len);
+    }
+    return out + len;
+  }
+};
+
+template <class T>
+inline constexpr std::size_t number_buffer_size = std::is_floating_point_v<T> ? (sizeof(T) > 8 ? 48 : 32) : 24;
+
+// The piece that writes `arg`; a static_assert explains a rejected type.
+template <class T>
+auto concat_piece(const T& arg) noexcept {
+  if constexpr (std::is_same_v<T, bool>) {
+    return view_operand{arg ? std::string_view("true") : std::string_view("false")};
+  } else if constexpr (std::is_same_v<T, char>) {
+    return char_operand{arg};
+  } else if constexpr (concat_integer<T> || std::is_floating_point_v<T>) {
+    number_operand<number_buffer_size<T>> n;
+    // The buffer fits the longest text of T, so to_chars cannot fail.
+    const auto r = std::to_chars(n.buf, n.buf + sizeof n.buf, arg);
+    n.len = static_cast<unsigned char>(r.ptr - n.buf);
+    return n;
+  } else if constexpr (concat_text<T>) {
+    return make_operand(arg);
+  } else {
+    static_assert(concat_text<T>,
+                  "fl::concat/fl::append/fl::string_builder::append take text (fl::string, std::string, "
+                  "std::string_view-like, C strings), char, bool, integers and floating-point numbers; "
+                  "convert this argument first (wide and Unicode character types, pointers and enums are "
+                  "not formatted implicitly)");
+    return char_operand{'\0'};
+  }
+}
+
+template <class T>
+concept concat_argument = std::is_same_v<T, bool> || std::is_same_v<T, char> || concat_integer<T> ||
+                          std::is_floating_point_v<T> || concat_text<T>;
+
+template <class... Args>
+auto concat_pieces(const Args&... args) noexcept {
+  return concat_expression<decltype(concat_piece(args))...>(std::tuple(concat_piece(args)...));
+}
+
+}  // namespace detail
+
+// The text of every argument, in order, as one new string: one allocation, or
+// none if the result fits inline (23 chars). Throws std::bad_alloc or
+// std::length_error (result longer than max_size()).
+template <class... Args>
+[[nodiscard]] string concat(const Args&... args) {
+  static_assert((detail::concat_argument<Args> && ...),
+                "fl::concat: every argument must be text, char, bool, an integer or a floating-point number");
+  return string(detail::concat_pieces(args...));
+}
+
+// Appends the text of every argument to `s`: at most one allocation (none if
+// the capacity suffices). Arguments may refer to `s` itself. Returns s. Throws
+// like basic_string::append; s is unchanged after a throw.
+template <class A, class... Args>
+basic_string<A>& append(basic_string<A>& s, const Args&... args) {
+  static_assert((detail::concat_argument<Args> && ...),
+                "fl::append: every argument must be text, char, bool, an integer or a floating-point number");
+  s.append(detail::concat_pieces(args...));
+  return s;
+}
+
+}  // namespace fl

@@ -1,0 +1,431 @@
+// Tests for the lazy `+` expressions and fl::concat / fl::append: results equal
+// the std::string equivalent, each chain allocates once, temporaries are owned
+// by the expression (ASan run proves no dangling), and misuse does not compile.
+#include <fl/concat.hpp>
+#include <fl/string.hpp>
+
+#include <gtest/gtest.h>
+
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <limits>
+#include <memory_resource>
+#include <random>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+namespace {
+
+std::uint64_t test_seed() {
+  if (const char* s = std::getenv("FL_TEST_SEED")) return std::strtoull(s, nullptr, 10);
+  return static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+}
+
+std::uint64_t pool_allocations() {
+  const fl::pool_statistics st = fl::pool_stats();
+  return st.hits + st.misses;
+}
+
+// Random text of 0..40 chars, so operands and results cross the 23-char
+// inline limit in both directions.
+std::string random_text(std::mt19937_64& rng) {
+  std::string s(rng() % 41, '\0');
+  for (char& c : s) c = static_cast<char>('!' + rng() % 90);
+  return s;
+}
+
+fl::string make_fl(const std::string& s) { return fl::string(std::string_view(s)); }
+
+// Operand kinds for the exhaustive chains: each makes the operand `+` sees
+// from a std::string value, and the std::string equivalent.
+enum kind { fl_lvalue, fl_rvalue, std_lvalue, std_rvalue, view, c_string, single_char, kind_count };
+
+template <int K>
+struct operand_maker;
+template <>
+struct operand_maker<fl_lvalue> {
+  fl::string value;
+  explicit operand_maker(const std::string& s) : value(make_fl(s)) {}
+  fl::string& get() { return value; }
+};
+template <>
+struct operand_maker<fl_rvalue> {
+  std::string src;
+  explicit operand_maker(const std::string& s) : src(s) {}
+  fl::string get() { return make_fl(src); }
+};
+template <>
+struct operand_maker<std_lvalue> {
+  std::string value;
+  explicit operand_maker(const std::string& s) : value(s) {}
+  const std::string& get() { return value; }
+};
+template <>
+struct operand_maker<std_rvalue> {
+  std::string src;
+  explicit operand_maker(const std::string& s) : src(s) {}
+  std::string get() { return src; }
+};
+template <>
+struct operand_maker<view> {
+  std::string value;
+  explicit operand_maker(const std::string& s) : value(s) {}
+  std::string_view get() { return value; }
+};
+template <>
+struct operand_maker<c_string> {
+  std::string value;
+  explicit operand_maker(const std::string& s) : value(s) {}
+  const char* get() { return value.c_str(); }
+};
+template <>
+struct operand_maker<single_char> {
+  char value;
+  explicit operand_maker(const std::string& s) : value(s.empty() ? 'c' : s[0]) {}
+  char get() { return value; }
+  std::string text() const { return std::string(1, value); }
+};
+
+template <int K>
+std::string text_of(const operand_maker<K>& m, const std::string& s) {
+  if constexpr (K == single_char) {
+    return m.text();
+  } else {
+    (void)m;
+    return s;
+  }
+}
+
+template <int K1, int K2, int K3>
+void check_triple(std::mt19937_64& rng, std::uint64_t seed) {
+  using L = decltype(std::declval<operand_maker<K1>&>().get());
+  using M = decltype(std::declval<operand_maker<K2>&>().get());
+  if constexpr (fl::concat_operands<L, M>) {
+    const std::string a = random_text(rng), b = random_text(rng), c = random_text(rng);
+    operand_maker<K1> x(a);
+    operand_maker<K2> y(b);
+    operand_maker<K3> z(c);
+    const std::string want = text_of(x, a) + text_of(y, b) + text_of(z, c);
+    auto expr = x.get() + y.get() + z.get();  // kept: must not dangle
+    const fl::string got = expr;
+    ASSERT_EQ(std::string_view(got), want) << "seed " << seed << " kinds " << K1 << K2 << K3;
+    ASSERT_EQ(expr.size(), want.size());
+    ASSERT_TRUE(expr == want) << "seed " << seed;
+    // Right-nested too: a + (b + c), when b + c is itself an expression.
+    if constexpr (fl::concat_operands<M, decltype(std::declval<operand_maker<K3>&>().get())>) {
+      const fl::string r = x.get() + (y.get() + z.get());
+      ASSERT_EQ(std::string_view(r), want) << "seed " << seed << " kinds " << K1 << K2 << K3 << " nested";
+    }
+  }
+}
+
+template <int K1, int K2, int... K3>
+void check_row(std::mt19937_64& rng, std::uint64_t seed, std::integer_sequence<int, K3...>) {
+  (check_triple<K1, K2, K3>(rng, seed), ...);
+}
+template <int K1, int... K2>
+void check_plane(std::mt19937_64& rng, std::uint64_t seed, std::integer_sequence<int, K2...>) {
+  (check_row<K1, K2>(rng, seed, std::make_integer_sequence<int, kind_count>()), ...);
+}
+template <int... K1>
+void check_all(std::mt19937_64& rng, std::uint64_t seed, std::integer_sequence<int, K1...>) {
+  (check_plane<K1>(rng, seed, std::make_integer_sequence<int, kind_count>()), ...);
+}
+
+fl::string temp_heap(const char* tag) { return fl::string(tag) + " is a long temporary string"; }
+
+}  // namespace
+
+// ---- compile-time contract ----
+
+static_assert(fl::detail::concat_expr<decltype(std::declval<fl::string&>() + "x")>);
+static_assert(fl::concat_operands<fl::string&, int*> == false);
+static_assert(!fl::concat_operand<int>, "numbers are not + operands");
+static_assert(!fl::concat_operands<std::string&, std::string&>, "std + std keeps its own meaning");
+static_assert(std::is_same_v<decltype(std::declval<std::string&>() + std::declval<std::string&>()), std::string>);
+template <class A, class B>
+concept addable = requires(A a, B b) { a + b; };
+static_assert(addable<fl::string&, const char*> && addable<char, const fl::string&>);
+static_assert(!addable<fl::string&, int>, "s + 42 must not compile: use fl::concat");
+static_assert(!addable<fl::string&, double>);
+static_assert(!addable<fl::string&, std::nullptr_t>);
+static_assert(!addable<fl::string&, const wchar_t*>);
+// A named expression converts to std::string_view; a temporary does not.
+static_assert(std::is_convertible_v<decltype(std::declval<fl::string&>() + "x")&, std::string_view>);
+static_assert(!std::is_convertible_v<decltype(std::declval<fl::string&>() + "x"), std::string_view>);
+// Expressions of a pmr string become pmr strings.
+static_assert(std::is_same_v<decltype((std::declval<fl::pmr::string&>() + "x").str()), fl::pmr::string>);
+static_assert(std::is_same_v<decltype(("x" + std::declval<fl::string&>() + 'c').str()), fl::string>);
+
+// ---- operator+ ----
+
+TEST(ConcatExprTest, EveryOperandKindInEveryPosition) {
+  const auto seed = test_seed();
+  std::mt19937_64 rng(seed);
+  for (int round = 0; round < 30; ++round) check_all(rng, seed, std::make_integer_sequence<int, kind_count>());
+}
+
+TEST(ConcatExprDifferential, RandomChainsAgreeWithStdString) {
+  const auto seed = test_seed();
+  std::mt19937_64 rng(seed);
+  for (int step = 0; step < 5'000; ++step) {
+    const std::string a = random_text(rng), b = random_text(rng), c = random_text(rng), d = random_text(rng);
+    const char ch = static_cast<char>('a' + rng() % 26);
+    const fl::string fa = make_fl(a), fd = make_fl(d);
+    const std::string want = a + "/" + b + ch + c + " => " + d;
+    const fl::string got = fa + "/" + std::string_view(b) + ch + make_fl(c) + " => " + fd;
+    ASSERT_EQ(std::string_view(got), want) << "seed " << seed << " step " << step;
+    fl::string assigned = "old value that is long enough to be on the heap";
+    assigned = fa + "/" + std::string_view(b) + ch + make_fl(c) + " => " + fd;
+    ASSERT_EQ(std::string_view(assigned), want) << "seed " << seed << " step " << step;
+    fl::string appended = make_fl(a);
+    appended += b + fd;  // b: std::string lvalue on the left of an fl string
+    ASSERT_EQ(std::string_view(appended), a + b + d) << "seed " << seed << " step " << step;
+  }
+}
+
+TEST(ConcatExprTest, AutoResultsOwnTheirTemporaries) {
+  // Under ASan, any operand left dangling would be a use after free here.
+  fl::string a = "left operand, long enough for the heap";
+  auto x = a + fl::string("a temporary fl::string on the heap too") + "lit";
+  auto y = temp_heap("f()") + '-' + std::string("a temporary std::string beyond SSO size");
+  auto z = std::string("std temp, long enough to allocate its buffer") + a;
+  std::string noise(1000, 'n');  // reuse freed memory if something was freed
+  fl::string churn = fl::string(noise) + noise;
+  const fl::string rx = x, ry = y, rz = z;
+  EXPECT_EQ(rx, "left operand, long enough for the heapa temporary fl::string on the heap toolit");
+  EXPECT_EQ(ry, "f() is a long temporary string-a temporary std::string beyond SSO size");
+  EXPECT_EQ(rz, "std temp, long enough to allocate its bufferleft operand, long enough for the heap");
+  // A named expression inside another is referenced, and still correct.
+  auto w = x + " and " + y;
+  EXPECT_EQ(fl::string(w), fl::string(x) + " and " + fl::string(y));
+}
+
+TEST(ConcatExprTest, LvalueOperandsAreReadWhenWritten) {
+  fl::string a = "before";
+  auto e = a + "!";
+  a = "after, and now long enough to have moved to the heap";
+  EXPECT_EQ(fl::string(e), "after, and now long enough to have moved to the heap!");
+}
+
+TEST(ConcatExprTest, OneAllocationPerChain) {
+  const fl::string s1 = "1234567", s2 = "12345678901234567890", s3 = ".ext", s4 = " /* my comment about this */";
+  auto before = pool_allocations();
+  fl::string s = s1 + "/" + s2 + s3 + " => " + s4;
+  EXPECT_EQ(pool_allocations(), before + 1);
+  EXPECT_EQ(s, "1234567/12345678901234567890.ext =>  /* my comment about this */");
+  before = pool_allocations();
+  s = s1 + "/" + s2 + s3 + " => " + s4 + s4;
+  EXPECT_EQ(pool_allocations(), before + 1);
+  before = pool_allocations();
+  fl::string small = s1 + "/" + s3 + 'x';  // 13 chars: inline, no allocation
+  EXPECT_EQ(pool_allocations(), before);
+  EXPECT_EQ(small, "1234567/.extx");
+  // A temporary operand costs its own allocation, not more for the chain.
+  before = pool_allocations();
+  fl::string t = s1 + fl::string(s2) + s4;  // fl::string(s2) is inline (20 chars)
+  EXPECT_EQ(pool_allocations(), before + 1);
+  EXPECT_EQ(t, "123456712345678901234567890 /* my comment about this */");
+}
+
+TEST(ConcatExprTest, PassesToFunctionsTakingStrings) {
+  auto by_value = [](fl::string s) { return s.size(); };
+  auto by_ref = [](const fl::string& s) { return s; };
+  const fl::string a = "abc";
+  EXPECT_EQ(by_value(a + "def" + 'g'), 7u);
+  EXPECT_EQ(by_ref(a + a), "abcabc");
+  fl::pmr::string p = fl::pmr::string("pmr") + a;  // any allocator
+  EXPECT_EQ(std::string_view(p), "pmrabc");
+}
+
+TEST(ConcatExprTest, SelfReferenceIsSafe) {
+  fl::string s = "abcdefghijklmnopqrstuvwxyz0123456789";
+  s = s + "|" + s;
+  EXPECT_EQ(s, "abcdefghijklmnopqrstuvwxyz0123456789|abcdefghijklmnopqrstuvwxyz0123456789");
+  fl::string t = "xy";
+  t += t + t;  // inline, in place
+  EXPECT_EQ(t, "xyxyxy");
+  fl::string u(std::string(30, 'u'));
+  u.reserve(200);
+  u += u + "-" + u;  // heap, in place
+  EXPECT_EQ(u, std::string(30, 'u') + std::string(30, 'u') + "-" + std::string(30, 'u'));
+  fl::string v(std::string(30, 'v'));
+  v.shrink_to_fit();
+  v += v + v;  // heap, must grow
+  EXPECT_EQ(v, std::string(90, 'v'));
+}
+
+TEST(ConcatExprTest, Comparisons) {
+  const fl::string a = "apple", b = "banana";
+  EXPECT_TRUE(a + b == "applebanana");
+  EXPECT_TRUE("applebanana" == a + b);
+  EXPECT_TRUE(a + b != "applebananas");
+  EXPECT_TRUE(a + b == fl::string("applebanana"));
+  EXPECT_TRUE(fl::string("applebanana") == a + b);
+  EXPECT_TRUE(a + b == std::string("applebanana"));
+  EXPECT_TRUE(a + b == std::string_view("applebanana"));
+  EXPECT_TRUE(a + b == b.substr(0, 0) + a + b);
+  EXPECT_TRUE(a + b < b + a);
+  EXPECT_TRUE(b + a > "b");
+  EXPECT_EQ((a + b) <=> (a + b), std::strong_ordering::equal);
+  EXPECT_EQ((a + "a") <=> std::string_view("apple"), std::strong_ordering::greater);
+  EXPECT_EQ("apple" <=> (a + "a"), std::strong_ordering::less);
+  const char* null_text = nullptr;
+  EXPECT_TRUE(a + null_text == "apple");  // a null C string joins as nothing
+  // Past the 256-byte stack buffer the comparison uses a temporary string.
+  const fl::string big(300, 'z');
+  EXPECT_TRUE(big + a == std::string(300, 'z') + "apple");
+  EXPECT_TRUE(big + a > std::string(300, 'z'));
+  EXPECT_FALSE(big + a == std::string(300, 'z') + "applf");
+}
+
+TEST(ConcatExprTest, NamedExpressionConvertsToStableView) {
+  const fl::string a = "a string that is more than twenty-three";
+  auto e = a + " plus more";
+  const std::string_view v1 = e;
+  const std::string_view v2 = e;
+  EXPECT_EQ(v1, "a string that is more than twenty-three plus more");
+  EXPECT_EQ(v1.data(), v2.data());  // materialized once, owned by e
+  EXPECT_EQ(v1.data()[v1.size()], '\0');
+  auto moved = std::move(e);  // the cache moves with it
+  const std::string_view v3 = moved;
+  EXPECT_EQ(v3.data(), v1.data());
+  const auto copy = moved;  // a copy materializes its own text
+  const std::string_view v4 = copy;
+  EXPECT_EQ(v4, v1);
+  EXPECT_NE(v4.data(), v1.data());
+}
+
+TEST(ConcatExprTest, StrToStdAndStream) {
+  const fl::string a = "x";
+  EXPECT_EQ((a + "yz").str(), "xyz");
+  EXPECT_EQ((a + "yz").to_std(), std::string("xyz"));
+  EXPECT_TRUE((a + "").empty() == false);
+  EXPECT_TRUE((fl::string() + "").empty());
+  std::ostringstream os;
+  os << a + "-" + a;
+  EXPECT_EQ(os.str(), "x-x");
+}
+
+TEST(ConcatExprTest, AllocationFailureLeavesTargetUnchanged) {
+  // A pmr string over a resource that refuses: the expression throws
+  // std::bad_alloc when it needs a block, and the target keeps its value.
+  std::pmr::memory_resource* none = std::pmr::null_memory_resource();
+  fl::pmr::string target("short", none);
+  const fl::string big(100, 'b');
+  EXPECT_THROW(target += big + "!", std::bad_alloc);
+  EXPECT_EQ(std::string_view(target), "short");
+  EXPECT_THROW(target = big + "!", std::bad_alloc);
+  EXPECT_EQ(std::string_view(target), "short");
+  EXPECT_THROW((fl::pmr::string(big + "!", none)), std::bad_alloc);
+  EXPECT_THROW(fl::append(target, big, 42), std::bad_alloc);
+  EXPECT_EQ(std::string_view(target), "short");
+  target += fl::string("abc") + 'd';  // fits inline: no allocation needed
+  EXPECT_EQ(std::string_view(target), "shortabcd");
+}
+
+// ---- fl::concat / fl::append ----
+
+TEST(ConcatTest, IntegersOfEveryWidth) {
+  EXPECT_EQ(fl::concat(std::numeric_limits<std::int8_t>::min(), ' ', std::numeric_limits<std::uint8_t>::max()),
+            "-128 255");
+  EXPECT_EQ(fl::concat(std::numeric_limits<short>::min(), ' ', std::numeric_limits<unsigned short>::max()),
+            "-32768 65535");
+  EXPECT_EQ(fl::concat(std::numeric_limits<int>::min(), ' ', std::numeric_limits<unsigned>::max()),
+            "-2147483648 4294967295");
+  EXPECT_EQ(fl::concat(std::numeric_limits<long long>::min(), ' ', std::numeric_limits<unsigned long long>::max()),
+            "-9223372036854775808 18446744073709551615");
+  EXPECT_EQ(fl::concat(0, 0L, 0UL, static_cast<signed char>(-1)), "000-1");
+}
+
+TEST(ConcatTest, FloatingPointIsShortestRoundTrip) {
+  EXPECT_EQ(fl::concat(0.1), "0.1");
+  EXPECT_EQ(fl::concat(1e100), "1e+100");
+  EXPECT_EQ(fl::concat(-0.0), "-0");
+  EXPECT_EQ(fl::concat(0.1f), "0.1");
+  EXPECT_EQ(fl::concat(1.5L), "1.5");
+  EXPECT_EQ(fl::concat(std::numeric_limits<double>::infinity()), "inf");
+  EXPECT_EQ(fl::concat(-std::numeric_limits<double>::infinity()), "-inf");
+  EXPECT_EQ(fl::concat(std::numeric_limits<double>::quiet_NaN()), "nan");
+  EXPECT_EQ(fl::concat(-std::numeric_limits<double>::denorm_min()), "-5e-324");
+  EXPECT_EQ(fl::concat(std::numeric_limits<double>::lowest()), "-1.7976931348623157e+308");
+  const auto seed = test_seed();
+  std::mt19937_64 rng(seed);
+  for (int i = 0; i < 20'000; ++i) {
+    double d;
+    const std::uint64_t bits = rng();
+    std::memcpy(&d, &bits, sizeof d);
+    if (std::isnan(d)) continue;
+    const fl::string s = fl::concat(d);
+    double back = 0;
+    const auto r = std::from_chars(s.data(), s.data() + s.size(), back);
+    ASSERT_EQ(r.ec, std::errc()) << "seed " << seed << " text " << s.c_str();
+    ASSERT_EQ(back, d) << "seed " << seed << " text " << s.c_str();
+    char want[64];
+    const auto w = std::to_chars(want, want + sizeof want, d);
+    ASSERT_EQ(std::string_view(s), std::string_view(want, static_cast<std::size_t>(w.ptr - want)));
+    float f;
+    const std::uint32_t fbits = static_cast<std::uint32_t>(bits);
+    std::memcpy(&f, &fbits, sizeof f);
+    if (std::isnan(f)) continue;
+    const fl::string fs = fl::concat(f);
+    float fback = 0;
+    std::from_chars(fs.data(), fs.data() + fs.size(), fback);
+    ASSERT_EQ(fback, f) << "seed " << seed << " text " << fs.c_str();
+  }
+}
+
+TEST(ConcatTest, TextCharBoolAndMixes) {
+  const fl::string fs = "fl";
+  const std::string ss = "std";
+  const char* cs = "c";
+  const char* null_cs = nullptr;
+  EXPECT_EQ(fl::concat(), "");
+  EXPECT_EQ(fl::concat(fs, ss, std::string_view("sv"), cs, 'x', "lit", null_cs, true, false),
+            "flstdsvcxlittruefalse");
+  EXPECT_EQ(fl::concat(fs + ss, '/', 42), "flstd/42");  // expressions are text too
+  const auto seed = test_seed();
+  std::mt19937_64 rng(seed);
+  for (int step = 0; step < 5'000; ++step) {
+    const std::string a = random_text(rng);
+    const int i = static_cast<int>(rng());
+    const double d = static_cast<double>(static_cast<std::int64_t>(rng() % 2000000) - 1000000) / 1024.0;
+    const char ch = static_cast<char>('a' + rng() % 26);
+    char dbuf[32];
+    const auto r = std::to_chars(dbuf, dbuf + sizeof dbuf, d);
+    const std::string want = a + std::to_string(i) + std::string(dbuf, r.ptr) + ch;
+    const auto before = pool_allocations();
+    const fl::string got = fl::concat(a, i, d, ch);
+    ASSERT_EQ(pool_allocations() - before, want.size() > 23 ? 1u : 0u) << "seed " << seed;
+    ASSERT_EQ(std::string_view(got), want) << "seed " << seed << " step " << step;
+  }
+}
+
+TEST(ConcatTest, AppendAddsInPlaceAndMayReferToItself) {
+  fl::string s = "n=";
+  EXPECT_EQ(&fl::append(s, 7, ", x=", 2.5, ' ', true), &s);
+  EXPECT_EQ(s, "n=7, x=2.5 true");
+  fl::append(s, " | ", s);  // reads s while appending to it
+  EXPECT_EQ(s, "n=7, x=2.5 true | n=7, x=2.5 true");
+  s.reserve(1000);
+  auto before = pool_allocations();
+  fl::append(s, s, 123456789, s);  // in place: capacity suffices
+  EXPECT_EQ(pool_allocations(), before);
+  EXPECT_EQ(s, "n=7, x=2.5 true | n=7, x=2.5 true" "n=7, x=2.5 true | n=7, x=2.5 true" "123456789"
+               "n=7, x=2.5 true | n=7, x=2.5 true");
+  fl::string g = "grow";
+  g.shrink_to_fit();
+  before = pool_allocations();
+  fl::append(g, std::string(100, 'g'), -1, 0.5);
+  EXPECT_EQ(pool_allocations(), before + 1);
+  EXPECT_EQ(g, "grow" + std::string(100, 'g') + "-10.5");
+  fl::pmr::string p;
+  fl::append(p, "pmr ", 1u);
+  EXPECT_EQ(std::string_view(p), "pmr 1");
+}
