@@ -95,6 +95,40 @@ constexpr std::size_t candidate_cost = 8;
 constexpr std::size_t budget_per_byte = 4;
 constexpr std::size_t budget_slack = 512;
 
+// Short ranges, w to 2w candidate positions: two blocks (the second one
+// overlapping the first), candidates verified in place. A leaf function with
+// few live values, so no registers are saved on the stack: stack stores whose
+// addresses alias the haystack's in the low 12 bits stall the loads
+// (4K aliasing), which dominated short calls in the general kernel. At most
+// 2w verifications of m bytes, so no budget is needed.
+template <class V>
+std::size_t find_simd_short(const uchar* h, std::size_t last, const uchar* x, std::size_t m, std::size_t pos,
+                            probe_set pr) noexcept {
+  constexpr std::size_t w = V::width;
+  const std::size_t b1 = last + 1 - w;  // >= pos
+  auto block = [&](std::size_t b) noexcept -> std::uint32_t {
+    const typename V::reg e0 = V::eq(V::load(h + b + pr.o0), V::splat(x[pr.o0]));
+    const typename V::reg e1 = V::eq(V::load(h + b + pr.o1), V::splat(x[pr.o1]));
+    const typename V::reg e2 = V::eq(V::load(h + b + pr.o2), V::splat(x[pr.o2]));
+    return V::mask(V::and_(V::and_(e0, e1), e2));
+  };
+  std::uint32_t c = block(pos);
+  while (c != 0) {
+    const std::size_t j = pos + ctz32(c);
+    if (common_prefix<V>(h + j, x, m) == m) return j;
+    c &= c - 1;
+  }
+  // Second block: only the positions the first did not cover.
+  const std::size_t covered = pos + w - b1;  // leading positions of block b1 already seen
+  c = covered >= w ? 0 : block(b1) & (V::full << covered) & V::full;
+  while (c != 0) {
+    const std::size_t j = b1 + ctz32(c);
+    if (common_prefix<V>(h + j, x, m) == m) return j;
+    c &= c - 1;
+  }
+  return simd_npos;
+}
+
 template <class V>
 std::size_t find_simd(const char* hay, std::size_t n, const char* needle, std::size_t m, std::size_t pos) noexcept {
   using reg = typename V::reg;
@@ -118,6 +152,7 @@ std::size_t find_simd(const char* hay, std::size_t n, const char* needle, std::s
       return simd_npos;
     }
   }
+  if (last - pos + 1 <= 2 * w) return find_simd_short<V>(h, last, x, m, pos, pr);
 
   const reg p0 = V::splat(x[pr.o0]);
   const reg p1 = V::splat(x[pr.o1]);
