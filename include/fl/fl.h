@@ -1,0 +1,267 @@
+/* fl/fl.h: the C11 API of fl. fl_str is a byte string with 23 bytes of inline
+ * storage and the same 24 bytes, the same pool and the same search engine as
+ * C++'s fl::string; C++ code can view an fl_str as an fl::string in place
+ * (fl::as_string, at the bottom of this header).
+ *
+ * Conventions
+ * - fl_str is a value of 24 bytes. It must be initialized before use, with
+ *   fl_str_init(), fl_str_from(), fl_str_from_n(), fl_str_clone() or the
+ *   initializer FL_STR_INIT; a zero-filled fl_str is NOT an empty string.
+ *   Those four functions treat their target as raw storage (they never free
+ *   it); every other function that writes an fl_str requires an initialized
+ *   one and replaces or edits its content. fl_str_free() releases the buffer
+ *   and leaves the string empty and reusable.
+ * - Nothing throws or aborts. Functions return fl_status: FL_OK (0), FL_ENOMEM
+ *   (allocation failed, or a length beyond what can be allocated), FL_ERANGE
+ *   (a position past the end), FL_EIO (the operating system refused; errno is
+ *   kept as the system set it), FL_EINVAL (a NULL pointer where none is
+ *   allowed, or an invalid printf format). A call that fails leaves its
+ *   output exactly as it was.
+ * - Byte strings: every (p, n) argument may hold any bytes including NUL;
+ *   fl_str_cstr() is always NUL-terminated. Sources may point into the
+ *   destination itself (fl_str_append_n(s, fl_str_cstr(s), 3) is fine).
+ * - Threads: like int; separate strings may be used on separate threads, and a
+ *   string may be freed on another thread than the one that created it.
+ */
+#ifndef FL_FL_H
+#define FL_FL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <string.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum fl_status {
+  FL_OK = 0,
+  FL_ENOMEM = 1,
+  FL_ERANGE = 2,
+  FL_EIO = 3,
+  FL_EINVAL = 4
+} fl_status;
+
+#define FL_NPOS ((size_t)-1)
+
+/* The short, hot functions (init, from, from_n, free, len, cstr, data, clear)
+ * are static inline here, so that creating and freeing a short string costs no
+ * call; their heap cases call into the library. The library also exports
+ * every one of them under the same name for FFI users and for programs built
+ * with FL_C_NO_INLINE defined (which turns the inline definitions off). */
+#if defined(FL_C_NO_INLINE)
+#define FL_C_INLINE_
+#else
+#define FL_C_INLINE_ static inline
+#endif
+
+/* The longest string held inline, without any allocation. */
+#define FL_STR_INLINE_CAPACITY 23
+
+/* Opaque: use the functions. The 24 bytes are fl::string's representation
+ * (64-bit little endian): inline, bytes 0..22 hold the text and byte 23 holds
+ * 23 - length (so a 23-byte string's byte 23 is its terminator); heap, the
+ * words are pointer | length | capacity with the top bit of byte 23 set. */
+typedef union fl_str {
+  size_t fl_w_[3];
+  unsigned char fl_b_[24];
+  char *fl_p_;
+} fl_str;
+
+/* An empty string, for declarations: fl_str s = FL_STR_INIT; */
+#define FL_STR_INIT {{0, 0, (size_t)FL_STR_INLINE_CAPACITY << 56}}
+
+/* A list of strings (fl_str_split). items[0..len) are initialized strings
+ * owned by the list; release them all with fl_str_list_free. */
+typedef struct fl_str_list {
+  fl_str *items;
+  size_t len;
+} fl_str_list;
+
+#define FL_STR_LIST_INIT {NULL, 0}
+
+/* --- Creation and release ------------------------------------------------ */
+
+/* Makes s empty (s is raw storage). FL_EINVAL if s is NULL. */
+FL_C_INLINE_ fl_status fl_str_init(fl_str *s);
+/* s = the NUL-terminated cstr (s is raw storage). */
+FL_C_INLINE_ fl_status fl_str_from(fl_str *s, const char *cstr);
+/* s = the n bytes at p (s is raw storage); p may be NULL when n == 0. */
+FL_C_INLINE_ fl_status fl_str_from_n(fl_str *s, const char *p, size_t n);
+/* dst = a copy of src (dst is raw storage, not src). */
+fl_status fl_str_clone(fl_str *dst, const fl_str *src);
+/* Releases the buffer; s is left empty and reusable. NULL is ignored. */
+FL_C_INLINE_ void fl_str_free(fl_str *s);
+/* Frees dst's content, moves src's into dst without copying, leaves src
+ * empty. dst == src does nothing. */
+fl_status fl_str_move(fl_str *dst, fl_str *src);
+
+/* --- Access -------------------------------------------------------------- */
+
+/* Length in bytes (0 for NULL). O(1). */
+FL_C_INLINE_ size_t fl_str_len(const fl_str *s);
+/* The text, NUL-terminated; valid until s is next modified ("" for NULL). */
+FL_C_INLINE_ const char *fl_str_cstr(const fl_str *s);
+/* The text, writable in [0, len); NULL for NULL. */
+FL_C_INLINE_ char *fl_str_data(fl_str *s);
+/* The most bytes s can hold without allocating (at least 23). */
+size_t fl_str_capacity(const fl_str *s);
+
+/* --- Modification -------------------------------------------------------- */
+
+/* s = the n bytes at p. */
+fl_status fl_str_assign(fl_str *s, const char *p, size_t n);
+fl_status fl_str_append(fl_str *s, const char *cstr);
+fl_status fl_str_append_n(fl_str *s, const char *p, size_t n);
+/* Appends printf-style text (vsnprintf formats straight into the spare
+ * capacity; one more pass only when the text does not fit). FL_EINVAL if the
+ * format fails (vsnprintf < 0). As with snprintf, the arguments must not
+ * point into s itself: copy such text first (fl_str_clone). */
+fl_status fl_str_appendf(fl_str *s, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* Makes room for at least `capacity` bytes; never shrinks. */
+fl_status fl_str_reserve(fl_str *s, size_t capacity);
+/* Length 0; keeps the buffer. */
+FL_C_INLINE_ void fl_str_clear(fl_str *s);
+/* Inserts the n bytes at p before byte pos. FL_ERANGE if pos > len. */
+fl_status fl_str_insert(fl_str *s, size_t pos, const char *p, size_t n);
+/* Removes min(n, len - pos) bytes from pos. FL_ERANGE if pos > len. */
+fl_status fl_str_erase(fl_str *s, size_t pos, size_t n);
+/* Replaces min(count, len - pos) bytes at pos with the n bytes at p.
+ * FL_ERANGE if pos > len. */
+fl_status fl_str_replace(fl_str *s, size_t pos, size_t count, const char *p, size_t n);
+/* Removes leading and trailing ASCII white space (" \t\n\v\f\r"). */
+fl_status fl_str_trim(fl_str *s);
+
+/* --- Search and comparison ----------------------------------------------- */
+
+/* First index >= pos where the n bytes at needle occur, or FL_NPOS (also for
+ * NULL arguments). An empty needle is found at pos if pos <= len. */
+size_t fl_str_find(const fl_str *s, const char *needle, size_t n, size_t pos);
+/* Last index <= pos where the needle occurs, or FL_NPOS; pos = FL_NPOS
+ * searches the whole string. */
+size_t fl_str_rfind(const fl_str *s, const char *needle, size_t n, size_t pos);
+/* out = min(n, len - pos) bytes from pos; out may be s. FL_ERANGE if
+ * pos > len. */
+fl_status fl_str_substr(const fl_str *s, size_t pos, size_t n, fl_str *out);
+/* memcmp order, then the shorter first: <0, 0, >0. NULL sorts first. */
+int fl_str_cmp(const fl_str *a, const fl_str *b);
+bool fl_str_eq(const fl_str *a, const fl_str *b);
+/* Whether s begins / ends with the n bytes at p (false for NULL). */
+bool fl_str_starts_with(const fl_str *s, const char *p, size_t n);
+bool fl_str_ends_with(const fl_str *s, const char *p, size_t n);
+/* Splits s at every occurrence of the n-byte separator (n > 0, else
+ * FL_EINVAL) into out, replacing out's previous items (freed). "a,,b" by ","
+ * gives "a", "", "b"; an empty s gives one empty item. */
+fl_status fl_str_split(const fl_str *s, const char *sep, size_t n, fl_str_list *out);
+/* Frees every item and the array; list is left empty. NULL is ignored. */
+void fl_str_list_free(fl_str_list *list);
+
+/* --- Files --------------------------------------------------------------- */
+
+/* out = the whole file at path (read to EOF, also for /proc files).
+ * FL_EIO with errno set on failure. */
+fl_status fl_str_read_file(fl_str *out, const char *path);
+/* Writes s to path (created or truncated, mode 0666 & ~umask), completely or
+ * FL_EIO with errno set. */
+fl_status fl_str_write_file(const fl_str *s, const char *path);
+
+/* --- Inline fast paths --------------------------------------------------- */
+/* Not part of the API: out-of-line halves of the inline functions above. */
+fl_status fl_str_from_n_heap_(fl_str *s, const char *p, size_t n);
+void fl_str_free_heap_(fl_str *s);
+
+#define FL_STR_HEAP_BIT_ 0x80u
+
+#if !defined(FL_C_NO_INLINE)
+
+static inline fl_status fl_str_init(fl_str *s) {
+  if (s == NULL) return FL_EINVAL;
+  s->fl_w_[0] = 0;
+  s->fl_w_[1] = 0;
+  s->fl_w_[2] = (size_t)FL_STR_INLINE_CAPACITY << 56;
+  return FL_OK;
+}
+
+static inline fl_status fl_str_from_n(fl_str *s, const char *p, size_t n) {
+  if (s == NULL || (p == NULL && n != 0)) return FL_EINVAL;
+  if (n > FL_STR_INLINE_CAPACITY) return fl_str_from_n_heap_(s, p, n);
+  /* Inline: the text, its terminator, then 23 - n in byte 23 (for n == 23
+   * both are byte 23, and both are 0). */
+  if (n != 0) memcpy(s->fl_b_, p, n);
+  s->fl_b_[n] = 0;
+  s->fl_b_[23] = (unsigned char)(FL_STR_INLINE_CAPACITY - n);
+  return FL_OK;
+}
+
+static inline fl_status fl_str_from(fl_str *s, const char *cstr) {
+  if (cstr == NULL) return FL_EINVAL;
+  return fl_str_from_n(s, cstr, strlen(cstr));
+}
+
+static inline void fl_str_free(fl_str *s) {
+  if (s == NULL) return;
+  if (s->fl_b_[23] & FL_STR_HEAP_BIT_) {
+    fl_str_free_heap_(s);
+  } else {
+    s->fl_b_[0] = 0;
+    s->fl_b_[23] = FL_STR_INLINE_CAPACITY;
+  }
+}
+
+static inline size_t fl_str_len(const fl_str *s) {
+  if (s == NULL) return 0;
+  return (s->fl_b_[23] & FL_STR_HEAP_BIT_) ? s->fl_w_[1] : (size_t)(FL_STR_INLINE_CAPACITY - s->fl_b_[23]);
+}
+
+static inline const char *fl_str_cstr(const fl_str *s) {
+  if (s == NULL) return "";
+  return (s->fl_b_[23] & FL_STR_HEAP_BIT_) ? s->fl_p_ : (const char *)s->fl_b_;
+}
+
+static inline char *fl_str_data(fl_str *s) {
+  if (s == NULL) return NULL;
+  return (s->fl_b_[23] & FL_STR_HEAP_BIT_) ? s->fl_p_ : (char *)s->fl_b_;
+}
+
+static inline void fl_str_clear(fl_str *s) {
+  if (s == NULL) return;
+  if (s->fl_b_[23] & FL_STR_HEAP_BIT_) {
+    s->fl_w_[1] = 0;
+    s->fl_p_[0] = 0;
+  } else {
+    s->fl_b_[0] = 0;
+    s->fl_b_[23] = FL_STR_INLINE_CAPACITY;
+  }
+}
+
+#endif /* !FL_C_NO_INLINE */
+
+#ifdef __cplusplus
+} /* extern "C" */
+
+/* C++: the same bytes as an fl::string, in place and without copying.
+ *   fl_str s = FL_STR_INIT;
+ *   fl::as_string(&s) += "text";          // edits s
+ *   fl::string owned = std::move(fl::as_string(&s));  // takes the buffer; s empty
+ * The reference aliases *s: it is valid while s is, and s keeps ownership
+ * (release it with fl_str_free, never by destroying the reference). */
+#include <fl/string.hpp>
+
+#include <new>
+#include <type_traits>
+
+namespace fl {
+inline string& as_string(fl_str* s) noexcept { return *std::launder(reinterpret_cast<string*>(s)); }
+inline const string& as_string(const fl_str* s) noexcept {
+  return *std::launder(reinterpret_cast<const string*>(s));
+}
+static_assert(sizeof(fl_str) == sizeof(string) && alignof(fl_str) == alignof(string));
+static_assert(std::is_standard_layout_v<string> && std::is_standard_layout_v<fl_str>);
+}  // namespace fl
+#endif
+
+#endif /* FL_FL_H */

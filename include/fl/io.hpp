@@ -1,0 +1,53 @@
+// fl/io.hpp: whole-file reading and writing into and out of fl::string.
+//
+// read_file reads a file into one exact-size buffer (one open, one fstat, one
+// allocation of the reported size without zero-filling it, read() in large
+// blocks), then checks for more data, so files that report size 0 (/proc,
+// pipes) or that grow while being read are read to EOF. It runs at the speed
+// of the page cache. For files larger than memory, or for random access, map
+// or stream them instead.
+//
+// Paths: const char* (the native form), std::string_view (copied to add the
+// terminator; one with an embedded NUL is rejected with EINVAL) or
+// std::filesystem::path. Errors throw std::system_error carrying the errno
+// (std::system_category()) and a message that names the path and the step
+// that failed ("fl::read_file: open \"/x\": No such file or directory").
+//
+// Threads: the functions share no state; concurrent calls are safe.
+#pragma once
+
+#include <fl/string.hpp>
+
+#include <concepts>
+#include <filesystem>
+#include <string_view>
+
+namespace fl {
+
+// The whole content of the file at `path`. Throws std::system_error (open,
+// fstat or read failed; a directory gives EISDIR), std::bad_alloc.
+[[nodiscard]] string read_file(const char* path);
+[[nodiscard]] string read_file(std::string_view path);
+
+// Writes `data` to the file at `path`, created with mode 0666 & ~umask or
+// truncated, looping over partial writes and EINTR until every byte is
+// written. Throws std::system_error if any step fails; the file may then hold
+// a prefix of `data`.
+void write_file(const char* path, std::string_view data);
+void write_file(std::string_view path, std::string_view data);
+
+// std::filesystem::path overloads. Templates constrained to exactly path so
+// that a std::string argument picks the std::string_view overload instead of
+// being ambiguous between the two conversions.
+template <class Path>
+  requires std::same_as<Path, std::filesystem::path>
+[[nodiscard]] string read_file(const Path& path) {
+  return read_file(path.c_str());
+}
+template <class Path>
+  requires std::same_as<Path, std::filesystem::path>
+void write_file(const Path& path, std::string_view data) {
+  write_file(path.c_str(), data);
+}
+
+}  // namespace fl

@@ -1,0 +1,190 @@
+// fl::read_file / fl::write_file over POSIX open/fstat/read/write.
+//
+// read_file's buffer is a pool block handed to the string without copying
+// (detail::string_access::adopt); it is never zero-filled, so the only pass
+// over the bytes is the kernel's copy from the page cache.
+#include <fl/io.hpp>
+
+#include <fl/detail/string_access.hpp>
+#include <fl/pool.hpp>
+
+#include <cerrno>
+#include <cstring>
+#include <string>
+#include <system_error>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace fl {
+namespace {
+
+// Linux transfers at most 0x7ffff000 bytes per read()/write(); asking for
+// 1 GiB at a time keeps every call inside that and the syscall count tiny.
+constexpr std::size_t max_io_chunk = std::size_t{1} << 30;
+
+// Files that report no size (/proc, pipes, character devices) are first read
+// into this stack buffer: most such files are small, and then the string gets
+// exactly their length (often inline) instead of a guessed heap block.
+constexpr std::size_t probe_bytes = 16 * 1024;
+
+[[noreturn]] void throw_io(int err, const char* fn, const char* step, const char* path) {
+  std::string what = fn;
+  what += ": ";
+  what += step;
+  what += " \"";
+  what += path;
+  what += '"';
+  throw std::system_error(err, std::system_category(), what);
+}
+
+struct fd_guard {
+  int fd;
+  ~fd_guard() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+// Owns a pool block of cap + 1 bytes until it is handed to a string.
+struct block_guard {
+  char* p = nullptr;
+  std::size_t cap = 0;
+  ~block_guard() {
+    if (p != nullptr) detail::pool_deallocate(p, cap + 1);
+  }
+  void grow(std::size_t new_cap) {
+    p = static_cast<char*>(detail::pool_reallocate(p, cap + 1, new_cap + 1));
+    cap = new_cap;
+  }
+};
+
+// read() that retries on EINTR; returns the byte count (0 at EOF).
+std::size_t read_some(int fd, char* dst, std::size_t n, const char* path) {
+  if (n > max_io_chunk) n = max_io_chunk;
+  for (;;) {
+    const ssize_t r = ::read(fd, dst, n);
+    if (r >= 0) return static_cast<std::size_t>(r);
+    if (errno != EINTR) throw_io(errno, "fl::read_file", "read", path);
+  }
+}
+
+// The capacity to allocate for at least n bytes of text: the whole block the
+// pool would reserve anyway, minus the terminator.
+std::size_t good_capacity(std::size_t n) { return detail::pool_good_size(n + 1) - 1; }
+
+// Copies a std::string_view path into a NUL-terminated buffer; embedded NULs
+// cannot name a file.
+class c_path {
+ public:
+  c_path(std::string_view p, const char* fn) {
+    if (p.find('\0') != std::string_view::npos)
+      throw_io(EINVAL, fn, "path with a NUL byte", std::string(p).c_str());
+    if (p.size() < sizeof(small_)) {
+      std::memcpy(small_, p.data(), p.size());
+      small_[p.size()] = '\0';
+      ptr_ = small_;
+    } else {
+      big_.assign(p);
+      ptr_ = big_.c_str();
+    }
+  }
+  const char* c_str() const noexcept { return ptr_; }
+
+ private:
+  char small_[256];
+  std::string big_;
+  const char* ptr_;
+};
+
+}  // namespace
+
+string read_file(const char* path) {
+  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw_io(errno, "fl::read_file", "open", path);
+  fd_guard fg{fd};
+  struct stat st;
+  if (::fstat(fd, &st) != 0) throw_io(errno, "fl::read_file", "fstat", path);
+  if (S_ISDIR(st.st_mode)) throw_io(EISDIR, "fl::read_file", "read", path);
+
+  block_guard b;
+  std::size_t got = 0;
+  const bool sized = S_ISREG(st.st_mode) && st.st_size > 0;
+  if (sized) {
+    // The common case: one exact-size block, filled by (usually) one read.
+    const auto expect = static_cast<std::size_t>(st.st_size);
+    b.p = static_cast<char*>(detail::pool_allocate(expect + 1));
+    b.cap = expect;
+    while (got < expect) {
+      const std::size_t r = read_some(fd, b.p + got, expect - got, path);
+      if (r == 0) break;  // the file shrank: what was read is the file
+      got += r;
+    }
+    if (got < expect) {
+      detail::heap_block hb{b.p, got, b.cap};
+      b.p = nullptr;
+      return detail::string_access::adopt(hb);
+    }
+  }
+
+  // Unsized files, and sized ones that may have grown: read into a stack
+  // buffer until EOF or until it is full.
+  char probe[probe_bytes];
+  std::size_t pn = 0;
+  for (;;) {
+    const std::size_t r = read_some(fd, probe + pn, sizeof(probe) - pn, path);
+    if (r == 0) break;
+    pn += r;
+    if (pn == sizeof(probe)) break;
+  }
+  if (b.p == nullptr && pn < sizeof(probe)) return string(probe, pn);  // small, exact
+  if (pn == 0) {
+    detail::heap_block hb{b.p, got, b.cap};
+    b.p = nullptr;
+    return detail::string_access::adopt(hb);
+  }
+
+  // More data than fstat said (or an unsized file past the probe): grow
+  // geometrically and read to EOF.
+  b.grow(good_capacity(got + pn > b.cap * 2 ? got + pn : b.cap * 2));
+  std::memcpy(b.p + got, probe, pn);
+  got += pn;
+  for (;;) {
+    if (got == b.cap) b.grow(good_capacity(b.cap * 2));
+    const std::size_t r = read_some(fd, b.p + got, b.cap - got, path);
+    if (r == 0) break;
+    got += r;
+  }
+  detail::heap_block hb{b.p, got, b.cap};
+  b.p = nullptr;
+  return detail::string_access::adopt(hb);
+}
+
+string read_file(std::string_view path) { return read_file(c_path(path, "fl::read_file").c_str()); }
+
+void write_file(const char* path, std::string_view data) {
+  const int fd = ::open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd < 0) throw_io(errno, "fl::write_file", "open", path);
+  fd_guard fg{fd};
+  const char* p = data.data();
+  std::size_t left = data.size();
+  while (left > 0) {
+    const ssize_t r = ::write(fd, p, left < max_io_chunk ? left : max_io_chunk);
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      throw_io(errno, "fl::write_file", "write", path);
+    }
+    if (r == 0) throw_io(EIO, "fl::write_file", "write", path);  // no progress: never loop forever
+    p += r;
+    left -= static_cast<std::size_t>(r);
+  }
+  // close() is where some file systems (NFS, quotas) report a failed write.
+  fg.fd = -1;
+  if (::close(fd) != 0 && errno != EINTR) throw_io(errno, "fl::write_file", "close", path);
+}
+
+void write_file(std::string_view path, std::string_view data) {
+  write_file(c_path(path, "fl::write_file").c_str(), data);
+}
+
+}  // namespace fl
