@@ -216,6 +216,25 @@ typename P::string make(std::string_view text) {
     return typename P::string(text.data(), text.size());
 }
 
+// The callees of the copy cases (string/copy_*, paper/t4..t6). noinline
+// keeps the call, and with it the copy into the parameter, in the measured
+// code; DoNotOptimize makes the callee use its copy so it cannot be elided.
+//   pass_by_value: copy construction into the parameter + destruction.
+//   pass_by_ref:   the argument by const&, copy-assigned into `out`, a string
+//                  the caller keeps across calls (its capacity is reused).
+template <class Str>
+[[gnu::noinline]] std::size_t pass_by_value(Str s) {
+    benchmark::DoNotOptimize(s);
+    return s.size();
+}
+
+template <class Str>
+[[gnu::noinline]] std::size_t pass_by_ref(const Str& s, Str& out) {
+    out = s;
+    benchmark::DoNotOptimize(out);
+    return out.size();
+}
+
 // Names of the peers compiled into this binary, and of those left out with
 // the reason; main.cpp puts both in the JSON context and report.py prints them.
 inline std::string peers_compiled_in() {

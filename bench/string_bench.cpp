@@ -142,22 +142,6 @@ void bm_substr_64_of_512(benchmark::State& st) {
     fl_bench::set_bytes(st, 64);
 }
 
-// The callees of the copy cases. noinline keeps the call, and with it the
-// copy into the parameter, in the measured code; DoNotOptimize makes the
-// callee use the copy so it cannot be elided.
-template <class Str>
-[[gnu::noinline]] std::size_t take_by_value(Str s) {
-    benchmark::DoNotOptimize(s);
-    return s.size();
-}
-
-template <class Str>
-[[gnu::noinline]] std::size_t take_by_ref(const Str& s, Str& out) {
-    out = s;
-    benchmark::DoNotOptimize(out);
-    return out.size();
-}
-
 template <class P, std::size_t N>
 void bm_copy_by_value(benchmark::State& st) {
     const std::string text = fl_bench::random_text(N, fl_bench::salt("copy_by_value"));
@@ -165,7 +149,7 @@ void bm_copy_by_value(benchmark::State& st) {
     typename P::arena arena;
     for (auto _ : st) {
         benchmark::DoNotOptimize(s);
-        std::size_t n = take_by_value<typename P::string>(s);
+        std::size_t n = fl_bench::pass_by_value<typename P::string>(s);
         benchmark::DoNotOptimize(n);
         arena.recycle();
     }
@@ -182,7 +166,7 @@ void bm_copy_by_ref_64(benchmark::State& st) {
     typename P::string out;
     for (auto _ : st) {
         benchmark::DoNotOptimize(s);
-        std::size_t n = take_by_ref<typename P::string>(s, out);
+        std::size_t n = fl_bench::pass_by_ref<typename P::string>(s, out);
         benchmark::DoNotOptimize(n);
     }
     fl_bench::set_bytes(st, 64);

@@ -1,0 +1,156 @@
+// bench/paper_bench.cpp: section paper/, the classic STL string tests (t1..t6)
+// rerun for fl, std, boost, pmr and gnu_rope (__gnu_cxx::crope, which has
+// every operation these tests use).
+//
+// The classic tests are long loops over one operation; here every benchmark
+// iteration is a batch of `batch` operations (1,000; t1: one million
+// appends) and items/s counts operations, so each run stays short and the
+// rates compare directly with the classic numbers. string/append_char_10m
+// is the full ten-million-append version of t1 for the std-like peers; the
+// rope needs about 100 ns per appended char, so t1 is scaled to 1M.
+//
+// The 62-byte text is the classic one (read through runtime_text below
+// so the compiler sees no constant); the three needles occur in it.
+//   t1_append_char   push_back of one byte, 1,000,000 times, from empty
+//   t2_find3_62      three successful finds in the 62-byte string
+//   t3_mixed         assign the 62-byte string, find "unfkHBUKGY", replace
+//                    those 10 bytes by 12 others, append 5 bytes
+//   t4_copy_by_value the 62-byte string passed by value (copy + destroy)
+//   t5_copy_by_ref   the 62-byte string passed by const&, copy-assigned into
+//                    a string kept by the caller
+//   t6_copy_short    a 10-byte string (its first 10 bytes) passed by value
+#include "common.hpp"
+#include "peers.hpp"
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace {
+
+using fl_bench::reg_peers;
+
+using paper_peers = decltype(fl_bench::string_peers{} + fl_bench::peer_list<fl_bench::gnu_rope_peer>{});
+
+constexpr std::string_view classic_62 = "qyweyuewunfkHBUKGYUGL,wehbYGUW^(@T@H!BALWD:h^&@#*@(#:JKHWJ:CND";
+static_assert(classic_62.size() == 62);
+constexpr std::size_t batch = 1000;
+
+// The classic text as a runtime value: copied through a volatile pointer so
+// no find or copy of it can be evaluated at compile time.
+std::string runtime_text(std::string_view text) {
+    const char* volatile p = text.data();
+    return std::string(p, text.size());
+}
+
+template <class P>
+void bm_t1_append_char(benchmark::State& st) {
+    const char c = fl_bench::runtime_char();
+    const std::size_t n = fl_bench::runtime_count(1'000'000);
+    typename P::arena arena;
+    for (auto _ : st) {
+        typename P::string s;
+        for (std::size_t i = 0; i < n; ++i) s.push_back(c);
+        benchmark::DoNotOptimize(s);
+        arena.recycle();
+    }
+    fl_bench::set_items(st, 1'000'000);
+}
+
+template <class P>
+void bm_t2_find3_62(benchmark::State& st) {
+    const typename P::string s = fl_bench::make<P>(runtime_text(classic_62));
+    const std::string n1 = runtime_text("unfkHBUKGY"), n2 = runtime_text("W^(@T@H!B"), n3 = runtime_text("J:CND");
+    const char* p1 = n1.c_str();
+    const char* p2 = n2.c_str();
+    const char* p3 = n3.c_str();
+    const std::size_t n = fl_bench::runtime_count(batch);
+    if (s.find(p1) != 8 || s.find(p2) != 29 || s.find(p3) != 57) {
+        st.SkipWithError("t2_find3_62: needles not where the classic text has them");
+        return;
+    }
+    for (auto _ : st) {
+        for (std::size_t i = 0; i < n; ++i) {
+            benchmark::DoNotOptimize(s);
+            benchmark::DoNotOptimize(p1);
+            benchmark::DoNotOptimize(p2);
+            benchmark::DoNotOptimize(p3);
+            std::size_t r = s.find(p1) + s.find(p2) + s.find(p3);
+            benchmark::DoNotOptimize(r);
+        }
+    }
+    fl_bench::set_items(st, 3 * batch);
+}
+
+template <class P>
+void bm_t3_mixed(benchmark::State& st) {
+    const typename P::string base = fl_bench::make<P>(runtime_text(classic_62));
+    const std::string needle = runtime_text("unfkHBUKGY"), with = runtime_text("0123456789AB"),
+                      tail = runtime_text("tail!");
+    const char* pn = needle.c_str();
+    const char* pw = with.c_str();
+    const char* pt = tail.c_str();
+    const std::size_t n = fl_bench::runtime_count(batch);
+    typename P::arena arena;
+    for (auto _ : st) {
+        {
+            typename P::string s;
+            for (std::size_t i = 0; i < n; ++i) {
+                benchmark::DoNotOptimize(pn);
+                benchmark::DoNotOptimize(pw);
+                benchmark::DoNotOptimize(pt);
+                s = base;
+                std::size_t pos = s.find(pn);
+                s.replace(pos, 10, pw);
+                s.append(pt);
+                benchmark::DoNotOptimize(s);
+            }
+        }
+        arena.recycle();
+    }
+    fl_bench::set_items(st, batch);
+}
+
+template <class P, std::size_t Len>
+void bm_copy_by_value(benchmark::State& st) {
+    const typename P::string s = fl_bench::make<P>(runtime_text(classic_62.substr(0, Len)));
+    const std::size_t n = fl_bench::runtime_count(batch);
+    typename P::arena arena;
+    for (auto _ : st) {
+        for (std::size_t i = 0; i < n; ++i) {
+            benchmark::DoNotOptimize(s);
+            std::size_t r = fl_bench::pass_by_value<typename P::string>(s);
+            benchmark::DoNotOptimize(r);
+        }
+        arena.recycle();
+    }
+    fl_bench::set_items(st, batch);
+}
+
+template <class P>
+void bm_t5_copy_by_ref(benchmark::State& st) {
+    const typename P::string s = fl_bench::make<P>(runtime_text(classic_62));
+    typename P::string out;  // kept across calls, on the heap for pmr too
+    const std::size_t n = fl_bench::runtime_count(batch);
+    for (auto _ : st) {
+        for (std::size_t i = 0; i < n; ++i) {
+            benchmark::DoNotOptimize(s);
+            std::size_t r = fl_bench::pass_by_ref<typename P::string>(s, out);
+            benchmark::DoNotOptimize(r);
+        }
+    }
+    fl_bench::set_items(st, batch);
+}
+
+const bool registered = [] {
+    constexpr paper_peers peers{};
+    reg_peers(peers, "paper/t1_append_char", []<class P>() { return &bm_t1_append_char<P>; });
+    reg_peers(peers, "paper/t2_find3_62", []<class P>() { return &bm_t2_find3_62<P>; });
+    reg_peers(peers, "paper/t3_mixed", []<class P>() { return &bm_t3_mixed<P>; });
+    reg_peers(peers, "paper/t4_copy_by_value", []<class P>() { return &bm_copy_by_value<P, 62>; });
+    reg_peers(peers, "paper/t5_copy_by_ref", []<class P>() { return &bm_t5_copy_by_ref<P>; });
+    reg_peers(peers, "paper/t6_copy_short", []<class P>() { return &bm_copy_by_value<P, 10>; });
+    return true;
+}();
+
+}  // namespace
