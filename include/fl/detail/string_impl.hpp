@@ -1,0 +1,517 @@
+// fl/detail/string_impl.hpp: the template bodies of fl::basic_string that are
+// too big to sit in the class (growth, replace with aliasing, streams).
+// Included at the bottom of fl/string.hpp only.
+#pragma once
+
+#include <functional>
+#include <istream>
+#include <locale>
+#include <ostream>
+
+namespace fl {
+
+namespace detail {
+
+// True when p lies in [first, last]; std::less gives a total order even for
+// pointers into unrelated objects.
+inline bool points_into(const char* p, const char* first, const char* last) noexcept {
+  return !std::less<const char*>{}(p, first) && !std::less<const char*>{}(last, p);
+}
+
+}  // namespace detail
+
+// ---- sizing ----
+
+// Bytes of the block that holds min_capacity chars and the terminator. With
+// the pool, the request is rounded up to its size class so the whole block
+// becomes capacity; other allocators get multiples of 16 (what malloc-like
+// resources hand out anyway). Callers keep min_capacity <= max_size() < 2^63.
+template <class A>
+auto basic_string<A>::block_bytes(size_type min_capacity) noexcept -> size_type {
+  if constexpr (detail::is_pool_allocator_v<A>) {
+    return detail::pool_good_size(min_capacity + 1);
+  } else {
+    return (min_capacity + 16) & ~size_type{15};
+  }
+}
+
+// Geometric growth for appends: at least double the old capacity (measured
+// against 1.5x on the append benchmarks: doubling makes fewer trips to the
+// allocator, and pool_reallocate extends large blocks in place), never past
+// max_size(). Throws std::length_error if new_size > max_size().
+template <class A>
+auto basic_string<A>::grown_capacity(size_type new_size) const -> size_type {
+  const size_type max = max_size();
+  if (new_size > max) [[unlikely]] detail::throw_string_length_error("fl::basic_string: length exceeds max_size()");
+  const size_type cap = capacity();
+  size_type want = cap < max / 2 ? 2 * cap : max;
+  return want > new_size ? want : new_size;
+}
+
+// Moves the content [0, size()] to a block of at least new_size + 1 bytes
+// (geometric), returning the new data(). If src points into the old content it
+// is moved along. Strong guarantee: on std::bad_alloc nothing changed.
+template <class A>
+char* basic_string<A>::grow_keep(size_type new_size, const char*& src) {
+  const size_type sz = size();
+  const char* old = data();
+  const bool rebase = src != nullptr && detail::points_into(src, old, old + sz);
+  const size_type offset = rebase ? static_cast<size_type>(src - old) : 0;
+  size_type bytes = block_bytes(grown_capacity(new_size));
+  if (bytes - 1 > max_size()) bytes = max_size() + 1;
+  char* p;
+  if constexpr (detail::is_pool_allocator_v<A>) {
+    if (rep_.is_heap()) {
+      // Large blocks grow in place when malloc can extend them.
+      p = static_cast<char*>(detail::pool_reallocate(rep_.ptr, heap_capacity() + 1, bytes));
+      rep_.set_heap(p, sz, bytes - 1);
+      if (rebase) src = p + offset;
+      return p;
+    }
+  }
+  p = alloc_traits::allocate(alloc_, bytes);
+  std::memcpy(p, old, sz + 1);
+  if (rep_.is_heap()) deallocate_block(rep_.ptr, heap_capacity());
+  rep_.set_heap(p, sz, bytes - 1);
+  if (rebase) src = p + offset;
+  return p;
+}
+
+template <class A>
+void basic_string<A>::reserve_slow(size_type new_cap) {
+  if (new_cap > max_size()) detail::throw_string_length_error("fl::basic_string::reserve");
+  const size_type sz = size();
+  const size_type bytes = block_bytes(new_cap);
+  char* p;
+  if constexpr (detail::is_pool_allocator_v<A>) {
+    if (rep_.is_heap()) {
+      p = static_cast<char*>(detail::pool_reallocate(rep_.ptr, heap_capacity() + 1, bytes));
+      rep_.set_heap(p, sz, bytes - 1);
+      return;
+    }
+  }
+  p = alloc_traits::allocate(alloc_, bytes);
+  std::memcpy(p, data(), sz + 1);
+  if (rep_.is_heap()) deallocate_block(rep_.ptr, heap_capacity());
+  rep_.set_heap(p, sz, bytes - 1);
+}
+
+template <class A>
+void basic_string<A>::shrink_to_fit() {
+  if (!rep_.is_heap()) return;
+  const size_type sz = rep_.size;
+  if (sz <= rep::inline_capacity) {
+    char* old = rep_.ptr;
+    const size_type cap = heap_capacity();
+    rep r;
+    r.set_empty();
+    std::memcpy(r.bytes(), old, sz);
+    r.set_inline_size(sz);
+    deallocate_block(old, cap);
+    rep_ = r;
+    return;
+  }
+  if (block_bytes(sz) < heap_capacity() + 1) {
+    try {
+      const size_type bytes = block_bytes(sz);
+      char* p = alloc_traits::allocate(alloc_, bytes);
+      std::memcpy(p, rep_.ptr, sz + 1);
+      deallocate_block(rep_.ptr, heap_capacity());
+      rep_.set_heap(p, sz, bytes - 1);
+    } catch (...) {
+      // Non-binding request: keep the larger block.
+    }
+  }
+}
+
+// ---- construction ----
+
+template <class A>
+void basic_string<A>::init_heap_copy(const char* s, size_type n) {
+  if (n > max_size()) detail::throw_string_length_error("fl::basic_string::basic_string");
+  const size_type bytes = block_bytes(n);
+  char* p = alloc_traits::allocate(alloc_, bytes);
+  std::memcpy(p, s, n);
+  p[n] = '\0';
+  rep_.set_heap(p, n, bytes - 1);
+}
+
+template <class A>
+void basic_string<A>::init_fill(size_type n, char ch) {
+  if (n <= rep::inline_capacity) {
+    rep_.set_empty();
+    std::memset(rep_.bytes(), static_cast<unsigned char>(ch), n);
+    rep_.set_inline_size(n);
+    return;
+  }
+  if (n > max_size()) detail::throw_string_length_error("fl::basic_string::basic_string");
+  const size_type bytes = block_bytes(n);
+  char* p = alloc_traits::allocate(alloc_, bytes);
+  std::memset(p, static_cast<unsigned char>(ch), n);
+  p[n] = '\0';
+  rep_.set_heap(p, n, bytes - 1);
+}
+
+// The C++23 rvalue-substring constructors: reuse other's buffer when the
+// allocators allow it, so s = std::move(t).substr(1) does not allocate.
+template <class A>
+void basic_string<A>::init_from_rvalue(basic_string&& other, size_type pos, size_type count) {
+  const size_type sz = other.size();
+  if (pos > sz) detail::throw_string_out_of_range("fl::basic_string::basic_string");
+  const size_type len = std::min(count, sz - pos);
+  if (!other.rep_.is_heap() || alloc_traits::is_always_equal::value || alloc_ == other.alloc_) {
+    rep_ = other.rep_;
+    other.rep_.set_empty();
+    char* p = data();
+    if (pos && len) std::memmove(p, p + pos, len);
+    rep_.set_size_any(len);
+  } else {
+    init_copy(other.data() + pos, len);
+  }
+}
+
+template <class A>
+template <class E>
+void basic_string<A>::init_expr(const E& e) {
+  const size_type n = static_cast<size_type>(e.size());
+  if (n <= rep::inline_capacity) {
+    rep_.set_empty();
+    e.write(rep_.bytes());
+    rep_.set_inline_size(n);
+    return;
+  }
+  if (n > max_size()) detail::throw_string_length_error("fl::basic_string::basic_string");
+  const size_type bytes = block_bytes(n);
+  char* p = alloc_traits::allocate(alloc_, bytes);
+  e.write(p);
+  p[n] = '\0';
+  rep_.set_heap(p, n, bytes - 1);
+}
+
+// ---- assignment ----
+
+template <class A>
+basic_string<A>& basic_string<A>::operator=(const basic_string& other) {
+  if (this == &other) return *this;
+  if constexpr (alloc_traits::propagate_on_container_copy_assignment::value) {
+    if (!alloc_traits::is_always_equal::value && alloc_ != other.alloc_) free_storage();
+    alloc_ = other.alloc_;
+  }
+  if (!rep_.is_heap() && !other.rep_.is_heap()) {
+    rep_ = other.rep_;  // inline to inline: 24 bytes
+    return *this;
+  }
+  return assign(other.data(), other.size());
+}
+
+template <class A>
+basic_string<A>& basic_string<A>::operator=(basic_string&& other) noexcept(
+    alloc_traits::propagate_on_container_move_assignment::value || alloc_traits::is_always_equal::value) {
+  if (this == &other) return *this;
+  if constexpr (alloc_traits::propagate_on_container_move_assignment::value || alloc_traits::is_always_equal::value) {
+    free_storage();
+    if constexpr (alloc_traits::propagate_on_container_move_assignment::value) alloc_ = std::move(other.alloc_);
+    rep_ = other.rep_;
+    other.rep_.set_empty();
+  } else {
+    if (!other.rep_.is_heap() || alloc_ == other.alloc_) {
+      free_storage();
+      rep_ = other.rep_;
+      other.rep_.set_empty();
+    } else {
+      assign(other.data(), other.size());  // different resources: copy
+    }
+  }
+  return *this;
+}
+
+// Reuses the buffer when it is big enough (the source may lie inside it:
+// memmove); otherwise allocates exactly (rounded to the size class), copies,
+// and only then frees the old block.
+template <class A>
+basic_string<A>& basic_string<A>::assign(const char* s, size_type n) {
+  if (n <= capacity()) {
+    char* p = data();
+    if (n) std::memmove(p, s, n);
+    rep_.set_size_any(n);
+    return *this;
+  }
+  if (n > max_size()) detail::throw_string_length_error("fl::basic_string::assign");
+  const size_type bytes = block_bytes(n);
+  char* p = alloc_traits::allocate(alloc_, bytes);
+  std::memcpy(p, s, n);
+  p[n] = '\0';
+  if (rep_.is_heap()) deallocate_block(rep_.ptr, heap_capacity());
+  rep_.set_heap(p, n, bytes - 1);
+  return *this;
+}
+
+// The expression may read *this (s = s + "x"), so it is written to a fresh
+// place first: the stack for a short result, a new block otherwise.
+template <class A>
+template <class E>
+basic_string<A>& basic_string<A>::assign_expr(const E& e) {
+  const size_type n = static_cast<size_type>(e.size());
+  if (n <= rep::inline_capacity) {
+    char tmp[rep::inline_capacity + 1];
+    e.write(tmp);
+    return assign(tmp, n);
+  }
+  if (n > max_size()) detail::throw_string_length_error("fl::basic_string::operator=");
+  const size_type bytes = block_bytes(n);
+  char* p = alloc_traits::allocate(alloc_, bytes);
+  e.write(p);
+  p[n] = '\0';
+  if (rep_.is_heap()) deallocate_block(rep_.ptr, heap_capacity());
+  rep_.set_heap(p, n, bytes - 1);
+  return *this;
+}
+
+// In place when the capacity suffices (the expression then reads only
+// [0, size()), which the write does not touch); otherwise a fresh block that
+// receives the old content and the expression before the old block is freed.
+template <class A>
+template <class E>
+basic_string<A>& basic_string<A>::append_expr(const E& e) {
+  const size_type n = static_cast<size_type>(e.size());
+  const size_type sz = size();
+  if (n <= capacity() - sz) {
+    e.write(data() + sz);
+    rep_.set_size_any(sz + n);
+    return *this;
+  }
+  if (n > max_size() - sz) detail::throw_string_length_error("fl::basic_string::append");
+  size_type bytes = block_bytes(grown_capacity(sz + n));
+  if (bytes - 1 > max_size()) bytes = max_size() + 1;
+  char* p = alloc_traits::allocate(alloc_, bytes);
+  std::memcpy(p, data(), sz);
+  e.write(p + sz);
+  p[sz + n] = '\0';
+  if (rep_.is_heap()) deallocate_block(rep_.ptr, heap_capacity());
+  rep_.set_heap(p, sz + n, bytes - 1);
+  return *this;
+}
+
+// ---- replace: the one general edit ----
+
+// Replaces [pos, pos + n1) by [s, s + n2). Callers have checked pos <= size()
+// and clamped n1 <= size() - pos. The source may lie inside *this (before or
+// after growth: grow_keep moves s along), and may straddle the replaced part.
+template <class A>
+basic_string<A>& basic_string<A>::replace_raw(size_type pos, size_type n1, const char* s, size_type n2) {
+  const size_type sz = size();
+  if (n2 > n1 && n2 - n1 > max_size() - sz) detail::throw_string_length_error("fl::basic_string::replace");
+  const size_type new_size = sz - n1 + n2;
+  char* p = data();
+  if (new_size > capacity()) p = grow_keep(new_size, s);
+  char* d = p + pos;
+  const size_type tail = sz - pos - n1;
+  const bool alias = n2 != 0 && detail::points_into(s, p, p + sz);
+  if (!alias) {
+    if (tail && n1 != n2) std::memmove(d + n2, d + n1, tail);
+    if (n2) std::memcpy(d, s, n2);
+  } else if (n2 <= n1) {
+    // Shrinking or same size: copy the source first (it is read before the
+    // tail moves left over it), then close the gap.
+    std::memmove(d, s, n2);
+    if (tail && n1 != n2) std::memmove(d + n2, d + n1, tail);
+  } else {
+    // Growing: open the gap first; source bytes at or after d + n1 have moved
+    // right by n2 - n1.
+    if (tail) std::memmove(d + n2, d + n1, tail);
+    if (s + n2 <= d + n1) {
+      std::memmove(d, s, n2);
+    } else if (s >= d + n1) {
+      std::memcpy(d, s + (n2 - n1), n2);
+    } else {
+      const size_type left = static_cast<size_type>((d + n1) - s);
+      std::memmove(d, s, left);
+      std::memcpy(d + left, d + n2, n2 - left);
+    }
+  }
+  rep_.set_size_any(new_size);
+  return *this;
+}
+
+template <class A>
+basic_string<A>& basic_string<A>::replace_fill(size_type pos, size_type n1, size_type n2, char ch) {
+  const size_type sz = size();
+  if (n2 > n1 && n2 - n1 > max_size() - sz) detail::throw_string_length_error("fl::basic_string::replace");
+  const size_type new_size = sz - n1 + n2;
+  char* p = data();
+  if (new_size > capacity()) {
+    const char* none = nullptr;
+    p = grow_keep(new_size, none);
+  }
+  char* d = p + pos;
+  const size_type tail = sz - pos - n1;
+  if (tail && n1 != n2) std::memmove(d + n2, d + n1, tail);
+  if (n2) std::memset(d, static_cast<unsigned char>(ch), n2);
+  rep_.set_size_any(new_size);
+  return *this;
+}
+
+template <class A>
+basic_string<A>& basic_string<A>::append_slow(const char* s, size_type n) {
+  return replace_raw(size(), 0, s, n);
+}
+
+template <class A>
+void basic_string<A>::push_back_slow(char ch) {
+  const size_type sz = size();
+  const char* none = nullptr;
+  char* p = grow_keep(sz + 1, none);
+  p[sz] = ch;
+  rep_.set_size_any(sz + 1);
+}
+
+// Contiguous char ranges go straight to replace_raw (which handles a source
+// inside *this); anything else is first collected into a temporary, which
+// also makes iterators into *this safe.
+template <class A>
+template <detail::legacy_input_iterator InputIt>
+basic_string<A>& basic_string<A>::replace(const_iterator first, const_iterator last, InputIt first2, InputIt last2) {
+  if constexpr (std::contiguous_iterator<InputIt> && std::is_same_v<std::iter_value_t<InputIt>, char>) {
+    const auto n = static_cast<size_type>(last2 - first2);
+    return replace_iters(first, last, n ? std::to_address(first2) : nullptr, n);
+  } else {
+    basic_string tmp(alloc_);
+    if constexpr (std::is_convertible_v<typename std::iterator_traits<InputIt>::iterator_category,
+                                        std::forward_iterator_tag>) {
+      tmp.reserve(static_cast<size_type>(std::distance(first2, last2)));
+    }
+    for (; first2 != last2; ++first2) tmp.push_back(static_cast<char>(*first2));
+    return replace_iters(first, last, tmp.data(), tmp.size());
+  }
+}
+
+template <class A>
+template <detail::char_range R>
+basic_string<A>& basic_string<A>::replace_with_range(const_iterator first, const_iterator last, R&& rg) {
+  if constexpr (std::ranges::contiguous_range<R> && std::ranges::sized_range<R> &&
+                std::is_same_v<std::ranges::range_value_t<R>, char>) {
+    const auto n = static_cast<size_type>(std::ranges::size(rg));
+    return replace_iters(first, last, n ? std::ranges::data(rg) : nullptr, n);
+  } else {
+    basic_string tmp(alloc_);
+    if constexpr (std::ranges::sized_range<R>) tmp.reserve(static_cast<size_type>(std::ranges::size(rg)));
+    for (auto&& c : rg) tmp.push_back(static_cast<char>(c));
+    return replace_iters(first, last, tmp.data(), tmp.size());
+  }
+}
+
+template <class A>
+template <class Operation>
+void basic_string<A>::resize_and_overwrite(size_type count, Operation op) {
+  if (count > capacity()) reserve_slow(count);
+  char* p = data();
+  const auto r = std::move(op)(p, count);
+  rep_.set_size_any(static_cast<size_type>(r));
+}
+
+// ---- streams ----
+
+template <class A>
+std::ostream& operator<<(std::ostream& os, const basic_string<A>& s) {
+  return os << std::string_view(s);
+}
+
+// Skips leading whitespace (unless noskipws), then reads up to width() chars
+// (or max_size()) until whitespace; sets failbit when nothing was read and
+// eofbit at end of input, then resets width() to 0.
+template <class A>
+std::istream& operator>>(std::istream& is, basic_string<A>& s) {
+  std::ios_base::iostate state = std::ios_base::goodbit;
+  std::size_t extracted = 0;
+  const std::istream::sentry ok(is, false);
+  if (ok) {
+    try {
+      s.clear();
+      const std::streamsize w = is.width();
+      const std::size_t limit = w > 0 ? static_cast<std::size_t>(w) : s.max_size();
+      const auto& ct = std::use_facet<std::ctype<char>>(is.getloc());
+      std::streambuf* sb = is.rdbuf();
+      auto c = sb->sgetc();
+      char buf[128];
+      std::size_t nbuf = 0;
+      while (extracted < limit) {
+        if (std::istream::traits_type::eq_int_type(c, std::istream::traits_type::eof())) {
+          state |= std::ios_base::eofbit;
+          break;
+        }
+        const char ch = std::istream::traits_type::to_char_type(c);
+        if (ct.is(std::ctype_base::space, ch)) break;
+        buf[nbuf++] = ch;
+        if (nbuf == sizeof buf) {
+          s.append(buf, nbuf);
+          nbuf = 0;
+        }
+        ++extracted;
+        c = sb->snextc();
+      }
+      s.append(buf, nbuf);
+      is.width(0);
+    } catch (...) {
+      state |= std::ios_base::badbit;
+    }
+  }
+  if (extracted == 0) state |= std::ios_base::failbit;
+  if (state != std::ios_base::goodbit) is.setstate(state);
+  return is;
+}
+
+// Reads until delim (extracted, not stored), end of input (eofbit) or
+// max_size() chars (failbit); failbit also when nothing at all was extracted.
+template <class A>
+std::istream& getline(std::istream& is, basic_string<A>& s, char delim) {
+  std::ios_base::iostate state = std::ios_base::goodbit;
+  std::size_t extracted = 0;
+  const std::istream::sentry ok(is, true);
+  if (ok) {
+    try {
+      s.clear();
+      using tr = std::istream::traits_type;
+      const std::size_t limit = s.max_size();
+      std::streambuf* sb = is.rdbuf();
+      auto c = sb->sgetc();
+      const auto d = tr::to_int_type(delim);
+      char buf[128];
+      std::size_t nbuf = 0;
+      while (true) {
+        if (tr::eq_int_type(c, tr::eof())) {
+          state |= std::ios_base::eofbit;
+          break;
+        }
+        if (tr::eq_int_type(c, d)) {
+          ++extracted;
+          sb->sbumpc();
+          break;
+        }
+        if (s.size() + nbuf >= limit) {
+          state |= std::ios_base::failbit;
+          break;
+        }
+        buf[nbuf++] = tr::to_char_type(c);
+        if (nbuf == sizeof buf) {
+          s.append(buf, nbuf);
+          nbuf = 0;
+        }
+        ++extracted;
+        c = sb->snextc();
+      }
+      s.append(buf, nbuf);
+    } catch (...) {
+      state |= std::ios_base::badbit;
+    }
+  }
+  if (extracted == 0) state |= std::ios_base::failbit;
+  if (state != std::ios_base::goodbit) is.setstate(state);
+  return is;
+}
+
+template <class A>
+std::istream& getline(std::istream& is, basic_string<A>& s) {
+  return getline(is, s, is.widen('\n'));
+}
+
+}  // namespace fl

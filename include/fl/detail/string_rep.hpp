@@ -1,0 +1,94 @@
+// fl/detail/string_rep.hpp: the 24-byte representation behind fl::basic_string.
+// Users never name these types; fl/string.hpp and the C API's fl_str do.
+//
+// Threads: a plain value; the usual rule for standard containers applies.
+#pragma once
+
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+namespace fl::detail {
+
+// Two modes share 24 bytes; the top bit of byte 23 tells them apart.
+//   inline: bytes 0..22 hold up to 23 chars; byte 23 = 23 - size, so a full
+//           inline string's last byte is 0 and doubles as its terminator
+//   heap:   ptr | size | capacity (bytes 0..23); the capacity word has its top
+//           bit (the top bit of byte 23 on little endian) set
+// The three words are always the objects that live here; inline characters are
+// read and written through char lvalues, which may access any object's bytes.
+// Invariants: data()[size()] == 0 in both modes; in heap mode the block holds
+// capacity + 1 bytes and came from the string's allocator with exactly that
+// count; heap mode may hold any capacity (string_access::adopt can hand over a
+// small block), inline mode always has capacity 23.
+struct string_rep {
+  char* ptr;          // heap: the block
+  std::size_t size;   // heap: the length
+  std::size_t cap;    // heap: capacity | heap_flag; inline: chars 16..22 and byte 23
+
+  // Set in the capacity word of a heap string; bit 7 of byte 23.
+  static constexpr std::size_t heap_flag = std::size_t{1} << 63;
+  // Chars that fit inline: 24 bytes minus the byte that stores 23 - size.
+  static constexpr std::size_t inline_capacity = 23;
+  // Byte 23 of an empty inline string: 23 - 0, placed in the top byte of cap.
+  static constexpr std::size_t empty_cap_word = std::size_t{inline_capacity} << 56;
+
+  char* bytes() noexcept { return reinterpret_cast<char*>(this); }
+  const char* bytes() const noexcept { return reinterpret_cast<const char*>(this); }
+
+  bool is_heap() const noexcept { return (cap & heap_flag) != 0; }
+
+  // Branch-free: the inline size is computed from the top byte of cap, which in
+  // inline mode is byte 23; the compiler turns the selects into cmov.
+  std::size_t size_any() const noexcept {
+    const std::size_t inl = inline_capacity - (cap >> 56);
+    return is_heap() ? size : inl;
+  }
+  std::size_t capacity_any() const noexcept {
+    return is_heap() ? (cap & ~heap_flag) : inline_capacity;
+  }
+  char* data_any() noexcept { return is_heap() ? ptr : bytes(); }
+  const char* data_any() const noexcept { return is_heap() ? ptr : bytes(); }
+
+  void set_empty() noexcept {
+    ptr = nullptr;
+    size = 0;
+    cap = empty_cap_word;
+  }
+  // Inline mode of length n <= 23: terminator then the length byte (for
+  // n == 23 both are byte 23 and both write 0).
+  void set_inline_size(std::size_t n) noexcept {
+    // Callers guarantee it; telling the compiler keeps the stores in bounds
+    // in its eyes (and spares -Warray-bounds false alarms after inlining).
+    if (n > inline_capacity) __builtin_unreachable();
+    char* b = bytes();
+    b[n] = '\0';
+    b[23] = static_cast<char>(inline_capacity - n);
+  }
+  void set_heap(char* p, std::size_t n, std::size_t capacity) noexcept {
+    ptr = p;
+    size = n;
+    cap = capacity | heap_flag;
+  }
+  // Keeps the mode, sets the length and the terminator.
+  void set_size_any(std::size_t n) noexcept {
+    if (is_heap()) {
+      // Sizes stay <= max_size() < PTRDIFF_MAX; saying so keeps GCC from
+      // warning about stores it imagines at huge constant offsets.
+      if (n >= static_cast<std::size_t>(PTRDIFF_MAX)) __builtin_unreachable();
+      size = n;
+      ptr[n] = '\0';
+    } else {
+      set_inline_size(n);
+    }
+  }
+};
+
+static_assert(sizeof(string_rep) == 24 && alignof(string_rep) == 8);
+static_assert(std::is_standard_layout_v<string_rep> && std::is_trivially_copyable_v<string_rep>);
+static_assert(sizeof(void*) == 8 && std::endian::native == std::endian::little,
+              "fl::string's layout is written for 64-bit little-endian targets");
+
+}  // namespace fl::detail

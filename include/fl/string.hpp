@@ -1,0 +1,850 @@
+// fl/string.hpp: fl::basic_string, a drop-in for std::string (the whole C++23
+// std::basic_string<char> interface) in 24 bytes with 23 chars inline, over the
+// thread-local pool (fl::string) or any standard allocator (fl::pmr::string).
+//
+// Differences from std::string that users can observe: sizeof is 24 (with a
+// stateless allocator), capacity() of a short string is 23, growth lands on the
+// pool's size classes, and nothing is constexpr. operator+ builds a lazy
+// expression (<fl/concat.hpp>) that allocates once when it becomes a string.
+// For text edited by splicing in the middle, use fl::rope; for shared
+// immutable text, fl::immutable_string.
+//
+// Threads: like std::string: concurrent const calls are safe, anything else on
+// one string needs external synchronization. A string may be destroyed on any
+// thread (the pool accepts frees from any thread).
+#pragma once
+
+#include <fl/detail/concat_fwd.hpp>
+#include <fl/detail/string_rep.hpp>
+#include <fl/pool.hpp>
+
+#include <algorithm>
+#include <compare>
+#include <cstddef>
+#include <cstring>
+#include <initializer_list>
+#include <iosfwd>
+#include <iterator>
+#include <memory>
+#include <memory_resource>
+#include <ranges>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+namespace fl {
+
+template <class Allocator = pool_allocator<char>>
+class basic_string;
+
+using string = basic_string<>;
+namespace pmr {
+using string = basic_string<std::pmr::polymorphic_allocator<char>>;
+}
+
+namespace detail {
+
+struct string_access;
+
+// Out of line (src/string.cpp) so the throwing code stays off hot paths.
+[[noreturn]] void throw_string_out_of_range(const char* what);
+[[noreturn]] void throw_string_length_error(const char* what);
+
+// Searches go through these so that the search engine is chosen in one place.
+inline std::size_t str_find(std::string_view h, std::string_view n, std::size_t pos) noexcept { return h.find(n, pos); }
+inline std::size_t str_rfind(std::string_view h, std::string_view n, std::size_t pos) noexcept { return h.rfind(n, pos); }
+inline std::size_t str_find_first_of(std::string_view h, std::string_view s, std::size_t pos) noexcept { return h.find_first_of(s, pos); }
+inline std::size_t str_find_last_of(std::string_view h, std::string_view s, std::size_t pos) noexcept { return h.find_last_of(s, pos); }
+inline std::size_t str_find_first_not_of(std::string_view h, std::string_view s, std::size_t pos) noexcept { return h.find_first_not_of(s, pos); }
+inline std::size_t str_find_last_not_of(std::string_view h, std::string_view s, std::size_t pos) noexcept { return h.find_last_not_of(s, pos); }
+
+// The standard's "string_view-like" parameter: converts to std::string_view
+// but not to const char*; concatenation expressions have their own overloads.
+template <class T>
+concept string_view_like = std::is_convertible_v<const T&, std::string_view> &&
+                           !std::is_convertible_v<const T&, const char*> && !is_concat_expr_v<T>;
+
+// The (t, pos, n) overloads only require the conversion to std::string_view.
+template <class T>
+concept string_view_convertible = std::is_convertible_v<const T&, std::string_view> && !is_concat_expr_v<T>;
+
+template <class A>
+inline constexpr bool is_pool_allocator_v = false;
+template <>
+inline constexpr bool is_pool_allocator_v<pool_allocator<char>> = true;
+
+// LegacyInputIterator, as the standard's iterator-pair overloads require.
+template <class It>
+concept legacy_input_iterator = requires {
+  typename std::iterator_traits<It>::iterator_category;
+} && std::is_convertible_v<typename std::iterator_traits<It>::iterator_category, std::input_iterator_tag>;
+
+// A range of chars the container-compatible-range members accept.
+template <class R>
+concept char_range = std::ranges::input_range<R> && std::is_convertible_v<std::ranges::range_reference_t<R>, char>;
+
+// A contiguous, random-access iterator over the chars of a string. A class
+// rather than a raw pointer so that calls such as erase(0) and
+// insert(0, 5, 'x') are not ambiguous with the iterator overloads.
+template <class T>
+class string_iterator {
+ public:
+  using iterator_concept = std::contiguous_iterator_tag;
+  using iterator_category = std::random_access_iterator_tag;
+  using value_type = char;
+  using element_type = T;
+  using difference_type = std::ptrdiff_t;
+  using pointer = T*;
+  using reference = T&;
+
+  constexpr string_iterator() noexcept = default;
+  constexpr explicit string_iterator(T* p) noexcept : p_(p) {}
+  template <class U>
+    requires(std::is_same_v<T, const char> && std::is_same_v<U, char>)
+  constexpr string_iterator(const string_iterator<U>& o) noexcept : p_(o.base()) {}
+
+  constexpr T* base() const noexcept { return p_; }
+  constexpr T& operator*() const noexcept { return *p_; }
+  constexpr T* operator->() const noexcept { return p_; }
+  constexpr T& operator[](difference_type n) const noexcept { return p_[n]; }
+  constexpr string_iterator& operator++() noexcept { ++p_; return *this; }
+  constexpr string_iterator operator++(int) noexcept { auto t = *this; ++p_; return t; }
+  constexpr string_iterator& operator--() noexcept { --p_; return *this; }
+  constexpr string_iterator operator--(int) noexcept { auto t = *this; --p_; return t; }
+  constexpr string_iterator& operator+=(difference_type n) noexcept { p_ += n; return *this; }
+  constexpr string_iterator& operator-=(difference_type n) noexcept { p_ -= n; return *this; }
+  friend constexpr string_iterator operator+(string_iterator i, difference_type n) noexcept { return string_iterator(i.p_ + n); }
+  friend constexpr string_iterator operator+(difference_type n, string_iterator i) noexcept { return string_iterator(i.p_ + n); }
+  friend constexpr string_iterator operator-(string_iterator i, difference_type n) noexcept { return string_iterator(i.p_ - n); }
+  template <class U>
+  friend constexpr difference_type operator-(string_iterator a, string_iterator<U> b) noexcept { return a.p_ - b.base(); }
+  template <class U>
+  friend constexpr bool operator==(string_iterator a, string_iterator<U> b) noexcept { return a.p_ == b.base(); }
+  template <class U>
+  friend constexpr std::strong_ordering operator<=>(string_iterator a, string_iterator<U> b) noexcept {
+    return std::compare_three_way{}(static_cast<const char*>(a.p_), static_cast<const char*>(b.base()));
+  }
+
+ private:
+  T* p_ = nullptr;
+};
+
+}  // namespace detail
+
+// A byte string with the interface of std::basic_string<char>. See the file
+// comment for what differs; every member below has std::string's contract
+// (effects, complexity, exceptions) unless its comment says more.
+// Exception safety: a member that throws leaves *this unchanged.
+template <class Allocator>
+class basic_string {
+  using alloc_traits = std::allocator_traits<Allocator>;
+  static_assert(std::is_same_v<typename alloc_traits::value_type, char>, "fl::basic_string holds char");
+  static_assert(std::is_same_v<typename alloc_traits::pointer, char*>, "fancy pointers are not supported");
+  using rep = detail::string_rep;
+
+ public:
+  using traits_type = std::char_traits<char>;
+  using value_type = char;
+  using allocator_type = Allocator;
+  using size_type = std::size_t;
+  using difference_type = std::ptrdiff_t;
+  using reference = char&;
+  using const_reference = const char&;
+  using pointer = char*;
+  using const_pointer = const char*;
+  using iterator = detail::string_iterator<char>;
+  using const_iterator = detail::string_iterator<const char>;
+  using reverse_iterator = std::reverse_iterator<iterator>;
+  using const_reverse_iterator = std::reverse_iterator<const_iterator>;
+
+  static constexpr size_type npos = static_cast<size_type>(-1);
+
+  // ---- construction (never allocates for <= 23 chars) ----
+  basic_string() noexcept(noexcept(Allocator())) : basic_string(Allocator()) {}
+  explicit basic_string(const Allocator& a) noexcept : alloc_(a) { rep_.set_empty(); }
+  basic_string(size_type count, char ch, const Allocator& a = Allocator()) : alloc_(a) {
+    init_fill(count, ch);
+  }
+  basic_string(const basic_string& other, size_type pos, const Allocator& a = Allocator()) : alloc_(a) {
+    init_copy(other.substr_view(pos, npos, "fl::basic_string::basic_string"));
+  }
+  basic_string(basic_string&& other, size_type pos, const Allocator& a = Allocator()) : alloc_(a) {
+    init_from_rvalue(std::move(other), pos, npos);
+  }
+  basic_string(const basic_string& other, size_type pos, size_type count, const Allocator& a = Allocator())
+      : alloc_(a) {
+    init_copy(other.substr_view(pos, count, "fl::basic_string::basic_string"));
+  }
+  basic_string(basic_string&& other, size_type pos, size_type count, const Allocator& a = Allocator())
+      : alloc_(a) {
+    init_from_rvalue(std::move(other), pos, count);
+  }
+  basic_string(const char* s, size_type count, const Allocator& a = Allocator()) : alloc_(a) {
+    init_copy(s, count);
+  }
+  basic_string(const char* s, const Allocator& a = Allocator()) : alloc_(a) {
+    init_copy(s, traits_type::length(s));
+  }
+  template <detail::legacy_input_iterator InputIt>
+  basic_string(InputIt first, InputIt last, const Allocator& a = Allocator()) : alloc_(a) {
+    rep_.set_empty();
+    append(first, last);
+  }
+  basic_string(const basic_string& other)
+      : alloc_(alloc_traits::select_on_container_copy_construction(other.alloc_)) {
+    if (!other.rep_.is_heap()) [[likely]] {
+      rep_ = other.rep_;  // an inline string is its 24 bytes
+    } else {
+      init_copy(other.rep_.ptr, other.rep_.size);
+    }
+  }
+  basic_string(const basic_string& other, const Allocator& a) : alloc_(a) {
+    if (!other.rep_.is_heap()) {
+      rep_ = other.rep_;
+    } else {
+      init_copy(other.rep_.ptr, other.rep_.size);
+    }
+  }
+  basic_string(basic_string&& other) noexcept : rep_(other.rep_), alloc_(std::move(other.alloc_)) {
+    other.rep_.set_empty();
+  }
+  basic_string(basic_string&& other, const Allocator& a) : alloc_(a) {
+    if (!other.rep_.is_heap() || alloc_traits::is_always_equal::value || alloc_ == other.alloc_) {
+      rep_ = other.rep_;
+      other.rep_.set_empty();
+    } else {
+      init_copy(other.rep_.ptr, other.rep_.size);
+    }
+  }
+  basic_string(std::initializer_list<char> il, const Allocator& a = Allocator()) : alloc_(a) {
+    init_copy(il.begin(), il.size());
+  }
+  template <detail::string_view_like T>
+  explicit basic_string(const T& t, const Allocator& a = Allocator()) : alloc_(a) {
+    const std::string_view sv = t;
+    init_copy(sv.data(), sv.size());
+  }
+  template <detail::string_view_convertible T>
+  basic_string(const T& t, size_type pos, size_type n, const Allocator& a = Allocator()) : alloc_(a) {
+    const std::string_view sv = t;
+    init_copy(checked_sub(sv, pos, n, "fl::basic_string::basic_string"));
+  }
+  basic_string(std::nullptr_t) = delete;
+  // A lazy concatenation (a + b + ...): one allocation at most.
+  template <detail::concat_expr E>
+  basic_string(const E& e, const Allocator& a = Allocator()) : alloc_(a) {
+    init_expr(e);
+  }
+
+  ~basic_string() {
+    if (rep_.is_heap()) {
+      if constexpr (detail::is_pool_allocator_v<Allocator>) {
+        detail::pool_deallocate(rep_.ptr, heap_capacity() + 1);
+      } else {
+        destroy_heap();  // out of line: GCC otherwise "sees" inline bytes freed
+      }
+    }
+  }
+
+  // ---- assignment ----
+  basic_string& operator=(const basic_string& other);
+  basic_string& operator=(basic_string&& other) noexcept(
+      alloc_traits::propagate_on_container_move_assignment::value || alloc_traits::is_always_equal::value);
+  basic_string& operator=(const char* s) { return assign(s, traits_type::length(s)); }
+  basic_string& operator=(char ch) { return assign(size_type{1}, ch); }
+  basic_string& operator=(std::initializer_list<char> il) { return assign(il.begin(), il.size()); }
+  template <detail::string_view_like T>
+  basic_string& operator=(const T& t) {
+    const std::string_view sv = t;
+    return assign(sv.data(), sv.size());
+  }
+  basic_string& operator=(std::nullptr_t) = delete;
+  template <detail::concat_expr E>
+  basic_string& operator=(const E& e) {
+    return assign_expr(e);
+  }
+
+  basic_string& assign(size_type count, char ch) { return replace_fill(0, size(), count, ch); }
+  basic_string& assign(const basic_string& str) {
+    if (this != &str) assign(str.data(), str.size());
+    return *this;
+  }
+  basic_string& assign(const basic_string& str, size_type pos, size_type count = npos) {
+    const std::string_view sv = str.substr_view(pos, count, "fl::basic_string::assign");
+    return assign(sv.data(), sv.size());
+  }
+  basic_string& assign(basic_string&& str) noexcept(noexcept(std::declval<basic_string&>() = std::move(str))) {
+    return *this = std::move(str);
+  }
+  basic_string& assign(const char* s, size_type count);
+  basic_string& assign(const char* s) { return assign(s, traits_type::length(s)); }
+  template <detail::legacy_input_iterator InputIt>
+  basic_string& assign(InputIt first, InputIt last) {
+    return replace(cbegin(), cend(), first, last);
+  }
+  basic_string& assign(std::initializer_list<char> il) { return assign(il.begin(), il.size()); }
+  template <detail::string_view_like T>
+  basic_string& assign(const T& t) {
+    const std::string_view sv = t;
+    return assign(sv.data(), sv.size());
+  }
+  template <detail::string_view_like T>
+  basic_string& assign(const T& t, size_type pos, size_type count = npos) {
+    const std::string_view sv = checked_sub(t, pos, count, "fl::basic_string::assign");
+    return assign(sv.data(), sv.size());
+  }
+  template <detail::char_range R>
+  basic_string& assign_range(R&& rg) {
+    return replace_with_range(cbegin(), cend(), std::forward<R>(rg));
+  }
+
+  allocator_type get_allocator() const noexcept { return alloc_; }
+
+  // ---- element access ----
+  reference at(size_type pos) {
+    if (pos >= size()) detail::throw_string_out_of_range("fl::basic_string::at");
+    return data()[pos];
+  }
+  const_reference at(size_type pos) const {
+    if (pos >= size()) detail::throw_string_out_of_range("fl::basic_string::at");
+    return data()[pos];
+  }
+  reference operator[](size_type pos) noexcept { return data()[pos]; }
+  const_reference operator[](size_type pos) const noexcept { return data()[pos]; }
+  reference front() noexcept { return data()[0]; }
+  const_reference front() const noexcept { return data()[0]; }
+  reference back() noexcept { return data()[size() - 1]; }
+  const_reference back() const noexcept { return data()[size() - 1]; }
+  char* data() noexcept { return rep_.data_any(); }
+  const char* data() const noexcept { return rep_.data_any(); }
+  const char* c_str() const noexcept { return rep_.data_any(); }
+  operator std::string_view() const noexcept { return std::string_view(data(), size()); }
+
+  // ---- iterators ----
+  iterator begin() noexcept { return iterator(data()); }
+  const_iterator begin() const noexcept { return const_iterator(data()); }
+  const_iterator cbegin() const noexcept { return begin(); }
+  iterator end() noexcept { return iterator(data() + size()); }
+  const_iterator end() const noexcept { return const_iterator(data() + size()); }
+  const_iterator cend() const noexcept { return end(); }
+  reverse_iterator rbegin() noexcept { return reverse_iterator(end()); }
+  const_reverse_iterator rbegin() const noexcept { return const_reverse_iterator(end()); }
+  const_reverse_iterator crbegin() const noexcept { return rbegin(); }
+  reverse_iterator rend() noexcept { return reverse_iterator(begin()); }
+  const_reverse_iterator rend() const noexcept { return const_reverse_iterator(begin()); }
+  const_reverse_iterator crend() const noexcept { return rend(); }
+
+  // ---- capacity ----
+  [[nodiscard]] bool empty() const noexcept { return size() == 0; }
+  size_type size() const noexcept { return rep_.size_any(); }
+  size_type length() const noexcept { return size(); }
+  // The capacity word keeps its top bit as the mode flag, so capacities stay
+  // below 2^63; the allocator may allow less.
+  size_type max_size() const noexcept {
+    const size_type a = alloc_traits::max_size(alloc_);
+    const size_type r = static_cast<size_type>(PTRDIFF_MAX);
+    return (a < r ? a : r) - 1;
+  }
+  // Grows the capacity to at least new_cap (rounded up to the pool's size
+  // class); never shrinks (C++20). Throws std::length_error if
+  // new_cap > max_size(). The deprecated no-argument form is not provided:
+  // it was a non-binding shrink request; use shrink_to_fit().
+  void reserve(size_type new_cap) {
+    if (new_cap > capacity()) reserve_slow(new_cap);
+  }
+  size_type capacity() const noexcept { return rep_.capacity_any(); }
+  // Returns to inline storage when size() <= 23, else to the smallest block
+  // that holds size() + 1 bytes. Non-binding like std::string's: a failed
+  // allocation leaves the string as it was.
+  void shrink_to_fit();
+
+  // ---- modifiers ----
+  void clear() noexcept { rep_.set_size_any(0); }
+
+  basic_string& insert(size_type index, size_type count, char ch) {
+    check_pos(index, "fl::basic_string::insert");
+    return replace_fill(index, 0, count, ch);
+  }
+  basic_string& insert(size_type index, const char* s) { return insert(index, s, traits_type::length(s)); }
+  basic_string& insert(size_type index, const char* s, size_type count) {
+    check_pos(index, "fl::basic_string::insert");
+    return replace_raw(index, 0, s, count);
+  }
+  basic_string& insert(size_type index, const basic_string& str) { return insert(index, str.data(), str.size()); }
+  basic_string& insert(size_type index, const basic_string& str, size_type index_str, size_type count = npos) {
+    check_pos(index, "fl::basic_string::insert");
+    const std::string_view sv = str.substr_view(index_str, count, "fl::basic_string::insert");
+    return replace_raw(index, 0, sv.data(), sv.size());
+  }
+  iterator insert(const_iterator pos, char ch) {
+    const size_type i = index_of(pos);
+    replace_fill(i, 0, 1, ch);
+    return begin() + static_cast<difference_type>(i);
+  }
+  iterator insert(const_iterator pos, size_type count, char ch) {
+    const size_type i = index_of(pos);
+    replace_fill(i, 0, count, ch);
+    return begin() + static_cast<difference_type>(i);
+  }
+  template <detail::legacy_input_iterator InputIt>
+  iterator insert(const_iterator pos, InputIt first, InputIt last) {
+    const size_type i = index_of(pos);
+    replace(pos, pos, first, last);
+    return begin() + static_cast<difference_type>(i);
+  }
+  iterator insert(const_iterator pos, std::initializer_list<char> il) {
+    const size_type i = index_of(pos);
+    replace_raw(i, 0, il.begin(), il.size());
+    return begin() + static_cast<difference_type>(i);
+  }
+  template <detail::string_view_like T>
+  basic_string& insert(size_type index, const T& t) {
+    const std::string_view sv = t;
+    return insert(index, sv.data(), sv.size());
+  }
+  template <detail::string_view_like T>
+  basic_string& insert(size_type index, const T& t, size_type index_str, size_type count = npos) {
+    check_pos(index, "fl::basic_string::insert");
+    const std::string_view sv = checked_sub(t, index_str, count, "fl::basic_string::insert");
+    return replace_raw(index, 0, sv.data(), sv.size());
+  }
+  template <detail::char_range R>
+  iterator insert_range(const_iterator pos, R&& rg) {
+    const size_type i = index_of(pos);
+    replace_with_range(pos, pos, std::forward<R>(rg));
+    return begin() + static_cast<difference_type>(i);
+  }
+
+  basic_string& erase(size_type index = 0, size_type count = npos) {
+    const size_type sz = size();
+    check_pos(index, "fl::basic_string::erase");
+    erase_raw(index, std::min(count, sz - index));
+    return *this;
+  }
+  iterator erase(const_iterator pos) {
+    const size_type i = index_of(pos);
+    erase_raw(i, 1);
+    return begin() + static_cast<difference_type>(i);
+  }
+  iterator erase(const_iterator first, const_iterator last) {
+    const size_type i = index_of(first);
+    erase_raw(i, static_cast<size_type>(last - first));
+    return begin() + static_cast<difference_type>(i);
+  }
+
+  // Amortized O(1); the common case is a store and a length update.
+  void push_back(char ch) {
+    const size_type sz = size();
+    if (sz < capacity()) [[likely]] {
+      char* p = data();
+      p[sz] = ch;
+      rep_.set_size_any(sz + 1);
+    } else {
+      push_back_slow(ch);
+    }
+  }
+  void pop_back() noexcept { rep_.set_size_any(size() - 1); }
+
+  basic_string& append(size_type count, char ch) { return replace_fill(size(), 0, count, ch); }
+  basic_string& append(const basic_string& str) { return append(str.data(), str.size()); }
+  basic_string& append(const basic_string& str, size_type pos, size_type count = npos) {
+    const std::string_view sv = str.substr_view(pos, count, "fl::basic_string::append");
+    return append(sv.data(), sv.size());
+  }
+  // The fast path copies into spare capacity; a source inside *this lies in
+  // [data(), data() + size()) and so never overlaps the bytes written.
+  basic_string& append(const char* s, size_type count) {
+    const size_type sz = size();
+    if (count <= capacity() - sz) [[likely]] {
+      char* p = data();
+      if (count) std::memcpy(p + sz, s, count);
+      rep_.set_size_any(sz + count);
+      return *this;
+    }
+    return append_slow(s, count);
+  }
+  basic_string& append(const char* s) { return append(s, traits_type::length(s)); }
+  template <detail::legacy_input_iterator InputIt>
+  basic_string& append(InputIt first, InputIt last) {
+    return replace(cend(), cend(), first, last);
+  }
+  basic_string& append(std::initializer_list<char> il) { return append(il.begin(), il.size()); }
+  template <detail::string_view_like T>
+  basic_string& append(const T& t) {
+    const std::string_view sv = t;
+    return append(sv.data(), sv.size());
+  }
+  template <detail::string_view_like T>
+  basic_string& append(const T& t, size_type pos, size_type count = npos) {
+    const std::string_view sv = checked_sub(t, pos, count, "fl::basic_string::append");
+    return append(sv.data(), sv.size());
+  }
+  template <detail::char_range R>
+  basic_string& append_range(R&& rg) {
+    return replace_with_range(cend(), cend(), std::forward<R>(rg));
+  }
+  template <detail::concat_expr E>
+  basic_string& append(const E& e) {
+    return append_expr(e);
+  }
+
+  basic_string& operator+=(const basic_string& str) { return append(str.data(), str.size()); }
+  basic_string& operator+=(char ch) {
+    push_back(ch);
+    return *this;
+  }
+  basic_string& operator+=(const char* s) { return append(s, traits_type::length(s)); }
+  basic_string& operator+=(std::initializer_list<char> il) { return append(il.begin(), il.size()); }
+  template <detail::string_view_like T>
+  basic_string& operator+=(const T& t) {
+    const std::string_view sv = t;
+    return append(sv.data(), sv.size());
+  }
+  template <detail::concat_expr E>
+  basic_string& operator+=(const E& e) {
+    return append_expr(e);
+  }
+
+  basic_string& replace(size_type pos, size_type count, const basic_string& str) {
+    return replace(pos, count, str.data(), str.size());
+  }
+  basic_string& replace(const_iterator first, const_iterator last, const basic_string& str) {
+    return replace_iters(first, last, str.data(), str.size());
+  }
+  basic_string& replace(size_type pos, size_type count, const basic_string& str, size_type pos2,
+                        size_type count2 = npos) {
+    check_pos(pos, "fl::basic_string::replace");
+    const std::string_view sv = str.substr_view(pos2, count2, "fl::basic_string::replace");
+    return replace_raw(pos, std::min(count, size() - pos), sv.data(), sv.size());
+  }
+  template <detail::legacy_input_iterator InputIt>
+  basic_string& replace(const_iterator first, const_iterator last, InputIt first2, InputIt last2);
+  basic_string& replace(size_type pos, size_type count, const char* s, size_type count2) {
+    check_pos(pos, "fl::basic_string::replace");
+    return replace_raw(pos, std::min(count, size() - pos), s, count2);
+  }
+  basic_string& replace(const_iterator first, const_iterator last, const char* s, size_type count2) {
+    return replace_iters(first, last, s, count2);
+  }
+  basic_string& replace(size_type pos, size_type count, const char* s) {
+    return replace(pos, count, s, traits_type::length(s));
+  }
+  basic_string& replace(const_iterator first, const_iterator last, const char* s) {
+    return replace_iters(first, last, s, traits_type::length(s));
+  }
+  basic_string& replace(size_type pos, size_type count, size_type count2, char ch) {
+    check_pos(pos, "fl::basic_string::replace");
+    return replace_fill(pos, std::min(count, size() - pos), count2, ch);
+  }
+  basic_string& replace(const_iterator first, const_iterator last, size_type count2, char ch) {
+    return replace_fill(index_of(first), static_cast<size_type>(last - first), count2, ch);
+  }
+  basic_string& replace(const_iterator first, const_iterator last, std::initializer_list<char> il) {
+    return replace_iters(first, last, il.begin(), il.size());
+  }
+  template <detail::string_view_like T>
+  basic_string& replace(size_type pos, size_type count, const T& t) {
+    const std::string_view sv = t;
+    return replace(pos, count, sv.data(), sv.size());
+  }
+  template <detail::string_view_like T>
+  basic_string& replace(const_iterator first, const_iterator last, const T& t) {
+    const std::string_view sv = t;
+    return replace_iters(first, last, sv.data(), sv.size());
+  }
+  template <detail::string_view_like T>
+  basic_string& replace(size_type pos, size_type count, const T& t, size_type pos2, size_type count2 = npos) {
+    check_pos(pos, "fl::basic_string::replace");
+    const std::string_view sv = checked_sub(t, pos2, count2, "fl::basic_string::replace");
+    return replace_raw(pos, std::min(count, size() - pos), sv.data(), sv.size());
+  }
+  template <detail::char_range R>
+  basic_string& replace_with_range(const_iterator first, const_iterator last, R&& rg);
+
+  // Copies [pos, pos + min(count, size() - pos)) to dest (no terminator).
+  // Throws std::out_of_range if pos > size().
+  size_type copy(char* dest, size_type count, size_type pos = 0) const {
+    const std::string_view sv = substr_view(pos, count, "fl::basic_string::copy");
+    if (!sv.empty()) std::memcpy(dest, sv.data(), sv.size());
+    return sv.size();
+  }
+
+  void resize(size_type count) { resize(count, '\0'); }
+  void resize(size_type count, char ch) {
+    const size_type sz = size();
+    if (count > sz) {
+      append(count - sz, ch);
+    } else {
+      rep_.set_size_any(count);
+    }
+  }
+  // Makes room for count chars, lets op write them, and keeps the first
+  // op(data(), count) of them. Chars past the old size() are indeterminate
+  // when op sees them. Throws std::length_error if count > max_size().
+  template <class Operation>
+  void resize_and_overwrite(size_type count, Operation op);
+
+  void swap(basic_string& other) noexcept(std::allocator_traits<Allocator>::propagate_on_container_swap::value ||
+                                          std::allocator_traits<Allocator>::is_always_equal::value) {
+    if constexpr (alloc_traits::propagate_on_container_swap::value) {
+      using std::swap;
+      swap(alloc_, other.alloc_);
+    }
+    std::swap(rep_, other.rep_);
+  }
+
+  // ---- search (fl::find and friends; std::string's semantics) ----
+  size_type find(const basic_string& str, size_type pos = 0) const noexcept { return detail::str_find(*this, str, pos); }
+  size_type find(const char* s, size_type pos, size_type count) const noexcept { return detail::str_find(*this, {s, count}, pos); }
+  size_type find(const char* s, size_type pos = 0) const noexcept { return detail::str_find(*this, s, pos); }
+  size_type find(char ch, size_type pos = 0) const noexcept {
+    const size_type sz = size();
+    if (pos >= sz) return npos;
+    const void* p = std::memchr(data() + pos, static_cast<unsigned char>(ch), sz - pos);
+    return p ? static_cast<size_type>(static_cast<const char*>(p) - data()) : npos;
+  }
+  template <detail::string_view_like T>
+  size_type find(const T& t, size_type pos = 0) const noexcept(std::is_nothrow_convertible_v<const T&, std::string_view>) {
+    return detail::str_find(*this, t, pos);
+  }
+  size_type rfind(const basic_string& str, size_type pos = npos) const noexcept { return detail::str_rfind(*this, str, pos); }
+  size_type rfind(const char* s, size_type pos, size_type count) const noexcept { return detail::str_rfind(*this, {s, count}, pos); }
+  size_type rfind(const char* s, size_type pos = npos) const noexcept { return detail::str_rfind(*this, s, pos); }
+  size_type rfind(char ch, size_type pos = npos) const noexcept { return detail::str_rfind(*this, {&ch, 1}, pos); }
+  template <detail::string_view_like T>
+  size_type rfind(const T& t, size_type pos = npos) const noexcept(std::is_nothrow_convertible_v<const T&, std::string_view>) {
+    return detail::str_rfind(*this, t, pos);
+  }
+#define FL_STRING_SET_SEARCH(name, dflt)                                                                     \
+  size_type name(const basic_string& str, size_type pos = dflt) const noexcept {                             \
+    return detail::str_##name(*this, str, pos);                                                              \
+  }                                                                                                          \
+  size_type name(const char* s, size_type pos, size_type count) const noexcept {                             \
+    return detail::str_##name(*this, {s, count}, pos);                                                       \
+  }                                                                                                          \
+  size_type name(const char* s, size_type pos = dflt) const noexcept { return detail::str_##name(*this, s, pos); } \
+  size_type name(char ch, size_type pos = dflt) const noexcept { return detail::str_##name(*this, {&ch, 1}, pos); } \
+  template <detail::string_view_like T>                                                                      \
+  size_type name(const T& t, size_type pos = dflt) const                                                     \
+      noexcept(std::is_nothrow_convertible_v<const T&, std::string_view>) {                                  \
+    return detail::str_##name(*this, t, pos);                                                                \
+  }
+  FL_STRING_SET_SEARCH(find_first_of, 0)
+  FL_STRING_SET_SEARCH(find_last_of, npos)
+  FL_STRING_SET_SEARCH(find_first_not_of, 0)
+  FL_STRING_SET_SEARCH(find_last_not_of, npos)
+#undef FL_STRING_SET_SEARCH
+
+  // ---- operations ----
+  int compare(const basic_string& str) const noexcept { return view().compare(str.view()); }
+  int compare(size_type pos1, size_type count1, const basic_string& str) const {
+    return substr_view(pos1, count1, "fl::basic_string::compare").compare(str.view());
+  }
+  int compare(size_type pos1, size_type count1, const basic_string& str, size_type pos2,
+              size_type count2 = npos) const {
+    const std::string_view a = substr_view(pos1, count1, "fl::basic_string::compare");
+    return a.compare(str.substr_view(pos2, count2, "fl::basic_string::compare"));
+  }
+  int compare(const char* s) const { return view().compare(s); }
+  int compare(size_type pos1, size_type count1, const char* s) const {
+    return substr_view(pos1, count1, "fl::basic_string::compare").compare(s);
+  }
+  int compare(size_type pos1, size_type count1, const char* s, size_type count2) const {
+    return substr_view(pos1, count1, "fl::basic_string::compare").compare(std::string_view(s, count2));
+  }
+  template <detail::string_view_like T>
+  int compare(const T& t) const noexcept(std::is_nothrow_convertible_v<const T&, std::string_view>) {
+    return view().compare(std::string_view(t));
+  }
+  template <detail::string_view_like T>
+  int compare(size_type pos1, size_type count1, const T& t) const {
+    return substr_view(pos1, count1, "fl::basic_string::compare").compare(std::string_view(t));
+  }
+  template <detail::string_view_like T>
+  int compare(size_type pos1, size_type count1, const T& t, size_type pos2, size_type count2 = npos) const {
+    const std::string_view a = substr_view(pos1, count1, "fl::basic_string::compare");
+    return a.compare(checked_sub(t, pos2, count2, "fl::basic_string::compare"));
+  }
+
+  bool starts_with(std::string_view sv) const noexcept { return view().starts_with(sv); }
+  bool starts_with(char ch) const noexcept { return !empty() && front() == ch; }
+  bool starts_with(const char* s) const { return view().starts_with(s); }
+  bool ends_with(std::string_view sv) const noexcept { return view().ends_with(sv); }
+  bool ends_with(char ch) const noexcept { return !empty() && back() == ch; }
+  bool ends_with(const char* s) const { return view().ends_with(s); }
+  bool contains(std::string_view sv) const noexcept { return find(sv) != npos; }
+  bool contains(char ch) const noexcept { return find(ch) != npos; }
+  bool contains(const char* s) const { return find(s) != npos; }
+
+  basic_string substr(size_type pos = 0, size_type count = npos) const& {
+    return basic_string(substr_view(pos, count, "fl::basic_string::substr"), get_allocator());
+  }
+  basic_string substr(size_type pos = 0, size_type count = npos) && {
+    return basic_string(std::move(*this), pos, count);
+  }
+
+  // ---- fl extensions ----
+  std::string to_std() const { return std::string(data(), size()); }
+
+  template <class A>
+  friend class basic_string;
+  friend struct detail::string_access;
+
+ private:
+  std::string_view view() const noexcept { return std::string_view(data(), size()); }
+  size_type heap_capacity() const noexcept { return rep_.cap & ~rep::heap_flag; }
+  void check_pos(size_type pos, const char* what) const {
+    if (pos > size()) [[unlikely]] detail::throw_string_out_of_range(what);
+  }
+  std::string_view substr_view(size_type pos, size_type count, const char* what) const {
+    const size_type sz = size();
+    if (pos > sz) [[unlikely]] detail::throw_string_out_of_range(what);
+    return std::string_view(data() + pos, std::min(count, sz - pos));
+  }
+  static std::string_view checked_sub(std::string_view sv, size_type pos, size_type count, const char* what) {
+    if (pos > sv.size()) [[unlikely]] detail::throw_string_out_of_range(what);
+    return sv.substr(pos, count);
+  }
+  size_type index_of(const_iterator it) const noexcept { return static_cast<size_type>(it.base() - data()); }
+  void init_copy(std::string_view sv) { init_copy(sv.data(), sv.size()); }
+  void init_copy(const char* s, size_type n) {
+    if (n <= rep::inline_capacity) [[likely]] {
+      rep_.set_empty();
+      if (n) std::memcpy(rep_.bytes(), s, n);
+      rep_.set_inline_size(n);
+    } else {
+      init_heap_copy(s, n);
+    }
+  }
+  basic_string& replace_iters(const_iterator first, const_iterator last, const char* s, size_type n) {
+    return replace_raw(index_of(first), static_cast<size_type>(last - first), s, n);
+  }
+  void erase_raw(size_type pos, size_type n) noexcept {
+    const size_type sz = size();
+    char* p = data();
+    const size_type tail = sz - pos - n;
+    if (n && tail) std::memmove(p + pos, p + pos + n, tail);
+    rep_.set_size_any(sz - n);
+  }
+
+  // Cold and heavy paths (fl/detail/string_impl.hpp).
+  void init_heap_copy(const char* s, size_type n);
+  void init_fill(size_type n, char ch);
+  void init_from_rvalue(basic_string&& other, size_type pos, size_type count);
+  template <class E>
+  void init_expr(const E& e);
+  template <class E>
+  basic_string& assign_expr(const E& e);
+  template <class E>
+  basic_string& append_expr(const E& e);
+  basic_string& replace_raw(size_type pos, size_type n1, const char* s, size_type n2);
+  basic_string& replace_fill(size_type pos, size_type n1, size_type n2, char ch);
+  [[gnu::noinline]] basic_string& append_slow(const char* s, size_type n);
+  [[gnu::noinline]] void push_back_slow(char ch);
+  [[gnu::noinline]] void reserve_slow(size_type new_cap);
+  char* grow_keep(size_type new_size, const char*& src);
+  size_type grown_capacity(size_type new_size) const;
+  static size_type block_bytes(size_type min_capacity) noexcept;
+  char* allocate_block(size_type capacity) { return alloc_traits::allocate(alloc_, capacity + 1); }
+  void deallocate_block(char* p, size_type capacity) noexcept { alloc_traits::deallocate(alloc_, p, capacity + 1); }
+  [[gnu::noinline]] void destroy_heap() noexcept { deallocate_block(rep_.ptr, heap_capacity()); }
+  void free_storage() noexcept {
+    if (rep_.is_heap()) deallocate_block(rep_.ptr, heap_capacity());
+    rep_.set_empty();
+  }
+
+  // Laid out first so that the string's bytes are its first 24 bytes; a
+  // stateless allocator takes no space.
+  rep rep_;
+  [[no_unique_address]] Allocator alloc_;
+};
+
+// ---- non-member functions ----
+
+template <class A>
+bool operator==(const basic_string<A>& a, const basic_string<A>& b) noexcept {
+  const std::size_t n = a.size();
+  return n == b.size() && std::memcmp(a.data(), b.data(), n) == 0;
+}
+template <class A>
+bool operator==(const basic_string<A>& a, const char* b) {
+  return std::string_view(a) == std::string_view(b);
+}
+template <class A, detail::string_view_like T>
+  requires(!std::is_same_v<T, basic_string<A>>)
+bool operator==(const basic_string<A>& a, const T& b) noexcept(std::is_nothrow_convertible_v<const T&, std::string_view>) {
+  return std::string_view(a) == std::string_view(b);
+}
+template <class A>
+std::strong_ordering operator<=>(const basic_string<A>& a, const basic_string<A>& b) noexcept {
+  return std::string_view(a) <=> std::string_view(b);
+}
+template <class A>
+std::strong_ordering operator<=>(const basic_string<A>& a, const char* b) {
+  return std::string_view(a) <=> std::string_view(b);
+}
+template <class A, detail::string_view_like T>
+  requires(!std::is_same_v<T, basic_string<A>>)
+std::strong_ordering operator<=>(const basic_string<A>& a, const T& b) noexcept(
+    std::is_nothrow_convertible_v<const T&, std::string_view>) {
+  return std::string_view(a) <=> std::string_view(b);
+}
+
+template <class A>
+void swap(basic_string<A>& a, basic_string<A>& b) noexcept(noexcept(a.swap(b))) {
+  a.swap(b);
+}
+
+// Erases every ch / every char satisfying pred; returns how many. O(n).
+template <class A, class U>
+typename basic_string<A>::size_type erase(basic_string<A>& s, const U& value) {
+  const auto it = std::remove(s.begin(), s.end(), value);
+  const auto n = static_cast<typename basic_string<A>::size_type>(s.end() - it);
+  s.erase(it, s.end());
+  return n;
+}
+template <class A, class Pred>
+typename basic_string<A>::size_type erase_if(basic_string<A>& s, Pred pred) {
+  const auto it = std::remove_if(s.begin(), s.end(), pred);
+  const auto n = static_cast<typename basic_string<A>::size_type>(s.end() - it);
+  s.erase(it, s.end());
+  return n;
+}
+
+// Streams behave exactly like std::string's (width, padding, skipws, failbit).
+template <class A>
+std::ostream& operator<<(std::ostream& os, const basic_string<A>& s);
+template <class A>
+std::istream& operator>>(std::istream& is, basic_string<A>& s);
+template <class A>
+std::istream& getline(std::istream& is, basic_string<A>& s, char delim);
+template <class A>
+std::istream& getline(std::istream&& is, basic_string<A>& s, char delim) {
+  return getline(is, s, delim);
+}
+template <class A>
+std::istream& getline(std::istream& is, basic_string<A>& s);
+template <class A>
+std::istream& getline(std::istream&& is, basic_string<A>& s) {
+  return getline(is, s);
+}
+
+namespace literals {
+// "text"_fs is an fl::string (embedded NULs kept).
+inline string operator""_fs(const char* s, std::size_t n) { return string(s, n); }
+}  // namespace literals
+
+}  // namespace fl
+
+// Hashes exactly like std::string_view, so a map keyed by fl::string can be
+// probed with a view.
+template <class A>
+struct std::hash<fl::basic_string<A>> {
+  std::size_t operator()(const fl::basic_string<A>& s) const noexcept {
+    return std::hash<std::string_view>{}(std::string_view(s));
+  }
+};
+
+#include <fl/detail/string_impl.hpp>
+#include <fl/detail/string_access.hpp>

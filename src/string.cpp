@@ -1,0 +1,22 @@
+// The non-template, cold parts of fl::basic_string: the throws, kept out of
+// line so that the inline hot paths carry only a call.
+#include <fl/string.hpp>
+
+#include <stdexcept>
+
+namespace fl {
+
+static_assert(sizeof(string) == 24, "fl::string is 24 bytes: the representation and nothing else");
+static_assert(alignof(string) == 8);
+static_assert(std::is_standard_layout_v<string>, "the C API views fl_str as an fl::string in place");
+static_assert(std::is_nothrow_move_constructible_v<string> && std::is_nothrow_move_assignable_v<string>);
+static_assert(std::is_nothrow_default_constructible_v<string>);
+
+namespace detail {
+void throw_string_out_of_range(const char* what) { throw std::out_of_range(what); }
+void throw_string_length_error(const char* what) { throw std::length_error(what); }
+}  // namespace detail
+
+template class basic_string<pool_allocator<char>>;
+
+}  // namespace fl
