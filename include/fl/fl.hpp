@@ -3,4 +3,5 @@
 
 #include <fl/version.hpp>
 #include <fl/pool.hpp>
+#include <fl/string.hpp>
 #include <fl/find.hpp>
