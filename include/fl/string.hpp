@@ -16,6 +16,7 @@
 
 #include <fl/detail/concat_fwd.hpp>
 #include <fl/detail/string_rep.hpp>
+#include <fl/find.hpp>
 #include <fl/pool.hpp>
 
 #include <algorithm>
@@ -51,13 +52,14 @@ struct string_access;
 [[noreturn]] void throw_string_out_of_range(const char* what);
 [[noreturn]] void throw_string_length_error(const char* what);
 
-// Searches go through these so that the search engine is chosen in one place.
-inline std::size_t str_find(std::string_view h, std::string_view n, std::size_t pos) noexcept { return h.find(n, pos); }
-inline std::size_t str_rfind(std::string_view h, std::string_view n, std::size_t pos) noexcept { return h.rfind(n, pos); }
-inline std::size_t str_find_first_of(std::string_view h, std::string_view s, std::size_t pos) noexcept { return h.find_first_of(s, pos); }
-inline std::size_t str_find_last_of(std::string_view h, std::string_view s, std::size_t pos) noexcept { return h.find_last_of(s, pos); }
-inline std::size_t str_find_first_not_of(std::string_view h, std::string_view s, std::size_t pos) noexcept { return h.find_first_not_of(s, pos); }
-inline std::size_t str_find_last_not_of(std::string_view h, std::string_view s, std::size_t pos) noexcept { return h.find_last_not_of(s, pos); }
+// Searches go through these so that the search engine is chosen in one place
+// (fl::find and friends: linear worst case, SIMD, std::string_view semantics).
+inline std::size_t str_find(std::string_view h, std::string_view n, std::size_t pos) noexcept { return fl::find(h, n, pos); }
+inline std::size_t str_rfind(std::string_view h, std::string_view n, std::size_t pos) noexcept { return fl::rfind(h, n, pos); }
+inline std::size_t str_find_first_of(std::string_view h, std::string_view s, std::size_t pos) noexcept { return fl::find_first_of(h, s, pos); }
+inline std::size_t str_find_last_of(std::string_view h, std::string_view s, std::size_t pos) noexcept { return fl::find_last_of(h, s, pos); }
+inline std::size_t str_find_first_not_of(std::string_view h, std::string_view s, std::size_t pos) noexcept { return fl::find_first_not_of(h, s, pos); }
+inline std::size_t str_find_last_not_of(std::string_view h, std::string_view s, std::size_t pos) noexcept { return fl::find_last_not_of(h, s, pos); }
 
 // The standard's "string_view-like" parameter: converts to std::string_view
 // but not to const char*; concatenation expressions have their own overloads.
