@@ -3,6 +3,11 @@
 JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
 BENCH_FILTER ?= .
 BENCH_REPS  ?= 3
+# Seconds per benchmark and repetition (fl_bench's default when empty; see bench/common.hpp).
+BENCH_MIN_TIME ?=
+# Debian's python3-matplotlib belongs to /usr/bin/python3, which a pyenv/venv
+# python3 earlier on PATH would not see.
+PYTHON      ?= $(shell test -x /usr/bin/python3 && echo /usr/bin/python3 || echo python3)
 FUZZ_SECONDS ?= 15
 CMAKE_GEN   := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 
@@ -55,10 +60,10 @@ bench: bench-deps
 	      -DFL_BUILD_TESTS=OFF -DFL_BUILD_EXAMPLES=OFF -DFL_INSTALL=OFF
 	cmake --build build-bench -j $(JOBS) --target fl_bench
 	@mkdir -p bench-results
-	build-bench/bench/fl_bench --benchmark_filter='$(BENCH_FILTER)' \
-	  --benchmark_repetitions=$(BENCH_REPS) --benchmark_out=bench-results/results.json \
-	  --benchmark_out_format=json
-	python3 bench/report/report.py bench-results/results.json bench-results
+	$(if $(BENCH_MIN_TIME),FL_BENCH_MIN_TIME=$(BENCH_MIN_TIME)) build-bench/bench/fl_bench \
+	  --benchmark_filter='$(BENCH_FILTER)' --benchmark_repetitions=$(BENCH_REPS) \
+	  --benchmark_out=bench-results/results.json --benchmark_out_format=json
+	$(PYTHON) bench/report/report.py bench-results/results.json bench-results
 
 clean:
 	rm -rf build build-asan build-tsan build-fuzz build-bench bench-results

@@ -1,0 +1,409 @@
+#!/usr/bin/env python3
+"""bench/report/report.py: turns fl_bench's Google Benchmark JSON into a
+side-by-side report.
+
+    report.py RESULTS_JSON OUT_DIR [--time cpu|real] [--sections a,b,...]
+              [--update-doc docs/performance.md]
+
+Writes OUT_DIR/report.md (one table per section: each case's libraries side
+by side, ratio to the section's baseline, spread) and OUT_DIR/<section>.png
+(bar chart of the ratios), and prints the tables to stdout. With
+--update-doc FILE it also replaces the text between the lines
+"<!-- fl-bench:begin -->" and "<!-- fl-bench:end -->" in FILE by the same
+header and tables (only the --sections given, default all), so the
+performance notes are regenerated from a run instead of pasted by hand.
+
+Names are section/case/library: the section is the first component, the
+library the last, the case everything in between. Google Benchmark's own
+suffixes ("/min_time:0.050", "/repeats:3", "/threads:1", ...) are dropped.
+
+Numbers: with repetitions, Google Benchmark writes mean/median/stddev/cv
+aggregates; the table shows the median time, the ratio of medians, and the
+largest coefficient of variation (stddev/mean) among the libraries of the
+row. Without aggregates (one repetition) the single run is used and the
+spread reads "-". Times are CPU time by default: the benchmarks are
+single-threaded, and on a shared machine CPU time leaves out the time the
+process waited for a core (--time real to use wall time instead).
+
+Needs only the Python standard library; charts need matplotlib, and without
+it the script prints a note and writes the tables only.
+"""
+
+import argparse
+import json
+import math
+import os
+import re
+import statistics
+import sys
+
+# The library each section is compared against. A section not listed uses
+# "std". When a case has no run of its baseline, its first library is used.
+BASELINE = {
+    "c": "c",
+    "io": "raw",
+}
+DEFAULT_BASELINE = "std"
+
+# Targets for fl, checked in the report (not in timed tests): the largest
+# allowed ratio fl/baseline per section, per case (overrides the section),
+# and sections where fl must also beat every other peer named here.
+TARGET_LIB = "fl"
+SECTION_TARGET = {"string": 1.0, "pool": 1.0, "paper": 1.0}
+CASE_TARGET = {
+    ("string", "heap_construct_100"): 0.6,
+    ("string", "append_growth_256x16"): 0.9,
+    ("string", "copy_by_value_64"): 0.7,
+}
+MUST_BEAT = {"string": ["boost"], "pool": ["boost"], "paper": ["boost"]}
+
+# Google Benchmark appends these to a name when a benchmark sets them.
+_GB_SUFFIX = re.compile(
+    r"^(min_time|min_warmup_time|iterations|repeats|threads|real_time|manual_time|process_time)(:.*)?$")
+
+_TO_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
+
+
+def split_name(name):
+    """(section, case, library) of a benchmark name, or None."""
+    parts = name.split("/")
+    while parts and _GB_SUFFIX.match(parts[-1]):
+        parts.pop()
+    if len(parts) < 3:
+        return None
+    return parts[0], "/".join(parts[1:-1]), parts[-1]
+
+
+class Stat:
+    """One library's numbers for one case."""
+
+    def __init__(self):
+        self.times = []        # ns, one per repetition (iteration runs)
+        self.agg = {}          # aggregate name -> ns (or fraction for cv)
+        self.bps = []          # bytes_per_second per repetition
+        self.bps_agg = {}      # aggregate name -> bytes_per_second
+        self.error = None
+
+    def median(self):
+        if "median" in self.agg:
+            return self.agg["median"]
+        if self.times:
+            return statistics.median(self.times)
+        return None
+
+    def cv(self):
+        """Coefficient of variation (fraction), or None with one repetition."""
+        if "cv" in self.agg:
+            return self.agg["cv"]
+        if "stddev" in self.agg and self.agg.get("mean"):
+            return self.agg["stddev"] / self.agg["mean"]
+        if len(self.times) > 1:
+            m = statistics.mean(self.times)
+            return statistics.stdev(self.times) / m if m else None
+        return None
+
+    def gbps(self):
+        v = self.bps_agg.get("median")
+        if v is None and self.bps:
+            v = statistics.median(self.bps)
+        return v / 1e9 if v else None
+
+
+def load(path, time_key):
+    with open(path) as f:
+        data = json.load(f)
+    ctx = data.get("context", {})
+    # sections -> cases -> libs -> Stat, all in first-seen (registration) order
+    sections = {}
+    for b in data.get("benchmarks", []):
+        name = b.get("run_name") or b.get("name", "")
+        parsed = split_name(name)
+        if parsed is None:
+            continue
+        section, case, lib = parsed
+        st = sections.setdefault(section, {}).setdefault(case, {}).setdefault(lib, Stat())
+        if b.get("error_occurred"):
+            st.error = b.get("error_message", "error")
+            continue
+        scale = _TO_NS.get(b.get("time_unit", "ns"), 1.0)
+        t = b.get(time_key)
+        if t is None:
+            continue
+        if b.get("run_type") == "aggregate":
+            agg = b.get("aggregate_name", "")
+            if agg == "cv" or b.get("aggregate_unit") == "percentage":
+                st.agg["cv"] = t  # a fraction, not a time
+            else:
+                st.agg[agg] = t * scale
+                if "bytes_per_second" in b:
+                    st.bps_agg[agg] = b["bytes_per_second"]
+        else:
+            st.times.append(t * scale)
+            if "bytes_per_second" in b:
+                st.bps.append(b["bytes_per_second"])
+    return ctx, sections
+
+
+def baseline_of(section, libs):
+    want = BASELINE.get(section, DEFAULT_BASELINE)
+    ok = [l for l in libs if libs[l].median() is not None]
+    if want in ok:
+        return want
+    return ok[0] if ok else None
+
+
+def fmt_time(ns):
+    if ns is None:
+        return "-"
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
+        if ns >= scale:
+            v = ns / scale
+            break
+    else:
+        unit, v = "ns", ns
+    return f"{v:.3g} {unit}" if v < 100 else f"{v:.0f} {unit}"
+
+
+def fmt_ratio(r):
+    return "-" if r is None else f"{r:.2f}x"
+
+
+def section_libs(cases):
+    """Libraries of a section in first-seen order."""
+    libs = []
+    for per_lib in cases.values():
+        for lib in per_lib:
+            if lib not in libs:
+                libs.append(lib)
+    return libs
+
+
+def section_table(section, cases):
+    """Markdown lines of one section's table, plus the ratio rows for charts:
+    [(case, {lib: ratio})]."""
+    libs = section_libs(cases)
+    want = BASELINE.get(section, DEFAULT_BASELINE)
+    order = ([want] if want in libs else []) + [l for l in libs if l != want]
+    others = [l for l in order if l != want]
+    head = ["case"] + order + [f"{l}/{want}" for l in others] + ["spread (max cv)"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    ratio_rows = []
+    for case, per_lib in cases.items():
+        base = baseline_of(section, per_lib)
+        base_t = per_lib[base].median() if base else None
+        cells, ratios, worst = [case], {}, None
+        for lib in order:
+            st = per_lib.get(lib)
+            if st is None:
+                cells.append("")
+                continue
+            if st.error:
+                cells.append("error")
+                continue
+            t = st.median()
+            cell = fmt_time(t)
+            g = st.gbps()
+            if g is not None:
+                cell += f" ({g:.2f} GB/s)"
+            cells.append(cell)
+            cv = st.cv()
+            if cv is not None and (worst is None or cv > worst[0]):
+                worst = (cv, lib)
+        for lib in order:
+            st = per_lib.get(lib)
+            t = st.median() if st is not None and not st.error else None
+            r = t / base_t if (t is not None and base_t) else None
+            if r is not None:
+                ratios[lib] = r
+            if lib == want:
+                continue
+            # A case without the section's baseline is compared with its
+            # first library instead, and says so.
+            mark = f" (vs {base})" if base != want and r is not None else ""
+            cells.append(fmt_ratio(r) + mark if r is not None else "")
+        cells.append("-" if worst is None else f"{worst[0] * 100:.1f}% ({worst[1]})")
+        lines.append("| " + " | ".join(cells) + " |")
+        ratio_rows.append((case, base, ratios))
+    return lines, ratio_rows
+
+
+def target_lines(section, cases):
+    """Markdown bullet lines checking fl's targets in this section."""
+    if section not in SECTION_TARGET and not any(s == section for s, _ in CASE_TARGET):
+        return []
+    out = []
+    for case, per_lib in cases.items():
+        fl = per_lib.get(TARGET_LIB)
+        if fl is None or fl.median() is None:
+            continue
+        base = baseline_of(section, per_lib)
+        limit = CASE_TARGET.get((section, case), SECTION_TARGET.get(section))
+        checks = []
+        if limit is not None and base and base != TARGET_LIB:
+            r = fl.median() / per_lib[base].median()
+            checks.append((r <= limit, f"{r:.2f}x {base} (target <= {limit:.1f}x)"))
+        for peer in MUST_BEAT.get(section, []):
+            p = per_lib.get(peer)
+            if p is not None and p.median():
+                r = fl.median() / p.median()
+                checks.append((r < 1.0, f"{r:.2f}x {peer} (target < 1.0x)"))
+        if checks:
+            ok = all(c[0] for c in checks)
+            out.append(f"- {'met ' if ok else 'MISSED'} `{section}/{case}`: " + ", ".join(c[1] for c in checks))
+    return out
+
+
+def header_lines(ctx, time_key, reps):
+    date = ctx.get("date", "")
+    cpu = ctx.get("cpu_model", "unknown")
+    ncpu = ctx.get("num_cpus")
+    mhz = ctx.get("mhz_per_cpu")
+    cpu_line = cpu + (f", {ncpu} CPUs" if ncpu else "") + (f" @ {mhz} MHz" if mhz else "")
+    lines = [
+        f"- Date: {date}",
+        f"- CPU: {cpu_line}",
+        f"- Compiler: {ctx.get('compiler', 'unknown')}; flags: `{ctx.get('flags', '').strip() or 'unknown'}`",
+        f"- Commit: {ctx.get('commit', 'unknown')}",
+        f"- Repetitions: {reps}; min time per benchmark: {ctx.get('min_time_s', '?')} s; "
+        f"seed: {ctx.get('seed', '?')}; times: {'CPU' if time_key == 'cpu_time' else 'wall'} time, median",
+        f"- Peers compiled in: {ctx.get('peers', 'unknown')}; missing: {ctx.get('peers_missing', 'unknown')}",
+    ]
+    if ctx.get("library_build_type") == "debug":
+        lines.append("- Note: the Google Benchmark library itself was built as debug (as Debian ships it); "
+                     "this affects only its own bookkeeping, not the measured code")
+    return lines
+
+
+def repetitions(path):
+    with open(path) as f:
+        data = json.load(f)
+    reps = 1
+    for b in data.get("benchmarks", []):
+        reps = max(reps, int(b.get("repetitions", 1) or 1))
+    return reps
+
+
+def render(ctx, sections, time_key, reps, only=None):
+    md = ["# fl benchmark report", ""] + header_lines(ctx, time_key, reps) + [""]
+    md += ["Each row is one case; times are the median over repetitions; `lib/base` is that library's "
+           "time divided by the baseline's (below 1.00x is faster than the baseline); spread is the "
+           "largest coefficient of variation among the row's libraries.", ""]
+    charts = {}
+    for section, cases in sections.items():
+        if only and section not in only:
+            continue
+        want = BASELINE.get(section, DEFAULT_BASELINE)
+        md += [f"## {section}/ (baseline: {want})", ""]
+        lines, rows = section_table(section, cases)
+        md += lines + [""]
+        targets = target_lines(section, cases)
+        if targets:
+            md += ["Targets for fl:", ""] + targets + [""]
+        charts[section] = rows
+    return md, charts
+
+
+def chart(section, rows, out_path, plt):
+    libs = []
+    for _, base, ratios in rows:
+        for lib in ratios:
+            if lib != base and lib not in libs:
+                libs.append(lib)
+    if not libs:
+        return False
+    cases = [c for c, _, _ in rows]
+    values = [r for _, _, ratios in rows for r in ratios.values() if r and r > 0]
+    log = bool(values) and max(values) / min(values) > 20
+    n = len(cases)
+    bar_h = 0.8 / len(libs)
+    fig_h = max(2.5, 0.3 * n * max(1, len(libs)) * 0.9 + 1.2)
+    fig, ax = plt.subplots(figsize=(9, fig_h))
+    colors = plt.rcParams["axes.prop_cycle"].by_key().get("color", [None])
+    for i, lib in enumerate(libs):
+        ys = [j + (i - (len(libs) - 1) / 2) * bar_h for j in range(n)]
+        xs = [rows[j][2].get(lib, float("nan")) for j in range(n)]
+        ax.barh(ys, xs, height=bar_h, label=lib, color=colors[i % len(colors)])
+        for y, x in zip(ys, xs):
+            if x == x:  # not NaN
+                ax.text(x, y, f" {x:.2f}", va="center", fontsize=7)
+    ax.axvline(1.0, color="black", linewidth=1, linestyle="--")
+    ax.set_yticks(range(n))
+    ax.set_yticklabels(cases, fontsize=8)
+    ax.invert_yaxis()
+    if log:
+        ax.set_xscale("log")
+        lo, hi = min(values), max(values)
+        ticks = [t for t in (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
+                 if lo / 2 <= t <= hi * 2]
+        ax.set_xticks(ticks)
+        ax.set_xticklabels([f"{t:g}" for t in ticks])
+        ax.minorticks_off()
+    base = BASELINE.get(section, DEFAULT_BASELINE)
+    ax.set_xlabel(f"time / {base} time (lower is faster; dashed line = {base})" + (", log scale" if log else ""))
+    ax.set_title(f"fl_bench {section}/: ratio to {base}")
+    ax.legend(fontsize=8, loc="best")
+    fig.tight_layout()
+    fig.savefig(out_path, dpi=110)
+    plt.close(fig)
+    return True
+
+
+def update_doc(path, text):
+    begin, end = "<!-- fl-bench:begin -->", "<!-- fl-bench:end -->"
+    with open(path) as f:
+        doc = f.read()
+    if begin not in doc or end not in doc:
+        sys.exit(f"report.py: {path} has no {begin} ... {end} block")
+    head, rest = doc.split(begin, 1)
+    _, tail = rest.split(end, 1)
+    with open(path, "w") as f:
+        f.write(head + begin + "\n" + text + "\n" + end + tail)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("results")
+    ap.add_argument("out_dir")
+    ap.add_argument("--time", choices=["cpu", "real"], default="cpu")
+    ap.add_argument("--sections", default="", help="comma-separated sections (default: all)")
+    ap.add_argument("--update-doc", default="", help="file with an fl-bench:begin/end block to refresh")
+    args = ap.parse_args()
+
+    time_key = "cpu_time" if args.time == "cpu" else "real_time"
+    ctx, sections = load(args.results, time_key)
+    if not sections:
+        sys.exit(f"report.py: no section/case/library benchmarks in {args.results}")
+    reps = repetitions(args.results)
+    only = [s for s in args.sections.split(",") if s] or None
+    md, charts = render(ctx, sections, time_key, reps, only)
+
+    os.makedirs(args.out_dir, exist_ok=True)
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        plt = None
+        note = "matplotlib not installed: charts skipped (apt-get install python3-matplotlib)"
+        print(f"report.py: {note}", file=sys.stderr)
+        md += [f"_{note}_", ""]
+    if plt is not None:
+        written = []
+        for section, rows in charts.items():
+            png = os.path.join(args.out_dir, f"{section}.png")
+            if chart(section, rows, png, plt):
+                written.append(f"{section}.png")
+        if written:
+            md += ["Charts: " + ", ".join(f"[{w}]({w})" for w in written), ""]
+
+    text = "\n".join(md)
+    with open(os.path.join(args.out_dir, "report.md"), "w") as f:
+        f.write(text)
+    print(text)
+    if args.update_doc:
+        body = "\n".join(l for l in md[2:] if not l.startswith("Charts: "))
+        update_doc(args.update_doc, body.strip() + "\n")
+
+
+if __name__ == "__main__":
+    main()
