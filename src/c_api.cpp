@@ -88,6 +88,10 @@ fl_status fl_str_from_n_heap_(fl_str* s, const char* p, size_t n) {
   return c_call([&] { construct(s, fl::string(p, n)); });
 }
 
+fl_status fl_str_append_n_grow_(fl_str* s, const char* p, size_t n) {
+  return c_call([&] { as(s).append(p, n); });
+}
+
 void fl_str_free_heap_(fl_str* s) {
   std::destroy_at(&as(s));
   construct(s, fl::string());

@@ -9,11 +9,13 @@
 #include <fl/pool.hpp>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <system_error>
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -58,6 +60,25 @@ struct block_guard {
     cap = new_cap;
   }
 };
+
+// A big buffer is fresh memory from mmap: every 4 KiB page faults and is
+// zeroed by the kernel as read() first touches it, which made a 100 MiB read
+// run at a third of the page-cache copy speed. Asking for transparent huge
+// pages on the 2 MiB-aligned interior of the block cuts the faults 512-fold
+// (it is only advice: where THP is off, nothing changes).
+constexpr std::size_t huge_page = std::size_t{2} << 20;
+constexpr std::size_t huge_page_min_file = 4 * huge_page;
+
+void advise_huge_pages(char* p, std::size_t n) noexcept {
+#if defined(MADV_HUGEPAGE)
+  const auto begin = (reinterpret_cast<std::uintptr_t>(p) + huge_page - 1) & ~(huge_page - 1);
+  const auto end = (reinterpret_cast<std::uintptr_t>(p) + n) & ~(huge_page - 1);
+  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+#else
+  (void)p;
+  (void)n;
+#endif
+}
 
 // read() that retries on EINTR; returns the byte count (0 at EOF).
 std::size_t read_some(int fd, char* dst, std::size_t n, const char* path) {
@@ -115,6 +136,7 @@ string read_file(const char* path) {
     const auto expect = static_cast<std::size_t>(st.st_size);
     b.p = static_cast<char*>(detail::pool_allocate(expect + 1));
     b.cap = expect;
+    if (expect >= huge_page_min_file) advise_huge_pages(b.p, expect);
     while (got < expect) {
       const std::size_t r = read_some(fd, b.p + got, expect - got, path);
       if (r == 0) break;  // the file shrank: what was read is the file

@@ -44,11 +44,12 @@ typedef enum fl_status {
 
 #define FL_NPOS ((size_t)-1)
 
-/* The short, hot functions (init, from, from_n, free, len, cstr, data, clear)
- * are static inline here, so that creating and freeing a short string costs no
- * call; their heap cases call into the library. The library also exports
- * every one of them under the same name for FFI users and for programs built
- * with FL_C_NO_INLINE defined (which turns the inline definitions off). */
+/* The short, hot functions (init, from, from_n, free, len, cstr, data, clear,
+ * and append/append_n when the text fits the capacity) are static inline
+ * here, so that creating and freeing a short string or appending within the
+ * capacity costs no call; their other cases call into the library. The library also
+ * exports every one of them under the same name, for FFI users and for
+ * programs built with FL_C_NO_INLINE defined (no inline definitions). */
 #if defined(FL_C_NO_INLINE)
 #define FL_C_INLINE_
 #else
@@ -111,8 +112,8 @@ size_t fl_str_capacity(const fl_str *s);
 
 /* s = the n bytes at p. */
 fl_status fl_str_assign(fl_str *s, const char *p, size_t n);
-fl_status fl_str_append(fl_str *s, const char *cstr);
-fl_status fl_str_append_n(fl_str *s, const char *p, size_t n);
+FL_C_INLINE_ fl_status fl_str_append(fl_str *s, const char *cstr);
+FL_C_INLINE_ fl_status fl_str_append_n(fl_str *s, const char *p, size_t n);
 /* Appends printf-style text (vsnprintf formats straight into the spare
  * capacity; one more pass only when the text does not fit). FL_EINVAL if the
  * format fails (vsnprintf < 0). As with snprintf, the arguments must not
@@ -173,6 +174,7 @@ fl_status fl_str_write_file(const fl_str *s, const char *path);
 /* Not part of the API: out-of-line halves of the inline functions above. */
 fl_status fl_str_from_n_heap_(fl_str *s, const char *p, size_t n);
 void fl_str_free_heap_(fl_str *s);
+fl_status fl_str_append_n_grow_(fl_str *s, const char *p, size_t n);
 
 #define FL_STR_HEAP_BIT_ 0x80u
 
@@ -225,6 +227,38 @@ static inline const char *fl_str_cstr(const fl_str *s) {
 static inline char *fl_str_data(fl_str *s) {
   if (s == NULL) return NULL;
   return (s->fl_b_[23] & FL_STR_HEAP_BIT_) ? s->fl_p_ : (char *)s->fl_b_;
+}
+
+/* Appends in place when the text fits the capacity; otherwise the library
+ * grows the buffer (geometrically, onto the pool's size classes). A source
+ * inside s is fine: it lies in [0, len), the copy goes to [len, len + n). */
+static inline fl_status fl_str_append_n(fl_str *s, const char *p, size_t n) {
+  if (s == NULL || (p == NULL && n != 0)) return FL_EINVAL;
+  if (n == 0) return FL_OK;
+  if (s->fl_b_[23] & FL_STR_HEAP_BIT_) {
+    const size_t len = s->fl_w_[1];
+    const size_t cap = s->fl_w_[2] & ~((size_t)1 << 63);
+    if (n <= cap - len) {
+      memcpy(s->fl_p_ + len, p, n);
+      s->fl_w_[1] = len + n;
+      s->fl_p_[len + n] = 0;
+      return FL_OK;
+    }
+  } else {
+    const size_t len = (size_t)(FL_STR_INLINE_CAPACITY - s->fl_b_[23]);
+    if (n <= FL_STR_INLINE_CAPACITY - len) {
+      memcpy(s->fl_b_ + len, p, n);
+      s->fl_b_[len + n] = 0;
+      s->fl_b_[23] = (unsigned char)(FL_STR_INLINE_CAPACITY - (len + n));
+      return FL_OK;
+    }
+  }
+  return fl_str_append_n_grow_(s, p, n);
+}
+
+static inline fl_status fl_str_append(fl_str *s, const char *cstr) {
+  if (cstr == NULL) return FL_EINVAL;
+  return fl_str_append_n(s, cstr, strlen(cstr));
 }
 
 static inline void fl_str_clear(fl_str *s) {
