@@ -5,3 +5,4 @@
 #include <fl/pool.hpp>
 #include <fl/string.hpp>
 #include <fl/find.hpp>
+#include <fl/io.hpp>
