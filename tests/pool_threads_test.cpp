@@ -3,6 +3,7 @@
 // and a thread's cache handed back when the thread exits (a leak would be
 // reported by LSan in the ASan build).
 #include <fl/pool.hpp>
+#include <fl/string.hpp>
 
 #include <gtest/gtest.h>
 
@@ -16,6 +17,8 @@
 #include <mutex>
 #include <optional>
 #include <random>
+#include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -131,6 +134,78 @@ TEST(PoolThreadsTest, ThreadsFreeEachOthersBlocks) {
   EXPECT_EQ(corrupt.load(), 0) << "seed " << seed;
   EXPECT_EQ(got_a, kPerThread) << "seed " << seed;
   EXPECT_EQ(got_b, kPerThread) << "seed " << seed;
+}
+
+// The same with fl::string: strings of every length (inline and heap) are
+// built and grown on one thread, moved through a queue, appended to and
+// destroyed on the other, in both directions at once.
+TEST(PoolThreadsTest, ThreadsDestroyEachOthersStrings) {
+  const auto seed = test_seed();
+  constexpr int kPerThread = 20000;
+  std::mutex m[2];
+  std::condition_variable cv[2];
+  std::deque<fl::string> q[2];
+  bool done[2] = {false, false};
+  std::atomic<int> corrupt{0};
+
+  auto worker = [&](int self, std::uint64_t s) {
+    const int other = 1 - self;
+    std::mt19937_64 rng(s);
+    int received = 0;
+    auto consume = [&](fl::string& str) {
+      // Each string is one repeated letter followed by its length digits.
+      const std::size_t digits = str.find('#');
+      if (digits == fl::string::npos || std::to_string(digits) != std::string_view(str).substr(digits + 1)) {
+        corrupt.fetch_add(1);
+      }
+      str += "appended on the receiving thread, past any inline size";
+      ++received;
+    };
+    for (int i = 0; i < kPerThread; ++i) {
+      const std::size_t n = rng() % 4 == 0 ? rng() % 5000 : rng() % 40;
+      fl::string str(n, static_cast<char>('a' + rng() % 26));
+      str += '#';
+      str += std::to_string(n);
+      {
+        std::lock_guard<std::mutex> lock(m[other]);
+        q[other].push_back(std::move(str));
+      }
+      cv[other].notify_one();
+      std::deque<fl::string> mine;
+      {
+        std::lock_guard<std::mutex> lock(m[self]);
+        mine.swap(q[self]);
+      }
+      for (auto& r : mine) consume(r);
+    }
+    {
+      std::lock_guard<std::mutex> lock(m[other]);
+      done[other] = true;
+    }
+    cv[other].notify_one();
+    std::unique_lock<std::mutex> lock(m[self]);
+    for (;;) {
+      cv[self].wait(lock, [&] { return !q[self].empty() || done[self]; });
+      std::deque<fl::string> mine;
+      mine.swap(q[self]);
+      const bool finished = done[self] && mine.empty();
+      lock.unlock();
+      for (auto& r : mine) consume(r);
+      mine.clear();  // destroyed here, on the receiving thread
+      lock.lock();
+      if (finished || (done[self] && q[self].empty())) break;
+    }
+    return received;
+  };
+
+  int got[2] = {0, 0};
+  std::thread a([&] { got[0] = worker(0, seed); });
+  std::thread b([&] { got[1] = worker(1, seed + 1); });
+  a.join();
+  b.join();
+  EXPECT_EQ(corrupt.load(), 0) << "seed " << seed;
+  EXPECT_EQ(got[0], kPerThread) << "seed " << seed;
+  EXPECT_EQ(got[1], kPerThread) << "seed " << seed;
 }
 
 // Producer/consumer: every block allocated on one thread is freed on the
