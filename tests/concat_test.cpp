@@ -381,6 +381,35 @@ TEST(ConcatTest, FloatingPointIsShortestRoundTrip) {
   }
 }
 
+TEST(ConcatTest, DecimalLikeDoublesMatchToChars) {
+  // The values the fast path of src/concat.cpp takes: few significant digits,
+  // magnitudes 1e-7..1e17 (past both ends of the fast range), integers with
+  // trailing zeros (where scientific is shorter) and ties of both notations.
+  const auto seed = test_seed();
+  std::mt19937_64 rng(seed);
+  for (int i = 0; i < 200'000; ++i) {
+    const int digits = 1 + static_cast<int>(rng() % 17);
+    std::uint64_t m = rng() % 100000000000000000ULL;
+    for (int d = digits; d < 17; ++d) m /= 10;
+    const int exp10 = static_cast<int>(rng() % 25) - 12;
+    double v = static_cast<double>(m);
+    v = exp10 >= 0 ? v * std::pow(10.0, exp10) : v / std::pow(10.0, -exp10);
+    if (rng() % 2) v = -v;
+    if (rng() % 16 == 0) v = std::nextafter(v, 1e300);  // a neighbour: 16-17 digits
+    char want[64];
+    const auto w = std::to_chars(want, want + sizeof want, v);
+    const fl::string got = fl::concat(v);
+    ASSERT_EQ(std::string_view(got), std::string_view(want, static_cast<std::size_t>(w.ptr - want)))
+        << "seed " << seed << " i " << i;
+  }
+  for (double v : {1e-5, 1e-4, 1.5e-4, 1e-3, 0.1, 1.0, 10.0, 1e5, 1e6, 1.2e6, 123456789012345.0, 1e15, 999999999999999.9,
+                   0.30000000000000004, 5e-324, 1.7976931348623157e308, -0.0, 0.0}) {
+    char want[64];
+    const auto w = std::to_chars(want, want + sizeof want, v);
+    EXPECT_EQ(std::string_view(fl::concat(v)), std::string_view(want, static_cast<std::size_t>(w.ptr - want)));
+  }
+}
+
 TEST(ConcatTest, TextCharBoolAndMixes) {
   const fl::string fs = "fl";
   const std::string ss = "std";

@@ -53,6 +53,11 @@ concept concat_integer = std::is_integral_v<T> && !std::is_same_v<T, bool> && !s
 template <class T>
 concept concat_text = is_fl_string_v<T> || is_concat_expr_v<T> || c_string_operand<T> || view_like_operand<T>;
 
+// The shortest round-trip text of v (what std::to_chars(first, last, v)
+// writes), at most 24 chars; a fast path for short decimals, else
+// std::to_chars. Out of line, in src/concat.cpp.
+char* format_double(char* out, double v) noexcept;
+
 // Copies n <= 32 bytes with at most two fixed-size moves that may overlap,
 // instead of a call to memcpy with a run-time length.
 inline void copy_short(char* out, const char* p, std::size_t n) noexcept {
@@ -103,9 +108,13 @@ auto concat_piece(const T& arg) noexcept {
     return char_operand{arg};
   } else if constexpr (concat_integer<T> || std::is_floating_point_v<T>) {
     number_operand<number_buffer_size<T>> n;
-    // The buffer fits the longest text of T, so to_chars cannot fail.
-    const auto r = std::to_chars(n.buf, n.buf + sizeof n.buf, arg);
-    n.len = static_cast<unsigned char>(r.ptr - n.buf);
+    if constexpr (std::is_same_v<T, double>) {
+      n.len = static_cast<unsigned char>(format_double(n.buf, arg) - n.buf);
+    } else {
+      // The buffer fits the longest text of T, so to_chars cannot fail.
+      const auto r = std::to_chars(n.buf, n.buf + sizeof n.buf, arg);
+      n.len = static_cast<unsigned char>(r.ptr - n.buf);
+    }
     return n;
   } else if constexpr (concat_text<T>) {
     return make_operand(arg);
