@@ -258,7 +258,7 @@ find_isa best_isa() noexcept {
   }
   if (const char* cap = std::getenv("FL_FIND_ISA")) {
     if (std::strcmp(cap, "scalar") == 0) best = find_isa::scalar;
-    if (std::strcmp(cap, "sse2") == 0 && best == find_isa::avx2) best = find_isa::sse2;
+    if (std::strcmp(cap, "sse2") == 0 && best > find_isa::sse2) best = find_isa::sse2;
   }
   return best;
 }

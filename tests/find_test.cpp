@@ -188,7 +188,7 @@ TEST(FindTest, EveryStartPositionShortNeedles) {
 }
 
 // The needle planted at every offset of haystacks of lengths around the 16,
-// 32 and 64-byte vector widths, so matches straddle every block boundary and
+// 32 and 64-byte vector widths and their doubles (the unrolled loops), so matches straddle every block boundary and
 // land in the re-read tail blocks.
 TEST(FindTest, MatchesStraddlingVectorBoundaries) {
   for_each_isa([&](find_isa) {
@@ -196,7 +196,9 @@ TEST(FindTest, MatchesStraddlingVectorBoundaries) {
     for (std::size_t m : {2u, 3u, 5u, 13u, 17u, 31u, 33u, 64u}) {
       for (std::size_t n : {m, m + 1, std::size_t{15}, std::size_t{16}, std::size_t{17}, std::size_t{31},
                             std::size_t{32}, std::size_t{33}, std::size_t{63}, std::size_t{64}, std::size_t{65},
-                            std::size_t{95}, std::size_t{96}, std::size_t{97}, std::size_t{130}}) {
+                            std::size_t{95}, std::size_t{96}, std::size_t{97}, std::size_t{127},
+                            std::size_t{128}, std::size_t{129}, std::size_t{130}, std::size_t{191},
+                            std::size_t{192}, std::size_t{193}, std::size_t{257}}) {
         if (n < m) continue;
         const std::string nd = random_text(rng, m, 26, 'A');  // letters the text never has
         for (std::size_t at = 0; at + m <= n; ++at) {
@@ -406,8 +408,10 @@ TEST(FindTest, DispatchSelectsBestKernelAndCanBeCapped) {
     EXPECT_TRUE(fl::detail::set_find_isa(isa));
     EXPECT_EQ(fl::detail::current_find_isa(), isa);
   }
-  if (!fl::detail::find_isa_supported(find_isa::avx2)) {
-    EXPECT_FALSE(fl::detail::set_find_isa(find_isa::avx2));
+  for (find_isa isa : {find_isa::sse2, find_isa::avx2}) {
+    if (!fl::detail::find_isa_supported(isa)) {
+      EXPECT_FALSE(fl::detail::set_find_isa(isa));
+    }
   }
   EXPECT_TRUE(fl::detail::set_find_isa(saved));
   std::cout << "default find kernel: " << isa_name(saved) << "\n";

@@ -1,7 +1,9 @@
 // fl/detail/find_simd.hpp: the SIMD search kernels, written once over a vector
 // type V and instantiated by src/find_sse2.cpp (V = 16-byte SSE2) and
-// src/find_avx2.cpp (V = 32-byte AVX2). Included only by those files; never by
-// a public header.
+// src/find_avx2.cpp (32-byte AVX2). Included only by those files; never by a
+// public header. The AVX2 type exists only where the translation unit is
+// compiled for it. (A 64-byte AVX-512BW instantiation was measured on the
+// AMD EPYC development machine and was slower than AVX2, so there is none.)
 //
 // Everything here has internal linkage (an unnamed namespace): each ISA's
 // translation unit gets its own copy, so the linker can never substitute an
@@ -14,15 +16,27 @@
 // vector, by the next narrower kernel or a scalar loop.
 #pragma once
 
-#include <fl/detail/find_impl.hpp>
+#include <immintrin.h>
 
-#include <emmintrin.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
 
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 
 namespace fl::detail {
+
+// From src/find.cpp (declared in find_impl.hpp too; repeated here so the
+// kernel files include no C++ standard header: see find_avx2.cpp).
+std::size_t find_twoway(const char* hay, std::size_t n, const char* needle, std::size_t m,
+                        std::size_t pos) noexcept;
+std::size_t rfind_twoway(const char* hay, std::size_t end, const char* needle, std::size_t m) noexcept;
+std::size_t first_of_scalar(const char* hay, std::size_t n, const char* set, std::size_t k, std::size_t pos,
+                            bool negate) noexcept;
+std::size_t last_of_scalar(const char* hay, std::size_t end, const char* set, std::size_t k,
+                           bool negate) noexcept;
 
 namespace {
 
@@ -32,6 +46,7 @@ constexpr std::size_t simd_npos = static_cast<std::size_t>(-1);
 // The 16-byte SSE2 vector: baseline on x86-64.
 struct v128 {
   using reg = __m128i;
+  using mask_t = std::uint32_t;
   static constexpr std::size_t width = 16;
   static constexpr std::uint32_t full = 0xFFFFu;
   static constexpr bool has_lookup = false;  // pshufb needs SSSE3
@@ -43,19 +58,48 @@ struct v128 {
   static std::uint32_t mask(reg a) noexcept { return static_cast<std::uint32_t>(_mm_movemask_epi8(a)); }
 };
 
+#if defined(__AVX2__)
+// The 32-byte AVX2 vector (translation units compiled with -mavx2).
+struct v256 {
+  using reg = __m256i;
+  using mask_t = std::uint32_t;
+  using half = v128;
+  static constexpr std::size_t width = 32;
+  static constexpr std::uint32_t full = 0xFFFFFFFFu;
+  static constexpr bool has_lookup = true;
+  static reg splat(uchar c) noexcept { return _mm256_set1_epi8(static_cast<char>(c)); }
+  static reg load(const uchar* p) noexcept { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
+  static reg eq(reg a, reg b) noexcept { return _mm256_cmpeq_epi8(a, b); }
+  static reg and_(reg a, reg b) noexcept { return _mm256_and_si256(a, b); }
+  static reg or_(reg a, reg b) noexcept { return _mm256_or_si256(a, b); }
+  static reg xor_(reg a, reg b) noexcept { return _mm256_xor_si256(a, b); }
+  static std::uint32_t mask(reg a) noexcept { return static_cast<std::uint32_t>(_mm256_movemask_epi8(a)); }
+  // The 16 bytes at p in both 128-bit lanes (vpshufb shuffles within a lane).
+  static reg broadcast16(const uchar* p) noexcept {
+    return _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+  }
+  static reg shuffle(reg table, reg idx) noexcept { return _mm256_shuffle_epi8(table, idx); }
+  // Each byte shifted right by 4 in its 16-bit lane; callers mask to 3 bits.
+  static reg srl4(reg v) noexcept { return _mm256_srli_epi16(v, 4); }
+};
+#endif
+
 template <class V>
 concept has_half = requires { typename V::half; };
 
-inline unsigned ctz32(std::uint32_t x) noexcept { return static_cast<unsigned>(__builtin_ctz(x)); }
-inline unsigned top32(std::uint32_t x) noexcept { return 31u - static_cast<unsigned>(__builtin_clz(x)); }
+// Lowest and highest set bit of a non-zero lane mask (32 or 64 lanes).
+inline unsigned low_bit(std::uint32_t x) noexcept { return static_cast<unsigned>(__builtin_ctz(x)); }
+inline unsigned low_bit(std::uint64_t x) noexcept { return static_cast<unsigned>(__builtin_ctzll(x)); }
+inline unsigned high_bit(std::uint32_t x) noexcept { return 31u - static_cast<unsigned>(__builtin_clz(x)); }
+inline unsigned high_bit(std::uint64_t x) noexcept { return 63u - static_cast<unsigned>(__builtin_clzll(x)); }
 
 // The length of the common prefix of a[0, len) and b[0, len).
 template <class V>
 inline std::size_t common_prefix(const uchar* a, const uchar* b, std::size_t len) noexcept {
   std::size_t k = 0;
   for (; k + V::width <= len; k += V::width) {
-    const std::uint32_t eq = V::mask(V::eq(V::load(a + k), V::load(b + k)));
-    if (eq != V::full) return k + ctz32(~eq);
+    const typename V::mask_t eq = V::mask(V::eq(V::load(a + k), V::load(b + k)));
+    if (eq != V::full) return k + low_bit(~eq);
   }
   for (; k + 8 <= len; k += 8) {
     std::uint64_t x, y;
@@ -96,25 +140,25 @@ constexpr std::size_t budget_per_byte = 4;
 constexpr std::size_t budget_slack = 512;
 
 // Short ranges, w to 2w candidate positions: two blocks (the second one
-// overlapping the first), candidates verified in place. A leaf function with
-// few live values, so no registers are saved on the stack: stack stores whose
-// addresses alias the haystack's in the low 12 bits stall the loads
-// (4K aliasing), which dominated short calls in the general kernel. At most
-// 2w verifications of m bytes, so no budget is needed.
+// overlapping the first), candidates verified in place, no budget (at most 2w
+// verifications of m bytes). Kept apart from the long loop, which has more
+// set-up and saves more registers: on the 62-byte haystack of find/short_62
+// the general kernel took up to 1.5x longer, depending on addresses.
 template <class V>
-std::size_t find_simd_short(const uchar* h, std::size_t last, const uchar* x, std::size_t m, std::size_t pos,
-                            probe_set pr) noexcept {
+std::size_t find_simd_short(const uchar* h, std::size_t last, const uchar* x, std::size_t m,
+                            std::size_t pos) noexcept {
   constexpr std::size_t w = V::width;
+  const probe_set pr = choose_probes(x, m);
   const std::size_t b1 = last + 1 - w;  // >= pos
-  auto block = [&](std::size_t b) noexcept -> std::uint32_t {
-    const typename V::reg e0 = V::eq(V::load(h + b + pr.o0), V::splat(x[pr.o0]));
-    const typename V::reg e1 = V::eq(V::load(h + b + pr.o1), V::splat(x[pr.o1]));
-    const typename V::reg e2 = V::eq(V::load(h + b + pr.o2), V::splat(x[pr.o2]));
+  auto block = [&](std::size_t b) noexcept -> typename V::mask_t {
+    const auto e0 = V::eq(V::load(h + b + pr.o0), V::splat(x[pr.o0]));
+    const auto e1 = V::eq(V::load(h + b + pr.o1), V::splat(x[pr.o1]));
+    const auto e2 = V::eq(V::load(h + b + pr.o2), V::splat(x[pr.o2]));
     return V::mask(V::and_(V::and_(e0, e1), e2));
   };
-  std::uint32_t c = block(pos);
+  typename V::mask_t c = block(pos);
   while (c != 0) {
-    const std::size_t j = pos + ctz32(c);
+    const std::size_t j = pos + low_bit(c);
     if (common_prefix<V>(h + j, x, m) == m) return j;
     c &= c - 1;
   }
@@ -122,7 +166,7 @@ std::size_t find_simd_short(const uchar* h, std::size_t last, const uchar* x, st
   const std::size_t covered = pos + w - b1;  // leading positions of block b1 already seen
   c = covered >= w ? 0 : block(b1) & (V::full << covered) & V::full;
   while (c != 0) {
-    const std::size_t j = b1 + ctz32(c);
+    const std::size_t j = b1 + low_bit(c);
     if (common_prefix<V>(h + j, x, m) == m) return j;
     c &= c - 1;
   }
@@ -130,18 +174,23 @@ std::size_t find_simd_short(const uchar* h, std::size_t last, const uchar* x, st
 }
 
 template <class V>
+std::size_t find_simd_long(const char* hay, std::size_t n, const char* needle, std::size_t m,
+                           std::size_t pos) noexcept;
+
+// The entry: only range checks and tail calls, so it saves no registers, and
+// short calls run without stack traffic (see find_simd_short).
+template <class V>
 std::size_t find_simd(const char* hay, std::size_t n, const char* needle, std::size_t m, std::size_t pos) noexcept {
-  using reg = typename V::reg;
   constexpr std::size_t w = V::width;
   const auto* h = reinterpret_cast<const uchar*>(hay);
   const auto* x = reinterpret_cast<const uchar*>(needle);
   const std::size_t last = n - m;  // the highest candidate start
-  const probe_set pr = choose_probes(x, m);
 
   if (last - pos + 1 < w) {
     if constexpr (has_half<V>) {
       return find_simd<typename V::half>(hay, n, needle, m, pos);
     } else {
+      const probe_set pr = choose_probes(x, m);
       // Fewer than w positions: at most w - 1 verifications of m bytes.
       for (std::size_t j = pos; j <= last; ++j) {
         if (h[j + pr.o0] == x[pr.o0] && h[j + pr.o1] == x[pr.o1] && h[j + pr.o2] == x[pr.o2] &&
@@ -152,27 +201,41 @@ std::size_t find_simd(const char* hay, std::size_t n, const char* needle, std::s
       return simd_npos;
     }
   }
-  if (last - pos + 1 <= 2 * w) return find_simd_short<V>(h, last, x, m, pos, pr);
+  if (last - pos + 1 <= 2 * w) return find_simd_short<V>(h, last, x, m, pos);
+  return find_simd_long<V>(hay, n, needle, m, pos);
+}
 
+// More than 2w candidate positions: the filter loop with the verification
+// budget and the hand-over to Two-Way.
+template <class V>
+[[gnu::noinline]] std::size_t find_simd_long(const char* hay, std::size_t n, const char* needle, std::size_t m,
+                                             std::size_t pos) noexcept {
+  using reg = typename V::reg;
+  constexpr std::size_t w = V::width;
+  const auto* h = reinterpret_cast<const uchar*>(hay);
+  const auto* x = reinterpret_cast<const uchar*>(needle);
+  const std::size_t last = n - m;
+  const probe_set pr = choose_probes(x, m);
   const reg p0 = V::splat(x[pr.o0]);
   const reg p1 = V::splat(x[pr.o1]);
   const reg p2 = V::splat(x[pr.o2]);
   // Positions b .. b + w - 1 whose three probe bytes match. Reads up to
   // h[b + w - 1 + (m - 1)], inside the haystack because b + w - 1 <= last.
-  auto block = [&](std::size_t b) noexcept -> std::uint32_t {
+  auto lanes = [&](std::size_t b) noexcept -> reg {
     const reg e0 = V::eq(V::load(h + b + pr.o0), p0);
     const reg e1 = V::eq(V::load(h + b + pr.o1), p1);
     const reg e2 = V::eq(V::load(h + b + pr.o2), p2);
-    return V::mask(V::and_(V::and_(e0, e1), e2));
+    return V::and_(V::and_(e0, e1), e2);
   };
+  auto block = [&](std::size_t b) noexcept -> typename V::mask_t { return V::mask(lanes(b)); };
 
   std::size_t work = 0;
   std::size_t result = simd_npos;
   // Verifies the candidates of one block in increasing order; true when the
   // search is decided (result holds the answer).
-  auto verify = [&](std::size_t b, std::uint32_t cands) noexcept -> bool {
+  auto verify = [&](std::size_t b, typename V::mask_t cands) noexcept -> bool {
     while (cands != 0) {
-      const std::size_t c = b + ctz32(cands);
+      const std::size_t c = b + low_bit(cands);
       const std::size_t k = common_prefix<V>(h + c, x, m);
       if (k == m) {
         result = c;
@@ -189,9 +252,28 @@ std::size_t find_simd(const char* hay, std::size_t n, const char* needle, std::s
   };
 
   std::size_t j = pos;
-  while (j + 2 * w <= last + 1) {
-    const std::uint32_t a = block(j);
-    const std::uint32_t b = block(j + w);
+  // The bandwidth loop: four blocks, one lane-mask extraction when none of
+  // them has a candidate (the common case on text).
+  while (j + 4 * w <= last + 1) {
+    const reg l0 = lanes(j);
+    const reg l1 = lanes(j + w);
+    const reg l2 = lanes(j + 2 * w);
+    const reg l3 = lanes(j + 3 * w);
+    if (V::mask(V::or_(V::or_(l0, l1), V::or_(l2, l3))) != 0) {
+      const typename V::mask_t a0 = V::mask(l0);
+      const typename V::mask_t a1 = V::mask(l1);
+      const typename V::mask_t a2 = V::mask(l2);
+      const typename V::mask_t a3 = V::mask(l3);
+      if (a0 != 0 && verify(j, a0)) return result;
+      if (a1 != 0 && verify(j + w, a1)) return result;
+      if (a2 != 0 && verify(j + 2 * w, a2)) return result;
+      if (a3 != 0 && verify(j + 3 * w, a3)) return result;
+    }
+    j += 4 * w;
+  }
+  if (j + 2 * w <= last + 1) {
+    const typename V::mask_t a = block(j);
+    const typename V::mask_t b = block(j + w);
     if ((a | b) != 0) {
       if (a != 0 && verify(j, a)) return result;
       if (b != 0 && verify(j + w, b)) return result;
@@ -199,14 +281,14 @@ std::size_t find_simd(const char* hay, std::size_t n, const char* needle, std::s
     j += 2 * w;
   }
   if (j + w <= last + 1) {
-    const std::uint32_t a = block(j);
+    const typename V::mask_t a = block(j);
     if (a != 0 && verify(j, a)) return result;
     j += w;
   }
   if (j <= last) {
     // Re-read the last full block and drop the positions before j.
     const std::size_t b = last + 1 - w;
-    const std::uint32_t a = block(b) & (V::full << (j - b)) & V::full;
+    const typename V::mask_t a = block(b) & (V::full << (j - b)) & V::full;
     if (a != 0 && verify(b, a)) return result;
   }
   return simd_npos;
@@ -242,19 +324,19 @@ std::size_t rfind_simd(const char* hay, std::size_t end, const char* needle, std
   const reg p0 = V::splat(x[pr.o0]);
   const reg p1 = V::splat(x[pr.o1]);
   const reg p2 = V::splat(x[pr.o2]);
-  auto block = [&](std::size_t b) noexcept -> std::uint32_t {
-    const reg e0 = V::eq(V::load(h + b + pr.o0), p0);
-    const reg e1 = V::eq(V::load(h + b + pr.o1), p1);
-    const reg e2 = V::eq(V::load(h + b + pr.o2), p2);
+  auto block = [&](std::size_t b) noexcept -> typename V::mask_t {
+    const auto e0 = V::eq(V::load(h + b + pr.o0), p0);
+    const auto e1 = V::eq(V::load(h + b + pr.o1), p1);
+    const auto e2 = V::eq(V::load(h + b + pr.o2), p2);
     return V::mask(V::and_(V::and_(e0, e1), e2));
   };
 
   std::size_t work = 0;
   std::size_t result = simd_npos;
   // Candidates of one block in decreasing order.
-  auto verify = [&](std::size_t b, std::uint32_t cands) noexcept -> bool {
+  auto verify = [&](std::size_t b, typename V::mask_t cands) noexcept -> bool {
     while (cands != 0) {
-      const unsigned bit = top32(cands);
+      const unsigned bit = high_bit(cands);
       const std::size_t c = b + bit;
       const std::size_t k = common_prefix<V>(h + c, x, m);
       if (k == m) {
@@ -267,15 +349,15 @@ std::size_t rfind_simd(const char* hay, std::size_t end, const char* needle, std
         result = c > 0 ? rfind_twoway(hay, c - 1 + m, needle, m) : simd_npos;
         return true;
       }
-      cands &= ~(std::uint32_t{1} << bit);
+      cands &= ~(typename V::mask_t{1} << bit);
     }
     return false;
   };
 
   std::size_t hi = last + 1;  // starts [hi, last] are done
   while (hi >= 2 * w) {
-    const std::uint32_t a = block(hi - w);
-    const std::uint32_t b = block(hi - 2 * w);
+    const typename V::mask_t a = block(hi - w);
+    const typename V::mask_t b = block(hi - 2 * w);
     if ((a | b) != 0) {
       if (a != 0 && verify(hi - w, a)) return result;
       if (b != 0 && verify(hi - 2 * w, b)) return result;
@@ -283,13 +365,13 @@ std::size_t rfind_simd(const char* hay, std::size_t end, const char* needle, std
     hi -= 2 * w;
   }
   if (hi >= w) {
-    const std::uint32_t a = block(hi - w);
+    const typename V::mask_t a = block(hi - w);
     if (a != 0 && verify(hi - w, a)) return result;
     hi -= w;
   }
   if (hi > 0) {
     // Re-read the first full block and keep only the starts below hi.
-    const std::uint32_t a = block(0) & ((std::uint32_t{1} << hi) - 1);
+    const typename V::mask_t a = block(0) & ((typename V::mask_t{1} << hi) - 1);
     if (a != 0 && verify(0, a)) return result;
   }
   return simd_npos;
@@ -301,7 +383,7 @@ struct small_set {
   typename V::reg a, b, c;
   small_set(const uchar* s, std::size_t k) noexcept
       : a(V::splat(s[0])), b(V::splat(s[k > 1 ? 1 : 0])), c(V::splat(s[k > 2 ? 2 : 0])) {}
-  std::uint32_t hits(const uchar* p) const noexcept {
+  typename V::mask_t hits(const uchar* p) const noexcept {
     const typename V::reg v = V::load(p);
     return V::mask(V::or_(V::or_(V::eq(v, a), V::eq(v, b)), V::eq(v, c)));
   }
@@ -334,7 +416,7 @@ struct table_set {
     top_bit = V::splat(0x80);
     seven = V::splat(0x07);
   }
-  std::uint32_t hits(const uchar* p) const noexcept {
+  typename V::mask_t hits(const uchar* p) const noexcept {
     const typename V::reg v = V::load(p);
     const typename V::reg idx = V::and_(v, low_nibble_top);
     const typename V::reg row = V::or_(V::shuffle(lo_rows, idx), V::shuffle(hi_rows, V::xor_(idx, top_bit)));
@@ -346,16 +428,16 @@ struct table_set {
 template <class V, class Set>
 std::size_t first_of_scan(const uchar* h, std::size_t n, std::size_t pos, const Set& set, bool negate) noexcept {
   constexpr std::size_t w = V::width;
-  const std::uint32_t flip = negate ? V::full : 0;
+  const typename V::mask_t flip = negate ? V::full : 0;
   std::size_t i = pos;
   for (; i + w <= n; i += w) {
-    const std::uint32_t a = set.hits(h + i) ^ flip;
-    if (a != 0) return i + ctz32(a);
+    const typename V::mask_t a = set.hits(h + i) ^ flip;
+    if (a != 0) return i + low_bit(a);
   }
   if (i < n) {
     const std::size_t b = n - w;  // n - pos >= w, so b >= pos
-    const std::uint32_t a = ((set.hits(h + b) ^ flip) & (V::full << (i - b))) & V::full;
-    if (a != 0) return b + ctz32(a);
+    const typename V::mask_t a = ((set.hits(h + b) ^ flip) & (V::full << (i - b))) & V::full;
+    if (a != 0) return b + low_bit(a);
   }
   return simd_npos;
 }
@@ -363,15 +445,15 @@ std::size_t first_of_scan(const uchar* h, std::size_t n, std::size_t pos, const 
 template <class V, class Set>
 std::size_t last_of_scan(const uchar* h, std::size_t end, const Set& set, bool negate) noexcept {
   constexpr std::size_t w = V::width;
-  const std::uint32_t flip = negate ? V::full : 0;
+  const typename V::mask_t flip = negate ? V::full : 0;
   std::size_t hi = end;  // [hi, end) is done
   for (; hi >= w; hi -= w) {
-    const std::uint32_t a = set.hits(h + hi - w) ^ flip;
-    if (a != 0) return hi - w + top32(a);
+    const typename V::mask_t a = set.hits(h + hi - w) ^ flip;
+    if (a != 0) return hi - w + high_bit(a);
   }
   if (hi > 0) {
-    const std::uint32_t a = (set.hits(h) ^ flip) & ((std::uint32_t{1} << hi) - 1);
-    if (a != 0) return top32(a);
+    const typename V::mask_t a = (set.hits(h) ^ flip) & ((typename V::mask_t{1} << hi) - 1);
+    if (a != 0) return high_bit(a);
   }
   return simd_npos;
 }
