@@ -70,7 +70,11 @@ typedef union fl_str {
 } fl_str;
 
 /* An empty string, for declarations: fl_str s = FL_STR_INIT; */
+#ifdef __cplusplus
+#define FL_STR_INIT {{0, 0, static_cast<size_t>(FL_STR_INLINE_CAPACITY) << 56}}
+#else
 #define FL_STR_INIT {{0, 0, (size_t)FL_STR_INLINE_CAPACITY << 56}}
+#endif
 
 /* A list of strings (fl_str_split). items[0..len) are initialized strings
  * owned by the list; release them all with fl_str_list_free. */
@@ -180,6 +184,16 @@ fl_status fl_str_append_n_grow_(fl_str *s, const char *p, size_t n);
 
 #if !defined(FL_C_NO_INLINE)
 
+/* The bodies below are C; C++ projects that warn about C casts compile them
+ * too. */
+#if defined(__cplusplus) && defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wold-style-cast"
+#if !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wuseless-cast"
+#endif
+#endif
+
 static inline fl_status fl_str_init(fl_str *s) {
   if (s == NULL) return FL_EINVAL;
   s->fl_w_[0] = 0;
@@ -271,6 +285,10 @@ static inline void fl_str_clear(fl_str *s) {
     s->fl_b_[23] = FL_STR_INLINE_CAPACITY;
   }
 }
+
+#if defined(__cplusplus) && defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
 
 #endif /* !FL_C_NO_INLINE */
 
