@@ -679,8 +679,9 @@ class basic_string {
   bool contains(char ch) const noexcept { return find(ch) != npos; }
   bool contains(const char* s) const { return find(s) != npos; }
 
+  // As in C++23, the result has a default-constructed allocator.
   basic_string substr(size_type pos = 0, size_type count = npos) const& {
-    return basic_string(substr_view(pos, count, "fl::basic_string::substr"), get_allocator());
+    return basic_string(substr_view(pos, count, "fl::basic_string::substr"));
   }
   basic_string substr(size_type pos = 0, size_type count = npos) && {
     return basic_string(std::move(*this), pos, count);
