@@ -55,7 +55,8 @@ concept concat_text = is_fl_string_v<T> || is_concat_expr_v<T> || c_string_opera
 
 // The shortest round-trip text of v (what std::to_chars(first, last, v)
 // writes), at most 24 chars; a fast path for short decimals, else
-// std::to_chars. Out of line, in src/concat.cpp.
+// std::to_chars. `out` must have room for 40 bytes (the fast path moves
+// digits in fixed 16-byte blocks). Out of line, in src/concat.cpp.
 char* format_double(char* out, double v) noexcept;
 
 // Copies n <= 32 bytes with at most two fixed-size moves that may overlap,
@@ -79,7 +80,8 @@ inline void copy_short(char* out, const char* p, std::size_t n) noexcept {
 
 // A number formatted into its own buffer. Sizes: 20 digits and a sign for
 // 64-bit integers; the longest shortest-round-trip double is 24 chars
-// ("-2.2250738585072014e-308"), float 15, x87 long double 29; N leaves room.
+// ("-2.2250738585072014e-308"), float 15, x87 long double 29; the 40 bytes of
+// floating-point buffers are what format_double asks for.
 template <std::size_t N>
 struct number_operand {
   char buf[N];
@@ -87,17 +89,13 @@ struct number_operand {
   using string_type = void;
   std::size_t size() const noexcept { return len; }
   char* write(char* out) const noexcept {
-    if constexpr (N <= 32) {
-      copy_short(out, buf, len);
-    } else {
-      std::memcpy(out, buf, len);
-    }
+    copy_short(out, buf, len);  // every number's text is at most 32 chars
     return out + len;
   }
 };
 
 template <class T>
-inline constexpr std::size_t number_buffer_size = std::is_floating_point_v<T> ? (sizeof(T) > 8 ? 48 : 32) : 24;
+inline constexpr std::size_t number_buffer_size = std::is_floating_point_v<T> ? 40 : 24;
 
 // The piece that writes `arg`; a static_assert explains a rejected type.
 template <class T>
