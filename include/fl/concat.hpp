@@ -59,25 +59,6 @@ concept concat_text = is_fl_string_v<T> || is_concat_expr_v<T> || c_string_opera
 // digits in fixed 16-byte blocks). Out of line, in src/concat.cpp.
 char* format_double(char* out, double v) noexcept;
 
-// Copies n <= 32 bytes with at most two fixed-size moves that may overlap,
-// instead of a call to memcpy with a run-time length.
-inline void copy_short(char* out, const char* p, std::size_t n) noexcept {
-  if (n >= 16) {
-    std::memcpy(out, p, 16);
-    std::memcpy(out + n - 16, p + n - 16, 16);
-  } else if (n >= 8) {
-    std::memcpy(out, p, 8);
-    std::memcpy(out + n - 8, p + n - 8, 8);
-  } else if (n >= 4) {
-    std::memcpy(out, p, 4);
-    std::memcpy(out + n - 4, p + n - 4, 4);
-  } else if (n != 0) {
-    out[0] = p[0];
-    out[n / 2] = p[n / 2];
-    out[n - 1] = p[n - 1];
-  }
-}
-
 // A number formatted into its own buffer. Sizes: 20 digits and a sign for
 // 64-bit integers; the longest shortest-round-trip double is 24 chars
 // ("-2.2250738585072014e-308"), float 15, x87 long double 29; the 40 bytes of

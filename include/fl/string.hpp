@@ -714,7 +714,7 @@ class basic_string {
   void init_copy(const char* s, size_type n) {
     if (n <= rep::inline_capacity) [[likely]] {
       rep_.set_empty();
-      if (n) std::memcpy(rep_.bytes(), s, n);
+      detail::copy_short(rep_.bytes(), s, n);
       rep_.set_inline_size(n);
     } else {
       init_heap_copy(s, n);
@@ -851,3 +851,4 @@ struct std::hash<fl::basic_string<A>> {
 
 #include <fl/detail/string_impl.hpp>
 #include <fl/detail/string_access.hpp>
+#include <fl/detail/concat_expr.hpp>

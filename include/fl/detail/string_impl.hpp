@@ -197,7 +197,16 @@ basic_string<A>& basic_string<A>::operator=(const basic_string& other) {
     if (!alloc_traits::is_always_equal::value && alloc_ != other.alloc_) free_storage();
     alloc_ = other.alloc_;
   }
-  if (!rep_.is_heap() && !other.rep_.is_heap()) {
+  // Two distinct strings never overlap, so plain memcpy is enough here.
+  if (rep_.is_heap()) {
+    const size_type n = other.size();
+    if (n <= heap_capacity()) {
+      std::memcpy(rep_.ptr, other.data(), n);
+      rep_.size = n;
+      rep_.ptr[n] = '\0';
+      return *this;
+    }
+  } else if (!other.rep_.is_heap()) {
     rep_ = other.rep_;  // inline to inline: 24 bytes
     return *this;
   }

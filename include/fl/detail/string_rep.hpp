@@ -38,12 +38,15 @@ struct string_rep {
   char* bytes() noexcept { return reinterpret_cast<char*>(this); }
   const char* bytes() const noexcept { return reinterpret_cast<const char*>(this); }
 
-  bool is_heap() const noexcept { return (cap & heap_flag) != 0; }
+  // Both read byte 23 alone, not the whole capacity word: the inline paths
+  // have just written that byte, and a byte load is forwarded from a byte
+  // store where a word load would stall until the store retires.
+  unsigned char tag() const noexcept { return static_cast<unsigned char>(bytes()[23]); }
+  bool is_heap() const noexcept { return (tag() & 0x80) != 0; }
 
-  // Branch-free: the inline size is computed from the top byte of cap, which in
-  // inline mode is byte 23; the compiler turns the selects into cmov.
+  // Branch-free: the compiler turns the select into cmov.
   std::size_t size_any() const noexcept {
-    const std::size_t inl = inline_capacity - (cap >> 56);
+    const std::size_t inl = inline_capacity - tag();
     return is_heap() ? size : inl;
   }
   std::size_t capacity_any() const noexcept {
@@ -85,6 +88,27 @@ struct string_rep {
     }
   }
 };
+
+// Copies n <= 32 bytes with at most two fixed-size moves that may overlap,
+// instead of a call to memcpy with a run-time length: short strings and
+// formatted numbers are the common case, and a library call costs more than
+// the copy. Never touches bytes outside [src, src + n) or [dst, dst + n).
+inline void copy_short(char* dst, const char* src, std::size_t n) noexcept {
+  if (n >= 16) {
+    std::memcpy(dst, src, 16);
+    std::memcpy(dst + n - 16, src + n - 16, 16);
+  } else if (n >= 8) {
+    std::memcpy(dst, src, 8);
+    std::memcpy(dst + n - 8, src + n - 8, 8);
+  } else if (n >= 4) {
+    std::memcpy(dst, src, 4);
+    std::memcpy(dst + n - 4, src + n - 4, 4);
+  } else if (n != 0) {
+    dst[0] = src[0];
+    dst[n / 2] = src[n / 2];
+    dst[n - 1] = src[n - 1];
+  }
+}
 
 static_assert(sizeof(string_rep) == 24 && alignof(string_rep) == 8);
 static_assert(std::is_standard_layout_v<string_rep> && std::is_trivially_copyable_v<string_rep>);
