@@ -1,0 +1,114 @@
+// fl/detail/rope_node.hpp: the representation of fl::rope. Not a public
+// interface; read docs/design.md ("fl::rope") for the picture.
+//
+// A rope is one `edge`: a pointer to a node plus the byte range of it that the
+// rope covers. Nodes are reference counted (atomic) and are immutable as soon
+// as a second reference exists; a node whose count is 1 is owned by exactly
+// the edge that holds it and may be changed in place by the thread that owns
+// that edge.
+//   chunk  (height 0) a byte buffer: `used` bytes written of `cap`. An edge
+//          may cover any sub-range [off, off + len) of it, so splitting a leaf
+//          shares its bytes instead of copying them.
+//   inner  (height >= 1) 1..max_children edges, all of height - 1. An edge to
+//          an inner node always has off == 0 and len == the node's size.
+// Balance (B+tree): every leaf is at the same depth (the root's height);
+// every non-root inner node holds min_children..max_children edges, the root
+// 2..max_children; every edge has len > 0. So depth <= 1 + log_min(leaves).
+//
+// FL_ROPE_LEAF_MAX is the largest chunk the rope makes (bytes of text). All
+// rope symbols live in an inline namespace named after it (fl::rope_leaf4096
+// and fl::detail::rope_leaf4096 by default), so a test program
+// can compile its own copy of src/rope.cpp with a tiny leaf size (deep trees
+// from small inputs) and still link against libfl, whose rope has the default.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+#ifndef FL_ROPE_LEAF_MAX
+#define FL_ROPE_LEAF_MAX 4096
+#endif
+#define FL_ROPE_NS_CAT2(a, b) a##b
+#define FL_ROPE_NS_CAT(a, b) FL_ROPE_NS_CAT2(a, b)
+#define FL_ROPE_NS FL_ROPE_NS_CAT(rope_leaf, FL_ROPE_LEAF_MAX)
+
+namespace fl::detail {
+inline namespace FL_ROPE_NS {
+
+// Largest chunk, in bytes of text. 4096 keeps a leaf within a few cache-line
+// streams for edits that copy one leaf, and 256 leaves cover 1 MB at depth 2.
+inline constexpr std::size_t leaf_max_bytes = FL_ROPE_LEAF_MAX;
+static_assert(leaf_max_bytes >= 4, "FL_ROPE_LEAF_MAX must be at least 4");
+
+// Fan-out. 16 edges (24 bytes each) make a 392-byte node: a path copy of a
+// 1 MB rope copies 2-3 such nodes. Tiny-leaf test builds use 4 so that a few
+// kilobytes already make trees of depth 5 and more.
+inline constexpr unsigned max_children = leaf_max_bytes < 64 ? 4 : 16;
+inline constexpr unsigned min_children = max_children / 2;
+
+// Two neighbouring leaves of at most this many bytes together are copied
+// into one chunk when an edit joins them, so that repeated small edits do not
+// leave a trail of tiny leaves; larger neighbours keep sharing their chunks.
+inline constexpr std::size_t merge_max_bytes = leaf_max_bytes / 4 < 4 ? 4 : leaf_max_bytes / 4;
+
+// Deepest tree possible: leaves have >= 1 byte and inner nodes >= 2 edges.
+inline constexpr unsigned max_depth = 64;
+
+enum class node_kind : std::uint8_t {
+  chunk_inline,   // bytes follow the header in the same pool block
+  chunk_adopted,  // bytes are an fl::string heap block (capacity + 1 bytes)
+  inner,
+};
+
+struct node {
+  std::atomic<std::uint32_t> refs;
+  std::uint8_t height;  // 0 for chunks
+  node_kind kind;
+  std::uint16_t count;  // inner: number of edges in use
+};
+
+struct chunk : node {
+  std::size_t used;  // bytes written; only a unique chunk may grow it
+  std::size_t cap;   // bytes available at data
+  char* data;
+};
+
+struct edge {
+  node* p;
+  std::size_t off;
+  std::size_t len;
+};
+
+struct inner : node {
+  edge child[max_children];
+};
+
+static_assert(sizeof(edge) == 24);
+static_assert(sizeof(chunk) == 32);
+
+// Frees a node whose count reached zero, releasing its children.
+void destroy(node* p) noexcept;
+
+inline void acquire(node* p) noexcept {
+  if (p) p->refs.fetch_add(1, std::memory_order_relaxed);
+}
+inline void release(node* p) noexcept {
+  // A count of 1 means no other edge can see the node: free it without the
+  // atomic read-modify-write. acquire pairs with other owners' release.
+  if (!p) return;
+  if (p->refs.load(std::memory_order_acquire) == 1 || p->refs.fetch_sub(1, std::memory_order_acq_rel) == 1)
+    destroy(p);
+}
+
+// The leaf holding byte `pos` (< root.len): its bytes [data, data + len) are
+// the rope's bytes [lo, lo + len).
+struct leaf_view {
+  const char* data;
+  std::size_t lo;
+  std::size_t len;
+};
+leaf_view seek(const edge& root, std::size_t pos) noexcept;
+
+}  // namespace FL_ROPE_NS
+}  // namespace fl::detail

@@ -1,0 +1,364 @@
+// fl/rope.hpp: fl::rope, a rope of shared, immutable chunks for large text
+// that is edited by splicing (append, insert, erase, replace, substr). Copies
+// are O(1); edits are O(log n) and share every chunk they do not touch. For
+// text under a few KiB, or text that is mostly read, fl::string is smaller
+// and faster (a rope of up to FL_ROPE_LEAF_MAX bytes is one flat chunk and
+// behaves much like a string anyway).
+//
+// Threads: never change one rope from two threads at once; separate copies
+// (even copies of copies) may be read and changed in parallel, since they
+// share nodes read-only (atomic reference counts; a node is written only
+// while its count is 1).
+#pragma once
+
+#include <fl/detail/rope_node.hpp>
+#include <fl/string.hpp>
+
+#include <compare>
+#include <cstddef>
+#include <functional>
+#include <iosfwd>
+#include <iterator>
+#include <string_view>
+
+namespace fl {
+inline namespace FL_ROPE_NS {
+class rope;
+}
+}  // namespace fl
+
+namespace fl::detail {
+inline namespace FL_ROPE_NS {
+// Checks depth, balance, sizes, offsets and reference counts of the whole
+// tree; throws std::logic_error naming the first broken invariant. O(n nodes).
+void check_invariants(const rope& r);
+// Height of the tree (0: empty or one flat chunk).
+unsigned rope_height(const rope& r) noexcept;
+}  // namespace FL_ROPE_NS
+}  // namespace fl::detail
+
+namespace fl {
+inline namespace FL_ROPE_NS {
+
+class rope {
+ public:
+  using value_type = char;
+  using size_type = std::size_t;
+  using difference_type = std::ptrdiff_t;
+  static constexpr size_type npos = static_cast<size_type>(-1);
+
+  class const_iterator;
+  using iterator = const_iterator;
+  class chunk_range;
+
+  // ---- construction (O(n) for text, O(1) for copies and moves) ----
+  rope() noexcept = default;
+  rope(std::string_view text);                        // NOLINT: implicit like std::string
+  rope(const char* text) : rope(std::string_view(text)) {}  // NOLINT
+  rope(const fl::string& text) : rope(std::string_view(text)) {}  // NOLINT
+  // Takes over the string's heap buffer as the rope's first chunk, no copy
+  // (a short, inline string is copied: it has no buffer to give).
+  rope(fl::string&& text);  // NOLINT
+  rope(size_type count, char ch);
+  rope(const rope& other) noexcept : root_(other.root_) { detail::acquire(root_.p); }
+  rope(rope&& other) noexcept : root_(other.root_) { other.root_ = {}; }
+  rope& operator=(const rope& other) noexcept {
+    detail::acquire(other.root_.p);
+    detail::release(root_.p);
+    root_ = other.root_;
+    return *this;
+  }
+  rope& operator=(rope&& other) noexcept {
+    if (this != &other) {
+      detail::release(root_.p);
+      root_ = other.root_;
+      other.root_ = {};
+    }
+    return *this;
+  }
+  rope& operator=(std::string_view text) { return *this = rope(text); }
+  ~rope() { detail::release(root_.p); }
+
+  // ---- size ----
+  size_type size() const noexcept { return root_.len; }
+  size_type length() const noexcept { return root_.len; }
+  [[nodiscard]] bool empty() const noexcept { return root_.len == 0; }
+  void clear() noexcept {
+    detail::release(root_.p);
+    root_ = {};
+  }
+  void swap(rope& other) noexcept {
+    detail::edge t = root_;
+    root_ = other.root_;
+    other.root_ = t;
+  }
+
+  // ---- element access: O(log n); O(1) for a flat rope ----
+  char operator[](size_type pos) const noexcept {
+    if (root_.p->height == 0) return static_cast<const detail::chunk*>(root_.p)->data[root_.off + pos];
+    const detail::leaf_view v = detail::seek(root_, pos);
+    return v.data[pos - v.lo];
+  }
+  // Throws std::out_of_range if pos >= size().
+  char at(size_type pos) const;
+  char front() const noexcept { return (*this)[0]; }
+  char back() const noexcept { return (*this)[size() - 1]; }
+
+  // ---- edits. Each is O(log n + text.size()) and leaves the parts it does
+  // not touch shared with other copies. Those taking `pos` throw
+  // std::out_of_range if pos > size(); *this is unchanged after a throw. ----
+
+  // Appends `text`. A uniquely owned rope writes small pieces into the spare
+  // room of its last chunk (no node per append); amortized O(text.size()).
+  rope& append(std::string_view text);
+  rope& append(const rope& other);
+  rope& append(const char* text) { return append(std::string_view(text)); }
+  rope& append(size_type count, char ch) { return append(rope(count, ch)); }
+  rope& prepend(std::string_view text);
+  rope& prepend(const rope& other);
+  rope& prepend(const char* text) { return prepend(std::string_view(text)); }
+  rope& operator+=(std::string_view text) { return append(text); }
+  rope& operator+=(const char* text) { return append(std::string_view(text)); }
+  rope& operator+=(const fl::string& text) { return append(std::string_view(text)); }
+  rope& operator+=(const rope& other) { return append(other); }
+  rope& operator+=(char ch) { return append(std::string_view(&ch, 1)); }
+  void push_back(char ch) { append(std::string_view(&ch, 1)); }
+
+  rope& insert(size_type pos, std::string_view text);
+  rope& insert(size_type pos, const rope& other);
+  rope& insert(size_type pos, const char* text) { return insert(pos, std::string_view(text)); }
+  // Removes min(n, size() - pos) bytes from pos.
+  rope& erase(size_type pos = 0, size_type n = npos);
+  // Replaces min(n, size() - pos) bytes from pos with `text`.
+  rope& replace(size_type pos, size_type n, std::string_view text);
+  rope& replace(size_type pos, size_type n, const rope& other);
+  rope& replace(size_type pos, size_type n, const char* text) { return replace(pos, n, std::string_view(text)); }
+
+  // The bytes [pos, pos + min(n, size() - pos)), sharing this rope's chunks.
+  // Throws std::out_of_range if pos > size().
+  rope substr(size_type pos = 0, size_type n = npos) const;
+
+  // ---- search and comparison ----
+  // First index >= pos where `needle` occurs, or npos. O(size() + needle
+  // size()) whatever the chunk boundaries (matches may span any number of
+  // chunks); never flattens. An empty needle is found at pos if pos <= size().
+  size_type find(std::string_view needle, size_type pos = 0) const noexcept;
+  size_type find(char ch, size_type pos = 0) const noexcept { return find(std::string_view(&ch, 1), pos); }
+  bool contains(std::string_view needle) const noexcept { return find(needle) != npos; }
+  bool starts_with(std::string_view prefix) const noexcept;
+  bool ends_with(std::string_view suffix) const noexcept;
+
+  // <0, 0, >0 as std::string::compare. O(common prefix).
+  int compare(const rope& other) const noexcept;
+  int compare(std::string_view other) const noexcept;
+  int compare(const char* other) const noexcept { return compare(std::string_view(other)); }
+
+  friend bool operator==(const rope& a, const rope& b) noexcept {
+    return a.size() == b.size() && (a.root_.p == b.root_.p && a.root_.off == b.root_.off ? true : a.compare(b) == 0);
+  }
+  friend bool operator==(const rope& a, std::string_view b) noexcept { return a.size() == b.size() && a.compare(b) == 0; }
+  friend bool operator==(const rope& a, const char* b) noexcept { return a == std::string_view(b); }
+  friend std::strong_ordering operator<=>(const rope& a, const rope& b) noexcept { return a.compare(b) <=> 0; }
+  friend std::strong_ordering operator<=>(const rope& a, std::string_view b) noexcept { return a.compare(b) <=> 0; }
+  friend std::strong_ordering operator<=>(const rope& a, const char* b) noexcept {
+    return a.compare(std::string_view(b)) <=> 0;
+  }
+
+  // ---- conversion ----
+  // The whole text in one fl::string: one allocation, one copy per chunk.
+  fl::string flatten() const;
+  std::string to_std() const;
+  // Copies min(n, size() - pos) bytes from pos to dest; returns the count.
+  // Throws std::out_of_range if pos > size().
+  size_type copy(char* dest, size_type n, size_type pos = 0) const;
+
+  // The text as consecutive std::string_views, one per leaf (never empty).
+  chunk_range chunks() const noexcept;
+
+  // ---- iteration: random access; an iterator caches its current leaf, so
+  // stepping through a rope costs one tree descent per leaf, not per char ----
+  const_iterator begin() const noexcept;
+  const_iterator end() const noexcept;
+  const_iterator cbegin() const noexcept;
+  const_iterator cend() const noexcept;
+
+  // Hash of the bytes, independent of how they are chunked. It is not equal
+  // to std::hash<std::string_view> of the flat text (that hash needs the
+  // bytes contiguous).
+  std::size_t hash() const noexcept;
+
+ private:
+  friend void detail::check_invariants(const rope&);
+  friend unsigned detail::rope_height(const rope&) noexcept;
+  friend class const_iterator;
+  friend class chunk_range;
+
+  explicit rope(detail::edge root) noexcept : root_(root) {}
+  void splice(size_type pos, size_type n, std::string_view text, const rope* other);
+  bool unique_flat() const noexcept;
+  int substr_compare(size_type pos, std::string_view s) const noexcept;
+
+  detail::edge root_{};  // p == nullptr and len == 0 when empty
+};
+
+static_assert(sizeof(rope) == 24);
+
+inline rope operator+(const rope& a, const rope& b) { return rope(a).append(b); }
+inline rope operator+(rope&& a, const rope& b) { return std::move(a.append(b)); }
+inline rope operator+(const rope& a, std::string_view b) { return rope(a).append(b); }
+inline rope operator+(rope&& a, std::string_view b) { return std::move(a.append(b)); }
+inline rope operator+(std::string_view a, const rope& b) { return rope(b).prepend(a); }
+inline rope operator+(std::string_view a, rope&& b) { return std::move(b.prepend(a)); }
+inline rope operator+(const rope& a, const char* b) { return a + std::string_view(b); }
+inline rope operator+(rope&& a, const char* b) { return std::move(a) + std::string_view(b); }
+inline rope operator+(const char* a, const rope& b) { return std::string_view(a) + b; }
+inline rope operator+(const char* a, rope&& b) { return std::string_view(a) + std::move(b); }
+
+// Writes the bytes chunk by chunk (honours the stream's width and fill).
+std::ostream& operator<<(std::ostream& os, const rope& r);
+
+inline void swap(rope& a, rope& b) noexcept { a.swap(b); }
+
+class rope::const_iterator {
+ public:
+  using iterator_concept = std::random_access_iterator_tag;
+  using iterator_category = std::random_access_iterator_tag;
+  using value_type = char;
+  using difference_type = std::ptrdiff_t;
+  using reference = char;
+  using pointer = void;
+
+  const_iterator() noexcept = default;
+
+  char operator*() const noexcept {
+    // Hot path: inside the cached leaf. Otherwise one descent loads the leaf
+    // holding pos_ (an unsigned compare covers pos_ < lo_ too).
+    const size_type d = pos_ - lo_;
+    if (d < len_) return data_[d];
+    return load();
+  }
+  char operator[](difference_type n) const noexcept { return *(*this + n); }
+
+  const_iterator& operator++() noexcept {
+    ++pos_;
+    return *this;
+  }
+  const_iterator operator++(int) noexcept {
+    const_iterator t = *this;
+    ++pos_;
+    return t;
+  }
+  const_iterator& operator--() noexcept {
+    --pos_;
+    return *this;
+  }
+  const_iterator operator--(int) noexcept {
+    const_iterator t = *this;
+    --pos_;
+    return t;
+  }
+  const_iterator& operator+=(difference_type n) noexcept {
+    pos_ += static_cast<size_type>(n);
+    return *this;
+  }
+  const_iterator& operator-=(difference_type n) noexcept {
+    pos_ -= static_cast<size_type>(n);
+    return *this;
+  }
+  friend const_iterator operator+(const_iterator it, difference_type n) noexcept { return it += n; }
+  friend const_iterator operator+(difference_type n, const_iterator it) noexcept { return it += n; }
+  friend const_iterator operator-(const_iterator it, difference_type n) noexcept { return it -= n; }
+  friend difference_type operator-(const const_iterator& a, const const_iterator& b) noexcept {
+    return static_cast<difference_type>(a.pos_ - b.pos_);
+  }
+  friend bool operator==(const const_iterator& a, const const_iterator& b) noexcept { return a.pos_ == b.pos_; }
+  friend std::strong_ordering operator<=>(const const_iterator& a, const const_iterator& b) noexcept {
+    return a.pos_ <=> b.pos_;
+  }
+
+  // Index of the byte this iterator points at.
+  size_type index() const noexcept { return pos_; }
+
+ private:
+  friend class rope;
+  const_iterator(const rope* r, size_type pos) noexcept : rope_(r), pos_(pos) {}
+  char load() const noexcept {
+    const detail::leaf_view v = detail::seek(rope_->root_, pos_);
+    data_ = v.data;
+    lo_ = v.lo;
+    len_ = v.len;
+    return data_[pos_ - lo_];
+  }
+
+  const rope* rope_ = nullptr;
+  size_type pos_ = 0;
+  mutable const char* data_ = nullptr;  // the cached leaf: bytes [lo_, lo_ + len_)
+  mutable size_type lo_ = 0;
+  mutable size_type len_ = 0;
+};
+
+// A forward range of std::string_view, one per leaf, in order. Valid while
+// the rope is alive and unchanged.
+class rope::chunk_range {
+ public:
+  class iterator {
+   public:
+    using iterator_concept = std::forward_iterator_tag;
+    using iterator_category = std::forward_iterator_tag;
+    using value_type = std::string_view;
+    using difference_type = std::ptrdiff_t;
+    using reference = std::string_view;
+    using pointer = void;
+
+    iterator() noexcept = default;
+    std::string_view operator*() const noexcept { return cur_; }
+    iterator& operator++() noexcept {
+      pos_ += cur_.size();
+      load();
+      return *this;
+    }
+    iterator operator++(int) noexcept {
+      iterator t = *this;
+      ++*this;
+      return t;
+    }
+    friend bool operator==(const iterator& a, const iterator& b) noexcept { return a.pos_ == b.pos_; }
+
+   private:
+    friend class chunk_range;
+    iterator(const rope* r, size_type pos) noexcept : rope_(r), pos_(pos) { load(); }
+    void load() noexcept {
+      if (pos_ >= rope_->size()) {
+        cur_ = {};
+        return;
+      }
+      const detail::leaf_view v = detail::seek(rope_->root_, pos_);
+      cur_ = std::string_view(v.data, v.len);
+    }
+    const rope* rope_ = nullptr;
+    size_type pos_ = 0;
+    std::string_view cur_;
+  };
+
+  iterator begin() const noexcept { return iterator(rope_, 0); }
+  iterator end() const noexcept { return iterator(rope_, rope_->size()); }
+
+ private:
+  friend class rope;
+  explicit chunk_range(const rope* r) noexcept : rope_(r) {}
+  const rope* rope_;
+};
+
+inline rope::chunk_range rope::chunks() const noexcept { return chunk_range(this); }
+inline rope::const_iterator rope::begin() const noexcept { return const_iterator(this, 0); }
+inline rope::const_iterator rope::end() const noexcept { return const_iterator(this, size()); }
+inline rope::const_iterator rope::cbegin() const noexcept { return begin(); }
+inline rope::const_iterator rope::cend() const noexcept { return end(); }
+
+}  // namespace FL_ROPE_NS
+}  // namespace fl
+
+template <>
+struct std::hash<fl::rope> {
+  std::size_t operator()(const fl::rope& r) const noexcept { return r.hash(); }
+};

@@ -1,0 +1,963 @@
+// src/rope.cpp: fl::rope's tree algorithms (split, join, in-place appends),
+// search across chunk boundaries, comparison, hashing and invariant checks.
+//
+// Ownership convention inside this file: a function taking an `edge` by value
+// consumes one reference to e.p; a function returning an `edge` hands one
+// reference to the caller. A node reached through an owned edge whose count
+// is 1 belongs to that edge alone and is changed in place (mut); any other
+// node is copied first (path copying), so a node that another rope can see is
+// never written. All reference-count decisions use acquire loads, which pair
+// with the release decrements of other threads.
+#include <fl/rope.hpp>
+
+#include <fl/find.hpp>
+#include <fl/pool.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <ostream>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#if __has_include(<fl/detail/string_access.hpp>)
+#include <fl/detail/string_access.hpp>
+#define FL_ROPE_HAVE_STRING_ACCESS 1
+#endif
+
+namespace fl::detail {
+inline namespace FL_ROPE_NS {
+namespace {
+
+// ---------------------------------------------------------------- nodes
+
+std::size_t chunk_bytes(std::size_t cap) noexcept { return sizeof(chunk) + cap; }
+
+chunk* new_chunk(std::size_t cap) {
+  void* mem = pool_allocate(chunk_bytes(cap));
+  chunk* c = static_cast<chunk*>(mem);
+  c->refs.store(1, std::memory_order_relaxed);
+  c->height = 0;
+  c->kind = node_kind::chunk_inline;
+  c->count = 0;
+  c->used = 0;
+  c->cap = cap;
+  c->data = reinterpret_cast<char*>(c + 1);
+  return c;
+}
+
+inner* new_inner(std::uint8_t height) {
+  inner* n = static_cast<inner*>(pool_allocate(sizeof(inner)));
+  n->refs.store(1, std::memory_order_relaxed);
+  n->height = height;
+  n->kind = node_kind::inner;
+  n->count = 0;
+  return n;
+}
+
+// An owned edge covering `text` in a fresh chunk of capacity cap >= size.
+edge make_leaf(std::string_view text, std::size_t cap) {
+  chunk* c = new_chunk(cap);
+  std::memcpy(c->data, text.data(), text.size());
+  c->used = text.size();
+  return edge{c, 0, text.size()};
+}
+
+bool unique(const node* p) noexcept { return p->refs.load(std::memory_order_acquire) == 1; }
+
+std::size_t node_len(const inner* n) noexcept {
+  std::size_t s = 0;
+  for (unsigned i = 0; i < n->count; ++i) s += n->child[i].len;
+  return s;
+}
+
+// Makes the inner node behind the owned edge `e` writable: unique nodes are
+// returned as they are; shared ones are copied (children acquired) and the
+// edge moves to the copy.
+inner* mut(edge& e) {
+  inner* n = static_cast<inner*>(e.p);
+  if (unique(n)) return n;
+  inner* c = new_inner(n->height);
+  c->count = n->count;
+  for (unsigned i = 0; i < n->count; ++i) {
+    c->child[i] = n->child[i];
+    acquire(n->child[i].p);
+  }
+  release(n);
+  e.p = c;
+  return c;
+}
+
+// An owned edge to a new node holding (acquired copies of) edges [b, e) of n.
+// Zero edges give the empty edge, one edge is returned itself.
+edge sub_node(const inner* n, unsigned b, unsigned e) {
+  if (b == e) return edge{};
+  if (e - b == 1) {
+    acquire(n->child[b].p);
+    return n->child[b];
+  }
+  inner* m = new_inner(n->height);
+  std::size_t len = 0;
+  for (unsigned i = b; i < e; ++i) {
+    m->child[m->count++] = n->child[i];
+    acquire(n->child[i].p);
+    len += n->child[i].len;
+  }
+  return edge{m, 0, len};
+}
+
+// An owned edge to a new inner node over two owned edges of equal height.
+edge pair_node(edge a, edge b) {
+  inner* m = new_inner(static_cast<std::uint8_t>(a.p->height + 1));
+  m->child[0] = a;
+  m->child[1] = b;
+  m->count = 2;
+  return edge{m, 0, a.len + b.len};
+}
+
+// ---------------------------------------------------------------- leaves
+
+// Capacity for a chunk that starts a run of appends: grows geometrically in
+// small ropes (like a string), and is a full leaf once the rope is large, so
+// the following appends land in place.
+std::size_t append_cap(std::size_t need, std::size_t rope_len) noexcept {
+  if (need >= leaf_max_bytes) return need;
+  if (rope_len >= leaf_max_bytes) return leaf_max_bytes;
+  std::size_t cap = std::max<std::size_t>(need + need / 2, 32);
+  return std::min(cap, leaf_max_bytes);
+}
+
+// Tries to write `text` right after the bytes of the owned leaf edge `e`
+// without a new node: possible when the chunk is unique and has room (bytes
+// past the edge's end belong to nobody, since no other edge exists).
+bool leaf_append_in_place(edge& e, std::string_view text) noexcept {
+  chunk* c = static_cast<chunk*>(e.p);
+  if (!unique(c)) return false;
+  const std::size_t end = e.off + e.len;
+  if (c->cap - end < text.size()) return false;
+  if (!text.empty()) std::memcpy(c->data + end, text.data(), text.size());
+  c->used = end + text.size();
+  e.len += text.size();
+  return true;
+}
+
+std::string_view leaf_text(const edge& e) noexcept {
+  return std::string_view(static_cast<const chunk*>(e.p)->data + e.off, e.len);
+}
+
+// Joins two owned leaf edges into one when cheap: in place into a's spare
+// room, or by copying both when together they are small. Returns false (and
+// leaves both untouched) when they should stay two leaves.
+bool merge_leaves(edge& a, edge& b, std::size_t limit) {
+  if (a.len + b.len > limit) {
+    if (b.len <= merge_max_bytes && leaf_append_in_place(a, leaf_text(b))) {
+      release(b.p);
+      b = edge{};
+      return true;
+    }
+    return false;
+  }
+  if (!leaf_append_in_place(a, leaf_text(b))) {
+    const std::size_t need = a.len + b.len;
+    chunk* c = new_chunk(std::min(leaf_max_bytes, std::max(need, append_cap(need, 0))));
+    std::memcpy(c->data, leaf_text(a).data(), a.len);
+    std::memcpy(c->data + a.len, leaf_text(b).data(), b.len);
+    c->used = need;
+    release(a.p);
+    a = edge{c, 0, need};
+  }
+  release(b.p);
+  b = edge{};
+  return true;
+}
+
+// ---------------------------------------------------------------- join
+
+edge join(edge a, edge b);
+
+// Adds the owned edge `x` (same height as n's children) at index `at` of the
+// writable node n. If n is full, n keeps the left half and the right half is
+// returned as an owned edge (otherwise the empty edge).
+edge add_child(inner* n, unsigned at, edge x) {
+  if (n->count < max_children) {
+    for (unsigned i = n->count; i > at; --i) n->child[i] = n->child[i - 1];
+    n->child[at] = x;
+    ++n->count;
+    return edge{};
+  }
+  edge all[max_children + 1];
+  for (unsigned i = 0, j = 0; i <= max_children; ++i) all[i] = i == at ? x : n->child[j++];
+  const unsigned left = (max_children + 1) / 2;
+  inner* r = new_inner(n->height);
+  n->count = static_cast<std::uint16_t>(left);
+  for (unsigned i = 0; i < left; ++i) n->child[i] = all[i];
+  for (unsigned i = left; i <= max_children; ++i) r->child[r->count++] = all[i];
+  return edge{r, 0, node_len(r)};
+}
+
+// Joins two owned inner edges of equal height whose roots may be underfull.
+// Result: a's node holds everything (returns empty) or a and the returned
+// edge split the children evenly (each >= min_children).
+edge merge_equal(edge& a, edge b) {
+  inner* na = mut(a);
+  const inner* nb = static_cast<const inner*>(b.p);
+  const unsigned total = na->count + nb->count;
+  const bool own_b = unique(nb);
+  auto take = [&](unsigned i) {
+    if (!own_b) acquire(nb->child[i].p);
+    return nb->child[i];
+  };
+  edge result{};
+  if (total <= max_children) {
+    for (unsigned i = 0; i < nb->count; ++i) na->child[na->count++] = take(i);
+    a.len += b.len;
+  } else {
+    edge all[2 * max_children];
+    unsigned k = 0;
+    for (unsigned i = 0; i < na->count; ++i) all[k++] = na->child[i];
+    for (unsigned i = 0; i < nb->count; ++i) all[k++] = take(i);
+    const unsigned left = total / 2;
+    inner* r = new_inner(na->height);
+    na->count = static_cast<std::uint16_t>(left);
+    for (unsigned i = 0; i < left; ++i) na->child[i] = all[i];
+    for (unsigned i = left; i < total; ++i) r->child[r->count++] = all[i];
+    a.len = node_len(na);
+    result = edge{r, 0, node_len(r)};
+  }
+  if (own_b) {
+    // The children moved over; free b's node without releasing them.
+    pool_deallocate(b.p, sizeof(inner));
+  } else {
+    release(b.p);
+  }
+  return result;
+}
+
+// Joins b (owned, lower than a) onto the right (Right) or left end of the
+// owned edge a. Returns an overflow sibling of a (to its right, or left when
+// !Right) or the empty edge.
+template <bool Right>
+edge join_side(edge& a, edge b) {
+  inner* n = mut(a);
+  a.len += b.len;
+  const unsigned idx = Right ? n->count - 1u : 0u;
+  edge& near = n->child[idx];
+  edge extra{};
+  if (near.p->height == b.p->height) {
+    if (b.p->height == 0) {
+      bool merged = Right ? merge_leaves(near, b, merge_max_bytes) : merge_leaves(b, near, merge_max_bytes);
+      if (merged) {
+        if (!Right) near = b;  // b now holds both
+        return edge{};
+      }
+      extra = b;
+    } else if (Right) {
+      extra = merge_equal(near, b);
+    } else {
+      edge nb = b;
+      edge spill = merge_equal(nb, near);  // nb = b's children followed by near's
+      near = nb;
+      extra = spill;
+      if (extra.p) {
+        // nb holds the left part, spill the right: keep order by putting the
+        // spill at idx and nb before it.
+        near = spill;
+        extra = nb;
+      }
+    }
+  } else {
+    extra = join_side<Right>(near, b);
+  }
+  if (!extra.p) return edge{};
+  edge over = add_child(n, Right ? n->count : idx, extra);
+  if (over.p) {
+    a.len = node_len(n);
+    if (!Right) {
+      // add_child keeps the left half in n; for a left join the caller wants
+      // the overflow on the left, so swap the halves' roles.
+      std::swap(a, over);
+    }
+  }
+  return over;
+}
+
+edge join(edge a, edge b) {
+  if (!a.p) return b;
+  if (!b.p) return a;
+  const unsigned ha = a.p->height, hb = b.p->height;
+  if (ha == 0 && hb == 0) {
+    if (merge_leaves(a, b, leaf_max_bytes)) return a;
+    return pair_node(a, b);
+  }
+  if (ha == hb) {
+    edge spill = merge_equal(a, b);
+    return spill.p ? pair_node(a, spill) : a;
+  }
+  if (ha > hb) {
+    edge over = join_side<true>(a, b);
+    return over.p ? pair_node(a, over) : a;
+  }
+  edge over = join_side<false>(b, a);
+  return over.p ? pair_node(over, b) : b;
+}
+
+// ---------------------------------------------------------------- split
+
+// Splits the owned edge t at pos (0 <= pos <= t.len) into owned halves.
+std::pair<edge, edge> split(edge t, std::size_t pos) {
+  if (pos == 0) return {edge{}, t};
+  if (pos == t.len) return {t, edge{}};
+  if (t.p->height == 0) {
+    // Both halves view the same chunk: no byte is copied.
+    acquire(t.p);
+    return {edge{t.p, t.off, pos}, edge{t.p, t.off + pos, t.len - pos}};
+  }
+  const inner* n = static_cast<const inner*>(t.p);
+  unsigned i = 0;
+  std::size_t start = 0;
+  while (pos >= start + n->child[i].len) start += n->child[i++].len;
+  std::pair<edge, edge> out;
+  if (pos == start) {
+    out = {sub_node(n, 0, i), sub_node(n, i, n->count)};
+  } else {
+    edge left = sub_node(n, 0, i);
+    edge right = sub_node(n, i + 1, n->count);
+    edge mid = n->child[i];
+    acquire(mid.p);
+    auto [ml, mr] = split(mid, pos - start);
+    out = {join(left, ml), join(mr, right)};
+  }
+  release(t.p);
+  return out;
+}
+
+// An owned tree holding `text`: one chunk when it fits, else full leaves
+// grouped bottom-up into evenly filled nodes.
+edge build(std::string_view text, std::size_t cap_hint) {
+  if (text.empty()) return edge{};
+  if (text.size() <= leaf_max_bytes) return make_leaf(text, std::max(cap_hint, text.size()));
+  const std::size_t leaves = (text.size() + leaf_max_bytes - 1) / leaf_max_bytes;
+  std::size_t level_n = leaves;
+  edge* level = static_cast<edge*>(pool_allocate(sizeof(edge) * leaves));
+  // Leaves of equal size (within one byte), each <= leaf_max_bytes.
+  std::size_t off = 0;
+  for (std::size_t i = 0; i < leaves; ++i) {
+    const std::size_t len = text.size() / leaves + (i < text.size() % leaves ? 1 : 0);
+    try {
+      level[i] = make_leaf(text.substr(off, len), len);
+    } catch (...) {
+      for (std::size_t j = 0; j < i; ++j) release(level[j].p);
+      pool_deallocate(level, sizeof(edge) * leaves);
+      throw;
+    }
+    off += len;
+  }
+  std::uint8_t height = 0;
+  while (level_n > 1) {
+    ++height;
+    const std::size_t groups = (level_n + max_children - 1) / max_children;
+    std::size_t k = 0;
+    for (std::size_t g = 0; g < groups; ++g) {
+      const std::size_t cnt = level_n / groups + (g < level_n % groups ? 1 : 0);
+      inner* m = new_inner(height);
+      std::size_t len = 0;
+      for (std::size_t j = 0; j < cnt; ++j) {
+        m->child[m->count++] = level[k];
+        len += level[k++].len;
+      }
+      level[g] = edge{m, 0, len};
+    }
+    level_n = groups;
+  }
+  edge root = level[0];
+  pool_deallocate(level, sizeof(edge) * leaves);
+  return root;
+}
+
+// Appends in place along the right spine when every node on it is unique
+// and the last chunk has room. O(height).
+bool append_in_place(edge& root, std::string_view text) noexcept {
+  if (!root.p) return false;
+  edge* path[max_depth];
+  unsigned depth = 0;
+  edge* e = &root;
+  while (e->p->height > 0) {
+    if (!unique(e->p)) return false;
+    path[depth++] = e;
+    inner* n = static_cast<inner*>(e->p);
+    e = &n->child[n->count - 1];
+  }
+  if (!leaf_append_in_place(*e, text)) return false;
+  for (unsigned i = 0; i < depth; ++i) path[i]->len += text.size();
+  return true;
+}
+
+// Grows the last chunk of a flat, unique rope into a bigger chunk (one copy,
+// geometric growth) when the appended text still fits in one leaf.
+bool append_flat_grow(edge& root, std::string_view text) {
+  if (!root.p || root.p->height != 0) return false;
+  const std::size_t need = root.len + text.size();
+  if (need > leaf_max_bytes) return false;
+  const std::size_t cap = std::min(leaf_max_bytes, std::max({need, root.len * 2, append_cap(need, 0)}));
+  chunk* c = new_chunk(cap);
+  std::memcpy(c->data, leaf_text(root).data(), root.len);
+  std::memcpy(c->data + root.len, text.data(), text.size());
+  c->used = need;
+  release(root.p);
+  root = edge{c, 0, need};
+  return true;
+}
+
+// ---------------------------------------------------------------- walking
+
+// Calls f(string_view) for each leaf slice of e from byte `from` on, in
+// order, until f returns false. Returns false if stopped.
+template <class F>
+bool for_each_leaf(const edge& e, std::size_t from, F& f) {
+  if (e.p->height == 0) {
+    const chunk* c = static_cast<const chunk*>(e.p);
+    return f(std::string_view(c->data + e.off + from, e.len - from));
+  }
+  const inner* n = static_cast<const inner*>(e.p);
+  for (unsigned i = 0; i < n->count; ++i) {
+    const edge& ch = n->child[i];
+    if (from >= ch.len) {
+      from -= ch.len;
+      continue;
+    }
+    if (!for_each_leaf(ch, from, f)) return false;
+    from = 0;
+  }
+  return true;
+}
+
+// A streaming, chunking-independent 64-bit hash: 8-byte words through a
+// multiply-xorshift mix, the tail and the length folded in at the end.
+class stream_hash {
+ public:
+  void feed(std::string_view s) noexcept {
+    total_ += s.size();
+    const char* p = s.data();
+    std::size_t n = s.size();
+    while (n > 0 && fill_ > 0 && fill_ < 8) {
+      buf_[fill_++] = *p++;
+      --n;
+    }
+    if (fill_ == 8) {
+      word(load(buf_));
+      fill_ = 0;
+    }
+    while (n >= 8) {
+      word(load(p));
+      p += 8;
+      n -= 8;
+    }
+    while (n > 0) {
+      buf_[fill_++] = *p++;
+      --n;
+    }
+  }
+  std::size_t finish() noexcept {
+    std::uint64_t last = 0;
+    std::memcpy(&last, buf_, fill_);
+    word(last ^ (static_cast<std::uint64_t>(fill_) << 56));
+    std::uint64_t h = h_ ^ total_;
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    return static_cast<std::size_t>(h);
+  }
+
+ private:
+  static std::uint64_t load(const char* p) noexcept {
+    std::uint64_t w;
+    std::memcpy(&w, p, 8);
+    return w;
+  }
+  void word(std::uint64_t w) noexcept {
+    w *= 0x9e3779b97f4a7c15ULL;
+    w ^= w >> 29;
+    h_ = (h_ ^ w) * 0xbf58476d1ce4e5b9ULL;
+    h_ ^= h_ >> 31;
+  }
+  std::uint64_t h_ = 0x243f6a8885a308d3ULL;
+  std::uint64_t total_ = 0;
+  char buf_[8] = {};
+  std::size_t fill_ = 0;
+};
+
+}  // namespace
+
+// ---------------------------------------------------------------- detail API
+
+void destroy(node* p) noexcept {
+  switch (p->kind) {
+    case node_kind::chunk_inline: {
+      chunk* c = static_cast<chunk*>(p);
+      pool_deallocate(c, chunk_bytes(c->cap));
+      break;
+    }
+    case node_kind::chunk_adopted: {
+      chunk* c = static_cast<chunk*>(p);
+      pool_deallocate(c->data, c->cap + 1);
+      pool_deallocate(c, sizeof(chunk));
+      break;
+    }
+    case node_kind::inner: {
+      inner* n = static_cast<inner*>(p);
+      for (unsigned i = 0; i < n->count; ++i) release(n->child[i].p);
+      pool_deallocate(n, sizeof(inner));
+      break;
+    }
+  }
+}
+
+leaf_view seek(const edge& root, std::size_t pos) noexcept {
+  const edge* e = &root;
+  std::size_t lo = 0;
+  while (e->p->height > 0) {
+    const inner* n = static_cast<const inner*>(e->p);
+    unsigned i = 0;
+    while (pos - lo >= n->child[i].len) lo += n->child[i++].len;
+    e = &n->child[i];
+  }
+  return leaf_view{static_cast<const chunk*>(e->p)->data + e->off, lo, e->len};
+}
+
+unsigned rope_height(const rope& r) noexcept { return r.root_.p ? r.root_.p->height : 0; }
+
+namespace {
+[[noreturn]] void broken(const char* what) { throw std::logic_error(std::string("fl::rope invariant: ") + what); }
+
+// Returns the subtree's byte count; checks everything below e.
+std::size_t check_edge(const edge& e, unsigned expect_height, bool is_root) {
+  if (!e.p) broken("null child");
+  if (e.p->refs.load(std::memory_order_acquire) == 0) broken("live node with zero count");
+  if (e.p->height != expect_height) broken("leaves at different depths");
+  if (e.len == 0) broken("empty edge");
+  if (e.p->height == 0) {
+    if (e.p->kind != node_kind::chunk_inline && e.p->kind != node_kind::chunk_adopted) broken("leaf is not a chunk");
+    const chunk* c = static_cast<const chunk*>(e.p);
+    if (c->used > c->cap) broken("chunk used > cap");
+    if (e.off + e.len > c->used) broken("edge beyond chunk bytes");
+    if (c->kind == node_kind::chunk_inline && c->cap > leaf_max_bytes && c->cap != c->used)
+      broken("oversized chunk with spare room");
+    return e.len;
+  }
+  if (e.p->kind != node_kind::inner) broken("inner height on a chunk");
+  if (e.off != 0) broken("offset into an inner node");
+  const inner* n = static_cast<const inner*>(e.p);
+  if (n->count > max_children) broken("too many children");
+  if (is_root ? n->count < 2 : n->count < min_children) broken("underfull node");
+  std::size_t sum = 0;
+  for (unsigned i = 0; i < n->count; ++i) sum += check_edge(n->child[i], expect_height - 1, false);
+  if (sum != e.len) broken("edge length != sum of children");
+  return sum;
+}
+}  // namespace
+
+void check_invariants(const rope& r) {
+  const edge& root = r.root_;
+  if (!root.p) {
+    if (root.len != 0 || root.off != 0) broken("empty rope with a size");
+    return;
+  }
+  if (root.len == 0) broken("non-empty root of size 0");
+  // Depth bound: a tree of height h has >= 2 * min^(h-1) leaves, each >= 1 byte.
+  if (root.p->height >= max_depth) broken("too deep");
+  check_edge(root, root.p->height, true);
+}
+
+}  // namespace FL_ROPE_NS
+}  // namespace fl::detail
+
+// ================================================================ rope
+
+namespace fl {
+inline namespace FL_ROPE_NS {
+
+using detail::edge;
+
+rope::rope(std::string_view text) : root_(detail::build(text, text.size())) {}
+
+rope::rope(fl::string&& text) {
+#ifdef FL_ROPE_HAVE_STRING_ACCESS
+  if (text.size() > 0) {
+    ::fl::detail::heap_block b = ::fl::detail::string_access::release(text);
+    if (b.data) {
+      try {
+        detail::chunk* c = static_cast<detail::chunk*>(detail::pool_allocate(sizeof(detail::chunk)));
+        c->refs.store(1, std::memory_order_relaxed);
+        c->height = 0;
+        c->kind = detail::node_kind::chunk_adopted;
+        c->count = 0;
+        c->used = b.size;
+        c->cap = b.capacity;
+        c->data = b.data;
+        root_ = edge{c, 0, b.size};
+        if (b.size == 0) clear();
+        return;
+      } catch (...) {
+        text = ::fl::detail::string_access::adopt(b);  // give the buffer back
+        throw;
+      }
+    }
+  }
+#endif
+  root_ = detail::build(std::string_view(text), text.size());
+}
+
+rope::rope(size_type count, char ch) {
+  if (count == 0) return;
+  if (count <= detail::leaf_max_bytes) {
+    detail::chunk* c = detail::new_chunk(count);
+    std::memset(c->data, static_cast<unsigned char>(ch), count);
+    c->used = count;
+    root_ = edge{c, 0, count};
+    return;
+  }
+  // Every full leaf holds the same bytes: build one and share it.
+  const std::size_t leaves = (count + detail::leaf_max_bytes - 1) / detail::leaf_max_bytes;
+  detail::chunk* c = detail::new_chunk(detail::leaf_max_bytes);
+  std::memset(c->data, static_cast<unsigned char>(ch), detail::leaf_max_bytes);
+  c->used = detail::leaf_max_bytes;
+  edge piece{c, 0, detail::leaf_max_bytes};
+  edge acc{};
+  try {
+    for (std::size_t i = 0; i < leaves; ++i) {
+      const std::size_t len = i + 1 < leaves ? detail::leaf_max_bytes : count - i * detail::leaf_max_bytes;
+      detail::acquire(c);
+      acc = detail::join(acc, edge{c, 0, len});
+    }
+  } catch (...) {
+    detail::release(acc.p);
+    detail::release(piece.p);
+    throw;
+  }
+  detail::release(piece.p);
+  root_ = acc;
+}
+
+char rope::at(size_type pos) const {
+  if (pos >= size()) throw std::out_of_range("fl::rope::at: pos >= size()");
+  return (*this)[pos];
+}
+
+rope& rope::append(std::string_view text) {
+  if (text.empty()) return *this;
+  if (detail::append_in_place(root_, text)) return *this;
+  if (unique_flat() && detail::append_flat_grow(root_, text)) return *this;
+  edge piece = detail::build(text, detail::append_cap(text.size(), root_.len + text.size()));
+  root_ = detail::join(root_, piece);
+  return *this;
+}
+
+rope& rope::append(const rope& other) {
+  if (other.empty()) return *this;
+  if (other.root_.p->height == 0 && other.size() <= detail::merge_max_bytes &&
+      detail::append_in_place(root_, detail::leaf_text(other.root_)))
+    return *this;
+  detail::acquire(other.root_.p);  // before join: other may be *this
+  root_ = detail::join(root_, other.root_);
+  return *this;
+}
+
+rope& rope::prepend(std::string_view text) {
+  if (text.empty()) return *this;
+  splice(0, 0, text, nullptr);
+  return *this;
+}
+
+rope& rope::prepend(const rope& other) {
+  if (other.empty()) return *this;
+  detail::acquire(other.root_.p);
+  root_ = detail::join(other.root_, root_);
+  return *this;
+}
+
+bool rope::unique_flat() const noexcept { return root_.p && root_.p->height == 0 && detail::unique(root_.p); }
+
+// The one edit: bytes [pos, pos + n) become `text` (or *other). Flat ropes
+// whose result still fits one leaf are edited like a string (in place when
+// unique and roomy, else one new chunk); everything else is split, split,
+// join, join: O(log n) nodes, chunks shared.
+void rope::splice(size_type pos, size_type n, std::string_view text, const rope* other) {
+  const size_type sz = size();
+  n = std::min(n, sz - pos);
+  const size_type ins = other ? other->size() : text.size();
+  if (n == 0 && ins == 0) return;
+  if (other && other->root_.p && other->root_.p->height == 0 && ins <= detail::merge_max_bytes) {
+    text = detail::leaf_text(other->root_);
+    other = nullptr;
+  }
+  const size_type out = sz - n + ins;
+  if (!other && out > 0 && out <= detail::leaf_max_bytes && (!root_.p || root_.p->height == 0)) {
+    const size_type tail = sz - pos - n;
+    if (root_.p && detail::unique(root_.p)) {
+      auto* c = static_cast<detail::chunk*>(root_.p);
+      if (c->cap >= out + root_.off && (text.data() + text.size() <= c->data || text.data() >= c->data + c->cap)) {
+        char* base = c->data + root_.off;
+        std::memmove(base + pos + ins, base + pos + n, tail);
+        if (ins) std::memcpy(base + pos, text.data(), ins);
+        c->used = root_.off + out;
+        root_.len = out;
+        return;
+      }
+    }
+    const std::size_t cap = std::min(detail::leaf_max_bytes, out + std::max<std::size_t>(out / 2, 32));
+    detail::chunk* c = detail::new_chunk(cap);
+    const char* old = root_.p ? static_cast<const detail::chunk*>(root_.p)->data + root_.off : nullptr;
+    if (pos) std::memcpy(c->data, old, pos);
+    if (ins) std::memcpy(c->data + pos, text.data(), ins);
+    if (tail) std::memcpy(c->data + pos + ins, old + pos + n, tail);
+    c->used = out;
+    detail::release(root_.p);
+    root_ = edge{c, 0, out};
+    return;
+  }
+  edge mid{};
+  if (other) {
+    mid = other->root_;
+    detail::acquire(mid.p);
+  } else {
+    mid = detail::build(text, text.size());
+  }
+  edge whole = root_;
+  root_ = {};
+  auto [left, rest] = detail::split(whole, pos);
+  auto [cut, right] = detail::split(rest, n);
+  detail::release(cut.p);
+  root_ = detail::join(detail::join(left, mid), right);
+}
+
+rope& rope::insert(size_type pos, std::string_view text) {
+  if (pos > size()) throw std::out_of_range("fl::rope::insert: pos > size()");
+  splice(pos, 0, text, nullptr);
+  return *this;
+}
+
+rope& rope::insert(size_type pos, const rope& other) {
+  if (pos > size()) throw std::out_of_range("fl::rope::insert: pos > size()");
+  const rope keep(other);  // other may be *this
+  splice(pos, 0, {}, &keep);
+  return *this;
+}
+
+rope& rope::erase(size_type pos, size_type n) {
+  if (pos > size()) throw std::out_of_range("fl::rope::erase: pos > size()");
+  splice(pos, n, {}, nullptr);
+  return *this;
+}
+
+rope& rope::replace(size_type pos, size_type n, std::string_view text) {
+  if (pos > size()) throw std::out_of_range("fl::rope::replace: pos > size()");
+  splice(pos, n, text, nullptr);
+  return *this;
+}
+
+rope& rope::replace(size_type pos, size_type n, const rope& other) {
+  if (pos > size()) throw std::out_of_range("fl::rope::replace: pos > size()");
+  const rope keep(other);
+  splice(pos, n, {}, &keep);
+  return *this;
+}
+
+rope rope::substr(size_type pos, size_type n) const {
+  if (pos > size()) throw std::out_of_range("fl::rope::substr: pos > size()");
+  n = std::min(n, size() - pos);
+  if (n == 0) return rope();
+  if (root_.p->height == 0) {
+    detail::acquire(root_.p);
+    return rope(edge{root_.p, root_.off + pos, n});
+  }
+  detail::acquire(root_.p);
+  auto [left, rest] = detail::split(root_, pos);
+  detail::release(left.p);
+  auto [mid, right] = detail::split(rest, n);
+  detail::release(right.p);
+  return rope(mid);
+}
+
+// Linear search over the chunk stream. Matches inside a chunk of at least
+// m bytes are found by fl::find on the chunk itself. Matches that cross
+// boundaries are found in a small buffer `win` holding the stream's bytes
+// since the last position that could still start a match: when a big chunk
+// arrives, win gets its first m-1 bytes and is searched (O(m) work paid by
+// a chunk of >= m bytes), then restarts as the chunk's last m-1 bytes; small
+// chunks are appended to win, which is searched and cut back to its last m-1
+// bytes once it reaches 2m + 64 bytes (each search covers >= m + 64 new
+// bytes). So every byte is searched O(1) times: O(n + m) overall, however
+// many chunks a match spans.
+rope::size_type rope::find(std::string_view needle, size_type pos) const noexcept {
+  const size_type n = size(), m = needle.size();
+  if (pos > n || m > n - pos) return npos;
+  if (m == 0) return pos;
+  if (root_.p->height == 0) {
+    const size_type r = fl::find(detail::leaf_text(root_), needle, pos);
+    return r;
+  }
+  const size_type keep = m - 1;
+  const size_type limit = 2 * m + 64;
+  std::string win;  // bytes [win_lo, win_lo + win.size()) of the rope
+  size_type win_lo = pos;
+  size_type at = pos;  // rope offset of the next chunk
+  size_type found = npos;
+  auto search_win = [&]() {
+    const size_type r = fl::find(std::string_view(win), needle);
+    if (r != npos) found = win_lo + r;
+    return r == npos;
+  };
+  auto trim_win = [&]() {
+    if (win.size() > keep) {
+      win_lo += win.size() - keep;
+      win.erase(0, win.size() - keep);
+    }
+  };
+  try {
+    auto visit = [&](std::string_view c) {
+      if (c.size() >= m) {
+        if (!win.empty()) {
+          win.append(c.substr(0, keep));
+          if (!search_win()) return false;
+        }
+        const size_type r = fl::find(c, needle);
+        if (r != npos) {
+          found = at + r;
+          return false;
+        }
+        win.assign(c.substr(c.size() - keep));
+        win_lo = at + c.size() - keep;
+      } else {
+        if (win.empty()) win_lo = at;
+        win.append(c);
+        if (win.size() >= limit) {
+          if (!search_win()) return false;
+          trim_win();
+        }
+      }
+      at += c.size();
+      return true;
+    };
+    if (detail::for_each_leaf(root_, pos, visit) && !win.empty()) search_win();
+  } catch (...) {
+    // Only the window's allocation can throw (a few m bytes): fall back to a
+    // byte-by-byte comparison, still correct, without extra memory.
+    for (size_type i = pos; i + m <= n; ++i) {
+      size_type k = 0;
+      while (k < m && (*this)[i + k] == needle[k]) ++k;
+      if (k == m) return i;
+    }
+    return npos;
+  }
+  return found;
+}
+
+bool rope::starts_with(std::string_view prefix) const noexcept {
+  if (prefix.size() > size()) return false;
+  return substr_compare(0, prefix) == 0;
+}
+
+bool rope::ends_with(std::string_view suffix) const noexcept {
+  if (suffix.size() > size()) return false;
+  return substr_compare(size() - suffix.size(), suffix) == 0;
+}
+
+// Compares bytes [pos, pos + s.size()) (all present) with s.
+int rope::substr_compare(size_type pos, std::string_view s) const noexcept {
+  if (s.empty()) return 0;
+  int result = 0;
+  size_type done = 0;
+  auto visit = [&](std::string_view c) {
+    const size_type k = std::min(c.size(), s.size() - done);
+    result = std::memcmp(c.data(), s.data() + done, k);
+    done += k;
+    return result == 0 && done < s.size();
+  };
+  detail::for_each_leaf(root_, pos, visit);
+  return result;
+}
+
+int rope::compare(std::string_view other) const noexcept {
+  const size_type k = std::min(size(), other.size());
+  const int r = substr_compare(0, other.substr(0, k));
+  if (r != 0) return r < 0 ? -1 : 1;
+  return size() < other.size() ? -1 : size() > other.size() ? 1 : 0;
+}
+
+int rope::compare(const rope& other) const noexcept {
+  if (other.root_.p && other.root_.p->height == 0) return compare(detail::leaf_text(other.root_));
+  const size_type k = std::min(size(), other.size());
+  size_type pos = 0;
+  while (pos < k) {
+    const detail::leaf_view a = detail::seek(root_, pos);
+    const detail::leaf_view b = detail::seek(other.root_, pos);
+    const size_type ea = a.lo + a.len, eb = b.lo + b.len;
+    const size_type stop = std::min({ea, eb, k});
+    const int r = std::memcmp(a.data + (pos - a.lo), b.data + (pos - b.lo), stop - pos);
+    if (r != 0) return r < 0 ? -1 : 1;
+    pos = stop;
+  }
+  return size() < other.size() ? -1 : size() > other.size() ? 1 : 0;
+}
+
+fl::string rope::flatten() const {
+  fl::string out;
+  if (empty()) return out;
+  out.resize_and_overwrite(size(), [this](char* p, std::size_t count) {
+    auto visit = [&p](std::string_view c) {
+      std::memcpy(p, c.data(), c.size());
+      p += c.size();
+      return true;
+    };
+    detail::for_each_leaf(root_, 0, visit);
+    return count;
+  });
+  return out;
+}
+
+std::string rope::to_std() const {
+  std::string out;
+  out.reserve(size());
+  for (std::string_view c : chunks()) out.append(c);
+  return out;
+}
+
+rope::size_type rope::copy(char* dest, size_type n, size_type pos) const {
+  if (pos > size()) throw std::out_of_range("fl::rope::copy: pos > size()");
+  n = std::min(n, size() - pos);
+  if (n == 0) return 0;
+  size_type done = 0;
+  auto visit = [&](std::string_view c) {
+    const size_type k = std::min(c.size(), n - done);
+    std::memcpy(dest + done, c.data(), k);
+    done += k;
+    return done < n;
+  };
+  detail::for_each_leaf(root_, pos, visit);
+  return n;
+}
+
+std::size_t rope::hash() const noexcept {
+  detail::stream_hash h;
+  if (!empty()) {
+    auto visit = [&h](std::string_view c) {
+      h.feed(c);
+      return true;
+    };
+    detail::for_each_leaf(root_, 0, visit);
+  }
+  return h.finish();
+}
+
+std::ostream& operator<<(std::ostream& os, const rope& r) {
+  if (os.width() > 0 && static_cast<std::size_t>(os.width()) > r.size()) {
+    os << std::string_view(r.flatten());
+    return os;
+  }
+  for (std::string_view c : r.chunks()) os.write(c.data(), static_cast<std::streamsize>(c.size()));
+  os.width(0);
+  return os;
+}
+
+}  // namespace FL_ROPE_NS
+}  // namespace fl

@@ -1,0 +1,538 @@
+// Tests for fl::rope. Built with FL_ROPE_LEAF_MAX=16 (tests/rope_test.cmake
+// compiles this program's own copy of src/rope.cpp), so a few hundred bytes
+// already make trees of depth 3-6 and every edit crosses leaf boundaries.
+// Every edit in the differential tests is followed by
+// detail::check_invariants (depth, balance, sizes, offsets, counts).
+//
+// Seeds: FL_TEST_SEED from the environment, else the clock; every failure
+// message carries the seed.
+#include <fl/rope.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <functional>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+static_assert(fl::detail::leaf_max_bytes == 16, "rope_test must be built with FL_ROPE_LEAF_MAX=16");
+static_assert(std::random_access_iterator<fl::rope::const_iterator>);
+static_assert(std::ranges::forward_range<fl::rope::chunk_range>);
+
+namespace {
+
+std::uint64_t test_seed() {
+  if (const char* s = std::getenv("FL_TEST_SEED")) return std::strtoull(s, nullptr, 10);
+  return static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+}
+
+// Small alphabet so that find() has many partial matches.
+std::string random_text(std::mt19937_64& rng, std::size_t n, int alphabet = 4) {
+  std::string s(n, '\0');
+  for (char& c : s) c = static_cast<char>('a' + static_cast<int>(rng() % static_cast<unsigned>(alphabet)));
+  return s;
+}
+
+std::size_t pick(std::mt19937_64& rng, std::size_t n) { return n == 0 ? 0 : static_cast<std::size_t>(rng() % n); }
+
+// Every way of reading a rope must give `want`.
+void expect_content(const fl::rope& r, const std::string& want, const std::string& ctx) {
+  ASSERT_EQ(r.size(), want.size()) << ctx;
+  ASSERT_EQ(r.empty(), want.empty()) << ctx;
+  std::string via_chunks;
+  for (std::string_view c : r.chunks()) {
+    ASSERT_FALSE(c.empty()) << ctx;
+    via_chunks.append(c);
+  }
+  ASSERT_EQ(via_chunks, want) << ctx;
+  ASSERT_EQ(std::string(r.begin(), r.end()), want) << ctx;
+  ASSERT_EQ(r.to_std(), want) << ctx;
+  ASSERT_EQ(std::string_view(r.flatten()), want) << ctx;
+}
+
+}  // namespace
+
+TEST(RopeTest, EmptyRope) {
+  fl::rope r;
+  EXPECT_TRUE(r.empty());
+  EXPECT_EQ(r.size(), 0u);
+  EXPECT_EQ(r.begin(), r.end());
+  EXPECT_EQ(r.chunks().begin(), r.chunks().end());
+  EXPECT_EQ(r.find(""), 0u);
+  EXPECT_EQ(r.find("a"), fl::rope::npos);
+  EXPECT_EQ(r.flatten().size(), 0u);
+  EXPECT_EQ(r, "");
+  EXPECT_EQ(r.compare(fl::rope()), 0);
+  EXPECT_EQ(std::hash<fl::rope>{}(r), std::hash<fl::rope>{}(fl::rope("")));
+  fl::detail::check_invariants(r);
+}
+
+TEST(RopeTest, Constructors) {
+  const std::string text = "the quick brown fox jumps over the lazy dog, twice: the quick brown fox";
+  fl::rope a(text);
+  expect_content(a, text, "string_view");
+  fl::detail::check_invariants(a);
+  EXPECT_GT(fl::detail::rope_height(a), 1u);
+
+  fl::rope b("literal");
+  expect_content(b, "literal", "c string");
+
+  const fl::string fs(text.c_str());
+  fl::rope c(fs);
+  expect_content(c, text, "const fl::string&");
+
+  fl::string moved(text.c_str());
+  fl::rope d(std::move(moved));
+  expect_content(d, text, "fl::string&&");
+  fl::detail::check_invariants(d);
+  EXPECT_TRUE(moved.empty() || std::string_view(moved) == text);
+
+  fl::string short_one("abc");
+  fl::rope e(std::move(short_one));
+  expect_content(e, "abc", "short fl::string&&");
+
+  fl::rope f(100, 'x');
+  expect_content(f, std::string(100, 'x'), "count, ch");
+  fl::detail::check_invariants(f);
+  fl::rope g(0, 'x');
+  EXPECT_TRUE(g.empty());
+  fl::rope h(5, 'y');
+  expect_content(h, "yyyyy", "short fill");
+}
+
+TEST(RopeTest, AdoptedStringCanBeEdited) {
+  fl::string big(std::string(200, 'q').c_str());
+  fl::rope r(std::move(big));
+  fl::rope copy = r;
+  r.append("tail");
+  r.insert(100, "mid");
+  r.erase(0, 10);
+  std::string want(200, 'q');
+  want += "tail";
+  want.insert(100, "mid");
+  want.erase(0, 10);
+  expect_content(r, want, "adopted edit");
+  expect_content(copy, std::string(200, 'q'), "adopted copy");
+  fl::detail::check_invariants(r);
+}
+
+TEST(RopeTest, AtThrowsPastEnd) {
+  fl::rope r("hello world, a rope");
+  EXPECT_EQ(r.at(0), 'h');
+  EXPECT_EQ(r.at(r.size() - 1), 'e');
+  EXPECT_THROW((void)r.at(r.size()), std::out_of_range);
+  EXPECT_THROW((void)fl::rope().at(0), std::out_of_range);
+}
+
+TEST(RopeTest, EditsPastEndThrowAndLeaveRopeUnchanged) {
+  const std::string text = "0123456789abcdefghijklmnopqrstuvwxyz0123456789";
+  fl::rope r(text);
+  const fl::rope copy = r;
+  const std::size_t past = r.size() + 1;
+  EXPECT_THROW(r.insert(past, "x"), std::out_of_range);
+  EXPECT_THROW(r.insert(past, fl::rope("x")), std::out_of_range);
+  EXPECT_THROW(r.erase(past, 1), std::out_of_range);
+  EXPECT_THROW(r.replace(past, 1, "x"), std::out_of_range);
+  EXPECT_THROW(r.replace(past, 1, fl::rope("x")), std::out_of_range);
+  EXPECT_THROW((void)r.substr(past), std::out_of_range);
+  char buf[4];
+  EXPECT_THROW((void)r.copy(buf, 4, past), std::out_of_range);
+  expect_content(r, text, "after throws");
+  EXPECT_EQ(r, copy);
+  fl::detail::check_invariants(r);
+  // pos == size() is valid for all of them.
+  r.insert(r.size(), "!");
+  r.erase(r.size(), 5);
+  r.replace(r.size(), 3, "?");
+  EXPECT_TRUE(r.substr(r.size()).empty());
+  expect_content(r, text + "!?", "at end");
+}
+
+TEST(RopeTest, SplitAtZeroAndEnd) {
+  const std::string text = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+  fl::rope r(text);
+  EXPECT_EQ(r.substr(0).to_std(), text);
+  EXPECT_EQ(r.substr(0, 0).size(), 0u);
+  EXPECT_EQ(r.substr(0, 1).to_std(), "a");
+  EXPECT_EQ(r.substr(text.size() - 1).to_std(), "Z");
+  r.insert(0, "<");
+  r.insert(r.size(), ">");
+  expect_content(r, "<" + text + ">", "ends");
+  fl::detail::check_invariants(r);
+}
+
+TEST(RopeTest, AppendOfSelfAndPrependOfSelf) {
+  // The older rope emptied `a` when rotating during `b += a`; here shared
+  // nodes are never changed.
+  fl::rope a(std::string(70, 'a'));
+  fl::rope b(std::string(50, 'b'));
+  for (int i = 0; i < 6; ++i) {
+    b += a;
+    fl::detail::check_invariants(b);
+    expect_content(a, std::string(70, 'a'), "a after b += a");
+  }
+  fl::rope s("xyz0123456789");
+  std::string want = "xyz0123456789";
+  for (int i = 0; i < 5; ++i) {
+    s += s;
+    want += want;
+    s.prepend(s);
+    want = want + want;
+    s.insert(s.size() / 2, s);
+    want.insert(want.size() / 2, std::string(want));
+    fl::detail::check_invariants(s);
+    expect_content(s, want, "self edits");
+  }
+  s.replace(3, 7, s);
+  want.replace(3, 7, std::string(want));
+  expect_content(s, want, "self replace");
+}
+
+TEST(RopeTest, FindAcrossManyLeaves) {
+  // 16-byte leaves: a 60-byte needle spans 4-5 leaves.
+  std::string text(1000, 'a');
+  const std::string needle = std::string(59, 'a') + "b";
+  text.replace(777, needle.size(), needle);
+  fl::rope r;
+  for (std::size_t i = 0; i < text.size(); i += 7) r.append(std::string_view(text).substr(i, 7));
+  fl::detail::check_invariants(r);
+  EXPECT_EQ(r.find(needle), text.find(needle));
+  EXPECT_EQ(r.find(needle, 777), 777u);
+  EXPECT_EQ(r.find(needle, 778), fl::rope::npos);
+  EXPECT_EQ(r.find("b"), text.find("b"));
+  EXPECT_EQ(r.find('b'), text.find('b'));
+  EXPECT_EQ(r.find("", 1000), 1000u);
+  EXPECT_EQ(r.find("", 1001), fl::rope::npos);
+  EXPECT_EQ(r.find(std::string(1001, 'a')), fl::rope::npos);
+  EXPECT_TRUE(r.contains("ab"));
+  EXPECT_FALSE(r.contains("bb"));
+  // Needle exactly one byte per leaf boundary, built from 1-byte pieces.
+  fl::rope ones;
+  std::string ones_want;
+  std::mt19937_64 rng(7);
+  for (int i = 0; i < 500; ++i) {
+    const std::string piece = random_text(rng, 1, 2);
+    ones.prepend(piece);
+    ones_want.insert(0, piece);
+  }
+  for (std::size_t len = 1; len < 40; ++len) {
+    for (std::size_t at = 0; at + len <= ones_want.size(); at += 37) {
+      const std::string nd = ones_want.substr(at, len);
+      ASSERT_EQ(ones.find(nd), ones_want.find(nd)) << len << " " << at;
+      ASSERT_EQ(ones.find(nd, at + 1), ones_want.find(nd, at + 1)) << len << " " << at;
+    }
+  }
+}
+
+TEST(RopeTest, CompareAndOrdering) {
+  fl::rope a("apple pie with cream and sugar");
+  fl::rope b("apple pie with cream and salt");
+  EXPECT_GT(a.compare(b), 0);
+  EXPECT_TRUE(b < a);
+  EXPECT_TRUE(a != b);
+  EXPECT_TRUE(a == fl::rope(a.to_std()));
+  EXPECT_EQ(a.compare("apple"), 1);
+  EXPECT_EQ(fl::rope("apple").compare(a), -1);
+  EXPECT_EQ(a <=> a.substr(0), std::strong_ordering::equal);
+  EXPECT_TRUE(a.starts_with("apple pie"));
+  EXPECT_FALSE(a.starts_with("apple pig"));
+  EXPECT_TRUE(a.ends_with("and sugar"));
+  EXPECT_FALSE(a.ends_with(std::string(100, 'x')));
+  EXPECT_EQ(std::hash<fl::rope>{}(a), std::hash<fl::rope>{}(a.substr(0, 10) + a.substr(10)));
+  EXPECT_NE(std::hash<fl::rope>{}(a), std::hash<fl::rope>{}(b));
+}
+
+TEST(RopeTest, IteratorsAreRandomAccess) {
+  std::mt19937_64 rng(11);
+  const std::string text = random_text(rng, 500, 26);
+  fl::rope r;
+  for (std::size_t i = 0; i < text.size(); i += 13) r.append(std::string_view(text).substr(i, 13));
+  auto it = r.begin();
+  EXPECT_EQ(r.end() - r.begin(), static_cast<std::ptrdiff_t>(text.size()));
+  for (int k = 0; k < 2000; ++k) {
+    const std::size_t i = pick(rng, text.size());
+    ASSERT_EQ(it[static_cast<std::ptrdiff_t>(i)], text[i]);
+    ASSERT_EQ(*(r.begin() + static_cast<std::ptrdiff_t>(i)), text[i]);
+    ASSERT_EQ(r[i], text[i]);
+  }
+  std::string backwards;
+  for (auto e = r.end(); e != r.begin();) backwards.push_back(*--e);
+  std::reverse(backwards.begin(), backwards.end());
+  EXPECT_EQ(backwards, text);
+  EXPECT_TRUE(r.begin() < r.end());
+  EXPECT_EQ((r.end() - 1).index(), text.size() - 1);
+  EXPECT_EQ(std::count(r.begin(), r.end(), 'q'), std::count(text.begin(), text.end(), 'q'));
+}
+
+TEST(RopeTest, StreamOutput) {
+  fl::rope r(std::string(40, 'z'));
+  r.insert(20, "-mid-");
+  std::ostringstream os;
+  os << r;
+  EXPECT_EQ(os.str(), r.to_std());
+  std::ostringstream padded;
+  padded.width(50);
+  padded << fl::rope("ab");
+  EXPECT_EQ(padded.str(), std::string(48, ' ') + "ab");
+}
+
+TEST(RopeTest, CopyAndConcatOperators) {
+  fl::rope a("left part that is long enough to be a tree");
+  fl::rope b(" right part, also quite a few leaves long");
+  fl::rope c = a + b;
+  EXPECT_EQ(c.to_std(), a.to_std() + b.to_std());
+  EXPECT_EQ((a + "!").to_std(), a.to_std() + "!");
+  EXPECT_EQ(("!" + a).to_std(), "!" + a.to_std());
+  fl::rope m = std::move(c);
+  EXPECT_TRUE(c.empty());  // NOLINT: moved-from is empty by contract of this type
+  EXPECT_EQ(m.size(), a.size() + b.size());
+  m = m;  // self-assignment keeps the text
+  EXPECT_EQ(m.size(), a.size() + b.size());
+  m.push_back('.');
+  m += '.';
+  EXPECT_TRUE(m.ends_with(".."));
+  swap(a, b);
+  EXPECT_TRUE(a.starts_with(" right"));
+  m.clear();
+  EXPECT_TRUE(m.empty());
+  fl::detail::check_invariants(m);
+}
+
+// Copies taken before an edit never change, whatever the edit.
+TEST(RopeTest, EditingACopyNeverChangesTheOriginal) {
+  const auto seed = test_seed();
+  std::mt19937_64 rng(seed);
+  const std::string text = random_text(rng, 700, 26);
+  fl::rope original;
+  for (std::size_t i = 0; i < text.size(); i += 9) original.append(std::string_view(text).substr(i, 9));
+  const fl::rope keep = original;
+  for (int op = 0; op < 9; ++op) {
+    for (int trial = 0; trial < 50; ++trial) {
+      fl::rope copy = original;
+      const std::size_t pos = pick(rng, copy.size() + 1);
+      const std::size_t n = pick(rng, 64);
+      const std::string piece = random_text(rng, pick(rng, 40) + 1, 26);
+      switch (op) {
+        case 0: copy.append(piece); break;
+        case 1: copy.prepend(piece); break;
+        case 2: copy.insert(pos, piece); break;
+        case 3: copy.erase(pos, n); break;
+        case 4: copy.replace(pos, n, piece); break;
+        case 5: copy = copy.substr(pos, n); break;
+        case 6: copy += original; break;
+        case 7: copy.insert(pos, original.substr(pos / 2, n)); break;
+        case 8: copy.append(piece).append(piece).erase(0, 1); break;
+      }
+      fl::detail::check_invariants(copy);
+      ASSERT_EQ(original.to_std(), text) << "seed " << seed << " op " << op;
+      ASSERT_TRUE(original == keep) << "seed " << seed << " op " << op;
+      fl::detail::check_invariants(original);
+    }
+  }
+}
+
+// The main differential test: random edits on a set of ropes mirrored on
+// std::string, including copies that are then edited on both sides.
+TEST(RopeDifferential, RandomEditsAgreeWithStdString) {
+  const auto seed = test_seed();
+  std::mt19937_64 rng(seed);
+  std::vector<std::pair<fl::rope, std::string>> slots(6);
+  constexpr int steps = 300'000;
+  unsigned max_height = 0;
+  std::size_t max_size = 0;
+  for (int step = 0; step < steps; ++step) {
+    auto& [r, s] = slots[pick(rng, slots.size())];
+    const std::string ctx = "seed " + std::to_string(seed) + " step " + std::to_string(step);
+    const std::size_t pos = pick(rng, s.size() + 1);
+    const std::size_t n = pick(rng, 2) ? pick(rng, 8) : pick(rng, 200);
+    const std::size_t plen = pick(rng, 3) == 0 ? pick(rng, 100) : pick(rng, 12);
+    const std::string piece = random_text(rng, plen);
+    const int op = static_cast<int>(pick(rng, s.size() > 3000 ? 14 : 20));
+    switch (op) {
+      case 0: case 14: case 15: r.append(piece); s.append(piece); break;
+      case 1: case 16: r.prepend(piece); s.insert(0, piece); break;
+      case 2: case 17: r.insert(pos, piece); s.insert(pos, piece); break;
+      case 3: r.erase(pos, n); s.erase(pos, n); break;
+      case 4: case 18: r.replace(pos, n, piece); s.replace(pos, n, piece); break;
+      case 5: {
+        const std::size_t len = pick(rng, 2) ? n * 8 : pick(rng, s.size() - pos + 1);
+        r = r.substr(pos, len);
+        s = s.substr(pos, len);
+        break;
+      }
+      case 6: {  // copy then edit both
+        auto& [r2, s2] = slots[pick(rng, slots.size())];
+        r2 = r;
+        s2 = s;
+        const std::size_t p2 = pick(rng, s2.size() + 1);
+        r2.insert(p2, piece);
+        s2.insert(p2, piece);
+        r.erase(pos, n);
+        s.erase(pos, n);
+        fl::detail::check_invariants(r2);
+        break;
+      }
+      case 7: {  // rope + rope, rope inserted into rope
+        const auto& [r2, s2] = slots[pick(rng, slots.size())];
+        if (s.size() + s2.size() < 20000) {
+          if (pick(rng, 2)) {
+            r += r2;
+            s += s2;
+          } else {
+            r.insert(pos, r2);
+            s.insert(pos, s2);
+          }
+        }
+        break;
+      }
+      case 8: {
+        const auto& [r2, s2] = slots[pick(rng, slots.size())];
+        const std::size_t p2 = pick(rng, s2.size() + 1);
+        const std::size_t n2 = pick(rng, 300);
+        const std::string sub = s2.substr(p2, n2);
+        if (s.size() + sub.size() < 20000) {
+          r.replace(pos, n, r2.substr(p2, n2));
+          s.replace(pos, n, sub);
+        }
+        break;
+      }
+      case 9: {  // find: a needle cut from the text (present) or random
+        std::string needle = pick(rng, 2) && !s.empty() ? s.substr(pick(rng, s.size()), pick(rng, 60) + 1)
+                                                        : random_text(rng, pick(rng, 6) + 1);
+        const std::size_t from = pick(rng, s.size() + 2);
+        ASSERT_EQ(r.find(needle, from), s.find(needle, from)) << ctx << " needle " << needle;
+        break;
+      }
+      case 10: {
+        const auto& [r2, s2] = slots[pick(rng, slots.size())];
+        const int want = s.compare(s2);
+        const int got = r.compare(r2);
+        ASSERT_EQ(got < 0, want < 0) << ctx;
+        ASSERT_EQ(got > 0, want > 0) << ctx;
+        ASSERT_EQ(r == r2, s == s2) << ctx;
+        ASSERT_EQ(r.compare(s2) == 0, s == s2) << ctx;
+        if (s == s2) {
+          ASSERT_EQ(std::hash<fl::rope>{}(r), std::hash<fl::rope>{}(r2)) << ctx;
+        }
+        break;
+      }
+      case 11: {  // iterate and index, with throws past the end
+        std::string walked(r.begin(), r.end());
+        ASSERT_EQ(walked, s) << ctx;
+        if (!s.empty()) {
+          const std::size_t i = pick(rng, s.size());
+          ASSERT_EQ(r[i], s[i]) << ctx;
+          ASSERT_EQ(r.at(i), s.at(i)) << ctx;
+        }
+        ASSERT_THROW((void)r.at(s.size() + pick(rng, 3)), std::out_of_range) << ctx;
+        break;
+      }
+      case 12: {  // out-of-range edits leave the rope unchanged
+        const std::size_t bad = s.size() + 1 + pick(rng, 5);
+        ASSERT_THROW(r.insert(bad, piece), std::out_of_range) << ctx;
+        ASSERT_THROW(r.erase(bad, 1), std::out_of_range) << ctx;
+        ASSERT_THROW(r.replace(bad, 1, piece), std::out_of_range) << ctx;
+        ASSERT_THROW((void)r.substr(bad), std::out_of_range) << ctx;
+        break;
+      }
+      case 13: {  // append many small pieces (the in-place path)
+        for (int k = 0; k < 10; ++k) {
+          const std::string small = random_text(rng, pick(rng, 5) + 1);
+          r += small;
+          s += small;
+        }
+        break;
+      }
+      default: {  // 19: rebuild from flatten / fl::string&&
+        fl::string flat = r.flatten();
+        r = fl::rope(std::move(flat));
+        break;
+      }
+    }
+    fl::detail::check_invariants(r);
+    ASSERT_EQ(r.size(), s.size()) << ctx;
+    max_height = std::max(max_height, fl::detail::rope_height(r));
+    max_size = std::max(max_size, s.size());
+    if (step % 64 == 0) {
+      for (const auto& [rr, ss] : slots) {
+        fl::detail::check_invariants(rr);
+        ASSERT_EQ(rr.to_std(), ss) << ctx;
+      }
+    }
+  }
+  for (const auto& [rr, ss] : slots) expect_content(rr, ss, "final, seed " + std::to_string(seed));
+  // The edits must have exercised deep trees, not only flat ropes.
+  EXPECT_GE(max_height, 5u) << "seed " << seed;
+  EXPECT_GE(max_size, 3000u) << "seed " << seed;
+}
+
+// Edits concentrated in one place (the pattern of an editor's cursor).
+TEST(RopeDifferential, CursorEditsStayBalanced) {
+  const auto seed = test_seed();
+  std::mt19937_64 rng(seed);
+  fl::rope r;
+  std::string s;
+  std::size_t cursor = 0;
+  for (int step = 0; step < 20'000; ++step) {
+    const std::string ctx = "seed " + std::to_string(seed) + " step " + std::to_string(step);
+    cursor = std::min(s.size(), cursor + pick(rng, 5) - std::min<std::size_t>(cursor, 2));
+    if (pick(rng, 4) != 0 || s.empty()) {
+      const std::string piece = random_text(rng, pick(rng, 4) + 1, 26);
+      r.insert(cursor, piece);
+      s.insert(cursor, piece);
+      cursor += piece.size();
+    } else {
+      const std::size_t n = pick(rng, 4);
+      const std::size_t from = cursor - std::min(cursor, n);
+      r.erase(from, n);
+      s.erase(from, n);
+      cursor = from;
+    }
+    fl::detail::check_invariants(r);
+    ASSERT_EQ(r.size(), s.size()) << ctx;
+    if (step % 997 == 0) {
+      ASSERT_EQ(r.to_std(), s) << ctx;
+    }
+  }
+  EXPECT_EQ(r.to_std(), s);
+  // Depth stays logarithmic: 2 * min_children^(h-1) <= leaves <= bytes.
+  EXPECT_LT(fl::detail::rope_height(r), 2 * 20u);
+}
+
+// 16 MB from 100,000 pieces: content, hash, find at the far end, substr.
+TEST(RopeTest, LargeRopeFromManyPieces) {
+  const auto seed = test_seed();
+  std::mt19937_64 rng(seed);
+  fl::rope r;
+  std::string s;
+  s.reserve(17u << 20);
+  for (int i = 0; i < 100'000; ++i) {
+    const std::string piece = random_text(rng, 100 + pick(rng, 140), 26);
+    r += piece;
+    s += piece;
+  }
+  ASSERT_GE(s.size(), 16u << 20) << "seed " << seed;
+  fl::detail::check_invariants(r);
+  ASSERT_EQ(r.size(), s.size());
+  ASSERT_EQ(std::string_view(r.flatten()), s) << "seed " << seed;
+  const fl::rope rebuilt(s);
+  EXPECT_EQ(std::hash<fl::rope>{}(r), std::hash<fl::rope>{}(rebuilt));
+  EXPECT_TRUE(r == rebuilt);
+  const std::string tail = s.substr(s.size() - 50);
+  EXPECT_EQ(r.find(tail), s.find(tail));
+  const std::size_t mid = s.size() / 2;
+  fl::rope sub = r.substr(mid, 1000);
+  EXPECT_EQ(sub.to_std(), s.substr(mid, 1000));
+  fl::detail::check_invariants(sub);
+  std::uint64_t sum_r = 0, sum_s = 0;
+  for (char c : r) sum_r += static_cast<unsigned char>(c);
+  for (char c : s) sum_s += static_cast<unsigned char>(c);
+  EXPECT_EQ(sum_r, sum_s);
+}
