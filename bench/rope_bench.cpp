@@ -1,0 +1,411 @@
+// bench/rope_bench.cpp: section rope/, fl::rope against absl::Cord (cord,
+// when abseil is present), std::string (std) and __gnu_cxx::crope
+// (gnu_rope), each where the operation exists. Lower time is faster; the
+// report shows each peer's ratio to std.
+//
+//   concat_flatten/N     N appends of one 100-byte piece to an empty text
+//                        (N = 1000 ... 1000000), then one contiguous copy of
+//                        the whole (fl: flatten(); cord: std::string(cord);
+//                        gnu_rope: c_str(); std is contiguous already)
+//   substr_1k_of_1m      1,000 bytes from the middle of a 1 MB text
+//   edit_mix/B           the classic loop on a B-byte text (B = 1k ... 1m):
+//                        v = s; v.insert(0,"qwerty"); v.insert(B/2,"zxcvb");
+//                        v.append("rtyui"); v.replace(0,20,"ghfjhfjf");
+//                        v.replace(B/2,20,"abcdefg"); cord has no middle
+//                        insert/replace: Subcord + Append, Prepend at 0
+//   iterate_1m           sum of all bytes of a 1 MB text (100-byte pieces)
+//                        through the type's char iterators
+//   random_index_1m      1,000 operator[] reads at random positions
+//   rebalance_5000x1000  5,000 appends of a 1,000-byte piece
+//   find_absent_1m       a 25-byte needle that does not occur, over 1 MB of
+//                        100-byte pieces (std: the same text, flat;
+//                        abseil's Cord has no find)
+//
+// Texts are alphanumeric from fl_bench::random_text, seeded at run time.
+#include "common.hpp"
+
+#include <fl/rope.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <ext/rope>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#ifdef FL_BENCH_HAVE_ABSL
+#include <absl/strings/cord.h>
+#endif
+
+namespace {
+
+constexpr std::size_t mb = 1 << 20;
+
+// 1 MB as 100-byte pieces, the shape of a text built by appends.
+std::vector<std::string> pieces_1m(std::string_view label) {
+  const std::string all = fl_bench::random_text(mb, fl_bench::salt(label));
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < all.size(); i += 100) out.push_back(all.substr(i, 100));
+  return out;
+}
+
+// ---------------------------------------------------------------- concat_flatten
+
+void concat_fl(benchmark::State& st, std::size_t n) {
+  const std::string piece = fl_bench::random_text(100, fl_bench::salt("rope/concat"));
+  n = fl_bench::runtime_count(n);
+  for (auto _ : st) {
+    fl::rope r;
+    for (std::size_t i = 0; i < n; ++i) r.append(piece);
+    fl::string flat = r.flatten();
+    benchmark::DoNotOptimize(flat.data());
+  }
+  fl_bench::set_bytes(st, n * 100);
+}
+void concat_std(benchmark::State& st, std::size_t n) {
+  const std::string piece = fl_bench::random_text(100, fl_bench::salt("rope/concat"));
+  n = fl_bench::runtime_count(n);
+  for (auto _ : st) {
+    std::string s;
+    for (std::size_t i = 0; i < n; ++i) s.append(piece);
+    benchmark::DoNotOptimize(s.data());
+  }
+  fl_bench::set_bytes(st, n * 100);
+}
+void concat_gnu(benchmark::State& st, std::size_t n) {
+  const std::string piece = fl_bench::random_text(100, fl_bench::salt("rope/concat"));
+  n = fl_bench::runtime_count(n);
+  for (auto _ : st) {
+    __gnu_cxx::crope r;
+    for (std::size_t i = 0; i < n; ++i) r.append(piece.data(), piece.size());
+    benchmark::DoNotOptimize(r.c_str());
+  }
+  fl_bench::set_bytes(st, n * 100);
+}
+#ifdef FL_BENCH_HAVE_ABSL
+void concat_cord(benchmark::State& st, std::size_t n) {
+  const std::string piece = fl_bench::random_text(100, fl_bench::salt("rope/concat"));
+  n = fl_bench::runtime_count(n);
+  for (auto _ : st) {
+    absl::Cord c;
+    for (std::size_t i = 0; i < n; ++i) c.Append(piece);
+    std::string flat(c);
+    benchmark::DoNotOptimize(flat.data());
+  }
+  fl_bench::set_bytes(st, n * 100);
+}
+#endif
+
+// ---------------------------------------------------------------- substr
+
+void substr_fl(benchmark::State& st) {
+  const fl::rope r(fl_bench::random_text(mb, fl_bench::salt("rope/substr")));
+  std::size_t pos = fl_bench::runtime_count(mb / 2);
+  for (auto _ : st) {
+    fl::rope s = r.substr(pos, 1000);
+    benchmark::DoNotOptimize(s);
+  }
+}
+void substr_std(benchmark::State& st) {
+  const std::string r(fl_bench::random_text(mb, fl_bench::salt("rope/substr")));
+  std::size_t pos = fl_bench::runtime_count(mb / 2);
+  for (auto _ : st) {
+    std::string s = r.substr(pos, 1000);
+    benchmark::DoNotOptimize(s);
+  }
+}
+void substr_gnu(benchmark::State& st) {
+  const std::string text = fl_bench::random_text(mb, fl_bench::salt("rope/substr"));
+  const __gnu_cxx::crope r(text.data(), text.size());
+  std::size_t pos = fl_bench::runtime_count(mb / 2);
+  for (auto _ : st) {
+    __gnu_cxx::crope s = r.substr(pos, 1000);
+    benchmark::DoNotOptimize(s);
+  }
+}
+#ifdef FL_BENCH_HAVE_ABSL
+void substr_cord(benchmark::State& st) {
+  const absl::Cord r(fl_bench::random_text(mb, fl_bench::salt("rope/substr")));
+  std::size_t pos = fl_bench::runtime_count(mb / 2);
+  for (auto _ : st) {
+    absl::Cord s = r.Subcord(pos, 1000);
+    benchmark::DoNotOptimize(s);
+  }
+}
+#endif
+
+// ---------------------------------------------------------------- edit_mix
+
+template <class R>
+void edit_mix_loop(benchmark::State& st, const R& s, std::size_t b) {
+  for (auto _ : st) {
+    R v = s;
+    v.insert(0, "qwerty");
+    v.insert(b / 2, "zxcvb");
+    v.append("rtyui");
+    v.replace(0, 20, "ghfjhfjf");
+    v.replace(b / 2, 20, "abcdefg");
+    benchmark::DoNotOptimize(v);
+  }
+}
+void edit_fl(benchmark::State& st, std::size_t b) {
+  const fl::rope s(fl_bench::random_text(b, fl_bench::salt("rope/edit")));
+  edit_mix_loop(st, s, fl_bench::runtime_count(b));
+}
+void edit_std(benchmark::State& st, std::size_t b) {
+  const std::string s(fl_bench::random_text(b, fl_bench::salt("rope/edit")));
+  edit_mix_loop(st, s, fl_bench::runtime_count(b));
+}
+void edit_gnu(benchmark::State& st, std::size_t b) {
+  const std::string text = fl_bench::random_text(b, fl_bench::salt("rope/edit"));
+  const __gnu_cxx::crope s(text.data(), text.size());
+  b = fl_bench::runtime_count(b);
+  for (auto _ : st) {
+    __gnu_cxx::crope v = s;
+    v.insert(0, "qwerty");
+    v.insert(b / 2, "zxcvb");
+    v.append("rtyui");
+    v.replace(0, 20, "ghfjhfjf");
+    v.replace(b / 2, 20, "abcdefg");
+    benchmark::DoNotOptimize(v);
+  }
+}
+#ifdef FL_BENCH_HAVE_ABSL
+// Cord has Append and Prepend only: a middle edit is head + text + tail.
+absl::Cord cord_splice(const absl::Cord& v, std::size_t pos, std::size_t n, std::string_view text) {
+  absl::Cord out = v.Subcord(0, pos);
+  out.Append(text);
+  out.Append(v.Subcord(pos + n, v.size() - pos - n));
+  return out;
+}
+void edit_cord(benchmark::State& st, std::size_t b) {
+  const absl::Cord s(fl_bench::random_text(b, fl_bench::salt("rope/edit")));
+  b = fl_bench::runtime_count(b);
+  for (auto _ : st) {
+    absl::Cord v = s;
+    v.Prepend("qwerty");
+    v = cord_splice(v, b / 2, 0, "zxcvb");
+    v.Append("rtyui");
+    v = cord_splice(v, 0, 20, "ghfjhfjf");
+    v = cord_splice(v, b / 2, 20, "abcdefg");
+    benchmark::DoNotOptimize(v);
+  }
+}
+#endif
+
+// ---------------------------------------------------------------- iterate / index
+
+void iterate_fl(benchmark::State& st) {
+  fl::rope r;
+  for (const auto& p : pieces_1m("rope/iterate")) r.append(p);
+  for (auto _ : st) {
+    benchmark::DoNotOptimize(r);
+    std::uint64_t sum = 0;
+    for (char c : r) sum += static_cast<unsigned char>(c);
+    benchmark::DoNotOptimize(sum);
+  }
+  fl_bench::set_bytes(st, r.size());
+}
+void iterate_std(benchmark::State& st) {
+  std::string r;
+  for (const auto& p : pieces_1m("rope/iterate")) r.append(p);
+  for (auto _ : st) {
+    benchmark::DoNotOptimize(r);
+    std::uint64_t sum = 0;
+    for (char c : r) sum += static_cast<unsigned char>(c);
+    benchmark::DoNotOptimize(sum);
+  }
+  fl_bench::set_bytes(st, r.size());
+}
+void iterate_gnu(benchmark::State& st) {
+  __gnu_cxx::crope r;
+  for (const auto& p : pieces_1m("rope/iterate")) r.append(p.data(), p.size());
+  for (auto _ : st) {
+    benchmark::DoNotOptimize(r);
+    std::uint64_t sum = 0;
+    for (auto it = r.begin(); it != r.end(); ++it) sum += static_cast<unsigned char>(*it);
+    benchmark::DoNotOptimize(sum);
+  }
+  fl_bench::set_bytes(st, r.size());
+}
+#ifdef FL_BENCH_HAVE_ABSL
+void iterate_cord(benchmark::State& st) {
+  absl::Cord r;
+  for (const auto& p : pieces_1m("rope/iterate")) r.Append(p);
+  for (auto _ : st) {
+    benchmark::DoNotOptimize(r);
+    std::uint64_t sum = 0;
+    for (char c : r.Chars()) sum += static_cast<unsigned char>(c);
+    benchmark::DoNotOptimize(sum);
+  }
+  fl_bench::set_bytes(st, r.size());
+}
+#endif
+
+std::vector<std::size_t> random_positions() {
+  fl_bench::rng g(fl_bench::salt("rope/index"));
+  std::vector<std::size_t> out(1000);
+  for (auto& p : out) p = g.below(mb);
+  return out;
+}
+template <class R>
+void index_loop(benchmark::State& st, const R& r) {
+  const std::vector<std::size_t> pos = random_positions();
+  for (auto _ : st) {
+    std::uint64_t sum = 0;
+    for (std::size_t p : pos) sum += static_cast<unsigned char>(r[p]);
+    benchmark::DoNotOptimize(sum);
+  }
+  fl_bench::set_items(st, pos.size());
+}
+void index_fl(benchmark::State& st) {
+  fl::rope r;
+  for (const auto& p : pieces_1m("rope/index")) r.append(p);
+  index_loop(st, r);
+}
+void index_std(benchmark::State& st) {
+  std::string r;
+  for (const auto& p : pieces_1m("rope/index")) r.append(p);
+  index_loop(st, r);
+}
+void index_gnu(benchmark::State& st) {
+  __gnu_cxx::crope r;
+  for (const auto& p : pieces_1m("rope/index")) r.append(p.data(), p.size());
+  index_loop(st, r);
+}
+#ifdef FL_BENCH_HAVE_ABSL
+void index_cord(benchmark::State& st) {
+  absl::Cord r;
+  for (const auto& p : pieces_1m("rope/index")) r.Append(p);
+  index_loop(st, r);
+}
+#endif
+
+// ---------------------------------------------------------------- rebalance
+
+template <class R, class Add>
+void rebalance_loop(benchmark::State& st, Add add) {
+  const std::string piece = fl_bench::random_text(1000, fl_bench::salt("rope/rebalance"));
+  const std::size_t n = fl_bench::runtime_count(5000);
+  for (auto _ : st) {
+    R r;
+    for (std::size_t i = 0; i < n; ++i) add(r, piece);
+    benchmark::DoNotOptimize(r);
+  }
+  fl_bench::set_bytes(st, n * piece.size());
+}
+void rebalance_fl(benchmark::State& st) {
+  rebalance_loop<fl::rope>(st, [](fl::rope& r, const std::string& p) { r.append(p); });
+}
+void rebalance_std(benchmark::State& st) {
+  rebalance_loop<std::string>(st, [](std::string& r, const std::string& p) { r.append(p); });
+}
+void rebalance_gnu(benchmark::State& st) {
+  rebalance_loop<__gnu_cxx::crope>(st, [](__gnu_cxx::crope& r, const std::string& p) { r.append(p.data(), p.size()); });
+}
+#ifdef FL_BENCH_HAVE_ABSL
+void rebalance_cord(benchmark::State& st) {
+  rebalance_loop<absl::Cord>(st, [](absl::Cord& r, const std::string& p) { r.Append(p); });
+}
+#endif
+
+// ---------------------------------------------------------------- find
+
+// 25 alphanumeric bytes that do not occur in the text.
+std::string absent_needle(std::string_view text) {
+  for (std::uint64_t k = 0;; ++k) {
+    std::string n = fl_bench::random_text(25, fl_bench::salt("rope/needle") + k);
+    if (text.find(n) == std::string_view::npos) return n;
+  }
+}
+void find_fl(benchmark::State& st) {
+  fl::rope r;
+  std::string flat;
+  for (const auto& p : pieces_1m("rope/find")) {
+    r.append(p);
+    flat.append(p);
+  }
+  std::string needle = absent_needle(flat);
+  for (auto _ : st) {
+    benchmark::DoNotOptimize(needle.data());
+    benchmark::DoNotOptimize(r.find(needle));
+  }
+  fl_bench::set_bytes(st, r.size());
+}
+void find_std(benchmark::State& st) {
+  std::string flat;
+  for (const auto& p : pieces_1m("rope/find")) flat.append(p);
+  std::string needle = absent_needle(flat);
+  for (auto _ : st) {
+    benchmark::DoNotOptimize(needle.data());
+    benchmark::DoNotOptimize(flat.find(needle));
+  }
+  fl_bench::set_bytes(st, flat.size());
+}
+void find_gnu(benchmark::State& st) {
+  __gnu_cxx::crope r;
+  std::string flat;
+  for (const auto& p : pieces_1m("rope/find")) {
+    r.append(p.data(), p.size());
+    flat.append(p);
+  }
+  std::string needle = absent_needle(flat);
+  for (auto _ : st) {
+    benchmark::DoNotOptimize(needle.data());
+    benchmark::DoNotOptimize(r.find(needle.c_str()));
+  }
+  fl_bench::set_bytes(st, flat.size());
+}
+
+const bool registered = [] {
+  for (std::size_t n : {1000, 10000, 100000, 1000000}) {
+    const std::string c = "rope/concat_flatten/" + std::to_string(n);
+    fl_bench::reg(c + "/fl", concat_fl, n)->Unit(benchmark::kMicrosecond);
+#ifdef FL_BENCH_HAVE_ABSL
+    fl_bench::reg(c + "/cord", concat_cord, n)->Unit(benchmark::kMicrosecond);
+#endif
+    fl_bench::reg(c + "/std", concat_std, n)->Unit(benchmark::kMicrosecond);
+    fl_bench::reg(c + "/gnu_rope", concat_gnu, n)->Unit(benchmark::kMicrosecond);
+  }
+  fl_bench::reg("rope/substr_1k_of_1m/fl", substr_fl);
+#ifdef FL_BENCH_HAVE_ABSL
+  fl_bench::reg("rope/substr_1k_of_1m/cord", substr_cord);
+#endif
+  fl_bench::reg("rope/substr_1k_of_1m/std", substr_std);
+  fl_bench::reg("rope/substr_1k_of_1m/gnu_rope", substr_gnu);
+  const std::pair<const char*, std::size_t> blocks[] = {{"1k", 1024},        {"4k", 4096},        {"16k", 16384},
+                                                        {"64k", 65536},      {"256k", 262144},    {"1m", mb}};
+  for (const auto& [label, b] : blocks) {
+    const std::string c = std::string("rope/edit_mix/") + label;
+    fl_bench::reg(c + "/fl", edit_fl, b);
+#ifdef FL_BENCH_HAVE_ABSL
+    fl_bench::reg(c + "/cord", edit_cord, b);
+#endif
+    fl_bench::reg(c + "/std", edit_std, b);
+    fl_bench::reg(c + "/gnu_rope", edit_gnu, b);
+  }
+  fl_bench::reg("rope/iterate_1m/fl", iterate_fl)->Unit(benchmark::kMicrosecond);
+#ifdef FL_BENCH_HAVE_ABSL
+  fl_bench::reg("rope/iterate_1m/cord", iterate_cord)->Unit(benchmark::kMicrosecond);
+#endif
+  fl_bench::reg("rope/iterate_1m/std", iterate_std)->Unit(benchmark::kMicrosecond);
+  fl_bench::reg("rope/iterate_1m/gnu_rope", iterate_gnu)->Unit(benchmark::kMicrosecond);
+  fl_bench::reg("rope/random_index_1m/fl", index_fl);
+#ifdef FL_BENCH_HAVE_ABSL
+  fl_bench::reg("rope/random_index_1m/cord", index_cord);
+#endif
+  fl_bench::reg("rope/random_index_1m/std", index_std);
+  fl_bench::reg("rope/random_index_1m/gnu_rope", index_gnu);
+  fl_bench::reg("rope/rebalance_5000x1000/fl", rebalance_fl)->Unit(benchmark::kMicrosecond);
+#ifdef FL_BENCH_HAVE_ABSL
+  fl_bench::reg("rope/rebalance_5000x1000/cord", rebalance_cord)->Unit(benchmark::kMicrosecond);
+#endif
+  fl_bench::reg("rope/rebalance_5000x1000/std", rebalance_std)->Unit(benchmark::kMicrosecond);
+  fl_bench::reg("rope/rebalance_5000x1000/gnu_rope", rebalance_gnu)->Unit(benchmark::kMicrosecond);
+  fl_bench::reg("rope/find_absent_1m/fl", find_fl)->Unit(benchmark::kMicrosecond);
+  fl_bench::reg("rope/find_absent_1m/std", find_std)->Unit(benchmark::kMicrosecond);
+  fl_bench::reg("rope/find_absent_1m/gnu_rope", find_gnu)->Unit(benchmark::kMicrosecond);
+  return true;
+}();
+
+}  // namespace
