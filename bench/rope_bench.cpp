@@ -174,7 +174,7 @@ void edit_gnu(benchmark::State& st, std::size_t b) {
 // Cord has Append and Prepend only: a middle edit is head + text + tail.
 absl::Cord cord_splice(const absl::Cord& v, std::size_t pos, std::size_t n, std::string_view text) {
   absl::Cord out = v.Subcord(0, pos);
-  out.Append(text);
+  out.Append(absl::string_view(text.data(), text.size()));  // abseil's own view type
   out.Append(v.Subcord(pos + n, v.size() - pos - n));
   return out;
 }
