@@ -16,57 +16,18 @@ namespace {
 constexpr double pow10_table[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
                                   1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
-constexpr std::uint64_t pow10_int[] = {1ULL,
-                                       10ULL,
-                                       100ULL,
-                                       1000ULL,
-                                       10000ULL,
-                                       100000ULL,
-                                       1000000ULL,
-                                       10000000ULL,
-                                       100000000ULL,
-                                       1000000000ULL,
-                                       10000000000ULL,
-                                       100000000000ULL,
-                                       1000000000000ULL,
-                                       10000000000000ULL,
-                                       100000000000000ULL,
-                                       1000000000000000ULL,
-                                       10000000000000000ULL};
-
-// Digits of 0 < v < 10^16: log10 from the bit width (1233/4096 ~ log10(2)),
-// corrected by one comparison.
-int decimal_digits(std::uint64_t v) noexcept {
-  const int t = (static_cast<int>(std::bit_width(v)) * 1233) >> 12;
-  return t + (v >= pow10_int[t] ? 1 : 0);
-}
-
-constexpr char two_digits[] =
-    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-    "8081828384858687888990919293949596979899";
-
-// Writes v as exactly `len` digits (zero-padded on the left) at out.
-void put_digits(char* out, std::uint64_t v, int len) noexcept {
-  char* p = out + len;
-  while (v >= 100) {
-    p -= 2;
-    std::memcpy(p, two_digits + 2 * (v % 100), 2);
-    v /= 100;
-  }
-  if (v >= 10) {
-    p -= 2;
-    std::memcpy(p, two_digits + 2 * v, 2);
-  } else {
-    *--p = static_cast<char>('0' + v);
-  }
-  while (p > out) *--p = '0';
-}
-
 // Two decimal digits of 0 <= v < 100.
 char* put2(char* out, int v) noexcept {
   std::memcpy(out, two_digits + 2 * v, 2);
   return out + 2;
+}
+
+double_operand slow_double(double v, bool negative) noexcept {
+  double_operand d{};
+  d.f = double_operand::form::slow;
+  d.negative = negative;
+  d.len = static_cast<std::uint8_t>(std::to_chars(d.slow, d.slow + sizeof d.slow, v).ptr - d.slow);
+  return d;
 }
 
 }  // namespace
@@ -80,16 +41,19 @@ char* put2(char* out, int v) noexcept {
 // a: it is the shortest round-trip text, the digits std::to_chars chooses.
 // Between fixed and scientific notation, std::to_chars takes the shorter,
 // fixed on a tie; so does this code. Anything else goes to std::to_chars.
-char* format_double(char* out, double v) noexcept {
+double_operand plan_double(double v) noexcept {
   const bool negative = std::signbit(v);
   const double a = negative ? -v : v;
   if (!(a >= 1e-5 && a < 1e15)) {
-    if (a == 0) {  // "0" or "-0"
-      if (negative) *out++ = '-';
-      *out++ = '0';
-      return out;
+    if (a == 0) {  // "0" or "-0": the integer form of m = 0
+      double_operand d{};
+      d.f = double_operand::form::integer;
+      d.negative = negative;
+      d.digits = 1;
+      d.len = static_cast<std::uint8_t>(1 + (negative ? 1 : 0));
+      return d;
     }
-    return std::to_chars(out, out + 32, v).ptr;
+    return slow_double(v, negative);
   }
   int k;  // decimal places so that a * 10^k < 1e15
   if (a >= 1) {
@@ -106,10 +70,10 @@ char* format_double(char* out, double v) noexcept {
   }
   const double p = pow10_table[k];
   const double scaled = a * p;
-  if (!(scaled < 1e15)) return std::to_chars(out, out + 32, v).ptr;
+  if (!(scaled < 1e15)) return slow_double(v, negative);
   // Signed conversions: the unsigned ones take several instructions.
   const std::int64_t rounded = static_cast<std::int64_t>(scaled + 0.5);
-  if (static_cast<double>(rounded) / p != a) return std::to_chars(out, out + 32, v).ptr;
+  if (static_cast<double>(rounded) / p != a) return slow_double(v, negative);
   std::uint64_t m = static_cast<std::uint64_t>(rounded);
   // a = m * 10^e10 with m free of trailing zeros.
   int e10 = -k;
@@ -130,34 +94,74 @@ char* format_double(char* out, double v) noexcept {
     e10 += 1;
   }
   const int s = decimal_digits(m);
-  const int sci_exp = s - 1 + e10;  // |sci_exp| < 100 here
-  const int sci_len = s + (s > 1 ? 1 : 0) + 4;
-  const int fixed_len = e10 >= 0 ? s + e10 : (s > -e10 ? s + 1 : 2 - e10);
+  const int sci_len = s + (s > 1 ? 1 : 0) + 4;  // d.ddde+XX: |exponent| < 100 here
+  double_operand d{};
+  d.m = m;
+  d.e10 = static_cast<std::int16_t>(e10);
+  d.digits = static_cast<std::uint8_t>(s);
+  d.negative = negative;
+  int len;
+  if (e10 >= 0) {
+    d.f = double_operand::form::integer;  // digits, then zeros
+    len = s + e10;
+  } else if (s > -e10) {
+    d.f = double_operand::form::point;  // whole.fraction
+    len = s + 1;
+  } else {
+    d.f = double_operand::form::leading_zero;  // 0.000ddd
+    len = 2 - e10;
+  }
+  if (len > sci_len) {
+    d.f = double_operand::form::scientific;
+    len = sci_len;
+  }
+  d.len = static_cast<std::uint8_t>(len + (negative ? 1 : 0));
+  return d;
+}
+
+char* double_operand::write(char* out) const noexcept {
+  if (f == form::slow) {
+    std::memcpy(out, slow, len);
+    return out + len;
+  }
   if (negative) *out++ = '-';
-  if (fixed_len <= sci_len) {
-    if (e10 >= 0) {  // an integer: digits, then zeros
+  const int s = digits;
+  switch (f) {
+    case form::integer:
       put_digits(out, m, s);
       std::memset(out + s, '0', static_cast<std::size_t>(e10));
       return out + s + e10;
-    }
-    const int frac = -e10;
-    if (s > frac) {  // whole.fraction: the digits, then the fraction moved one
-                     // place right by two fixed 16-byte copies (no division,
-                     // no memmove call; the caller's buffer has the room)
-      const int whole = s - frac;
-      put_digits(out, m, s);
-      char tail[16];
-      std::memcpy(tail, out + whole, 16);
-      out[whole] = '.';
-      std::memcpy(out + whole + 1, tail, 16);
+    case form::point: {
+      // From the right: the fraction's digits, the point, then the whole
+      // part, so every digit is written once and every division is by a
+      // constant (a multiply).
+      int frac = -e10;
+      std::uint64_t rest = m;
+      char* p = out + s + 1;
+      for (; frac >= 2; frac -= 2) {
+        p -= 2;
+        std::memcpy(p, two_digits + 2 * (rest % 100), 2);
+        rest /= 100;
+      }
+      if (frac != 0) {
+        *--p = static_cast<char>('0' + rest % 10);
+        rest /= 10;
+      }
+      *--p = '.';
+      put_digits(out, rest, static_cast<int>(p - out));
       return out + s + 1;
     }
-    out[0] = '0';  // 0.000ddd
-    out[1] = '.';
-    put_digits(out + 2, m, frac);
-    return out + 2 + frac;
+    case form::leading_zero:
+      out[0] = '0';
+      out[1] = '.';
+      put_digits(out + 2, m, -e10);
+      return out + 2 - e10;
+    case form::scientific:
+    case form::slow:
+      break;
   }
   // d.ddde+XX
+  const int sci_exp = s - 1 + e10;
   put_digits(out + 1, m, s);
   out[0] = out[1];
   if (s > 1) {

@@ -344,6 +344,39 @@ TEST(ConcatTest, IntegersOfEveryWidth) {
   EXPECT_EQ(fl::concat(0, 0L, 0UL, static_cast<signed char>(-1)), "000-1");
 }
 
+TEST(ConcatTest, IntegersAtEveryDigitBoundaryMatchToChars) {
+  // Integers are measured before they are written (detail::decimal_digits):
+  // every power of ten and its neighbours, in both signs, and random values.
+  auto want = [](auto v) {
+    char buf[64];
+    const auto r = std::to_chars(buf, buf + sizeof buf, v);
+    return std::string(buf, r.ptr);
+  };
+  std::uint64_t p = 1;
+  for (int d = 0; d < 20; ++d, p *= 10) {
+    for (std::uint64_t v : {p - 1, p, p + 1}) {
+      ASSERT_EQ(std::string_view(fl::concat(v)), want(v)) << v;
+      const auto sv = static_cast<long long>(v);
+      ASSERT_EQ(std::string_view(fl::concat(sv)), want(sv)) << sv;
+      ASSERT_EQ(std::string_view(fl::concat(-sv)), want(-sv)) << sv;
+    }
+  }
+  const auto seed = test_seed();
+  std::mt19937_64 rng(seed);
+  for (int i = 0; i < 100'000; ++i) {
+    const std::uint64_t v = rng() >> (rng() % 64);
+    ASSERT_EQ(std::string_view(fl::concat(v, ',', static_cast<std::int64_t>(v))),
+              want(v) + ',' + want(static_cast<std::int64_t>(v)))
+        << "seed " << seed;
+  }
+  // Wider integers (gcc's 128-bit ones) take the std::to_chars operand.
+  __extension__ using i128 = __int128;
+  __extension__ using u128 = unsigned __int128;
+  const i128 big = static_cast<i128>(std::numeric_limits<std::int64_t>::min()) * 1000;
+  EXPECT_EQ(fl::concat(big), want(big));
+  EXPECT_EQ(fl::concat(static_cast<u128>(-1)), want(static_cast<u128>(-1)));
+}
+
 TEST(ConcatTest, FloatingPointIsShortestRoundTrip) {
   EXPECT_EQ(fl::concat(0.1), "0.1");
   EXPECT_EQ(fl::concat(1e100), "1e+100");

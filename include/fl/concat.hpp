@@ -27,6 +27,7 @@
 #include <fl/string.hpp>
 // string.hpp includes it at its bottom; named here too so this header stands alone.
 #include <fl/detail/concat_expr.hpp>
+#include <fl/detail/number_text.hpp>
 
 #include <charconv>
 #include <cstddef>
@@ -53,30 +54,20 @@ concept concat_integer = std::is_integral_v<T> && !std::is_same_v<T, bool> && !s
 template <class T>
 concept concat_text = is_fl_string_v<T> || is_concat_expr_v<T> || c_string_operand<T> || view_like_operand<T>;
 
-// The shortest round-trip text of v (what std::to_chars(first, last, v)
-// writes), at most 24 chars; a fast path for short decimals, else
-// std::to_chars. `out` must have room for 40 bytes (the fast path moves
-// digits in fixed 16-byte blocks). Out of line, in src/concat.cpp.
-char* format_double(char* out, double v) noexcept;
-
-// A number formatted into its own buffer. Sizes: 20 digits and a sign for
-// 64-bit integers; the longest shortest-round-trip double is 24 chars
-// ("-2.2250738585072014e-308"), float 15, x87 long double 29; the 40 bytes of
-// floating-point buffers are what format_double asks for.
-template <std::size_t N>
+// A number that std::to_chars formats into its own buffer: float, long
+// double and integers wider than 64 bits (ints and doubles, the common
+// cases, have operands in detail/number_text.hpp that write straight into the
+// result). Sizes: float 15 chars, x87 long double 29, 128-bit integers 40.
 struct number_operand {
-  char buf[N];
+  char buf[48];
   unsigned char len;
   using string_type = void;
   std::size_t size() const noexcept { return len; }
   char* write(char* out) const noexcept {
-    copy_short(out, buf, len);  // every number's text is at most 32 chars
+    std::memcpy(out, buf, len);
     return out + len;
   }
 };
-
-template <class T>
-inline constexpr std::size_t number_buffer_size = std::is_floating_point_v<T> ? 40 : 24;
 
 // The piece that writes `arg`; a static_assert explains a rejected type.
 template <class T>
@@ -85,15 +76,15 @@ auto concat_piece(const T& arg) noexcept {
     return view_operand{arg ? std::string_view("true") : std::string_view("false")};
   } else if constexpr (std::is_same_v<T, char>) {
     return char_operand{arg};
+  } else if constexpr (concat_integer<T> && sizeof(T) <= sizeof(std::uint64_t)) {
+    return integer_operand::of(arg);
+  } else if constexpr (std::is_same_v<T, double>) {
+    return plan_double(arg);
   } else if constexpr (concat_integer<T> || std::is_floating_point_v<T>) {
-    number_operand<number_buffer_size<T>> n;
-    if constexpr (std::is_same_v<T, double>) {
-      n.len = static_cast<unsigned char>(format_double(n.buf, arg) - n.buf);
-    } else {
-      // The buffer fits the longest text of T, so to_chars cannot fail.
-      const auto r = std::to_chars(n.buf, n.buf + sizeof n.buf, arg);
-      n.len = static_cast<unsigned char>(r.ptr - n.buf);
-    }
+    number_operand n;
+    // The buffer fits the longest text of T, so to_chars cannot fail.
+    const auto r = std::to_chars(n.buf, n.buf + sizeof n.buf, arg);
+    n.len = static_cast<unsigned char>(r.ptr - n.buf);
     return n;
   } else if constexpr (concat_text<T>) {
     return make_operand(arg);
