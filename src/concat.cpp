@@ -57,9 +57,8 @@ double_operand plan_double(double v) noexcept {
   }
   int k;  // decimal places so that a * 10^k < 1e15
   if (a >= 1) {
-    int int_digits = 1;
-    while (int_digits < 15 && a >= pow10_table[int_digits]) ++int_digits;
-    k = 15 - int_digits;
+    // Truncating a < 1e15 to an integer is exact in its integer part.
+    k = 15 - decimal_digits(static_cast<std::uint64_t>(a));
   } else {
     int zeros = 0;  // zeros right after the decimal point
     constexpr double neg_pow10[] = {1e-1, 1e-2, 1e-3, 1e-4, 1e-5};
