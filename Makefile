@@ -2,7 +2,7 @@
 # packages), build and run; plain CMake works too (see README.md).
 JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
 BENCH_FILTER ?= .
-BENCH_REPS  ?= 3
+BENCH_REPS  ?= 5
 # Seconds per benchmark and repetition (fl_bench's default when empty; see bench/common.hpp).
 BENCH_MIN_TIME ?=
 # Debian's python3-matplotlib belongs to /usr/bin/python3, which a pyenv/venv
@@ -11,7 +11,7 @@ PYTHON      ?= $(shell test -x /usr/bin/python3 && echo /usr/bin/python3 || echo
 FUZZ_SECONDS ?= 15
 CMAKE_GEN   := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 
-.PHONY: all deps bench-deps test test-release test-asan test-tsan test-fuzz bench clean
+.PHONY: all deps bench-deps test test-release test-asan test-tsan test-fuzz bench bench-doc clean
 
 all: test
 
@@ -64,6 +64,10 @@ bench: bench-deps
 	  --benchmark_filter='$(BENCH_FILTER)' --benchmark_repetitions=$(BENCH_REPS) \
 	  --benchmark_out=bench-results/results.json --benchmark_out_format=json
 	$(PYTHON) bench/report/report.py bench-results/results.json bench-results
+
+# Writes the tables of the last `make bench` into docs/performance.md.
+bench-doc:
+	$(PYTHON) bench/report/report.py bench-results/results.json bench-results --update-doc docs/performance.md
 
 clean:
 	rm -rf build build-asan build-tsan build-fuzz build-bench bench-results

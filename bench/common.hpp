@@ -29,7 +29,7 @@
 // only a ratio of neighbours is meaningful. The baseline library of each
 // section is mapped in bench/report/report.py (default `std`).
 //
-// Budget: the whole suite, every section, 3 repetitions, must finish within 10
+// Budget: the whole suite, every section, 5 repetitions, must finish within 10
 // minutes on 2 cores. fl_bench::reg sets MinTime(fl_bench::min_time()) on
 // every benchmark, so the budget is set here and nowhere else; do not call
 // ->MinTime yourself. min_time() is min_time_s unless the environment sets
@@ -64,7 +64,7 @@
 namespace fl_bench {
 
 // Minimum measuring time per benchmark and repetition, in seconds. With the
-// Makefile's 3 repetitions and Google Benchmark's iteration-count search, a
+// Makefile's 5 repetitions and Google Benchmark's iteration-count search, a
 // benchmark costs about 4-6 times this in wall time.
 inline constexpr double min_time_s = 0.05;
 
