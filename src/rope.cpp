@@ -55,6 +55,15 @@ inner* new_inner(std::uint8_t height) {
   return n;
 }
 
+// Capacity for a fresh chunk that an edit fills with `len` <= leaf_max_bytes
+// bytes and that later edits may change in place: a whole leaf, or a little
+// less when that keeps the chunk (header included) within the pool's largest
+// cached block (4064 + 32 = 4096 bytes with 4 KiB leaves).
+std::size_t fresh_leaf_cap(std::size_t len) noexcept {
+  constexpr std::size_t pooled = pool_max_cached_bytes - sizeof(chunk);
+  return len <= pooled && pooled < leaf_max_bytes ? pooled : leaf_max_bytes;
+}
+
 // An owned edge covering `text` in a fresh chunk of capacity cap >= size.
 edge make_leaf(std::string_view text, std::size_t cap) {
   chunk* c = new_chunk(cap);
@@ -62,6 +71,13 @@ edge make_leaf(std::string_view text, std::size_t cap) {
   c->used = text.size();
   return edge{c, 0, text.size()};
 }
+
+// A flat rope whose result has at most this many bytes is edited like a
+// string: one unique chunk with spare room, changed in place by memmove (the
+// first edit of a shared chunk copies it once). Up to two leaves of memmove
+// cost less than a walk through a tree, and the chunk stays small enough
+// that no edit moves more than 8 KiB (with 4 KiB leaves).
+inline constexpr std::size_t flat_edit_max = 2 * leaf_max_bytes;
 
 bool unique(const node* p) noexcept { return p->refs.load(std::memory_order_acquire) == 1; }
 
@@ -392,19 +408,240 @@ bool append_in_place(edge& root, std::string_view text) noexcept {
   return true;
 }
 
-// Grows the last chunk of a flat, unique rope into a bigger chunk (one copy,
-// geometric growth) when the appended text still fits in one leaf.
+// Grows the chunk of a flat, unique rope geometrically, like a string, and
+// appends `text`. Up to leaf_max_bytes the bytes stay inline (one copy per
+// doubling); past that they live in a separate pool block of cap + 1 bytes
+// (chunk_adopted: the layout of an fl::string heap block), which
+// pool_reallocate extends in place when it can (realloc remaps the pages of
+// a large block instead of copying them), and which flatten() && hands to an
+// fl::string without a copy. So a rope built by appends alone stays one
+// flat chunk of any size until it is copied or edited elsewhere than at its
+// end.
 bool append_flat_grow(edge& root, std::string_view text) {
-  if (!root.p || root.p->height != 0) return false;
+  chunk* c = static_cast<chunk*>(root.p);
   const std::size_t need = root.len + text.size();
-  if (need > leaf_max_bytes) return false;
-  const std::size_t cap = std::min(leaf_max_bytes, std::max({need, root.len * 2, append_cap(need, 0)}));
-  chunk* c = new_chunk(cap);
-  std::memcpy(c->data, leaf_text(root).data(), root.len);
-  std::memcpy(c->data + root.len, text.data(), text.size());
-  c->used = need;
+  if (need < root.len || need > (std::size_t{1} << 62)) throw std::length_error("fl::rope: too long");
+  if (need <= leaf_max_bytes) {
+    const std::size_t cap = std::min(leaf_max_bytes, std::max({need, root.len * 2, append_cap(need, 0)}));
+    chunk* f = new_chunk(cap);
+    std::memcpy(f->data, leaf_text(root).data(), root.len);
+    std::memcpy(f->data + root.len, text.data(), text.size());
+    f->used = need;
+    release(root.p);
+    root = edge{f, 0, need};
+    return true;
+  }
+  const std::size_t cap = std::max(need, root.len * 2);
+  const bool overlaps = text.data() < c->data + c->cap && text.data() + text.size() > c->data;
+  if (c->kind == node_kind::chunk_adopted && root.off == 0 && !overlaps) {
+    c->data = static_cast<char*>(pool_reallocate(c->data, c->cap + 1, cap + 1));
+    c->cap = cap;
+    std::memcpy(c->data + root.len, text.data(), text.size());
+    c->used = need;
+    root.len = need;
+    return true;
+  }
+  char* data = static_cast<char*>(pool_allocate(cap + 1));
+  chunk* f = nullptr;
+  try {
+    f = static_cast<chunk*>(pool_allocate(sizeof(chunk)));
+  } catch (...) {
+    pool_deallocate(data, cap + 1);
+    throw;
+  }
+  f->refs.store(1, std::memory_order_relaxed);
+  f->height = 0;
+  f->kind = node_kind::chunk_adopted;
+  f->count = 0;
+  f->used = need;
+  f->cap = cap;
+  f->data = data;
+  std::memcpy(data, leaf_text(root).data(), root.len);
+  std::memcpy(data + root.len, text.data(), text.size());
   release(root.p);
-  root = edge{c, 0, need};
+  root = edge{f, 0, need};
+  return true;
+}
+
+// ---------------------------------------------------------------- edits inside one leaf
+
+// Replaces the child at index `at` of the writable node n by the k (1..3)
+// owned edges `pieces`. If n overflows, n keeps the left half, the spare node
+// r (height set here) takes the rest and is returned as an owned edge;
+// otherwise r is untouched and the empty edge is returned.
+edge replace_child(inner* n, unsigned at, const edge* pieces, unsigned k, inner* r) noexcept {
+  const unsigned total = n->count + k - 1;
+  if (total <= max_children) {
+    for (unsigned i = n->count; i-- > at + 1;) n->child[i + k - 1] = n->child[i];
+    for (unsigned j = 0; j < k; ++j) n->child[at + j] = pieces[j];
+    n->count = static_cast<std::uint16_t>(total);
+    return edge{};
+  }
+  edge all[max_children + 2];
+  unsigned m = 0;
+  for (unsigned i = 0; i < n->count; ++i) {
+    if (i != at) {
+      all[m++] = n->child[i];
+      continue;
+    }
+    for (unsigned j = 0; j < k; ++j) all[m++] = pieces[j];
+  }
+  // total <= max_children + 2 <= 2 * max_children, so both halves get
+  // between min_children and max_children edges.
+  const unsigned left = total / 2;
+  n->count = static_cast<std::uint16_t>(left);
+  for (unsigned i = 0; i < left; ++i) n->child[i] = all[i];
+  r->height = n->height;
+  r->count = 0;
+  for (unsigned i = left; i < total; ++i) r->child[r->count++] = all[i];
+  return edge{r, 0, node_len(r)};
+}
+
+// The splice of bytes [pos, pos + n) of the tree `root` (height >= 1) into
+// `text`, done on the one leaf that holds the range: the nodes on the path
+// are made writable (copied when shared), the leaf is rewritten in place when
+// its chunk is unique and roomy, else its new bytes go to a fresh chunk of
+// leaf_max_bytes capacity (so that the next edits nearby are in place); a
+// leaf that outgrows leaf_max_bytes becomes up to three edges, a fresh chunk
+// of about leaf_max_bytes / 2 around the text between pieces that keep
+// sharing the old chunk, and full nodes split on the way up. O(height +
+// leaf_max_bytes), no tree is split or joined. Returns false, with the
+// content unchanged, when the edit is not of that kind (range across leaves,
+// text longer than leaf_max_bytes / 4, a leaf that would become empty).
+// Allocates everything it needs before the first write, so a throw leaves
+// the content unchanged (path copies are equal to what they replace).
+bool edit_in_leaf(edge& root, std::size_t pos, std::size_t n, std::string_view text) {
+  const std::size_t ins = text.size();
+  if (ins > leaf_max_bytes / 4) return false;
+  // A pure insert at a leaf boundary goes to the end of the left leaf.
+  const std::size_t target = n == 0 && pos > 0 ? pos - 1 : pos;
+  unsigned idx[max_depth];
+  unsigned depth = 0;
+  std::size_t lo = 0;
+  const edge* e = &root;
+  while (e->p->height > 0) {
+    const inner* nd = static_cast<const inner*>(e->p);
+    unsigned i = 0;
+    while (target - lo >= nd->child[i].len) lo += nd->child[i++].len;
+    idx[depth++] = i;
+    e = &nd->child[i];
+  }
+  const std::size_t p = pos - lo;  // the range is leaf bytes [p, p + n)
+  if (p + n > e->len) return false;
+  const std::size_t out = e->len - n + ins;
+  if (out == 0) return false;
+  const std::size_t tail = e->len - p - n;
+
+  inner* path[max_depth];
+  edge* up[max_depth];  // up[d]: the edge to path[d]
+  edge* cur = &root;
+  for (unsigned d = 0; d < depth; ++d) {
+    up[d] = cur;
+    path[d] = mut(*cur);
+    cur = &path[d]->child[idx[d]];
+  }
+  edge& leaf = *cur;
+  chunk* c = static_cast<chunk*>(leaf.p);
+  const char* old = c->data + leaf.off;
+
+  if (out <= leaf_max_bytes) {
+    const bool overlaps = text.data() < c->data + c->cap && text.data() + ins > c->data;
+    if (unique(c) && leaf.off + out <= c->cap && !overlaps) {
+      char* base = c->data + leaf.off;
+      std::memmove(base + p + ins, base + p + n, tail);
+      if (ins) std::memcpy(base + p, text.data(), ins);
+      c->used = leaf.off + out;
+    } else {
+      chunk* f = new_chunk(fresh_leaf_cap(out));
+      std::memcpy(f->data, old, p);
+      if (ins) std::memcpy(f->data + p, text.data(), ins);
+      std::memcpy(f->data + p + ins, old + p + n, tail);
+      f->used = out;
+      release(c);
+      leaf = edge{f, 0, out};
+    }
+    leaf.len = out;
+    for (unsigned d = depth; d-- > 0;) up[d]->len = up[d]->len + ins - n;
+    return true;
+  }
+
+  // The new leaf text is A | text | B with A = old[0, p) and B = old[p + n,
+  // len). A window of about leaf_max_bytes / 2 around the text is copied;
+  // what lies outside it keeps pointing into c.
+  const std::size_t want = leaf_max_bytes / 2 - ins;  // ins <= leaf_max / 4
+  std::size_t ta = std::min(p, want / 2);
+  const std::size_t tb = std::min(tail, want - ta);
+  ta = std::min(p, want - tb);
+  const std::size_t a_keep = p - ta;      // shared head: old[0, a_keep)
+  const std::size_t b_keep = tail - tb;   // shared tail: old[len - b_keep, len)
+  const std::size_t mid = ta + ins + tb;  // copied window
+  edge pieces[3];
+  // New inner nodes the split may need: the leaf's parent overflows if it
+  // gains k - 1 edges, then each full ancestor, then a new root.
+  unsigned k = 1u + (a_keep > 0 ? 1u : 0u) + (b_keep > 0 ? 1u : 0u);
+  unsigned need = 0;
+  if (path[depth - 1]->count + k - 1 > max_children) {
+    need = 1;
+    unsigned d = depth - 1;
+    while (d > 0 && path[d - 1]->count == max_children) {
+      ++need;
+      --d;
+    }
+    if (d == 0) ++need;  // the root splits: a new root above it
+  }
+  chunk* f = new_chunk(fresh_leaf_cap(mid));
+  inner* spare[max_depth + 1];
+  unsigned got = 0;
+  try {
+    for (; got < need; ++got) spare[got] = new_inner(0);
+  } catch (...) {
+    for (unsigned i = 0; i < got; ++i) pool_deallocate(spare[i], sizeof(inner));
+    pool_deallocate(f, chunk_bytes(f->cap));
+    throw;
+  }
+  std::memcpy(f->data, old + a_keep, ta);
+  if (ins) std::memcpy(f->data + ta, text.data(), ins);
+  std::memcpy(f->data + ta + ins, old + p + n, tb);
+  f->used = mid;
+  k = 0;
+  if (a_keep) {
+    acquire(c);
+    pieces[k++] = edge{c, leaf.off, a_keep};
+  }
+  pieces[k++] = edge{f, 0, mid};
+  if (b_keep) {
+    acquire(c);
+    pieces[k++] = edge{c, leaf.off + leaf.len - b_keep, b_keep};
+  }
+  release(c);  // the leaf's own reference; the pieces hold theirs
+  // Bottom-up: each level takes the overflow sibling of the level below
+  // right after the child it came from, and fixes the length of its edge.
+  unsigned s = 0;
+  edge carry{};
+  for (unsigned d = depth; d-- > 0;) {
+    inner* nd = path[d];
+    if (d + 1 == depth) {
+      carry = replace_child(nd, idx[d], pieces, k, s < need ? spare[s] : nullptr);
+    } else if (carry.p) {
+      const edge two[2] = {nd->child[idx[d]], carry};
+      carry = replace_child(nd, idx[d], two, 2, s < need ? spare[s] : nullptr);
+    }
+    if (carry.p) {
+      ++s;
+      up[d]->len = node_len(nd);
+    } else {
+      up[d]->len = up[d]->len + ins - n;
+    }
+  }
+  if (carry.p) {
+    inner* r = spare[s++];
+    r->height = static_cast<std::uint8_t>(root.p->height + 1);
+    r->child[0] = root;
+    r->child[1] = carry;
+    r->count = 2;
+    root = edge{r, 0, root.len + carry.len};
+  }
+  for (; s < need; ++s) pool_deallocate(spare[s], sizeof(inner));
   return true;
 }
 
@@ -540,7 +777,7 @@ std::size_t check_edge(const edge& e, unsigned expect_height, bool is_root) {
     const chunk* c = static_cast<const chunk*>(e.p);
     if (c->used > c->cap) broken("chunk used > cap");
     if (e.off + e.len > c->used) broken("edge beyond chunk bytes");
-    if (c->kind == node_kind::chunk_inline && c->cap > leaf_max_bytes && c->cap != c->used)
+    if (c->kind == node_kind::chunk_inline && c->cap > flat_edit_max && c->cap != c->used)
       broken("oversized chunk with spare room");
     return e.len;
   }
@@ -678,9 +915,10 @@ rope& rope::prepend(const rope& other) {
 bool rope::unique_flat() const noexcept { return root_.p && root_.p->height == 0 && detail::unique(root_.p); }
 
 // The one edit: bytes [pos, pos + n) become `text` (or *other). Flat ropes
-// whose result still fits one leaf are edited like a string (in place when
-// unique and roomy, else one new chunk); everything else is split, split,
-// join, join: O(log n) nodes, chunks shared.
+// whose result has at most flat_edit_max bytes are edited like a string (in
+// place when unique and roomy, else one new chunk); a small edit inside one
+// leaf of a tree rewrites that leaf (edit_in_leaf); everything else is
+// split, split, join, join: O(log n) nodes, chunks shared.
 void rope::splice(size_type pos, size_type n, std::string_view text, const rope* other) {
   const size_type sz = size();
   n = std::min(n, sz - pos);
@@ -691,7 +929,7 @@ void rope::splice(size_type pos, size_type n, std::string_view text, const rope*
     other = nullptr;
   }
   const size_type out = sz - n + ins;
-  if (!other && out > 0 && out <= detail::leaf_max_bytes && (!root_.p || root_.p->height == 0)) {
+  if (!other && out > 0 && out <= detail::flat_edit_max && (!root_.p || root_.p->height == 0)) {
     const size_type tail = sz - pos - n;
     if (root_.p && detail::unique(root_.p)) {
       auto* c = static_cast<detail::chunk*>(root_.p);
@@ -704,7 +942,7 @@ void rope::splice(size_type pos, size_type n, std::string_view text, const rope*
         return;
       }
     }
-    const std::size_t cap = std::min(detail::leaf_max_bytes, out + std::max<std::size_t>(out / 2, 32));
+    const std::size_t cap = std::min(detail::flat_edit_max, out + std::max<std::size_t>(out / 2, 32));
     detail::chunk* c = detail::new_chunk(cap);
     const char* old = root_.p ? static_cast<const detail::chunk*>(root_.p)->data + root_.off : nullptr;
     if (pos) std::memcpy(c->data, old, pos);
@@ -715,6 +953,7 @@ void rope::splice(size_type pos, size_type n, std::string_view text, const rope*
     root_ = edge{c, 0, out};
     return;
   }
+  if (!other && root_.p && root_.p->height > 0 && detail::edit_in_leaf(root_, pos, n, text)) return;
   edge mid{};
   if (other) {
     mid = other->root_;
@@ -766,9 +1005,25 @@ rope rope::substr(size_type pos, size_type n) const {
   if (pos > size()) throw std::out_of_range("fl::rope::substr: pos > size()");
   n = std::min(n, size() - pos);
   if (n == 0) return rope();
-  if (root_.p->height == 0) {
-    detail::acquire(root_.p);
-    return rope(edge{root_.p, root_.off + pos, n});
+  // Inside one leaf: one edge sharing that leaf's chunk.
+  const edge* e = &root_;
+  size_type lo = 0;
+  while (e->p->height > 0) {
+    const auto* nd = static_cast<const detail::inner*>(e->p);
+    unsigned i = 0;
+    while (pos - lo >= nd->child[i].len) lo += nd->child[i++].len;
+    e = &nd->child[i];
+  }
+  if (pos + n <= lo + e->len) {
+    detail::acquire(e->p);
+    return rope(edge{e->p, e->off + (pos - lo), n});
+  }
+  // Across leaves but short: one fresh chunk (cheaper than a tree of
+  // pieces, and the copy is at most one leaf).
+  if (n <= detail::leaf_max_bytes) {
+    detail::chunk* c = detail::new_chunk(n);
+    c->used = copy(c->data, n, pos);
+    return rope(edge{c, 0, n});
   }
   detail::acquire(root_.p);
   auto [left, rest] = detail::split(root_, pos);
@@ -900,7 +1155,25 @@ int rope::compare(const rope& other) const noexcept {
   return size() < other.size() ? -1 : size() > other.size() ? 1 : 0;
 }
 
-fl::string rope::flatten() const {
+fl::string rope::flatten() && {
+#ifdef FL_ROPE_HAVE_STRING_ACCESS
+  if (root_.p && root_.p->height == 0 && root_.off == 0 && root_.p->kind == detail::node_kind::chunk_adopted &&
+      detail::unique(root_.p)) {
+    // The chunk's bytes are a pool block of cap + 1 bytes: the string's own
+    // heap layout. Hand it over and free the chunk header.
+    auto* c = static_cast<detail::chunk*>(root_.p);
+    const ::fl::detail::heap_block b{c->data, root_.len, c->cap};
+    detail::pool_deallocate(c, sizeof(detail::chunk));
+    root_ = {};
+    return ::fl::detail::string_access::adopt(b);
+  }
+#endif
+  fl::string out = static_cast<const rope&>(*this).flatten();
+  clear();
+  return out;
+}
+
+fl::string rope::flatten() const& {
   fl::string out;
   if (empty()) return out;
   out.resize_and_overwrite(size(), [this](char* p, std::size_t count) {

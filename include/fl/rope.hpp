@@ -166,7 +166,11 @@ class rope {
 
   // ---- conversion ----
   // The whole text in one fl::string: one allocation, one copy per chunk.
-  fl::string flatten() const;
+  fl::string flatten() const&;
+  // The same, consuming the rope (left empty). A uniquely owned flat rope
+  // whose chunk grew past one leaf by appends (or that adopted an
+  // fl::string&&) hands its buffer to the string: O(1), no copy.
+  fl::string flatten() &&;
   std::string to_std() const;
   // Copies min(n, size() - pos) bytes from pos to dest; returns the count.
   // Throws std::out_of_range if pos > size().
