@@ -4,8 +4,9 @@
 //
 // Invariant kept here: every block the pool hands out is a system-allocator
 // block (malloc, or mi_malloc with FL_WITH_MIMALLOC) of exactly
-// pool_class_size[c] bytes for a cached class c, or of exactly the requested
-// size above pool_max_cached_bytes, so any thread may cache or free any block.
+// pool_class_size[c] bytes for a cached class c, or of at least the requested
+// size above pool_max_cached_bytes (exactly, except a reused kept block, which
+// may be up to twice the request), so any thread may cache or free any block.
 #include <fl/pool.hpp>
 
 #include <cstdlib>
@@ -34,8 +35,28 @@ void sys_free(void* p) noexcept { std::free(p); }
 // a sanitizer runtime would report as a fatal error rather than return null).
 constexpr std::size_t max_request = std::size_t{1} << 47;
 
+// The calling thread's kept large block (see pool_keep_min_bytes), empty
+// when p is null. Its bytes count in stats.bytes_cached.
+struct kept_block {
+  void* p;
+  std::size_t bytes;
+};
+constinit thread_local kept_block pool_kept{};
+
+// Frees the kept large block, if any.
+void release_kept(pool_thread_cache& t) noexcept {
+  kept_block& k = pool_kept;
+  if (k.p == nullptr) return;
+  FL_POOL_UNPOISON(k.p, k.bytes);
+  sys_free(k.p);
+  t.stats.bytes_cached -= k.bytes;
+  ++t.stats.frees_released;
+  k = kept_block{};
+}
+
 // Returns every cached block of the calling thread to the system allocator.
 void release_all(pool_thread_cache& t) noexcept {
+  release_kept(t);
   for (std::size_t c = 0; c < pool_class_count; ++c) {
     pool_free_block* b = t.head[c];
     while (b != nullptr) {
@@ -87,6 +108,22 @@ void* pool_allocate_slow(std::size_t bytes) {
     return p;
   }
   if (bytes > max_request) throw std::bad_alloc();
+  if (bytes >= pool_keep_min_bytes) {
+    kept_block& k = pool_kept;
+    if (k.p != nullptr) {
+      // Reuse the kept block when it fits without wasting more than half of
+      // it; otherwise free it first, so the two never coexist.
+      if (bytes <= k.bytes && bytes > k.bytes / 2) {
+        void* p = k.p;
+        FL_POOL_UNPOISON(p, k.bytes);
+        t.stats.bytes_cached -= k.bytes;
+        ++t.stats.hits;
+        k = kept_block{};
+        return p;
+      }
+      release_kept(t);
+    }
+  }
   void* p = sys_malloc(bytes);
   if (p == nullptr) throw std::bad_alloc();
   ++t.stats.misses;
@@ -99,6 +136,17 @@ void pool_deallocate_slow(void* p, std::size_t bytes) noexcept {
   if (bytes <= pool_max_cached_bytes && t.state == 0) {
     open_cache(t);
     pool_deallocate(p, bytes);  // now takes the fast path
+    return;
+  }
+  if (bytes >= pool_keep_min_bytes && bytes <= pool_keep_max_bytes && t.state != 2) {
+    // A very large block: keep it in place of the previous one. The block is
+    // at least `bytes` long, which is all the reuse test relies on.
+    if (t.state == 0) open_cache(t);  // registers the exit hook that frees it
+    release_kept(t);
+    FL_POOL_POISON(p, bytes);
+    pool_kept = kept_block{p, bytes};
+    t.stats.bytes_cached += bytes;
+    ++t.stats.frees_cached;
     return;
   }
   // A full class, a large block, or a thread past its exit hook.

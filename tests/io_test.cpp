@@ -1,8 +1,10 @@
 // Tests for fl::read_file / fl::write_file: round trips at sizes around the
-// inline limit and the reader's internal buffer sizes, a 100 MB file, files
+// inline limit and the reader's internal buffer sizes, a 100 MB file, repeated
+// big reads through the pool's kept block, files
 // that report size 0 (/proc) or have no size (a FIFO), and every error path
 // (missing file, directory, unwritable and full targets, NUL in the path).
 #include <fl/io.hpp>
+#include <fl/pool.hpp>
 
 #include <gtest/gtest.h>
 
@@ -117,6 +119,40 @@ TEST_F(IoTest, HundredMegabyteFile) {
   const fl::string got = fl::read_file(p.c_str());
   ASSERT_EQ(got.size(), want.size());
   EXPECT_TRUE(std::string_view(got) == want) << "seed " << seed;
+}
+
+// Reading a big file again after the first result is gone reuses the
+// thread's kept block (fl/pool.hpp) instead of fresh memory, and the second
+// result is still exactly the file, not what the block held before.
+TEST_F(IoTest, RepeatedBigReadsReuseTheKeptBlock) {
+  const auto seed = test_seed();
+  std::mt19937_64 rng(seed);
+  const std::size_t n = std::size_t{40} << 20;
+  std::string want(n, '\0');
+  for (std::size_t i = 0; i + 8 <= want.size(); i += 8) {
+    const std::uint64_t x = rng();
+    std::memcpy(want.data() + i, &x, 8);
+  }
+  const std::string a = path("a.bin");
+  const std::string b = path("b.bin");
+  fl::write_file(a.c_str(), want);
+  std::string shorter = want.substr(0, n - 12345);
+  shorter[77] ^= 1;
+  fl::write_file(b.c_str(), shorter);
+  fl::pool_trim();
+  {
+    const fl::string first = fl::read_file(a.c_str());
+    ASSERT_TRUE(std::string_view(first) == want) << "seed " << seed;
+  }
+  const fl::pool_statistics before = fl::pool_stats();
+  EXPECT_GE(before.bytes_cached, n);
+  const fl::string second = fl::read_file(b.c_str());
+  const fl::pool_statistics after = fl::pool_stats();
+  EXPECT_EQ(after.hits, before.hits + 1);
+  EXPECT_EQ(after.misses, before.misses);
+  ASSERT_EQ(second.size(), shorter.size());
+  EXPECT_TRUE(std::string_view(second) == shorter) << "seed " << seed;
+  EXPECT_EQ(second.c_str()[second.size()], '\0');
 }
 
 TEST_F(IoTest, ProcFilesThatReportSizeZeroAreReadToEof) {

@@ -14,6 +14,7 @@
 #include <map>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -328,4 +329,86 @@ TEST(PoolTest, RandomWorkloadKeepsEveryBlockIntact) {
     }
   }
   for (const live& b : blocks) pool_deallocate(b.p, b.n);
+}
+
+// The kept large block: one per thread, reused for requests of about its size,
+// replaced by the next one freed, returned by pool_trim() and at thread exit.
+TEST(PoolTest, KeptLargeBlockIsReusedReplacedAndTrimmed) {
+  constexpr std::size_t mib = std::size_t{1} << 20;
+  constexpr std::size_t keep_min = fl::detail::pool_keep_min_bytes;
+  constexpr std::size_t keep_max = fl::detail::pool_keep_max_bytes;
+  static_assert(keep_min == 32 * mib && keep_max == 256 * mib);
+  fl::pool_trim();
+  const fl::pool_statistics s0 = fl::pool_stats();
+  EXPECT_EQ(s0.bytes_cached, 0u);
+
+  // Below the keep range: released at once, as before.
+  void* below = pool_allocate(keep_min - 1);
+  pool_deallocate(below, keep_min - 1);
+  EXPECT_EQ(fl::pool_stats().frees_released, s0.frees_released + 1);
+  EXPECT_EQ(fl::pool_stats().bytes_cached, 0u);
+
+  void* a = pool_allocate(40 * mib);
+  fill(a, 40 * mib, 1);
+  pool_deallocate(a, 40 * mib);
+  const fl::pool_statistics s1 = fl::pool_stats();
+  EXPECT_EQ(s1.bytes_cached, 40 * mib);
+  EXPECT_EQ(s1.frees_cached, s0.frees_cached + 1);
+
+  // A request of at most its size and more than half of it reuses it.
+  void* b = pool_allocate(36 * mib);
+  const fl::pool_statistics s2 = fl::pool_stats();
+  EXPECT_EQ(b, a);
+  EXPECT_EQ(s2.hits, s1.hits + 1);
+  EXPECT_EQ(s2.misses, s1.misses);
+  EXPECT_EQ(s2.bytes_cached, 0u);
+  fill(b, 36 * mib, 2);
+  EXPECT_TRUE(check(b, 36 * mib, 2));
+  b = pool_reallocate(b, 36 * mib, 64 * mib);  // a kept block is a plain system block
+  EXPECT_TRUE(check(b, 36 * mib, 2));
+  pool_deallocate(b, 64 * mib);
+  EXPECT_EQ(fl::pool_stats().bytes_cached, 64 * mib);
+
+  // Too small a request for it: the kept block is released before a new one
+  // is allocated, so the two never coexist.
+  const fl::pool_statistics s3 = fl::pool_stats();
+  void* c = pool_allocate(32 * mib);
+  const fl::pool_statistics s4 = fl::pool_stats();
+  EXPECT_EQ(s4.misses, s3.misses + 1);
+  EXPECT_EQ(s4.frees_released, s3.frees_released + 1);
+  EXPECT_EQ(s4.bytes_cached, 0u);
+  fill(c, 32 * mib, 3);
+  pool_deallocate(c, 32 * mib);
+  EXPECT_EQ(fl::pool_stats().bytes_cached, 32 * mib);
+
+  // A newer block replaces it; one above the range is never kept.
+  void* d = pool_allocate(keep_max);
+  pool_deallocate(d, keep_max);
+  EXPECT_EQ(fl::pool_stats().bytes_cached, keep_max);
+  const fl::pool_statistics s5 = fl::pool_stats();
+  void* e = pool_allocate(keep_max + 1);
+  pool_deallocate(e, keep_max + 1);
+  const fl::pool_statistics s6 = fl::pool_stats();
+  EXPECT_EQ(s6.frees_released, s5.frees_released + 2);  // the kept block, then e
+  EXPECT_EQ(s6.bytes_cached, 0u);
+
+  void* f = pool_allocate(48 * mib);
+  pool_deallocate(f, 48 * mib);
+  EXPECT_EQ(fl::pool_stats().bytes_cached, 48 * mib);
+  fl::pool_trim();
+  EXPECT_EQ(fl::pool_stats().bytes_cached, 0u);
+}
+
+TEST(PoolTest, KeptLargeBlockOfAFreshThreadIsReturnedAtExit) {
+  // The thread's first free is the large block, so it must register the exit
+  // hook; a leak checker (ASan builds) reports the block if it is not freed.
+  std::size_t cached = 0;
+  std::thread t([&] {
+    void* p = pool_allocate(40u << 20);
+    fill(p, 4096, 4);
+    pool_deallocate(p, 40u << 20);
+    cached = fl::pool_stats().bytes_cached;
+  });
+  t.join();
+  EXPECT_EQ(cached, std::size_t{40} << 20);
 }

@@ -4,7 +4,14 @@
 // Blocks come from the system malloc (mimalloc when built with
 // FL_WITH_MIMALLOC=ON). Freed blocks of the small size classes are kept in a
 // per-thread cache of bounded depth and handed out again without touching
-// malloc; blocks above detail::pool_max_cached_bytes bypass the caches.
+// malloc; blocks above detail::pool_max_cached_bytes bypass the caches, except
+// that each thread keeps the one very large block (detail::pool_keep_min_bytes
+// to detail::pool_keep_max_bytes, e.g. a whole file just read) it freed last
+// and reuses it for the next request of about its size. That block is fresh
+// memory the kernel would otherwise fault in and zero again page by page; the
+// price is that a thread may hold up to pool_keep_max_bytes (256 MiB) after
+// its strings are gone, until its next large allocation that does not fit,
+// pool_trim() or thread exit.
 //
 // Threads: a block may be freed on any thread, not only the one that allocated
 // it; it then joins the freeing thread's cache. A thread's cache goes back to
@@ -31,7 +38,8 @@ struct pool_statistics {
 // The calling thread's statistics. O(1), never allocates.
 pool_statistics pool_stats() noexcept;
 
-// Returns every block cached by the calling thread to the system allocator.
+// Returns every block cached by the calling thread (the kept large block
+// included) to the system allocator.
 void pool_trim() noexcept;
 
 namespace detail {
@@ -39,6 +47,14 @@ namespace detail {
 // Blocks of more than this many bytes are never cached (they go straight to
 // malloc/realloc/free).
 inline constexpr std::size_t pool_max_cached_bytes = 4096;
+
+// The kept large block: a freed block of pool_keep_min_bytes to
+// pool_keep_max_bytes is kept (one per thread, the last one freed) and handed
+// out again for a request of at most its size and more than half of it. 32 MiB
+// is where glibc stops recycling freed blocks itself (its mmap threshold never
+// rises above that), so every larger block is fresh kernel memory.
+inline constexpr std::size_t pool_keep_min_bytes = std::size_t{32} << 20;
+inline constexpr std::size_t pool_keep_max_bytes = std::size_t{256} << 20;
 
 // A block of at least `bytes` bytes (bytes > 0), aligned to 16. Throws
 // std::bad_alloc.
