@@ -435,16 +435,33 @@ class basic_string {
     return begin() + static_cast<difference_type>(i);
   }
 
-  // Amortized O(1); the common case is a store and a length update.
+  // Amortized O(1). Each mode has its own fast path, so the common case is
+  // one mode test, one capacity compare and three stores, with no reload of
+  // the representation after the char stores (which may alias it).
   void push_back(char ch) {
-    const size_type sz = size();
-    if (sz < capacity()) [[likely]] {
-      char* p = data();
-      p[sz] = ch;
-      rep_.set_size_any(sz + 1);
+    if (rep_.is_heap()) {
+      const size_type sz = rep_.size;
+      if (sz < heap_capacity()) [[likely]] {
+        char* p = rep_.ptr;
+        p[sz] = ch;
+        p[sz + 1] = '\0';
+        rep_.size = sz + 1;
+        return;
+      }
     } else {
-      push_back_slow(ch);
+      // Byte 23 of an inline string holds 23 - size: nonzero means room.
+      const unsigned left = rep_.tag();
+      if (left > rep::inline_capacity) __builtin_unreachable();
+      if (left != 0) [[likely]] {
+        char* b = rep_.bytes();
+        const size_type sz = rep::inline_capacity - left;
+        b[sz] = ch;
+        b[sz + 1] = '\0';  // byte 23 when sz == 22; the next store writes 0 there too
+        b[23] = static_cast<char>(left - 1);
+        return;
+      }
     }
+    push_back_slow(ch);
   }
   void pop_back() noexcept { rep_.set_size_any(size() - 1); }
 
@@ -454,15 +471,28 @@ class basic_string {
     const std::string_view sv = str.substr_view(pos, count, "fl::basic_string::append");
     return append(sv.data(), sv.size());
   }
-  // The fast path copies into spare capacity; a source inside *this lies in
-  // [data(), data() + size()) and so never overlaps the bytes written.
+  // The fast paths copy into spare capacity, one per mode (as in
+  // push_back); a source inside *this lies in [data(), data() + size()) and so
+  // never overlaps the bytes written.
   basic_string& append(const char* s, size_type count) {
-    const size_type sz = size();
-    if (count <= capacity() - sz) [[likely]] {
-      char* p = data();
-      if (count) std::memcpy(p + sz, s, count);
-      rep_.set_size_any(sz + count);
-      return *this;
+    if (rep_.is_heap()) {
+      const size_type sz = rep_.size;
+      if (count <= heap_capacity() - sz) [[likely]] {
+        char* p = rep_.ptr;
+        if (count) std::memcpy(p + sz, s, count);
+        p[sz + count] = '\0';
+        rep_.size = sz + count;
+        return *this;
+      }
+    } else {
+      const size_type left = rep_.tag();
+      if (left > rep::inline_capacity) __builtin_unreachable();
+      if (count <= left) [[likely]] {
+        const size_type sz = rep::inline_capacity - left;
+        detail::copy_short(rep_.bytes() + sz, s, count);
+        rep_.set_inline_size(sz + count);
+        return *this;
+      }
     }
     return append_slow(s, count);
   }
@@ -639,7 +669,14 @@ class basic_string {
 #undef FL_STRING_SET_SEARCH
 
   // ---- operations ----
-  int compare(const basic_string& str) const noexcept { return view().compare(str.view()); }
+  // memcmp of the common length, then the lengths (std::string_view's
+  // result). Two heap strings, the case where the memcmp matters, take one
+  // combined mode test and read ptr and size directly.
+  int compare(const basic_string& str) const noexcept {
+    if ((rep_.tag() & str.rep_.tag()) & 0x80) [[likely]]
+      return std::string_view(rep_.ptr, rep_.size).compare(std::string_view(str.rep_.ptr, str.rep_.size));
+    return view().compare(str.view());
+  }
   int compare(size_type pos1, size_type count1, const basic_string& str) const {
     return substr_view(pos1, count1, "fl::basic_string::compare").compare(str.view());
   }
@@ -713,9 +750,8 @@ class basic_string {
   void init_copy(std::string_view sv) { init_copy(sv.data(), sv.size()); }
   void init_copy(const char* s, size_type n) {
     if (n <= rep::inline_capacity) [[likely]] {
-      rep_.set_empty();
+      rep_.set_inline_zeroed(n);
       detail::copy_short(rep_.bytes(), s, n);
-      rep_.set_inline_size(n);
     } else {
       init_heap_copy(s, n);
     }
