@@ -4,9 +4,12 @@
 // report shows each peer's ratio to std.
 //
 //   concat_flatten/N     N appends of one 100-byte piece to an empty text
-//                        (N = 1000 ... 1000000), then one contiguous copy of
-//                        the whole (fl: flatten(); cord: std::string(cord);
-//                        gnu_rope: c_str(); std is contiguous already)
+//                        (N = 1000 ... 1000000), then the whole as one
+//                        contiguous string (fl: std::move(r).flatten(), since
+//                        r dies right after: a rope grown by appends alone
+//                        hands its buffer over, else it copies once;
+//                        cord: std::string(cord); gnu_rope: c_str(); std is
+//                        contiguous already)
 //   substr_1k_of_1m      1,000 bytes from the middle of a 1 MB text
 //   edit_mix/B           the classic loop on a B-byte text (B = 1k ... 1m):
 //                        v = s; v.insert(0,"qwerty"); v.insert(B/2,"zxcvb");
@@ -14,7 +17,9 @@
 //                        v.replace(B/2,20,"abcdefg"); cord has no middle
 //                        insert/replace: Subcord + Append, Prepend at 0
 //   iterate_1m           sum of all bytes of a 1 MB text (100-byte pieces)
-//                        through the type's char iterators
+//                        through the type's char iterators (fl: a rope built
+//                        by appends alone is one flat chunk; iterate_1m_tree
+//                        walks the same bytes as a tree of 4 KiB leaves)
 //   random_index_1m      1,000 operator[] reads at random positions
 //   rebalance_5000x1000  5,000 appends of a 1,000-byte piece
 //   find_absent_1m       a 25-byte needle that does not occur, over 1 MB of
@@ -31,6 +36,7 @@
 #include <ext/rope>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #ifdef FL_BENCH_HAVE_ABSL
@@ -57,7 +63,7 @@ void concat_fl(benchmark::State& st, std::size_t n) {
   for (auto _ : st) {
     fl::rope r;
     for (std::size_t i = 0; i < n; ++i) r.append(piece);
-    fl::string flat = r.flatten();
+    fl::string flat = std::move(r).flatten();
     benchmark::DoNotOptimize(flat.data());
   }
   fl_bench::set_bytes(st, n * 100);
@@ -198,6 +204,20 @@ void edit_cord(benchmark::State& st, std::size_t b) {
 void iterate_fl(benchmark::State& st) {
   fl::rope r;
   for (const auto& p : pieces_1m("rope/iterate")) r.append(p);
+  for (auto _ : st) {
+    benchmark::DoNotOptimize(r);
+    std::uint64_t sum = 0;
+    for (char c : r) sum += static_cast<unsigned char>(c);
+    benchmark::DoNotOptimize(sum);
+  }
+  fl_bench::set_bytes(st, r.size());
+}
+// The same bytes as a tree: a rope made from one 1 MB string_view has 256
+// leaves of 4 KiB under a root of height 2.
+void iterate_tree_fl(benchmark::State& st) {
+  std::string flat;
+  for (const auto& p : pieces_1m("rope/iterate")) flat.append(p);
+  const fl::rope r(flat);
   for (auto _ : st) {
     benchmark::DoNotOptimize(r);
     std::uint64_t sum = 0;
@@ -390,6 +410,11 @@ const bool registered = [] {
 #endif
   fl_bench::reg("rope/iterate_1m/std", iterate_std)->Unit(benchmark::kMicrosecond);
   fl_bench::reg("rope/iterate_1m/gnu_rope", iterate_gnu)->Unit(benchmark::kMicrosecond);
+  fl_bench::reg("rope/iterate_1m_tree/fl", iterate_tree_fl)->Unit(benchmark::kMicrosecond);
+#ifdef FL_BENCH_HAVE_ABSL
+  fl_bench::reg("rope/iterate_1m_tree/cord", iterate_cord)->Unit(benchmark::kMicrosecond);
+#endif
+  fl_bench::reg("rope/iterate_1m_tree/std", iterate_std)->Unit(benchmark::kMicrosecond);
   fl_bench::reg("rope/random_index_1m/fl", index_fl);
 #ifdef FL_BENCH_HAVE_ABSL
   fl_bench::reg("rope/random_index_1m/cord", index_cord);

@@ -223,6 +223,14 @@ std::ostream& operator<<(std::ostream& os, const rope& r);
 
 inline void swap(rope& a, rope& b) noexcept { a.swap(b); }
 
+// Holds a pointer into the leaf of the byte it points at, so that * is one
+// load and ++ one increment plus a compare with the leaf's end; crossing
+// into the next leaf costs one tree descent (O(log n)), once per leaf.
+// Canonical state (what == relies on): an iterator at index i < size()
+// points into the leaf holding byte i; at size() it sits on the end of the
+// last leaf. Two iterators are equal iff they point at the same byte of the
+// same leaf (a chunk may back several leaves, so the leaf's index is
+// compared too).
 class rope::const_iterator {
  public:
   using iterator_concept = std::random_access_iterator_tag;
@@ -234,71 +242,91 @@ class rope::const_iterator {
 
   const_iterator() noexcept = default;
 
-  char operator*() const noexcept {
-    // Hot path: inside the cached leaf. Otherwise one descent loads the leaf
-    // holding pos_ (an unsigned compare covers pos_ < lo_ too).
-    const size_type d = pos_ - lo_;
-    if (d < len_) return data_[d];
-    return load();
-  }
+  char operator*() const noexcept { return *cur_; }
   char operator[](difference_type n) const noexcept { return *(*this + n); }
 
   const_iterator& operator++() noexcept {
-    ++pos_;
+    if (++cur_ == lim_) [[unlikely]]
+      next_leaf();
     return *this;
   }
   const_iterator operator++(int) noexcept {
     const_iterator t = *this;
-    ++pos_;
+    ++*this;
     return t;
   }
   const_iterator& operator--() noexcept {
-    --pos_;
+    if (cur_ == base_) [[unlikely]] {
+      go(lo_ - 1);
+      return *this;
+    }
+    --cur_;
     return *this;
   }
   const_iterator operator--(int) noexcept {
     const_iterator t = *this;
-    --pos_;
+    --*this;
     return t;
   }
   const_iterator& operator+=(difference_type n) noexcept {
-    pos_ += static_cast<size_type>(n);
+    go(index() + static_cast<size_type>(n));
     return *this;
   }
   const_iterator& operator-=(difference_type n) noexcept {
-    pos_ -= static_cast<size_type>(n);
+    go(index() - static_cast<size_type>(n));
     return *this;
   }
   friend const_iterator operator+(const_iterator it, difference_type n) noexcept { return it += n; }
   friend const_iterator operator+(difference_type n, const_iterator it) noexcept { return it += n; }
   friend const_iterator operator-(const_iterator it, difference_type n) noexcept { return it -= n; }
   friend difference_type operator-(const const_iterator& a, const const_iterator& b) noexcept {
-    return static_cast<difference_type>(a.pos_ - b.pos_);
+    return static_cast<difference_type>(a.index() - b.index());
   }
-  friend bool operator==(const const_iterator& a, const const_iterator& b) noexcept { return a.pos_ == b.pos_; }
+  friend bool operator==(const const_iterator& a, const const_iterator& b) noexcept {
+    return a.cur_ == b.cur_ && a.lo_ == b.lo_;
+  }
   friend std::strong_ordering operator<=>(const const_iterator& a, const const_iterator& b) noexcept {
-    return a.pos_ <=> b.pos_;
+    return a.index() <=> b.index();
   }
 
   // Index of the byte this iterator points at.
-  size_type index() const noexcept { return pos_; }
+  size_type index() const noexcept { return lo_ + static_cast<size_type>(cur_ - base_); }
 
  private:
   friend class rope;
-  const_iterator(const rope* r, size_type pos) noexcept : rope_(r), pos_(pos) {}
-  char load() const noexcept {
-    const detail::leaf_view v = detail::seek(rope_->root_, pos_);
-    data_ = v.data;
+  const_iterator(const rope* r, size_type pos) noexcept : rope_(r) { go(pos); }
+  // Moves to index pos (0 <= pos <= size()), staying in the current leaf
+  // when it holds pos.
+  void go(size_type pos) noexcept {
+    if (pos - lo_ < static_cast<size_type>(lim_ - base_)) {
+      cur_ = base_ + (pos - lo_);
+      return;
+    }
+    load(pos);
+  }
+  void next_leaf() noexcept { load(lo_ + static_cast<size_type>(lim_ - base_)); }
+  // One descent to the leaf holding pos (the last leaf for pos == size()).
+  // The members are written here, from the returned view, and not by an
+  // out-of-line function, so a loop keeps the iterator in registers.
+  void load(size_type pos) noexcept {
+    const size_type sz = rope_->size();
+    if (sz == 0) {
+      cur_ = base_ = lim_ = nullptr;
+      lo_ = 0;
+      return;
+    }
+    const detail::leaf_view v = detail::seek(rope_->root_, pos < sz ? pos : sz - 1);
+    base_ = v.data;
+    lim_ = v.data + v.len;
     lo_ = v.lo;
-    len_ = v.len;
-    return data_[pos_ - lo_];
+    cur_ = base_ + (pos - lo_);
   }
 
   const rope* rope_ = nullptr;
-  size_type pos_ = 0;
-  mutable const char* data_ = nullptr;  // the cached leaf: bytes [lo_, lo_ + len_)
-  mutable size_type lo_ = 0;
-  mutable size_type len_ = 0;
+  const char* cur_ = nullptr;   // the byte pointed at (lim_ at the end)
+  const char* base_ = nullptr;  // the current leaf: bytes [base_, lim_) are
+  const char* lim_ = nullptr;   // the rope's bytes [lo_, lo_ + (lim_ - base_))
+  size_type lo_ = 0;
 };
 
 // A forward range of std::string_view, one per leaf, in order. Valid while
