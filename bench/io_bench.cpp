@@ -8,6 +8,13 @@
 // Cases:
 //   read_1mb_x100   read all 100 files of 1 MiB into strings (100 MiB per iteration)
 //   read_100mb      read the 100 MiB file into one string
+//   cold_100mb      read_100mb with fl::pool_trim() before every read (not
+//                   timed): fl's buffer is then fresh memory, as for a
+//                   program's first big read. In read_100mb each result is
+//                   destroyed too, and the next read_file gets the block back
+//                   from the pool's kept large block (fl/pool.hpp) already
+//                   mapped; here the kernel must map and zero it again, which
+//                   no reader can avoid for fresh memory. Peers fl and raw.
 // Peers:
 //   fl    fl::read_file(path) -> fl::string
 //   std   std::ifstream + std::ostringstream << rdbuf(), then str()
@@ -18,6 +25,7 @@
 #include "common.hpp"
 
 #include <fl/io.hpp>
+#include <fl/pool.hpp>
 
 #include <cstdint>
 #include <cstdio>
@@ -130,7 +138,7 @@ std::size_t read_raw(const std::string& p, char* buf, std::size_t cap) {
 
 enum class peer { fl, std, c, raw };
 
-void bm_read(benchmark::State& st, peer who, bool many) {
+void bm_read(benchmark::State& st, peer who, bool many, bool cold) {
   const io_files& files = io_files::get();
   const std::vector<std::string> paths = many ? files.small : std::vector<std::string>{files.big};
   const std::size_t each = many ? small_size : big_size;
@@ -150,6 +158,11 @@ void bm_read(benchmark::State& st, peer who, bool many) {
   };
   for (const auto& p : paths) read_one(p);  // warm the page cache
   for (auto _ : st) {
+    if (cold) {
+      st.PauseTiming();
+      fl::pool_trim();
+      st.ResumeTiming();
+    }
     std::size_t total = 0;
     for (const auto& p : paths) total += read_one(p);
     if (total != each * paths.size()) st.SkipWithError("short read");
@@ -158,14 +171,16 @@ void bm_read(benchmark::State& st, peer who, bool many) {
 }
 
 const bool registered = [] {
-  fl_bench::reg("io/read_1mb_x100/fl", bm_read, peer::fl, true)->UseRealTime();
-  fl_bench::reg("io/read_1mb_x100/std", bm_read, peer::std, true)->UseRealTime();
-  fl_bench::reg("io/read_1mb_x100/c", bm_read, peer::c, true)->UseRealTime();
-  fl_bench::reg("io/read_1mb_x100/raw", bm_read, peer::raw, true)->UseRealTime();
-  fl_bench::reg("io/read_100mb/fl", bm_read, peer::fl, false)->UseRealTime();
-  fl_bench::reg("io/read_100mb/std", bm_read, peer::std, false)->UseRealTime();
-  fl_bench::reg("io/read_100mb/c", bm_read, peer::c, false)->UseRealTime();
-  fl_bench::reg("io/read_100mb/raw", bm_read, peer::raw, false)->UseRealTime();
+  fl_bench::reg("io/read_1mb_x100/fl", bm_read, peer::fl, true, false)->UseRealTime();
+  fl_bench::reg("io/read_1mb_x100/std", bm_read, peer::std, true, false)->UseRealTime();
+  fl_bench::reg("io/read_1mb_x100/c", bm_read, peer::c, true, false)->UseRealTime();
+  fl_bench::reg("io/read_1mb_x100/raw", bm_read, peer::raw, true, false)->UseRealTime();
+  fl_bench::reg("io/read_100mb/fl", bm_read, peer::fl, false, false)->UseRealTime();
+  fl_bench::reg("io/read_100mb/std", bm_read, peer::std, false, false)->UseRealTime();
+  fl_bench::reg("io/read_100mb/c", bm_read, peer::c, false, false)->UseRealTime();
+  fl_bench::reg("io/read_100mb/raw", bm_read, peer::raw, false, false)->UseRealTime();
+  fl_bench::reg("io/cold_100mb/fl", bm_read, peer::fl, false, true)->UseRealTime();
+  fl_bench::reg("io/cold_100mb/raw", bm_read, peer::raw, false, true)->UseRealTime();
   return true;
 }();
 
