@@ -46,6 +46,27 @@ chunk* new_chunk(std::size_t cap) {
   return c;
 }
 
+// A chunk whose bytes are a separate pool block of cap + 1 bytes (the layout
+// of an fl::string heap block, so flatten() && can hand it over).
+chunk* new_block_chunk(std::size_t cap) {
+  char* data = static_cast<char*>(pool_allocate(cap + 1));
+  chunk* c = nullptr;
+  try {
+    c = static_cast<chunk*>(pool_allocate(sizeof(chunk)));
+  } catch (...) {
+    pool_deallocate(data, cap + 1);
+    throw;
+  }
+  c->refs.store(1, std::memory_order_relaxed);
+  c->height = 0;
+  c->kind = node_kind::chunk_adopted;
+  c->count = 0;
+  c->used = 0;
+  c->cap = cap;
+  c->data = data;
+  return c;
+}
+
 inner* new_inner(std::uint8_t height) {
   inner* n = static_cast<inner*>(pool_allocate(sizeof(inner)));
   n->refs.store(1, std::memory_order_relaxed);
@@ -55,13 +76,19 @@ inner* new_inner(std::uint8_t height) {
   return n;
 }
 
-// Capacity for a fresh chunk that an edit fills with `len` <= leaf_max_bytes
-// bytes and that later edits may change in place: a whole leaf, or a little
-// less when that keeps the chunk (header included) within the pool's largest
-// cached block (4064 + 32 = 4096 bytes with 4 KiB leaves).
+// A leaf that edits rewrite may grow to this size before it splits: an
+// insert into a full leaf then copies it once into a chunk with room (no new
+// edge, no node split), and the next edits nearby are in place. Leaves made
+// by building and appending stay within leaf_max_bytes.
+inline constexpr std::size_t leaf_edit_max = leaf_max_bytes + leaf_max_bytes / 2;
+
+// Capacity for a fresh chunk that an edit fills with len <= leaf_edit_max
+// bytes and that later edits change in place: leaf_edit_max, or less when
+// that keeps the chunk (header included) within the pool's largest cached
+// block.
 std::size_t fresh_leaf_cap(std::size_t len) noexcept {
   constexpr std::size_t pooled = pool_max_cached_bytes - sizeof(chunk);
-  return len <= pooled && pooled < leaf_max_bytes ? pooled : leaf_max_bytes;
+  return len <= pooled ? std::min(pooled, leaf_edit_max) : leaf_edit_max;
 }
 
 // An owned edge covering `text` in a fresh chunk of capacity cap >= size.
@@ -95,10 +122,9 @@ inner* mut(edge& e) {
   if (unique(n)) return n;
   inner* c = new_inner(n->height);
   c->count = n->count;
-  for (unsigned i = 0; i < n->count; ++i) {
-    c->child[i] = n->child[i];
-    acquire(n->child[i].p);
-  }
+  // One block copy, then the counts (child pointers are never null).
+  std::memcpy(c->child, n->child, sizeof(edge) * n->count);
+  for (unsigned i = 0; i < n->count; ++i) c->child[i].p->refs.fetch_add(1, std::memory_order_relaxed);
   release(n);
   e.p = c;
   return c;
@@ -441,23 +467,10 @@ bool append_flat_grow(edge& root, std::string_view text) {
     root.len = need;
     return true;
   }
-  char* data = static_cast<char*>(pool_allocate(cap + 1));
-  chunk* f = nullptr;
-  try {
-    f = static_cast<chunk*>(pool_allocate(sizeof(chunk)));
-  } catch (...) {
-    pool_deallocate(data, cap + 1);
-    throw;
-  }
-  f->refs.store(1, std::memory_order_relaxed);
-  f->height = 0;
-  f->kind = node_kind::chunk_adopted;
-  f->count = 0;
+  chunk* f = new_block_chunk(cap);
   f->used = need;
-  f->cap = cap;
-  f->data = data;
-  std::memcpy(data, leaf_text(root).data(), root.len);
-  std::memcpy(data + root.len, text.data(), text.size());
+  std::memcpy(f->data, leaf_text(root).data(), root.len);
+  std::memcpy(f->data + root.len, text.data(), text.size());
   release(root.p);
   root = edge{f, 0, need};
   return true;
@@ -497,12 +510,13 @@ edge replace_child(inner* n, unsigned at, const edge* pieces, unsigned k, inner*
   return edge{r, 0, node_len(r)};
 }
 
-// The splice of bytes [pos, pos + n) of the tree `root` (height >= 1) into
+// The splice of bytes [pos, pos + n) of the rope `root` (a tree, or a flat
+// chunk too big for flat_edit_max) into
 // `text`, done on the one leaf that holds the range: the nodes on the path
 // are made writable (copied when shared), the leaf is rewritten in place when
-// its chunk is unique and roomy, else its new bytes go to a fresh chunk of
-// leaf_max_bytes capacity (so that the next edits nearby are in place); a
-// leaf that outgrows leaf_max_bytes becomes up to three edges, a fresh chunk
+// its chunk is unique and roomy, else its new bytes go to a fresh chunk with
+// room up to leaf_edit_max (so that the next edits nearby are in place); a
+// leaf that outgrows leaf_edit_max becomes up to three edges, a fresh chunk
 // of about leaf_max_bytes / 2 around the text between pieces that keep
 // sharing the old chunk, and full nodes split on the way up. O(height +
 // leaf_max_bytes), no tree is split or joined. Returns false, with the
@@ -544,7 +558,7 @@ bool edit_in_leaf(edge& root, std::size_t pos, std::size_t n, std::string_view t
   chunk* c = static_cast<chunk*>(leaf.p);
   const char* old = c->data + leaf.off;
 
-  if (out <= leaf_max_bytes) {
+  if (out <= leaf_edit_max) {
     const bool overlaps = text.data() < c->data + c->cap && text.data() + ins > c->data;
     if (unique(c) && leaf.off + out <= c->cap && !overlaps) {
       char* base = c->data + leaf.off;
@@ -580,7 +594,9 @@ bool edit_in_leaf(edge& root, std::size_t pos, std::size_t n, std::string_view t
   // gains k - 1 edges, then each full ancestor, then a new root.
   unsigned k = 1u + (a_keep > 0 ? 1u : 0u) + (b_keep > 0 ? 1u : 0u);
   unsigned need = 0;
-  if (path[depth - 1]->count + k - 1 > max_children) {
+  if (depth == 0) {
+    need = 1;  // a flat root becomes a node over the pieces
+  } else if (path[depth - 1]->count + k - 1 > max_children) {
     need = 1;
     unsigned d = depth - 1;
     while (d > 0 && path[d - 1]->count == max_children) {
@@ -614,6 +630,14 @@ bool edit_in_leaf(edge& root, std::size_t pos, std::size_t n, std::string_view t
     pieces[k++] = edge{c, leaf.off + leaf.len - b_keep, b_keep};
   }
   release(c);  // the leaf's own reference; the pieces hold theirs
+  if (depth == 0) {
+    inner* m = spare[0];
+    m->height = 1;
+    m->count = 0;
+    for (unsigned j = 0; j < k; ++j) m->child[m->count++] = pieces[j];
+    root = edge{m, 0, out};
+    return true;
+  }
   // Bottom-up: each level takes the overflow sibling of the level below
   // right after the child it came from, and fixes the length of its edge.
   unsigned s = 0;
@@ -815,7 +839,18 @@ inline namespace FL_ROPE_NS {
 
 using detail::edge;
 
-rope::rope(std::string_view text) : root_(detail::build(text, text.size())) {}
+// A contiguous text becomes one chunk, whatever its size (one allocation,
+// one copy): edits later share it piecewise, and reads of it are flat.
+rope::rope(std::string_view text) {
+  if (text.size() <= detail::leaf_max_bytes) {
+    root_ = detail::build(text, text.size());
+    return;
+  }
+  detail::chunk* c = detail::new_block_chunk(text.size());
+  std::memcpy(c->data, text.data(), text.size());
+  c->used = text.size();
+  root_ = edge{c, 0, text.size()};
+}
 
 rope::rope(fl::string&& text) {
 #ifdef FL_ROPE_HAVE_STRING_ACCESS
@@ -953,7 +988,7 @@ void rope::splice(size_type pos, size_type n, std::string_view text, const rope*
     root_ = edge{c, 0, out};
     return;
   }
-  if (!other && root_.p && root_.p->height > 0 && detail::edit_in_leaf(root_, pos, n, text)) return;
+  if (!other && root_.p && detail::edit_in_leaf(root_, pos, n, text)) return;
   edge mid{};
   if (other) {
     mid = other->root_;

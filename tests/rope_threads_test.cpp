@@ -87,6 +87,9 @@ TEST(RopeThreads, TwoThreadsEditCopiesOfOneRope) {
   fl::rope shared;
   for (int i = 0; i < 400; ++i) {
     const std::string piece = random_text(rng, rng() % 30 + 1);
+    // A copy alive during each append keeps the rope shared, so pieces join
+    // as leaves of a tree instead of growing one flat chunk in place.
+    const fl::rope before = shared;
     shared += piece;
     text += piece;
   }
