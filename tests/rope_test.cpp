@@ -251,11 +251,25 @@ TEST(RopeTest, CompareAndOrdering) {
   EXPECT_NE(std::hash<fl::rope>{}(a), std::hash<fl::rope>{}(b));
 }
 
+// A tree of `text` cut into `piece`-byte leaves: a copy alive during each
+// append keeps the rope shared, so each piece joins as a leaf instead of
+// growing one flat chunk in place.
+fl::rope tree_of(std::string_view text, std::size_t piece) {
+  fl::rope r;
+  for (std::size_t i = 0; i < text.size(); i += piece) {
+    const fl::rope before = r;
+    r.append(text.substr(i, piece));
+  }
+  return r;
+}
+
 TEST(RopeTest, IteratorsAreRandomAccess) {
   std::mt19937_64 rng(11);
   const std::string text = random_text(rng, 500, 26);
-  fl::rope r;
-  for (std::size_t i = 0; i < text.size(); i += 13) r.append(std::string_view(text).substr(i, 13));
+  for (const bool flat : {false, true}) {
+  SCOPED_TRACE(flat ? "flat" : "tree");
+  const fl::rope r = flat ? fl::rope(text) : tree_of(text, 13);
+  EXPECT_EQ(fl::detail::rope_height(r) == 0, flat);
   auto it = r.begin();
   EXPECT_EQ(r.end() - r.begin(), static_cast<std::ptrdiff_t>(text.size()));
   for (int k = 0; k < 2000; ++k) {
@@ -271,6 +285,152 @@ TEST(RopeTest, IteratorsAreRandomAccess) {
   EXPECT_TRUE(r.begin() < r.end());
   EXPECT_EQ((r.end() - 1).index(), text.size() - 1);
   EXPECT_EQ(std::count(r.begin(), r.end(), 'q'), std::count(text.begin(), text.end(), 'q'));
+  std::size_t steps = 0;
+  for (auto i = r.begin(); i != r.end(); ++i) ASSERT_EQ(i.index(), steps++);
+  EXPECT_EQ(steps, text.size());
+  }
+}
+
+// rope(count, ch) shares one chunk between its leaves: iterators must still
+// tell the leaves apart (equal bytes at equal addresses, different indices).
+TEST(RopeTest, IteratorsOverLeavesSharingOneChunk) {
+  const fl::rope r(100, 'z');
+  ASSERT_GT(fl::detail::rope_height(r), 0u);
+  std::size_t n = 0;
+  for (auto i = r.begin(); i != r.end(); ++i) {
+    ASSERT_EQ(*i, 'z');
+    ASSERT_EQ(i.index(), n);
+    ++n;
+  }
+  EXPECT_EQ(n, 100u);
+  EXPECT_EQ(r.end() - r.begin(), 100);
+  EXPECT_NE(r.begin() + 16, r.begin());
+  EXPECT_EQ(r.begin() + 100, r.end());
+  EXPECT_EQ(r.end() - 100, r.begin());
+  EXPECT_EQ(fl::rope().begin(), fl::rope().end());
+}
+
+TEST(RopeTest, SubstrInsideOneLeafSharesItsChunk) {
+  std::mt19937_64 rng(5);
+  const std::string text = random_text(rng, 1000, 26);
+  const fl::rope flat(text);
+  const fl::rope s = flat.substr(300, 200);
+  expect_content(s, text.substr(300, 200), "flat substr");
+  EXPECT_EQ((*s.chunks().begin()).data(), (*flat.chunks().begin()).data() + 300);
+  const fl::rope tree = tree_of(text, 16);
+  ASSERT_GT(fl::detail::rope_height(tree), 1u);
+  const fl::rope inside = tree.substr(33, 10);  // bytes 33..42 of leaf 2
+  expect_content(inside, text.substr(33, 10), "one-leaf substr");
+  EXPECT_EQ(fl::detail::rope_height(inside), 0u);
+  const fl::rope across = tree.substr(10, 15);  // leaves 0 and 1: one fresh chunk
+  expect_content(across, text.substr(10, 15), "short cross-leaf substr");
+  EXPECT_EQ(fl::detail::rope_height(across), 0u);
+  const fl::rope longer = tree.substr(10, 500);
+  expect_content(longer, text.substr(10, 500), "long substr");
+  fl::detail::check_invariants(inside);
+  fl::detail::check_invariants(across);
+  fl::detail::check_invariants(longer);
+}
+
+TEST(RopeTest, AppendsGrowOneFlatChunkAndRvalueFlattenHandsItOver) {
+  std::mt19937_64 rng(6);
+  std::string want;
+  fl::rope r;
+  for (int i = 0; i < 200; ++i) {
+    const std::string piece = random_text(rng, pick(rng, 40) + 1, 26);
+    r += piece;
+    want += piece;
+    fl::detail::check_invariants(r);
+  }
+  ASSERT_GT(want.size(), 16u * 100);
+  EXPECT_EQ(fl::detail::rope_height(r), 0u);  // never copied: one chunk
+  const char* bytes = (*r.chunks().begin()).data();
+  const fl::rope copy = r;  // shared: the rvalue flatten must copy
+  fl::string a = fl::rope(copy).flatten();
+  EXPECT_EQ(std::string_view(a), want);
+  fl::string b = std::move(r).flatten();
+  EXPECT_EQ(std::string_view(b), want);
+  EXPECT_NE(b.data(), bytes);  // copy still shares the chunk
+  expect_content(copy, want, "copy after flatten");
+  EXPECT_TRUE(r.empty());  // NOLINT(bugprone-use-after-move): flatten() && leaves it empty
+
+  fl::rope u;
+  for (int i = 0; i < 100; ++i) u += "0123456789";
+  const char* ub = (*u.chunks().begin()).data();
+  fl::string s = std::move(u).flatten();
+  EXPECT_EQ(s.data(), ub);  // unique: the buffer itself
+  EXPECT_EQ(s.size(), 1000u);
+  EXPECT_EQ(s[999], '9');
+  EXPECT_EQ(s.c_str()[1000], '\0');
+  s += "more";  // the string owns the block
+  EXPECT_EQ(s.size(), 1004u);
+
+  fl::rope small("abc");
+  EXPECT_EQ(std::string_view(std::move(small).flatten()), "abc");
+  EXPECT_TRUE(std::move(fl::rope()).flatten().empty());
+}
+
+TEST(RopeTest, BigFlatChunkEditedInTheMiddleAndCopiesStayUnchanged) {
+  std::mt19937_64 rng(7);
+  std::string want;
+  fl::rope r;
+  for (int i = 0; i < 300; ++i) {
+    const std::string piece = random_text(rng, 10, 26);
+    r += piece;
+    want += piece;
+  }
+  ASSERT_EQ(fl::detail::rope_height(r), 0u);
+  const fl::rope before = r;
+  const std::string want_before = want;
+  r.insert(want.size() / 2, "MIDDLE");
+  want.insert(want.size() / 2, "MIDDLE");
+  fl::detail::check_invariants(r);
+  expect_content(r, want, "insert into big flat chunk");
+  r.replace(5, 3, "xy");
+  want.replace(5, 3, "xy");
+  r.erase(want.size() - 7, 4);
+  want.erase(want.size() - 7, 4);
+  r.append("end");
+  want.append("end");
+  fl::detail::check_invariants(r);
+  expect_content(r, want, "edits of big flat chunk");
+  expect_content(before, want_before, "copy before the edits");
+
+  // A unique flat rope edited after a copy was taken: the copy keeps its text.
+  fl::rope g;
+  std::string want_g;
+  for (int i = 0; i < 50; ++i) {
+    g += "abcdefghij";
+    want_g += "abcdefghij";
+  }
+  fl::rope snapshot = g;
+  g.append("X");
+  g.insert(10, "Y");
+  g.replace(0, 2, "Z");
+  expect_content(snapshot, want_g, "snapshot");
+  snapshot.insert(0, "W");
+  EXPECT_EQ(g[0], 'Z');
+  EXPECT_EQ(snapshot[0], 'W');
+  fl::detail::check_invariants(g);
+  fl::detail::check_invariants(snapshot);
+}
+
+TEST(RopeTest, SmallRopeEditedLikeAString) {
+  // A flat rope of up to two leaves: the first edit of a shared chunk copies
+  // it once, later edits are in place; the original never changes.
+  const std::string text = "0123456789abcdefghij";  // > one 16-byte leaf
+  const fl::rope s(text);
+  fl::rope v = s;
+  std::string want = text;
+  v.insert(0, "q");
+  want.insert(0, "q");
+  v.replace(3, 2, "RS");
+  want.replace(3, 2, "RS");
+  v.erase(10, 1);
+  want.erase(10, 1);
+  expect_content(v, want, "small edits");
+  expect_content(s, text, "original");
+  fl::detail::check_invariants(v);
 }
 
 TEST(RopeTest, StreamOutput) {
@@ -453,7 +613,8 @@ TEST(RopeDifferential, RandomEditsAgreeWithStdString) {
         break;
       }
       default: {  // 19: rebuild from flatten / fl::string&&
-        fl::string flat = r.flatten();
+        fl::string flat = pick(rng, 2) ? r.flatten() : fl::rope(r).flatten();
+        if (pick(rng, 2)) flat = std::move(r).flatten();
         r = fl::rope(std::move(flat));
         break;
       }
