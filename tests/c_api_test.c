@@ -159,6 +159,26 @@ static void test_append_reserve(void) {
   fl_str_free(&s);
 }
 
+/* The inline heap append up to the last byte of the capacity: the terminator
+ * goes to byte cap (the block holds cap + 1), the length and capacity words
+ * stay intact, and the next byte grows the buffer. */
+static void test_append_fills_capacity(void) {
+  fl_str s = FL_STR_INIT;
+  size_t cap, i;
+  CHECK(fl_str_reserve(&s, 100) == FL_OK);
+  cap = fl_str_capacity(&s);
+  CHECK(cap >= 100);
+  for (i = 0; i < cap; ++i) CHECK(fl_str_append_n(&s, alphabet + (i % 62), 1) == FL_OK);
+  CHECK(fl_str_len(&s) == cap && fl_str_capacity(&s) == cap);
+  CHECK(fl_str_cstr(&s)[cap] == '\0');
+  for (i = 0; i < cap; ++i) CHECK(fl_str_cstr(&s)[i] == alphabet[i % 62]);
+  CHECK(fl_str_append_n(&s, "+", 1) == FL_OK);
+  CHECK(fl_str_len(&s) == cap + 1 && fl_str_capacity(&s) > cap);
+  CHECK(fl_str_cstr(&s)[cap] == '+' && fl_str_cstr(&s)[cap + 1] == '\0');
+  for (i = 0; i < cap; ++i) CHECK(fl_str_cstr(&s)[i] == alphabet[i % 62]);
+  fl_str_free(&s);
+}
+
 static void test_appendf(void) {
   fl_str s = FL_STR_INIT;
   fl_str keep;
@@ -415,6 +435,7 @@ int main(void) {
   test_lengths_around_inline_limit();
   test_from();
   test_append_reserve();
+  test_append_fills_capacity();
   test_appendf();
   test_edit();
   test_move();

@@ -246,15 +246,16 @@ static inline char *fl_str_data(fl_str *s) {
 /* Appends in place when the text fits the capacity; otherwise the library
  * grows the buffer (geometrically, onto the pool's size classes). A source
  * inside s is fine: it lies in [0, len), the copy goes to [len, len + n).
- * The heap path reads the buffer pointer once, before its byte stores (which
- * may alias *s as far as the compiler knows), and stores the length last. */
+ * The heap path reads each word of *s once, before its byte stores (which may
+ * alias *s as far as the compiler knows), and stores the length last. */
 static inline fl_status fl_str_append_n(fl_str *s, const char *p, size_t n) {
   if (s == NULL || (p == NULL && n != 0)) return FL_EINVAL;
   if (n == 0) return FL_OK;
-  if (s->fl_b_[23] & FL_STR_HEAP_BIT_) {
+  const size_t w2 = s->fl_w_[2]; /* byte 23's top bit is bit 63 of word 2 */
+  if (w2 >> 63) {
     char *const d = s->fl_p_;
     const size_t len = s->fl_w_[1];
-    const size_t cap = s->fl_w_[2] & ~((size_t)1 << 63);
+    const size_t cap = w2 & ~((size_t)1 << 63);
     if (n <= cap - len) {
       memcpy(d + len, p, n);
       d[len + n] = 0;
