@@ -4,7 +4,10 @@
 // allocation of the reported size without zero-filling it, read() in large
 // blocks), then checks for more data, so files that report size 0 (/proc,
 // pipes) or that grow while being read are read to EOF. It runs at the speed
-// of the page cache. For files larger than memory, or for random access, map
+// of the page cache. A buffer of 32 to 256 MiB freed on the calling thread
+// (say, the previous result) is reused for the next read of about its size
+// (the pool's kept block, fl/pool.hpp), which spares the kernel mapping and
+// zeroing fresh pages. For files larger than memory, or for random access, map
 // or stream them instead.
 //
 // Paths: const char* (the native form), std::string_view (copied to add the
