@@ -2,8 +2,8 @@
 // that is edited by splicing (append, insert, erase, replace, substr). Copies
 // are O(1); edits are O(log n) and share every chunk they do not touch. For
 // text under a few KiB, or text that is mostly read, fl::string is smaller
-// and faster (a rope of up to FL_ROPE_LEAF_MAX bytes is one flat chunk and
-// behaves much like a string anyway).
+// and faster (a rope made from one text, or grown by appends alone, is one
+// flat chunk, and one of up to two leaves is edited in place like a string).
 //
 // Threads: never change one rope from two threads at once; separate copies
 // (even copies of copies) may be read and changed in parallel, since they
@@ -53,6 +53,8 @@ class rope {
 
   // ---- construction (O(n) for text, O(1) for copies and moves) ----
   rope() noexcept = default;
+  // One chunk holding a copy of `text` (a flat rope); edits later split it
+  // into shared pieces.
   rope(std::string_view text);                        // NOLINT: implicit like std::string
   rope(const char* text) : rope(std::string_view(text)) {}  // NOLINT
   rope(const fl::string& text) : rope(std::string_view(text)) {}  // NOLINT
@@ -109,7 +111,9 @@ class rope {
   // std::out_of_range if pos > size(); *this is unchanged after a throw. ----
 
   // Appends `text`. A uniquely owned rope writes small pieces into the spare
-  // room of its last chunk (no node per append); amortized O(text.size()).
+  // room of its last chunk (no node per append); a unique flat rope grows
+  // its one chunk geometrically like a string (realloc for large blocks), so
+  // a rope built by appends alone stays flat. Amortized O(text.size()).
   rope& append(std::string_view text);
   rope& append(const rope& other);
   rope& append(const char* text) { return append(std::string_view(text)); }
@@ -134,8 +138,10 @@ class rope {
   rope& replace(size_type pos, size_type n, const rope& other);
   rope& replace(size_type pos, size_type n, const char* text) { return replace(pos, n, std::string_view(text)); }
 
-  // The bytes [pos, pos + min(n, size() - pos)), sharing this rope's chunks.
-  // Throws std::out_of_range if pos > size().
+  // The bytes [pos, pos + min(n, size() - pos)), sharing this rope's chunks:
+  // a range inside one leaf is one edge into that leaf's chunk (O(log n), no
+  // copy); a range across leaves of at most one leaf's size is copied into
+  // one fresh chunk. Throws std::out_of_range if pos > size().
   rope substr(size_type pos = 0, size_type n = npos) const;
 
   // ---- search and comparison ----
@@ -179,8 +185,9 @@ class rope {
   // The text as consecutive std::string_views, one per leaf (never empty).
   chunk_range chunks() const noexcept;
 
-  // ---- iteration: random access; an iterator caches its current leaf, so
-  // stepping through a rope costs one tree descent per leaf, not per char ----
+  // ---- iteration: random access; an iterator holds a pointer into its
+  // current leaf, so stepping through a rope costs one tree descent per leaf,
+  // not per char. For bulk work, chunks() hands out whole leaves. ----
   const_iterator begin() const noexcept;
   const_iterator end() const noexcept;
   const_iterator cbegin() const noexcept;

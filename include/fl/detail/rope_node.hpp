@@ -9,13 +9,20 @@
 //   chunk  (height 0) a byte buffer: `used` bytes written of `cap`. An edge
 //          may cover any sub-range [off, off + len) of it, so splitting a leaf
 //          shares its bytes instead of copying them.
+// Chunk sizes: leaves that building and appending to a tree make hold at most
+// leaf_max_bytes; an edit inside a leaf may grow it to 1.5 leaf_max_bytes
+// before it splits. A flat rope (the root is a chunk) may hold one chunk of
+// any size: a rope made from a contiguous text, an adopted fl::string, or a
+// unique rope grown by appends alone (its bytes then sit in a separate pool
+// block, kind chunk_adopted). Edges into such a big chunk stay valid leaves
+// after edits split it: only the bytes the edits write are new.
 //   inner  (height >= 1) 1..max_children edges, all of height - 1. An edge to
 //          an inner node always has off == 0 and len == the node's size.
 // Balance (B+tree): every leaf is at the same depth (the root's height);
 // every non-root inner node holds min_children..max_children edges, the root
 // 2..max_children; every edge has len > 0. So depth <= 1 + log_min(leaves).
 //
-// FL_ROPE_LEAF_MAX is the largest chunk the rope makes (bytes of text). All
+// FL_ROPE_LEAF_MAX is the leaf size of trees the rope builds (bytes). All
 // rope symbols live in an inline namespace named after it (fl::rope_leaf4096
 // and fl::detail::rope_leaf4096 by default), so a test program
 // can compile its own copy of src/rope.cpp with a tiny leaf size (deep trees
@@ -36,7 +43,7 @@
 namespace fl::detail {
 inline namespace FL_ROPE_NS {
 
-// Largest chunk, in bytes of text. 4096 keeps a leaf within a few cache-line
+// Leaf size, in bytes of text. 4096 keeps a leaf within a few cache-line
 // streams for edits that copy one leaf, and 256 leaves cover 1 MB at depth 2.
 inline constexpr std::size_t leaf_max_bytes = FL_ROPE_LEAF_MAX;
 static_assert(leaf_max_bytes >= 4, "FL_ROPE_LEAF_MAX must be at least 4");
