@@ -45,8 +45,10 @@ void pool_trim() noexcept;
 namespace detail {
 
 // Blocks of more than this many bytes are never cached (they go straight to
-// malloc/realloc/free).
-inline constexpr std::size_t pool_max_cached_bytes = 4096;
+// malloc/realloc/free). 8 KiB rather than 4 KiB: a string that grows to a
+// 4 KiB page of text needs 4097 bytes, and its last block should be recycled
+// like the ones before it instead of costing a malloc and a free every time.
+inline constexpr std::size_t pool_max_cached_bytes = 8192;
 
 // The kept large block: a freed block of pool_keep_min_bytes to
 // pool_keep_max_bytes is kept (one per thread, the last one freed) and handed

@@ -32,9 +32,9 @@ namespace fl::detail {
 
 // Size classes: 16-byte steps up to 128 bytes (the short heap strings that
 // dominate real programs waste at most 15 bytes), then four classes per power
-// of two up to pool_max_cached_bytes (160, 192, 224, 256, 320, ..., 3584, 4096),
-// which bounds the waste of a rounded-up request to 25%. 8 + 5 * 4 = 28 classes.
-inline constexpr std::size_t pool_class_count = 28;
+// of two up to pool_max_cached_bytes (160, 192, 224, 256, 320, ..., 7168, 8192),
+// which bounds the waste of a rounded-up request to 25%. 8 + 6 * 4 = 32 classes.
+inline constexpr std::size_t pool_class_count = 32;
 
 consteval std::array<std::uint16_t, pool_class_count> pool_make_class_sizes() {
   std::array<std::uint16_t, pool_class_count> s{};
@@ -49,7 +49,7 @@ static_assert(pool_class_size[pool_class_count - 1] == pool_max_cached_bytes);
 
 // The class of a request of n bytes (0 < n <= pool_max_cached_bytes) is
 // pool_class_of[(n + 15) / 16]: every class size is a multiple of 16, so the
-// rounded-up 16-byte granule decides the class. 257 bytes, one load.
+// rounded-up 16-byte granule decides the class. 513 bytes, one load.
 inline constexpr std::size_t pool_granules = pool_max_cached_bytes / 16 + 1;
 consteval std::array<std::uint8_t, pool_granules> pool_make_class_of() {
   std::array<std::uint8_t, pool_granules> t{};
@@ -66,9 +66,9 @@ constexpr std::size_t pool_class_index(std::size_t bytes) noexcept {
   return pool_class_of[(bytes + 15) >> 4];
 }
 
-// Depth bound: a class keeps at most max(4, 16 KiB / class size) blocks, i.e.
-// about 16 KiB per class (1024 blocks of 16 bytes, 4 of 4096 bytes), so one
-// thread never holds more than ~450 KiB of cached memory. A byte budget rather
+// Depth bound: a class keeps at most max(2, 16 KiB / class size) blocks, i.e.
+// about 16 KiB per class (1024 blocks of 16 bytes, 4 of 4096 bytes, 2 of 8192
+// bytes), so one thread never holds more than ~500 KiB of cached memory. A byte budget rather
 // than a fixed count keeps big classes from pinning memory while still letting
 // a burst of short strings be recycled without touching malloc.
 inline constexpr std::size_t pool_class_budget_bytes = 16 * 1024;
@@ -76,7 +76,7 @@ consteval std::array<std::uint16_t, pool_class_count> pool_make_class_depth() {
   std::array<std::uint16_t, pool_class_count> d{};
   for (std::size_t c = 0; c < pool_class_count; ++c) {
     const std::size_t n = pool_class_budget_bytes / pool_class_size[c];
-    d[c] = static_cast<std::uint16_t>(n < 4 ? 4 : n);
+    d[c] = static_cast<std::uint16_t>(n < 2 ? 2 : n);
   }
   return d;
 }
