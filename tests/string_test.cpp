@@ -867,6 +867,60 @@ TEST(StringTest, StringAccessReleaseAndAdopt) {
   EXPECT_TRUE(fl::detail::string_access::adopt({nullptr, 0, 0}).empty());
 }
 
+// push_back and append have one fast path per mode; a heap string may hold a
+// block smaller than the inline capacity (adopt), so both paths must test the
+// real capacity, and every step must leave the terminator in place.
+TEST(StringTest, FastPathsKeepTerminatorInBothModes) {
+  char* raw = static_cast<char*>(fl::detail::pool_allocate(4));
+  fl::string h = fl::detail::string_access::adopt({raw, 0, 3});
+  fl::string i;
+  std::string want;
+  for (int k = 0; k < 300; ++k) {
+    const char c = static_cast<char>('a' + k % 26);
+    want.push_back(c);
+    h.push_back(c);
+    i.push_back(c);
+    ASSERT_EQ(std::string_view(h), want) << k;
+    ASSERT_EQ(std::string_view(i), want) << k;
+    ASSERT_EQ(h.c_str()[h.size()], '\0') << k;
+    ASSERT_EQ(i.c_str()[i.size()], '\0') << k;
+  }
+  for (std::size_t n = 0; n <= 30; ++n) {
+    fl::string a("0123456789", 10 - n % 10);
+    std::string b(a.data(), a.size());
+    const std::string piece(n, static_cast<char>('A' + n));
+    for (int k = 0; k < 5; ++k) {
+      a.append(piece.data(), piece.size());
+      b.append(piece);
+      ASSERT_EQ(std::string_view(a), b) << n << " " << k;
+      ASSERT_EQ(a.c_str()[a.size()], '\0');
+    }
+  }
+}
+
+TEST(StringTest, CompareAndCopyAssignAcrossModesAndLengths) {
+  for (std::size_t n : {0u, 1u, 15u, 16u, 22u, 23u, 24u, 31u, 32u, 33u, 63u, 64u, 65u, 200u}) {
+    for (std::size_t m : {0u, 1u, 23u, 24u, 32u, 33u, 64u, 65u, 200u}) {
+      const std::string sa(n, 'q'), sb(m, 'q');
+      const fl::string a(sa), b(sb);
+      EXPECT_EQ((a.compare(b) > 0) - (a.compare(b) < 0), (sa.compare(sb) > 0) - (sa.compare(sb) < 0)) << n << " " << m;
+      fl::string out(300, 'z');  // heap, big enough: reused
+      out = a;
+      EXPECT_EQ(std::string_view(out), sa);
+      EXPECT_EQ(out.c_str()[n], '\0');
+      fl::string shortout("x");
+      shortout = b;
+      EXPECT_EQ(std::string_view(shortout), sb);
+    }
+  }
+  std::string x(64, 'a'), y = x;
+  y[63] = 'b';
+  EXPECT_LT(fl::string(x).compare(fl::string(y)), 0);
+  y[63] = 'a';
+  y[0] = 'B';
+  EXPECT_GT(fl::string(x).compare(fl::string(y)), 0);
+}
+
 // ---- allocators ----
 
 TEST(StringTest, PmrStringUsesItsResource) {

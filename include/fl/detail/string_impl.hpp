@@ -197,13 +197,16 @@ basic_string<A>& basic_string<A>::operator=(const basic_string& other) {
     if (!alloc_traits::is_always_equal::value && alloc_ != other.alloc_) free_storage();
     alloc_ = other.alloc_;
   }
-  // Two distinct strings never overlap, so plain memcpy is enough here.
-  if (rep_.is_heap()) {
+  // Two distinct strings never overlap, so a plain copy is enough here. The
+  // common case of a kept string (capacity that fits) falls through to a
+  // copy without a library call for up to 64 bytes.
+  if (rep_.is_heap()) [[likely]] {
     const size_type n = other.size();
-    if (n <= heap_capacity()) {
-      std::memcpy(rep_.ptr, other.data(), n);
+    if (n <= heap_capacity()) [[likely]] {
+      char* p = rep_.ptr;
+      detail::copy_bytes(p, other.data(), n);
+      p[n] = '\0';
       rep_.size = n;
-      rep_.ptr[n] = '\0';
       return *this;
     }
   } else if (!other.rep_.is_heap()) {

@@ -120,6 +120,21 @@ inline void copy_short(char* dst, const char* src, std::size_t n) noexcept {
   }
 }
 
+// Copies n bytes between non-overlapping ranges: copy_short up to 32, two
+// 32-byte moves (that may overlap each other) up to 64, memcpy above. Strings
+// of a line or a name are the common case, and up to 64 bytes the library
+// call costs more than the copy.
+inline void copy_bytes(char* dst, const char* src, std::size_t n) noexcept {
+  if (n <= 32) {
+    copy_short(dst, src, n);
+  } else if (n <= 64) {
+    std::memcpy(dst, src, 32);
+    std::memcpy(dst + n - 32, src + n - 32, 32);
+  } else {
+    std::memcpy(dst, src, n);
+  }
+}
+
 static_assert(sizeof(string_rep) == 24 && alignof(string_rep) == 8);
 static_assert(std::is_standard_layout_v<string_rep> && std::is_trivially_copyable_v<string_rep>);
 static_assert(sizeof(void*) == 8 && std::endian::native == std::endian::little,
