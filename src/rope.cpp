@@ -1,5 +1,6 @@
-// src/rope.cpp: fl::rope's tree algorithms (split, join, in-place appends),
-// search across chunk boundaries, comparison, hashing and invariant checks.
+// src/rope.cpp: fl::rope's tree algorithms (split, join, edits inside one
+// leaf, in-place appends, flat chunks that grow like a string), search across
+// chunk boundaries, comparison, hashing and invariant checks.
 //
 // Ownership convention inside this file: a function taking an `edge` by value
 // consumes one reference to e.p; a function returning an `edge` hands one
