@@ -21,6 +21,10 @@
 //                        by appends alone is one flat chunk; iterate_1m_tree
 //                        walks the same bytes as a tree of 256 4 KiB leaves)
 //   random_index_1m      1,000 operator[] reads at random positions
+//   *_1m_tree            iterate, random_index and find_absent on the same
+//                        bytes held as a tree of 4 KiB leaves (fl only; the
+//                        peers' rows are their usual ones, repeated so the
+//                        report lines them up)
 //   rebalance_5000x1000  5,000 appends of a 1,000-byte piece
 //   find_absent_1m       a 25-byte needle that does not occur, over 1 MB of
 //                        100-byte pieces (std: the same text, flat;
@@ -212,13 +216,21 @@ void iterate_fl(benchmark::State& st) {
   }
   fl_bench::set_bytes(st, r.size());
 }
-// The same bytes as a tree: 256 ropes of 4 KiB joined, i.e. 256 leaves
-// under a root of height 2.
-void iterate_tree_fl(benchmark::State& st) {
-  std::string flat;
-  for (const auto& p : pieces_1m("rope/iterate")) flat.append(p);
+// The same bytes as a tree: ropes of 4 KiB joined, i.e. 256 leaves under a
+// root of height 2 for 1 MB (what a rope edited in many places looks like; a
+// rope grown by appends alone stays one flat chunk).
+fl::rope tree_of(std::string_view flat) {
   fl::rope r;
-  for (std::size_t i = 0; i < flat.size(); i += 4096) r.append(fl::rope(std::string_view(flat).substr(i, 4096)));
+  for (std::size_t i = 0; i < flat.size(); i += 4096) r.append(fl::rope(flat.substr(i, 4096)));
+  return r;
+}
+std::string flat_1m(std::string_view label) {
+  std::string flat;
+  for (const auto& p : pieces_1m(label)) flat.append(p);
+  return flat;
+}
+void iterate_tree_fl(benchmark::State& st) {
+  const fl::rope r = tree_of(flat_1m("rope/iterate"));
   for (auto _ : st) {
     benchmark::DoNotOptimize(r);
     std::uint64_t sum = 0;
@@ -284,6 +296,7 @@ void index_fl(benchmark::State& st) {
   for (const auto& p : pieces_1m("rope/index")) r.append(p);
   index_loop(st, r);
 }
+void index_tree_fl(benchmark::State& st) { index_loop(st, tree_of(flat_1m("rope/index"))); }
 void index_std(benchmark::State& st) {
   std::string r;
   for (const auto& p : pieces_1m("rope/index")) r.append(p);
@@ -346,6 +359,16 @@ void find_fl(benchmark::State& st) {
     r.append(p);
     flat.append(p);
   }
+  std::string needle = absent_needle(flat);
+  for (auto _ : st) {
+    benchmark::DoNotOptimize(needle.data());
+    benchmark::DoNotOptimize(r.find(needle));
+  }
+  fl_bench::set_bytes(st, r.size());
+}
+void find_tree_fl(benchmark::State& st) {
+  const std::string flat = flat_1m("rope/find");
+  const fl::rope r = tree_of(flat);
   std::string needle = absent_needle(flat);
   for (auto _ : st) {
     benchmark::DoNotOptimize(needle.data());
@@ -422,6 +445,11 @@ const bool registered = [] {
 #endif
   fl_bench::reg("rope/random_index_1m/std", index_std);
   fl_bench::reg("rope/random_index_1m/gnu_rope", index_gnu);
+  fl_bench::reg("rope/random_index_1m_tree/fl", index_tree_fl);
+#ifdef FL_BENCH_HAVE_ABSL
+  fl_bench::reg("rope/random_index_1m_tree/cord", index_cord);
+#endif
+  fl_bench::reg("rope/random_index_1m_tree/std", index_std);
   fl_bench::reg("rope/rebalance_5000x1000/fl", rebalance_fl)->Unit(benchmark::kMicrosecond);
 #ifdef FL_BENCH_HAVE_ABSL
   fl_bench::reg("rope/rebalance_5000x1000/cord", rebalance_cord)->Unit(benchmark::kMicrosecond);
@@ -431,6 +459,9 @@ const bool registered = [] {
   fl_bench::reg("rope/find_absent_1m/fl", find_fl)->Unit(benchmark::kMicrosecond);
   fl_bench::reg("rope/find_absent_1m/std", find_std)->Unit(benchmark::kMicrosecond);
   fl_bench::reg("rope/find_absent_1m/gnu_rope", find_gnu)->Unit(benchmark::kMicrosecond);
+  fl_bench::reg("rope/find_absent_1m_tree/fl", find_tree_fl)->Unit(benchmark::kMicrosecond);
+  fl_bench::reg("rope/find_absent_1m_tree/std", find_std)->Unit(benchmark::kMicrosecond);
+  fl_bench::reg("rope/find_absent_1m_tree/gnu_rope", find_gnu)->Unit(benchmark::kMicrosecond);
   return true;
 }();
 
