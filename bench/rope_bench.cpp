@@ -21,6 +21,8 @@
 //                        by appends alone is one flat chunk; iterate_1m_tree
 //                        walks the same bytes as a tree of 256 4 KiB leaves)
 //   random_index_1m      1,000 operator[] reads at random positions
+//   edit_mix_tree/B      edit_mix on the text held as 4 KiB pieces (fl: a tree
+//                        of 4 KiB leaves; cord, gnu_rope: 4 KiB appends), B >= 64k
 //   *_1m_tree            iterate, random_index and find_absent on the same
 //                        bytes held as a tree of 4 KiB leaves (fl only; the
 //                        peers' rows are their usual ones, repeated so the
@@ -35,6 +37,7 @@
 
 #include <fl/rope.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <ext/rope>
@@ -59,6 +62,19 @@ std::vector<std::string> pieces_1m(std::string_view label) {
   return out;
 }
 
+// The same bytes as a tree: ropes of 4 KiB joined, i.e. 256 leaves under a
+// root of height 2 for 1 MB (what a rope edited in many places looks like; a
+// rope grown by appends alone stays one flat chunk).
+fl::rope tree_of(std::string_view flat) {
+  fl::rope r;
+  for (std::size_t i = 0; i < flat.size(); i += 4096) r.append(fl::rope(flat.substr(i, 4096)));
+  return r;
+}
+std::string flat_1m(std::string_view label) {
+  std::string flat;
+  for (const auto& p : pieces_1m(label)) flat.append(p);
+  return flat;
+}
 // ---------------------------------------------------------------- concat_flatten
 
 void concat_fl(benchmark::State& st, std::size_t n) {
@@ -180,6 +196,27 @@ void edit_gnu(benchmark::State& st, std::size_t b) {
     benchmark::DoNotOptimize(v);
   }
 }
+// edit_mix on the same text held as 4 KiB pieces: fl a tree of 4 KiB
+// leaves, cord and gnu_rope built by appending 4 KiB pieces.
+void edit_tree_fl(benchmark::State& st, std::size_t b) {
+  const fl::rope s = tree_of(fl_bench::random_text(b, fl_bench::salt("rope/edit")));
+  edit_mix_loop(st, s, fl_bench::runtime_count(b));
+}
+void edit_tree_gnu(benchmark::State& st, std::size_t b) {
+  const std::string text = fl_bench::random_text(b, fl_bench::salt("rope/edit"));
+  __gnu_cxx::crope s;
+  for (std::size_t i = 0; i < text.size(); i += 4096) s.append(text.data() + i, std::min<std::size_t>(4096, text.size() - i));
+  b = fl_bench::runtime_count(b);
+  for (auto _ : st) {
+    __gnu_cxx::crope v = s;
+    v.insert(0, "qwerty");
+    v.insert(b / 2, "zxcvb");
+    v.append("rtyui");
+    v.replace(0, 20, "ghfjhfjf");
+    v.replace(b / 2, 20, "abcdefg");
+    benchmark::DoNotOptimize(v);
+  }
+}
 #ifdef FL_BENCH_HAVE_ABSL
 // Cord has Append and Prepend only: a middle edit is head + text + tail.
 absl::Cord cord_splice(const absl::Cord& v, std::size_t pos, std::size_t n, std::string_view text) {
@@ -190,6 +227,22 @@ absl::Cord cord_splice(const absl::Cord& v, std::size_t pos, std::size_t n, std:
 }
 void edit_cord(benchmark::State& st, std::size_t b) {
   const absl::Cord s(fl_bench::random_text(b, fl_bench::salt("rope/edit")));
+  b = fl_bench::runtime_count(b);
+  for (auto _ : st) {
+    absl::Cord v = s;
+    v.Prepend("qwerty");
+    v = cord_splice(v, b / 2, 0, "zxcvb");
+    v.Append("rtyui");
+    v = cord_splice(v, 0, 20, "ghfjhfjf");
+    v = cord_splice(v, b / 2, 20, "abcdefg");
+    benchmark::DoNotOptimize(v);
+  }
+}
+void edit_tree_cord(benchmark::State& st, std::size_t b) {
+  const std::string text = fl_bench::random_text(b, fl_bench::salt("rope/edit"));
+  absl::Cord s;
+  for (std::size_t i = 0; i < text.size(); i += 4096)
+    s.Append(absl::string_view(text.data() + i, std::min<std::size_t>(4096, text.size() - i)));
   b = fl_bench::runtime_count(b);
   for (auto _ : st) {
     absl::Cord v = s;
@@ -215,19 +268,6 @@ void iterate_fl(benchmark::State& st) {
     benchmark::DoNotOptimize(sum);
   }
   fl_bench::set_bytes(st, r.size());
-}
-// The same bytes as a tree: ropes of 4 KiB joined, i.e. 256 leaves under a
-// root of height 2 for 1 MB (what a rope edited in many places looks like; a
-// rope grown by appends alone stays one flat chunk).
-fl::rope tree_of(std::string_view flat) {
-  fl::rope r;
-  for (std::size_t i = 0; i < flat.size(); i += 4096) r.append(fl::rope(flat.substr(i, 4096)));
-  return r;
-}
-std::string flat_1m(std::string_view label) {
-  std::string flat;
-  for (const auto& p : pieces_1m(label)) flat.append(p);
-  return flat;
 }
 void iterate_tree_fl(benchmark::State& st) {
   const fl::rope r = tree_of(flat_1m("rope/iterate"));
@@ -427,6 +467,16 @@ const bool registered = [] {
 #endif
     fl_bench::reg(c + "/std", edit_std, b);
     fl_bench::reg(c + "/gnu_rope", edit_gnu, b);
+  }
+  for (const auto& [label, b] : blocks) {
+    if (b < 65536) continue;  // below 64 KiB a text is a handful of leaves
+    const std::string c = std::string("rope/edit_mix_tree/") + label;
+    fl_bench::reg(c + "/fl", edit_tree_fl, b);
+#ifdef FL_BENCH_HAVE_ABSL
+    fl_bench::reg(c + "/cord", edit_tree_cord, b);
+#endif
+    fl_bench::reg(c + "/std", edit_std, b);
+    fl_bench::reg(c + "/gnu_rope", edit_tree_gnu, b);
   }
   fl_bench::reg("rope/iterate_1m/fl", iterate_fl)->Unit(benchmark::kMicrosecond);
 #ifdef FL_BENCH_HAVE_ABSL

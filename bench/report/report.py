@@ -75,6 +75,7 @@ TARGETS = [
     ("rope", r"edit_mix/(1k|4k)", "fl", ["std"], 1.3, False),
     ("rope", r"edit_mix/.*", "fl", ["cord"], 1.0, True),
     ("rope", r"edit_mix/.*", "fl", ["gnu_rope"], 1.0, True),
+    ("rope", r"edit_mix_tree/.*", "fl", ["std", "cord", "gnu_rope"], 1.0, True),
     ("rope", r"iterate_1m(_tree)?", "fl", ["std"], 1.5, False),
     ("rope", r"find_absent_1m(_tree)?", "fl", ["std"], 1.5, False),
     ("rope", r"find_absent_1m(_tree)?", "fl", ["gnu_rope"], 1.0, True),
