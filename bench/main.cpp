@@ -12,6 +12,9 @@
 // Google Benchmark 1.7.1 takes --benchmark_min_time as a plain number of
 // seconds (no "s" suffix).
 //
+// Heap: glibc's mmap and trim thresholds are fixed at startup (see main), so
+// no peer's time depends on which benchmarks ran before it.
+//
 // Threads: single-threaded; benchmarks run one after the other.
 
 #include <benchmark/benchmark.h>
@@ -20,6 +23,7 @@
 #include "peers.hpp"
 
 #include <cstring>
+#include <malloc.h>
 #include <fstream>
 #include <string>
 #include <string_view>
@@ -68,6 +72,16 @@ bool has_flag(int argc, char** argv, std::string_view name) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    // Every peer runs on a steady-state glibc heap. By default glibc starts
+    // with a 128 KiB trim threshold and raises its thresholds only after the
+    // first large mapped block is freed, so whether a 100-200 KiB buffer is
+    // faulted in afresh on every iteration would depend on which benchmarks
+    // ran earlier in the process. Fixing them at the values glibc's own
+    // adaptation reaches (mmap 32 MiB, trim twice that) removes that order
+    // dependence; blocks of 32 MiB and more are still mapped and unmapped
+    // each time, for every peer.
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_TRIM_THRESHOLD, 64 << 20);
     // Copy argv so a default can be appended; the strings outlive Initialize,
     // which keeps pointers into them for flag parsing only.
     std::vector<char*> args(argv, argv + argc);
@@ -86,6 +100,7 @@ int main(int argc, char** argv) {
     benchmark::AddCustomContext("peers_missing", fl_bench::peers_missing());
     benchmark::AddCustomContext("seed", std::to_string(fl_bench::seed()));
     benchmark::AddCustomContext("min_time_s", std::to_string(fl_bench::min_time()));
+    benchmark::AddCustomContext("malloc", "glibc, mmap threshold 32 MiB, trim threshold 64 MiB (fixed)");
 
     benchmark::Initialize(&n, args.data());
     if (benchmark::ReportUnrecognizedArguments(n, args.data())) return 1;

@@ -8,6 +8,7 @@
 //                        contiguous string (fl: std::move(r).flatten(), since
 //                        r dies right after: a rope grown by appends alone
 //                        hands its buffer over, else it copies once;
+//                        fl_copy: r.flatten(), which copies and keeps r;
 //                        cord: std::string(cord); gnu_rope: c_str(); std is
 //                        contiguous already)
 //   substr_1k_of_1m      1,000 bytes from the middle of a 1 MB text
@@ -85,6 +86,19 @@ void concat_fl(benchmark::State& st, std::size_t n) {
     for (std::size_t i = 0; i < n; ++i) r.append(piece);
     fl::string flat = std::move(r).flatten();
     benchmark::DoNotOptimize(flat.data());
+  }
+  fl_bench::set_bytes(st, n * 100);
+}
+// The same with the copying flatten (the rope stays usable), like cord's.
+void concat_fl_copy(benchmark::State& st, std::size_t n) {
+  const std::string piece = fl_bench::random_text(100, fl_bench::salt("rope/concat"));
+  n = fl_bench::runtime_count(n);
+  for (auto _ : st) {
+    fl::rope r;
+    for (std::size_t i = 0; i < n; ++i) r.append(piece);
+    fl::string flat = r.flatten();
+    benchmark::DoNotOptimize(flat.data());
+    benchmark::DoNotOptimize(r);
   }
   fl_bench::set_bytes(st, n * 100);
 }
@@ -445,6 +459,7 @@ const bool registered = [] {
   for (std::size_t n : {1000, 10000, 100000, 1000000}) {
     const std::string c = "rope/concat_flatten/" + std::to_string(n);
     fl_bench::reg(c + "/fl", concat_fl, n)->Unit(benchmark::kMicrosecond);
+    fl_bench::reg(c + "/fl_copy", concat_fl_copy, n)->Unit(benchmark::kMicrosecond);
 #ifdef FL_BENCH_HAVE_ABSL
     fl_bench::reg(c + "/cord", concat_cord, n)->Unit(benchmark::kMicrosecond);
 #endif

@@ -302,6 +302,7 @@ def header_lines(ctx, time_key, reps):
         f"- Repetitions: {reps}; min time per benchmark: {ctx.get('min_time_s', '?')} s; "
         f"seed: {ctx.get('seed', '?')}; times: {'CPU' if time_key == 'cpu_time' else 'wall'} time, median",
         f"- Peers compiled in: {ctx.get('peers', 'unknown')}; missing: {ctx.get('peers_missing', 'unknown')}",
+        f"- Heap: {ctx.get('malloc', 'default')}",
     ]
     if ctx.get("library_build_type") == "debug":
         lines.append("- Note: the Google Benchmark library itself was built as debug (as Debian ships it); "
