@@ -262,14 +262,18 @@ TEST(PoolTest, DepthBoundIsRespected) {
     EXPECT_EQ(after.frees_cached - before.frees_cached, depth) << size;
     EXPECT_EQ(after.frees_released - before.frees_released, 10u) << size;
     EXPECT_EQ(after.bytes_cached - before.bytes_cached, depth * size) << size;
-    EXPECT_LE(depth * size, std::max<std::size_t>(fl::detail::pool_class_budget_bytes, 4 * size));
+    if (size <= fl::detail::pool_short_class_bytes) {
+      EXPECT_EQ(depth, fl::detail::pool_short_class_depth) << size;
+    } else {
+      EXPECT_LE(depth * size, std::max<std::size_t>(fl::detail::pool_class_budget_bytes, 2 * size));
+    }
   }
   // The whole cache is bounded: every class full at once.
   std::size_t bound = 0;
   for (std::size_t c = 0; c < fl::detail::pool_class_count; ++c)
     bound += std::size_t{fl::detail::pool_class_depth[c]} * fl::detail::pool_class_size[c];
   EXPECT_EQ(fl::pool_stats().bytes_cached, bound);
-  EXPECT_LE(bound, 512u * 1024u);
+  EXPECT_LE(bound, 1024u * 1024u);
   fl::pool_trim();
 }
 

@@ -66,16 +66,21 @@ constexpr std::size_t pool_class_index(std::size_t bytes) noexcept {
   return pool_class_of[(bytes + 15) >> 4];
 }
 
-// Depth bound: a class keeps at most max(2, 16 KiB / class size) blocks, i.e.
-// about 16 KiB per class (1024 blocks of 16 bytes, 4 of 4096 bytes, 2 of 8192
-// bytes), so one thread never holds more than ~500 KiB of cached memory. A byte budget rather
-// than a fixed count keeps big classes from pinning memory while still letting
-// a burst of short strings be recycled without touching malloc.
+// Depth bound: the classes up to pool_short_class_bytes (the short heap
+// strings that dominate real programs) keep up to pool_short_class_depth
+// blocks each, so a burst of a thousand short strings built and destroyed is
+// recycled without touching malloc (at most 128 KiB in the 128-byte class);
+// larger classes keep max(2, 16 KiB / class size) blocks (4 of 4096 bytes, 2
+// of 8192), a byte budget that keeps big classes from pinning memory. One
+// thread never holds more than ~950 KiB of cached memory.
+inline constexpr std::size_t pool_short_class_bytes = 128;
+inline constexpr std::size_t pool_short_class_depth = 1024;
 inline constexpr std::size_t pool_class_budget_bytes = 16 * 1024;
 consteval std::array<std::uint16_t, pool_class_count> pool_make_class_depth() {
   std::array<std::uint16_t, pool_class_count> d{};
   for (std::size_t c = 0; c < pool_class_count; ++c) {
-    const std::size_t n = pool_class_budget_bytes / pool_class_size[c];
+    const std::size_t n = pool_class_size[c] <= pool_short_class_bytes ? pool_short_class_depth
+                                                                        : pool_class_budget_bytes / pool_class_size[c];
     d[c] = static_cast<std::uint16_t>(n < 2 ? 2 : n);
   }
   return d;
