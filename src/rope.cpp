@@ -32,10 +32,53 @@ namespace {
 
 // ---------------------------------------------------------------- nodes
 
+// Every block the rope takes from the pool or gives back passes through these
+// three, so that the test build (FL_ROPE_FAIL_HOOK, see rope_test.cmake) can
+// make the n-th allocation throw std::bad_alloc and count the blocks alive.
+#ifdef FL_ROPE_FAIL_HOOK
+thread_local std::size_t fail_countdown = 0;  // 0: never fail
+thread_local long live_blocks = 0;
+void fail_point() {
+  if (fail_countdown != 0 && --fail_countdown == 0) throw std::bad_alloc();
+}
+#else
+inline void fail_point() noexcept {}
+#endif
+
+void* rope_allocate(std::size_t bytes) {
+  fail_point();
+  void* p = pool_allocate(bytes);
+#ifdef FL_ROPE_FAIL_HOOK
+  ++live_blocks;
+#endif
+  return p;
+}
+
+void rope_deallocate(void* p, std::size_t bytes) noexcept {
+#ifdef FL_ROPE_FAIL_HOOK
+  if (p) --live_blocks;
+#endif
+  pool_deallocate(p, bytes);
+}
+
+void* rope_reallocate(void* p, std::size_t old_bytes, std::size_t new_bytes) {
+  fail_point();
+  return pool_reallocate(p, old_bytes, new_bytes);
+}
+
+// A block that the rope took over from (or handed to) an fl::string.
+inline void count_adopted(long n) noexcept {
+#ifdef FL_ROPE_FAIL_HOOK
+  live_blocks += n;
+#else
+  (void)n;
+#endif
+}
+
 std::size_t chunk_bytes(std::size_t cap) noexcept { return sizeof(chunk) + cap; }
 
 chunk* new_chunk(std::size_t cap) {
-  void* mem = pool_allocate(chunk_bytes(cap));
+  void* mem = rope_allocate(chunk_bytes(cap));
   chunk* c = static_cast<chunk*>(mem);
   c->refs.store(1, std::memory_order_relaxed);
   c->height = 0;
@@ -50,12 +93,12 @@ chunk* new_chunk(std::size_t cap) {
 // A chunk whose bytes are a separate pool block of cap + 1 bytes (the layout
 // of an fl::string heap block, so flatten() && can hand it over).
 chunk* new_block_chunk(std::size_t cap) {
-  char* data = static_cast<char*>(pool_allocate(cap + 1));
+  char* data = static_cast<char*>(rope_allocate(cap + 1));
   chunk* c = nullptr;
   try {
-    c = static_cast<chunk*>(pool_allocate(sizeof(chunk)));
+    c = static_cast<chunk*>(rope_allocate(sizeof(chunk)));
   } catch (...) {
-    pool_deallocate(data, cap + 1);
+    rope_deallocate(data, cap + 1);
     throw;
   }
   c->refs.store(1, std::memory_order_relaxed);
@@ -69,7 +112,7 @@ chunk* new_block_chunk(std::size_t cap) {
 }
 
 inner* new_inner(std::uint8_t height) {
-  inner* n = static_cast<inner*>(pool_allocate(sizeof(inner)));
+  inner* n = static_cast<inner*>(rope_allocate(sizeof(inner)));
   n->refs.store(1, std::memory_order_relaxed);
   n->height = height;
   n->kind = node_kind::inner;
@@ -269,7 +312,7 @@ edge merge_equal(edge& a, edge b) {
   }
   if (own_b) {
     // The children moved over; free b's node without releasing them.
-    pool_deallocate(b.p, sizeof(inner));
+    rope_deallocate(b.p, sizeof(inner));
   } else {
     release(b.p);
   }
@@ -381,7 +424,7 @@ edge build(std::string_view text, std::size_t cap_hint) {
   if (text.size() <= leaf_max_bytes) return make_leaf(text, std::max(cap_hint, text.size()));
   const std::size_t leaves = (text.size() + leaf_max_bytes - 1) / leaf_max_bytes;
   std::size_t level_n = leaves;
-  edge* level = static_cast<edge*>(pool_allocate(sizeof(edge) * leaves));
+  edge* level = static_cast<edge*>(rope_allocate(sizeof(edge) * leaves));
   // Leaves of equal size (within one byte), each <= leaf_max_bytes.
   std::size_t off = 0;
   for (std::size_t i = 0; i < leaves; ++i) {
@@ -390,7 +433,7 @@ edge build(std::string_view text, std::size_t cap_hint) {
       level[i] = make_leaf(text.substr(off, len), len);
     } catch (...) {
       for (std::size_t j = 0; j < i; ++j) release(level[j].p);
-      pool_deallocate(level, sizeof(edge) * leaves);
+      rope_deallocate(level, sizeof(edge) * leaves);
       throw;
     }
     off += len;
@@ -413,7 +456,7 @@ edge build(std::string_view text, std::size_t cap_hint) {
     level_n = groups;
   }
   edge root = level[0];
-  pool_deallocate(level, sizeof(edge) * leaves);
+  rope_deallocate(level, sizeof(edge) * leaves);
   return root;
 }
 
@@ -461,7 +504,7 @@ bool append_flat_grow(edge& root, std::string_view text) {
   const std::size_t cap = std::max(need, root.len * 2);
   const bool overlaps = text.data() < c->data + c->cap && text.data() + text.size() > c->data;
   if (c->kind == node_kind::chunk_adopted && root.off == 0 && !overlaps) {
-    c->data = static_cast<char*>(pool_reallocate(c->data, c->cap + 1, cap + 1));
+    c->data = static_cast<char*>(rope_reallocate(c->data, c->cap + 1, cap + 1));
     c->cap = cap;
     std::memcpy(c->data + root.len, text.data(), text.size());
     c->used = need;
@@ -612,8 +655,8 @@ bool edit_in_leaf(edge& root, std::size_t pos, std::size_t n, std::string_view t
   try {
     for (; got < need; ++got) spare[got] = new_inner(0);
   } catch (...) {
-    for (unsigned i = 0; i < got; ++i) pool_deallocate(spare[i], sizeof(inner));
-    pool_deallocate(f, chunk_bytes(f->cap));
+    for (unsigned i = 0; i < got; ++i) rope_deallocate(spare[i], sizeof(inner));
+    rope_deallocate(f, chunk_bytes(f->cap));
     throw;
   }
   std::memcpy(f->data, old + a_keep, ta);
@@ -666,7 +709,7 @@ bool edit_in_leaf(edge& root, std::size_t pos, std::size_t n, std::string_view t
     r->count = 2;
     root = edge{r, 0, root.len + carry.len};
   }
-  for (; s < need; ++s) pool_deallocate(spare[s], sizeof(inner));
+  for (; s < need; ++s) rope_deallocate(spare[s], sizeof(inner));
   return true;
 }
 
@@ -756,19 +799,19 @@ void destroy(node* p) noexcept {
   switch (p->kind) {
     case node_kind::chunk_inline: {
       chunk* c = static_cast<chunk*>(p);
-      pool_deallocate(c, chunk_bytes(c->cap));
+      rope_deallocate(c, chunk_bytes(c->cap));
       break;
     }
     case node_kind::chunk_adopted: {
       chunk* c = static_cast<chunk*>(p);
-      pool_deallocate(c->data, c->cap + 1);
-      pool_deallocate(c, sizeof(chunk));
+      rope_deallocate(c->data, c->cap + 1);
+      rope_deallocate(c, sizeof(chunk));
       break;
     }
     case node_kind::inner: {
       inner* n = static_cast<inner*>(p);
       for (unsigned i = 0; i < n->count; ++i) release(n->child[i].p);
-      pool_deallocate(n, sizeof(inner));
+      rope_deallocate(n, sizeof(inner));
       break;
     }
   }
@@ -785,6 +828,11 @@ leaf_view seek(const edge& root, std::size_t pos) noexcept {
   }
   return leaf_view{static_cast<const chunk*>(e->p)->data + e->off, lo, e->len};
 }
+
+#ifdef FL_ROPE_FAIL_HOOK
+void rope_fail_after(std::size_t n) noexcept { fail_countdown = n; }
+long rope_live_blocks() noexcept { return live_blocks; }
+#endif
 
 unsigned rope_height(const rope& r) noexcept { return r.root_.p ? r.root_.p->height : 0; }
 
@@ -859,7 +907,7 @@ rope::rope(fl::string&& text) {
     ::fl::detail::heap_block b = ::fl::detail::string_access::release(text);
     if (b.data) {
       try {
-        detail::chunk* c = static_cast<detail::chunk*>(detail::pool_allocate(sizeof(detail::chunk)));
+        detail::chunk* c = static_cast<detail::chunk*>(detail::rope_allocate(sizeof(detail::chunk)));
         c->refs.store(1, std::memory_order_relaxed);
         c->height = 0;
         c->kind = detail::node_kind::chunk_adopted;
@@ -868,6 +916,7 @@ rope::rope(fl::string&& text) {
         c->cap = b.capacity;
         c->data = b.data;
         root_ = edge{c, 0, b.size};
+        detail::count_adopted(1);
         if (b.size == 0) clear();
         return;
       } catch (...) {
@@ -1199,7 +1248,8 @@ fl::string rope::flatten() && {
     // heap layout. Hand it over and free the chunk header.
     auto* c = static_cast<detail::chunk*>(root_.p);
     const ::fl::detail::heap_block b{c->data, root_.len, c->cap};
-    detail::pool_deallocate(c, sizeof(detail::chunk));
+    detail::rope_deallocate(c, sizeof(detail::chunk));
+    detail::count_adopted(-1);
     root_ = {};
     return ::fl::detail::string_access::adopt(b);
   }

@@ -4,3 +4,8 @@
 # libfl's fl::rope_leaf4096 without clashing.
 target_sources(${FL_TEST_TARGET} PRIVATE "${PROJECT_SOURCE_DIR}/src/rope.cpp")
 target_compile_definitions(${FL_TEST_TARGET} PRIVATE FL_ROPE_LEAF_MAX=16)
+# FL_ROPE_FAIL_HOOK: detail::rope_fail_after(n) makes the rope's n-th
+# allocation from now throw std::bad_alloc, and detail::rope_live_blocks()
+# counts its blocks, so the tests can fail every allocation of every edit in
+# turn and check the strong guarantee and that nothing leaks.
+target_compile_definitions(${FL_TEST_TARGET} PRIVATE FL_ROPE_FAIL_HOOK)

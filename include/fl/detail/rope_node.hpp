@@ -117,5 +117,14 @@ struct leaf_view {
 };
 leaf_view seek(const edge& root, std::size_t pos) noexcept;
 
+#ifdef FL_ROPE_FAIL_HOOK
+// Test build only (rope_test.cmake): the n-th allocation of this thread's
+// rope code from now on throws std::bad_alloc (0: none), and the number of
+// pool blocks that ropes allocated on this thread hold (nodes and chunk
+// bytes, not counting the spare nodes the thread keeps for later edits).
+void rope_fail_after(std::size_t n) noexcept;
+long rope_live_blocks() noexcept;
+#endif
+
 }  // namespace FL_ROPE_NS
 }  // namespace fl::detail
