@@ -15,10 +15,13 @@
 #include <fl/pool.hpp>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ostream>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #if __has_include(<fl/detail/string_access.hpp>)
@@ -111,13 +114,73 @@ chunk* new_block_chunk(std::size_t cap) {
   return c;
 }
 
-inner* new_inner(std::uint8_t height) {
-  inner* n = static_cast<inner*>(rope_allocate(sizeof(inner)));
+inner* init_inner(void* mem, std::uint8_t height) noexcept {
+  inner* n = static_cast<inner*>(mem);
   n->refs.store(1, std::memory_order_relaxed);
   n->height = height;
   n->kind = node_kind::inner;
   n->count = 0;
   return n;
+}
+
+inner* new_inner(std::uint8_t height) { return init_inner(rope_allocate(sizeof(inner)), height); }
+
+// ---------------------------------------------------------------- reserve before mutate
+//
+// join edits unique nodes in place (a node whose count is 1 belongs to the
+// edge being joined), and an in-place edit cannot be undone. So join never
+// allocates: every block it may need is obtained before an edit changes
+// anything (join_reserve), and join takes them from here. Inner nodes come
+// from a per-thread stash that stays filled between edits, so the usual edit
+// pays one check and the allocations of the nodes it really used (the same
+// count as before, made earlier). A leaf chunk that join would merge two
+// small leaves into is sized from the leaves it will meet and held only for
+// the joins of one edit. split, sub_node and build allocate as they go but
+// change nothing they do not own, and release what they built if a later
+// allocation fails.
+struct spare_blocks {
+  void* head = nullptr;        // inner-node blocks, linked through their first word
+  unsigned count = 0;
+  chunk* merge[2] = {};        // chunks for join's leaf merges (join_reserve)
+  ~spare_blocks() {
+    while (head) {
+      void* next = *static_cast<void**>(head);
+      rope_deallocate(head, sizeof(inner));
+      head = next;
+    }
+  }
+};
+thread_local spare_blocks spares;
+
+// Makes the stash hold at least k inner blocks. Throws std::bad_alloc with
+// the blocks it got kept for next time (nothing else changes).
+void fill_spares(spare_blocks& sp, unsigned k) {
+  while (sp.count < k) {
+    void* b = rope_allocate(sizeof(inner));
+    *static_cast<void**>(b) = sp.head;
+    sp.head = b;
+    ++sp.count;
+  }
+}
+
+// An inner node from the stash. join_reserve counted the nodes join can
+// take (join_inner_need), so the stash is never empty here; if that count
+// were ever short, the test build stops loudly, and a release build falls
+// back to allocating (correct unless that allocation fails).
+inner* take_inner(std::uint8_t height) {
+  spare_blocks& sp = spares;
+  if (sp.head == nullptr) [[unlikely]] {
+#ifdef FL_ROPE_FAIL_HOOK
+    std::fputs("fl::rope: join used more nodes than join_reserve counted\n", stderr);
+    std::abort();
+#else
+    return new_inner(height);
+#endif
+  }
+  void* b = sp.head;
+  sp.head = *static_cast<void**>(b);
+  --sp.count;
+  return init_inner(b, height);
 }
 
 // A leaf that edits rewrite may grow to this size before it splits: an
@@ -161,10 +224,11 @@ std::size_t node_len(const inner* n) noexcept {
 // Makes the inner node behind the owned edge `e` writable: unique nodes are
 // returned as they are; shared ones are copied (children acquired) and the
 // edge moves to the copy.
+template <bool Reserved = false>
 inner* mut(edge& e) {
   inner* n = static_cast<inner*>(e.p);
   if (unique(n)) return n;
-  inner* c = new_inner(n->height);
+  inner* c = Reserved ? take_inner(n->height) : new_inner(n->height);
   c->count = n->count;
   // One block copy, then the counts (child pointers are never null).
   std::memcpy(c->child, n->child, sizeof(edge) * n->count);
@@ -194,7 +258,7 @@ edge sub_node(const inner* n, unsigned b, unsigned e) {
 
 // An owned edge to a new inner node over two owned edges of equal height.
 edge pair_node(edge a, edge b) {
-  inner* m = new_inner(static_cast<std::uint8_t>(a.p->height + 1));
+  inner* m = take_inner(static_cast<std::uint8_t>(a.p->height + 1));
   m->child[0] = a;
   m->child[1] = b;
   m->count = 2;
@@ -231,10 +295,31 @@ std::string_view leaf_text(const edge& e) noexcept {
   return std::string_view(static_cast<const chunk*>(e.p)->data + e.off, e.len);
 }
 
+// Capacity of the chunk that two leaves of `need` bytes together are copied
+// into: room for more edits nearby (1.5x, at least 32), at most a leaf.
+std::size_t merge_cap(std::size_t need) noexcept {
+  return std::min(leaf_max_bytes, std::max(need, append_cap(need, 0)));
+}
+
+// The reserved merge chunk with the least capacity >= need (taken out of
+// the stash), or null.
+chunk* take_merge_chunk(std::size_t need) noexcept {
+  spare_blocks& sp = spares;
+  chunk** best = nullptr;
+  for (chunk*& c : sp.merge)
+    if (c && c->cap >= need && (!best || c->cap < (*best)->cap)) best = &c;
+  if (!best) return nullptr;
+  chunk* c = *best;
+  *best = nullptr;
+  return c;
+}
+
 // Joins two owned leaf edges into one when cheap: in place into a's spare
-// room, or by copying both when together they are small. Returns false (and
-// leaves both untouched) when they should stay two leaves.
-bool merge_leaves(edge& a, edge& b, std::size_t limit) {
+// room, or by copying both into a chunk that join_reserve set aside when
+// together they are small. Returns false (and leaves both untouched) when
+// they should stay two leaves, or when no chunk was set aside (the tree is
+// valid either way; merging only keeps leaves from getting tiny).
+bool merge_leaves(edge& a, edge& b, std::size_t limit) noexcept {
   if (a.len + b.len > limit) {
     if (b.len <= merge_max_bytes && leaf_append_in_place(a, leaf_text(b))) {
       release(b.p);
@@ -245,7 +330,8 @@ bool merge_leaves(edge& a, edge& b, std::size_t limit) {
   }
   if (!leaf_append_in_place(a, leaf_text(b))) {
     const std::size_t need = a.len + b.len;
-    chunk* c = new_chunk(std::min(leaf_max_bytes, std::max(need, append_cap(need, 0))));
+    chunk* c = take_merge_chunk(need);
+    if (!c) return false;
     std::memcpy(c->data, leaf_text(a).data(), a.len);
     std::memcpy(c->data + a.len, leaf_text(b).data(), b.len);
     c->used = need;
@@ -274,7 +360,7 @@ edge add_child(inner* n, unsigned at, edge x) {
   edge all[max_children + 1];
   for (unsigned i = 0, j = 0; i <= max_children; ++i) all[i] = i == at ? x : n->child[j++];
   const unsigned left = (max_children + 1) / 2;
-  inner* r = new_inner(n->height);
+  inner* r = take_inner(n->height);
   n->count = static_cast<std::uint16_t>(left);
   for (unsigned i = 0; i < left; ++i) n->child[i] = all[i];
   for (unsigned i = left; i <= max_children; ++i) r->child[r->count++] = all[i];
@@ -285,7 +371,7 @@ edge add_child(inner* n, unsigned at, edge x) {
 // Result: a's node holds everything (returns empty) or a and the returned
 // edge split the children evenly (each >= min_children).
 edge merge_equal(edge& a, edge b) {
-  inner* na = mut(a);
+  inner* na = mut<true>(a);
   const inner* nb = static_cast<const inner*>(b.p);
   const unsigned total = na->count + nb->count;
   const bool own_b = unique(nb);
@@ -303,7 +389,7 @@ edge merge_equal(edge& a, edge b) {
     for (unsigned i = 0; i < na->count; ++i) all[k++] = na->child[i];
     for (unsigned i = 0; i < nb->count; ++i) all[k++] = take(i);
     const unsigned left = total / 2;
-    inner* r = new_inner(na->height);
+    inner* r = take_inner(na->height);
     na->count = static_cast<std::uint16_t>(left);
     for (unsigned i = 0; i < left; ++i) na->child[i] = all[i];
     for (unsigned i = left; i < total; ++i) r->child[r->count++] = all[i];
@@ -324,7 +410,7 @@ edge merge_equal(edge& a, edge b) {
 // !Right) or the empty edge.
 template <bool Right>
 edge join_side(edge& a, edge b) {
-  inner* n = mut(a);
+  inner* n = mut<true>(a);
   a.len += b.len;
   const unsigned idx = Right ? n->count - 1u : 0u;
   edge& near = n->child[idx];
@@ -387,9 +473,122 @@ edge join(edge a, edge b) {
   return over.p ? pair_node(over, b) : b;
 }
 
+// ---------------------------------------------------------------- what a join needs
+
+// Inner nodes join(a, b) can take, from the heights alone: with d the
+// difference of the heights, join_side visits d nodes of the taller tree,
+// each may be copied (mut) and split by an overflow from below (add_child):
+// 2d; at the bottom merge_equal may copy one node and split it: 2; a new
+// root: 1. So 2d + 3 (equal heights: mut, split, root).
+unsigned join_inner_need(unsigned ha, unsigned hb) noexcept { return 2 * (ha > hb ? ha - hb : hb - ha) + 3; }
+
+// The leaf at the right (or left) end of e; path_unique is cleared when a
+// node above it is shared (join would copy it, which shares the leaf too).
+const edge& end_leaf(const edge& e, bool right, bool& path_unique) noexcept {
+  const edge* x = &e;
+  while (x->p->height > 0) {
+    if (!unique(x->p)) path_unique = false;
+    const inner* n = static_cast<const inner*>(x->p);
+    x = &n->child[right ? n->count - 1u : 0u];
+  }
+  return *x;
+}
+
+// Capacity of the chunk join(a, b) will copy two leaves into, or 0 when it
+// will not (mirrors join, join_side and merge_leaves): leaves meet only when
+// one side is a single leaf; they are copied when together at most `limit`
+// bytes and the left one cannot take the right one in place.
+std::size_t join_merge_cap(const edge& a, const edge& b) noexcept {
+  if (!a.p || !b.p || (a.p->height != 0 && b.p->height != 0)) return 0;
+  const std::size_t limit = a.p->height == 0 && b.p->height == 0 ? leaf_max_bytes : merge_max_bytes;
+  bool path_unique = true, ignored = true;
+  const edge& l = end_leaf(a, true, path_unique);
+  const edge& r = end_leaf(b, false, ignored);
+  const std::size_t need = l.len + r.len;
+  if (need > limit) return 0;
+  const chunk* c = static_cast<const chunk*>(l.p);
+  if (path_unique && unique(c) && c->cap - (l.off + l.len) >= r.len) return 0;  // in place
+  return merge_cap(need);
+}
+
+// Everything one edit's joins may allocate, obtained before the edit changes
+// the tree: inner nodes go to the thread's stash (what is left stays there),
+// merge chunks are held in it for this object's lifetime and freed if the
+// joins did not use them. At most one join_reserve is alive per thread (the
+// edits never nest them).
+class join_reserve {
+ public:
+  join_reserve() noexcept : sp_(spares) {}
+  join_reserve(const join_reserve&) = delete;
+  join_reserve& operator=(const join_reserve&) = delete;
+  ~join_reserve() {
+    for (chunk*& c : sp_.merge) {
+      if (c) rope_deallocate(c, chunk_bytes(c->cap));
+      c = nullptr;
+    }
+  }
+  // For a join of a and b as they are now (before any other join of this
+  // edit runs, or after it, if it cannot change them).
+  void add(const edge& a, const edge& b) {
+    if (!a.p || !b.p) return;
+    add_nodes(join_inner_need(a.p->height, b.p->height));
+    add_chunk(join_merge_cap(a, b));
+  }
+  void add_nodes(unsigned k) {
+    nodes_ += k;
+    fill_spares(sp_, nodes_);
+  }
+  void add_chunk(std::size_t cap) {
+    if (cap == 0) return;
+    for (chunk*& c : sp_.merge) {
+      if (!c) {
+        c = new_chunk(cap);
+        return;
+      }
+    }
+  }
+
+ private:
+  spare_blocks& sp_;
+  unsigned nodes_ = 0;
+};
+
+// join_reserve for join(join(left, mid), right), before the first join: the
+// first is counted exactly; the second from bounds on what the first can
+// make (its height is max(hl, hm) or one more; its last leaf is mid's last
+// leaf, possibly merged with left's last).
+void reserve_join3(join_reserve& res, const edge& left, const edge& mid, const edge& right) {
+  res.add(left, mid);
+  if (!right.p) return;
+  if (!left.p || !mid.p) {
+    res.add(left.p ? left : mid, right);  // the first join returns that side unchanged
+    return;
+  }
+  const unsigned hl = left.p->height, hm = mid.p->height, hr = right.p->height;
+  const unsigned lo = std::max(hl, hm), hi = lo + 1;
+  res.add_nodes(std::max(join_inner_need(lo, hr), join_inner_need(hi, hr)));
+  // Leaves meet in the second join only if one side is a single leaf.
+  const bool x_may_be_leaf = hl == 0 && hm == 0;
+  if (hr != 0 && !x_may_be_leaf) return;
+  bool ignored = true;
+  const std::size_t last_l = end_leaf(left, true, ignored).len;
+  const std::size_t last_m = end_leaf(mid, true, ignored).len;
+  const std::size_t first_r = end_leaf(right, false, ignored).len;
+  std::size_t x_min = last_m, x_max = hm == 0 ? last_l + last_m : last_m;
+  if (hr != 0) x_min = x_max = left.len + mid.len;  // only a merged single leaf meets a tree
+  const std::size_t limit = x_may_be_leaf && hr == 0 ? leaf_max_bytes : merge_max_bytes;
+  if (x_min + first_r > limit) return;
+  res.add_chunk(merge_cap(std::min(x_max + first_r, limit)));
+}
+
 // ---------------------------------------------------------------- split
 
 // Splits the owned edge t at pos (0 <= pos <= t.len) into owned halves.
+// Consumes t only on success: if an allocation fails, t is still the
+// caller's, unchanged, and every node made so far has been released. That
+// holds because nothing under t is written here: while t is alive its
+// children have a second owner, so the joins below copy them, and only the
+// fresh nodes of this split are edited in place.
 std::pair<edge, edge> split(edge t, std::size_t pos) {
   if (pos == 0) return {edge{}, t};
   if (pos == t.len) return {t, edge{}};
@@ -402,42 +601,82 @@ std::pair<edge, edge> split(edge t, std::size_t pos) {
   unsigned i = 0;
   std::size_t start = 0;
   while (pos >= start + n->child[i].len) start += n->child[i++].len;
-  std::pair<edge, edge> out;
-  if (pos == start) {
-    out = {sub_node(n, 0, i), sub_node(n, i, n->count)};
-  } else {
-    edge left = sub_node(n, 0, i);
-    edge right = sub_node(n, i + 1, n->count);
-    edge mid = n->child[i];
-    acquire(mid.p);
-    auto [ml, mr] = split(mid, pos - start);
-    out = {join(left, ml), join(mr, right)};
+  edge left{}, right{}, ml{}, mr{};
+  try {
+    if (pos == start) {
+      left = sub_node(n, 0, i);
+      right = sub_node(n, i, n->count);
+    } else {
+      left = sub_node(n, 0, i);
+      right = sub_node(n, i + 1, n->count);
+      edge mid = n->child[i];
+      acquire(mid.p);
+      try {
+        std::tie(ml, mr) = split(mid, pos - start);
+      } catch (...) {
+        release(mid.p);
+        throw;
+      }
+      // One reservation per join: the first join may free ml's share of
+      // the chunk mr also views, after which mr takes right in place.
+      {
+        join_reserve res;
+        res.add(left, ml);
+        left = join(left, ml);
+        ml = edge{};
+      }
+      join_reserve res;
+      res.add(mr, right);
+      right = join(mr, right);
+      mr = edge{};
+    }
+  } catch (...) {
+    release(left.p);
+    release(right.p);
+    release(ml.p);
+    release(mr.p);
+    throw;
   }
   release(t.p);
-  return out;
+  return {left, right};
 }
 
 // An owned tree holding `text`: one chunk when it fits, else full leaves
-// grouped bottom-up into evenly filled nodes.
+// grouped bottom-up into evenly filled nodes. Every leaf and node is
+// allocated before the first is linked, so a failure frees them all.
 edge build(std::string_view text, std::size_t cap_hint) {
   if (text.empty()) return edge{};
   if (text.size() <= leaf_max_bytes) return make_leaf(text, std::max(cap_hint, text.size()));
   const std::size_t leaves = (text.size() + leaf_max_bytes - 1) / leaf_max_bytes;
-  std::size_t level_n = leaves;
-  edge* level = static_cast<edge*>(rope_allocate(sizeof(edge) * leaves));
-  // Leaves of equal size (within one byte), each <= leaf_max_bytes.
-  std::size_t off = 0;
-  for (std::size_t i = 0; i < leaves; ++i) {
-    const std::size_t len = text.size() / leaves + (i < text.size() % leaves ? 1 : 0);
-    try {
-      level[i] = make_leaf(text.substr(off, len), len);
-    } catch (...) {
-      for (std::size_t j = 0; j < i; ++j) release(level[j].p);
-      rope_deallocate(level, sizeof(edge) * leaves);
-      throw;
+  std::size_t nodes = 0;
+  for (std::size_t n = leaves; n > 1; n = (n + max_children - 1) / max_children) nodes += (n + max_children - 1) / max_children;
+  // level[0, leaves): the current level; level[leaves, leaves + nodes): the
+  // blocks of the inner nodes, taken in order as the levels are grouped.
+  const std::size_t slots = leaves + nodes;
+  edge* level = static_cast<edge*>(rope_allocate(sizeof(edge) * slots));
+  std::size_t made = 0;
+  try {
+    // Leaves of equal size (within one byte), each <= leaf_max_bytes.
+    std::size_t off = 0;
+    for (; made < leaves; ++made) {
+      const std::size_t len = text.size() / leaves + (made < text.size() % leaves ? 1 : 0);
+      level[made] = make_leaf(text.substr(off, len), len);
+      off += len;
     }
-    off += len;
+    for (; made < slots; ++made) level[made].p = new_inner(0);
+  } catch (...) {
+    for (std::size_t j = 0; j < made; ++j) {
+      if (j < leaves) {
+        release(level[j].p);
+      } else {
+        rope_deallocate(level[j].p, sizeof(inner));
+      }
+    }
+    rope_deallocate(level, sizeof(edge) * slots);
+    throw;
   }
+  std::size_t level_n = leaves;
+  std::size_t next_node = leaves;
   std::uint8_t height = 0;
   while (level_n > 1) {
     ++height;
@@ -445,7 +684,8 @@ edge build(std::string_view text, std::size_t cap_hint) {
     std::size_t k = 0;
     for (std::size_t g = 0; g < groups; ++g) {
       const std::size_t cnt = level_n / groups + (g < level_n % groups ? 1 : 0);
-      inner* m = new_inner(height);
+      inner* m = static_cast<inner*>(level[next_node++].p);
+      m->height = height;
       std::size_t len = 0;
       for (std::size_t j = 0; j < cnt; ++j) {
         m->child[m->count++] = level[k];
@@ -456,7 +696,7 @@ edge build(std::string_view text, std::size_t cap_hint) {
     level_n = groups;
   }
   edge root = level[0];
-  rope_deallocate(level, sizeof(edge) * leaves);
+  rope_deallocate(level, sizeof(edge) * slots);
   return root;
 }
 
@@ -831,7 +1071,7 @@ leaf_view seek(const edge& root, std::size_t pos) noexcept {
 
 #ifdef FL_ROPE_FAIL_HOOK
 void rope_fail_after(std::size_t n) noexcept { fail_countdown = n; }
-long rope_live_blocks() noexcept { return live_blocks; }
+long rope_live_blocks() noexcept { return live_blocks - static_cast<long>(spares.count); }
 #endif
 
 unsigned rope_height(const rope& r) noexcept { return r.root_.p ? r.root_.p->height : 0; }
@@ -948,8 +1188,11 @@ rope::rope(size_type count, char ch) {
   try {
     for (std::size_t i = 0; i < leaves; ++i) {
       const std::size_t len = i + 1 < leaves ? detail::leaf_max_bytes : count - i * detail::leaf_max_bytes;
+      const edge leaf{c, 0, len};
+      detail::join_reserve res;
+      res.add(acc, leaf);
       detail::acquire(c);
-      acc = detail::join(acc, edge{c, 0, len});
+      acc = detail::join(acc, leaf);
     }
   } catch (...) {
     detail::release(acc.p);
@@ -970,6 +1213,13 @@ rope& rope::append(std::string_view text) {
   if (detail::append_in_place(root_, text)) return *this;
   if (unique_flat() && detail::append_flat_grow(root_, text)) return *this;
   edge piece = detail::build(text, detail::append_cap(text.size(), root_.len + text.size()));
+  detail::join_reserve res;
+  try {
+    res.add(root_, piece);
+  } catch (...) {
+    detail::release(piece.p);
+    throw;
+  }
   root_ = detail::join(root_, piece);
   return *this;
 }
@@ -979,8 +1229,18 @@ rope& rope::append(const rope& other) {
   if (other.root_.p->height == 0 && other.size() <= detail::merge_max_bytes &&
       detail::append_in_place(root_, detail::leaf_text(other.root_)))
     return *this;
-  detail::acquire(other.root_.p);  // before join: other may be *this
-  root_ = detail::join(root_, other.root_);
+  // Acquire before join (other may be *this) and before reserving, so that
+  // the reservation sees the counts join will see; join cannot fail after.
+  const edge theirs = other.root_;
+  detail::acquire(theirs.p);
+  detail::join_reserve res;
+  try {
+    res.add(root_, theirs);
+  } catch (...) {
+    detail::release(theirs.p);
+    throw;
+  }
+  root_ = detail::join(root_, theirs);
   return *this;
 }
 
@@ -992,8 +1252,16 @@ rope& rope::prepend(std::string_view text) {
 
 rope& rope::prepend(const rope& other) {
   if (other.empty()) return *this;
-  detail::acquire(other.root_.p);
-  root_ = detail::join(other.root_, root_);
+  const edge theirs = other.root_;
+  detail::acquire(theirs.p);
+  detail::join_reserve res;
+  try {
+    res.add(theirs, root_);
+  } catch (...) {
+    detail::release(theirs.p);
+    throw;
+  }
+  root_ = detail::join(theirs, root_);
   return *this;
 }
 
@@ -1046,11 +1314,26 @@ void rope::splice(size_type pos, size_type n, std::string_view text, const rope*
   } else {
     mid = detail::build(text, text.size());
   }
+  // The splits work on a second reference to the tree, so root_ stays
+  // intact until everything the joins need is reserved; then the old tree
+  // is dropped (its unique nodes now belong to the pieces alone, and the
+  // joins edit them in place) and the joins cannot fail.
   edge whole = root_;
-  root_ = {};
-  auto [left, rest] = detail::split(whole, pos);
-  auto [cut, right] = detail::split(rest, n);
+  detail::acquire(whole.p);
+  edge left{}, rest{}, cut{}, right{};
+  detail::join_reserve res;
+  try {
+    std::tie(left, rest) = detail::split(whole, pos);
+    whole = edge{};
+    std::tie(cut, right) = detail::split(rest, n);
+    rest = edge{};
+    detail::reserve_join3(res, left, mid, right);
+  } catch (...) {
+    for (edge e : {whole, left, rest, cut, right, mid}) detail::release(e.p);
+    throw;
+  }
   detail::release(cut.p);
+  detail::release(root_.p);
   root_ = detail::join(detail::join(left, mid), right);
 }
 
@@ -1110,10 +1393,23 @@ rope rope::substr(size_type pos, size_type n) const {
     c->used = copy(c->data, n, pos);
     return rope(edge{c, 0, n});
   }
+  // split consumes its argument only on success.
   detail::acquire(root_.p);
-  auto [left, rest] = detail::split(root_, pos);
+  edge left{}, rest{};
+  try {
+    std::tie(left, rest) = detail::split(root_, pos);
+  } catch (...) {
+    detail::release(root_.p);
+    throw;
+  }
   detail::release(left.p);
-  auto [mid, right] = detail::split(rest, n);
+  edge mid{}, right{};
+  try {
+    std::tie(mid, right) = detail::split(rest, n);
+  } catch (...) {
+    detail::release(rest.p);
+    throw;
+  }
   detail::release(right.p);
   return rope(mid);
 }
