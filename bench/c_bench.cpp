@@ -25,16 +25,14 @@
 //   11-byte string needs its text, terminator and length tag in memory. fl_c
 //   compiles to 2 loads, 4 stores and the tag test of fl_str_free (13
 //   instructions, about 2 cycles); std::string to 2 loads and 5 stores.
-// - append_10k's std and c times depend on glibc's heap state, not only on the
-//   peer: std's last block (122,881 bytes) sits at the top of the heap, and
-//   while glibc's trim threshold is at its initial 128 KiB each free returns
-//   those pages to the kernel, so every iteration faults them in again (47 us
-//   instead of 8.5 us). Benchmarks that free a big mapped block earlier in the
-//   same process raise the threshold and hide this. When the thresholds stay
-//   fixed (MALLOC_TRIM_THRESHOLD_ set), c is hit instead: its last realloc,
-//   131,057 bytes, crosses the 128 KiB mmap threshold (49 us). fl_c grows
-//   through the pool with realloc and measured the same in both states
-//   (7.0-7.1 us).
+// - append_10k's std and c times depend on glibc's heap state, which is why
+//   bench/main.cpp pins the mmap and trim thresholds. Left to adapt, std's last
+//   block (122,881 bytes) sits at the top of the heap, and while the trim
+//   threshold is at its initial 128 KiB each free returns those pages to the
+//   kernel, so every iteration faults them in again (47 us instead of 8.5 us);
+//   with only MALLOC_TRIM_THRESHOLD_ set, c is hit instead (its last realloc,
+//   131,057 bytes, crosses the 128 KiB mmap threshold: 49 us). fl_c, which
+//   grows through the pool with realloc, measured about 7 us in every state.
 #include "common.hpp"
 
 #include <fl/fl.h>
