@@ -1208,7 +1208,7 @@ char rope::at(size_type pos) const {
   return (*this)[pos];
 }
 
-rope& rope::append(std::string_view text) {
+rope& rope::append_slow(std::string_view text) {
   if (text.empty()) return *this;
   if (detail::append_in_place(root_, text)) return *this;
   if (unique_flat() && detail::append_flat_grow(root_, text)) return *this;

@@ -16,6 +16,7 @@
 
 #include <compare>
 #include <cstddef>
+#include <cstring>
 #include <functional>
 #include <iosfwd>
 #include <iterator>
@@ -114,7 +115,23 @@ class rope {
   // room of its last chunk (no node per append); a unique flat rope grows
   // its one chunk geometrically like a string (realloc for large blocks), so
   // a rope built by appends alone stays flat. Amortized O(text.size()).
-  rope& append(std::string_view text);
+  rope& append(std::string_view text) {
+    // Hot path, inline: a unique flat chunk with room takes the bytes where
+    // its covered range ends (bytes past it are unused: only this edge sees
+    // the chunk). Everything else, including growth, is out of line.
+    detail::node* p = root_.p;
+    if (p && p->height == 0 && p->refs.load(std::memory_order_acquire) == 1) {
+      auto* c = static_cast<detail::chunk*>(p);
+      const size_type end = root_.off + root_.len;
+      if (c->cap - end >= text.size()) {
+        if (!text.empty()) std::memcpy(c->data + end, text.data(), text.size());
+        c->used = end + text.size();
+        root_.len += text.size();
+        return *this;
+      }
+    }
+    return append_slow(text);
+  }
   rope& append(const rope& other);
   rope& append(const char* text) { return append(std::string_view(text)); }
   rope& append(size_type count, char ch) { return append(rope(count, ch)); }
@@ -206,6 +223,7 @@ class rope {
 
   explicit rope(detail::edge root) noexcept : root_(root) {}
   void splice(size_type pos, size_type n, std::string_view text, const rope* other);
+  rope& append_slow(std::string_view text);
   bool unique_flat() const noexcept;
   int substr_compare(size_type pos, std::string_view s) const noexcept;
 
