@@ -55,6 +55,18 @@ struct string_rep {
   char* data_any() noexcept { return is_heap() ? ptr : bytes(); }
   const char* data_any() const noexcept { return is_heap() ? ptr : bytes(); }
 
+  // Heap mode: the low 32 bits of the capacity, read without touching byte
+  // 23. A fast path that tests the tag byte and then loads the whole capacity
+  // word makes two overlapping loads, which measured up to 1.8x slower in
+  // append and push_back loops depending on code alignment (AMD Zen). The
+  // value is at most the capacity, so room against it is real room; strings
+  // of 4 GiB and more take the slow paths, which test the full capacity.
+  std::size_t heap_capacity_low() const noexcept {
+    std::uint32_t low;
+    std::memcpy(&low, &cap, sizeof low);
+    return low;
+  }
+
   void set_empty() noexcept {
     ptr = nullptr;
     size = 0;
