@@ -6,6 +6,7 @@
 #include <fl/string.hpp>
 
 #include <gtest/gtest.h>
+#include "test_support.hpp"
 
 #include <chrono>
 #include <cstdint>
@@ -16,10 +17,7 @@
 
 namespace {
 
-std::uint64_t test_seed() {
-  if (const char* s = std::getenv("FL_TEST_SEED")) return std::strtoull(s, nullptr, 10);
-  return static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
-}
+using fl_test::test_seed;
 
 std::string_view c_view(const fl_str* s) { return {fl_str_cstr(s), fl_str_len(s)}; }
 

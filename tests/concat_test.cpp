@@ -5,6 +5,7 @@
 #include <fl/string.hpp>
 
 #include <gtest/gtest.h>
+#include "test_support.hpp"
 
 #include <charconv>
 #include <chrono>
@@ -22,15 +23,8 @@
 
 namespace {
 
-std::uint64_t test_seed() {
-  if (const char* s = std::getenv("FL_TEST_SEED")) return std::strtoull(s, nullptr, 10);
-  return static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
-}
-
-std::uint64_t pool_allocations() {
-  const fl::pool_statistics st = fl::pool_stats();
-  return st.hits + st.misses;
-}
+using fl_test::test_seed;
+using fl_test::pool_allocations;
 
 // Random text of 0..40 chars, so operands and results cross the 23-char
 // inline limit in both directions.

@@ -9,6 +9,7 @@
 #include <fl/find.hpp>
 
 #include <gtest/gtest.h>
+#include "test_support.hpp"
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -24,15 +25,9 @@
 
 namespace {
 
-using fl::detail::find_isa;
+using fl_test::test_seed;
 
-std::uint64_t test_seed() {
-  static const std::uint64_t seed = [] {
-    if (const char* s = std::getenv("FL_TEST_SEED")) return static_cast<std::uint64_t>(std::strtoull(s, nullptr, 10));
-    return static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
-  }();
-  return seed;
-}
+using fl::detail::find_isa;
 
 const char* isa_name(find_isa isa) {
   switch (isa) {

@@ -4,6 +4,7 @@
 #include <fl/pool.hpp>
 
 #include <gtest/gtest.h>
+#include "test_support.hpp"
 
 #include <chrono>
 #include <cstdlib>
@@ -18,15 +19,8 @@
 
 namespace {
 
-std::uint64_t test_seed() {
-  if (const char* s = std::getenv("FL_TEST_SEED")) return std::strtoull(s, nullptr, 10);
-  return static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
-}
-
-std::uint64_t pool_allocations() {
-  const fl::pool_statistics st = fl::pool_stats();
-  return st.hits + st.misses;
-}
+using fl_test::test_seed;
+using fl_test::pool_allocations;
 
 std::string random_text(std::mt19937_64& rng, std::size_t n) {
   std::string s(n, '\0');

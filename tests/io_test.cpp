@@ -7,6 +7,7 @@
 #include <fl/pool.hpp>
 
 #include <gtest/gtest.h>
+#include "test_support.hpp"
 
 #include <cerrno>
 #include <chrono>
@@ -26,10 +27,7 @@
 
 namespace {
 
-std::uint64_t test_seed() {
-  if (const char* s = std::getenv("FL_TEST_SEED")) return std::strtoull(s, nullptr, 10);
-  return static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
-}
+using fl_test::test_seed;
 
 // A fresh directory per test, removed afterwards.
 class IoTest : public ::testing::Test {

@@ -5,6 +5,7 @@
 #include <fl/pool.hpp>
 
 #include <gtest/gtest.h>
+#include "test_support.hpp"
 
 #include <chrono>
 #include <cstdint>
@@ -19,16 +20,13 @@
 
 namespace {
 
+using fl_test::test_seed;
+
 using fl::detail::pool_allocate;
 using fl::detail::pool_deallocate;
 using fl::detail::pool_good_size;
 using fl::detail::pool_reallocate;
 constexpr std::size_t kMax = fl::detail::pool_max_cached_bytes;
-
-std::uint64_t test_seed() {
-  if (const char* s = std::getenv("FL_TEST_SEED")) return std::strtoull(s, nullptr, 10);
-  return static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
-}
 
 // Sizes at and around every class boundary, the cache limit and beyond.
 std::vector<std::size_t> boundary_sizes() {

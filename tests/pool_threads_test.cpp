@@ -6,6 +6,7 @@
 #include <fl/string.hpp>
 
 #include <gtest/gtest.h>
+#include "test_support.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -24,13 +25,10 @@
 
 namespace {
 
+using fl_test::test_seed;
+
 using fl::detail::pool_allocate;
 using fl::detail::pool_deallocate;
-
-std::uint64_t test_seed() {
-  if (const char* s = std::getenv("FL_TEST_SEED")) return std::strtoull(s, nullptr, 10);
-  return static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
-}
 
 struct block {
   unsigned char* p;

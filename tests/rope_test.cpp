@@ -9,6 +9,7 @@
 #include <fl/rope.hpp>
 
 #include <gtest/gtest.h>
+#include "test_support.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -28,10 +29,7 @@ static_assert(std::ranges::forward_range<fl::rope::chunk_range>);
 
 namespace {
 
-std::uint64_t test_seed() {
-  if (const char* s = std::getenv("FL_TEST_SEED")) return std::strtoull(s, nullptr, 10);
-  return static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
-}
+using fl_test::test_seed;
 
 // Small alphabet so that find() has many partial matches.
 std::string random_text(std::mt19937_64& rng, std::size_t n, int alphabet = 4) {

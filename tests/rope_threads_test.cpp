@@ -6,6 +6,7 @@
 #include <fl/rope.hpp>
 
 #include <gtest/gtest.h>
+#include "test_support.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -17,10 +18,7 @@
 
 namespace {
 
-std::uint64_t test_seed() {
-  if (const char* s = std::getenv("FL_TEST_SEED")) return std::strtoull(s, nullptr, 10);
-  return static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
-}
+using fl_test::test_seed;
 
 std::string random_text(std::mt19937_64& rng, std::size_t n) {
   std::string s(n, '\0');

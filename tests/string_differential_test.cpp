@@ -10,6 +10,7 @@
 #include <fl/string.hpp>
 
 #include <gtest/gtest.h>
+#include "test_support.hpp"
 
 #include <cstdlib>
 #include <chrono>
@@ -23,10 +24,7 @@
 
 namespace {
 
-std::uint64_t test_seed() {
-  if (const char* e = std::getenv("FL_TEST_SEED")) return std::strtoull(e, nullptr, 10);
-  return static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
-}
+using fl_test::test_seed;
 
 std::size_t test_ops(std::size_t dflt) {
   if (const char* e = std::getenv("FL_TEST_OPS")) return std::strtoull(e, nullptr, 10);
