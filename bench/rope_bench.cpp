@@ -196,19 +196,12 @@ void edit_std(benchmark::State& st, std::size_t b) {
   const std::string s(fl_bench::random_text(b, fl_bench::salt("rope/edit")));
   edit_mix_loop(st, s, fl_bench::runtime_count(b));
 }
+void edit_gnu_from(benchmark::State& st, const __gnu_cxx::crope& s, std::size_t b) {
+  edit_mix_loop(st, s, fl_bench::runtime_count(b));  // crope has the same insert/append/replace
+}
 void edit_gnu(benchmark::State& st, std::size_t b) {
   const std::string text = fl_bench::random_text(b, fl_bench::salt("rope/edit"));
-  const __gnu_cxx::crope s(text.data(), text.size());
-  b = fl_bench::runtime_count(b);
-  for (auto _ : st) {
-    __gnu_cxx::crope v = s;
-    v.insert(0, "qwerty");
-    v.insert(b / 2, "zxcvb");
-    v.append("rtyui");
-    v.replace(0, 20, "ghfjhfjf");
-    v.replace(b / 2, 20, "abcdefg");
-    benchmark::DoNotOptimize(v);
-  }
+  edit_gnu_from(st, __gnu_cxx::crope(text.data(), text.size()), b);
 }
 // edit_mix on the same text held as 4 KiB pieces: fl a tree of 4 KiB
 // leaves, cord and gnu_rope built by appending 4 KiB pieces.
@@ -220,16 +213,7 @@ void edit_tree_gnu(benchmark::State& st, std::size_t b) {
   const std::string text = fl_bench::random_text(b, fl_bench::salt("rope/edit"));
   __gnu_cxx::crope s;
   for (std::size_t i = 0; i < text.size(); i += 4096) s.append(text.data() + i, std::min<std::size_t>(4096, text.size() - i));
-  b = fl_bench::runtime_count(b);
-  for (auto _ : st) {
-    __gnu_cxx::crope v = s;
-    v.insert(0, "qwerty");
-    v.insert(b / 2, "zxcvb");
-    v.append("rtyui");
-    v.replace(0, 20, "ghfjhfjf");
-    v.replace(b / 2, 20, "abcdefg");
-    benchmark::DoNotOptimize(v);
-  }
+  edit_gnu_from(st, s, b);
 }
 #ifdef FL_BENCH_HAVE_ABSL
 // Cord has Append and Prepend only: a middle edit is head + text + tail.
@@ -239,8 +223,7 @@ absl::Cord cord_splice(const absl::Cord& v, std::size_t pos, std::size_t n, std:
   out.Append(v.Subcord(pos + n, v.size() - pos - n));
   return out;
 }
-void edit_cord(benchmark::State& st, std::size_t b) {
-  const absl::Cord s(fl_bench::random_text(b, fl_bench::salt("rope/edit")));
+void edit_cord_from(benchmark::State& st, const absl::Cord& s, std::size_t b) {
   b = fl_bench::runtime_count(b);
   for (auto _ : st) {
     absl::Cord v = s;
@@ -251,69 +234,43 @@ void edit_cord(benchmark::State& st, std::size_t b) {
     v = cord_splice(v, b / 2, 20, "abcdefg");
     benchmark::DoNotOptimize(v);
   }
+}
+void edit_cord(benchmark::State& st, std::size_t b) {
+  edit_cord_from(st, absl::Cord(fl_bench::random_text(b, fl_bench::salt("rope/edit"))), b);
 }
 void edit_tree_cord(benchmark::State& st, std::size_t b) {
   const std::string text = fl_bench::random_text(b, fl_bench::salt("rope/edit"));
   absl::Cord s;
   for (std::size_t i = 0; i < text.size(); i += 4096)
     s.Append(absl::string_view(text.data() + i, std::min<std::size_t>(4096, text.size() - i)));
-  b = fl_bench::runtime_count(b);
-  for (auto _ : st) {
-    absl::Cord v = s;
-    v.Prepend("qwerty");
-    v = cord_splice(v, b / 2, 0, "zxcvb");
-    v.Append("rtyui");
-    v = cord_splice(v, 0, 20, "ghfjhfjf");
-    v = cord_splice(v, b / 2, 20, "abcdefg");
-    benchmark::DoNotOptimize(v);
-  }
+  edit_cord_from(st, s, b);
 }
 #endif
 
 // ---------------------------------------------------------------- iterate / index
 
+// Sums the bytes through the text's own char iterators (cord: Chars()).
+template <class R>
+void iterate_loop(benchmark::State& st, const R& r) {
+  for (auto _ : st) {
+    benchmark::DoNotOptimize(r);
+    std::uint64_t sum = 0;
+    for (char c : r) sum += static_cast<unsigned char>(c);
+    benchmark::DoNotOptimize(sum);
+  }
+  fl_bench::set_bytes(st, r.size());
+}
 void iterate_fl(benchmark::State& st) {
   fl::rope r;
   for (const auto& p : pieces_1m("rope/iterate")) r.append(p);
-  for (auto _ : st) {
-    benchmark::DoNotOptimize(r);
-    std::uint64_t sum = 0;
-    for (char c : r) sum += static_cast<unsigned char>(c);
-    benchmark::DoNotOptimize(sum);
-  }
-  fl_bench::set_bytes(st, r.size());
+  iterate_loop(st, r);
 }
-void iterate_tree_fl(benchmark::State& st) {
-  const fl::rope r = tree_of(flat_1m("rope/iterate"));
-  for (auto _ : st) {
-    benchmark::DoNotOptimize(r);
-    std::uint64_t sum = 0;
-    for (char c : r) sum += static_cast<unsigned char>(c);
-    benchmark::DoNotOptimize(sum);
-  }
-  fl_bench::set_bytes(st, r.size());
-}
-void iterate_std(benchmark::State& st) {
-  std::string r;
-  for (const auto& p : pieces_1m("rope/iterate")) r.append(p);
-  for (auto _ : st) {
-    benchmark::DoNotOptimize(r);
-    std::uint64_t sum = 0;
-    for (char c : r) sum += static_cast<unsigned char>(c);
-    benchmark::DoNotOptimize(sum);
-  }
-  fl_bench::set_bytes(st, r.size());
-}
+void iterate_tree_fl(benchmark::State& st) { iterate_loop(st, tree_of(flat_1m("rope/iterate"))); }
+void iterate_std(benchmark::State& st) { iterate_loop(st, flat_1m("rope/iterate")); }
 void iterate_gnu(benchmark::State& st) {
   __gnu_cxx::crope r;
   for (const auto& p : pieces_1m("rope/iterate")) r.append(p.data(), p.size());
-  for (auto _ : st) {
-    benchmark::DoNotOptimize(r);
-    std::uint64_t sum = 0;
-    for (auto it = r.begin(); it != r.end(); ++it) sum += static_cast<unsigned char>(*it);
-    benchmark::DoNotOptimize(sum);
-  }
-  fl_bench::set_bytes(st, r.size());
+  iterate_loop(st, r);
 }
 #ifdef FL_BENCH_HAVE_ABSL
 void iterate_cord(benchmark::State& st) {
