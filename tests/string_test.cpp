@@ -4,11 +4,13 @@
 #include <fl/string.hpp>
 
 #include <gtest/gtest.h>
+#include "test_support.hpp"
 
 #include <array>
 #include <deque>
 #include <list>
 #include <map>
+#include <random>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -919,6 +921,26 @@ TEST(StringTest, CompareAndCopyAssignAcrossModesAndLengths) {
   y[63] = 'a';
   y[0] = 'B';
   EXPECT_GT(fl::string(x).compare(fl::string(y)), 0);
+}
+
+TEST(StringTest, CompareOfHeapStringsOrdersBytesAsUnsigned) {
+  // Two heap strings are ordered by their first 8 bytes as a big-endian word
+  // when those differ: every byte value (0x80..0xff above 0x7f, as memcmp),
+  // differences at each of the 8 positions and past them, short heap strings.
+  std::mt19937_64 rng(fl_test::test_seed());
+  const auto sign = [](int v) { return (v > 0) - (v < 0); };
+  for (int i = 0; i < 20'000; ++i) {
+    std::string sa(rng() % 20, '\0'), sb;
+    for (char& c : sa) c = static_cast<char>(rng() % 4 == 0 ? rng() : 'a' + rng() % 3);
+    sb = sa.substr(0, rng() % (sa.size() + 1));
+    sb.resize(rng() % 20, 'a');
+    if (!sb.empty() && rng() % 2) sb[rng() % sb.size()] = static_cast<char>(rng());
+    fl::string a(sa), b(sb);
+    a.reserve(40);  // heap mode, whatever the length
+    b.reserve(40);
+    ASSERT_EQ(sign(a.compare(b)), sign(sa.compare(sb))) << "seed " << fl_test::test_seed() << " i " << i;
+    ASSERT_EQ(sign(b.compare(a)), sign(sb.compare(sa)));
+  }
 }
 
 // ---- allocators ----

@@ -691,9 +691,19 @@ class basic_string {
   // memcmp of the common length, then the lengths (std::string_view's
   // result). Two heap strings, the case where the memcmp matters, take one
   // combined mode test and read ptr and size directly.
+  // Strings that differ in their first 8 bytes, the common case when
+  // sorting or probing distinct keys, are ordered by those bytes alone,
+  // read as big-endian words, without the call to memcmp.
   int compare(const basic_string& str) const noexcept {
-    if ((rep_.tag() & str.rep_.tag()) & 0x80) [[likely]]
+    if ((rep_.tag() & str.rep_.tag()) & 0x80) [[likely]] {
+      if (rep_.size >= 8 && str.rep_.size >= 8) {
+        std::uint64_t x, y;
+        std::memcpy(&x, rep_.ptr, 8);
+        std::memcpy(&y, str.rep_.ptr, 8);
+        if (x != y) return __builtin_bswap64(x) < __builtin_bswap64(y) ? -1 : 1;
+      }
       return std::string_view(rep_.ptr, rep_.size).compare(std::string_view(str.rep_.ptr, str.rep_.size));
+    }
     return view().compare(str.view());
   }
   int compare(size_type pos1, size_type count1, const basic_string& str) const {
