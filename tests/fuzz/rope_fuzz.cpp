@@ -1,0 +1,147 @@
+// libFuzzer target: random edit sequences on three fl::ropes, mirrored on
+// std::string, must agree after every step, and every rope must keep its
+// tree invariants (detail::check_invariants). Built with its own copy of
+// src/rope.cpp and 16-byte leaves (rope_fuzz.cmake), so short inputs already
+// make deep trees with shared chunks.
+//
+// Input layout: a sequence of steps; each takes an opcode byte, two slot
+// bytes, two position bytes, a length byte, and then `length` bytes of text
+// from the input (fewer at its end). Texts are kept under 64 KiB.
+#include <fl/rope.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace {
+
+constexpr std::size_t max_text = 1 << 16;
+
+struct reader {
+  const std::uint8_t* p;
+  std::size_t left;
+  std::uint8_t byte() {
+    if (left == 0) return 0;
+    --left;
+    return *p++;
+  }
+  std::string_view text(std::size_t n) {
+    n = n < left ? n : left;
+    const std::string_view t(reinterpret_cast<const char*>(p), n);
+    p += n;
+    left -= n;
+    return t;
+  }
+};
+
+void check(bool ok) {
+  if (!ok) std::abort();
+}
+
+void agree(const fl::rope& r, const std::string& s) {
+  fl::detail::check_invariants(r);
+  check(r.size() == s.size());
+  check(r == std::string_view(s));
+  std::string walked;
+  for (std::string_view c : r.chunks()) walked += c;
+  check(walked == s);
+  std::size_t i = 0;
+  for (char c : r) check(c == s[i++]);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  reader in{data, size};
+  fl::rope r[3];
+  std::string s[3];
+  while (in.left > 0) {
+    const std::uint8_t op = in.byte();
+    const unsigned a = in.byte() % 3, b = in.byte() % 3;
+    const std::size_t raw_pos = std::size_t{in.byte()} | std::size_t{in.byte()} << 8;
+    const std::size_t len = in.byte();
+    const std::size_t pos = s[a].empty() ? 0 : raw_pos % (s[a].size() + 1);
+    switch (op % 14) {
+      case 0: {
+        const std::string_view t = in.text(len);
+        if (s[a].size() + t.size() > max_text) break;
+        r[a].append(t);
+        s[a].append(t);
+        break;
+      }
+      case 1: {
+        const std::string_view t = in.text(len);
+        if (s[a].size() + t.size() > max_text) break;
+        r[a].prepend(t);
+        s[a].insert(0, t);
+        break;
+      }
+      case 2: {
+        const std::string_view t = in.text(len);
+        if (s[a].size() + t.size() > max_text) break;
+        r[a].insert(pos, t);
+        s[a].insert(pos, t);
+        break;
+      }
+      case 3:
+        r[a].erase(pos, len);
+        s[a].erase(pos, len);
+        break;
+      case 4: {
+        const std::string_view t = in.text(len);
+        if (s[a].size() + t.size() > max_text) break;
+        r[a].replace(pos, len % 32, t);
+        s[a].replace(pos, len % 32, t);
+        break;
+      }
+      case 5:  // share: an O(1) copy that later edits must not disturb
+        r[b] = r[a];
+        s[b] = s[a];
+        break;
+      case 6:
+        if (s[a].size() + s[b].size() > max_text) break;
+        r[a].append(r[b]);  // may be the same rope
+        s[a] += std::string(s[b]);
+        break;
+      case 7:
+        if (s[a].size() + s[b].size() > max_text) break;
+        r[a].insert(pos, r[b]);
+        s[a].insert(pos, std::string(s[b]));
+        break;
+      case 8:
+        r[b] = r[a].substr(pos, len * 4);
+        s[b] = s[a].substr(pos, len * 4);
+        break;
+      case 9: {
+        const std::string_view needle = in.text(len % 48);
+        check(r[a].find(needle, raw_pos % (s[a].size() + 2)) == s[a].find(needle, raw_pos % (s[a].size() + 2)));
+        break;
+      }
+      case 10: {
+        const int c = r[a].compare(r[b]), want = s[a].compare(s[b]);
+        check((c > 0) == (want > 0) && (c < 0) == (want < 0));
+        break;
+      }
+      case 11: {  // flatten by value, then hand the rope's buffer over
+        check(std::string_view(r[a].flatten()) == s[a]);
+        fl::rope moved = r[a];
+        const fl::string flat = std::move(moved).flatten();
+        check(std::string_view(flat) == s[a]);
+        break;
+      }
+      case 12:
+        if (!s[a].empty()) check(r[a][pos % s[a].size()] == s[a][pos % s[a].size()]);
+        break;
+      default:
+        if (s[a].size() + len > max_text) break;
+        r[a].append(len, static_cast<char>(raw_pos));
+        s[a].append(len, static_cast<char>(raw_pos));
+        break;
+    }
+    for (int k = 0; k < 3; ++k) agree(r[k], s[k]);
+  }
+  return 0;
+}
