@@ -9,6 +9,8 @@
 // from the input (fewer at its end). Texts are kept under 64 KiB.
 #include <fl/rope.hpp>
 
+#include "fuzz_input.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -20,26 +22,8 @@ namespace {
 
 constexpr std::size_t max_text = 1 << 16;
 
-struct reader {
-  const std::uint8_t* p;
-  std::size_t left;
-  std::uint8_t byte() {
-    if (left == 0) return 0;
-    --left;
-    return *p++;
-  }
-  std::string_view text(std::size_t n) {
-    n = n < left ? n : left;
-    const std::string_view t(reinterpret_cast<const char*>(p), n);
-    p += n;
-    left -= n;
-    return t;
-  }
-};
-
-void check(bool ok) {
-  if (!ok) std::abort();
-}
+using fl_fuzz::check;
+using fl_fuzz::reader;
 
 void agree(const fl::rope& r, const std::string& s) {
   fl::detail::check_invariants(r);

@@ -9,6 +9,8 @@
 // two position bytes, a length byte, then up to `length` bytes of text.
 #include <fl/string.hpp>
 
+#include "fuzz_input.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -20,26 +22,8 @@ namespace {
 
 constexpr std::size_t max_text = 1 << 14;
 
-struct reader {
-  const std::uint8_t* p;
-  std::size_t left;
-  std::uint8_t byte() {
-    if (left == 0) return 0;
-    --left;
-    return *p++;
-  }
-  std::string_view text(std::size_t n) {
-    n = n < left ? n : left;
-    const std::string_view t(reinterpret_cast<const char*>(p), n);
-    p += n;
-    left -= n;
-    return t;
-  }
-};
-
-void check(bool ok) {
-  if (!ok) std::abort();
-}
+using fl_fuzz::check;
+using fl_fuzz::reader;
 
 // Runs f on both strings; both must throw std::out_of_range, or neither.
 template <class F>
