@@ -690,10 +690,9 @@ class basic_string {
   // ---- operations ----
   // memcmp of the common length, then the lengths (std::string_view's
   // result). Two heap strings, the case where the memcmp matters, take one
-  // combined mode test and read ptr and size directly.
-  // Strings that differ in their first 8 bytes, the common case when
-  // sorting or probing distinct keys, are ordered by those bytes alone,
-  // read as big-endian words, without the call to memcmp.
+  // combined mode test and read ptr and size directly; when their first 8
+  // bytes differ (the common case when sorting or probing distinct keys)
+  // those bytes, read as big-endian words, decide without calling memcmp.
   int compare(const basic_string& str) const noexcept {
     if ((rep_.tag() & str.rep_.tag()) & 0x80) [[likely]] {
       if (rep_.size >= 8 && str.rep_.size >= 8) {
