@@ -370,14 +370,9 @@ basic_string<A>& basic_string<A>::append_slow(const char* s, size_type n) {
 
 template <class A>
 void basic_string<A>::push_back_slow(char ch) {
+  // push_back tests the full capacity word in both modes, so only a full
+  // string gets here.
   const size_type sz = size();
-  if (sz < capacity()) {
-    // A heap capacity of 4 GiB or more: the fast path only sees its low bits.
-    char* p = data();
-    p[sz] = ch;
-    rep_.set_size_any(sz + 1);
-    return;
-  }
   const char* none = nullptr;
   char* p = grow_keep(sz + 1, none);
   p[sz] = ch;
