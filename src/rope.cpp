@@ -213,7 +213,6 @@ edge make_leaf(std::string_view text, std::size_t cap) {
 // that no edit moves more than 8 KiB (with 4 KiB leaves).
 inline constexpr std::size_t flat_edit_max = 2 * leaf_max_bytes;
 
-bool unique(const node* p) noexcept { return p->refs.load(std::memory_order_acquire) == 1; }
 
 std::size_t node_len(const inner* n) noexcept {
   std::size_t s = 0;
@@ -275,20 +274,6 @@ std::size_t append_cap(std::size_t need, std::size_t rope_len) noexcept {
   if (rope_len >= leaf_max_bytes) return leaf_max_bytes;
   std::size_t cap = std::max<std::size_t>(need + need / 2, 32);
   return std::min(cap, leaf_max_bytes);
-}
-
-// Tries to write `text` right after the bytes of the owned leaf edge `e`
-// without a new node: possible when the chunk is unique and has room (bytes
-// past the edge's end belong to nobody, since no other edge exists).
-bool leaf_append_in_place(edge& e, std::string_view text) noexcept {
-  chunk* c = static_cast<chunk*>(e.p);
-  if (!unique(c)) return false;
-  const std::size_t end = e.off + e.len;
-  if (c->cap - end < text.size()) return false;
-  if (!text.empty()) std::memcpy(c->data + end, text.data(), text.size());
-  c->used = end + text.size();
-  e.len += text.size();
-  return true;
 }
 
 std::string_view leaf_text(const edge& e) noexcept {
@@ -552,6 +537,24 @@ class join_reserve {
   spare_blocks& sp_;
   unsigned nodes_ = 0;
 };
+
+// Joins the owned edge `piece` to the right (or, with !piece_last, the left)
+// of the owned edge `root` and returns the result. Everything the join may
+// allocate is reserved first, so a failure throws with `root` untouched and
+// `piece` released; the join itself cannot fail.
+edge join_piece(edge root, edge piece, bool piece_last) {
+  join_reserve res;
+  try {
+    if (piece_last)
+      res.add(root, piece);
+    else
+      res.add(piece, root);
+  } catch (...) {
+    release(piece.p);
+    throw;
+  }
+  return piece_last ? join(root, piece) : join(piece, root);
+}
 
 // join_reserve for join(join(left, mid), right), before the first join: the
 // first is counted exactly; the second from bounds on what the first can
@@ -1210,17 +1213,12 @@ char rope::at(size_type pos) const {
 
 rope& rope::append_slow(std::string_view text) {
   if (text.empty()) return *this;
-  if (detail::append_in_place(root_, text)) return *this;
+  // A flat rope already failed the inline in-place path; a tree may still
+  // have room at the end of its right spine.
+  if (root_.p && root_.p->height > 0 && detail::append_in_place(root_, text)) return *this;
   if (unique_flat() && detail::append_flat_grow(root_, text)) return *this;
-  edge piece = detail::build(text, detail::append_cap(text.size(), root_.len + text.size()));
-  detail::join_reserve res;
-  try {
-    res.add(root_, piece);
-  } catch (...) {
-    detail::release(piece.p);
-    throw;
-  }
-  root_ = detail::join(root_, piece);
+  const edge piece = detail::build(text, detail::append_cap(text.size(), root_.len + text.size()));
+  root_ = detail::join_piece(root_, piece, true);
   return *this;
 }
 
@@ -1230,17 +1228,9 @@ rope& rope::append(const rope& other) {
       detail::append_in_place(root_, detail::leaf_text(other.root_)))
     return *this;
   // Acquire before join (other may be *this) and before reserving, so that
-  // the reservation sees the counts join will see; join cannot fail after.
-  const edge theirs = other.root_;
-  detail::acquire(theirs.p);
-  detail::join_reserve res;
-  try {
-    res.add(root_, theirs);
-  } catch (...) {
-    detail::release(theirs.p);
-    throw;
-  }
-  root_ = detail::join(root_, theirs);
+  // the reservation sees the counts join will see.
+  detail::acquire(other.root_.p);
+  root_ = detail::join_piece(root_, other.root_, true);
   return *this;
 }
 
@@ -1252,16 +1242,8 @@ rope& rope::prepend(std::string_view text) {
 
 rope& rope::prepend(const rope& other) {
   if (other.empty()) return *this;
-  const edge theirs = other.root_;
-  detail::acquire(theirs.p);
-  detail::join_reserve res;
-  try {
-    res.add(theirs, root_);
-  } catch (...) {
-    detail::release(theirs.p);
-    throw;
-  }
-  root_ = detail::join(theirs, root_);
+  detail::acquire(other.root_.p);
+  root_ = detail::join_piece(root_, other.root_, false);
   return *this;
 }
 

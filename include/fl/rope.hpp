@@ -16,7 +16,6 @@
 
 #include <compare>
 #include <cstddef>
-#include <cstring>
 #include <functional>
 #include <iosfwd>
 #include <iterator>
@@ -116,20 +115,9 @@ class rope {
   // its one chunk geometrically like a string (realloc for large blocks), so
   // a rope built by appends alone stays flat. Amortized O(text.size()).
   rope& append(std::string_view text) {
-    // Hot path, inline: a unique flat chunk with room takes the bytes where
-    // its covered range ends (bytes past it are unused: only this edge sees
-    // the chunk). Everything else, including growth, is out of line.
-    detail::node* p = root_.p;
-    if (p && p->height == 0 && p->refs.load(std::memory_order_acquire) == 1) {
-      auto* c = static_cast<detail::chunk*>(p);
-      const size_type end = root_.off + root_.len;
-      if (c->cap - end >= text.size()) {
-        if (!text.empty()) std::memcpy(c->data + end, text.data(), text.size());
-        c->used = end + text.size();
-        root_.len += text.size();
-        return *this;
-      }
-    }
+    // Hot path, inline: a unique flat chunk with room takes the bytes in
+    // place. Everything else, including growth, is out of line.
+    if (root_.p && root_.p->height == 0 && detail::leaf_append_in_place(root_, text)) return *this;
     return append_slow(text);
   }
   rope& append(const rope& other);

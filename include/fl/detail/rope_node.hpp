@@ -32,6 +32,8 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <string_view>
 
 #ifndef FL_ROPE_LEAF_MAX
 #define FL_ROPE_LEAF_MAX 4096
@@ -106,6 +108,25 @@ inline void release(node* p) noexcept {
   if (!p) return;
   if (p->refs.load(std::memory_order_acquire) == 1 || p->refs.fetch_sub(1, std::memory_order_acq_rel) == 1)
     destroy(p);
+}
+
+// Whether the edge holding p is its only owner: then, and only then, the
+// node may be changed in place (acquire pairs with other owners' release).
+inline bool unique(const node* p) noexcept { return p->refs.load(std::memory_order_acquire) == 1; }
+
+// Tries to write `text` right after the bytes of the owned leaf edge `e`
+// without a new node: possible when the chunk is unique and has room (bytes
+// past the edge's end belong to nobody, since no other edge exists). Inline:
+// it is fl::rope::append's fast path for a flat rope.
+inline bool leaf_append_in_place(edge& e, std::string_view text) noexcept {
+  chunk* c = static_cast<chunk*>(e.p);
+  if (!unique(c)) return false;
+  const std::size_t end = e.off + e.len;
+  if (c->cap - end < text.size()) return false;
+  if (!text.empty()) std::memcpy(c->data + end, text.data(), text.size());
+  c->used = end + text.size();
+  e.len += text.size();
+  return true;
 }
 
 // The leaf holding byte `pos` (< root.len): its bytes [data, data + len) are
