@@ -1144,7 +1144,7 @@ rope::rope(std::string_view text) {
   root_ = edge{c, 0, text.size()};
 }
 
-rope::rope(fl::string&& text) {
+rope::rope(adopt_tag, fl::string&& text) {
 #ifdef FL_ROPE_HAVE_STRING_ACCESS
   if (text.size() > 0) {
     ::fl::detail::heap_block b = ::fl::detail::string_access::release(text);

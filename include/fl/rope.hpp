@@ -15,6 +15,7 @@
 #include <fl/string.hpp>
 
 #include <compare>
+#include <concepts>
 #include <cstddef>
 #include <functional>
 #include <iosfwd>
@@ -57,10 +58,14 @@ class rope {
   // into shared pieces.
   rope(std::string_view text);                        // NOLINT: implicit like std::string
   rope(const char* text) : rope(std::string_view(text)) {}  // NOLINT
-  rope(const fl::string& text) : rope(std::string_view(text)) {}  // NOLINT
+  // fl::string exactly (templates, so that a std::string, which converts to
+  // both fl::string and std::string_view, takes the view constructor).
+  template <std::same_as<fl::string> S>
+  rope(const S& text) : rope(std::string_view(text)) {}  // NOLINT
   // Takes over the string's heap buffer as the rope's first chunk, no copy
   // (a short, inline string is copied: it has no buffer to give).
-  rope(fl::string&& text);  // NOLINT
+  template <std::same_as<fl::string> S>
+  rope(S&& text) : rope(adopt_tag{}, std::move(text)) {}  // NOLINT
   rope(size_type count, char ch);
   rope(const rope& other) noexcept : root_(other.root_) { detail::acquire(root_.p); }
   rope(rope&& other) noexcept : root_(other.root_) { other.root_ = {}; }
@@ -128,7 +133,10 @@ class rope {
   rope& prepend(const char* text) { return prepend(std::string_view(text)); }
   rope& operator+=(std::string_view text) { return append(text); }
   rope& operator+=(const char* text) { return append(std::string_view(text)); }
-  rope& operator+=(const fl::string& text) { return append(std::string_view(text)); }
+  template <std::same_as<fl::string> S>
+  rope& operator+=(const S& text) {
+    return append(std::string_view(text));
+  }
   rope& operator+=(const rope& other) { return append(other); }
   rope& operator+=(char ch) { return append(std::string_view(&ch, 1)); }
   void push_back(char ch) { append(std::string_view(&ch, 1)); }
@@ -210,6 +218,8 @@ class rope {
   friend class chunk_range;
 
   explicit rope(detail::edge root) noexcept : root_(root) {}
+  struct adopt_tag {};
+  rope(adopt_tag, fl::string&& text);
   void splice(size_type pos, size_type n, std::string_view text, const rope* other);
   rope& append_slow(std::string_view text);
   bool unique_flat() const noexcept;
