@@ -518,7 +518,7 @@ class basic_string {
       const size_type cap_low = rep_.heap_capacity_low();
       if (count <= cap_low - sz && sz <= cap_low) [[likely]] {
         char* p = rep_.ptr;
-        if (count) std::memcpy(p + sz, s, count);
+        detail::copy_bytes(p + sz, s, count);
         p[sz + count] = '\0';
         rep_.size = sz + count;
         return *this;
@@ -672,8 +672,7 @@ class basic_string {
   size_type find(char ch, size_type pos = 0) const noexcept {
     const size_type sz = size();
     if (pos >= sz) return npos;
-    const void* p = std::memchr(data() + pos, static_cast<unsigned char>(ch), sz - pos);
-    return p ? static_cast<size_type>(static_cast<const char*>(p) - data()) : npos;
+    return detail::str_find(*this, std::string_view(&ch, 1), pos);
   }
   template <detail::string_view_like T>
   size_type find(const T& t, size_type pos = 0) const noexcept(std::is_nothrow_convertible_v<const T&, std::string_view>) {
@@ -905,7 +904,9 @@ concept plus_view = string_view_like<T> && !is_fl_string_v<T>;
 
 // l then r, read by basic_string's one-allocation constructor (the protocol
 // of detail/concat_fwd.hpp). An empty view's data() may be null, and memcpy
-// must not see a null pointer even for 0 bytes.
+// must not see a null pointer even for 0 bytes. (copy_bytes would save the
+// library call for short texts, but GCC 12 then warns about the inline
+// buffer's bounds, which it cannot relate to size().)
 struct joined_views {
   std::string_view l, r;
   std::size_t size() const noexcept { return l.size() + r.size(); }

@@ -363,9 +363,18 @@ basic_string<A>& basic_string<A>::replace_fill(size_type pos, size_type n1, size
   return *this;
 }
 
+// Reached when append's inline test fails: the string must grow (or is so
+// large that its capacity does not fit the 32 bits the fast path reads). A
+// source inside *this lies in [data(), data() + size()), so it never overlaps
+// the bytes written after size(), and grow_keep moves it along with the text.
 template <class A>
 basic_string<A>& basic_string<A>::append_slow(const char* s, size_type n) {
-  return replace_raw(size(), 0, s, n);
+  const size_type sz = size();
+  if (n > max_size() - sz) [[unlikely]] detail::throw_string_length_error("fl::string::append");
+  char* p = n <= capacity() - sz ? data() : grow_keep(sz + n, s);
+  detail::copy_bytes(p + sz, s, n);
+  rep_.set_size_any(sz + n);
+  return *this;
 }
 
 template <class A>
