@@ -18,6 +18,8 @@
 // Threads: all functions are pure and may run concurrently.
 #pragma once
 
+#include <fl/detail/config.hpp>
+
 #include <fl/detail/find_impl.hpp>
 #include <fl/detail/find_short.hpp>
 

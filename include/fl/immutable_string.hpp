@@ -16,6 +16,8 @@
 // thread reads or copies that same object.
 #pragma once
 
+#include <fl/detail/config.hpp>
+
 #include <fl/detail/immutable_rep.hpp>
 
 #include <compare>

@@ -18,6 +18,8 @@
 // malloc when the thread exits.
 #pragma once
 
+#include <fl/detail/config.hpp>
+
 #include <cstddef>
 #include <cstdint>
 #include <limits>

@@ -19,10 +19,20 @@
 #include <cstddef>
 #include <cstdint>
 
-#if defined(__SANITIZE_ADDRESS__)
+#include <fl/detail/build_config.hpp>
+
+// Cached blocks are poisoned when libfl itself was built with ASan, whatever
+// the flags of the program including this header: these inline paths and the
+// library's own code push and pop the same free lists, so both sides must
+// agree. Keyed on the includer's __SANITIZE_ADDRESS__, an ASan program over a
+// plain fl would poison blocks that the uninstrumented library then hands out
+// (a false use-after-poison in fl::read_file), and a plain program over an ASan
+// fl would hand out poisoned blocks. The functions are called directly because
+// the ASAN_*_MEMORY_REGION macros compile to nothing in a plain includer.
+#if FL_BUILT_WITH_ASAN
 #include <sanitizer/asan_interface.h>
-#define FL_POOL_POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
-#define FL_POOL_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
+#define FL_POOL_POISON(p, n) __asan_poison_memory_region((p), (n))
+#define FL_POOL_UNPOISON(p, n) __asan_unpoison_memory_region((p), (n))
 #else
 #define FL_POOL_POISON(p, n) ((void)(p), (void)(n))
 #define FL_POOL_UNPOISON(p, n) ((void)(p), (void)(n))

@@ -29,6 +29,8 @@
 // from small inputs) and still link against libfl, whose rope has the default.
 #pragma once
 
+#include <fl/detail/config.hpp>
+
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
