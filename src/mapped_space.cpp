@@ -158,7 +158,7 @@ bool read_log(const space_state& s, int log_fd, std::uint64_t uuid, std::uint64_
   }
   if (sum != h.data_bytes) return false;
   std::uint32_t crc = crc32c(extents.data(), ext_bytes);
-  std::vector<std::byte> buf(copy_chunk);
+  std::vector<std::byte> buf(static_cast<std::size_t>(std::min<std::uint64_t>(copy_chunk, h.data_bytes)));
   for (std::uint64_t done = 0; done < h.data_bytes;) {
     const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(copy_chunk, h.data_bytes - done));
     if (pread_full(log_fd, buf.data(), n, data_off + done) != static_cast<long long>(n)) return false;

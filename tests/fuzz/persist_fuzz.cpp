@@ -73,7 +73,7 @@ void write(const fs::path& p, const void* data, std::size_t n) {
 // Opens, verifies and walks the space's root as an array of 4 pstrings.
 void open_space(const fs::path& p) {
   try {
-    fl::mapped_space s(p, {.mode = fl::open_mode::open_existing, .durable = false});
+    fl::mapped_space s(p, {.mode = fl::open_mode::open_existing, .reserve = 1 << 20, .durable = false});
     try {
       s.verify();
     } catch (const fl::persist_error&) {
