@@ -553,7 +553,8 @@ void grow(detail::space_state& s, std::uint64_t need) {
 bool find_live_block(const detail::space_state& s, std::uint64_t off, std::uint64_t& block, unsigned& cls) {
   if (off % 16 != 0 || off < space_first_block + 8 || off >= s.alloc.top) return false;
   const block_header h = detail::load_header(s.base, off - 8);
-  if (h.tag() != detail::block_live || h.cls() >= space_class_count) return false;
+  if (h.tag() != detail::block_live || h.cls() >= space_class_count || h.back > off - 8 - space_first_block)
+    return false;
   const std::uint64_t b = off - 8 - h.back;
   if (b < space_first_block || b % 16 != 8 || s.alloc.top - b < class_size(h.cls())) return false;
   if (h.back != 0) {
@@ -685,7 +686,9 @@ std::uint32_t zero_page_crc() {
 
 void mapped_space::sync() {
   detail::space_state& s = *st_;
-  const std::uint64_t old_pages = s.committed.file_size / space_page;
+  // Pages the committed table covers; without a table (the commit that
+  // created the file) every page but the meta pages is recomputed.
+  const std::uint64_t old_pages = s.committed.alloc.crc_table != 0 ? s.committed.file_size / space_page : 2;
   std::vector<log_extent> extra = ensure_table(*this, s);
   const std::uint64_t pages = s.size / space_page;
   const std::uint64_t scan_end = std::min(s.size, detail::round_up(s.alloc.top, s.sys_page));
@@ -876,7 +879,7 @@ void pstring::set_heap(std::uint64_t offset, std::uint64_t size) noexcept {
 }
 
 void pstring::set_inline(std::string_view text) noexcept {
-  std::memmove(bytes_, text.data(), text.size());
+  if (!text.empty()) std::memmove(bytes_, text.data(), text.size());
   bytes_[tag_byte] = static_cast<unsigned char>(inline_max - text.size());
 }
 
@@ -942,6 +945,7 @@ void pstring::assign(mapped_space& space, std::string_view text) {
 void pstring::append(mapped_space& space, std::string_view text) {
   const std::size_t old_n = size();
   const std::size_t n = old_n + text.size();
+  if (text.empty()) return;
   if (!is_heap() && n <= inline_max) {
     std::memmove(bytes_ + old_n, text.data(), text.size());
     bytes_[tag_byte] = static_cast<unsigned char>(inline_max - n);
