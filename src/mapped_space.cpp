@@ -13,7 +13,6 @@
 #include <cstring>
 #include <random>
 #include <string>
-#include <unordered_set>
 #include <vector>
 
 #include <sys/file.h>
@@ -823,7 +822,9 @@ void mapped_space::verify() const {
   }
 
   // Every block from the first to top, then every free list against them.
-  std::unordered_set<std::uint64_t> free_set;
+  // Free blocks found by the walk, in address order (8 bytes each: bounded by
+  // the headers actually present in the file).
+  std::vector<std::uint64_t> free_set;
   std::uint64_t used = 0, freeb = 0, live = 0;
   std::uint64_t off = space_first_block;
   while (off < a.top) {
@@ -837,7 +838,7 @@ void mapped_space::verify() const {
       ++live;
     } else {
       freeb += cs;
-      free_set.insert(off);
+      free_set.push_back(off);
     }
     off += cs;
   }
@@ -847,7 +848,8 @@ void mapped_space::verify() const {
   std::uint64_t listed = 0;
   for (unsigned c = 0; c < space_class_count; ++c) {
     for (std::uint64_t b = a.free_heads[c]; b != 0;) {
-      if (!free_set.count(b) || detail::load_header(f, b).cls() != c || ++listed > a.free_blocks)
+      if (!std::binary_search(free_set.begin(), free_set.end(), b) || detail::load_header(f, b).cls() != c ||
+          ++listed > a.free_blocks)
         detail::fail(s, "verify: free list of size class " + std::to_string(c) + " damaged at " + detail::hex(b));
       b = detail::load_u64(f, b + 8);
     }
