@@ -36,7 +36,8 @@ struct pool_statistics {
   std::uint64_t hits = 0;          // allocations served from the cache
   std::uint64_t misses = 0;        // allocations that went to malloc (any size)
   std::uint64_t frees_cached = 0;  // frees kept in the cache
-  std::uint64_t frees_released = 0;// frees handed to the system allocator
+  std::uint64_t frees_released = 0;// blocks handed to the system allocator: frees of
+                                   // uncached sizes, and batches the full exchange refused
   std::size_t bytes_cached = 0;    // bytes now held in the cache
   std::uint64_t batches_taken = 0; // batches this thread took from the exchange
   std::uint64_t batches_given = 0; // batches this thread handed to the exchange
