@@ -46,6 +46,7 @@
 #include <fl/string.hpp>
 
 #include <barrier>
+#include <cstdint>
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
@@ -180,6 +181,23 @@ class inbox {
   std::vector<Str> out_;
 };
 
+// Random numbers drawn before the timing: 4,096 values uniform in [lo, hi],
+// handed out in a cycle, so the timed loops spend no time in a generator (a
+// 64-bit modulo per draw would cost as much as the allocation measured).
+class draws {
+ public:
+  draws(std::uint64_t seed, std::size_t lo, std::size_t hi) : v_(size) {
+    fl_bench::rng r(seed);
+    for (auto& x : v_) x = static_cast<std::uint32_t>(lo + r.below(hi - lo + 1));
+  }
+  std::size_t next() noexcept { return v_[i_++ & (size - 1)]; }
+
+ private:
+  static constexpr std::size_t size = 4096;
+  std::vector<std::uint32_t> v_;
+  std::size_t i_ = 0;
+};
+
 // Bytes the strings are cut from: random letters, 8 KiB + 4 KiB so any
 // (offset < 8 KiB, length <= 4 KiB) slice is in range.
 const std::string& source_text() {
@@ -220,19 +238,23 @@ struct larson_state {
   static constexpr phase_t setup = phase_t::setup, timed = phase_t::timed, teardown = phase_t::teardown;
   static constexpr std::size_t window = 1000, replacements = 1000;
 
-  explicit larson_state(std::size_t n) : threads(n), boxes(n), windows(n), rngs() {
-    for (std::size_t t = 0; t < n; ++t) rngs.emplace_back(fl_bench::salt("alloc/larson") + t);
+  // Per thread: lengths, source offsets and window slots.
+  struct thread_draws {
+    explicit thread_draws(std::uint64_t s) : len(s, 8, 4096), off(s + 1, 0, 8 * 1024 - 1), slot(s + 2, 0, window - 1) {}
+    draws len, off, slot;
+  };
+
+  explicit larson_state(std::size_t n) : threads(n), boxes(n), windows(n) {
+    for (std::size_t t = 0; t < n; ++t) rngs.emplace_back(fl_bench::salt("alloc/larson") + 3 * t);
   }
 
-  Str make(fl_bench::rng& r) {
-    const std::string& src = source_text();
-    const std::size_t len = 8 + r.below(4096 - 8 + 1);
-    const std::size_t off = r.below(8 * 1024);
-    return Str(src.data() + off, len);
+  Str make(thread_draws& r) {
+    const std::size_t len = r.len.next();
+    return Str(source_text().data() + r.off.next(), len);
   }
 
   void round(std::size_t t) {
-    fl_bench::rng& r = rngs[t];
+    thread_draws& r = rngs[t];
     std::vector<Str>& w = windows[t];
     if (phase == setup) {
       w.reserve(window);
@@ -248,7 +270,7 @@ struct larson_state {
     inbox<Str>& next = boxes[(t + 1) % threads];
     for (std::size_t i = 0; i < replacements; ++i) {
       Str fresh = make(r);
-      Str& slot = w[r.below(window)];
+      Str& slot = w[r.slot.next()];
       if (i % 3 == 0) {
         next.put(std::move(slot));  // destroyed by the next thread
       }
@@ -261,7 +283,7 @@ struct larson_state {
   std::size_t threads;
   std::vector<inbox<Str>> boxes;
   std::vector<std::vector<Str>> windows;
-  std::vector<fl_bench::rng> rngs;
+  std::vector<thread_draws> rngs;
   phase_t phase = phase_t::setup;
 };
 
@@ -304,7 +326,8 @@ struct producer_consumer_state {
   static constexpr phase_t setup = phase_t::setup, timed = phase_t::timed, teardown = phase_t::teardown;
   static constexpr std::size_t per_round = 4096, batch = 64;
 
-  explicit producer_consumer_state(std::size_t n) : threads(n), queues(n), r(fl_bench::salt("alloc/pc")) {}
+  explicit producer_consumer_state(std::size_t n)
+      : threads(n), queues(n), len(fl_bench::salt("alloc/pc"), 16, 512), off(fl_bench::salt("alloc/pc") + 1, 0, 8 * 1024 - 1) {}
 
   void round(std::size_t t) {
     if (phase != timed) return;
@@ -321,8 +344,8 @@ struct producer_consumer_state {
       std::vector<Str> b;
       b.reserve(batch);
       for (std::size_t i = 0; i < batch; ++i) {
-        const std::size_t len = 16 + r.below(512 - 16 + 1);
-        b.emplace_back(src.data() + r.below(8 * 1024), len);
+        const std::size_t n = len.next();
+        b.emplace_back(src.data() + off.next(), n);
       }
       if (threads == 1) continue;  // b is destroyed here, by its producer
       queues[next].push(std::move(b));
@@ -333,7 +356,7 @@ struct producer_consumer_state {
 
   std::size_t threads;
   std::vector<batch_queue<Str>> queues;
-  fl_bench::rng r;
+  draws len, off;
   phase_t phase = phase_t::setup;
 };
 
@@ -350,26 +373,31 @@ struct builder_churn_state {
   static constexpr phase_t setup = phase_t::setup, timed = phase_t::timed, teardown = phase_t::teardown;
   static constexpr std::size_t per_round = 1000;
 
+  struct thread_draws {
+    explicit thread_draws(std::uint64_t s) : target(s, 32, 256), piece(s + 1, 8, 24), off(s + 2, 0, 8 * 1024 - 1) {}
+    draws target, piece, off;
+  };
+
   explicit builder_churn_state(std::size_t n) {
-    for (std::size_t t = 0; t < n; ++t) rngs.emplace_back(fl_bench::salt("alloc/builder") + t);
+    for (std::size_t t = 0; t < n; ++t) rngs.emplace_back(fl_bench::salt("alloc/builder") + 3 * t);
   }
 
   void round(std::size_t t) {
     if (phase != timed) return;
-    fl_bench::rng& r = rngs[t];
+    thread_draws& r = rngs[t];
     const char* src = source_text().data();
     for (std::size_t i = 0; i < per_round; ++i) {
-      const std::size_t target = 32 + r.below(256 - 32 + 1);
+      const std::size_t target = r.target.next();
       Str s;
       while (s.size() < target) {
-        const std::size_t piece = 8 + r.below(24 - 8 + 1);
-        s.append(src + r.below(8 * 1024), piece);
+        const std::size_t piece = r.piece.next();
+        s.append(src + r.off.next(), piece);
       }
       benchmark::DoNotOptimize(s.data());
     }
   }
 
-  std::vector<fl_bench::rng> rngs;
+  std::vector<thread_draws> rngs;
   phase_t phase = phase_t::setup;
 };
 

@@ -88,15 +88,31 @@ void free_list(pool_free_block* b, std::size_t c) noexcept {
   }
 }
 
+// Under ASan, the link words of the blocks a batch holds while it sits in the
+// exchange: LeakSanitizer ignores pointers stored in poisoned memory, and a
+// batch may outlive every thread, so its links are left readable there.
+void show_links(pool_free_block* batch, bool visible) noexcept {
+#if defined(__SANITIZE_ADDRESS__)
+  for (pool_free_block* b = batch; b != nullptr;) {
+    FL_POOL_UNPOISON(b, 2 * sizeof(pool_free_block*));
+    pool_free_block* next = b->next;
+    if (!visible) FL_POOL_POISON(b, 2 * sizeof(pool_free_block*));
+    b = next;
+  }
+#else
+  (void)batch;
+  (void)visible;
+#endif
+}
+
 // Hands a batch (a null-terminated list of pool_class_batch[c] blocks) to the
 // exchange; false when the class's share is full (the caller keeps it).
 bool exchange_put(std::size_t c, pool_free_block* batch) noexcept {
   exchange_class& x = pool_exchange[c];
   std::lock_guard<std::mutex> lock(x.m);
   if (x.count == exchange_max_batches(c)) return false;
-  FL_POOL_UNPOISON(batch_link(batch), sizeof(pool_free_block*));
+  show_links(batch, true);
   *batch_link(batch) = x.batches;
-  FL_POOL_POISON(batch_link(batch), sizeof(pool_free_block*));
   x.batches = batch;
   ++x.count;
   return true;
@@ -108,10 +124,9 @@ pool_free_block* exchange_take(std::size_t c) noexcept {
   std::lock_guard<std::mutex> lock(x.m);
   pool_free_block* batch = x.batches;
   if (batch == nullptr) return nullptr;
-  FL_POOL_UNPOISON(batch_link(batch), sizeof(pool_free_block*));
   x.batches = *batch_link(batch);
-  FL_POOL_POISON(batch_link(batch), sizeof(pool_free_block*));
   --x.count;
+  show_links(batch, false);
   return batch;
 }
 
@@ -127,7 +142,6 @@ void exchange_release_all() noexcept {
       x.count = 0;
     }
     while (batches != nullptr) {
-      FL_POOL_UNPOISON(batch_link(batches), sizeof(pool_free_block*));
       pool_free_block* next_batch = *batch_link(batches);
       free_list(batches, c);
       batches = next_batch;
