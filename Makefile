@@ -54,16 +54,20 @@ test-fuzz:
 	else echo "fl: no fuzz targets yet"; fi
 
 # Release build of the benchmark program, the whole suite (or BENCH_FILTER=regex),
-# then bench-results/{results.json,report.md,*.png}.
+# then bench-results/{results.json,report.md,*.png}. The alloc/ section runs in
+# processes of its own, once per allocator (bench/alloc_runs.sh), and is merged
+# into results.json.
 bench: bench-deps
 	cmake -S . -B build-bench $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=Release -DFL_BUILD_BENCH=ON \
 	      -DFL_BUILD_TESTS=OFF -DFL_BUILD_EXAMPLES=OFF -DFL_INSTALL=OFF
 	cmake --build build-bench -j $(JOBS) --target fl_bench
 	@mkdir -p bench-results
-	$(if $(BENCH_MIN_TIME),FL_BENCH_MIN_TIME=$(BENCH_MIN_TIME)) build-bench/bench/fl_bench \
+	$(if $(BENCH_MIN_TIME),FL_BENCH_MIN_TIME=$(BENCH_MIN_TIME)) FL_BENCH_SKIP_ALLOC=1 build-bench/bench/fl_bench \
 	  --benchmark_filter='$(BENCH_FILTER)' --benchmark_repetitions=$(BENCH_REPS) \
 	  --benchmark_out=bench-results/results.json --benchmark_out_format=json
-	$(PYTHON) bench/report/report.py bench-results/results.json bench-results
+	$(if $(BENCH_MIN_TIME),FL_BENCH_MIN_TIME=$(BENCH_MIN_TIME)) bench/alloc_runs.sh build-bench/bench/fl_bench \
+	  bench-results/alloc '$(BENCH_FILTER)' $(BENCH_REPS)
+	$(PYTHON) bench/report/report.py bench-results/results.json bench-results --merge bench-results/alloc
 
 # Writes the tables of the last `make bench` into docs/performance.md.
 bench-doc:
