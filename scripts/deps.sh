@@ -4,8 +4,8 @@
 set -euo pipefail
 
 common=(cmake make g++ pkg-config)
-test_pkgs=(libgtest-dev clang libclang-rt-dev)
-bench_pkgs=(libbenchmark-dev libabsl-dev libboost-dev python3 python3-matplotlib)
+test_pkgs=(libgtest-dev clang libclang-rt-dev libfmt-dev gdb)
+bench_pkgs=(libbenchmark-dev libabsl-dev libboost-dev libfmt-dev python3 python3-matplotlib)
 
 case "${1:-test}" in
   test)  want=("${common[@]}" "${test_pkgs[@]}") ;;
