@@ -87,6 +87,8 @@ TARGETS = [
     ("io", r"read_.*", "fl", ["std"], 0.5, False),
     ("c", r"sso_create_free", "fl_c", ["c"], 0.05, False),
     ("c", r"append_10k", "fl_c", ["std"], 1.0, False),
+    ("stream", r".*", "fl", ["std", "c"], 1.0, False),
+    ("stream", r".*", "fl", ["fmt"], 1.1, False),
 ]
 
 # Google Benchmark appends these to a name when a benchmark sets them.
