@@ -26,3 +26,4 @@ install(FILES "${PROJECT_BINARY_DIR}/flConfig.cmake" "${PROJECT_BINARY_DIR}/flCo
 
 configure_file(cmake/fl.pc.in "${PROJECT_BINARY_DIR}/fl.pc" @ONLY)
 install(FILES "${PROJECT_BINARY_DIR}/fl.pc" DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+include(FlGdb)
