@@ -8,7 +8,7 @@
 # a leak or a timeout (its log and the reproducer stay in BUILD_DIR/fuzz-logs).
 set -euo pipefail
 
-build=${1:?usage: $0 BUILD_DIR SECONDS}
+build=$(cd "${1:?usage: $0 BUILD_DIR SECONDS}" && pwd)
 seconds=${2:?usage: $0 BUILD_DIR SECONDS}
 root=$(cd "$(dirname "$0")/.." && pwd)
 logs="$build/fuzz-logs"
