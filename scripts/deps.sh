@@ -4,9 +4,9 @@
 set -euo pipefail
 
 common=(cmake make g++ pkg-config)
-test_pkgs=(libgtest-dev clang libclang-rt-dev)
+test_pkgs=(libgtest-dev clang libclang-rt-dev libfmt-dev gdb)
 # The allocators under the std_mimalloc/std_jemalloc/std_tcmalloc rows of alloc/.
-bench_pkgs=(libbenchmark-dev libabsl-dev libboost-dev python3 python3-matplotlib
+bench_pkgs=(libbenchmark-dev libabsl-dev libboost-dev libfmt-dev python3 python3-matplotlib
             libmimalloc2.0 libjemalloc2 libtcmalloc-minimal4)
 
 case "${1:-test}" in

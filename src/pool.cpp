@@ -32,6 +32,32 @@ void* sys_realloc(void* p, std::size_t n) noexcept { return std::realloc(p, n); 
 void sys_free(void* p) noexcept { std::free(p); }
 #endif
 
+#ifdef FL_POOL_FAIL_HOOK
+// Test builds only (FL_POOL_FAIL_HOOK, see tests/alloc_failure_test.cmake):
+// the one gate between the pool and the system allocator. pool_fail_after(n)
+// makes the n-th system allocation of this thread from now on fail (as if
+// malloc returned null; 0: none) and turns this thread's cache off, so that
+// every allocation reaches the gate; pool_live_blocks() counts the system
+// blocks this thread's pool holds. The names below shadow the three above.
+thread_local std::size_t fail_countdown = 0;
+thread_local long live_blocks = 0;
+bool fail_now() noexcept { return fail_countdown != 0 && --fail_countdown == 0; }
+void* gated_malloc(std::size_t n) noexcept {
+  if (fail_now()) return nullptr;
+  void* p = sys_malloc(n);
+  if (p != nullptr) ++live_blocks;
+  return p;
+}
+void* gated_realloc(void* p, std::size_t n) noexcept { return fail_now() ? nullptr : sys_realloc(p, n); }
+void gated_free(void* p) noexcept {
+  if (p != nullptr) --live_blocks;
+  sys_free(p);
+}
+#define sys_malloc gated_malloc
+#define sys_realloc gated_realloc
+#define sys_free gated_free
+#endif
+
 // No 64-bit machine maps more than 2^47 bytes of user address space; larger
 // requests fail up front with std::bad_alloc instead of reaching malloc (which
 // a sanitizer runtime would report as a fatal error rather than return null).
@@ -359,6 +385,19 @@ pool_statistics pool_stats() noexcept {
   s.batches_given = t.batches_given;
   return s;
 }
+
+#ifdef FL_POOL_FAIL_HOOK
+namespace detail {
+void pool_fail_after(std::size_t n) noexcept {
+  pool_thread_cache& t = pool_tls;
+  release_all(t);
+  for (auto& r : t.room) r = 0;
+  t.state = 2;  // as after thread exit: frees go straight to the system
+  fail_countdown = n;
+}
+long pool_live_blocks() noexcept { return live_blocks; }
+}  // namespace detail
+#endif
 
 void pool_trim() noexcept {
   detail::pool_thread_cache& t = detail::pool_tls;

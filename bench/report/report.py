@@ -122,6 +122,8 @@ TARGETS = [
     # Same guarantee (temp file, fsync, rename, directory fsync) done by hand.
     ("persist", r"int_flush", "fl", ["std"], 1.0, False),
     ("persist", r"fptr_new_write_delete_1000", "fl", ["boost_ipc"], 1.0, False),
+    ("stream", r".*", "fl", ["std", "c"], 1.0, False),
+    ("stream", r".*", "fl", ["fmt"], 1.1, False),
 ]
 
 # Google Benchmark appends these to a name when a benchmark sets them.
