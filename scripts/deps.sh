@@ -4,8 +4,9 @@
 set -euo pipefail
 
 common=(cmake make g++ pkg-config)
-test_pkgs=(libgtest-dev clang libclang-rt-dev)
-bench_pkgs=(libbenchmark-dev libabsl-dev libboost-dev python3 python3-matplotlib)
+test_pkgs=(libgtest-dev clang libclang-rt-dev libsimdjson-dev nlohmann-json3-dev)
+bench_pkgs=(libbenchmark-dev libabsl-dev libboost-dev python3 python3-matplotlib libsimdjson-dev nlohmann-json3-dev
+            rapidjson-dev)
 
 case "${1:-test}" in
   test)  want=("${common[@]}" "${test_pkgs[@]}") ;;

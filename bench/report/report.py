@@ -42,6 +42,7 @@ import sys
 BASELINE = {
     "c": "c",
     "io": "raw",
+    "json": "nlohmann",
 }
 DEFAULT_BASELINE = "std"
 
@@ -87,6 +88,12 @@ TARGETS = [
     ("io", r"read_.*", "fl", ["std"], 0.5, False),
     ("c", r"sso_create_free", "fl_c", ["c"], 0.05, False),
     ("c", r"append_10k", "fl_c", ["std"], 1.0, False),
+    ("json", r"reopen_.*", "fl", ["nlohmann"], 0.01, False),
+    ("json", r"reopen_.*", "fl", ["simdjson"], 0.1, False),
+    ("json", r"import_.*", "fl", ["nlohmann"], 0.25, False),
+    ("json", r"pointer_lookup_.*", "fl", ["nlohmann"], 1.0, False),
+    ("json", r"dump_.*", "fl", ["nlohmann"], 0.5, False),
+    ("json", r"edit_sync_.*", "fl", ["nlohmann", "simdjson", "rapidjson"], 0.1, False),
 ]
 
 # Google Benchmark appends these to a name when a benchmark sets them.
