@@ -88,6 +88,9 @@ TARGETS = [
     ("io", r"read_.*", "fl", ["std"], 0.5, False),
     ("c", r"sso_create_free", "fl_c", ["c"], 0.05, False),
     ("c", r"append_10k", "fl_c", ["std"], 1.0, False),
+    # Same guarantee (temp file, fsync, rename, directory fsync) done by hand.
+    ("persist", r"int_flush", "fl", ["std"], 1.0, False),
+    ("persist", r"fptr_new_write_delete_1000", "fl", ["boost_ipc"], 1.0, False),
     ("json", r"reopen_.*", "fl", ["nlohmann"], 0.01, False),
     ("json", r"reopen_.*", "fl", ["simdjson"], 0.1, False),
     ("json", r"import_.*", "fl", ["nlohmann"], 0.25, False),
