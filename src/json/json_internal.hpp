@@ -1,11 +1,12 @@
 // src/json/json_internal.hpp: what the json_store sources share: the byte
 // buffer that new data is appended to, the builder that turns parse events
-// into store records, the parsers, CRC32C and the store_file itself.
+// into store records, the parsers, and the output helpers.
 //
 // Threads: nothing here is shared between objects; one store_file is used by
 // one thread at a time (see fl/json_store.hpp).
 #pragma once
 
+#include <fl/detail/crc32c.hpp>
 #include <fl/json_store.hpp>
 
 #include <algorithm>
@@ -20,10 +21,6 @@
 #include <vector>
 
 namespace fl::detail::json {
-
-// CRC32C (Castagnoli) of `n` bytes: SSE4.2 when the CPU has it, a table
-// otherwise; the same value either way.
-std::uint32_t crc32c(const void* data, std::size_t n) noexcept;
 
 // A growable byte array that is never zero-filled (the builder writes every
 // byte it keeps), holding the bytes of file offsets [base, base + size).

@@ -606,50 +606,5 @@ void dump_string(std::string_view s, byte_buffer& out) {
   out.truncate(out.size() - (s.size() * 6 + 2) + static_cast<std::size_t>(w - w0));
 }
 
-// ---- CRC32C -----------------------------------------------------------------
-
-namespace {
-constexpr auto crc_table = [] {
-  std::array<std::uint32_t, 256> t{};
-  for (std::uint32_t i = 0; i < 256; ++i) {
-    std::uint32_t c = i;
-    for (int k = 0; k < 8; ++k) c = (c >> 1) ^ (0x82F63B78u & (0u - (c & 1)));
-    t[i] = c;
-  }
-  return t;
-}();
-
-std::uint32_t crc32c_table(const unsigned char* p, std::size_t n) noexcept {
-  std::uint32_t c = ~0u;
-  for (std::size_t i = 0; i < n; ++i) c = crc_table[(c ^ p[i]) & 0xFF] ^ (c >> 8);
-  return ~c;
-}
-
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-__attribute__((target("sse4.2"))) std::uint32_t crc32c_sse42(const unsigned char* p, std::size_t n) noexcept {
-  std::uint64_t c = ~0u;
-  while (n >= 8) {
-    std::uint64_t w;
-    std::memcpy(&w, p, 8);
-    c = __builtin_ia32_crc32di(c, w);
-    p += 8;
-    n -= 8;
-  }
-  auto c32 = static_cast<std::uint32_t>(c);
-  while (n--) c32 = __builtin_ia32_crc32qi(c32, *p++);
-  return ~c32;
-}
-const bool have_sse42 = __builtin_cpu_supports("sse4.2");
-#endif
-}  // namespace
-
-std::uint32_t crc32c(const void* data, std::size_t n) noexcept {
-  const auto* p = static_cast<const unsigned char*>(data);
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-  if (have_sse42) return crc32c_sse42(p, n);
-#endif
-  return crc32c_table(p, n);
-}
-
 }  // namespace detail::json
 }  // namespace fl
