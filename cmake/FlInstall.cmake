@@ -13,6 +13,11 @@ set(fl_install_targets fl)
 if(TARGET fl_c)
   list(APPEND fl_install_targets fl_c)
 endif()
+set(FL_INSTALL_JSON OFF)
+if(TARGET fl_json)
+  list(APPEND fl_install_targets fl_json)
+  set(FL_INSTALL_JSON ON)
+endif()
 install(TARGETS ${fl_install_targets} EXPORT flTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}

@@ -53,6 +53,7 @@ import sys
 BASELINE = {
     "c": "c",
     "io": "raw",
+    "json": "nlohmann",
 }
 DEFAULT_BASELINE = "std"
 
@@ -124,6 +125,12 @@ TARGETS = [
     ("persist", r"fptr_new_write_delete_1000", "fl", ["boost_ipc"], 1.0, False),
     ("stream", r".*", "fl", ["std", "c"], 1.0, False),
     ("stream", r".*", "fl", ["fmt"], 1.1, False),
+    ("json", r"reopen_.*", "fl", ["nlohmann"], 0.01, False),
+    ("json", r"reopen_.*", "fl", ["simdjson"], 0.1, False),
+    ("json", r"import_.*", "fl", ["nlohmann"], 0.25, False),
+    ("json", r"pointer_lookup_.*", "fl", ["nlohmann"], 1.0, False),
+    ("json", r"dump_.*", "fl", ["nlohmann"], 0.5, False),
+    ("json", r"edit_sync_.*", "fl", ["nlohmann", "simdjson", "rapidjson"], 0.1, False),
 ]
 
 # Google Benchmark appends these to a name when a benchmark sets them.
