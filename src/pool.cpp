@@ -390,8 +390,7 @@ pool_statistics pool_stats() noexcept {
 namespace detail {
 void pool_fail_after(std::size_t n) noexcept {
   pool_thread_cache& t = pool_tls;
-  release_all(t);
-  for (auto& r : t.room) r = 0;
+  release_all(t, false);  // every class closed (room 0)
   t.state = 2;  // as after thread exit: frees go straight to the system
   fail_countdown = n;
 }

@@ -14,7 +14,8 @@
 #   detail/string_rep.hpp     ptr | size | cap; the top bit of cap (byte 23) set
 #                             means heap, else byte 23 = 23 - size, text inline
 #   detail/immutable_rep.hpp  16 bytes; top bit of byte 15 set: bytes 0..7 point
-#                             at a 24-byte header followed by the text, bytes
+#                             at an immutable_rep header (its size read from
+#                             the debug info) followed by the text, bytes
 #                             8..15 = size | 0x80 << 56; else byte 15 = 15 - size
 #   detail/rope_node.hpp      edge {p, off, len}; node {refs, height, kind,
 #                             count}; chunk (height 0) {used, cap, data};
@@ -115,11 +116,22 @@ class ImmutablePrinter:
             rep, word1 = struct.unpack("<QQ", raw)
             size = word1 & ((1 << 56) - 1)
             shown = size if limit is None else min(size, limit)
-            return _quote(_read(rep + 24, shown), shown < size)
+            return _quote(_read(rep + _immutable_header_bytes(), shown), shown < size)
         n = 15 - raw[15]
         if n < 0:
             raise gdb.GdbError("fl::immutable_string: corrupt inline size byte %d" % raw[15])
         return _quote(raw[:n])
+
+
+def _immutable_header_bytes():
+    """The size of the block header before an immutable_string's text: from
+    the program's debug info, so the printer follows the layout the program
+    was built with (48 bytes in this version: owner, local and shared
+    counts, hash, size, merge-queue link)."""
+    try:
+        return gdb.lookup_type("fl::detail::immutable_rep").sizeof
+    except gdb.error:
+        return 48
 
 
 class CStrPrinter:
