@@ -9,7 +9,8 @@
 //                         that lives across iterations (the classic "string
 //                         proxy" test): s1 = "1234567", s2 = 20 digits,
 //                         s3 = ".ext", s4 = " /* my comment about this */",
-//                         64 chars in all. fl: the lazy `+`; fl_concat:
+//                         64 chars in all. fl: `+` (std::string semantics,
+//                         rvalues appended to in place); fl_concat:
 //                         fl::concat; absl_strcat: absl::StrCat; std: `+`.
 //   concat/mixed_numbers  a 19-char string, an int, a double and a char joined
 //                         (the double, 3.14159, prints the same in fl's
