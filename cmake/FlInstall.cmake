@@ -13,6 +13,11 @@ set(fl_install_targets fl)
 if(TARGET fl_c)
   list(APPEND fl_install_targets fl_c)
 endif()
+set(FL_INSTALL_JSON OFF)
+if(TARGET fl_json)
+  list(APPEND fl_install_targets fl_json)
+  set(FL_INSTALL_JSON ON)
+endif()
 install(TARGETS ${fl_install_targets} EXPORT flTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
@@ -82,3 +87,4 @@ if(TARGET fl_c)
   configure_file(cmake/fl-c.pc.in "${PROJECT_BINARY_DIR}/fl-c.pc" @ONLY)
   install(FILES "${PROJECT_BINARY_DIR}/fl-c.pc" DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 endif()
+include(FlGdb)

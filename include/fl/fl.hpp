@@ -12,3 +12,4 @@
 #include <fl/rope.hpp>
 #include <fl/find.hpp>
 #include <fl/io.hpp>
+#include <fl/persist.hpp>

@@ -1,0 +1,311 @@
+// bench/persist_bench.cpp: section persist/, values and object graphs in files.
+//
+// Inputs: a scratch directory (mkdtemp under $TMPDIR or /tmp, removed at exit)
+// holding each peer's files, created before the first timed iteration. Every
+// value written derives from a counter the compiler cannot know.
+//
+// Cases:
+//   int_assign            assign an int through the handle (no I/O)
+//   int_flush             assign a new int, then save it so that a crash
+//                         keeps the old or the new value, whole, after the
+//                         call returns (disk-bound: about two fsyncs)
+//   fptr_new_write_delete_1000
+//                         allocate 1,000 objects of 32 bytes in the space,
+//                         write each, free them all; items/s counts cycles
+//                         (the older design published 1.1M cycles/s)
+//   sync_4k_dirty         write 4 KiB of one page, then commit
+//   reopen_1gb            open a 1 GiB space, read its root object, close
+// Peers:
+//   fl         fl::persist<int>, fl::mapped_space (durable commits)
+//   std        a plain int; int_flush: std::ofstream to "<path>.tmp", then
+//              open + fsync, rename, open + fsync of the directory (the same
+//              guarantee as fl, by hand); fptr_new_write_delete: new/delete
+//   std_naive  int_flush with std::ofstream overwriting the file, no fsync
+//              (torn or lost on a crash; for reference only)
+//   boost_ipc  Boost.Interprocess managed_mapped_file (rbtree best-fit
+//              allocator, process-shared mutex); sync_4k_dirty: msync(MS_SYNC)
+//              of the segment (durable once it returns, but not atomic: a
+//              crash during it can leave any mix of old and new pages)
+// "Faster" is less time per iteration.
+#include "common.hpp"
+
+#include <fl/persist.hpp>
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#if defined(FL_BENCH_HAVE_BOOST)
+#include <boost/interprocess/managed_mapped_file.hpp>
+#endif
+
+namespace {
+
+namespace fs = std::filesystem;
+
+class scratch {
+ public:
+  static const scratch& get() {
+    static const scratch s;
+    return s;
+  }
+  fs::path operator/(const char* name) const { return dir_ / name; }
+
+ private:
+  scratch() {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string tmpl = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/fl_persist_benchXXXXXX";
+    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("persist_bench: mkdtemp failed");
+    dir_ = tmpl;
+  }
+  ~scratch() {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  fs::path dir_;
+};
+
+struct obj32 {
+  std::uint64_t a, b, c, d;
+};
+static_assert(sizeof(obj32) == 32);
+
+// ---- int_assign / int_flush ----------------------------------------------------
+
+void bm_int_assign_fl(benchmark::State& st) {
+  fl::persist<int> p(scratch::get() / "assign_fl");
+  int v = static_cast<int>(fl_bench::seed() & 0xFFFF);
+  for (auto _ : st) {
+    p = ++v;
+    benchmark::DoNotOptimize(*p);
+  }
+  fs::remove(p.path());
+}
+
+void bm_int_assign_std(benchmark::State& st) {
+  int x = 0;
+  int v = static_cast<int>(fl_bench::seed() & 0xFFFF);
+  for (auto _ : st) {
+    x = ++v;
+    benchmark::DoNotOptimize(x);
+  }
+}
+
+void bm_int_flush_fl(benchmark::State& st) {
+  fl::persist<int> p(scratch::get() / "flush_fl");
+  int v = static_cast<int>(fl_bench::seed() & 0xFFFF);
+  for (auto _ : st) {
+    p = ++v;
+    p.flush();
+  }
+}
+
+void fsync_path(const fs::path& p, int flags) {
+  const int fd = ::open(p.c_str(), flags | O_CLOEXEC);
+  if (fd < 0 || ::fsync(fd) != 0) throw std::runtime_error("persist_bench: fsync failed");
+  ::close(fd);
+}
+
+void bm_int_flush_std(benchmark::State& st) {
+  const fs::path path = scratch::get() / "flush_std";
+  fs::path tmp = path;
+  tmp += ".tmp";
+  int v = static_cast<int>(fl_bench::seed() & 0xFFFF);
+  for (auto _ : st) {
+    ++v;
+    {
+      std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+      out.write(reinterpret_cast<const char*>(&v), sizeof v);
+    }
+    fsync_path(tmp, O_RDONLY);
+    fs::rename(tmp, path);
+    fsync_path(path.parent_path(), O_RDONLY | O_DIRECTORY);
+  }
+}
+
+void bm_int_flush_std_naive(benchmark::State& st) {
+  const fs::path path = scratch::get() / "flush_naive";
+  int v = static_cast<int>(fl_bench::seed() & 0xFFFF);
+  for (auto _ : st) {
+    ++v;
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(reinterpret_cast<const char*>(&v), sizeof v);
+  }
+}
+
+// ---- fptr_new_write_delete_1000 ---------------------------------------------------
+
+constexpr std::size_t cycles = 1000;
+
+void bm_cycles_fl(benchmark::State& st) {
+  const fs::path path = scratch::get() / "cycles_fl";
+  fl::mapped_space s(path);
+  std::unique_ptr<fl::fptr<obj32>[]> ptrs(new fl::fptr<obj32>[cycles]);
+  const std::size_t n = fl_bench::runtime_count(cycles);
+  std::uint64_t v = fl_bench::seed();
+  for (auto _ : st) {
+    for (std::size_t i = 0; i < n; ++i) {
+      const fl::fptr<obj32> p = s.make<obj32>();
+      obj32* o = s.get(p);
+      o->a = ++v;
+      o->d = v;
+      ptrs[i] = p;
+    }
+    benchmark::DoNotOptimize(s.get(ptrs[n - 1])->a);
+    for (std::size_t i = 0; i < n; ++i) s.destroy(ptrs[i]);
+  }
+  fl_bench::set_items(st, cycles);
+}
+
+void bm_cycles_std(benchmark::State& st) {
+  std::unique_ptr<obj32*[]> ptrs(new obj32*[cycles]);
+  const std::size_t n = fl_bench::runtime_count(cycles);
+  std::uint64_t v = fl_bench::seed();
+  for (auto _ : st) {
+    for (std::size_t i = 0; i < n; ++i) {
+      obj32* o = new obj32;
+      o->a = ++v;
+      o->d = v;
+      ptrs[i] = o;
+      benchmark::DoNotOptimize(o);
+    }
+    benchmark::DoNotOptimize(ptrs[n - 1]->a);
+    for (std::size_t i = 0; i < n; ++i) delete ptrs[i];
+  }
+  fl_bench::set_items(st, cycles);
+}
+
+#if defined(FL_BENCH_HAVE_BOOST)
+namespace bip = boost::interprocess;
+
+void bm_cycles_boost(benchmark::State& st) {
+  const fs::path path = scratch::get() / "cycles_boost";
+  fs::remove(path);
+  bip::managed_mapped_file seg(bip::create_only, path.c_str(), 1 << 20);
+  std::unique_ptr<obj32*[]> ptrs(new obj32*[cycles]);
+  const std::size_t n = fl_bench::runtime_count(cycles);
+  std::uint64_t v = fl_bench::seed();
+  for (auto _ : st) {
+    for (std::size_t i = 0; i < n; ++i) {
+      obj32* o = static_cast<obj32*>(seg.allocate(sizeof(obj32)));
+      o->a = ++v;
+      o->d = v;
+      ptrs[i] = o;
+    }
+    benchmark::DoNotOptimize(ptrs[n - 1]->a);
+    for (std::size_t i = 0; i < n; ++i) seg.deallocate(ptrs[i]);
+  }
+  fl_bench::set_items(st, cycles);
+}
+#endif
+
+// ---- sync_4k_dirty ---------------------------------------------------------------
+
+constexpr std::size_t page = 4096;
+
+void bm_sync_fl(benchmark::State& st) {
+  const fs::path path = scratch::get() / "sync_fl";
+  fs::remove(path);
+  fl::mapped_space s(path);
+  const fl::fptr<char> buf = s.allocate(page, page).cast<char>();
+  s.sync();
+  std::uint64_t v = fl_bench::seed();
+  for (auto _ : st) {
+    ++v;
+    char* p = s.get(buf);
+    for (std::size_t i = 0; i < page; i += 8) std::memcpy(p + i, &v, 8);
+    s.sync();
+  }
+  fl_bench::set_bytes(st, page);
+}
+
+#if defined(FL_BENCH_HAVE_BOOST)
+void bm_sync_boost(benchmark::State& st) {
+  const fs::path path = scratch::get() / "sync_boost";
+  fs::remove(path);
+  bip::managed_mapped_file seg(bip::create_only, path.c_str(), 1 << 20);
+  char* p = static_cast<char*>(seg.allocate_aligned(page, page));
+  // flush() is msync(MS_ASYNC), which returns before the disk has the data;
+  // the durable equivalent is MS_SYNC over the segment.
+  auto* const addr = static_cast<char*>(seg.get_address());
+  char* const start = addr - reinterpret_cast<std::uintptr_t>(addr) % page;
+  const std::size_t len = seg.get_size() + static_cast<std::size_t>(addr - start);
+  std::uint64_t v = fl_bench::seed();
+  for (auto _ : st) {
+    ++v;
+    for (std::size_t i = 0; i < page; i += 8) std::memcpy(p + i, &v, 8);
+    if (::msync(start, len, MS_SYNC) != 0) throw std::runtime_error("persist_bench: msync failed");
+  }
+  fl_bench::set_bytes(st, page);
+}
+#endif
+
+// ---- reopen_1gb --------------------------------------------------------------------
+
+constexpr std::uint64_t gib = std::uint64_t{1} << 30;
+
+void bm_reopen_fl(benchmark::State& st) {
+  const fs::path path = scratch::get() / "reopen_fl";
+  {
+    fs::remove(path);
+    fl::mapped_space s(path);
+    s.allocate(gib - (std::uint64_t{1} << 20));  // one block: the file is 1 GiB
+    const fl::fptr<obj32> root = s.make<obj32>(obj32{fl_bench::seed(), 0, 0, 0});
+    s.set_root(root);
+    s.sync();
+    if (s.stats().file_bytes < gib) throw std::runtime_error("persist_bench: space smaller than 1 GiB");
+  }
+  for (auto _ : st) {
+    fl::mapped_space s(path, {.mode = fl::open_mode::open_existing});
+    benchmark::DoNotOptimize(s.get(s.root<obj32>())->a);
+  }
+}
+
+#if defined(FL_BENCH_HAVE_BOOST)
+void bm_reopen_boost(benchmark::State& st) {
+  const fs::path path = scratch::get() / "reopen_boost";
+  {
+    fs::remove(path);
+    bip::managed_mapped_file seg(bip::create_only, path.c_str(), gib);
+    seg.construct<obj32>("root")(obj32{fl_bench::seed(), 0, 0, 0});
+    seg.flush();
+  }
+  for (auto _ : st) {
+    bip::managed_mapped_file seg(bip::open_only, path.c_str());
+    benchmark::DoNotOptimize(seg.find<obj32>("root").first->a);
+  }
+}
+#endif
+
+const bool registered = [] {
+  fl_bench::reg("persist/int_assign/fl", bm_int_assign_fl);
+  fl_bench::reg("persist/int_assign/std", bm_int_assign_std);
+  fl_bench::reg("persist/int_flush/fl", bm_int_flush_fl)->Unit(benchmark::kMicrosecond);
+  fl_bench::reg("persist/int_flush/std", bm_int_flush_std)->Unit(benchmark::kMicrosecond);
+  fl_bench::reg("persist/int_flush/std_naive", bm_int_flush_std_naive)->Unit(benchmark::kMicrosecond);
+  fl_bench::reg("persist/fptr_new_write_delete_1000/fl", bm_cycles_fl)->Unit(benchmark::kMicrosecond);
+#if defined(FL_BENCH_HAVE_BOOST)
+  fl_bench::reg("persist/fptr_new_write_delete_1000/boost_ipc", bm_cycles_boost)->Unit(benchmark::kMicrosecond);
+#endif
+  fl_bench::reg("persist/fptr_new_write_delete_1000/std", bm_cycles_std)->Unit(benchmark::kMicrosecond);
+  fl_bench::reg("persist/sync_4k_dirty/fl", bm_sync_fl)->Unit(benchmark::kMicrosecond);
+#if defined(FL_BENCH_HAVE_BOOST)
+  fl_bench::reg("persist/sync_4k_dirty/boost_ipc", bm_sync_boost)->Unit(benchmark::kMicrosecond);
+#endif
+  fl_bench::reg("persist/reopen_1gb/fl", bm_reopen_fl)->Unit(benchmark::kMicrosecond);
+#if defined(FL_BENCH_HAVE_BOOST)
+  fl_bench::reg("persist/reopen_1gb/boost_ipc", bm_reopen_boost)->Unit(benchmark::kMicrosecond);
+#endif
+  return true;
+}();
+
+}  // namespace

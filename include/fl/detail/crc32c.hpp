@@ -1,0 +1,18 @@
+// fl/detail/crc32c.hpp: CRC-32C (Castagnoli, the iSCSI/ext4 polynomial
+// 0x1EDC6F41, reflected), the checksum of every persistence file. Runs on the
+// SSE4.2 crc32 instruction where the CPU has it (about 8 bytes per cycle,
+// src/crc32c_sse42.cpp), else on a byte table (src/crc32c.cpp).
+//
+// Threads: pure function; safe anywhere.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace fl::detail {
+
+// The CRC-32C of `n` bytes at `data`, continuing from `crc` (the result of
+// the previous piece; 0 to start). crc32c("123456789", 9) == 0xE3069283.
+std::uint32_t crc32c(const void* data, std::size_t n, std::uint32_t crc = 0) noexcept;
+
+}  // namespace fl::detail

@@ -1,0 +1,164 @@
+// fl/detail/persist_format.hpp: the on-disk formats of the persistence layer,
+// stated once: the fl::persist<T> value file, the fl::mapped_space meta page,
+// block header and size classes, and its redo log. src/persist.cpp and
+// src/mapped_space.cpp read and write files only through these types; tests
+// and fuzz targets use them to build damaged and foreign files.
+//
+// Every format is native (byte order and word size of the writer); each
+// header records both, and a reader refuses a file whose marks differ from
+// its own rather than misreading it. Every field is checked before use.
+//
+// Threads: constants and plain structs.
+#pragma once
+
+#include <fl/detail/crc32c.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+namespace fl::detail {
+
+// Written as a native u32; reads back as 0x04030201 on a machine of the other
+// byte order.
+inline constexpr std::uint32_t byte_order_mark = 0x01020304u;
+inline constexpr std::uint32_t word_bits = sizeof(void*) * 8;
+
+// ---- fl::persist<T> value file -------------------------------------------
+// [value_header: 40 bytes][the value: value_size bytes]; nothing else, so the
+// file size is exactly 40 + value_size.
+inline constexpr char value_magic[8] = {'f', 'l', '.', 'p', 'v', 'a', 'l', '\0'};
+inline constexpr std::uint32_t value_format_version = 1;
+
+struct value_header {
+  char magic[8];
+  std::uint32_t format_version;
+  std::uint32_t byte_order;
+  std::uint64_t value_size;  // sizeof(T)
+  std::uint64_t type_tag;    // chosen by the user, 0 by default
+  std::uint32_t crc;         // CRC-32C of bytes [0, 32) then of the value
+  std::uint32_t reserved;    // 0
+};
+static_assert(sizeof(value_header) == 40 && std::is_trivially_copyable_v<value_header>);
+inline constexpr std::size_t value_crc_span = 32;  // header bytes the CRC covers
+
+// ---- fl::mapped_space data file ------------------------------------------
+// Offsets are bytes from the start of the file; the mapping starts at 0, so
+// an fptr's offset is its file offset.
+//   [0, 4096)       meta slot 0   (written by commits of even generation)
+//   [4096, 8192)    meta slot 1   (odd generation)
+//   [8192, top)     blocks, carved in order; the first at 8200
+//   [top, size)     zeros, not yet carved
+// A block starts at an offset = 8 (mod 16) with an 8-byte block_header, so
+// payloads are 16-aligned; its size is its class's size (header included).
+inline constexpr std::uint64_t space_page = 4096;  // unit of meta slots, CRC table, growth
+inline constexpr std::uint64_t space_data_start = 2 * space_page;
+inline constexpr std::uint64_t space_first_block = space_data_start + 8;
+inline constexpr std::uint32_t space_format_version = 1;
+inline constexpr char space_magic[8] = {'f', 'l', '.', 's', 'p', 'a', 'c', 'e'};
+inline constexpr char log_magic[8] = {'f', 'l', '.', 's', 'l', 'o', 'g', '\0'};
+
+// Size classes: 16, 32, ..., 128 (8 classes), then 4 per doubling (2^k +
+// j * 2^(k-2), j = 1..4) up to 2^46. A request of n bytes (header included)
+// takes the smallest class >= n: at most 25% slack above 128 bytes.
+inline constexpr unsigned space_class_count = 8 + 4 * (46 - 7);
+inline constexpr std::uint64_t space_max_block = std::uint64_t{1} << 46;
+
+constexpr std::uint64_t class_size(unsigned c) noexcept {
+  if (c < 8) return 16 * (std::uint64_t{c} + 1);
+  const unsigned k = 7 + (c - 8) / 4;
+  const unsigned j = (c - 8) % 4 + 1;
+  return (std::uint64_t{1} << k) + j * (std::uint64_t{1} << (k - 2));
+}
+// The class of a block of n bytes (1 <= n <= space_max_block).
+constexpr unsigned size_class(std::uint64_t n) noexcept {
+  if (n <= 128) return n == 0 ? 0 : static_cast<unsigned>((n + 15) / 16 - 1);
+  const unsigned k = 63 - static_cast<unsigned>(__builtin_clzll(n - 1));  // 2^k < n <= 2^(k+1)
+  const std::uint64_t step = std::uint64_t{1} << (k - 2);
+  const std::uint64_t j = (n - (std::uint64_t{1} << k) + step - 1) / step;  // 1..4
+  return 8 + (k - 7) * 4 + static_cast<unsigned>(j - 1);
+}
+static_assert(class_size(size_class(129)) == 160 && class_size(size_class(256)) == 256 &&
+              class_size(size_class(257)) == 320 && class_size(space_class_count - 1) == space_max_block);
+
+// Block header: word = tag << 16 | class. A live block's tag is block_live,
+// a freed one's block_free; a free block keeps the offset of the next free
+// block of its class (0 ends the list) in the 8 bytes after its header. An
+// allocation aligned above 16 puts a second, live header just before its
+// payload whose `back` is the distance to the block's own header (0 there).
+inline constexpr std::uint32_t block_live = 0xA11Cu;
+inline constexpr std::uint32_t block_free = 0xF4EEu;
+struct block_header {
+  std::uint32_t word;
+  std::uint32_t back;
+  std::uint32_t tag() const noexcept { return word >> 16; }
+  unsigned cls() const noexcept { return word & 0xFFFFu; }
+  static block_header make(std::uint32_t tag, unsigned cls, std::uint32_t back = 0) noexcept {
+    return block_header{tag << 16 | cls, back};
+  }
+};
+static_assert(sizeof(block_header) == 8);
+
+// The allocator's state: kept in memory while the space is open, written into
+// a meta slot by each commit.
+struct space_alloc_state {
+  std::uint64_t top;          // first byte not yet carved (= 8 mod 16)
+  std::uint64_t root;         // the root fptr's offset, 0 for null
+  std::uint64_t used_bytes;   // bytes of live blocks
+  std::uint64_t free_bytes;   // bytes of blocks on free lists
+  std::uint64_t live_blocks;
+  std::uint64_t free_blocks;
+  std::uint64_t crc_table;        // payload offset of the page-CRC table (page-aligned), 0: none
+  std::uint64_t crc_table_bytes;  // its capacity in bytes (whole pages)
+  std::uint64_t free_heads[space_class_count];
+};
+
+// A meta slot. Valid when the magic, marks and CRC match and every field
+// passes the checks of src/mapped_space.cpp (validate_meta).
+struct space_meta {
+  char magic[8];
+  std::uint32_t format_version;
+  std::uint32_t byte_order;
+  std::uint32_t word_bits;
+  std::uint32_t page_size;      // space_page
+  std::uint32_t class_count;    // space_class_count
+  std::uint32_t table_crc;      // CRC-32C of the page-CRC table's first file_size/4096 entries
+  std::uint64_t uuid;           // random, fixed at creation; ties the log to the file
+  std::uint64_t generation;     // commits so far; slot = generation % 2
+  std::uint64_t file_size;      // committed data file size (multiple of space_page)
+  space_alloc_state alloc;
+  std::uint32_t crc;            // CRC-32C of every byte before this field
+  std::uint32_t reserved;
+};
+static_assert(std::is_trivially_copyable_v<space_meta> && sizeof(space_meta) <= space_page);
+inline constexpr std::size_t meta_crc_span = offsetof(space_meta, crc);
+
+// ---- redo log "<path>-log" -----------------------------------------------
+//   [0, 4096)           log_header, then the new meta (at offset 1024)
+//   [4096, 4096 + 16n)  n extents: file offset and length, both multiples of 4096
+//   data                the extents' bytes, in order, from the next 4096 boundary
+struct log_header {
+  char magic[8];
+  std::uint32_t format_version;
+  std::uint32_t byte_order;
+  std::uint64_t uuid;          // the data file's
+  std::uint64_t generation;    // the commit it holds (= meta.generation)
+  std::uint64_t extent_count;
+  std::uint64_t data_bytes;    // sum of extent lengths
+  std::uint32_t body_crc;      // CRC-32C of the extent table, then of the data
+  std::uint32_t header_crc;    // CRC-32C of bytes [0, 52) and of the meta image
+};
+static_assert(sizeof(log_header) == 56);
+inline constexpr std::size_t log_header_crc_span = offsetof(log_header, header_crc);
+inline constexpr std::uint64_t log_meta_offset = 1024;
+inline constexpr std::uint64_t log_extents_offset = space_page;
+struct log_extent {
+  std::uint64_t offset;
+  std::uint64_t length;
+};
+static_assert(sizeof(log_extent) == 16);
+
+constexpr std::uint64_t round_up(std::uint64_t n, std::uint64_t a) noexcept { return (n + a - 1) / a * a; }
+
+}  // namespace fl::detail

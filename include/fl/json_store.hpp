@@ -1,0 +1,228 @@
+// fl/json_store.hpp: a JSON document that lives in a file and opens without
+// parsing. import() parses RFC 8259 text once (simdjson, with a strict
+// fallback parser that names the byte and the reason of any error) into the
+// store file; open() maps that file and is O(1) in the document size; reads
+// (find, json_value) return views into the mapping without copying; set() and
+// erase() append the changed value and the containers on its path; sync()
+// commits. Use nlohmann::json or simdjson instead for a document that is read
+// once and thrown away.
+//
+// Crash guarantee: after sync() returns, a crash (of the process, or of the
+// machine) never loses what it committed; until then the file holds the
+// previous commit. Edits not synced are dropped when the store is destroyed.
+// Damage: every committed page carries a CRC32C, verified the first time a
+// read touches it; damage in a string, a number or the structure raises
+// fl::persist_error, never a different value. One exception, which a commit
+// protocol with one fdatasync cannot tell from a torn commit: damage to the
+// newest commit record, or to the pages of the newest commit when it was a
+// small one (see sync()), makes open() return the previous commit.
+// Layout: fl/detail/json_format.hpp.
+//
+// Numbers: integers in [INT64_MIN, UINT64_MAX] are exact; other numbers are
+// doubles (shortest round-trip text on dump; an integral double keeps a ".0"
+// so it re-parses as a double); a number whose value is beyond the range of a
+// double is kept as its text, exactly.
+//
+// Threads: a json_store and the json_values taken from it may be used by one
+// thread at a time (reads record which pages they verified). Views
+// (json_value, string_views from it) are valid until the next set/erase/sync
+// or the store's destruction.
+#pragma once
+
+#include <fl/detail/json_format.hpp>
+#include <fl/persist_error.hpp>
+#include <fl/string.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <iterator>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace fl {
+
+// Invalid JSON text: offset() is the byte of the input where the text stops
+// being JSON, reason() says why ("invalid escape", "invalid UTF-8", ...).
+class json_error : public std::runtime_error {
+ public:
+  json_error(std::size_t offset, const std::string& reason);
+  std::size_t offset() const noexcept { return offset_; }
+  const std::string& reason() const noexcept { return reason_; }
+
+ private:
+  std::size_t offset_;
+  std::string reason_;
+};
+
+// (GCC's -Wshadow counts the scoped enumerator `string` as shadowing fl::string.)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wshadow"
+enum class json_type : std::uint8_t { null, boolean, number, string, array, object };
+#pragma GCC diagnostic pop
+
+namespace detail::json {
+class store_file;
+}
+
+class json_value;
+struct json_member;
+
+// A view of one value in a json_store. Typed reads throw std::invalid_argument
+// when the value has another type (and as_int64/as_uint64 when the number is
+// not an integer in range); reads that meet damage throw fl::persist_error.
+class json_value {
+ public:
+  json_type type() const noexcept;
+  bool is_null() const noexcept { return type() == json_type::null; }
+  bool is_object() const noexcept { return type() == json_type::object; }
+  bool is_array() const noexcept { return type() == json_type::array; }
+
+  bool as_bool() const;
+  std::int64_t as_int64() const;
+  std::uint64_t as_uint64() const;
+  double as_double() const;  // any number (a number kept as text: its nearest double)
+  std::string_view as_string_view() const;  // a view into the mapped file
+
+  // Members of an object, elements of an array, 0 for other values.
+  std::size_t size() const noexcept { return is_container() ? ref_.n : 0; }
+  // Element i of an array; throws std::out_of_range past the end.
+  json_value operator[](std::size_t i) const;
+  // The member named `key` of an object (the last one, if the key repeats);
+  // O(log n) for objects of 16 or more members, a scan below that.
+  std::optional<json_value> find(std::string_view key) const;
+  // The value at an RFC 6901 pointer relative to this one.
+  std::optional<json_value> at_pointer(std::string_view json_pointer) const;
+
+  class element_iterator;
+  class member_iterator;
+  struct element_range;
+  struct member_range;
+  element_range elements() const;  // an array's elements (empty for other values)
+  member_range members() const;    // an object's members in document order
+
+  // This value as RFC 8259 text.
+  fl::string dump() const;
+
+ private:
+  friend class json_store;
+  friend class detail::json::store_file;
+  json_value(const detail::json::store_file* f, detail::json::json_ref r, std::uint64_t limit) noexcept
+      : file_(f), ref_(r), limit_(limit) {}
+  bool is_container() const noexcept {
+    return ref_.k == static_cast<std::uint8_t>(detail::json::kind::array) ||
+           ref_.k == static_cast<std::uint8_t>(detail::json::kind::object);
+  }
+  json_value element(std::size_t i) const;
+  json_member member(std::size_t i) const;
+
+  const detail::json::store_file* file_;
+  detail::json::json_ref ref_;
+  std::uint64_t limit_;  // everything this value refers to lies below this offset
+};
+
+struct json_member {
+  std::string_view key;
+  json_value value;
+};
+
+class json_value::element_iterator {
+ public:
+  using iterator_category = std::input_iterator_tag;
+  using value_type = json_value;
+  using difference_type = std::ptrdiff_t;
+  element_iterator(const json_value* v, std::size_t i) noexcept : v_(v), i_(i) {}
+  json_value operator*() const { return v_->element(i_); }
+  element_iterator& operator++() noexcept { ++i_; return *this; }
+  bool operator==(const element_iterator& o) const noexcept { return i_ == o.i_; }
+
+ private:
+  const json_value* v_;
+  std::size_t i_;
+};
+
+class json_value::member_iterator {
+ public:
+  using iterator_category = std::input_iterator_tag;
+  using value_type = json_member;
+  using difference_type = std::ptrdiff_t;
+  member_iterator(const json_value* v, std::size_t i) noexcept : v_(v), i_(i) {}
+  json_member operator*() const { return v_->member(i_); }
+  member_iterator& operator++() noexcept { ++i_; return *this; }
+  bool operator==(const member_iterator& o) const noexcept { return i_ == o.i_; }
+
+ private:
+  const json_value* v_;
+  std::size_t i_;
+};
+
+struct json_value::element_range {
+  json_value v;
+  element_iterator begin() const noexcept { return {&v, 0}; }
+  element_iterator end() const noexcept { return {&v, v.is_array() ? v.size() : 0}; }
+};
+struct json_value::member_range {
+  json_value v;
+  member_iterator begin() const noexcept { return {&v, 0}; }
+  member_iterator end() const noexcept { return {&v, v.is_object() ? v.size() : 0}; }
+};
+
+inline json_value::element_range json_value::elements() const { return {*this}; }
+inline json_value::member_range json_value::members() const { return {*this}; }
+
+class json_store {
+ public:
+  // Parses `json_text` (exactly RFC 8259: UTF-8, one value, whitespace around
+  // it) into a new store for `file`. Throws fl::json_error for invalid text,
+  // before any file is touched. The store is built in `file` + ".tmp"; the
+  // first sync() makes it durable and renames it to `file` (an existing file
+  // there stays as it was until then). Throws std::system_error on I/O errors.
+  static json_store import(std::string_view json_text, const std::filesystem::path& file);
+
+  // Opens a store written by sync(): maps the file, reads its commit record
+  // and the page checksum table; no parsing, O(1) in the document size.
+  // Throws fl::persist_error for a file that is not a store, truncated or
+  // damaged; std::system_error if it cannot be opened.
+  static json_store open(const std::filesystem::path& file);
+
+  json_store(json_store&&) noexcept;
+  json_store& operator=(json_store&&) noexcept;
+  ~json_store();
+
+  // The whole document as RFC 8259 text (member order kept, no whitespace).
+  fl::string dump() const;
+  // The value at an RFC 6901 pointer ("" is the whole document, "/a/0",
+  // "~0" is '~' and "~1" is '/'), as JSON text; nullopt if nothing is there.
+  // Throws std::invalid_argument for a malformed pointer.
+  std::optional<fl::string> at(std::string_view json_pointer) const;
+  // The same lookup as a view, without copying anything out of the map.
+  std::optional<json_value> find(std::string_view json_pointer) const;
+  json_value root() const;
+
+  // Puts the value `json_text` at the pointer: replaces an existing member or
+  // element, adds a member to an object, appends to an array at index size()
+  // or "-". Throws fl::json_error for invalid text, std::out_of_range if the
+  // parent does not exist or is not a container, or the index is past the end;
+  // the document is unchanged after a throw.
+  void set(std::string_view json_pointer, std::string_view json_text);
+  // Removes the member or element at the pointer; false if there is none
+  // (and for "", the whole document, which cannot be removed).
+  bool erase(std::string_view json_pointer);
+  // Commits every edit since the last sync (or the import): after it returns
+  // a crash never loses them. Costs the changed pages plus the checksum table
+  // (4 bytes per page of the file) and one fdatasync (two for large commits).
+  void sync();
+
+  const std::filesystem::path& path() const noexcept;
+  // Bytes the store file holds after the last commit (history included).
+  std::uint64_t file_bytes() const noexcept;
+
+ private:
+  explicit json_store(std::unique_ptr<detail::json::store_file> f) noexcept;
+  std::unique_ptr<detail::json::store_file> file_;
+};
+
+}  // namespace fl

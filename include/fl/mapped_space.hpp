@@ -1,0 +1,336 @@
+// fl/mapped_space.hpp: a file-backed, memory-mapped address space that
+// survives restarts and crashes, with an allocator inside it, offset pointers
+// into it (fl::fptr<T>) and a string that lives in it (fl::pstring).
+//
+//   fl::mapped_space space("/var/lib/app/state.fl");   // open or create
+//   auto root = space.root<counters>();
+//   if (!root) { root = space.make<counters>(); space.set_root(root); }
+//   space.get(root)->hits += 1;                          // a plain pointer
+//   space.sync();                                        // commit
+//
+// Use it for state that is read and changed in place between runs (indexes,
+// counters, documents) without parsing at start-up. For one small value,
+// fl::persist<T> (fl/persist.hpp) is simpler.
+//
+// Commits. The file is mapped privately: changes made through pointers stay
+// in this process until sync(), which writes every page changed since the
+// previous commit to a redo log beside the file ("<path>-log"), makes it
+// durable, then writes the pages to their place in the file and makes that
+// durable. After sync() returns, a crash (of the process or of the machine)
+// loses nothing it committed; a crash before it returns leaves the previous
+// commit, which the next open restores or completes from the log. Closing the
+// space (the destructor) without sync() discards the changes since the last
+// commit, as rollback() does. docs/design.md ("Persistence") gives the file
+// layout and the cost of a commit.
+//
+// Files: "<path>" and "<path>-log" together are the space; copy or move them
+// together (the log matters only after a crash, and open() checks that it
+// belongs to the file). The header records the format version, the byte order
+// and the word size; a file from an incompatible build, a damaged file and a
+// file of another kind are refused with fl::persist_error naming the path and
+// the reason, and are never changed by a failed open.
+//
+// Pointers. fptr<T> is an offset from the start of the file: it stays valid
+// across processes, restarts and growth. A raw T* from get() is valid until
+// the space is closed or moved-from, or until remap_count() changes: growth
+// extends the mapping in place inside an address range reserved at open
+// (mapped_space_options::reserve, by default 64 GiB or four times the file,
+// whichever is larger), and only growth past that range moves the mapping,
+// which increments remap_count(). sync() and allocation within the range never
+// move anything. rollback() keeps addresses but restores the committed bytes.
+//
+// What may live in the space: trivially copyable types whose pointers to other
+// objects in the space are fptr<T> (never raw pointers, which differ between
+// processes), pstring, and arrays of them. The format is native: a file
+// written on a machine of other byte order or word size is refused.
+//
+// Threads and processes: one process has a space open at a time (open() takes
+// an exclusive lock on the file and throws fl::persist_error if another
+// process holds it). Within that process, calls that allocate, free, sync,
+// roll back or set the root need exclusive access to the space; get(),
+// root(), stats() and reads of objects may run concurrently with each other.
+#pragma once
+
+#include <fl/persist_error.hpp>
+#include <fl/string.hpp>
+
+#include <compare>
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <new>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+namespace fl {
+
+class mapped_space;
+
+namespace detail {
+struct space_state;
+}  // namespace detail
+
+// An offset pointer into a mapped_space: 8 bytes, the byte offset of the
+// object from the start of the file. The null fptr holds 0; offset 0 is the
+// file's first meta page, where no object is ever placed, so null is distinct
+// from every object's offset. It compares and hashes as its offset.
+// Conversion to a raw pointer goes through the space (mapped_space::get).
+template <class T>
+class fptr {
+ public:
+  using element_type = T;
+
+  constexpr fptr() noexcept = default;
+  constexpr fptr(std::nullptr_t) noexcept {}
+  // An fptr to the object at `offset` (no check here; get() checks bounds).
+  constexpr explicit fptr(std::uint64_t offset) noexcept : off_(offset) {}
+  // Like T* from U*: derived to base, T* to void*, adding const.
+  template <class U>
+    requires(!std::is_same_v<U, T> && std::is_convertible_v<U*, T*>)
+  constexpr fptr(fptr<U> other) noexcept : off_(other.offset()) {}
+
+  constexpr std::uint64_t offset() const noexcept { return off_; }
+  constexpr explicit operator bool() const noexcept { return off_ != 0; }
+
+  // The same offset seen as another type (as static_cast from void*).
+  template <class U>
+  constexpr fptr<U> cast() const noexcept {
+    return fptr<U>(off_);
+  }
+
+  // Element arithmetic for arrays allocated in the space (T not void).
+  template <class U = T>
+    requires(!std::is_void_v<U>)
+  constexpr fptr operator+(std::ptrdiff_t n) const noexcept {
+    return fptr(off_ + static_cast<std::uint64_t>(n) * sizeof(U));
+  }
+
+  friend constexpr bool operator==(fptr a, fptr b) noexcept = default;
+  friend constexpr auto operator<=>(fptr a, fptr b) noexcept = default;
+
+ private:
+  std::uint64_t off_ = 0;
+};
+static_assert(sizeof(fptr<int>) == 8 && std::is_trivially_copyable_v<fptr<int>>);
+
+enum class open_mode {
+  open_or_create,  // open the file, or create an empty space if it is missing
+  open_existing,   // a missing file throws persist_error
+  create_new,      // an existing file throws persist_error
+};
+
+struct mapped_space_options {
+  open_mode mode = open_mode::open_or_create;
+  // Bytes of address space reserved at open for growth in place (rounded up
+  // to pages); 0 picks max(64 GiB, 4 x file size). Growth past it moves the
+  // mapping once (remap_count() + 1) into a range twice the new size.
+  std::uint64_t reserve = 0;
+  // true: sync() waits for the disk (fdatasync), so a commit survives power
+  // loss. false: sync() still writes the log and the pages in order, so a
+  // commit survives the death of the process, but not of the machine.
+  bool durable = true;
+};
+
+struct space_stats {
+  std::uint64_t file_bytes = 0;   // size of the data file now
+  std::uint64_t top = 0;          // end of the part the allocator has carved
+  std::uint64_t used_bytes = 0;   // bytes in live blocks (size class, with headers)
+  std::uint64_t free_bytes = 0;   // bytes in freed blocks kept for reuse
+  std::uint64_t live_blocks = 0;  // allocate() calls not yet deallocated
+  std::uint64_t generation = 0;   // commits so far (1 after creation)
+  std::uint64_t remap_count = 0;  // times growth moved the mapping
+  std::uint64_t last_sync_pages = 0;  // pages the last sync() wrote
+};
+
+class mapped_space {
+ public:
+  // Opens the space at `path` (and its log "<path>-log"), creating it per
+  // options.mode. An existing file is checked before anything is mapped:
+  // magic, format version, byte order, word size, page size, both meta
+  // pages' checksums, every allocator field against the file size; a valid
+  // log left by a crash during sync() is replayed. Cost: O(1) in the file's
+  // size (two pages read, nothing scanned) plus the replay, if any.
+  // Throws persist_error (damaged, foreign or incompatible file, locked by
+  // another process, I/O error), std::bad_alloc.
+  explicit mapped_space(const std::filesystem::path& path, const mapped_space_options& options = {});
+  mapped_space(mapped_space&& other) noexcept;
+  mapped_space& operator=(mapped_space&& other) noexcept;
+  mapped_space(const mapped_space&) = delete;
+  mapped_space& operator=(const mapped_space&) = delete;
+  // Unmaps and unlocks; changes since the last sync() are discarded.
+  ~mapped_space();
+
+  // True if this open created the file (open_or_create on a missing file,
+  // or create_new): the place to build the initial objects and set_root().
+  bool created() const noexcept;
+  const std::filesystem::path& path() const noexcept;
+
+  // A block of at least `bytes` bytes aligned to `align` (a power of two up
+  // to 4096), zero-filled if it was never used before, else holding what its
+  // last owner left. O(1) amortized: the request is rounded to one of ~170
+  // size classes (16-byte steps to 128, then 4 per doubling), taken from that
+  // class's free list or carved from the end, growing the file when needed.
+  // Throws std::invalid_argument (bad align), persist_error (the file cannot
+  // grow, or a free list in the file is damaged), std::bad_alloc.
+  fptr<void> allocate(std::size_t bytes, std::size_t align = alignof(std::max_align_t));
+  // Returns the block to its class's free list. O(1). Null does nothing.
+  // Throws std::invalid_argument if `p` is not a live block of this space
+  // (a double free included); the space is unchanged then.
+  void deallocate(fptr<void> p);
+  // Usable bytes of the live block `p` (at least what was asked).
+  std::size_t block_size(fptr<void> p) const;
+
+  // allocate + construct. T must be trivially copyable (its bytes are the
+  // file's bytes) and trivially destructible.
+  template <class T, class... Args>
+  fptr<T> make(Args&&... args);
+  template <class T>
+  void destroy(fptr<T> p) {
+    static_assert(std::is_trivially_destructible_v<T>);
+    deallocate(p);
+  }
+
+  // The object at `p`: nullptr for null. Throws persist_error if
+  // [offset, offset + sizeof(T)) is not inside the file (a damaged fptr).
+  // O(1), inline: one comparison and an addition.
+  template <class T>
+  T* get(fptr<T> p) const;
+  // The fptr of an object inside the mapping; throws std::invalid_argument
+  // for a pointer outside it.
+  template <class T>
+  fptr<T> to_fptr(const T* p) const;
+  // Is `p` inside the mapped file?
+  bool contains(const void* p) const noexcept {
+    const auto* b = static_cast<const std::byte*>(p);
+    return b >= base_ && b < base_ + size_;
+  }
+
+  // The root object: the one fptr the space remembers by name. Null in a new
+  // space. Part of the committed state (set_root then sync()).
+  void set_root(fptr<void> root);
+  template <class T = void>
+  fptr<T> root() const {
+    return root_offset().template cast<T>();
+  }
+
+  // Commits every change since the previous commit (see the file comment).
+  // Cost: the changed pages, found from the kernel's page tables
+  // (/proc/self/pagemap) without scanning memory, are written twice (log and
+  // place) with two fdatasyncs; nothing changed costs no I/O. Throws
+  // persist_error on an I/O error: the previous commit is then still the
+  // committed state on disk and the changes stay in memory (sync() may be
+  // retried).
+  void sync();
+  // Discards every change since the previous commit: objects, allocations
+  // and root return to the committed state; addresses stay valid.
+  void rollback();
+  // Checks the whole committed file: meta pages, every page's checksum (the
+  // meta keeps a CRC-32C per page, updated by sync()), every block header
+  // from the start to the allocator's end, and every free list (bounds,
+  // classes, no cycles). O(file size). Throws persist_error naming the first
+  // damage found. Call it on a space without uncommitted changes.
+  void verify() const;
+
+  space_stats stats() const;
+  std::uint64_t remap_count() const noexcept { return remaps_; }
+
+ private:
+  fptr<void> root_offset() const noexcept;
+  [[noreturn]] void bad_fptr(std::uint64_t offset, std::size_t bytes) const;
+
+  std::byte* base_ = nullptr;      // the mapping's start (file offset 0)
+  std::uint64_t size_ = 0;         // bytes of the file that are mapped
+  std::uint64_t remaps_ = 0;
+  std::unique_ptr<detail::space_state> st_;
+};
+
+template <class T, class... Args>
+fptr<T> mapped_space::make(Args&&... args) {
+  static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>,
+                "objects in a mapped_space are their bytes: trivially copyable and destructible");
+  const fptr<T> p = allocate(sizeof(T), alignof(T)).template cast<T>();
+  ::new (static_cast<void*>(base_ + p.offset())) T(std::forward<Args>(args)...);
+  return p;
+}
+
+template <class T>
+T* mapped_space::get(fptr<T> p) const {
+  constexpr std::size_t bytes = sizeof(std::conditional_t<std::is_void_v<T>, char, T>);
+  const std::uint64_t off = p.offset();
+  if (off == 0) return nullptr;
+  if (off > size_ || size_ - off < bytes) [[unlikely]]
+    bad_fptr(off, bytes);
+  return reinterpret_cast<T*>(base_ + off);
+}
+
+template <class T>
+fptr<T> mapped_space::to_fptr(const T* p) const {
+  if (p == nullptr) return {};
+  if (!contains(p)) throw std::invalid_argument("fl::mapped_space::to_fptr: pointer outside the space");
+  return fptr<T>(static_cast<std::uint64_t>(reinterpret_cast<const std::byte*>(p) - base_));
+}
+
+// A string that lives in a mapped_space: 24 bytes, trivially copyable, text
+// of up to 23 bytes inline, longer text in a block of the space. Any bytes.
+// It cannot find its space by itself (addresses differ between processes),
+// so every call that reads heap text or allocates takes the space; read it
+// through view(), which offers the whole read-only std::string_view
+// interface, and convert with to_string() / assign().
+//
+//   fptr<pstring> name = pstring::make(space, "Ada");
+//   space.get(name)->append(space, " Lovelace");
+//   fl::string copy = space.get(name)->to_string(space);
+//   pstring::destroy(space, name);
+//
+// A pstring that lives in the space stays correct if an allocation it makes
+// moves the mapping (it re-finds itself by offset), and `text` may point into
+// the same space.
+class pstring {
+ public:
+  constexpr pstring() noexcept : bytes_{} { bytes_[tag_byte] = inline_max; }
+
+  std::size_t size() const noexcept;
+  bool empty() const noexcept { return size() == 0; }
+  // The text; valid while the pointers of `space` are (see the file comment)
+  // and until this pstring is changed.
+  std::string_view view(const mapped_space& space) const;
+  fl::string to_string(const mapped_space& space) const { return fl::string(view(space)); }
+
+  // Replace or extend the text. Strong guarantee: on a throw
+  // (persist_error, std::bad_alloc) the text is unchanged. Appending grows
+  // the block geometrically (amortized O(1) per byte).
+  void assign(mapped_space& space, std::string_view text);
+  void append(mapped_space& space, std::string_view text);
+  // Frees the heap block, if any; the pstring is then empty.
+  void clear(mapped_space& space);
+
+  // A new pstring holding `text`, and its release (text and object).
+  static fptr<pstring> make(mapped_space& space, std::string_view text);
+  static void destroy(mapped_space& space, fptr<pstring> p);
+
+ private:
+  // Layout, 24 bytes, byte 23 is the tag:
+  //   inline: bytes 0..22 text, byte 23 = 23 - size (0..23, top bit clear)
+  //   heap:   bytes 0..7 offset of the text block, bytes 8..15 size,
+  //           byte 23 = heap_tag (0x80); the capacity is the block's size
+  static constexpr std::size_t tag_byte = 23;
+  static constexpr unsigned char inline_max = 23;
+  static constexpr unsigned char heap_tag = 0x80;
+
+  bool is_heap() const noexcept { return bytes_[tag_byte] == heap_tag; }
+  std::uint64_t heap_offset() const noexcept;
+  void set_heap(std::uint64_t offset, std::uint64_t size) noexcept;
+  void set_inline(std::string_view text) noexcept;
+
+  unsigned char bytes_[24];
+};
+static_assert(sizeof(pstring) == 24 && std::is_trivially_copyable_v<pstring>);
+
+}  // namespace fl
+
+template <class T>
+struct std::hash<fl::fptr<T>> {
+  std::size_t operator()(fl::fptr<T> p) const noexcept { return std::hash<std::uint64_t>{}(p.offset()); }
+};

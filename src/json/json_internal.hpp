@@ -1,0 +1,153 @@
+// src/json/json_internal.hpp: what the json_store sources share: the byte
+// buffer that new data is appended to, the builder that turns parse events
+// into store records, the parsers, and the output helpers.
+//
+// Threads: nothing here is shared between objects; one store_file is used by
+// one thread at a time (see fl/json_store.hpp).
+#pragma once
+
+#include <fl/detail/crc32c.hpp>
+#include <fl/json_store.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <new>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fl::detail::json {
+
+// A growable byte array that is never zero-filled (the builder writes every
+// byte it keeps), holding the bytes of file offsets [base, base + size).
+class byte_buffer {
+ public:
+  byte_buffer() = default;
+  byte_buffer(const byte_buffer&) = delete;
+  byte_buffer& operator=(const byte_buffer&) = delete;
+  ~byte_buffer() { std::free(p_); }
+
+  std::size_t size() const noexcept { return size_; }
+  unsigned char* data() noexcept { return p_; }
+  const unsigned char* data() const noexcept { return p_; }
+  void clear() noexcept { size_ = 0; }
+  void reserve(std::size_t n) {
+    if (n <= cap_) return;
+    std::size_t c = cap_ ? cap_ : 4096;
+    while (c < n) c *= 2;
+    void* q = std::realloc(p_, c);
+    if (!q) throw std::bad_alloc();
+    p_ = static_cast<unsigned char*>(q);
+    cap_ = c;
+  }
+  // Room for n more bytes; returns where they go.
+  unsigned char* extend(std::size_t n) {
+    if (cap_ - size_ < n) reserve(size_ + n);
+    unsigned char* at = p_ + size_;
+    size_ += n;
+    return at;
+  }
+  void append(const void* src, std::size_t n) {
+    if (n) std::memcpy(extend(n), src, n);
+  }
+  // Zero bytes up to a multiple of `a` (a power of two).
+  void pad_to(std::size_t a) {
+    const std::size_t k = (a - (size_ & (a - 1))) & (a - 1);
+    if (k) std::memset(extend(k), 0, k);
+  }
+  void truncate(std::size_t n) noexcept { size_ = n; }
+
+ private:
+  unsigned char* p_ = nullptr;
+  std::size_t size_ = 0;
+  std::size_t cap_ = 0;
+};
+
+// Turns a stream of parse events into store records appended to `out`, whose
+// first byte (not the first byte this builder adds) is file offset `base`. Strings and keys are written when they
+// arrive; a container's table is written when it closes, after everything it
+// refers to (the below-the-parent invariant of json_format.hpp).
+class builder {
+ public:
+  builder(byte_buffer& out, std::uint64_t base) noexcept : out_(out), base_(base) {}
+
+  void null_value() { put({static_cast<std::uint8_t>(kind::null_v), {}, 0, 0}); }
+  void boolean(bool b) { put({static_cast<std::uint8_t>(b ? kind::true_v : kind::false_v), {}, 0, 0}); }
+  void int64(std::int64_t v) { put({static_cast<std::uint8_t>(kind::int64), {}, 0, static_cast<std::uint64_t>(v)}); }
+  void uint64(std::uint64_t v);
+  void real(double d);
+  void number_text(std::string_view text);
+  void string(std::string_view s) { put(bytes(kind::string, s)); }
+  void key(std::string_view k);
+  void begin_array() { frames_.push_back({false, scratch_.size()}); }
+  void begin_object() { frames_.push_back({true, scratch_.size()}); }
+  void end_array();
+  void end_object();
+
+  // The one top-level value, after the last event.
+  json_ref result() const noexcept { return top_; }
+
+ private:
+  struct frame {
+    bool object;
+    std::size_t first;  // its first entry in scratch_
+  };
+  std::uint64_t offset() const noexcept { return base_ + out_.size(); }
+  json_ref bytes(kind k, std::string_view s);
+  void put(const json_ref& r) {
+    if (frames_.empty()) {
+      top_ = r;
+    } else if (frames_.back().object) {
+      scratch_.back().value = r;
+    } else {
+      scratch_.push_back({0, 0, 0, r});
+    }
+  }
+
+  byte_buffer& out_;
+  std::uint64_t base_;
+  std::vector<frame> frames_;
+  std::vector<json_member> scratch_;  // open containers' entries (arrays: value only)
+  json_ref top_;
+};
+
+// Writes the sorted member index of an object of n members (n uint32 positions,
+// ordered by key bytes, ties by position). key(i) gives member i's key.
+template <class KeyOf>
+void write_member_index(std::uint32_t* index, std::uint32_t n, KeyOf key) {
+  for (std::uint32_t i = 0; i < n; ++i) index[i] = i;
+  std::sort(index, index + n, [&](std::uint32_t a, std::uint32_t b) {
+    const int c = key(a).compare(key(b));
+    return c < 0 || (c == 0 && a < b);
+  });
+}
+
+// Parses exactly one RFC 8259 text into `b`. Throws fl::json_error with the
+// byte offset and the reason. The reference parser, used directly for small
+// texts and whenever simdjson rejects a text (to name the error, or to accept
+// numbers simdjson does not represent).
+void parse_strict(std::string_view text, builder& b);
+// The parse import() uses: simdjson when available, parse_strict otherwise
+// and on any simdjson error.
+void parse_fast(std::string_view text, builder& b);
+
+// RFC 6901: splits the next reference token off `rest`, which is empty (no
+// more tokens) or starts with '/'. Returns it unescaped ("~0" is '~', "~1" is
+// '/'), in `buf` when it had escapes. Throws std::invalid_argument for a
+// pointer that does not start with '/' or has '~' not followed by 0 or 1.
+std::string_view next_token(std::string_view& rest, std::string& buf);
+// The array index an RFC 6901 token names: "0" or digits without a leading
+// zero, below 2^53; npos for anything else (including "-").
+inline constexpr std::uint64_t no_index = ~std::uint64_t{0};
+std::uint64_t token_index(std::string_view token) noexcept;
+
+// Appends the RFC 8259 text of a double (shortest round-trip; ".0" added to
+// an integral value) or of a string (quoted, escaped).
+void dump_double(double d, byte_buffer& out);
+void dump_string(std::string_view s, byte_buffer& out);
+
+}  // namespace fl::detail::json

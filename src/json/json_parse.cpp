@@ -1,0 +1,610 @@
+// JSON text in and out of the store: the builder, the strict RFC 8259 parser,
+// the simdjson fast path, RFC 6901 pointer tokens, and number/string output.
+//
+// Two parsers accept the same language. simdjson (when found at build time)
+// parses import() texts at several GB/s but reports an error only as a code;
+// parse_strict is the reference: it names the byte offset and the reason of
+// every error, and keeps numbers simdjson refuses (integers beyond 64 bits,
+// doubles beyond DBL_MAX) as their text. Any text simdjson rejects is parsed
+// again by parse_strict, which either throws the precise json_error or builds
+// the document. tests/json_store_test.cpp checks that both agree.
+#include "json_internal.hpp"
+
+#include <array>
+#include <charconv>
+#include <cstdio>
+#include <stdexcept>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <system_error>
+#include <utility>
+
+#if defined(FL_JSON_HAVE_SIMDJSON)
+#include <simdjson.h>
+#endif
+
+namespace fl {
+
+namespace {
+std::string json_error_what(std::size_t offset, const std::string& reason) {
+  std::string w = "fl::json_error: at byte ";
+  w += std::to_string(offset);
+  w += ": ";
+  w += reason;
+  return w;
+}
+}  // namespace
+
+json_error::json_error(std::size_t offset, const std::string& reason)
+    : std::runtime_error(json_error_what(offset, reason)), offset_(offset), reason_(reason) {}
+
+namespace detail::json {
+
+// ---- builder ---------------------------------------------------------------
+
+json_ref builder::bytes(kind k, std::string_view s) {
+  if (s.size() > std::numeric_limits<std::uint32_t>::max()) throw std::length_error("fl::json_store: a string of 4 GiB or more");
+  const std::uint64_t off = offset();
+  out_.append(s.data(), s.size());
+  return {static_cast<std::uint8_t>(k), {}, static_cast<std::uint32_t>(s.size()), off};
+}
+
+void builder::uint64(std::uint64_t v) {
+  if (v <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+    int64(static_cast<std::int64_t>(v));
+  } else {
+    put({static_cast<std::uint8_t>(kind::uint64), {}, 0, v});
+  }
+}
+
+void builder::real(double d) {
+  std::uint64_t bits;
+  std::memcpy(&bits, &d, sizeof bits);
+  put({static_cast<std::uint8_t>(kind::real), {}, 0, bits});
+}
+
+void builder::number_text(std::string_view text) { put(bytes(kind::number_text, text)); }
+
+void builder::key(std::string_view k) {
+  const json_ref r = bytes(kind::string, k);
+  scratch_.push_back({r.x, r.n, 0, {}});
+}
+
+void builder::end_array() {
+  const frame f = frames_.back();
+  const std::size_t n = scratch_.size() - f.first;
+  out_.pad_to(alignof(json_ref));
+  const std::uint64_t x = offset();
+  auto* dst = out_.extend(n * sizeof(json_ref));
+  for (std::size_t i = 0; i < n; ++i) std::memcpy(dst + i * sizeof(json_ref), &scratch_[f.first + i].value, sizeof(json_ref));
+  scratch_.resize(f.first);
+  frames_.pop_back();
+  put({static_cast<std::uint8_t>(kind::array), {}, static_cast<std::uint32_t>(n), x});
+}
+
+void builder::end_object() {
+  const frame f = frames_.back();
+  const auto n = static_cast<std::uint32_t>(scratch_.size() - f.first);
+  out_.pad_to(alignof(json_member));
+  const std::uint64_t x = offset();
+  const std::size_t index_bytes = n >= index_min_members ? n * sizeof(std::uint32_t) : 0;
+  auto* dst = out_.extend(n * sizeof(json_member) + index_bytes);
+  std::memcpy(dst, scratch_.data() + f.first, n * sizeof(json_member));
+  if (index_bytes) {
+    const unsigned char* base = out_.data();
+    const json_member* m = scratch_.data() + f.first;
+    std::uint32_t* index = reinterpret_cast<std::uint32_t*>(dst + n * sizeof(json_member));
+    write_member_index(index, n, [&](std::uint32_t i) {
+      return std::string_view(reinterpret_cast<const char*>(base + (m[i].key - base_)), m[i].key_len);
+    });
+  }
+  scratch_.resize(f.first);
+  frames_.pop_back();
+  put({static_cast<std::uint8_t>(kind::object), {}, n, x});
+}
+
+// ---- the strict parser ------------------------------------------------------
+
+namespace {
+
+// Length of the well-formed UTF-8 sequence starting at p (RFC 3629: no
+// overlong forms, no surrogates, nothing above U+10FFFF), or 0.
+inline std::size_t utf8_sequence(const unsigned char* p, const unsigned char* e) noexcept {
+  const unsigned c = p[0];
+  auto cont = [&](std::size_t i, unsigned lo = 0x80, unsigned hi = 0xBF) {
+    return p + i < e && p[i] >= lo && p[i] <= hi;
+  };
+  if (c < 0x80) return 1;
+  if (c >= 0xC2 && c <= 0xDF) return cont(1) ? 2 : 0;
+  if (c == 0xE0) return cont(1, 0xA0) && cont(2) ? 3 : 0;
+  if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF) return cont(1) && cont(2) ? 3 : 0;
+  if (c == 0xED) return cont(1, 0x80, 0x9F) && cont(2) ? 3 : 0;
+  if (c == 0xF0) return cont(1, 0x90) && cont(2) && cont(3) ? 4 : 0;
+  if (c >= 0xF1 && c <= 0xF3) return cont(1) && cont(2) && cont(3) ? 4 : 0;
+  if (c == 0xF4) return cont(1, 0x80, 0x8F) && cont(2) && cont(3) ? 4 : 0;
+  return 0;
+}
+
+void append_utf8(std::string& out, std::uint32_t cp) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+class strict_parser {
+ public:
+  strict_parser(std::string_view text, builder& out) noexcept
+      : b_(reinterpret_cast<const unsigned char*>(text.data())), p_(b_), e_(b_ + text.size()), out_(out) {}
+
+  void run() {
+    if (e_ - b_ >= 3 && b_[0] == 0xEF && b_[1] == 0xBB && b_[2] == 0xBF) fail(b_, "byte order mark (U+FEFF) is not allowed");
+    ws();
+    if (p_ == e_) fail(p_, "expected a JSON value, found the end of the text");
+    value();
+    ws();
+    if (p_ != e_) fail(p_, "unexpected text after the JSON value");
+  }
+
+ private:
+  [[noreturn]] void fail(const unsigned char* at, const std::string& reason) const {
+    throw json_error(static_cast<std::size_t>(at - b_), reason);
+  }
+  void ws() noexcept {
+    while (p_ != e_ && (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t')) ++p_;
+  }
+  void expect_more(const char* what) const {
+    if (p_ == e_) fail(p_, std::string("unexpected end of the text: expected ") + what);
+  }
+
+  void value() {
+    expect_more("a value");
+    switch (*p_) {
+      case '{': object(); return;
+      case '[': array(); return;
+      case '"': out_.string(string_body()); return;
+      case 't': literal("true"); out_.boolean(true); return;
+      case 'f': literal("false"); out_.boolean(false); return;
+      case 'n': literal("null"); out_.null_value(); return;
+      default:
+        if (*p_ == '-' || (*p_ >= '0' && *p_ <= '9')) {
+          number();
+          return;
+        }
+        fail(p_, describe("expected a value, found"));
+    }
+  }
+
+  std::string describe(const char* what) const {
+    std::string s = what;
+    const unsigned c = *p_;
+    if (c >= 0x20 && c < 0x7F) {
+      s += " '";
+      s += static_cast<char>(c);
+      s += '\'';
+    } else {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, " 0x%02X", c);
+      s += hex;
+    }
+    return s;
+  }
+
+  void enter() {
+    if (++depth_ > max_depth) fail(p_, "nesting deeper than " + std::to_string(max_depth) + " levels");
+  }
+
+  void object() {
+    enter();
+    out_.begin_object();
+    ++p_;
+    ws();
+    expect_more("'}' or a member name");
+    if (*p_ == '}') {
+      ++p_;
+    } else {
+      for (;;) {
+        expect_more("a member name");
+        if (*p_ != '"') fail(p_, describe("expected a member name (a string), found"));
+        out_.key(string_body());
+        ws();
+        expect_more("':'");
+        if (*p_ != ':') fail(p_, describe("expected ':' after a member name, found"));
+        ++p_;
+        ws();
+        value();
+        ws();
+        expect_more("',' or '}'");
+        if (*p_ == ',') {
+          ++p_;
+          ws();
+          continue;
+        }
+        if (*p_ == '}') {
+          ++p_;
+          break;
+        }
+        fail(p_, describe("expected ',' or '}' in an object, found"));
+      }
+    }
+    out_.end_object();
+    --depth_;
+  }
+
+  void array() {
+    enter();
+    out_.begin_array();
+    ++p_;
+    ws();
+    expect_more("']' or a value");
+    if (*p_ == ']') {
+      ++p_;
+    } else {
+      for (;;) {
+        value();
+        ws();
+        expect_more("',' or ']'");
+        if (*p_ == ',') {
+          ++p_;
+          ws();
+          continue;
+        }
+        if (*p_ == ']') {
+          ++p_;
+          break;
+        }
+        fail(p_, describe("expected ',' or ']' in an array, found"));
+      }
+    }
+    out_.end_array();
+    --depth_;
+  }
+
+  void literal(std::string_view word) {
+    if (static_cast<std::size_t>(e_ - p_) < word.size() || std::memcmp(p_, word.data(), word.size()) != 0) {
+      // Point at the first byte that differs.
+      std::size_t i = 0;
+      while (p_ + i < e_ && i < word.size() && p_[i] == static_cast<unsigned char>(word[i])) ++i;
+      fail(p_ + i, "invalid literal: expected '" + std::string(word) + "'");
+    }
+    p_ += word.size();
+  }
+
+  static std::uint32_t hex4(const unsigned char* q) noexcept {
+    std::uint32_t v = 0;
+    for (int i = 0; i < 4; ++i) {
+      const unsigned c = q[i];
+      std::uint32_t d;
+      if (c >= '0' && c <= '9') d = c - '0';
+      else if (c >= 'a' && c <= 'f') d = c - 'a' + 10;
+      else if (c >= 'A' && c <= 'F') d = c - 'A' + 10;
+      else return ~std::uint32_t{0};
+      v = v * 16 + d;
+    }
+    return v;
+  }
+
+  std::uint32_t unicode_escape(const unsigned char* at) {
+    // at points at '\\', at[1] == 'u'
+    if (e_ - at < 6) fail(at, "invalid \\u escape: expected 4 hex digits");
+    const std::uint32_t v = hex4(at + 2);
+    if (v > 0xFFFF) fail(at, "invalid \\u escape: expected 4 hex digits");
+    return v;
+  }
+
+  // The string starting at p_ (a '"'), decoded; p_ ends past the closing '"'.
+  std::string_view string_body() {
+    const unsigned char* start = ++p_;
+    // Fast path: no escapes, only validation.
+    while (p_ != e_) {
+      const unsigned c = *p_;
+      if (c == '"') {
+        std::string_view s(reinterpret_cast<const char*>(start), static_cast<std::size_t>(p_ - start));
+        ++p_;
+        return s;
+      }
+      if (c == '\\') break;
+      if (c < 0x20) fail(p_, "control character in a string (U+0000 to U+001F must be escaped)");
+      if (c < 0x80) {
+        ++p_;
+        continue;
+      }
+      const std::size_t n = utf8_sequence(p_, e_);
+      if (n == 0) fail(p_, "invalid UTF-8 in a string");
+      p_ += n;
+    }
+    if (p_ == e_) fail(start - 1, "unterminated string");
+    scratch_.assign(reinterpret_cast<const char*>(start), static_cast<std::size_t>(p_ - start));
+    while (p_ != e_) {
+      const unsigned c = *p_;
+      if (c == '"') {
+        ++p_;
+        return scratch_;
+      }
+      if (c == '\\') {
+        if (e_ - p_ < 2) fail(p_, "unterminated escape");
+        const unsigned char* at = p_;
+        switch (p_[1]) {
+          case '"': scratch_ += '"'; break;
+          case '\\': scratch_ += '\\'; break;
+          case '/': scratch_ += '/'; break;
+          case 'b': scratch_ += '\b'; break;
+          case 'f': scratch_ += '\f'; break;
+          case 'n': scratch_ += '\n'; break;
+          case 'r': scratch_ += '\r'; break;
+          case 't': scratch_ += '\t'; break;
+          case 'u': {
+            std::uint32_t cp = unicode_escape(at);
+            if (cp >= 0xDC00 && cp <= 0xDFFF) fail(at, "lone low surrogate \\u escape");
+            if (cp >= 0xD800 && cp <= 0xDBFF) {
+              if (e_ - at < 12 || at[6] != '\\' || at[7] != 'u') fail(at, "high surrogate \\u escape not followed by a low one");
+              const std::uint32_t lo = unicode_escape(at + 6);
+              if (lo < 0xDC00 || lo > 0xDFFF) fail(at + 6, "high surrogate \\u escape not followed by a low one");
+              cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+              p_ += 6;
+            }
+            append_utf8(scratch_, cp);
+            p_ += 4;
+            break;
+          }
+          default: fail(p_, "invalid escape (allowed: \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)");
+        }
+        p_ += 2;
+        continue;
+      }
+      if (c < 0x20) fail(p_, "control character in a string (U+0000 to U+001F must be escaped)");
+      if (c < 0x80) {
+        scratch_ += static_cast<char>(c);
+        ++p_;
+        continue;
+      }
+      const std::size_t n = utf8_sequence(p_, e_);
+      if (n == 0) fail(p_, "invalid UTF-8 in a string");
+      scratch_.append(reinterpret_cast<const char*>(p_), n);
+      p_ += n;
+    }
+    fail(start - 1, "unterminated string");
+  }
+
+  static bool digit(unsigned char c) noexcept { return c >= '0' && c <= '9'; }
+
+  void number() {
+    const unsigned char* start = p_;
+    const bool negative = *p_ == '-';
+    if (negative) ++p_;
+    if (p_ == e_ || !digit(*p_)) fail(p_, "invalid number: expected a digit");
+    const unsigned char* int_start = p_;
+    if (*p_ == '0') {
+      ++p_;
+      if (p_ != e_ && digit(*p_)) fail(p_, "invalid number: leading zero");
+    } else {
+      while (p_ != e_ && digit(*p_)) ++p_;
+    }
+    const unsigned char* int_end = p_;
+    bool integral = true;
+    if (p_ != e_ && *p_ == '.') {
+      ++p_;
+      if (p_ == e_ || !digit(*p_)) fail(p_, "invalid number: expected a digit after '.'");
+      while (p_ != e_ && digit(*p_)) ++p_;
+      integral = false;
+    }
+    if (p_ != e_ && (*p_ == 'e' || *p_ == 'E')) {
+      ++p_;
+      if (p_ != e_ && (*p_ == '+' || *p_ == '-')) ++p_;
+      if (p_ == e_ || !digit(*p_)) fail(p_, "invalid number: expected a digit in the exponent");
+      while (p_ != e_ && digit(*p_)) ++p_;
+      integral = false;
+    }
+    const std::string_view text(reinterpret_cast<const char*>(start), static_cast<std::size_t>(p_ - start));
+    if (integral) {
+      // Up to 19 digits cannot overflow uint64; 20 may.
+      std::uint64_t mag = 0;
+      bool fits = int_end - int_start <= 20;
+      for (const unsigned char* q = int_start; fits && q != int_end; ++q) {
+        const std::uint64_t d = *q - '0';
+        if (mag > (std::numeric_limits<std::uint64_t>::max() - d) / 10) fits = false;
+        else mag = mag * 10 + d;
+      }
+      if (fits && !negative) {
+        out_.uint64(mag);
+        return;
+      }
+      if (fits && mag <= std::uint64_t{1} << 63) {
+        out_.int64(static_cast<std::int64_t>(0 - mag));
+        return;
+      }
+      out_.number_text(text);
+      return;
+    }
+    double d = 0;
+    const auto r = std::from_chars(text.data(), text.data() + text.size(), d);
+    if (r.ec == std::errc() && std::isfinite(d)) {
+      out_.real(d);
+      return;
+    }
+    // Out of range: an underflow is the nearest double (0 or a subnormal); an
+    // overflow is kept as text.
+    const std::string z(text);
+    d = std::strtod(z.c_str(), nullptr);
+    if (std::isfinite(d)) out_.real(d);
+    else out_.number_text(text);
+  }
+
+  const unsigned char* b_;
+  const unsigned char* p_;
+  const unsigned char* e_;
+  builder& out_;
+  std::uint32_t depth_ = 0;
+  std::string scratch_;
+};
+
+#if defined(FL_JSON_HAVE_SIMDJSON)
+// The element's value as T; walk() asks only for the type the element has.
+// (get() into a local: value_unsafe() of a temporary result would dangle.)
+template <class T, class Result>
+T value_of(Result&& r) {
+  T v{};
+  const simdjson::error_code err = std::forward<Result>(r).get(v);
+  (void)err;
+  return v;
+}
+
+void walk(simdjson::dom::element el, builder& b) {
+  using t = simdjson::dom::element_type;
+  switch (el.type()) {
+    case t::ARRAY: {
+      b.begin_array();
+      for (simdjson::dom::element c : value_of<simdjson::dom::array>(el.get_array())) walk(c, b);
+      b.end_array();
+      return;
+    }
+    case t::OBJECT: {
+      b.begin_object();
+      for (simdjson::dom::key_value_pair m : value_of<simdjson::dom::object>(el.get_object())) {
+        b.key(m.key);
+        walk(m.value, b);
+      }
+      b.end_object();
+      return;
+    }
+    case t::INT64: b.int64(value_of<std::int64_t>(el.get_int64())); return;
+    case t::UINT64: b.uint64(value_of<std::uint64_t>(el.get_uint64())); return;
+    case t::DOUBLE: b.real(value_of<double>(el.get_double())); return;
+    case t::STRING: b.string(value_of<std::string_view>(el.get_string())); return;
+    case t::BOOL: b.boolean(value_of<bool>(el.get_bool())); return;
+    case t::NULL_VALUE: b.null_value(); return;
+  }
+}
+#endif
+
+}  // namespace
+
+void parse_strict(std::string_view text, builder& b) { strict_parser(text, b).run(); }
+
+void parse_fast(std::string_view text, builder& b) {
+#if defined(FL_JSON_HAVE_SIMDJSON)
+  // Below this size the strict parser is faster than simdjson's padded copy
+  // and per-call setup.
+  constexpr std::size_t simdjson_min_bytes = 512;
+  if (text.size() >= simdjson_min_bytes) {
+    thread_local simdjson::dom::parser parser;
+    simdjson::dom::element root;
+    if (parser.parse(text.data(), text.size(), true).get(root) == simdjson::SUCCESS) {
+      walk(root, b);
+      return;
+    }
+  }
+#endif
+  parse_strict(text, b);
+}
+
+// ---- RFC 6901 ---------------------------------------------------------------
+
+std::string_view next_token(std::string_view& rest, std::string& buf) {
+  if (rest.empty() || rest[0] != '/') throw std::invalid_argument("fl::json_store: a JSON pointer is empty or starts with '/'");
+  rest.remove_prefix(1);
+  const std::size_t slash = rest.find('/');
+  std::string_view tok = rest.substr(0, slash);
+  rest = slash == std::string_view::npos ? std::string_view() : rest.substr(slash);
+  const std::size_t tilde = tok.find('~');
+  if (tilde == std::string_view::npos) return tok;
+  buf.assign(tok.data(), tilde);
+  for (std::size_t i = tilde; i < tok.size(); ++i) {
+    if (tok[i] != '~') {
+      buf += tok[i];
+      continue;
+    }
+    if (i + 1 < tok.size() && tok[i + 1] == '0') buf += '~';
+    else if (i + 1 < tok.size() && tok[i + 1] == '1') buf += '/';
+    else throw std::invalid_argument("fl::json_store: '~' in a JSON pointer must be followed by 0 or 1");
+    ++i;
+  }
+  return buf;
+}
+
+std::uint64_t token_index(std::string_view t) noexcept {
+  if (t.empty() || t.size() > 16 || (t.size() > 1 && t[0] == '0')) return no_index;
+  std::uint64_t v = 0;
+  for (char c : t) {
+    if (c < '0' || c > '9') return no_index;
+    v = v * 10 + static_cast<std::uint64_t>(c - '0');
+  }
+  return v;
+}
+
+// ---- output -----------------------------------------------------------------
+
+void dump_double(double d, byte_buffer& out) {
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, d);
+  std::size_t n = static_cast<std::size_t>(r.ptr - buf);
+  bool integral = true;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (buf[i] == '.' || buf[i] == 'e') integral = false;
+  }
+  if (integral) {
+    buf[n++] = '.';
+    buf[n++] = '0';
+  }
+  out.append(buf, n);
+}
+
+namespace {
+// 0: copy; otherwise the character after '\' ('u' for \u00XX).
+constexpr auto escape_table = [] {
+  std::array<char, 256> t{};
+  for (int c = 0; c < 0x20; ++c) t[static_cast<std::size_t>(c)] = 'u';
+  t['\b'] = 'b';
+  t['\f'] = 'f';
+  t['\n'] = 'n';
+  t['\r'] = 'r';
+  t['\t'] = 't';
+  t['"'] = '"';
+  t['\\'] = '\\';
+  return t;
+}();
+}  // namespace
+
+void dump_string(std::string_view s, byte_buffer& out) {
+  // Worst case: every byte becomes \u00XX.
+  unsigned char* w = out.extend(s.size() * 6 + 2);
+  unsigned char* const w0 = w;
+  *w++ = '"';
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const auto* e = p + s.size();
+  while (p != e) {
+    const unsigned char c = *p++;
+    const char esc = escape_table[c];
+    if (esc == 0) {
+      *w++ = c;
+    } else if (esc != 'u') {
+      *w++ = '\\';
+      *w++ = static_cast<unsigned char>(esc);
+    } else {
+      static constexpr char hex[] = "0123456789abcdef";
+      *w++ = '\\';
+      *w++ = 'u';
+      *w++ = '0';
+      *w++ = '0';
+      *w++ = static_cast<unsigned char>(hex[c >> 4]);
+      *w++ = static_cast<unsigned char>(hex[c & 15]);
+    }
+  }
+  *w++ = '"';
+  out.truncate(out.size() - (s.size() * 6 + 2) + static_cast<std::size_t>(w - w0));
+}
+
+}  // namespace detail::json
+}  // namespace fl

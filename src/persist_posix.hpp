@@ -1,0 +1,91 @@
+// src/persist_posix.hpp: the POSIX steps both persistence files use (an
+// owning file descriptor, whole reads and writes that loop over short counts
+// and EINTR, errors as fl::persist_error naming the path and the failed
+// step). Private to src/persist.cpp and src/mapped_space.cpp.
+#pragma once
+
+#include <fl/persist_error.hpp>
+
+#include <cerrno>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <string>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace fl::detail {
+
+// "<step>: <strerror(err)>" as a persist_error for `path`.
+[[noreturn]] inline void throw_errno(const std::filesystem::path& path, const char* step, int err) {
+  throw persist_error(path, std::string(step) + ": " + std::strerror(err));
+}
+
+class unique_fd {
+ public:
+  unique_fd() = default;
+  explicit unique_fd(int fd) noexcept : fd_(fd) {}
+  unique_fd(unique_fd&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
+  unique_fd& operator=(unique_fd&& o) noexcept {
+    if (this != &o) {
+      reset();
+      fd_ = o.fd_;
+      o.fd_ = -1;
+    }
+    return *this;
+  }
+  ~unique_fd() { reset(); }
+  void reset() noexcept {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
+  int get() const noexcept { return fd_; }
+  explicit operator bool() const noexcept { return fd_ >= 0; }
+
+ private:
+  int fd_ = -1;
+};
+
+// Writes all n bytes at `off`; returns 0 or the errno of the failure.
+inline int pwrite_all(int fd, const void* data, std::size_t n, std::uint64_t off) noexcept {
+  const auto* p = static_cast<const char*>(data);
+  while (n > 0) {
+    const ssize_t w = ::pwrite(fd, p, n, static_cast<off_t>(off));
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    p += w;
+    n -= static_cast<std::size_t>(w);
+    off += static_cast<std::uint64_t>(w);
+  }
+  return 0;
+}
+
+// Reads up to n bytes at `off` (fewer only at end of file); returns the
+// count, or -errno.
+inline long long pread_full(int fd, void* data, std::size_t n, std::uint64_t off) noexcept {
+  auto* p = static_cast<char*>(data);
+  std::size_t got = 0;
+  while (got < n) {
+    const ssize_t r = ::pread(fd, p + got, n - got, static_cast<off_t>(off + got));
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      return -errno;
+    }
+    if (r == 0) break;
+    got += static_cast<std::size_t>(r);
+  }
+  return static_cast<long long>(got);
+}
+
+inline int sync_data(int fd) noexcept {
+  while (::fdatasync(fd) != 0) {
+    if (errno != EINTR) return errno;
+  }
+  return 0;
+}
+
+}  // namespace fl::detail
