@@ -118,7 +118,7 @@ void free_list(pool_free_block* b, std::size_t c) noexcept {
 // exchange: LeakSanitizer ignores pointers stored in poisoned memory, and a
 // batch may outlive every thread, so its links are left readable there.
 void show_links(pool_free_block* batch, bool visible) noexcept {
-#if defined(__SANITIZE_ADDRESS__)
+#if FL_BUILT_WITH_ASAN
   for (pool_free_block* b = batch; b != nullptr;) {
     FL_POOL_UNPOISON(b, 2 * sizeof(pool_free_block*));
     pool_free_block* next = b->next;

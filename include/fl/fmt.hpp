@@ -17,6 +17,8 @@
 // (the usual rule: one writer, no concurrent readers).
 #pragma once
 
+#include <fl/detail/config.hpp>
+
 #include <fl/immutable_string.hpp>
 #include <fl/rope.hpp>
 #include <fl/string.hpp>

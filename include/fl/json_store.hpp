@@ -29,6 +29,8 @@
 // or the store's destruction.
 #pragma once
 
+#include <fl/detail/config.hpp>
+
 #include <fl/detail/json_format.hpp>
 #include <fl/persist_error.hpp>
 #include <fl/string.hpp>

@@ -51,6 +51,8 @@
 // root(), stats() and reads of objects may run concurrently with each other.
 #pragma once
 
+#include <fl/detail/config.hpp>
+
 #include <fl/persist_error.hpp>
 #include <fl/string.hpp>
 

@@ -20,6 +20,8 @@
 // not synchronized (use it from one thread at a time, like a T).
 #pragma once
 
+#include <fl/detail/config.hpp>
+
 #include <fl/mapped_space.hpp>
 #include <fl/persist_error.hpp>
 

@@ -7,6 +7,8 @@
 // Threads: an immutable value; copies may be read anywhere.
 #pragma once
 
+#include <fl/detail/config.hpp>
+
 #include <filesystem>
 #include <stdexcept>
 #include <string>

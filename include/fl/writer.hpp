@@ -27,6 +27,8 @@
 // Threads: a writer is used by one thread at a time.
 #pragma once
 
+#include <fl/detail/config.hpp>
+
 #include <fl/detail/number_text.hpp>
 #include <fl/detail/string_rep.hpp>
 #include <fl/string.hpp>
