@@ -44,9 +44,9 @@ class byte_buffer {
     p_ = static_cast<unsigned char*>(q);
     cap_ = c;
   }
-  // Room for n more bytes; returns where they go.
+  // Room for n more bytes; returns where they go (never null, even for 0).
   unsigned char* extend(std::size_t n) {
-    if (cap_ - size_ < n) reserve(size_ + n);
+    if (cap_ - size_ < n || p_ == nullptr) reserve(size_ + n + 1);
     unsigned char* at = p_ + size_;
     size_ += n;
     return at;
