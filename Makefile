@@ -9,9 +9,11 @@ BENCH_MIN_TIME ?=
 # python3 earlier on PATH would not see.
 PYTHON      ?= $(shell test -x /usr/bin/python3 && echo /usr/bin/python3 || echo python3)
 FUZZ_SECONDS ?= 15
+# `make fuzz`: seconds per target of the long run (default 5 minutes each).
+FUZZ_TIME   ?= 300
 CMAKE_GEN   := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 
-.PHONY: all deps bench-deps test test-release test-asan test-tsan test-fuzz bench bench-doc clean
+.PHONY: all deps bench-deps test test-release test-asan test-tsan test-fuzz fuzz bench bench-doc clean
 
 all: test
 
@@ -33,7 +35,8 @@ test-release:
 
 test-asan:
 	cmake -S . -B build-asan $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" \
-	      -DFL_WERROR=ON -DFL_BUILD_TESTS=ON -DFL_INSTALL=OFF -DFL_BUILD_EXAMPLES=OFF "-DFL_SANITIZE=address;undefined"
+	      -DFL_WERROR=ON -DFL_BUILD_TESTS=ON -DFL_INSTALL=OFF -DFL_BUILD_EXAMPLES=OFF "-DFL_SANITIZE=address;undefined" \
+	      -DCMAKE_CXX_FLAGS=-D_GLIBCXX_ASSERTIONS
 	cmake --build build-asan -j $(JOBS)
 	ASAN_OPTIONS=detect_leaks=1:strict_string_checks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --test-dir build-asan --output-on-failure -j $(JOBS)
@@ -53,17 +56,31 @@ test-fuzz:
 	  ctest --test-dir build-fuzz --output-on-failure -j $(JOBS); \
 	else echo "fl: no fuzz targets yet"; fi
 
+# The long fuzzing run: every fuzz target for FUZZ_TIME seconds, one after the
+# other, from the corpora in tests/fuzz/corpus/; figures in build-fuzz/fuzz-summary.md
+# (docs/reliability.md quotes them). `make test` keeps the short smoke runs.
+fuzz: deps
+	CC=clang CXX=clang++ cmake -S . -B build-fuzz $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	    -DFL_BUILD_TESTS=OFF -DFL_BUILD_FUZZ=ON -DFL_INSTALL=OFF -DFL_BUILD_EXAMPLES=OFF \
+	    "-DFL_SANITIZE=address;undefined;fuzzer-no-link" -DFL_FUZZ_SECONDS=$(FUZZ_SECONDS)
+	cmake --build build-fuzz -j $(JOBS)
+	scripts/fuzz.sh build-fuzz $(FUZZ_TIME)
+
 # Release build of the benchmark program, the whole suite (or BENCH_FILTER=regex),
-# then bench-results/{results.json,report.md,*.png}.
+# then bench-results/{results.json,report.md,*.png}. The alloc/ section runs in
+# processes of its own, once per allocator (bench/alloc_runs.sh), and is merged
+# into results.json.
 bench: bench-deps
 	cmake -S . -B build-bench $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=Release -DFL_BUILD_BENCH=ON \
 	      -DFL_BUILD_TESTS=OFF -DFL_BUILD_EXAMPLES=OFF -DFL_INSTALL=OFF
 	cmake --build build-bench -j $(JOBS) --target fl_bench
 	@mkdir -p bench-results
-	$(if $(BENCH_MIN_TIME),FL_BENCH_MIN_TIME=$(BENCH_MIN_TIME)) build-bench/bench/fl_bench \
+	$(if $(BENCH_MIN_TIME),FL_BENCH_MIN_TIME=$(BENCH_MIN_TIME)) FL_BENCH_SKIP_ALLOC=1 build-bench/bench/fl_bench \
 	  --benchmark_filter='$(BENCH_FILTER)' --benchmark_repetitions=$(BENCH_REPS) \
 	  --benchmark_out=bench-results/results.json --benchmark_out_format=json
-	$(PYTHON) bench/report/report.py bench-results/results.json bench-results
+	$(if $(BENCH_MIN_TIME),FL_BENCH_MIN_TIME=$(BENCH_MIN_TIME)) bench/alloc_runs.sh build-bench/bench/fl_bench \
+	  bench-results/alloc '$(BENCH_FILTER)' $(BENCH_REPS)
+	$(PYTHON) bench/report/report.py bench-results/results.json bench-results --merge bench-results/alloc
 
 # Writes the tables of the last `make bench` into docs/performance.md.
 bench-doc:

@@ -19,6 +19,14 @@
 //   t5_copy_by_ref   the 62-byte string passed by const&, copy-assigned into
 //                    a string kept by the caller
 //   t6_copy_short    a 10-byte string (its first 10 bytes) passed by value
+//
+// Every test also runs as <test>_2threads: the same loop in two threads at
+// once (Google Benchmark ->Threads(2)), each on its own strings, so the
+// allocator and any shared counts are exercised by two threads as in the
+// classic rerun. Times are per operation of one thread. The reference machine
+// gives about 1.1 cores of parallel throughput, so these rows show contention
+// costs, not speed-up. pmr is left out of them: its arena is the process-wide
+// default memory resource (bench/peers.hpp), which two threads cannot share.
 #include "common.hpp"
 #include "peers.hpp"
 
@@ -142,14 +150,34 @@ void bm_t5_copy_by_ref(benchmark::State& st) {
     fl_bench::set_items(st, batch);
 }
 
+// The peers of the _2threads rows: every peer but pmr (see the top comment).
+using paper_2threads_peers = decltype(fl_bench::peer_list<fl_bench::std_peer>{} + fl_bench::fl_if_present{} +
+                                      fl_bench::boost_if_present{} +
+                                      fl_bench::peer_list<fl_bench::gnu_rope_peer>{});
+
+// Registers `section_case`_2threads/<peer> for every peer, each run by two
+// threads at once.
+template <class... Ps, class Make>
+void reg_2threads(fl_bench::peer_list<Ps...>, std::string_view section_case, Make make) {
+    (fl_bench::reg(std::string(section_case) + "_2threads/" + std::string(Ps::name), make.template operator()<Ps>())
+         ->Threads(2),
+     ...);
+}
+
+// Registers one classic test for the peers, then its two-thread version.
+template <class Make>
+void reg_test(std::string_view section_case, Make make) {
+    reg_peers(paper_peers{}, section_case, make);
+    reg_2threads(paper_2threads_peers{}, section_case, make);
+}
+
 const bool registered = [] {
-    constexpr paper_peers peers{};
-    reg_peers(peers, "paper/t1_append_char", []<class P>() { return &bm_t1_append_char<P>; });
-    reg_peers(peers, "paper/t2_find3_62", []<class P>() { return &bm_t2_find3_62<P>; });
-    reg_peers(peers, "paper/t3_mixed", []<class P>() { return &bm_t3_mixed<P>; });
-    reg_peers(peers, "paper/t4_copy_by_value", []<class P>() { return &bm_copy_by_value<P, 62>; });
-    reg_peers(peers, "paper/t5_copy_by_ref", []<class P>() { return &bm_t5_copy_by_ref<P>; });
-    reg_peers(peers, "paper/t6_copy_short", []<class P>() { return &bm_copy_by_value<P, 10>; });
+    reg_test("paper/t1_append_char", []<class P>() { return &bm_t1_append_char<P>; });
+    reg_test("paper/t2_find3_62", []<class P>() { return &bm_t2_find3_62<P>; });
+    reg_test("paper/t3_mixed", []<class P>() { return &bm_t3_mixed<P>; });
+    reg_test("paper/t4_copy_by_value", []<class P>() { return &bm_copy_by_value<P, 62>; });
+    reg_test("paper/t5_copy_by_ref", []<class P>() { return &bm_t5_copy_by_ref<P>; });
+    reg_test("paper/t6_copy_short", []<class P>() { return &bm_copy_by_value<P, 10>; });
     return true;
 }();
 

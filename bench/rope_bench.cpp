@@ -20,7 +20,8 @@
 //   iterate_1m           sum of all bytes of a 1 MB text (100-byte pieces)
 //                        through the type's char iterators (fl: a rope built
 //                        by appends alone is one flat chunk; iterate_1m_tree
-//                        walks the same bytes as a tree of 256 4 KiB leaves)
+//                        walks the same bytes as a tree of 256 4 KiB leaves;
+//                        fl_chunks: the same sum through fl::for_each_chunk)
 //   random_index_1m      1,000 operator[] reads at random positions
 //   edit_mix_tree/B      edit_mix on the text held as 4 KiB pieces (fl: a tree
 //                        of 4 KiB leaves; cord, gnu_rope: 4 KiB appends), B >= 64k
@@ -267,6 +268,25 @@ void iterate_fl(benchmark::State& st) {
 }
 void iterate_tree_fl(benchmark::State& st) { iterate_loop(st, tree_of(flat_1m("rope/iterate"))); }
 void iterate_std(benchmark::State& st) { iterate_loop(st, flat_1m("rope/iterate")); }
+// fl_chunks: the same sum through fl::for_each_chunk, the segmented form (a
+// plain loop over each chunk's bytes, which the compiler vectorizes).
+void iterate_chunks_loop(benchmark::State& st, const fl::rope& r) {
+  for (auto _ : st) {
+    benchmark::DoNotOptimize(r);
+    std::uint64_t sum = 0;
+    fl::for_each_chunk(r, [&sum](std::string_view c) {
+      for (char ch : c) sum += static_cast<unsigned char>(ch);
+    });
+    benchmark::DoNotOptimize(sum);
+  }
+  fl_bench::set_bytes(st, r.size());
+}
+void iterate_chunks_fl(benchmark::State& st) {
+  fl::rope r;
+  for (const auto& p : pieces_1m("rope/iterate")) r.append(p);
+  iterate_chunks_loop(st, r);
+}
+void iterate_chunks_tree_fl(benchmark::State& st) { iterate_chunks_loop(st, tree_of(flat_1m("rope/iterate"))); }
 void iterate_gnu(benchmark::State& st) {
   __gnu_cxx::crope r;
   for (const auto& p : pieces_1m("rope/iterate")) r.append(p.data(), p.size());
@@ -456,7 +476,9 @@ const bool registered = [] {
 #endif
   fl_bench::reg("rope/iterate_1m/std", iterate_std)->Unit(benchmark::kMicrosecond);
   fl_bench::reg("rope/iterate_1m/gnu_rope", iterate_gnu)->Unit(benchmark::kMicrosecond);
+  fl_bench::reg("rope/iterate_1m/fl_chunks", iterate_chunks_fl)->Unit(benchmark::kMicrosecond);
   fl_bench::reg("rope/iterate_1m_tree/fl", iterate_tree_fl)->Unit(benchmark::kMicrosecond);
+  fl_bench::reg("rope/iterate_1m_tree/fl_chunks", iterate_chunks_tree_fl)->Unit(benchmark::kMicrosecond);
 #ifdef FL_BENCH_HAVE_ABSL
   fl_bench::reg("rope/iterate_1m_tree/cord", iterate_cord)->Unit(benchmark::kMicrosecond);
 #endif

@@ -14,6 +14,12 @@
 //                          reserve: 4 KiB and every reallocation on the way
 //   find_1k_13             find a 13-byte needle planted at 90% of a 1,024-byte
 //                          random alphanumeric haystack
+//   find_literal_62        three finds of C-string literals in the classic
+//                          62-byte text, written as users write them
+//                          (s.find("unfkHBUKGY")): the needles are constants
+//                          the compiler sees, the text is not
+//   find_char_62           four finds of a char literal in the same text
+//                          (three present, one absent)
 //   compare_64             three compares of 64-byte strings: equal, differing
 //                          at byte 0, differing at byte 63
 //   substr_64_of_512       a 64-byte substr of a 512-byte string (allocates)
@@ -99,6 +105,45 @@ void bm_find_1k_13(benchmark::State& st) {
         benchmark::DoNotOptimize(pos);
     }
     fl_bench::set_bytes(st, at + needle_text.size());
+}
+
+// The classic 62-byte text (as in paper/), passed through a volatile pointer
+// so the compiler cannot know it.
+std::string classic_62_text() {
+    static constexpr char text[] = "qyweyuewunfkHBUKGYUGL,wehbYGUW^(@T@H!BALWD:h^&@#*@(#:JKHWJ:CND";
+    static_assert(sizeof text == 63);
+    const char* volatile p = text;
+    return std::string(p, 62);
+}
+
+template <class P>
+void bm_find_literal_62(benchmark::State& st) {
+    typename P::string s = fl_bench::make<P>(classic_62_text());
+    if (s.find("unfkHBUKGY") != 8 || s.find("W^(@T@H!B") != 29 || s.find("J:CND") != 57) {
+        st.SkipWithError("find_literal_62: needles not where the classic text has them");
+        return;
+    }
+    for (auto _ : st) {
+        benchmark::DoNotOptimize(s);
+        std::size_t r = s.find("unfkHBUKGY") + s.find("W^(@T@H!B") + s.find("J:CND");
+        benchmark::DoNotOptimize(r);
+    }
+    fl_bench::set_items(st, 3);
+}
+
+template <class P>
+void bm_find_char_62(benchmark::State& st) {
+    typename P::string s = fl_bench::make<P>(classic_62_text());
+    if (s.find('H') != 12 || s.find('^') != 30 || s.find('N') != 60 || s.find('z') != P::string::npos) {
+        st.SkipWithError("find_char_62: chars not where the classic text has them");
+        return;
+    }
+    for (auto _ : st) {
+        benchmark::DoNotOptimize(s);
+        std::size_t r = s.find('H') + s.find('^') + s.find('N') + s.find('z');
+        benchmark::DoNotOptimize(r);
+    }
+    fl_bench::set_items(st, 4);
 }
 
 template <class P>
@@ -192,6 +237,8 @@ const bool registered = [] {
     reg_peers(peers, "string/heap_construct_100", []<class P>() { return &bm_heap_construct_100<P>; });
     reg_peers(peers, "string/append_growth_256x16", []<class P>() { return &bm_append_growth_256x16<P>; });
     reg_peers(peers, "string/find_1k_13", []<class P>() { return &bm_find_1k_13<P>; });
+    reg_peers(peers, "string/find_literal_62", []<class P>() { return &bm_find_literal_62<P>; });
+    reg_peers(peers, "string/find_char_62", []<class P>() { return &bm_find_char_62<P>; });
     reg_peers(peers, "string/compare_64", []<class P>() { return &bm_compare_64<P>; });
     reg_peers(peers, "string/substr_64_of_512", []<class P>() { return &bm_substr_64_of_512<P>; });
     reg_peers(peers, "string/copy_by_value_64", []<class P>() { return &bm_copy_by_value<P, 64>; });

@@ -1,10 +1,13 @@
 # Install rules: headers, the fl (and fl_c) libraries, a CMake package
-# (find_package(fl CONFIG) gives fl::fl and fl::c) and fl.pc for pkg-config.
+# (find_package(fl CONFIG) gives fl::fl and fl::c) and, for pkg-config, fl.pc
+# (C++) and fl-c.pc (the C API, usable from plain C).
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 install(DIRECTORY include/fl DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(FILES "${PROJECT_BINARY_DIR}/include/fl/version.hpp" DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/fl)
+install(FILES "${PROJECT_BINARY_DIR}/include/fl/detail/build_config.hpp"
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/fl/detail)
 
 set(fl_install_targets fl)
 if(TARGET fl_c)
@@ -22,6 +25,12 @@ install(TARGETS ${fl_install_targets} EXPORT flTargets
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(EXPORT flTargets NAMESPACE fl:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/fl)
 
+# A static fl hands its private dependencies to the consumer's link.
+set(FL_CONFIG_FIND_MIMALLOC OFF)
+get_target_property(fl_type fl TYPE)
+if(FL_WITH_MIMALLOC AND fl_type STREQUAL "STATIC_LIBRARY")
+  set(FL_CONFIG_FIND_MIMALLOC ON)
+endif()
 configure_package_config_file(cmake/flConfig.cmake.in "${PROJECT_BINARY_DIR}/flConfig.cmake"
   INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/fl)
 write_basic_package_version_file("${PROJECT_BINARY_DIR}/flConfigVersion.cmake"
@@ -29,5 +38,53 @@ write_basic_package_version_file("${PROJECT_BINARY_DIR}/flConfigVersion.cmake"
 install(FILES "${PROJECT_BINARY_DIR}/flConfig.cmake" "${PROJECT_BINARY_DIR}/flConfigVersion.cmake"
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/fl)
 
+# pkg-config. Neither file passes a -std flag: it would break C, and placed
+# after a C++ program's own -std=c++23 it would silently lower it; C++
+# programs compile with -std=c++20 or newer (an older standard stops at one
+# #error saying so). The libraries a static link needs beyond -lfl go into
+# Libs when fl is static (there is then no shared library to carry them, and
+# plain `pkg-config --libs` must link) and into Libs.private when shared.
+set(fl_pc_deps "")
+if(FL_WITH_MIMALLOC)
+  string(APPEND fl_pc_deps " -lmimalloc")
+endif()
+if(CMAKE_THREAD_LIBS_INIT)
+  string(APPEND fl_pc_deps " ${CMAKE_THREAD_LIBS_INIT}")
+endif()
+set(fl_pc_cxx_runtime "")
+foreach(lib IN LISTS fl_cxx_runtime)
+  if(IS_ABSOLUTE "${lib}" OR lib MATCHES "^-")
+    string(APPEND fl_pc_cxx_runtime " ${lib}")
+  else()
+    string(APPEND fl_pc_cxx_runtime " -l${lib}")
+  endif()
+endforeach()
+# Relocatable: the prefix is found from the .pc file's own directory, so
+# `cmake --install build --prefix DIR` gives working files in DIR too.
+if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")
+  set(FL_PC_PREFIX "${CMAKE_INSTALL_PREFIX}")
+else()
+  file(RELATIVE_PATH fl_pc_up "/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/")
+  string(REGEX REPLACE "/$" "" fl_pc_up "${fl_pc_up}")
+  set(FL_PC_PREFIX "\${pcfiledir}/${fl_pc_up}")
+endif()
+if(fl_type STREQUAL "STATIC_LIBRARY")
+  set(FL_PC_LIBS "-lfl${fl_pc_deps}")
+  set(FL_PC_LIBS_PRIVATE "")
+  set(FL_PC_C_LIBS "-lfl_c -lfl${fl_pc_deps}${fl_pc_cxx_runtime}")
+  set(FL_PC_C_LIBS_PRIVATE "")
+else()
+  set(FL_PC_LIBS "-lfl")
+  set(FL_PC_LIBS_PRIVATE "${fl_pc_deps}")
+  set(FL_PC_C_LIBS "-lfl_c")
+  set(FL_PC_C_LIBS_PRIVATE "-lfl${fl_pc_deps}${fl_pc_cxx_runtime}")
+endif()
+string(STRIP "${FL_PC_LIBS_PRIVATE}" FL_PC_LIBS_PRIVATE)
+string(STRIP "${FL_PC_C_LIBS_PRIVATE}" FL_PC_C_LIBS_PRIVATE)
 configure_file(cmake/fl.pc.in "${PROJECT_BINARY_DIR}/fl.pc" @ONLY)
 install(FILES "${PROJECT_BINARY_DIR}/fl.pc" DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+if(TARGET fl_c)
+  configure_file(cmake/fl-c.pc.in "${PROJECT_BINARY_DIR}/fl-c.pc" @ONLY)
+  install(FILES "${PROJECT_BINARY_DIR}/fl-c.pc" DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+endif()
+include(FlGdb)

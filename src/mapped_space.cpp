@@ -13,7 +13,6 @@
 #include <cstring>
 #include <random>
 #include <string>
-#include <unordered_set>
 #include <vector>
 
 #include <sys/file.h>
@@ -553,7 +552,8 @@ void grow(detail::space_state& s, std::uint64_t need) {
 bool find_live_block(const detail::space_state& s, std::uint64_t off, std::uint64_t& block, unsigned& cls) {
   if (off % 16 != 0 || off < space_first_block + 8 || off >= s.alloc.top) return false;
   const block_header h = detail::load_header(s.base, off - 8);
-  if (h.tag() != detail::block_live || h.cls() >= space_class_count) return false;
+  if (h.tag() != detail::block_live || h.cls() >= space_class_count || h.back > off - 8 - space_first_block)
+    return false;
   const std::uint64_t b = off - 8 - h.back;
   if (b < space_first_block || b % 16 != 8 || s.alloc.top - b < class_size(h.cls())) return false;
   if (h.back != 0) {
@@ -685,7 +685,9 @@ std::uint32_t zero_page_crc() {
 
 void mapped_space::sync() {
   detail::space_state& s = *st_;
-  const std::uint64_t old_pages = s.committed.file_size / space_page;
+  // Pages the committed table covers; without a table (the commit that
+  // created the file) every page but the meta pages is recomputed.
+  const std::uint64_t old_pages = s.committed.alloc.crc_table != 0 ? s.committed.file_size / space_page : 2;
   std::vector<log_extent> extra = ensure_table(*this, s);
   const std::uint64_t pages = s.size / space_page;
   const std::uint64_t scan_end = std::min(s.size, detail::round_up(s.alloc.top, s.sys_page));
@@ -820,7 +822,9 @@ void mapped_space::verify() const {
   }
 
   // Every block from the first to top, then every free list against them.
-  std::unordered_set<std::uint64_t> free_set;
+  // Free blocks found by the walk, in address order (8 bytes each: bounded by
+  // the headers actually present in the file).
+  std::vector<std::uint64_t> free_set;
   std::uint64_t used = 0, freeb = 0, live = 0;
   std::uint64_t off = space_first_block;
   while (off < a.top) {
@@ -834,7 +838,7 @@ void mapped_space::verify() const {
       ++live;
     } else {
       freeb += cs;
-      free_set.insert(off);
+      free_set.push_back(off);
     }
     off += cs;
   }
@@ -844,7 +848,8 @@ void mapped_space::verify() const {
   std::uint64_t listed = 0;
   for (unsigned c = 0; c < space_class_count; ++c) {
     for (std::uint64_t b = a.free_heads[c]; b != 0;) {
-      if (!free_set.count(b) || detail::load_header(f, b).cls() != c || ++listed > a.free_blocks)
+      if (!std::binary_search(free_set.begin(), free_set.end(), b) || detail::load_header(f, b).cls() != c ||
+          ++listed > a.free_blocks)
         detail::fail(s, "verify: free list of size class " + std::to_string(c) + " damaged at " + detail::hex(b));
       b = detail::load_u64(f, b + 8);
     }
@@ -876,7 +881,7 @@ void pstring::set_heap(std::uint64_t offset, std::uint64_t size) noexcept {
 }
 
 void pstring::set_inline(std::string_view text) noexcept {
-  std::memmove(bytes_, text.data(), text.size());
+  if (!text.empty()) std::memmove(bytes_, text.data(), text.size());
   bytes_[tag_byte] = static_cast<unsigned char>(inline_max - text.size());
 }
 
@@ -942,6 +947,7 @@ void pstring::assign(mapped_space& space, std::string_view text) {
 void pstring::append(mapped_space& space, std::string_view text) {
   const std::size_t old_n = size();
   const std::size_t n = old_n + text.size();
+  if (text.empty()) return;
   if (!is_heap() && n <= inline_max) {
     std::memmove(bytes_ + old_n, text.data(), text.size());
     bytes_[tag_byte] = static_cast<unsigned char>(inline_max - n);

@@ -1,5 +1,6 @@
 // The slow paths of the pool: cache misses, blocks above the cache limit,
-// full classes, thread exit and pool_trim(). The fast paths (a pop or push on a
+// full classes, the exchange of batches between threads, thread exit,
+// pool_trim() and pool_stats(). The fast paths (a pop or push on a
 // thread-local free list) are inline in fl/detail/pool_impl.hpp.
 //
 // Invariant kept here: every block the pool hands out is a system-allocator
@@ -11,6 +12,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 
 #if defined(FL_WITH_MIMALLOC)
 #include <mimalloc.h>
@@ -30,18 +32,148 @@ void* sys_realloc(void* p, std::size_t n) noexcept { return std::realloc(p, n); 
 void sys_free(void* p) noexcept { std::free(p); }
 #endif
 
+#ifdef FL_POOL_FAIL_HOOK
+// Test builds only (FL_POOL_FAIL_HOOK, see tests/alloc_failure_test.cmake):
+// the one gate between the pool and the system allocator. pool_fail_after(n)
+// makes the n-th system allocation of this thread from now on fail (as if
+// malloc returned null; 0: none) and turns this thread's cache off, so that
+// every allocation reaches the gate; pool_live_blocks() counts the system
+// blocks this thread's pool holds. The names below shadow the three above.
+thread_local std::size_t fail_countdown = 0;
+thread_local long live_blocks = 0;
+bool fail_now() noexcept { return fail_countdown != 0 && --fail_countdown == 0; }
+void* gated_malloc(std::size_t n) noexcept {
+  if (fail_now()) return nullptr;
+  void* p = sys_malloc(n);
+  if (p != nullptr) ++live_blocks;
+  return p;
+}
+void* gated_realloc(void* p, std::size_t n) noexcept { return fail_now() ? nullptr : sys_realloc(p, n); }
+void gated_free(void* p) noexcept {
+  if (p != nullptr) --live_blocks;
+  sys_free(p);
+}
+#define sys_malloc gated_malloc
+#define sys_realloc gated_realloc
+#define sys_free gated_free
+#endif
+
 // No 64-bit machine maps more than 2^47 bytes of user address space; larger
 // requests fail up front with std::bad_alloc instead of reaching malloc (which
 // a sanitizer runtime would report as a fatal error rather than return null).
 constexpr std::size_t max_request = std::size_t{1} << 47;
 
 // The calling thread's kept large block (see pool_keep_min_bytes), empty
-// when p is null. Its bytes count in stats.bytes_cached.
+// when p is null. Its bytes count in pool_stats().bytes_cached.
 struct kept_block {
   void* p;
   std::size_t bytes;
 };
-constinit thread_local kept_block pool_kept{};
+constinit thread_local kept_block pool_kept __attribute__((tls_model("initial-exec"))){};
+
+// ---- the exchange ----
+//
+// One stack of batches per class, under a mutex (taken once per batch, so
+// its cost is spread over pool_class_batch[c] allocations or frees). A batch
+// is a null-terminated list of exactly pool_class_batch[c] blocks linked
+// through their first word; the second word of a batch's first block links
+// the batches (every block is at least 16 bytes).
+struct exchange_class {
+  std::mutex m;
+  pool_free_block* batches = nullptr;  // guarded by m
+  std::size_t count = 0;               // batches held, guarded by m
+};
+constinit exchange_class pool_exchange[pool_class_count];
+
+// Batches of class c that fit in pool_exchange_class_bytes.
+constexpr std::size_t exchange_max_batches(std::size_t c) {
+  const std::size_t batch_bytes = std::size_t{pool_class_batch[c]} * pool_class_size[c];
+  return pool_exchange_class_bytes / batch_bytes;
+}
+
+// The link words of a cached block, which ASan keeps poisoned with the rest
+// of the block: unpoisoned for the access only.
+pool_free_block* next_of(pool_free_block* b) noexcept {
+  FL_POOL_UNPOISON(b, sizeof(pool_free_block));
+  pool_free_block* n = b->next;
+  FL_POOL_POISON(b, sizeof(pool_free_block));
+  return n;
+}
+pool_free_block** batch_link(pool_free_block* b) noexcept {
+  return reinterpret_cast<pool_free_block**>(reinterpret_cast<unsigned char*>(b) + sizeof(pool_free_block));
+}
+
+// Frees every block of the null-terminated list starting at b to the system
+// allocator.
+void free_list(pool_free_block* b, std::size_t c) noexcept {
+  while (b != nullptr) {
+    FL_POOL_UNPOISON(b, pool_class_size[c]);
+    pool_free_block* next = b->next;
+    sys_free(b);
+    b = next;
+  }
+}
+
+// Under ASan, the link words of the blocks a batch holds while it sits in the
+// exchange: LeakSanitizer ignores pointers stored in poisoned memory, and a
+// batch may outlive every thread, so its links are left readable there.
+void show_links(pool_free_block* batch, bool visible) noexcept {
+#if defined(__SANITIZE_ADDRESS__)
+  for (pool_free_block* b = batch; b != nullptr;) {
+    FL_POOL_UNPOISON(b, 2 * sizeof(pool_free_block*));
+    pool_free_block* next = b->next;
+    if (!visible) FL_POOL_POISON(b, 2 * sizeof(pool_free_block*));
+    b = next;
+  }
+#else
+  (void)batch;
+  (void)visible;
+#endif
+}
+
+// Hands a batch (a null-terminated list of pool_class_batch[c] blocks) to the
+// exchange; false when the class's share is full (the caller keeps it).
+bool exchange_put(std::size_t c, pool_free_block* batch) noexcept {
+  exchange_class& x = pool_exchange[c];
+  std::lock_guard<std::mutex> lock(x.m);
+  if (x.count == exchange_max_batches(c)) return false;
+  show_links(batch, true);
+  *batch_link(batch) = x.batches;
+  x.batches = batch;
+  ++x.count;
+  return true;
+}
+
+// A batch of class c from the exchange, or null when it holds none.
+pool_free_block* exchange_take(std::size_t c) noexcept {
+  exchange_class& x = pool_exchange[c];
+  std::lock_guard<std::mutex> lock(x.m);
+  pool_free_block* batch = x.batches;
+  if (batch == nullptr) return nullptr;
+  x.batches = *batch_link(batch);
+  --x.count;
+  show_links(batch, false);
+  return batch;
+}
+
+// Frees every batch the exchange holds.
+void exchange_release_all() noexcept {
+  for (std::size_t c = 0; c < pool_class_count; ++c) {
+    exchange_class& x = pool_exchange[c];
+    pool_free_block* batches;
+    {
+      std::lock_guard<std::mutex> lock(x.m);
+      batches = x.batches;
+      x.batches = nullptr;
+      x.count = 0;
+    }
+    while (batches != nullptr) {
+      pool_free_block* next_batch = *batch_link(batches);
+      free_list(batches, c);
+      batches = next_batch;
+    }
+  }
+}
 
 // Frees the kept large block, if any.
 void release_kept(pool_thread_cache& t) noexcept {
@@ -49,25 +181,20 @@ void release_kept(pool_thread_cache& t) noexcept {
   if (k.p == nullptr) return;
   FL_POOL_UNPOISON(k.p, k.bytes);
   sys_free(k.p);
-  t.stats.bytes_cached -= k.bytes;
-  ++t.stats.frees_released;
+  ++t.released;
   k = kept_block{};
 }
 
-// Returns every cached block of the calling thread to the system allocator.
-void release_all(pool_thread_cache& t) noexcept {
+// Returns every cached block of the calling thread to the system allocator
+// and leaves each class empty with room `room` (its depth, or 0 to close).
+void release_all(pool_thread_cache& t, bool reopen) noexcept {
   release_kept(t);
   for (std::size_t c = 0; c < pool_class_count; ++c) {
-    pool_free_block* b = t.head[c];
-    while (b != nullptr) {
-      FL_POOL_UNPOISON(b, pool_class_size[c]);
-      pool_free_block* next = b->next;
-      sys_free(b);
-      b = next;
-    }
+    if (t.state == 1) t.moved_out += pool_class_depth[c] - t.room[c];
+    free_list(t.head[c], c);
     t.head[c] = nullptr;
+    t.room[c] = reopen ? pool_class_depth[c] : 0;
   }
-  t.stats.bytes_cached = 0;
 }
 
 // Destroyed at thread exit (and for the main thread at exit()): hands the
@@ -79,8 +206,7 @@ struct thread_exit_hook {
   thread_exit_hook& operator=(const thread_exit_hook&) = delete;
   ~thread_exit_hook() {
     pool_thread_cache& t = pool_tls;
-    release_all(t);
-    for (auto& r : t.room) r = 0;
+    release_all(t, false);
     t.state = 2;
   }
 };
@@ -100,11 +226,24 @@ void open_cache(pool_thread_cache& t) noexcept {
 void* pool_allocate_slow(std::size_t bytes) {
   pool_thread_cache& t = pool_tls;
   if (bytes <= pool_max_cached_bytes) {
-    // An empty class: a fresh block of the full class size, so that it can be
+    // An empty class: refill it with a batch from the exchange (the cache is
+    // opened first, so that the exit hook will return what it takes) ...
+    const std::size_t c = pool_class_index(bytes);
+    if (t.state == 0) open_cache(t);
+    if (t.state == 1) {
+      if (pool_free_block* batch = exchange_take(c)) {
+        t.head[c] = batch;
+        t.room[c] = static_cast<std::uint16_t>(t.room[c] - pool_class_batch[c]);
+        t.moved_in += pool_class_batch[c];
+        ++t.batches_taken;
+        return pool_allocate(bytes);  // now a hit on the fast path
+      }
+    }
+    // ... or else a fresh block of the full class size, so that it can be
     // cached and reused for any request of this class later.
-    void* p = sys_malloc(pool_class_size[pool_class_index(bytes)]);
+    void* p = sys_malloc(pool_class_size[c]);
     if (p == nullptr) throw std::bad_alloc();
-    ++t.stats.misses;
+    ++t.misses;
     return p;
   }
   if (bytes > max_request) throw std::bad_alloc();
@@ -116,8 +255,7 @@ void* pool_allocate_slow(std::size_t bytes) {
       if (bytes <= k.bytes && bytes > k.bytes / 2) {
         void* p = k.p;
         FL_POOL_UNPOISON(p, k.bytes);
-        t.stats.bytes_cached -= k.bytes;
-        ++t.stats.hits;
+        ++t.kept_hits;
         k = kept_block{};
         return p;
       }
@@ -126,7 +264,7 @@ void* pool_allocate_slow(std::size_t bytes) {
   }
   void* p = sys_malloc(bytes);
   if (p == nullptr) throw std::bad_alloc();
-  ++t.stats.misses;
+  ++t.misses;
   return p;
 }
 
@@ -138,6 +276,30 @@ void pool_deallocate_slow(void* p, std::size_t bytes) noexcept {
     pool_deallocate(p, bytes);  // now takes the fast path
     return;
   }
+  if (bytes <= pool_max_cached_bytes && t.state == 1) {
+    // A full class: cut the first pool_class_batch[c] blocks off its list as
+    // one batch for the exchange (or for malloc when the exchange has no room
+    // for it), then cache p on the fast path.
+    const std::size_t c = pool_class_index(bytes);
+    pool_free_block* batch = t.head[c];
+    pool_free_block* last = batch;
+    for (std::size_t i = 1; i < pool_class_batch[c]; ++i) last = next_of(last);
+    pool_free_block* rest = next_of(last);
+    FL_POOL_UNPOISON(last, sizeof(pool_free_block));
+    last->next = nullptr;
+    FL_POOL_POISON(last, sizeof(pool_free_block));
+    t.head[c] = rest;
+    t.room[c] = static_cast<std::uint16_t>(t.room[c] + pool_class_batch[c]);
+    t.moved_out += pool_class_batch[c];
+    if (exchange_put(c, batch)) {
+      ++t.batches_given;
+    } else {
+      free_list(batch, c);
+      t.released += pool_class_batch[c];
+    }
+    pool_deallocate(p, bytes);
+    return;
+  }
   if (bytes >= pool_keep_min_bytes && bytes <= pool_keep_max_bytes && t.state != 2) {
     // A very large block: keep it in place of the previous one. The block is
     // at least `bytes` long, which is all the reuse test relies on.
@@ -145,12 +307,11 @@ void pool_deallocate_slow(void* p, std::size_t bytes) noexcept {
     release_kept(t);
     FL_POOL_POISON(p, bytes);
     pool_kept = kept_block{p, bytes};
-    t.stats.bytes_cached += bytes;
-    ++t.stats.frees_cached;
+    ++t.kept_frees;
     return;
   }
-  // A full class, a large block, or a thread past its exit hook.
-  ++t.stats.frees_released;
+  // A large block, or a thread past its exit hook.
+  ++t.released;
   sys_free(p);
 }
 
@@ -178,7 +339,7 @@ void* pool_reallocate(void* p, std::size_t old_bytes, std::size_t new_bytes) {
   // malloc block of its class size), so realloc may extend it in place.
   void* q = sys_realloc(p, new_bytes);
   if (q == nullptr) throw std::bad_alloc();
-  ++pool_tls.stats.misses;
+  ++pool_tls.misses;
   return q;
 }
 
@@ -198,13 +359,50 @@ std::size_t pool_good_size_large(std::size_t bytes) noexcept {
 
 }  // namespace detail
 
-pool_statistics pool_stats() noexcept { return detail::pool_tls.stats; }
+pool_statistics pool_stats() noexcept {
+  const detail::pool_thread_cache& t = detail::pool_tls;
+  // Blocks now in the lists, from the invariant list length = depth - room.
+  std::uint64_t cached_blocks = 0;
+  std::size_t bytes = 0;
+  if (t.state == 1) {
+    for (std::size_t c = 0; c < detail::pool_class_count; ++c) {
+      const std::size_t n = detail::pool_class_depth[c] - t.room[c];
+      cached_blocks += n;
+      bytes += n * detail::pool_class_size[c];
+    }
+  }
+  bytes += detail::pool_kept.bytes;
+  pool_statistics s;
+  s.hits = t.hits + t.kept_hits;
+  s.misses = t.misses;
+  // Every block that entered the lists by a free is still there, or left by
+  // an allocation (a hit) or otherwise (moved_out); the exchange's batches
+  // entered without a free.
+  s.frees_cached = cached_blocks + t.hits + t.moved_out - t.moved_in + t.kept_frees;
+  s.frees_released = t.released;
+  s.bytes_cached = bytes;
+  s.batches_taken = t.batches_taken;
+  s.batches_given = t.batches_given;
+  return s;
+}
+
+#ifdef FL_POOL_FAIL_HOOK
+namespace detail {
+void pool_fail_after(std::size_t n) noexcept {
+  pool_thread_cache& t = pool_tls;
+  release_all(t);
+  for (auto& r : t.room) r = 0;
+  t.state = 2;  // as after thread exit: frees go straight to the system
+  fail_countdown = n;
+}
+long pool_live_blocks() noexcept { return live_blocks; }
+}  // namespace detail
+#endif
 
 void pool_trim() noexcept {
   detail::pool_thread_cache& t = detail::pool_tls;
-  detail::release_all(t);
-  if (t.state == 1)
-    for (std::size_t c = 0; c < detail::pool_class_count; ++c) t.room[c] = detail::pool_class_depth[c];
+  detail::release_all(t, t.state == 1);
+  detail::exchange_release_all();
 }
 
 }  // namespace fl

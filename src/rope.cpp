@@ -14,10 +14,14 @@
 #include <fl/find.hpp>
 #include <fl/pool.hpp>
 
+#include "rope_metrics.hpp"
+#include "text_count.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 #include <ostream>
 #include <stdexcept>
 #include <string>
@@ -90,6 +94,7 @@ chunk* new_chunk(std::size_t cap) {
   c->used = 0;
   c->cap = cap;
   c->data = reinterpret_cast<char*>(c + 1);
+  new (&c->index) std::atomic<chunk_index*>(nullptr);
   return c;
 }
 
@@ -111,6 +116,7 @@ chunk* new_block_chunk(std::size_t cap) {
   c->used = 0;
   c->cap = cap;
   c->data = data;
+  new (&c->index) std::atomic<chunk_index*>(nullptr);
   return c;
 }
 
@@ -365,6 +371,7 @@ edge merge_equal(edge& a, edge b) {
     return nb->child[i];
   };
   edge result{};
+  a.forget();
   if (total <= max_children) {
     for (unsigned i = 0; i < nb->count; ++i) na->child[na->count++] = take(i);
     a.len += b.len;
@@ -397,6 +404,7 @@ template <bool Right>
 edge join_side(edge& a, edge b) {
   inner* n = mut<true>(a);
   a.len += b.len;
+  a.forget();
   const unsigned idx = Right ? n->count - 1u : 0u;
   edge& near = n->child[idx];
   edge extra{};
@@ -716,8 +724,25 @@ bool append_in_place(edge& root, std::string_view text) noexcept {
     inner* n = static_cast<inner*>(e->p);
     e = &n->child[n->count - 1];
   }
+  // The metrics change by those of `text` (all edges on the spine, when
+  // they are known; unknown ones are computed by rope::settle).
+  const edge before = *e;
   if (!leaf_append_in_place(*e, text)) return false;
-  for (unsigned i = 0; i < depth; ++i) path[i]->len += text.size();
+  const text_counts add = count_text(text.data(), text.size());
+  if (before.known()) {
+    e->chars = before.chars + add.chars;
+    e->newlines = before.newlines + add.newlines;
+    e->astral = before.astral + add.astral;
+  }
+  for (unsigned i = 0; i < depth; ++i) {
+    edge& x = *path[i];
+    x.len += text.size();
+    if (x.known()) {
+      x.chars += add.chars;
+      x.newlines += add.newlines;
+      x.astral += add.astral;
+    }
+  }
   return true;
 }
 
@@ -752,6 +777,7 @@ bool append_flat_grow(edge& root, std::string_view text) {
     std::memcpy(c->data + root.len, text.data(), text.size());
     c->used = need;
     root.len = need;
+    root.forget();
     return true;
   }
   chunk* f = new_block_chunk(cap);
@@ -846,8 +872,19 @@ bool edit_in_leaf(edge& root, std::size_t pos, std::size_t n, std::string_view t
   const char* old = c->data + leaf.off;
 
   if (out <= leaf_edit_max) {
+    // The metrics change by those of `text` minus those of the bytes it
+    // replaces, on the leaf and every edge above it that is known.
+    const edge before = leaf;
+    const text_counts add = count_text(text.data(), ins), sub = count_text(old + p, n);
+    const auto shift = [&](edge& x) {
+      if (!x.known()) return;
+      x.chars = x.chars + add.chars - sub.chars;
+      x.newlines = x.newlines + add.newlines - sub.newlines;
+      x.astral = x.astral + add.astral - sub.astral;
+    };
     const bool overlaps = text.data() < c->data + c->cap && text.data() + ins > c->data;
     if (unique(c) && leaf.off + out <= c->cap && !overlaps) {
+      index_truncate(c, leaf.off + p);
       char* base = c->data + leaf.off;
       std::memmove(base + p + ins, base + p + n, tail);
       if (ins) std::memcpy(base + p, text.data(), ins);
@@ -862,7 +899,16 @@ bool edit_in_leaf(edge& root, std::size_t pos, std::size_t n, std::string_view t
       leaf = edge{f, 0, out};
     }
     leaf.len = out;
-    for (unsigned d = depth; d-- > 0;) up[d]->len = up[d]->len + ins - n;
+    // A fresh chunk's edge starts unknown: it takes the old leaf's metrics
+    // shifted, since every edge above it is shifted and stays known.
+    leaf.chars = before.chars;
+    leaf.newlines = before.newlines;
+    leaf.astral = before.astral;
+    shift(leaf);
+    for (unsigned d = depth; d-- > 0;) {
+      up[d]->len = up[d]->len + ins - n;
+      shift(*up[d]);
+    }
     return true;
   }
 
@@ -943,6 +989,7 @@ bool edit_in_leaf(edge& root, std::size_t pos, std::size_t n, std::string_view t
     } else {
       up[d]->len = up[d]->len + ins - n;
     }
+    up[d]->forget();
   }
   if (carry.p) {
     inner* r = spare[s++];
@@ -1042,11 +1089,13 @@ void destroy(node* p) noexcept {
   switch (p->kind) {
     case node_kind::chunk_inline: {
       chunk* c = static_cast<chunk*>(p);
+      free_index(c);
       rope_deallocate(c, chunk_bytes(c->cap));
       break;
     }
     case node_kind::chunk_adopted: {
       chunk* c = static_cast<chunk*>(p);
+      free_index(c);
       rope_deallocate(c->data, c->cap + 1);
       rope_deallocate(c, sizeof(chunk));
       break;
@@ -1095,6 +1144,12 @@ std::size_t check_edge(const edge& e, unsigned expect_height, bool is_root) {
     if (e.off + e.len > c->used) broken("edge beyond chunk bytes");
     if (c->kind == node_kind::chunk_inline && c->cap > flat_edit_max && c->cap != c->used)
       broken("oversized chunk with spare room");
+    if (!is_root && !e.known()) broken("leaf metrics not computed");
+    if (e.known()) {
+      const text_counts t = count_text(c->data + e.off, e.len);
+      if (t.chars != e.chars || t.newlines != e.newlines || t.astral != e.astral) broken("leaf metrics wrong");
+    }
+    if (!index_ok(c)) broken("chunk index disagrees with its bytes");
     return e.len;
   }
   if (e.p->kind != node_kind::inner) broken("inner height on a chunk");
@@ -1105,6 +1160,14 @@ std::size_t check_edge(const edge& e, unsigned expect_height, bool is_root) {
   std::size_t sum = 0;
   for (unsigned i = 0; i < n->count; ++i) sum += check_edge(n->child[i], expect_height - 1, false);
   if (sum != e.len) broken("edge length != sum of children");
+  if (!e.known()) broken("inner metrics not computed");
+  text_counts t;
+  for (unsigned i = 0; i < n->count; ++i) {
+    t.chars += n->child[i].chars;
+    t.newlines += n->child[i].newlines;
+    t.astral += n->child[i].astral;
+  }
+  if (t.chars != e.chars || t.newlines != e.newlines || t.astral != e.astral) broken("inner metrics != sum of children");
   return sum;
 }
 }  // namespace
@@ -1144,7 +1207,7 @@ rope::rope(std::string_view text) {
   root_ = edge{c, 0, text.size()};
 }
 
-rope::rope(fl::string&& text) {
+rope::rope(adopt_tag, fl::string&& text) {
 #ifdef FL_ROPE_HAVE_STRING_ACCESS
   if (text.size() > 0) {
     ::fl::detail::heap_block b = ::fl::detail::string_access::release(text);
@@ -1158,6 +1221,7 @@ rope::rope(fl::string&& text) {
         c->used = b.size;
         c->cap = b.capacity;
         c->data = b.data;
+        new (&c->index) std::atomic<detail::chunk_index*>(nullptr);
         root_ = edge{c, 0, b.size};
         detail::count_adopted(1);
         if (b.size == 0) clear();
@@ -1170,6 +1234,7 @@ rope::rope(fl::string&& text) {
   }
 #endif
   root_ = detail::build(std::string_view(text), text.size());
+  settle();
 }
 
 rope::rope(size_type count, char ch) {
@@ -1204,10 +1269,15 @@ rope::rope(size_type count, char ch) {
   }
   detail::release(piece.p);
   root_ = acc;
+  settle();
 }
 
 char rope::at(size_type pos) const {
-  if (pos >= size()) throw std::out_of_range("fl::rope::at: pos >= size()");
+  if (pos >= size()) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "fl::rope::at: pos (which is %zu) >= size() (which is %zu)", pos, size());
+    throw std::out_of_range(buf);
+  }
   return (*this)[pos];
 }
 
@@ -1215,22 +1285,29 @@ rope& rope::append_slow(std::string_view text) {
   if (text.empty()) return *this;
   // A flat rope already failed the inline in-place path; a tree may still
   // have room at the end of its right spine.
-  if (root_.p && root_.p->height > 0 && detail::append_in_place(root_, text)) return *this;
+  if (root_.p && root_.p->height > 0 && detail::append_in_place(root_, text)) {
+    settle();
+    return *this;
+  }
   if (unique_flat() && detail::append_flat_grow(root_, text)) return *this;
   const edge piece = detail::build(text, detail::append_cap(text.size(), root_.len + text.size()));
   root_ = detail::join_piece(root_, piece, true);
+  settle();
   return *this;
 }
 
 rope& rope::append(const rope& other) {
   if (other.empty()) return *this;
   if (other.root_.p->height == 0 && other.size() <= detail::merge_max_bytes &&
-      detail::append_in_place(root_, detail::leaf_text(other.root_)))
+      detail::append_in_place(root_, detail::leaf_text(other.root_))) {
+    settle();
     return *this;
+  }
   // Acquire before join (other may be *this) and before reserving, so that
   // the reservation sees the counts join will see.
   detail::acquire(other.root_.p);
   root_ = detail::join_piece(root_, other.root_, true);
+  settle();
   return *this;
 }
 
@@ -1244,6 +1321,7 @@ rope& rope::prepend(const rope& other) {
   if (other.empty()) return *this;
   detail::acquire(other.root_.p);
   root_ = detail::join_piece(root_, other.root_, false);
+  settle();
   return *this;
 }
 
@@ -1269,11 +1347,13 @@ void rope::splice(size_type pos, size_type n, std::string_view text, const rope*
     if (root_.p && detail::unique(root_.p)) {
       auto* c = static_cast<detail::chunk*>(root_.p);
       if (c->cap >= out + root_.off && (text.data() + text.size() <= c->data || text.data() >= c->data + c->cap)) {
+        detail::index_truncate(c, root_.off + pos);
         char* base = c->data + root_.off;
         std::memmove(base + pos + ins, base + pos + n, tail);
         if (ins) std::memcpy(base + pos, text.data(), ins);
         c->used = root_.off + out;
         root_.len = out;
+        root_.forget();
         return;
       }
     }
@@ -1288,7 +1368,10 @@ void rope::splice(size_type pos, size_type n, std::string_view text, const rope*
     root_ = edge{c, 0, out};
     return;
   }
-  if (!other && root_.p && detail::edit_in_leaf(root_, pos, n, text)) return;
+  if (!other && root_.p && detail::edit_in_leaf(root_, pos, n, text)) {
+    settle();
+    return;
+  }
   edge mid{};
   if (other) {
     mid = other->root_;
@@ -1317,6 +1400,7 @@ void rope::splice(size_type pos, size_type n, std::string_view text, const rope*
   detail::release(cut.p);
   detail::release(root_.p);
   root_ = detail::join(detail::join(left, mid), right);
+  settle();
 }
 
 rope& rope::insert(size_type pos, std::string_view text) {

@@ -2,6 +2,7 @@
 // line so that the inline hot paths carry only a call.
 #include <fl/string.hpp>
 
+#include <cstdio>
 #include <stdexcept>
 
 namespace fl {
@@ -13,7 +14,16 @@ static_assert(std::is_nothrow_move_constructible_v<string> && std::is_nothrow_mo
 static_assert(std::is_nothrow_default_constructible_v<string>);
 
 namespace detail {
-void throw_string_out_of_range(const char* what) { throw std::out_of_range(what); }
+void throw_string_out_of_range(const char* fn, std::size_t pos, std::size_t size) {
+  char msg[160];
+  std::snprintf(msg, sizeof msg, "%s: pos (which is %zu) > size() (which is %zu)", fn, pos, size);
+  throw std::out_of_range(msg);
+}
+void throw_string_at_out_of_range(std::size_t pos, std::size_t size) {
+  char msg[128];
+  std::snprintf(msg, sizeof msg, "fl::string::at: pos (which is %zu) >= size() (which is %zu)", pos, size);
+  throw std::out_of_range(msg);
+}
 void throw_string_length_error(const char* what) { throw std::length_error(what); }
 }  // namespace detail
 

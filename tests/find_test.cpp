@@ -396,6 +396,34 @@ TEST(FindTest, NoReadsOutsideArgumentsAtGuardPages) {
   });
 }
 
+// Haystacks of up to 128 bytes take the inline path (detail/find_short.hpp):
+// every length around its 16-byte blocks, every start, needles of every
+// length up to the haystack's, on alphabets small enough to make many
+// first/last-byte candidates that fail in the middle.
+TEST(FindTest, ShortHaystacksEveryLengthAndStart) {
+  std::mt19937_64 rng(test_seed() + 11);
+  for (std::size_t n = 0; n <= fl::detail::short_hay_max + 2; ++n) {
+    for (unsigned alphabet : {2u, 4u, 256u}) {
+      const std::string text = random_text(rng, n, alphabet);
+      for (std::size_t m = 1; m <= n + 1 && m <= 40; ++m) {
+        const std::string nd = pick_needle(rng, text, m, alphabet);
+        for (std::size_t pos = 0; pos <= n + 1; ++pos) {
+          ASSERT_EQ(fl::find(text, nd, pos), std::string_view(text).find(nd, pos))
+              << "n " << n << " m " << m << " pos " << pos << " alphabet " << alphabet;
+        }
+      }
+      const fl::string fs(text.data(), text.size());
+      for (int c = 0; c < 256; c += alphabet >= 256 ? 37 : 1) {
+        const char ch = static_cast<char>(c);
+        for (std::size_t pos = 0; pos <= n + 1; pos += 3) {
+          ASSERT_EQ(fs.find(ch, pos), text.find(ch, pos)) << "n " << n << " char " << c << " pos " << pos;
+        }
+        if (alphabet < 256 && c > 'a' + 5) break;
+      }
+    }
+  }
+}
+
 TEST(FindTest, DispatchSelectsBestKernelAndCanBeCapped) {
   EXPECT_TRUE(fl::detail::find_isa_supported(find_isa::scalar));
   const find_isa saved = fl::detail::current_find_isa();

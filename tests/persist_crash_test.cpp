@@ -5,13 +5,15 @@
 // call has returned; the parent kills it with SIGKILL at a random moment,
 // reopens the file and checks that it holds one complete committed state, no
 // older than the last reported commit (a newer one is allowed: the child may
-// die after a commit and before reporting it). 500 rounds each.
+// die after a commit and before reporting it). 500 rounds each (100 in
+// sanitizer builds).
 //
 // Damaged files: truncation at every 1/16 of the file, single-byte flips at
-// 500 random offsets, a zero-length file, garbage, another kind's file and a
-// newer format version must each throw fl::persist_error (mapped_space: at
-// open or from verify()). Each load runs in a child process, so a crash is a
-// failed check, and the file's bytes must be unchanged afterwards.
+// 500 random offsets (100 in sanitizer builds), a zero-length file, garbage,
+// another kind's file and a newer format version must each throw
+// fl::persist_error (mapped_space: at open or from verify()). Each load runs
+// in a child process, so a crash is a failed check, and the file's bytes must
+// be unchanged afterwards.
 //
 // Each test prints its counts (rounds, states checked, states lost, files
 // refused) on stdout.
@@ -37,7 +39,22 @@ namespace {
 
 using fl_test::scratch_dir;
 
-constexpr int crash_rounds = 500;
+// Sanitizer builds fork slowly (every child copies the shadow memory's page
+// tables), so they run a fifth of the rounds and flips; the plain build of
+// `make test` runs them all.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool sanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool sanitized = true;
+#else
+constexpr bool sanitized = false;
+#endif
+#else
+constexpr bool sanitized = false;
+#endif
+constexpr int crash_rounds = sanitized ? 100 : 500;
+constexpr int byte_flips = sanitized ? 100 : 500;
 
 // A value whose every word derives from its sequence number: a torn or mixed
 // save cannot pass check().
@@ -284,7 +301,7 @@ void damage_suite(const std::filesystem::path& path, const std::vector<unsigned 
     const std::vector<unsigned char> cut(good.begin(), good.begin() + static_cast<long>(good.size() * k / 16));
     expect_refused(path, cut, load, c, "truncated to " + std::to_string(k) + "/16, seed " + std::to_string(seed));
   }
-  for (int i = 0; i < 500; ++i) {
+  for (int i = 0; i < byte_flips; ++i) {
     std::vector<unsigned char> bad = good;
     const std::size_t at = rng() % bad.size();
     bad[at] ^= static_cast<unsigned char>(1u << (rng() % 8));
@@ -340,7 +357,7 @@ TEST(PersistDamage, EveryDamagedFileIsRefusedAndLeftUnchanged) {
   expect_refused(path, newer, load, c, "newer format version");
 
   print_counts("persist<T>", c);
-  EXPECT_EQ(c.refused, 16 + 500 + 2 + 4);
+  EXPECT_EQ(c.refused, 16 + byte_flips + 2 + 4);
 }
 
 TEST(MappedSpaceDamage, EveryDamagedFileIsRefusedAndLeftUnchanged) {
@@ -401,7 +418,7 @@ TEST(MappedSpaceDamage, EveryDamagedFileIsRefusedAndLeftUnchanged) {
   expect_refused(path, tail_cut, load, c, "last page missing");
 
   print_counts("mapped_space", c);
-  EXPECT_EQ(c.refused, 16 + 500 + 2 + 3);
+  EXPECT_EQ(c.refused, 16 + byte_flips + 2 + 3);
 }
 
 }  // namespace

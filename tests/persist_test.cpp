@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <bit>
 #include <cstring>
 #include <map>
 #include <random>
@@ -288,6 +289,34 @@ TEST(MappedSpaceTest, GrowthToOneGiBKeepsFptrs) {
     return 0;
   });
   EXPECT_EQ(rc, 0);
+}
+
+// ---- format versions ---------------------------------------------------------
+
+// tests/data/persist_v1/: files written by format version 1 (little-endian,
+// 64-bit), which every later version must keep loading.
+struct v1_root {
+  std::uint64_t check;
+  fl::fptr<fl::pstring> short_name, long_name;
+  fl::fptr<std::uint64_t> numbers;
+};
+
+TEST(PersistFormat, Version1FilesKeepLoading) {
+  if (std::endian::native != std::endian::little || sizeof(void*) != 8)
+    GTEST_SKIP() << "the v1 files are little-endian 64-bit";
+  const std::filesystem::path data = std::filesystem::path(FL_PERSIST_DATA_DIR) / "persist_v1";
+  scratch_dir d;
+  std::filesystem::copy_file(data / "value.flp", d / "value.flp");
+  std::filesystem::copy_file(data / "space.fls", d / "space.fls");
+  EXPECT_EQ(*fl::persist<std::uint64_t>(d / "value.flp", 1), 0x0123456789ABCDEFull);
+  fl::mapped_space s(d / "space.fls", {.mode = fl::open_mode::open_existing});
+  s.verify();
+  const v1_root* r = s.get(s.root<v1_root>());
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->check, 0xF1F1F1F1F1F1F1F1ull);
+  EXPECT_EQ(s.get(r->short_name)->view(s), "persist v1");
+  EXPECT_EQ(s.get(r->long_name)->view(s), std::string(100, 'L'));
+  for (std::uint64_t i = 0; i < 1000; ++i) ASSERT_EQ(s.get(r->numbers)[i], i * i);
 }
 
 // ---- pstring -----------------------------------------------------------------

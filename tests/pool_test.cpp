@@ -252,26 +252,78 @@ TEST(PoolTest, DepthBoundIsRespected) {
   for (std::size_t c = 0; c < fl::detail::pool_class_count; ++c) {
     const std::size_t size = fl::detail::pool_class_size[c];
     const std::size_t depth = fl::detail::pool_class_depth[c];
+    const std::size_t batch = fl::detail::pool_class_batch[c];
+    // Exactly depth frees fill the class; the next one hands a batch to the
+    // exchange, and the cache stays within its depth.
     std::vector<void*> blocks(depth + 10);
     for (auto& b : blocks) b = pool_allocate(size);
     const fl::pool_statistics before = fl::pool_stats();
-    for (void* b : blocks) pool_deallocate(b, size);
+    for (std::size_t i = 0; i < depth; ++i) pool_deallocate(blocks[i], size);
+    const fl::pool_statistics full = fl::pool_stats();
+    EXPECT_EQ(full.frees_cached - before.frees_cached, depth) << size;
+    EXPECT_EQ(full.bytes_cached - before.bytes_cached, depth * size) << size;
+    EXPECT_EQ(full.batches_given, before.batches_given) << size;
+    for (std::size_t i = depth; i < blocks.size(); ++i) pool_deallocate(blocks[i], size);
     const fl::pool_statistics after = fl::pool_stats();
-    EXPECT_EQ(after.frees_cached - before.frees_cached, depth) << size;
-    EXPECT_EQ(after.frees_released - before.frees_released, 10u) << size;
-    EXPECT_EQ(after.bytes_cached - before.bytes_cached, depth * size) << size;
+    EXPECT_EQ(after.frees_cached - before.frees_cached, depth + 10) << size;
+    EXPECT_EQ(after.frees_released, before.frees_released) << size;
+    EXPECT_GE(after.batches_given - before.batches_given, 1u) << size;
+    EXPECT_LE(after.bytes_cached - before.bytes_cached, depth * size) << size;
+    EXPECT_GE(batch, 1u);
+    EXPECT_LE(batch, depth);
     if (size <= fl::detail::pool_short_class_bytes) {
       EXPECT_EQ(depth, fl::detail::pool_short_class_depth) << size;
     } else {
       EXPECT_LE(depth * size, std::max<std::size_t>(fl::detail::pool_class_budget_bytes, 2 * size));
     }
+    fl::pool_trim();
   }
   // The whole cache is bounded: every class full at once.
   std::size_t bound = 0;
-  for (std::size_t c = 0; c < fl::detail::pool_class_count; ++c)
-    bound += std::size_t{fl::detail::pool_class_depth[c]} * fl::detail::pool_class_size[c];
+  for (std::size_t c = 0; c < fl::detail::pool_class_count; ++c) {
+    const std::size_t size = fl::detail::pool_class_size[c];
+    std::vector<void*> blocks(fl::detail::pool_class_depth[c]);
+    for (auto& b : blocks) b = pool_allocate(size);
+    for (void* b : blocks) pool_deallocate(b, size);
+    bound += blocks.size() * size;
+  }
   EXPECT_EQ(fl::pool_stats().bytes_cached, bound);
   EXPECT_LE(bound, 1024u * 1024u);
+  fl::pool_trim();
+  EXPECT_EQ(fl::pool_stats().bytes_cached, 0u);
+}
+
+// The exchange is bounded too: once a class's share is full, the batches a
+// full cache hands over go back to malloc.
+TEST(PoolTest, ExchangeBoundReleasesTheOverflow) {
+  fl::pool_trim();
+  const std::size_t size = 4096;
+  const std::size_t c = fl::detail::pool_class_index(size);
+  const std::size_t batch = fl::detail::pool_class_batch[c];
+  const std::size_t exchange_blocks = fl::detail::pool_exchange_class_bytes / (batch * size) * batch;
+  const std::size_t n = fl::detail::pool_class_depth[c] + exchange_blocks + 4 * batch;
+  std::vector<void*> blocks(n);
+  for (auto& b : blocks) b = pool_allocate(size);
+  const fl::pool_statistics before = fl::pool_stats();
+  for (void* b : blocks) pool_deallocate(b, size);
+  const fl::pool_statistics after = fl::pool_stats();
+  EXPECT_EQ(after.frees_cached - before.frees_cached, n);
+  EXPECT_EQ(after.batches_given - before.batches_given, exchange_blocks / batch);
+  EXPECT_GE(after.frees_released - before.frees_released, 4 * batch);
+  EXPECT_LE(after.bytes_cached, fl::detail::pool_class_depth[c] * size);
+  // An emptied class refills from the exchange: a hit, not a miss.
+  fl::pool_statistics s = fl::pool_stats();
+  std::vector<void*> again(fl::detail::pool_class_depth[c] + 1);
+  for (auto& b : again) b = pool_allocate(size);
+  EXPECT_EQ(fl::pool_stats().misses, s.misses);
+  EXPECT_EQ(fl::pool_stats().batches_taken - s.batches_taken, 1u);
+  for (void* b : again) pool_deallocate(b, size);
+  fl::pool_trim();
+  // After the trim the exchange is empty too: the next allocation misses.
+  s = fl::pool_stats();
+  for (auto& b : again) b = pool_allocate(size);
+  EXPECT_EQ(fl::pool_stats().misses - s.misses, again.size());
+  for (void* b : again) pool_deallocate(b, size);
   fl::pool_trim();
 }
 

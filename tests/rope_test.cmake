@@ -9,3 +9,6 @@ target_compile_definitions(${FL_TEST_TARGET} PRIVATE FL_ROPE_LEAF_MAX=16)
 # counts its blocks, so the tests can fail every allocation of every edit in
 # turn and check the strong guarantee and that nothing leaks.
 target_compile_definitions(${FL_TEST_TARGET} PRIVATE FL_ROPE_FAIL_HOOK)
+# The metrics and the queries over them (src/rope_metrics.cpp) are part of
+# the rope and are built with the same leaf size.
+target_sources(${FL_TEST_TARGET} PRIVATE "${PROJECT_SOURCE_DIR}/src/rope_metrics.cpp")

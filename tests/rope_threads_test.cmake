@@ -4,3 +4,4 @@
 # libfl's fl::rope_leaf4096 without clashing.
 target_sources(${FL_TEST_TARGET} PRIVATE "${PROJECT_SOURCE_DIR}/src/rope.cpp")
 target_compile_definitions(${FL_TEST_TARGET} PRIVATE FL_ROPE_LEAF_MAX=16)
+target_sources(${FL_TEST_TARGET} PRIVATE "${PROJECT_SOURCE_DIR}/src/rope_metrics.cpp")

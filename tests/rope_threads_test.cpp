@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include "test_support.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -124,4 +125,40 @@ TEST(RopeThreads, CopiesHandedAcrossThreadsAreReleasedSafely) {
   }
   fl::detail::check_invariants(base);
   EXPECT_EQ(base.size(), 3000u);
+}
+
+// Threads query the metrics of one big flat rope (its chunk's block index
+// is built by whichever query comes first, and published to the others) and
+// of their own edited copies, whose pieces still view that chunk.
+TEST(RopeThreads, MetricQueriesOnSharedChunksFromManyThreads) {
+  const auto seed = test_seed();
+  std::mt19937_64 rng(seed);
+  std::string text;
+  while (text.size() < 20000) text += rng() % 5 == 0 ? "\n" : rng() % 3 == 0 ? "\xC3\xA9" : "ab";
+  const fl::rope shared(text);
+  std::atomic<int> failures{0};
+  auto newlines_before = [](const std::string& t, std::size_t pos) {
+    return static_cast<std::size_t>(std::count(t.begin(), t.begin() + static_cast<std::ptrdiff_t>(pos), '\n'));
+  };
+  auto run = [&](std::uint64_t s) {
+    std::mt19937_64 r(s);
+    fl::rope mine = shared;
+    std::string mirror = text;
+    for (int step = 0; step < 300; ++step) {
+      const std::size_t pos = r() % (mirror.size() + 1);
+      const std::size_t p0 = std::min(pos, text.size());
+      if (shared.byte_to_line(p0) != newlines_before(text, p0)) failures.fetch_add(1);
+      if (step % 10 == 0) {
+        mine.insert(pos, "\n");
+        mirror.insert(pos, "\n");
+      }
+      const std::size_t q = r() % (mirror.size() + 1);
+      if (mine.byte_to_line(q) != newlines_before(mirror, q)) failures.fetch_add(1);
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) threads.emplace_back(run, seed + static_cast<std::uint64_t>(t));
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(failures.load(), 0) << "seed " << seed;
+  EXPECT_EQ(shared.line_count(), static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
 }

@@ -104,7 +104,9 @@ TEST(StringTest, LayoutIs24BytesStandardLayout) {
   static_assert(std::contiguous_iterator<fl::string::const_iterator>);
   static_assert(std::ranges::contiguous_range<fl::string>);
   static_assert(std::is_convertible_v<fl::string, std::string_view>);
-  static_assert(!std::is_convertible_v<std::string, fl::string>);  // explicit, as in the standard
+  static_assert(std::is_convertible_v<std::string, fl::string>);  // implicit, so std::string code ports
+  static_assert(std::is_convertible_v<fl::string, std::string>);  // a copy, where const std::string& is taken
+  static_assert(!std::is_convertible_v<std::string_view, fl::string>);  // explicit, as in the standard
   static_assert(std::is_constructible_v<fl::string, std::string>);
   static_assert(!std::is_constructible_v<fl::string, std::nullptr_t>);
   static_assert(fl::string::npos == std::string_view::npos);

@@ -3,7 +3,7 @@
 side-by-side report.
 
     report.py RESULTS_JSON OUT_DIR [--time cpu|real] [--sections a,b,...]
-              [--update-doc docs/performance.md]
+              [--update-doc docs/performance.md] [--merge FILE_OR_DIR ...]
 
 Writes OUT_DIR/report.md (one table per section: each case's libraries side
 by side, ratio to the section's baseline, spread) and OUT_DIR/<section>.png
@@ -24,6 +24,17 @@ row. Without aggregates (one repetition) the single run is used and the
 spread reads "-". Times are CPU time by default: the benchmarks are
 single-threaded, and on a shared machine CPU time leaves out the time the
 process waited for a core (--time real to use wall time instead).
+
+--merge adds the benchmarks of other fl_bench JSON files (a directory means
+every *.json in it) to RESULTS_JSON and rewrites it, so one results.json holds
+the whole run: `make bench` runs the alloc/ section in processes of their own,
+one per row and allocator (bench/alloc_runs.sh), and merges them here. A
+benchmark of a merged file replaces one of the same name already present, so
+merging twice changes nothing. The allocator each merged file ran on (its
+"alloc_allocator" context) is listed in the report's header.
+
+Counters: a section whose benchmarks report one of COUNTERS (e.g. alloc/'s
+peak_rss_mb) gets a second table of that counter's medians and ratios.
 
 Needs only the Python standard library; charts need matplotlib, and without
 it the script prints a note and writes the tables only.
@@ -46,10 +57,26 @@ BASELINE = {
 }
 DEFAULT_BASELINE = "std"
 
+# User counters shown in a table of their own, next to the times.
+COUNTERS = ["peak_rss_mb"]
+
+# Said under a section's heading.
+SECTION_NOTES = {
+    "alloc": "Times are process CPU time (all threads) per round; `<case>/<n>` runs n threads. "
+             "The reference machine gives about 1.1 cores of parallel throughput, so 2 and 4 threads "
+             "show what contention costs, not speed-up. Each row ran in a process of its own; "
+             "std_mimalloc/std_jemalloc/std_tcmalloc are std::string with that malloc preloaded.",
+    "paper": "`*_2threads` rows run the test in two threads at once (time per operation of one thread); "
+             "the reference machine gives about 1.1 cores of parallel throughput, so two threads show "
+             "contention, not speed-up.",
+}
+
 # Targets, checked in the report (never in timed tests). One rule a line:
-#   (section, case regex, library, peers, limit, strict)
+#   (section, case regex, library, peers, limit, strict[, metric])
 # the library's median divided by the fastest of `peers` must be <= limit
-# (< limit when strict: "faster than"). The rules follow the issues' targets.
+# (< limit when strict: "faster than"). metric is "time" (default) or a
+# counter of COUNTERS (then "fastest" means smallest). The rules follow the
+# issues' targets.
 TARGETS = [
     ("string", r".*", "fl", ["std"], 1.0, False),
     ("string", r"heap_construct_100", "fl", ["std"], 0.6, False),
@@ -80,10 +107,19 @@ TARGETS = [
     ("rope", r"iterate_1m(_tree)?", "fl", ["std"], 1.5, False),
     ("rope", r"find_absent_1m(_tree)?", "fl", ["std"], 1.5, False),
     ("rope", r"find_absent_1m(_tree)?", "fl", ["gnu_rope"], 1.0, True),
+    ("rope", r"byte_to_line_1m(_tree)?", "fl", ["std"], 0.01, False),
+    ("rope", r"(byte_to_line|line_to_byte|char_to_byte)_64m(_tree)?", "fl", ["std"], 0.001, False),
+    ("rope", r"edit_then_query", "fl", ["std", "cord"], 1.0, True),
+    ("rope", r"count_1m(_tree)?", "fl", ["std"], 1.0, False),
     ("concat", r"chain6", "fl", ["std"], 0.5, False),
     ("concat", r"chain6", "fl", ["absl_strcat"], 1.0, False),
     ("concat", r"mixed_numbers", "fl_concat", ["absl_strcat"], 1.0, False),
     ("shared", r"copy_64", "fl_immutable", ["std"], 1 / 3, False),
+    ("shared", r"copy_64", "fl_immutable", ["std"], 0.5, False),
+    ("paper", r"t4_copy_by_value|t5_copy_by_ref", "fl", ["gnu_rope"], 1.0, False),
+    ("alloc", r".*", "fl", ["std_mimalloc", "std_jemalloc", "std_tcmalloc"], 1.0, True),
+    ("alloc", r".*", "fl", ["std"], 0.67, False),
+    ("alloc", r".*", "fl", ["std"], 1.1, False, "peak_rss_mb"),
     ("io", r"read_.*", "fl", ["raw"], 1 / 0.95, False),
     ("io", r"read_.*", "fl", ["std"], 0.5, False),
     ("c", r"sso_create_free", "fl_c", ["c"], 0.05, False),
@@ -91,6 +127,8 @@ TARGETS = [
     # Same guarantee (temp file, fsync, rename, directory fsync) done by hand.
     ("persist", r"int_flush", "fl", ["std"], 1.0, False),
     ("persist", r"fptr_new_write_delete_1000", "fl", ["boost_ipc"], 1.0, False),
+    ("stream", r".*", "fl", ["std", "c"], 1.0, False),
+    ("stream", r".*", "fl", ["fmt"], 1.1, False),
     ("json", r"reopen_.*", "fl", ["nlohmann"], 0.01, False),
     ("json", r"reopen_.*", "fl", ["simdjson"], 0.1, False),
     ("json", r"import_.*", "fl", ["nlohmann"], 0.25, False),
@@ -124,7 +162,19 @@ class Stat:
         self.agg = {}          # aggregate name -> ns (or fraction for cv)
         self.bps = []          # bytes_per_second per repetition
         self.bps_agg = {}      # aggregate name -> bytes_per_second
+        self.counters = {}     # COUNTERS name -> values, one per repetition
+        self.counters_agg = {} # COUNTERS name -> {aggregate name -> value}
         self.error = None
+
+    def counter(self, name):
+        """Median of a counter over repetitions, or None."""
+        v = self.counters_agg.get(name, {}).get("median")
+        if v is None and self.counters.get(name):
+            v = statistics.median(self.counters[name])
+        return v
+
+    def value(self, metric):
+        return self.median() if metric == "time" else self.counter(metric)
 
     def median(self):
         if "median" in self.agg:
@@ -179,11 +229,50 @@ def load(path, time_key):
                 st.agg[agg] = t * scale
                 if "bytes_per_second" in b:
                     st.bps_agg[agg] = b["bytes_per_second"]
+                for c in COUNTERS:
+                    if c in b:
+                        st.counters_agg.setdefault(c, {})[agg] = b[c]
         else:
             st.times.append(t * scale)
             if "bytes_per_second" in b:
                 st.bps.append(b["bytes_per_second"])
+            for c in COUNTERS:
+                if c in b:
+                    st.counters.setdefault(c, []).append(b[c])
     return ctx, sections
+
+
+def merge_files(path, extra):
+    """Adds the benchmarks of the files (or directories of *.json) in `extra`
+    to the JSON file `path` and rewrites it; returns the merged files'
+    allocator descriptions (their "alloc_allocator" context), in order."""
+    files = []
+    for e in extra:
+        if os.path.isdir(e):
+            names = [n for n in os.listdir(e) if n.endswith(".json")]
+            # alloc_runs.sh numbers its files in run order: 1.json, 2.json, ...
+            names.sort(key=lambda n: (int(n[:-5]) if n[:-5].isdigit() else math.inf, n))
+            files += [os.path.join(e, n) for n in names]
+        else:
+            files.append(e)
+    with open(path) as f:
+        data = json.load(f)
+    added, allocators = [], []
+    for fp in files:
+        with open(fp) as f:
+            other = json.load(f)
+        added += other.get("benchmarks", [])
+        a = other.get("context", {}).get("alloc_allocator")
+        if a and a not in allocators:
+            allocators.append(a)
+    names = {b.get("run_name") or b.get("name") for b in added}
+    kept = [b for b in data.get("benchmarks", []) if (b.get("run_name") or b.get("name")) not in names]
+    data["benchmarks"] = kept + added
+    if allocators:
+        data.setdefault("context", {})["alloc_allocators"] = allocators
+    with open(path, "w") as f:
+        json.dump(data, f, indent=2)
+    return allocators
 
 
 def baseline_of(section, libs):
@@ -269,28 +358,52 @@ def section_table(section, cases):
     return lines, ratio_rows
 
 
+def counter_table(section, cases, counter):
+    """Markdown lines of a table of one counter's medians with ratios to the
+    baseline, or [] when no library of the section reports it."""
+    libs = [l for l in section_libs(cases)
+            if any(per_lib.get(l) and per_lib[l].counter(counter) is not None for per_lib in cases.values())]
+    if not libs:
+        return []
+    want = BASELINE.get(section, DEFAULT_BASELINE)
+    order = ([want] if want in libs else []) + [l for l in libs if l != want]
+    others = [l for l in order if l != want]
+    head = ["case"] + order + [f"{l}/{want}" for l in others]
+    lines = [f"{counter} (median):", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for case, per_lib in cases.items():
+        vals = {l: per_lib[l].counter(counter) for l in order if l in per_lib}
+        base = vals.get(want)
+        cells = [case] + [("-" if vals.get(l) is None else f"{vals[l]:.1f}") for l in order]
+        cells += [fmt_ratio(vals[l] / base) if vals.get(l) is not None and base else "" for l in others]
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines + [""]
+
+
 def target_lines(section, cases):
     """Markdown bullet lines checking this section's targets, one per case."""
     rules = [r for r in TARGETS if r[0] == section]
     out = []
     for case, per_lib in cases.items():
         checks = []
-        for _, pattern, lib, peers, limit, strict in rules:
+        for rule in rules:
+            _, pattern, lib, peers, limit, strict = rule[:6]
+            metric = rule[6] if len(rule) > 6 else "time"
             if not re.fullmatch(pattern, case):
                 continue
             mine = per_lib.get(lib)
-            times = [(per_lib[p].median(), p) for p in peers if p in per_lib and per_lib[p].median()]
-            if mine is None or mine.median() is None or not times:
+            times = [(per_lib[p].value(metric), p) for p in peers if p in per_lib and per_lib[p].value(metric)]
+            if mine is None or mine.value(metric) is None or not times:
                 continue
             best, who = min(times)
-            r = mine.median() / best
+            r = mine.value(metric) / best
             # A miss smaller than the run's own spread is reported as a tie,
             # not as a win: it says the run cannot tell.
             noise = max(mine.cv() or 0.0, per_lib[who].cv() or 0.0)
             ok = r < limit if strict else r <= limit
             verdict = "met" if ok else ("tie" if r <= limit * (1 + noise) else "missed")
             against = who if len(peers) == 1 else f"best of {'/'.join(peers)} ({who})"
-            checks.append((verdict, f"{lib} {r:.2f}x {against} (target {'<' if strict else '<='} {limit:.2f}x)"))
+            what = "" if metric == "time" else f" {metric}"
+            checks.append((verdict, f"{lib}{what} {r:.2f}x {against} (target {'<' if strict else '<='} {limit:.2f}x)"))
         if checks:
             verdicts = {c[0] for c in checks}
             word = "MISSED" if "missed" in verdicts else ("tie   " if "tie" in verdicts else "met   ")
@@ -314,6 +427,8 @@ def header_lines(ctx, time_key, reps):
         f"- Peers compiled in: {ctx.get('peers', 'unknown')}; missing: {ctx.get('peers_missing', 'unknown')}",
         f"- Heap: {ctx.get('malloc', 'default')}",
     ]
+    if ctx.get("alloc_allocators"):
+        lines.append("- alloc/ allocators (Debian packages): " + "; ".join(ctx["alloc_allocators"]))
     if ctx.get("library_build_type") == "debug":
         lines.append("- Note: the Google Benchmark library itself was built as debug (as Debian ships it); "
                      "this affects only its own bookkeeping, not the measured code")
@@ -340,8 +455,12 @@ def render(ctx, sections, time_key, reps, only=None):
             continue
         want = BASELINE.get(section, DEFAULT_BASELINE)
         md += [f"## {section}/ (baseline: {want})", ""]
+        if section in SECTION_NOTES:
+            md += [SECTION_NOTES[section], ""]
         lines, rows = section_table(section, cases)
         md += lines + [""]
+        for counter in COUNTERS:
+            md += counter_table(section, cases, counter)
         targets = target_lines(section, cases)
         if targets:
             md += ["Targets:", ""] + targets + [""]
@@ -413,7 +532,10 @@ def main():
     ap.add_argument("--time", choices=["cpu", "real"], default="cpu")
     ap.add_argument("--sections", default="", help="comma-separated sections (default: all)")
     ap.add_argument("--update-doc", default="", help="file with an fl-bench:begin/end block to refresh")
+    ap.add_argument("--merge", nargs="*", default=[], help="more result files or directories to merge in")
     args = ap.parse_args()
+    if args.merge:
+        merge_files(args.results, args.merge)
 
     time_key = "cpu_time" if args.time == "cpu" else "real_time"
     ctx, sections = load(args.results, time_key)

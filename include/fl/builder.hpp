@@ -17,6 +17,8 @@
 // Threads: a plain value; do not use one builder from two threads at once.
 #pragma once
 
+#include <fl/detail/config.hpp>
+
 #include <fl/concat.hpp>
 #include <fl/detail/string_access.hpp>
 #include <fl/pool.hpp>

@@ -1,16 +1,16 @@
 // fl/concat.hpp: fl::concat(args...) and fl::append(s, args...), which join
 // text and numbers with exactly one allocation (none for a result of up to 23
-// chars), plus the lazy `a + b + ...` of <fl/string.hpp>.
+// chars). operator+ (<fl/string.hpp>) joins text too, one step at a time.
 //
 // How: every number is first formatted into a small stack buffer with
 // std::to_chars, then all lengths are summed, the string is allocated once and
 // each piece is copied into place. Use fl::string_builder (<fl/builder.hpp>)
-// when the pieces arrive over time, and `+` when they are all text.
+// when the pieces arrive over time.
 //
 // Arguments, and how each is written:
 //   text      fl::basic_string, std::string, std::string_view and anything else
 //             convertible to std::string_view, C strings (a null pointer is
-//             written as nothing), concatenation expressions: their bytes
+//             written as nothing): their bytes
 //   char      that one character
 //   bool      "true" or "false" (as std::format writes it)
 //   integers  every standard width, signed and unsigned, including signed char
@@ -25,7 +25,6 @@
 #pragma once
 
 #include <fl/string.hpp>
-// string.hpp includes it at its bottom; named here too so this header stands alone.
 #include <fl/detail/concat_expr.hpp>
 #include <fl/detail/number_text.hpp>
 
@@ -50,9 +49,9 @@ template <class T>
 concept concat_integer = std::is_integral_v<T> && !std::is_same_v<T, bool> && !std::is_same_v<T, char> &&
                          !concat_char_type<T>;
 
-// Text arguments: what `+` takes as text (see concat_operand), minus char.
+// Text arguments: fl strings, C strings and string_view-like values.
 template <class T>
-concept concat_text = is_fl_string_v<T> || is_concat_expr_v<T> || c_string_operand<T> || view_like_operand<T>;
+concept concat_text = is_fl_string_v<T> || c_string_operand<T> || view_like_operand<T>;
 
 // A number that std::to_chars formats into its own buffer: float, long
 // double and integers wider than 64 bits (ints and doubles, the common
@@ -61,7 +60,6 @@ concept concat_text = is_fl_string_v<T> || is_concat_expr_v<T> || c_string_opera
 struct number_operand {
   char buf[48];
   unsigned char len;
-  using string_type = void;
   std::size_t size() const noexcept { return len; }
   char* write(char* out) const noexcept {
     std::memcpy(out, buf, len);
@@ -87,7 +85,7 @@ auto concat_piece(const T& arg) noexcept {
     n.len = static_cast<unsigned char>(r.ptr - n.buf);
     return n;
   } else if constexpr (concat_text<T>) {
-    return make_operand(arg);
+    return text_operand(arg);
   } else {
     static_assert(concat_text<T>,
                   "fl::concat/fl::append/fl::string_builder::append take text (fl::string, std::string, "

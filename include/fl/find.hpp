@@ -6,7 +6,9 @@
 // SSE2) does the common case and hands over to a Two-Way (Crochemore-Perrin)
 // search, O(1) extra space, as soon as its false positives exceed a linear
 // budget. The kernel is chosen once per process from the CPU (scalar where
-// SIMD is unavailable); a call costs one indirect jump. No search reads a byte
+// SIMD is unavailable); a call costs one indirect jump. Haystacks of up to 128
+// bytes are searched inline instead (detail/find_short.hpp), which is what
+// finding a literal in a line or a field costs. No search reads a byte
 // outside [data(), data() + size()) of its arguments.
 //
 // Use std::string_view::find for constant-evaluated searches; these functions
@@ -16,7 +18,10 @@
 // Threads: all functions are pure and may run concurrently.
 #pragma once
 
+#include <fl/detail/config.hpp>
+
 #include <fl/detail/find_impl.hpp>
+#include <fl/detail/find_short.hpp>
 
 #include <cstddef>
 #include <cstring>
@@ -33,6 +38,10 @@ inline std::size_t find(std::string_view hay, std::string_view needle, std::size
   const std::size_t m = needle.size();
   if (pos > n || m > n - pos) return npos;
   if (m == 0) return pos;
+  if (n <= detail::short_hay_max) {
+    if (m == 1) return detail::find_char_short(hay.data(), n, needle[0], pos);
+    return detail::find_short(hay.data(), n, needle.data(), m, pos);
+  }
   if (m == 1) {
     const void* p = std::memchr(hay.data() + pos, static_cast<unsigned char>(needle[0]), n - pos);
     return p ? static_cast<std::size_t>(static_cast<const char*>(p) - hay.data()) : npos;

@@ -1,6 +1,8 @@
 // fl/fl.hpp: the umbrella header; it only includes the public headers.
 #pragma once
 
+#include <fl/detail/config.hpp>
+
 #include <fl/version.hpp>
 #include <fl/pool.hpp>
 #include <fl/string.hpp>

@@ -1,20 +1,28 @@
 // fl/immutable_string.hpp: fl::immutable_string, text that never changes once
-// made, shared between copies by an atomic reference count.
+// made, shared between copies by a biased reference count.
 //
 // Use it for values that are copied far more often than built: keys, names,
-// configuration, message fields passed between threads. A copy costs one
-// atomic increment (texts of up to 15 bytes are stored in the handle itself and
-// copy as 16 plain bytes); the text, its length, its hash (computed once, on
-// first use) and the count live in one pool block. For text you edit, use
-// fl::string; to build text piece by piece, fl::string_builder or fl::concat.
+// configuration, message fields passed between threads. On the thread that
+// made the text a copy or a destruction is a plain increment or decrement (no
+// locked instruction); on any other thread it is one atomic read-modify-write
+// (texts of up to 15 bytes are stored in the handle itself and copy as 16
+// plain bytes). The text, its length, its hash (computed once, on first use)
+// and the counts live in one pool block; detail/immutable_rep.hpp describes
+// the counting.
+// For text you edit, use fl::string; to build text piece by piece,
+// fl::string_builder or fl::concat.
 //
 // Threads: an immutable_string is a value. Copies of one text may be made,
-// read and destroyed on any threads at once without locking (the count is
-// incremented relaxed and decremented acq_rel, so the thread that frees the
-// block sees every other owner's reads finished). As with any value, one
-// immutable_string object must not be assigned on one thread while another
-// thread reads or copies that same object.
+// read and destroyed on any threads at once without locking, also after the
+// thread that made the text has exited; the thread that frees the block sees
+// every other holder's reads finished. A text whose last copy other threads
+// drop while its making thread still lives may stay allocated until that
+// thread makes its next long immutable_string or exits. As with any value,
+// one immutable_string object must not be assigned on one thread while
+// another thread reads or copies that same object.
 #pragma once
+
+#include <fl/detail/config.hpp>
 
 #include <fl/detail/immutable_rep.hpp>
 
@@ -67,10 +75,11 @@ class immutable_string {
   }
   immutable_string(std::nullptr_t) = delete;
 
-  // O(1): shares the text (one relaxed atomic increment for a shared text).
+  // O(1): shares the text (a plain increment on the thread that made it, one
+  // relaxed atomic increment on others).
   immutable_string(const immutable_string& other) noexcept {
     std::memcpy(raw_, other.raw_, sizeof raw_);
-    if (is_shared()) rep()->refs.fetch_add(1, std::memory_order_relaxed);
+    if (is_shared()) detail::immutable_acquire(rep());
   }
   // O(1), never allocates; `other` becomes empty.
   immutable_string(immutable_string&& other) noexcept {
@@ -147,7 +156,11 @@ class immutable_string {
   // How many immutable_string objects share this text (1 for an inline text).
   // A snapshot for diagnostics and tests: other threads may change it.
   std::size_t use_count() const noexcept {
-    return is_shared() ? static_cast<std::size_t>(rep()->refs.load(std::memory_order_relaxed)) : 1;
+    if (!is_shared()) return 1;
+    const detail::immutable_rep* r = rep();
+    const std::int64_t n = static_cast<std::int64_t>(r->local.load(std::memory_order_relaxed)) +
+                           (r->shared.load(std::memory_order_relaxed) >> 2);
+    return n > 0 ? static_cast<std::size_t>(n) : 1;
   }
   // True when the text lives in the handle (size() <= inline_capacity).
   bool is_inline() const noexcept { return !is_shared(); }
@@ -205,14 +218,7 @@ class immutable_string {
     }
   }
   void release() noexcept {
-    if (!is_shared()) return;
-    detail::immutable_rep* r = rep();
-    // A count of 1 is ours alone: nobody else can copy from us, so no atomic
-    // read-modify-write is needed. The acquire pairs with the acq_rel
-    // decrements of owners that left before us.
-    if (r->refs.load(std::memory_order_acquire) == 1 || r->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-      detail::immutable_free_rep(r);
-    }
+    if (is_shared()) detail::immutable_release(rep());
   }
 };
 static_assert(sizeof(immutable_string) == 16, "the handle is two words");

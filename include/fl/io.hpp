@@ -19,6 +19,8 @@
 // Threads: the functions share no state; concurrent calls are safe.
 #pragma once
 
+#include <fl/detail/config.hpp>
+
 #include <fl/string.hpp>
 
 #include <concepts>

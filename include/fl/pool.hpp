@@ -14,9 +14,16 @@
 // pool_trim() or thread exit.
 //
 // Threads: a block may be freed on any thread, not only the one that allocated
-// it; it then joins the freeing thread's cache. A thread's cache goes back to
-// malloc when the thread exits.
+// it; it then joins the freeing thread's cache. A class that is full hands half
+// of its blocks, as one batch, to a process-wide exchange, and a class that is
+// empty takes a batch from there before it calls malloc: blocks that pile up
+// on a consuming thread flow back, a batch at a time, to the thread that
+// allocates (one lock per batch). The exchange is bounded
+// (detail::pool_exchange_class_bytes per class); beyond it blocks go back to
+// malloc. A thread's cache goes back to malloc when the thread exits.
 #pragma once
+
+#include <fl/detail/config.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -31,15 +38,21 @@ struct pool_statistics {
   std::uint64_t hits = 0;          // allocations served from the cache
   std::uint64_t misses = 0;        // allocations that went to malloc (any size)
   std::uint64_t frees_cached = 0;  // frees kept in the cache
-  std::uint64_t frees_released = 0;// frees handed to the system allocator
+  std::uint64_t frees_released = 0;// blocks handed to the system allocator: frees of
+                                   // uncached sizes, and batches the full exchange refused
   std::size_t bytes_cached = 0;    // bytes now held in the cache
+  std::uint64_t batches_taken = 0; // batches this thread took from the exchange
+  std::uint64_t batches_given = 0; // batches this thread handed to the exchange
 };
 
-// The calling thread's statistics. O(1), never allocates.
+// The calling thread's statistics. Costs nothing until called: the fast paths
+// keep one counter, and the rest is computed here. O(number of size classes),
+// never allocates.
 pool_statistics pool_stats() noexcept;
 
 // Returns every block cached by the calling thread (the kept large block
-// included) to the system allocator.
+// included) and every batch held by the process-wide exchange to the system
+// allocator. Other threads' caches are untouched.
 void pool_trim() noexcept;
 
 namespace detail {
@@ -57,6 +70,10 @@ inline constexpr std::size_t pool_max_cached_bytes = 8192;
 // rises above that), so every larger block is fresh kernel memory.
 inline constexpr std::size_t pool_keep_min_bytes = std::size_t{32} << 20;
 inline constexpr std::size_t pool_keep_max_bytes = std::size_t{256} << 20;
+
+// The exchange holds at most this many bytes of each size class (32 classes,
+// so at most 8 MiB in all); a batch that does not fit goes back to malloc.
+inline constexpr std::size_t pool_exchange_class_bytes = std::size_t{256} << 10;
 
 // A block of at least `bytes` bytes (bytes > 0), aligned to 16. Throws
 // std::bad_alloc.

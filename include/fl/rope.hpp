@@ -15,11 +15,13 @@
 #include <fl/string.hpp>
 
 #include <compare>
+#include <concepts>
 #include <cstddef>
 #include <functional>
 #include <iosfwd>
 #include <iterator>
 #include <string_view>
+#include <type_traits>
 
 namespace fl {
 inline namespace FL_ROPE_NS {
@@ -34,6 +36,13 @@ inline namespace FL_ROPE_NS {
 void check_invariants(const rope& r);
 // Height of the tree (0: empty or one flat chunk).
 unsigned rope_height(const rope& r) noexcept;
+// fl::count(rope, ch).
+std::size_t rope_count(const rope& r, char ch) noexcept;
+
+template <class R>
+concept rope_operand = std::is_same_v<std::remove_cvref_t<R>, rope>;
+template <class T>
+concept rope_text = !rope_operand<T> && std::is_convertible_v<const T&, std::string_view>;
 }  // namespace FL_ROPE_NS
 }  // namespace fl::detail
 
@@ -50,6 +59,7 @@ class rope {
   class const_iterator;
   using iterator = const_iterator;
   class chunk_range;
+  class line_range;
 
   // ---- construction (O(n) for text, O(1) for copies and moves) ----
   rope() noexcept = default;
@@ -57,10 +67,16 @@ class rope {
   // into shared pieces.
   rope(std::string_view text);                        // NOLINT: implicit like std::string
   rope(const char* text) : rope(std::string_view(text)) {}  // NOLINT
-  rope(const fl::string& text) : rope(std::string_view(text)) {}  // NOLINT
+  // Explicit: an fl::string never silently becomes a rope (in `s + x`, or
+  // in an edit that also takes a string_view, which would be ambiguous).
+  // Templates on fl::string exactly, so that a std::string, which converts
+  // to both fl::string and std::string_view, takes the view constructor.
+  template <std::same_as<fl::string> S>
+  explicit rope(const S& text) : rope(std::string_view(text)) {}
   // Takes over the string's heap buffer as the rope's first chunk, no copy
   // (a short, inline string is copied: it has no buffer to give).
-  rope(fl::string&& text);  // NOLINT
+  template <std::same_as<fl::string> S>
+  explicit rope(S&& text) : rope(adopt_tag{}, std::move(text)) {}
   rope(size_type count, char ch);
   rope(const rope& other) noexcept : root_(other.root_) { detail::acquire(root_.p); }
   rope(rope&& other) noexcept : root_(other.root_) { other.root_ = {}; }
@@ -95,8 +111,11 @@ class rope {
     other.root_ = t;
   }
 
-  // ---- element access: O(log n); O(1) for a flat rope ----
+  // ---- element access: O(log n); O(1) for a flat rope. r[r.size()] is
+  // '\0', as for std::string (also on an empty rope). ----
   char operator[](size_type pos) const noexcept {
+    if (pos >= root_.len) [[unlikely]]
+      return '\0';
     if (root_.p->height == 0) return static_cast<const detail::chunk*>(root_.p)->data[root_.off + pos];
     const detail::leaf_view v = detail::seek(root_, pos);
     return v.data[pos - v.lo];
@@ -128,7 +147,10 @@ class rope {
   rope& prepend(const char* text) { return prepend(std::string_view(text)); }
   rope& operator+=(std::string_view text) { return append(text); }
   rope& operator+=(const char* text) { return append(std::string_view(text)); }
-  rope& operator+=(const fl::string& text) { return append(std::string_view(text)); }
+  template <std::same_as<fl::string> S>
+  rope& operator+=(const S& text) {
+    return append(std::string_view(text));
+  }
   rope& operator+=(const rope& other) { return append(other); }
   rope& operator+=(char ch) { return append(std::string_view(&ch, 1)); }
   void push_back(char ch) { append(std::string_view(&ch, 1)); }
@@ -188,7 +210,49 @@ class rope {
   size_type copy(char* dest, size_type n, size_type pos = 0) const;
 
   // The text as consecutive std::string_views, one per leaf (never empty).
+  // The fastest way through the bytes: a loop over each view runs at
+  // std::string speed (see also fl::for_each_chunk, fl::count, fl::find).
   chunk_range chunks() const noexcept;
+
+  // ---- text metrics (O(log n) each; kept current by every edit) ----
+  // A char is a byte that is not a UTF-8 continuation byte (10xxxxxx), so
+  // any bytes have a defined count: for valid UTF-8 it is the number of code
+  // points; each invalid byte that is not a continuation byte counts as one.
+  // Lines are separated by '\n' (a "\r\n" line ends in '\r' '\n'; '\r'
+  // alone is an ordinary byte). The first query of a big flat rope (or of
+  // pieces cut from one) builds a block index of its chunk: O(n) once, at
+  // memory bandwidth, shared by all copies.
+  size_type char_count() const noexcept;
+  size_type line_count() const noexcept;  // number of '\n' plus one
+  // Where char i starts; i == char_count() gives size(). Throws
+  // std::out_of_range if i > char_count().
+  size_type char_to_byte(size_type i) const;
+  // Chars that start before pos. Throws std::out_of_range if pos > size().
+  size_type byte_to_char(size_type pos) const;
+  // Where line `line` starts (just after the line-th '\n'); line ==
+  // line_count() gives size(). Throws std::out_of_range past that.
+  size_type line_to_byte(size_type line) const;
+  // Number of '\n' before pos. Throws std::out_of_range if pos > size().
+  size_type byte_to_line(size_type pos) const;
+
+  // UTF-16 positions, as language servers count columns: each char counts
+  // one code unit, and a char whose lead byte is >= 0xF0 (a 4-byte sequence:
+  // a surrogate pair) two. Exact for valid UTF-8; for invalid bytes it
+  // follows the char rule above (a stray byte >= 0xF0 also counts two).
+  size_type utf16_count() const noexcept;
+  // UTF-16 units of the chars that start before pos (a pos inside a char
+  // counts that whole char). Throws std::out_of_range if pos > size().
+  size_type byte_to_utf16(size_type pos) const;
+  // Where the char holding UTF-16 unit u starts (the second unit of a
+  // surrogate pair gives the start of its char); u == utf16_count() gives
+  // size(). Throws std::out_of_range if u > utf16_count().
+  size_type utf16_to_byte(size_type u) const;
+
+  // Line i with its terminating '\n' (the last line has none), sharing
+  // chunks: O(log n). Throws std::out_of_range if i >= line_count().
+  rope line(size_type i) const;
+  // Every line, in order, as line(i) gives them (line_count() of them).
+  line_range lines() const noexcept;
 
   // ---- iteration: random access; an iterator holds a pointer into its
   // current leaf, so stepping through a rope costs one tree descent per leaf,
@@ -209,7 +273,12 @@ class rope {
   friend class const_iterator;
   friend class chunk_range;
 
-  explicit rope(detail::edge root) noexcept : root_(root) {}
+  explicit rope(detail::edge root) noexcept : root_(root) { settle(); }
+  struct adopt_tag {};
+  rope(adopt_tag, fl::string&& text);
+  // Computes the metrics an edit left unknown (see detail::edge); called at
+  // the end of every edit that may leave a tree.
+  void settle() noexcept;
   void splice(size_type pos, size_type n, std::string_view text, const rope* other);
   rope& append_slow(std::string_view text);
   bool unique_flat() const noexcept;
@@ -218,18 +287,31 @@ class rope {
   detail::edge root_{};  // p == nullptr and len == 0 when empty
 };
 
-static_assert(sizeof(rope) == 24);
+static_assert(sizeof(rope) == sizeof(detail::edge));
 
-inline rope operator+(const rope& a, const rope& b) { return rope(a).append(b); }
-inline rope operator+(rope&& a, const rope& b) { return std::move(a.append(b)); }
-inline rope operator+(const rope& a, std::string_view b) { return rope(a).append(b); }
-inline rope operator+(rope&& a, std::string_view b) { return std::move(a.append(b)); }
-inline rope operator+(std::string_view a, const rope& b) { return rope(b).prepend(a); }
-inline rope operator+(std::string_view a, rope&& b) { return std::move(b.prepend(a)); }
-inline rope operator+(const rope& a, const char* b) { return a + std::string_view(b); }
-inline rope operator+(rope&& a, const char* b) { return std::move(a) + std::string_view(b); }
-inline rope operator+(const char* a, const rope& b) { return std::string_view(a) + b; }
-inline rope operator+(const char* a, rope&& b) { return std::string_view(a) + std::move(b); }
+// operator+ takes part only when an operand is a rope already (the rope
+// parameter is deduced, so no conversion can make one): `s + x` with an
+// fl::string or a C string s never turns into a rope. The other operand may
+// be a rope, a std::string_view, a C string, an fl::string or std::string.
+
+template <detail::rope_operand A, detail::rope_operand B>
+rope operator+(A&& a, B&& b) {
+  rope r(std::forward<A>(a));
+  r.append(b);
+  return r;
+}
+template <detail::rope_operand A, detail::rope_text T>
+rope operator+(A&& a, const T& b) {
+  rope r(std::forward<A>(a));
+  r.append(std::string_view(b));
+  return r;
+}
+template <detail::rope_text T, detail::rope_operand B>
+rope operator+(const T& a, B&& b) {
+  rope r(std::forward<B>(b));
+  r.prepend(std::string_view(a));
+  return r;
+}
 
 // Writes the bytes chunk by chunk (honours the stream's width and fill).
 std::ostream& operator<<(std::ostream& os, const rope& r);
@@ -295,7 +377,13 @@ class rope::const_iterator {
   friend difference_type operator-(const const_iterator& a, const const_iterator& b) noexcept {
     return static_cast<difference_type>(a.index() - b.index());
   }
+  // Only an iterator at the end has cur_ == lim_ (++ moves to the next leaf
+  // on reaching lim_). So a comparison with end() is `cur_ == lim_`: in a
+  // loop `for (; it != end; ++it)` the test on the loop-invariant end is
+  // hoisted (-O3 unswitches it) and the remaining test is the one ++ just
+  // made, so a byte costs one predictable branch, and a leaf one descent.
   friend bool operator==(const const_iterator& a, const const_iterator& b) noexcept {
+    if (b.cur_ == b.lim_) return a.cur_ == a.lim_;
     return a.cur_ == b.cur_ && a.lo_ == b.lo_;
   }
   friend std::strong_ordering operator<=>(const const_iterator& a, const const_iterator& b) noexcept {
@@ -394,11 +482,90 @@ class rope::chunk_range {
   const rope* rope_;
 };
 
+// The lines of a rope (rope::lines()): an input range of fl::rope, each
+// line(i) for i = 0 .. line_count() - 1. Valid while the rope is alive and
+// unchanged.
+class rope::line_range {
+ public:
+  class iterator {
+   public:
+    using iterator_concept = std::input_iterator_tag;
+    using value_type = rope;
+    using difference_type = std::ptrdiff_t;
+
+    iterator() noexcept = default;
+    rope operator*() const { return rope_->substr(from_, next_ - from_); }
+    iterator& operator++() {
+      advance();
+      return *this;
+    }
+    void operator++(int) { advance(); }
+    friend bool operator==(const iterator& a, const iterator& b) noexcept { return a.line_ == b.line_; }
+
+   private:
+    friend class line_range;
+    iterator(const rope* r, size_type line) : rope_(r), line_(line) { load(); }
+    void load() {
+      if (line_ >= rope_->line_count()) return;
+      from_ = rope_->line_to_byte(line_);
+      next_ = rope_->line_to_byte(line_ + 1);
+    }
+    void advance() {
+      ++line_;
+      from_ = next_;
+      if (line_ < rope_->line_count()) next_ = rope_->line_to_byte(line_ + 1);
+    }
+    const rope* rope_ = nullptr;
+    size_type line_ = 0;
+    size_type from_ = 0;
+    size_type next_ = 0;
+  };
+  iterator begin() const { return iterator(rope_, 0); }
+  iterator end() const { return iterator(rope_, rope_->line_count()); }
+
+ private:
+  friend class rope;
+  explicit line_range(const rope* r) noexcept : rope_(r) {}
+  const rope* rope_;
+};
+
+inline rope::line_range rope::lines() const noexcept { return line_range(this); }
 inline rope::chunk_range rope::chunks() const noexcept { return chunk_range(this); }
 inline rope::const_iterator rope::begin() const noexcept { return const_iterator(this, 0); }
 inline rope::const_iterator rope::end() const noexcept { return const_iterator(this, size()); }
 inline rope::const_iterator rope::cbegin() const noexcept { return begin(); }
 inline rope::const_iterator rope::cend() const noexcept { return end(); }
+
+// ---- segmented algorithms: chunk by chunk, at std::string speed. Prefer
+// these (or a loop over r.chunks()) to std algorithms over the per-char
+// iterators, which pay a leaf check per byte. ----
+
+// Calls f(std::string_view) for each chunk in order; if f returns bool,
+// false stops the walk. Returns whether it ran to the end.
+template <class F>
+bool for_each_chunk(const rope& r, F&& f) {
+  for (std::string_view c : r.chunks()) {
+    if constexpr (std::is_same_v<decltype(f(c)), bool>) {
+      if (!f(c)) return false;
+    } else {
+      f(c);
+    }
+  }
+  return true;
+}
+
+// Number of bytes equal to ch (SIMD per chunk). (Templates, so that no
+// argument converts to a rope to call them.)
+template <detail::rope_operand R>
+std::size_t count(const R& r, char ch) noexcept {
+  return detail::rope_count(r, ch);
+}
+// r.find(needle, pos): fl::find per chunk, matches across chunk boundaries
+// included.
+template <detail::rope_operand R>
+std::size_t find(const R& r, std::string_view needle, std::size_t pos = 0) noexcept {
+  return r.find(needle, pos);
+}
 
 }  // namespace FL_ROPE_NS
 }  // namespace fl

@@ -4,8 +4,8 @@
 //
 // Differences from std::string that users can observe: sizeof is 24 (with a
 // stateless allocator), capacity() of a short string is 23, growth lands on the
-// pool's size classes, and nothing is constexpr. operator+ builds a lazy
-// expression (<fl/concat.hpp>) that allocates once when it becomes a string.
+// pool's size classes, and nothing is constexpr. docs/porting.md lists every
+// difference with its one-line fix.
 // For text edited by splicing in the middle, use fl::rope; for shared
 // immutable text, fl::immutable_string.
 //
@@ -49,7 +49,10 @@ namespace detail {
 struct string_access;
 
 // Out of line (src/string.cpp) so the throwing code stays off hot paths.
-[[noreturn]] void throw_string_out_of_range(const char* what);
+// what(): "<fn>: pos (which is <pos>) > size() (which is <size>)", the
+// values named as libstdc++ names them; the at() form says ">=".
+[[noreturn]] void throw_string_out_of_range(const char* fn, std::size_t pos, std::size_t size);
+[[noreturn]] void throw_string_at_out_of_range(std::size_t pos, std::size_t size);
 [[noreturn]] void throw_string_length_error(const char* what);
 
 // Searches go through these so that the search engine is chosen in one place
@@ -60,6 +63,13 @@ inline std::size_t str_find_first_of(std::string_view h, std::string_view s, std
 inline std::size_t str_find_last_of(std::string_view h, std::string_view s, std::size_t pos) noexcept { return fl::find_last_of(h, s, pos); }
 inline std::size_t str_find_first_not_of(std::string_view h, std::string_view s, std::size_t pos) noexcept { return fl::find_first_not_of(h, s, pos); }
 inline std::size_t str_find_last_not_of(std::string_view h, std::string_view s, std::size_t pos) noexcept { return fl::find_last_not_of(h, s, pos); }
+
+template <class T>
+struct is_fl_string : std::false_type {};
+template <class A>
+struct is_fl_string<basic_string<A>> : std::true_type {};
+template <class T>
+inline constexpr bool is_fl_string_v = is_fl_string<std::remove_cvref_t<T>>::value;
 
 // The standard's "string_view-like" parameter: converts to std::string_view
 // but not to const char*; concatenation expressions have their own overloads.
@@ -169,14 +179,14 @@ class basic_string {
     init_fill(count, ch);
   }
   basic_string(const basic_string& other, size_type pos, const Allocator& a = Allocator()) : alloc_(a) {
-    init_copy(other.substr_view(pos, npos, "fl::basic_string::basic_string"));
+    init_copy(other.substr_view(pos, npos, "fl::string::basic_string"));
   }
   basic_string(basic_string&& other, size_type pos, const Allocator& a = Allocator()) : alloc_(a) {
     init_from_rvalue(std::move(other), pos, npos);
   }
   basic_string(const basic_string& other, size_type pos, size_type count, const Allocator& a = Allocator())
       : alloc_(a) {
-    init_copy(other.substr_view(pos, count, "fl::basic_string::basic_string"));
+    init_copy(other.substr_view(pos, count, "fl::string::basic_string"));
   }
   basic_string(basic_string&& other, size_type pos, size_type count, const Allocator& a = Allocator())
       : alloc_(a) {
@@ -227,13 +237,19 @@ class basic_string {
     const std::string_view sv = t;
     init_copy(sv.data(), sv.size());
   }
+  // From std::string, implicitly, so that code written for std::string ports
+  // unchanged (`fl::string s = std::to_string(n);`). Copies the text.
+  basic_string(const std::string& s, const Allocator& a = Allocator()) : alloc_(a) {
+    init_copy(s.data(), s.size());
+  }
   template <detail::string_view_convertible T>
   basic_string(const T& t, size_type pos, size_type n, const Allocator& a = Allocator()) : alloc_(a) {
     const std::string_view sv = t;
-    init_copy(checked_sub(sv, pos, n, "fl::basic_string::basic_string"));
+    init_copy(checked_sub(sv, pos, n, "fl::string::basic_string"));
   }
   basic_string(std::nullptr_t) = delete;
-  // A lazy concatenation (a + b + ...): one allocation at most.
+  // A planned concatenation (detail/concat_fwd.hpp: fl::concat, operator+):
+  // one allocation at most.
   template <detail::concat_expr E>
   basic_string(const E& e, const Allocator& a = Allocator()) : alloc_(a) {
     init_expr(e);
@@ -273,7 +289,7 @@ class basic_string {
     return *this;
   }
   basic_string& assign(const basic_string& str, size_type pos, size_type count = npos) {
-    const std::string_view sv = str.substr_view(pos, count, "fl::basic_string::assign");
+    const std::string_view sv = str.substr_view(pos, count, "fl::string::assign");
     return assign(sv.data(), sv.size());
   }
   basic_string& assign(basic_string&& str) noexcept(noexcept(std::declval<basic_string&>() = std::move(str))) {
@@ -293,7 +309,7 @@ class basic_string {
   }
   template <detail::string_view_like T>
   basic_string& assign(const T& t, size_type pos, size_type count = npos) {
-    const std::string_view sv = checked_sub(t, pos, count, "fl::basic_string::assign");
+    const std::string_view sv = checked_sub(t, pos, count, "fl::string::assign");
     return assign(sv.data(), sv.size());
   }
   template <detail::char_range R>
@@ -305,11 +321,11 @@ class basic_string {
 
   // ---- element access ----
   reference at(size_type pos) {
-    if (pos >= size()) detail::throw_string_out_of_range("fl::basic_string::at");
+    if (pos >= size()) [[unlikely]] detail::throw_string_at_out_of_range(pos, size());
     return data()[pos];
   }
   const_reference at(size_type pos) const {
-    if (pos >= size()) detail::throw_string_out_of_range("fl::basic_string::at");
+    if (pos >= size()) [[unlikely]] detail::throw_string_at_out_of_range(pos, size());
     return data()[pos];
   }
   reference operator[](size_type pos) noexcept { return data()[pos]; }
@@ -322,6 +338,10 @@ class basic_string {
   const char* data() const noexcept { return rep_.data_any(); }
   const char* c_str() const noexcept { return rep_.data_any(); }
   operator std::string_view() const noexcept { return std::string_view(data(), size()); }
+  // A copy as a std::string, for the many APIs that take `const std::string&`
+  // (std::stoi, std::istringstream, ...). Implicit so that such calls port
+  // unchanged; each use allocates like any std::string copy (over 15 chars).
+  operator std::string() const { return std::string(data(), size()); }
 
   // ---- iterators ----
   iterator begin() noexcept { return iterator(data()); }
@@ -365,18 +385,18 @@ class basic_string {
   void clear() noexcept { rep_.set_size_any(0); }
 
   basic_string& insert(size_type index, size_type count, char ch) {
-    check_pos(index, "fl::basic_string::insert");
+    check_pos(index, "fl::string::insert");
     return replace_fill(index, 0, count, ch);
   }
   basic_string& insert(size_type index, const char* s) { return insert(index, s, traits_type::length(s)); }
   basic_string& insert(size_type index, const char* s, size_type count) {
-    check_pos(index, "fl::basic_string::insert");
+    check_pos(index, "fl::string::insert");
     return replace_raw(index, 0, s, count);
   }
   basic_string& insert(size_type index, const basic_string& str) { return insert(index, str.data(), str.size()); }
   basic_string& insert(size_type index, const basic_string& str, size_type index_str, size_type count = npos) {
-    check_pos(index, "fl::basic_string::insert");
-    const std::string_view sv = str.substr_view(index_str, count, "fl::basic_string::insert");
+    check_pos(index, "fl::string::insert");
+    const std::string_view sv = str.substr_view(index_str, count, "fl::string::insert");
     return replace_raw(index, 0, sv.data(), sv.size());
   }
   iterator insert(const_iterator pos, char ch) {
@@ -407,8 +427,8 @@ class basic_string {
   }
   template <detail::string_view_like T>
   basic_string& insert(size_type index, const T& t, size_type index_str, size_type count = npos) {
-    check_pos(index, "fl::basic_string::insert");
-    const std::string_view sv = checked_sub(t, index_str, count, "fl::basic_string::insert");
+    check_pos(index, "fl::string::insert");
+    const std::string_view sv = checked_sub(t, index_str, count, "fl::string::insert");
     return replace_raw(index, 0, sv.data(), sv.size());
   }
   template <detail::char_range R>
@@ -420,7 +440,7 @@ class basic_string {
 
   basic_string& erase(size_type index = 0, size_type count = npos) {
     const size_type sz = size();
-    check_pos(index, "fl::basic_string::erase");
+    check_pos(index, "fl::string::erase");
     erase_raw(index, std::min(count, sz - index));
     return *this;
   }
@@ -486,7 +506,7 @@ class basic_string {
   basic_string& append(size_type count, char ch) { return replace_fill(size(), 0, count, ch); }
   basic_string& append(const basic_string& str) { return append(str.data(), str.size()); }
   basic_string& append(const basic_string& str, size_type pos, size_type count = npos) {
-    const std::string_view sv = str.substr_view(pos, count, "fl::basic_string::append");
+    const std::string_view sv = str.substr_view(pos, count, "fl::string::append");
     return append(sv.data(), sv.size());
   }
   // The fast paths copy into spare capacity, one per mode (as in
@@ -498,7 +518,7 @@ class basic_string {
       const size_type cap_low = rep_.heap_capacity_low();
       if (count <= cap_low - sz && sz <= cap_low) [[likely]] {
         char* p = rep_.ptr;
-        if (count) std::memcpy(p + sz, s, count);
+        detail::copy_bytes(p + sz, s, count);
         p[sz + count] = '\0';
         rep_.size = sz + count;
         return *this;
@@ -528,7 +548,7 @@ class basic_string {
   }
   template <detail::string_view_like T>
   basic_string& append(const T& t, size_type pos, size_type count = npos) {
-    const std::string_view sv = checked_sub(t, pos, count, "fl::basic_string::append");
+    const std::string_view sv = checked_sub(t, pos, count, "fl::string::append");
     return append(sv.data(), sv.size());
   }
   template <detail::char_range R>
@@ -565,14 +585,14 @@ class basic_string {
   }
   basic_string& replace(size_type pos, size_type count, const basic_string& str, size_type pos2,
                         size_type count2 = npos) {
-    check_pos(pos, "fl::basic_string::replace");
-    const std::string_view sv = str.substr_view(pos2, count2, "fl::basic_string::replace");
+    check_pos(pos, "fl::string::replace");
+    const std::string_view sv = str.substr_view(pos2, count2, "fl::string::replace");
     return replace_raw(pos, std::min(count, size() - pos), sv.data(), sv.size());
   }
   template <detail::legacy_input_iterator InputIt>
   basic_string& replace(const_iterator first, const_iterator last, InputIt first2, InputIt last2);
   basic_string& replace(size_type pos, size_type count, const char* s, size_type count2) {
-    check_pos(pos, "fl::basic_string::replace");
+    check_pos(pos, "fl::string::replace");
     return replace_raw(pos, std::min(count, size() - pos), s, count2);
   }
   basic_string& replace(const_iterator first, const_iterator last, const char* s, size_type count2) {
@@ -585,7 +605,7 @@ class basic_string {
     return replace_iters(first, last, s, traits_type::length(s));
   }
   basic_string& replace(size_type pos, size_type count, size_type count2, char ch) {
-    check_pos(pos, "fl::basic_string::replace");
+    check_pos(pos, "fl::string::replace");
     return replace_fill(pos, std::min(count, size() - pos), count2, ch);
   }
   basic_string& replace(const_iterator first, const_iterator last, size_type count2, char ch) {
@@ -606,8 +626,8 @@ class basic_string {
   }
   template <detail::string_view_like T>
   basic_string& replace(size_type pos, size_type count, const T& t, size_type pos2, size_type count2 = npos) {
-    check_pos(pos, "fl::basic_string::replace");
-    const std::string_view sv = checked_sub(t, pos2, count2, "fl::basic_string::replace");
+    check_pos(pos, "fl::string::replace");
+    const std::string_view sv = checked_sub(t, pos2, count2, "fl::string::replace");
     return replace_raw(pos, std::min(count, size() - pos), sv.data(), sv.size());
   }
   template <detail::char_range R>
@@ -616,7 +636,7 @@ class basic_string {
   // Copies [pos, pos + min(count, size() - pos)) to dest (no terminator).
   // Throws std::out_of_range if pos > size().
   size_type copy(char* dest, size_type count, size_type pos = 0) const {
-    const std::string_view sv = substr_view(pos, count, "fl::basic_string::copy");
+    const std::string_view sv = substr_view(pos, count, "fl::string::copy");
     if (!sv.empty()) std::memcpy(dest, sv.data(), sv.size());
     return sv.size();
   }
@@ -652,8 +672,7 @@ class basic_string {
   size_type find(char ch, size_type pos = 0) const noexcept {
     const size_type sz = size();
     if (pos >= sz) return npos;
-    const void* p = std::memchr(data() + pos, static_cast<unsigned char>(ch), sz - pos);
-    return p ? static_cast<size_type>(static_cast<const char*>(p) - data()) : npos;
+    return detail::str_find(*this, std::string_view(&ch, 1), pos);
   }
   template <detail::string_view_like T>
   size_type find(const T& t, size_type pos = 0) const noexcept(std::is_nothrow_convertible_v<const T&, std::string_view>) {
@@ -706,19 +725,19 @@ class basic_string {
     return view().compare(str.view());
   }
   int compare(size_type pos1, size_type count1, const basic_string& str) const {
-    return substr_view(pos1, count1, "fl::basic_string::compare").compare(str.view());
+    return substr_view(pos1, count1, "fl::string::compare").compare(str.view());
   }
   int compare(size_type pos1, size_type count1, const basic_string& str, size_type pos2,
               size_type count2 = npos) const {
-    const std::string_view a = substr_view(pos1, count1, "fl::basic_string::compare");
-    return a.compare(str.substr_view(pos2, count2, "fl::basic_string::compare"));
+    const std::string_view a = substr_view(pos1, count1, "fl::string::compare");
+    return a.compare(str.substr_view(pos2, count2, "fl::string::compare"));
   }
   int compare(const char* s) const { return view().compare(s); }
   int compare(size_type pos1, size_type count1, const char* s) const {
-    return substr_view(pos1, count1, "fl::basic_string::compare").compare(s);
+    return substr_view(pos1, count1, "fl::string::compare").compare(s);
   }
   int compare(size_type pos1, size_type count1, const char* s, size_type count2) const {
-    return substr_view(pos1, count1, "fl::basic_string::compare").compare(std::string_view(s, count2));
+    return substr_view(pos1, count1, "fl::string::compare").compare(std::string_view(s, count2));
   }
   template <detail::string_view_like T>
   int compare(const T& t) const noexcept(std::is_nothrow_convertible_v<const T&, std::string_view>) {
@@ -726,12 +745,12 @@ class basic_string {
   }
   template <detail::string_view_like T>
   int compare(size_type pos1, size_type count1, const T& t) const {
-    return substr_view(pos1, count1, "fl::basic_string::compare").compare(std::string_view(t));
+    return substr_view(pos1, count1, "fl::string::compare").compare(std::string_view(t));
   }
   template <detail::string_view_like T>
   int compare(size_type pos1, size_type count1, const T& t, size_type pos2, size_type count2 = npos) const {
-    const std::string_view a = substr_view(pos1, count1, "fl::basic_string::compare");
-    return a.compare(checked_sub(t, pos2, count2, "fl::basic_string::compare"));
+    const std::string_view a = substr_view(pos1, count1, "fl::string::compare");
+    return a.compare(checked_sub(t, pos2, count2, "fl::string::compare"));
   }
 
   bool starts_with(std::string_view sv) const noexcept { return view().starts_with(sv); }
@@ -746,13 +765,14 @@ class basic_string {
 
   // As in C++23, the result has a default-constructed allocator.
   basic_string substr(size_type pos = 0, size_type count = npos) const& {
-    return basic_string(substr_view(pos, count, "fl::basic_string::substr"));
+    return basic_string(substr_view(pos, count, "fl::string::substr"));
   }
   basic_string substr(size_type pos = 0, size_type count = npos) && {
     return basic_string(std::move(*this), pos, count);
   }
 
   // ---- fl extensions ----
+  // The same copy as the conversion above, spelled out.
   std::string to_std() const { return std::string(data(), size()); }
 
   template <class A>
@@ -763,15 +783,15 @@ class basic_string {
   std::string_view view() const noexcept { return std::string_view(data(), size()); }
   size_type heap_capacity() const noexcept { return rep_.cap & ~rep::heap_flag; }
   void check_pos(size_type pos, const char* what) const {
-    if (pos > size()) [[unlikely]] detail::throw_string_out_of_range(what);
+    if (pos > size()) [[unlikely]] detail::throw_string_out_of_range(what, pos, size());
   }
   std::string_view substr_view(size_type pos, size_type count, const char* what) const {
     const size_type sz = size();
-    if (pos > sz) [[unlikely]] detail::throw_string_out_of_range(what);
+    if (pos > sz) [[unlikely]] detail::throw_string_out_of_range(what, pos, sz);
     return std::string_view(data() + pos, std::min(count, sz - pos));
   }
   static std::string_view checked_sub(std::string_view sv, size_type pos, size_type count, const char* what) {
-    if (pos > sv.size()) [[unlikely]] detail::throw_string_out_of_range(what);
+    if (pos > sv.size()) [[unlikely]] detail::throw_string_out_of_range(what, pos, sv.size());
     return sv.substr(pos, count);
   }
   size_type index_of(const_iterator it) const noexcept { return static_cast<size_type>(it.base() - data()); }
@@ -858,6 +878,146 @@ std::strong_ordering operator<=>(const basic_string<A>& a, const T& b) noexcept(
   return std::string_view(a) <=> std::string_view(b);
 }
 
+// ---- operator+ ----
+// std::string's operator+, overload for overload: every + returns a new string
+// that owns its text, so `auto x = a + b;` is a value and no operand is read
+// after the + that named it has returned. When an operand is an rvalue string
+// (the result of an earlier +), the other text is appended to it (or, on the
+// right, inserted in front) in place, so a chain a + b + c + ... grows one
+// buffer geometrically on the pool. fl::concat(...) (<fl/concat.hpp>) is the
+// one-allocation form, and formats numbers too.
+//
+// What may stand beside an fl string: another string of the same type, a C
+// string (char arrays decay to one), a char, and any string_view-like value
+// (std::string, std::string_view, fl::immutable_string, ...). A number is not
+// text: `s + 42` does not compile (std::string appends the char '*' there),
+// nor does `s + 0` (std::string rejects it too); write fl::concat(s, 42), or
+// s + char(42) when a char is meant.
+namespace detail {
+
+template <class T>
+concept plus_c_string = std::is_same_v<T, const char*> || std::is_same_v<T, char*>;
+template <class T>
+concept plus_char = std::is_same_v<T, char>;
+template <class T>
+concept plus_view = string_view_like<T> && !is_fl_string_v<T>;
+
+// l then r, read by basic_string's one-allocation constructor (the protocol
+// of detail/concat_fwd.hpp). An empty view's data() may be null, and memcpy
+// must not see a null pointer even for 0 bytes. (copy_bytes would save the
+// library call for short texts, but GCC 12 then warns about the inline
+// buffer's bounds, which it cannot relate to size().)
+struct joined_views {
+  std::string_view l, r;
+  std::size_t size() const noexcept { return l.size() + r.size(); }
+  char* write(char* out) const noexcept {
+    if (!l.empty()) std::memcpy(out, l.data(), l.size());
+    out += l.size();
+    if (!r.empty()) std::memcpy(out, r.data(), r.size());
+    return out + r.size();
+  }
+};
+template <>
+struct is_concat_expr<joined_views> : std::true_type {};
+
+// The result of an lvalue + lvalue: one block of exactly the joined size (or
+// none, up to 23 chars), with the allocator a copy of the string operand's
+// would get, as std::string does.
+template <class A>
+basic_string<A> plus_new(std::string_view l, std::string_view r, const A& alloc) {
+  return basic_string<A>(joined_views{l, r}, std::allocator_traits<A>::select_on_container_copy_construction(alloc));
+}
+
+}  // namespace detail
+
+template <class A>
+basic_string<A> operator+(const basic_string<A>& l, const basic_string<A>& r) {
+  return detail::plus_new<A>(l, r, l.get_allocator());
+}
+template <class A, detail::plus_c_string P>
+basic_string<A> operator+(const basic_string<A>& l, P r) {
+  return detail::plus_new<A>(l, std::string_view(r), l.get_allocator());
+}
+template <class A, detail::plus_char C>
+basic_string<A> operator+(const basic_string<A>& l, C r) {
+  return detail::plus_new<A>(l, std::string_view(&r, 1), l.get_allocator());
+}
+template <class A, detail::plus_view T>
+basic_string<A> operator+(const basic_string<A>& l, const T& r) {
+  return detail::plus_new<A>(l, std::string_view(r), l.get_allocator());
+}
+template <class A, detail::plus_c_string P>
+basic_string<A> operator+(P l, const basic_string<A>& r) {
+  return detail::plus_new<A>(std::string_view(l), r, r.get_allocator());
+}
+template <class A, detail::plus_char C>
+basic_string<A> operator+(C l, const basic_string<A>& r) {
+  return detail::plus_new<A>(std::string_view(&l, 1), r, r.get_allocator());
+}
+template <class A, detail::plus_view T>
+basic_string<A> operator+(const T& l, const basic_string<A>& r) {
+  return detail::plus_new<A>(std::string_view(l), r, r.get_allocator());
+}
+
+// An rvalue on the left: append to it and hand it on.
+template <class A>
+basic_string<A> operator+(basic_string<A>&& l, const basic_string<A>& r) {
+  l.append(r);
+  return std::move(l);
+}
+template <class A, detail::plus_c_string P>
+basic_string<A> operator+(basic_string<A>&& l, P r) {
+  l.append(r);
+  return std::move(l);
+}
+template <class A, detail::plus_char C>
+basic_string<A> operator+(basic_string<A>&& l, C r) {
+  l.push_back(r);
+  return std::move(l);
+}
+template <class A, detail::plus_view T>
+basic_string<A> operator+(basic_string<A>&& l, const T& r) {
+  l.append(std::string_view(r));
+  return std::move(l);
+}
+
+// An rvalue on the right: insert in front of it and hand it on.
+template <class A>
+basic_string<A> operator+(const basic_string<A>& l, basic_string<A>&& r) {
+  r.insert(0, l);
+  return std::move(r);
+}
+template <class A, detail::plus_c_string P>
+basic_string<A> operator+(P l, basic_string<A>&& r) {
+  r.insert(0, l);
+  return std::move(r);
+}
+template <class A, detail::plus_char C>
+basic_string<A> operator+(C l, basic_string<A>&& r) {
+  r.insert(r.begin(), l);
+  return std::move(r);
+}
+template <class A, detail::plus_view T>
+basic_string<A> operator+(const T& l, basic_string<A>&& r) {
+  r.insert(0, std::string_view(l));
+  return std::move(r);
+}
+
+// Two rvalues: reuse whichever block already holds the result (the left one
+// unless only the right one is big enough), as std::string does.
+template <class A>
+basic_string<A> operator+(basic_string<A>&& l, basic_string<A>&& r) {
+  using traits = std::allocator_traits<A>;
+  const bool same_alloc = traits::is_always_equal::value || l.get_allocator() == r.get_allocator();
+  const std::size_t n = l.size() + r.size();
+  if (same_alloc && n > l.capacity() && n <= r.capacity()) {
+    r.insert(0, l);
+    return std::move(r);
+  }
+  l.append(r);
+  return std::move(l);
+}
+
 template <class A>
 void swap(basic_string<A>& a, basic_string<A>& b) noexcept(noexcept(a.swap(b))) {
   a.swap(b);
@@ -913,6 +1073,18 @@ struct std::hash<fl::basic_string<A>> {
   }
 };
 
+namespace fl {
+
+// A transparent hash for unordered containers of fl strings: with
+// std::equal_to<>, `std::unordered_map<fl::string, V, fl::string_hash,
+// std::equal_to<>>` finds by std::string_view, const char* and std::string
+// without making an fl::string. Equal to std::hash<std::string_view>.
+struct string_hash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+};
+
+}  // namespace fl
+
 #include <fl/detail/string_impl.hpp>
 #include <fl/detail/string_access.hpp>
-#include <fl/detail/concat_expr.hpp>

@@ -1,4 +1,4 @@
-/* Built against an installed fl through find_package(fl) as C11: <fl/fl.h>
+/* A C11 consumer of fl::c (tests/package/c, pkgconfig.cmake): <fl/fl.h>
    must compile as C on its own and fl::c must link. */
 #include <fl/fl.h>
 

@@ -4,6 +4,8 @@
 // allocation, without knowing how expressions are built.
 #pragma once
 
+#include <fl/detail/config.hpp>
+
 #include <concepts>
 #include <cstddef>
 #include <type_traits>

@@ -73,7 +73,6 @@ struct integer_operand {
   std::uint64_t magnitude;
   std::uint8_t digits;
   bool negative;
-  using string_type = void;
 
   template <class T>
   static integer_operand of(T v) noexcept {
@@ -109,7 +108,6 @@ struct double_operand {
   form f;
   bool negative;
   char slow[32];  // the text, for form::slow only (at most 24 chars)
-  using string_type = void;
 
   std::size_t size() const noexcept { return len; }
   char* write(char* out) const noexcept;

@@ -13,16 +13,43 @@
 // Every cached block is a plain system-allocator block of exactly its class
 // size, so a block may be freed on any thread (it joins that thread's cache)
 // and a thread's cache can always be handed back with free().
+//
+// A full class does not free the block it is given: it hands half of its list,
+// as one batch, to a process-wide exchange (src/pool.cpp), and an empty class
+// takes a batch from there before it asks malloc. Blocks carry no owner, so a
+// batch goes to whichever thread runs dry next; under producer/consumer
+// traffic that is the producer, which gets its blocks back a batch at a time
+// (one lock per batch) instead of from malloc one by one.
+//
+// Statistics cost the fast paths one counter (hits): everything else is
+// counted on the slow paths or computed when pool_stats() reads it (the
+// cached bytes from `room`, frees_cached from the flows in and out).
+//
+// TLS model: initial-exec, so that code compiled as position-independent
+// (libfl itself, a shared libfl) reaches the cache at a fixed offset from the
+// thread pointer instead of calling __tls_get_addr on every allocation. The
+// price is that a shared libfl cannot be loaded with dlopen() into a process
+// whose static TLS space is exhausted (the cache is ~350 bytes).
 #pragma once
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
 
-#if defined(__SANITIZE_ADDRESS__)
+#include <fl/detail/build_config.hpp>
+
+// Cached blocks are poisoned when libfl itself was built with ASan, whatever
+// the flags of the program including this header: these inline paths and the
+// library's own code push and pop the same free lists, so both sides must
+// agree. Keyed on the includer's __SANITIZE_ADDRESS__, an ASan program over a
+// plain fl would poison blocks that the uninstrumented library then hands out
+// (a false use-after-poison in fl::read_file), and a plain program over an ASan
+// fl would hand out poisoned blocks. The functions are called directly because
+// the ASAN_*_MEMORY_REGION macros compile to nothing in a plain includer.
+#if FL_BUILT_WITH_ASAN
 #include <sanitizer/asan_interface.h>
-#define FL_POOL_POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
-#define FL_POOL_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
+#define FL_POOL_POISON(p, n) __asan_poison_memory_region((p), (n))
+#define FL_POOL_UNPOISON(p, n) __asan_unpoison_memory_region((p), (n))
 #else
 #define FL_POOL_POISON(p, n) ((void)(p), (void)(n))
 #define FL_POOL_UNPOISON(p, n) ((void)(p), (void)(n))
@@ -87,21 +114,43 @@ consteval std::array<std::uint16_t, pool_class_count> pool_make_class_depth() {
 }
 inline constexpr std::array<std::uint16_t, pool_class_count> pool_class_depth = pool_make_class_depth();
 
+// A full class hands this many blocks (half its depth) to the exchange, and an
+// empty class takes as many back: the next batch-size run of frees (or
+// allocations) on that class then stays on the fast path.
+consteval std::array<std::uint16_t, pool_class_count> pool_make_class_batch() {
+  std::array<std::uint16_t, pool_class_count> b{};
+  for (std::size_t c = 0; c < pool_class_count; ++c) b[c] = static_cast<std::uint16_t>(pool_class_depth[c] / 2);
+  return b;
+}
+inline constexpr std::array<std::uint16_t, pool_class_count> pool_class_batch = pool_make_class_batch();
+static_assert(pool_class_depth[pool_class_count - 1] >= 2, "every class's batch holds at least one block");
+
 struct pool_free_block {
   pool_free_block* next;
 };
 
+// Invariant while the cache is open (state 1): a class's list holds exactly
+// pool_class_depth[c] - room[c] blocks. Closed (state 0 or 2): every list is
+// empty and every room is 0.
 struct pool_thread_cache {
   pool_free_block* head[pool_class_count];  // free lists, null when empty
   std::uint16_t room[pool_class_count];     // pushes left before the class is full
-  pool_statistics stats;
+  std::uint64_t hits;        // blocks popped from the lists (the only fast-path counter)
+  std::uint64_t misses;      // allocations that went to malloc
+  std::uint64_t kept_hits;   // allocations served by the kept large block
+  std::uint64_t kept_frees;  // frees kept as the large block
+  std::uint64_t released;    // frees handed to the system allocator
+  std::uint64_t moved_in;    // blocks that joined the lists from the exchange
+  std::uint64_t moved_out;   // blocks that left the lists other than by allocation
+  std::uint64_t batches_taken;
+  std::uint64_t batches_given;
   // 0: no block freed yet (cleanup not registered); 1: live; 2: thread exiting,
   // the cache is gone and every later free goes straight to the system.
   unsigned char state;
 };
 
 // Hot state, constant-initialised and trivially destructible: no TLS guard.
-inline constinit thread_local pool_thread_cache pool_tls{};
+inline constinit thread_local pool_thread_cache pool_tls __attribute__((tls_model("initial-exec"))){};
 
 // Out of line (src/pool.cpp): cache misses, large blocks and full classes.
 [[nodiscard]] void* pool_allocate_slow(std::size_t bytes);
@@ -116,8 +165,7 @@ std::size_t pool_good_size_large(std::size_t bytes) noexcept;
       FL_POOL_UNPOISON(b, pool_class_size[c]);
       t.head[c] = b->next;
       ++t.room[c];
-      ++t.stats.hits;
-      t.stats.bytes_cached -= pool_class_size[c];
+      ++t.hits;
       return b;
     }
   }
@@ -133,8 +181,6 @@ inline void pool_deallocate(void* p, std::size_t bytes) noexcept {
       b->next = t.head[c];
       t.head[c] = b;
       --t.room[c];
-      ++t.stats.frees_cached;
-      t.stats.bytes_cached += pool_class_size[c];
       FL_POOL_POISON(b, pool_class_size[c]);
       return;
     }

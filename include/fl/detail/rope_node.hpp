@@ -29,6 +29,8 @@
 // from small inputs) and still link against libfl, whose rope has the default.
 #pragma once
 
+#include <fl/detail/config.hpp>
+
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -77,24 +79,61 @@ struct node {
   std::uint16_t count;  // inner: number of edges in use
 };
 
+// Block index of a big chunk (src/rope_metrics.cpp): the text metrics of
+// bytes [0, j * index_block) for j = 0..blocks, so that the metrics of any
+// range of the chunk cost two block scans, not a scan of the range. Built
+// lazily by the first metric query that needs it and published with a CAS
+// (queries are const and may run on several threads); a rebuilt index links
+// the one it replaced (`prev`), freed with the chunk, since a reader may
+// still hold it. Valid for bytes below blocks * index_block: a unique
+// chunk's owner that rewrites bytes at x lowers `blocks` to x / index_block
+// (index_truncate), the only write to a published index.
+struct chunk_index {
+  std::size_t blocks;      // cum[0..blocks] are valid
+  std::size_t cap_blocks;  // cum has room for cap_blocks + 1 entries
+  chunk_index* prev;
+  // followed by std::size_t cum[3 * (cap_blocks + 1)]: chars, newlines, astral
+};
+// One index entry per leaf_max_bytes of a chunk (4 KiB; 16 bytes in the
+// small-leaf test builds, so that their tests exercise the index).
+inline constexpr std::size_t index_block = FL_ROPE_LEAF_MAX;
+
 struct chunk : node {
   std::size_t used;  // bytes written; only a unique chunk may grow it
   std::size_t cap;   // bytes available at data
   char* data;
+  std::atomic<chunk_index*> index;  // null until a query builds it
 };
 
+// Marks edge metrics that are not computed yet (see edge).
+inline constexpr std::size_t metrics_unknown = static_cast<std::size_t>(-1);
+
+// An edge carries the text metrics of the bytes it covers: chars (bytes that
+// are not UTF-8 continuation bytes 10xxxxxx), newlines ('\n' bytes) and
+// astral (bytes >= 0xF0: lead bytes of 4-byte sequences, which take two
+// UTF-16 units). Every edge that sits in an inner node has them computed
+// after each public rope operation (rope::settle); the root edge of a flat
+// rope may leave them unknown (chars == metrics_unknown) and a query then
+// reads them from the chunk (its block index when big). Any code that changes
+// an edge's len or the bytes under it marks it unknown or updates it exactly;
+// a brace-initialized edge starts unknown.
 struct edge {
   node* p;
   std::size_t off;
   std::size_t len;
+  std::size_t chars = metrics_unknown;
+  std::size_t newlines = 0;
+  std::size_t astral = 0;
+  bool known() const noexcept { return chars != metrics_unknown; }
+  void forget() noexcept { chars = metrics_unknown; }
 };
 
 struct inner : node {
   edge child[max_children];
 };
 
-static_assert(sizeof(edge) == 24);
-static_assert(sizeof(chunk) == 32);
+static_assert(sizeof(edge) == 48);
+static_assert(sizeof(chunk) == 40);
 
 // Frees a node whose count reached zero, releasing its children.
 void destroy(node* p) noexcept;
@@ -118,14 +157,24 @@ inline bool unique(const node* p) noexcept { return p->refs.load(std::memory_ord
 // without a new node: possible when the chunk is unique and has room (bytes
 // past the edge's end belong to nobody, since no other edge exists). Inline:
 // it is fl::rope::append's fast path for a flat rope.
+// The unique chunk c's bytes from x on are about to be rewritten: its index
+// (if any) stops covering them.
+inline void index_truncate(chunk* c, std::size_t x) noexcept {
+  if (chunk_index* ix = c->index.load(std::memory_order_relaxed); ix && ix->blocks > x / index_block)
+    ix->blocks = x / index_block;
+}
+
+// Marks e unknown (its metrics are recomputed by rope::settle).
 inline bool leaf_append_in_place(edge& e, std::string_view text) noexcept {
   chunk* c = static_cast<chunk*>(e.p);
   if (!unique(c)) return false;
   const std::size_t end = e.off + e.len;
   if (c->cap - end < text.size()) return false;
+  if (end < c->used) index_truncate(c, end);
   if (!text.empty()) std::memcpy(c->data + end, text.data(), text.size());
   c->used = end + text.size();
   e.len += text.size();
+  e.forget();
   return true;
 }
 

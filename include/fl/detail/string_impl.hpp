@@ -42,7 +42,7 @@ auto basic_string<A>::block_bytes(size_type min_capacity) noexcept -> size_type 
 template <class A>
 auto basic_string<A>::grown_capacity(size_type new_size) const -> size_type {
   const size_type max = max_size();
-  if (new_size > max) [[unlikely]] detail::throw_string_length_error("fl::basic_string: length exceeds max_size()");
+  if (new_size > max) [[unlikely]] detail::throw_string_length_error("fl::string: length exceeds max_size()");
   const size_type cap = capacity();
   size_type want = cap < max / 2 ? 2 * cap : max;
   return want > new_size ? want : new_size;
@@ -79,7 +79,7 @@ char* basic_string<A>::grow_keep(size_type new_size, const char*& src) {
 
 template <class A>
 void basic_string<A>::reserve_slow(size_type new_cap) {
-  if (new_cap > max_size()) detail::throw_string_length_error("fl::basic_string::reserve");
+  if (new_cap > max_size()) detail::throw_string_length_error("fl::string::reserve");
   const size_type sz = size();
   const size_type bytes = block_bytes(new_cap);
   char* p;
@@ -128,7 +128,7 @@ void basic_string<A>::shrink_to_fit() {
 
 template <class A>
 void basic_string<A>::init_heap_copy(const char* s, size_type n) {
-  if (n > max_size()) detail::throw_string_length_error("fl::basic_string::basic_string");
+  if (n > max_size()) detail::throw_string_length_error("fl::string::basic_string");
   const size_type bytes = block_bytes(n);
   char* p = alloc_traits::allocate(alloc_, bytes);
   std::memcpy(p, s, n);
@@ -144,7 +144,7 @@ void basic_string<A>::init_fill(size_type n, char ch) {
     rep_.set_inline_size(n);
     return;
   }
-  if (n > max_size()) detail::throw_string_length_error("fl::basic_string::basic_string");
+  if (n > max_size()) detail::throw_string_length_error("fl::string::basic_string");
   const size_type bytes = block_bytes(n);
   char* p = alloc_traits::allocate(alloc_, bytes);
   std::memset(p, static_cast<unsigned char>(ch), n);
@@ -157,7 +157,7 @@ void basic_string<A>::init_fill(size_type n, char ch) {
 template <class A>
 void basic_string<A>::init_from_rvalue(basic_string&& other, size_type pos, size_type count) {
   const size_type sz = other.size();
-  if (pos > sz) detail::throw_string_out_of_range("fl::basic_string::basic_string");
+  if (pos > sz) detail::throw_string_out_of_range("fl::string::basic_string", pos, sz);
   const size_type len = std::min(count, sz - pos);
   if (!other.rep_.is_heap() || alloc_traits::is_always_equal::value || alloc_ == other.alloc_) {
     rep_ = other.rep_;
@@ -180,7 +180,7 @@ void basic_string<A>::init_expr(const E& e) {
     rep_.set_inline_size(n);
     return;
   }
-  if (n > max_size()) detail::throw_string_length_error("fl::basic_string::basic_string");
+  if (n > max_size()) detail::throw_string_length_error("fl::string::basic_string");
   const size_type bytes = block_bytes(n);
   char* p = alloc_traits::allocate(alloc_, bytes);
   e.write(p);
@@ -248,7 +248,7 @@ basic_string<A>& basic_string<A>::assign(const char* s, size_type n) {
     rep_.set_size_any(n);
     return *this;
   }
-  if (n > max_size()) detail::throw_string_length_error("fl::basic_string::assign");
+  if (n > max_size()) detail::throw_string_length_error("fl::string::assign");
   const size_type bytes = block_bytes(n);
   char* p = alloc_traits::allocate(alloc_, bytes);
   std::memcpy(p, s, n);
@@ -269,7 +269,7 @@ basic_string<A>& basic_string<A>::assign_expr(const E& e) {
     e.write(tmp);
     return assign(tmp, n);
   }
-  if (n > max_size()) detail::throw_string_length_error("fl::basic_string::operator=");
+  if (n > max_size()) detail::throw_string_length_error("fl::string::operator=");
   const size_type bytes = block_bytes(n);
   char* p = alloc_traits::allocate(alloc_, bytes);
   e.write(p);
@@ -292,7 +292,7 @@ basic_string<A>& basic_string<A>::append_expr(const E& e) {
     rep_.set_size_any(sz + n);
     return *this;
   }
-  if (n > max_size() - sz) detail::throw_string_length_error("fl::basic_string::append");
+  if (n > max_size() - sz) detail::throw_string_length_error("fl::string::append");
   size_type bytes = block_bytes(grown_capacity(sz + n));
   if (bytes - 1 > max_size()) bytes = max_size() + 1;
   char* p = alloc_traits::allocate(alloc_, bytes);
@@ -312,7 +312,7 @@ basic_string<A>& basic_string<A>::append_expr(const E& e) {
 template <class A>
 basic_string<A>& basic_string<A>::replace_raw(size_type pos, size_type n1, const char* s, size_type n2) {
   const size_type sz = size();
-  if (n2 > n1 && n2 - n1 > max_size() - sz) detail::throw_string_length_error("fl::basic_string::replace");
+  if (n2 > n1 && n2 - n1 > max_size() - sz) detail::throw_string_length_error("fl::string::replace");
   const size_type new_size = sz - n1 + n2;
   char* p = data();
   if (new_size > capacity()) p = grow_keep(new_size, s);
@@ -348,7 +348,7 @@ basic_string<A>& basic_string<A>::replace_raw(size_type pos, size_type n1, const
 template <class A>
 basic_string<A>& basic_string<A>::replace_fill(size_type pos, size_type n1, size_type n2, char ch) {
   const size_type sz = size();
-  if (n2 > n1 && n2 - n1 > max_size() - sz) detail::throw_string_length_error("fl::basic_string::replace");
+  if (n2 > n1 && n2 - n1 > max_size() - sz) detail::throw_string_length_error("fl::string::replace");
   const size_type new_size = sz - n1 + n2;
   char* p = data();
   if (new_size > capacity()) {
@@ -363,9 +363,18 @@ basic_string<A>& basic_string<A>::replace_fill(size_type pos, size_type n1, size
   return *this;
 }
 
+// Reached when append's inline test fails: the string must grow (or is so
+// large that its capacity does not fit the 32 bits the fast path reads). A
+// source inside *this lies in [data(), data() + size()), so it never overlaps
+// the bytes written after size(), and grow_keep moves it along with the text.
 template <class A>
 basic_string<A>& basic_string<A>::append_slow(const char* s, size_type n) {
-  return replace_raw(size(), 0, s, n);
+  const size_type sz = size();
+  if (n > max_size() - sz) [[unlikely]] detail::throw_string_length_error("fl::string::append");
+  char* p = n <= capacity() - sz ? data() : grow_keep(sz + n, s);
+  detail::copy_bytes(p + sz, s, n);
+  rep_.set_size_any(sz + n);
+  return *this;
 }
 
 template <class A>

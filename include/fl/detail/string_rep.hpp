@@ -4,6 +4,8 @@
 // Threads: a plain value; the usual rule for standard containers applies.
 #pragma once
 
+#include <fl/detail/config.hpp>
+
 #include <bit>
 #include <cstddef>
 #include <cstdint>

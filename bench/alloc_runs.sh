@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# bench/alloc_runs.sh FL_BENCH OUT_DIR [FILTER] [REPS]: runs the alloc/ section
+# (bench/alloc_bench.cpp) of fl_bench, one process per row, into
+# OUT_DIR/<n>.json, for report.py --merge.
+#
+# Why one process per row: peak_rss_mb is the process's resident set, and a
+# heap keeps memory that earlier benchmarks freed; in a process of its own each
+# row starts from the same fresh heap. Why LD_PRELOAD: std::string's
+# allocations go to whichever malloc the process uses, so each allocator peer
+# (std_mimalloc, std_jemalloc, std_tcmalloc) is the same binary and the same
+# std::string code with another malloc underneath. The fl and std rows run
+# without a preload (fl's pool then sits on glibc malloc, as in a default
+# build). An allocator that is not installed is skipped with a note; one that
+# is listed but fails to load is an error row (alloc_bench.cpp checks).
+set -euo pipefail
+
+bin=${1:?usage: alloc_runs.sh FL_BENCH OUT_DIR [FILTER] [REPS]}
+out=${2:?usage: alloc_runs.sh FL_BENCH OUT_DIR [FILTER] [REPS]}
+filter=${3:-.}
+reps=${4:-5}
+mkdir -p "$out"
+rm -f "$out"/*.json
+
+# peer:shared object:Debian package
+peers=(
+  "std_mimalloc:libmimalloc.so.2:libmimalloc2.0"
+  "std_jemalloc:libjemalloc.so.2:libjemalloc2"
+  "std_tcmalloc:libtcmalloc_minimal.so.4:libtcmalloc-minimal4"
+)
+
+pkg_version() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo unknown; }
+
+# run_rows PEER PRELOAD VERSION: every alloc/ row of PEER matching the filter.
+n=0
+run_rows() {
+  local peer=$1 preload=$2 version=$3 rows row
+  rows=$(FL_BENCH_ALLOC_PEER=$peer "$bin" --benchmark_list_tests --benchmark_filter="$filter" |
+         grep '^alloc/' | cut -d/ -f1-4 | awk '!seen[$0]++' || true)
+  for row in $rows; do
+    n=$((n + 1))
+    echo "alloc_runs: $row${preload:+ (LD_PRELOAD=$preload)}"
+    env ${preload:+LD_PRELOAD=$preload} FL_BENCH_ALLOC_PEER="$peer" FL_BENCH_ALLOC_VERSION="$version" \
+      "$bin" --benchmark_filter="^$row/" --benchmark_repetitions="$reps" \
+      --benchmark_out="$out/$n.json" --benchmark_out_format=json >/dev/null
+  done
+}
+
+run_rows "" "" "glibc $(pkg_version libc6)"
+for p in "${peers[@]}"; do
+  IFS=: read -r peer so pkg <<<"$p"
+  path=$(ldconfig -p | awk -v so="$so" '$1 == so { print $NF; exit }')
+  if [ -z "$path" ]; then
+    echo "alloc_runs: $so not installed ($pkg): $peer rows skipped" >&2
+    continue
+  fi
+  run_rows "$peer" "$path" "$pkg $(pkg_version "$pkg")"
+done
+echo "alloc_runs: $n processes, results in $out"

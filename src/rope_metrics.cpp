@@ -1,0 +1,336 @@
+// src/rope_metrics.cpp: fl::rope's text metrics (chars, newlines, UTF-16
+// units; defined in src/text_count.hpp): computing them for edges an edit
+// left unknown, the block index of big chunks, and the O(log n) queries that
+// descend the tree by a metric.
+//
+// Cost model. Every edge in an inner node carries the metrics of its bytes,
+// so a query descends like operator[] (one pass over at most max_children
+// edges per level) and finishes in one leaf: a scan of at most
+// leaf_edit_max bytes, or, in a leaf that views a big chunk (a flat rope, or
+// the pieces an edit cut out of one), two block lookups in the chunk's index
+// and a scan of at most one index_block each. The index of a chunk is built
+// by the first query (or edit) that needs it, in one pass over the chunk
+// (O(n) once, at memory bandwidth), and shared by every rope that views the
+// chunk; building it at construction would charge every big text for
+// queries it may never get.
+//
+// Threads: queries are const and may run on many threads over ropes sharing
+// a chunk; the only shared write is the publication of a chunk's index (a
+// CAS from the pointer the builder read; the loser frees its copy). Indexes
+// replaced by a rebuild stay alive (linked through prev) until the chunk
+// dies, since a reader may still hold them.
+#include <fl/rope.hpp>
+
+#include <fl/pool.hpp>
+
+#include "rope_metrics.hpp"
+
+#include <algorithm>
+#include <new>
+#include <stdexcept>
+
+namespace fl::detail {
+inline namespace FL_ROPE_NS {
+namespace {
+
+constexpr std::size_t B = index_block;
+
+// Ranges shorter than this are scanned; longer ones use the index.
+constexpr std::size_t index_min_range = 4 * B;
+// A rebuild is due when this many bytes past the indexed ones would have to
+// be scanned (bytes appended to a chunk after its index was built).
+constexpr std::size_t index_max_tail = 16 * B;
+
+std::size_t* cum(const chunk_index* ix) noexcept {
+  return reinterpret_cast<std::size_t*>(const_cast<chunk_index*>(ix) + 1);
+}
+std::size_t index_bytes(std::size_t cap_blocks) noexcept {
+  return sizeof(chunk_index) + sizeof(std::size_t) * 3 * (cap_blocks + 1);
+}
+
+std::size_t weight(const text_counts& t, text_metric m) noexcept {
+  switch (m) {
+    case text_metric::chars:
+      return t.chars;
+    case text_metric::newlines:
+      return t.newlines;
+    case text_metric::utf16:
+      return t.chars + t.astral;
+  }
+  return 0;
+}
+std::size_t weight(const edge& e, text_metric m) noexcept {
+  return weight(text_counts{e.chars, e.newlines, e.astral}, m);
+}
+
+text_counts operator-(const text_counts& a, const text_counts& b) noexcept {
+  return {a.chars - b.chars, a.newlines - b.newlines, a.astral - b.astral};
+}
+void add(text_counts& a, const text_counts& b) noexcept {
+  a.chars += b.chars;
+  a.newlines += b.newlines;
+  a.astral += b.astral;
+}
+
+// An index of c good for reading bytes below `upto` (with at most
+// index_max_tail of them past its blocks), building or rebuilding it if
+// needed; null when none could be allocated (callers then scan).
+const chunk_index* usable_index(const chunk* c, std::size_t upto) noexcept {
+  auto& slot = const_cast<std::atomic<chunk_index*>&>(c->index);
+  chunk_index* ix = slot.load(std::memory_order_acquire);
+  const std::size_t covered = ix ? ix->blocks * B : 0;
+  if (upto <= covered + (ix ? index_max_tail : 0)) return ix;
+  const std::size_t want = c->used / B;
+  chunk_index* nx = nullptr;
+  try {
+    nx = static_cast<chunk_index*>(pool_allocate(index_bytes(want)));
+  } catch (...) {
+    return ix;
+  }
+  nx->cap_blocks = want;
+  nx->prev = ix;
+  std::size_t* out = cum(nx);
+  std::size_t from = 0;
+  if (ix) {
+    from = std::min(ix->blocks, want);
+    std::copy(cum(ix), cum(ix) + 3 * (from + 1), out);
+  } else {
+    out[0] = out[1] = out[2] = 0;
+  }
+  for (std::size_t j = from; j < want; ++j) {
+    const text_counts t = count_text(c->data + j * B, B);
+    out[3 * (j + 1)] = out[3 * j] + t.chars;
+    out[3 * (j + 1) + 1] = out[3 * j + 1] + t.newlines;
+    out[3 * (j + 1) + 2] = out[3 * j + 2] + t.astral;
+  }
+  nx->blocks = want;
+  if (slot.compare_exchange_strong(ix, nx, std::memory_order_acq_rel, std::memory_order_acquire)) return nx;
+  // Another reader published first (ix is now its index): use that one.
+  pool_deallocate(nx, index_bytes(want));
+  return ix;
+}
+
+// Metrics of c's bytes [0, x), with the index ix (which may be null).
+text_counts prefix(const chunk* c, const chunk_index* ix, std::size_t x) noexcept {
+  if (!ix) return count_text(c->data, x);
+  const std::size_t j = std::min(x / B, ix->blocks);
+  const std::size_t* q = cum(ix) + 3 * j;
+  text_counts r{q[0], q[1], q[2]};
+  add(r, count_text(c->data + j * B, x - j * B));
+  return r;
+}
+
+// Position (relative to off) in c's bytes [off, off + len) of item k of
+// metric m, or len when the range holds k items or fewer.
+std::size_t chunk_nth(const chunk* c, std::size_t off, std::size_t len, text_metric m, std::size_t k) noexcept {
+  std::size_t skipped = 0;
+  const chunk_index* ix = len >= index_min_range ? usable_index(c, off + len) : nullptr;
+  if (!ix) return nth_item(c->data + off, len, m, k, skipped);
+  const std::size_t base = weight(prefix(c, ix, off), m);
+  // Blocks j in (off / B, last]: the largest whose start has at most k
+  // items of the range before it; the item lies at or after that start.
+  const std::size_t first = off / B + 1, last = std::min(ix->blocks, (off + len) / B);
+  std::size_t start = off, seen = 0;
+  std::size_t lo = first, hi = last + 1;  // search [lo, hi)
+  const std::size_t* q = cum(ix);
+  auto at = [&](std::size_t j) {
+    const std::size_t* e = q + 3 * j;
+    return weight(text_counts{e[0], e[1], e[2]}, m) - base;
+  };
+  if (first <= last && at(first) <= k) {
+    while (hi - lo > 1) {
+      const std::size_t mid = lo + (hi - lo) / 2;
+      if (at(mid) <= k) {
+        lo = mid;
+      } else {
+        hi = mid;
+      }
+    }
+    start = lo * B;
+    seen = at(lo);
+  }
+  const std::size_t r = nth_item(c->data + start, off + len - start, m, k - seen, skipped);
+  return start + r - off;
+}
+
+text_counts edge_counts(const edge& e) noexcept {
+  if (e.known()) return {e.chars, e.newlines, e.astral};
+  // Only a flat root may be unknown.
+  return chunk_counts(static_cast<const chunk*>(e.p), e.off, e.len);
+}
+
+// Position of item k of metric m in the rope `root` (non-empty), or npos
+// when it has k items or fewer.
+std::size_t rope_nth(const edge& root, text_metric m, std::size_t k) noexcept {
+  const edge* e = &root;
+  std::size_t lo = 0;
+  while (e->p->height > 0) {
+    const inner* n = static_cast<const inner*>(e->p);
+    unsigned i = 0;
+    for (; i < n->count; ++i) {
+      const std::size_t w = weight(n->child[i], m);
+      if (k < w) break;
+      k -= w;
+      lo += n->child[i].len;
+    }
+    if (i == n->count) return rope::npos;
+    e = &n->child[i];
+  }
+  const std::size_t r = chunk_nth(static_cast<const chunk*>(e->p), e->off, e->len, m, k);
+  return r == e->len ? rope::npos : lo + r;
+}
+
+// Metrics of the rope's bytes [0, pos), pos <= root.len.
+text_counts rope_prefix(const edge& root, std::size_t pos) noexcept {
+  if (!root.p) return {};
+  if (pos == root.len) return edge_counts(root);
+  text_counts r;
+  const edge* e = &root;
+  while (e->p->height > 0) {
+    const inner* n = static_cast<const inner*>(e->p);
+    unsigned i = 0;
+    while (pos >= n->child[i].len) {
+      add(r, edge_counts(n->child[i]));
+      pos -= n->child[i++].len;
+    }
+    e = &n->child[i];
+  }
+  add(r, chunk_counts(static_cast<const chunk*>(e->p), e->off, pos));
+  return r;
+}
+
+[[noreturn]] void out_of_range(const char* fn, const char* what, std::size_t v, const char* limit_name,
+                               std::size_t limit) {
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "fl::rope::%s: %s (which is %zu) > %s (which is %zu)", fn, what, v, limit_name,
+                limit);
+  throw std::out_of_range(buf);
+}
+
+}  // namespace
+
+void free_index(chunk* c) noexcept {
+  chunk_index* ix = c->index.load(std::memory_order_acquire);
+  while (ix) {
+    chunk_index* prev = ix->prev;
+    pool_deallocate(ix, index_bytes(ix->cap_blocks));
+    ix = prev;
+  }
+}
+
+bool index_ok(const chunk* c) noexcept {
+  const chunk_index* ix = c->index.load(std::memory_order_acquire);
+  if (!ix) return true;
+  if (ix->blocks > ix->cap_blocks || ix->blocks * B > c->used) return false;
+  const std::size_t* q = cum(ix);
+  text_counts t;
+  for (std::size_t j = 0; j <= ix->blocks; ++j) {
+    if (q[3 * j] != t.chars || q[3 * j + 1] != t.newlines || q[3 * j + 2] != t.astral) return false;
+    if (j < ix->blocks) add(t, count_text(c->data + j * B, B));
+  }
+  return true;
+}
+
+text_counts chunk_counts(const chunk* c, std::size_t off, std::size_t len) noexcept {
+  if (len < index_min_range) return count_text(c->data + off, len);
+  const chunk_index* ix = usable_index(c, off + len);
+  if (!ix) return count_text(c->data + off, len);
+  return prefix(c, ix, off + len) - prefix(c, ix, off);
+}
+
+void fill_metrics(edge& e) noexcept {
+  if (e.known()) return;
+  text_counts t;
+  if (e.p->height == 0) {
+    t = chunk_counts(static_cast<const chunk*>(e.p), e.off, e.len);
+  } else {
+    inner* n = static_cast<inner*>(e.p);
+    for (unsigned i = 0; i < n->count; ++i) {
+      fill_metrics(n->child[i]);
+      add(t, text_counts{n->child[i].chars, n->child[i].newlines, n->child[i].astral});
+    }
+  }
+  e.chars = t.chars;
+  e.newlines = t.newlines;
+  e.astral = t.astral;
+}
+
+}  // namespace FL_ROPE_NS
+}  // namespace fl::detail
+
+namespace fl {
+inline namespace FL_ROPE_NS {
+
+using detail::text_metric;
+
+void rope::settle() noexcept {
+  if (root_.p && root_.p->height > 0) detail::fill_metrics(root_);
+}
+
+rope::size_type rope::char_count() const noexcept { return root_.p ? detail::edge_counts(root_).chars : 0; }
+rope::size_type rope::line_count() const noexcept {
+  return (root_.p ? detail::edge_counts(root_).newlines : 0) + 1;
+}
+rope::size_type rope::utf16_count() const noexcept {
+  if (!root_.p) return 0;
+  const detail::text_counts t = detail::edge_counts(root_);
+  return t.chars + t.astral;
+}
+
+rope::size_type rope::byte_to_char(size_type pos) const {
+  if (pos > size()) detail::out_of_range("byte_to_char", "pos", pos, "size()", size());
+  return detail::rope_prefix(root_, pos).chars;
+}
+rope::size_type rope::byte_to_line(size_type pos) const {
+  if (pos > size()) detail::out_of_range("byte_to_line", "pos", pos, "size()", size());
+  return detail::rope_prefix(root_, pos).newlines;
+}
+rope::size_type rope::byte_to_utf16(size_type pos) const {
+  if (pos > size()) detail::out_of_range("byte_to_utf16", "pos", pos, "size()", size());
+  const detail::text_counts t = detail::rope_prefix(root_, pos);
+  return t.chars + t.astral;
+}
+
+rope::size_type rope::char_to_byte(size_type i) const {
+  const size_type total = char_count();
+  if (i > total) detail::out_of_range("char_to_byte", "i", i, "char_count()", total);
+  return i == total ? size() : detail::rope_nth(root_, text_metric::chars, i);
+}
+rope::size_type rope::utf16_to_byte(size_type u) const {
+  const size_type total = utf16_count();
+  if (u > total) detail::out_of_range("utf16_to_byte", "u", u, "utf16_count()", total);
+  return u == total ? size() : detail::rope_nth(root_, text_metric::utf16, u);
+}
+rope::size_type rope::line_to_byte(size_type line) const {
+  const size_type lines = line_count();
+  if (line > lines) detail::out_of_range("line_to_byte", "line", line, "line_count()", lines);
+  if (line == 0) return 0;
+  if (line == lines) return size();
+  return detail::rope_nth(root_, text_metric::newlines, line - 1) + 1;
+}
+
+rope rope::line(size_type i) const {
+  const size_type lines = line_count();
+  if (i >= lines) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "fl::rope::line: i (which is %zu) >= line_count() (which is %zu)", i, lines);
+    throw std::out_of_range(buf);
+  }
+  const size_type from = line_to_byte(i);
+  return substr(from, line_to_byte(i + 1) - from);
+}
+
+}  // namespace FL_ROPE_NS
+}  // namespace fl
+
+namespace fl::detail {
+inline namespace FL_ROPE_NS {
+
+std::size_t rope_count(const rope& r, char ch) noexcept {
+  std::size_t n = 0;
+  for (std::string_view c : r.chunks()) n += count_byte(c.data(), c.size(), ch);
+  return n;
+}
+
+}  // namespace FL_ROPE_NS
+}  // namespace fl::detail

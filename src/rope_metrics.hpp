@@ -1,0 +1,30 @@
+// src/rope_metrics.hpp: what src/rope.cpp and src/rope_metrics.cpp share about
+// fl::rope's text metrics (private to src/). The metrics are defined in
+// src/text_count.hpp; where they are kept, in detail/rope_node.hpp (edge).
+#pragma once
+
+#include <fl/detail/rope_node.hpp>
+
+#include "text_count.hpp"
+
+namespace fl::detail {
+inline namespace FL_ROPE_NS {
+
+// Frees the block index chain of a chunk being destroyed.
+void free_index(chunk* c) noexcept;
+
+// Whether every valid block of c's index agrees with c's bytes (for
+// check_invariants). O(bytes indexed).
+bool index_ok(const chunk* c) noexcept;
+
+// The metrics of bytes [off, off + len) of c: a scan for short ranges, the
+// block index (built on first use) for long ones.
+text_counts chunk_counts(const chunk* c, std::size_t off, std::size_t len) noexcept;
+
+// Computes the metrics of e and of every edge below it that is unknown.
+// Writes only edges reached through unknown edges: those sit in nodes that
+// the running edit made or changed, which no other rope can see.
+void fill_metrics(edge& e) noexcept;
+
+}  // namespace FL_ROPE_NS
+}  // namespace fl::detail

@@ -1,0 +1,44 @@
+// src/text_count.hpp: the byte-counting kernels behind fl::rope's text
+// metrics and fl::count. Private to src/ (not installed). The kernels are
+// written once over a vector type in text_count_simd.hpp and compiled for
+// SSE2 (src/text_count.cpp, the x86-64 baseline) and AVX2
+// (src/text_count_avx2.cpp, -mavx2, entered only after the run-time check
+// of fl::find's dispatcher, which FL_FIND_ISA caps the same way).
+//
+// Definitions, for any bytes (valid UTF-8 or not):
+//   char     a byte that is not a UTF-8 continuation byte (10xxxxxx)
+//   newline  a '\n' byte
+//   astral   a byte >= 0xF0 (the lead byte of a 4-byte sequence, a char
+//            outside the BMP, which takes two UTF-16 code units)
+//   utf16    units: one per char, plus one per astral byte; exact UTF-16
+//            length for valid UTF-8, and for invalid bytes each stray lead or
+//            single byte counts as one char (two if >= 0xF0)
+//
+// Threads: stateless, callable from any thread.
+#pragma once
+
+#include <cstddef>
+
+namespace fl::detail {
+
+struct text_counts {
+  std::size_t chars = 0;
+  std::size_t newlines = 0;
+  std::size_t astral = 0;
+};
+
+enum class text_metric : unsigned char { chars, newlines, utf16 };
+
+// The three counts of [p, p + n), in one pass.
+text_counts count_text(const char* p, std::size_t n) noexcept;
+
+// The position in [p, p + n) of item k (0-based) of the metric: the k-th
+// char start, the k-th '\n', or the start of the char holding UTF-16 unit k.
+// `skipped` receives the items before that position. Returns n (and the
+// total in `skipped`) when the range holds k items or fewer.
+std::size_t nth_item(const char* p, std::size_t n, text_metric m, std::size_t k, std::size_t& skipped) noexcept;
+
+// Number of bytes equal to ch in [p, p + n).
+std::size_t count_byte(const char* p, std::size_t n, char ch) noexcept;
+
+}  // namespace fl::detail

@@ -1,0 +1,138 @@
+// src/text_count_simd.hpp: the counting kernels of src/text_count.hpp written
+// once over a vector type V; included by src/text_count.cpp (V = SSE2) and
+// src/text_count_avx2.cpp (V = AVX2). Internal linkage (unnamed namespace), so
+// an AVX2-compiled body can never stand in for an SSE2 caller.
+//
+// Counting is a byte compare turned into 0/-1 lanes and subtracted from byte
+// accumulators (so each lane counts up by one per hit), folded into 64-bit
+// sums by psadbw every 255 vectors, before a byte lane can wrap.
+#pragma once
+
+#include <immintrin.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+namespace fl::detail {
+namespace {
+
+using uchar = unsigned char;
+
+struct v128 {
+  using reg = __m128i;
+  static constexpr size_t width = 16;
+  static reg splat(uchar c) noexcept { return _mm_set1_epi8(static_cast<char>(c)); }
+  static reg zero() noexcept { return _mm_setzero_si128(); }
+  static reg load(const uchar* p) noexcept { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)); }
+  static reg eq(reg a, reg b) noexcept { return _mm_cmpeq_epi8(a, b); }
+  static reg gt(reg a, reg b) noexcept { return _mm_cmpgt_epi8(a, b); }  // signed
+  static reg max_u(reg a, reg b) noexcept { return _mm_max_epu8(a, b); }
+  static reg sub(reg a, reg b) noexcept { return _mm_sub_epi8(a, b); }
+  static uint32_t mask(reg a) noexcept { return static_cast<uint32_t>(_mm_movemask_epi8(a)); }
+  static size_t sum(reg a) noexcept {
+    const __m128i s = _mm_sad_epu8(a, _mm_setzero_si128());
+    return static_cast<size_t>(_mm_cvtsi128_si64(s)) + static_cast<size_t>(_mm_extract_epi16(s, 4));
+  }
+};
+
+#if defined(__AVX2__)
+struct v256 {
+  using reg = __m256i;
+  static constexpr size_t width = 32;
+  static reg splat(uchar c) noexcept { return _mm256_set1_epi8(static_cast<char>(c)); }
+  static reg zero() noexcept { return _mm256_setzero_si256(); }
+  static reg load(const uchar* p) noexcept { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
+  static reg eq(reg a, reg b) noexcept { return _mm256_cmpeq_epi8(a, b); }
+  static reg gt(reg a, reg b) noexcept { return _mm256_cmpgt_epi8(a, b); }
+  static reg max_u(reg a, reg b) noexcept { return _mm256_max_epu8(a, b); }
+  static reg sub(reg a, reg b) noexcept { return _mm256_sub_epi8(a, b); }
+  static uint32_t mask(reg a) noexcept { return static_cast<uint32_t>(_mm256_movemask_epi8(a)); }
+  static size_t sum(reg a) noexcept {
+    const __m256i s = _mm256_sad_epu8(a, _mm256_setzero_si256());
+    return static_cast<size_t>(_mm256_extract_epi64(s, 0)) + static_cast<size_t>(_mm256_extract_epi64(s, 1)) +
+           static_cast<size_t>(_mm256_extract_epi64(s, 2)) + static_cast<size_t>(_mm256_extract_epi64(s, 3));
+  }
+};
+#endif
+
+inline size_t popcount32(uint32_t x) noexcept { return static_cast<size_t>(__builtin_popcount(x)); }
+
+// Per-byte predicates, shared by the scalar tails.
+inline bool is_char(uchar b) noexcept { return (b & 0xC0) != 0x80; }
+inline size_t utf16_units(uchar b) noexcept { return is_char(b) ? 1u + (b >= 0xF0 ? 1u : 0u) : 0u; }
+
+// Lanes: non-continuation bytes are those > 0xBF as signed (-65): 0x00..0x7F
+// and 0xC0..0xFF. Astral bytes are those with max(b, 0xF0) == b.
+template <class V>
+void count_text_simd(const uchar* p, size_t n, size_t& chars, size_t& newlines, size_t& astral) noexcept {
+  using reg = typename V::reg;
+  const reg nl = V::splat('\n'), cont = V::splat(0xBF), top = V::splat(0xF0);
+  size_t i = 0;
+  while (n - i >= V::width) {
+    size_t vecs = (n - i) / V::width;
+    if (vecs > 255) vecs = 255;
+    reg a = V::zero(), b = V::zero(), c = V::zero();
+    for (size_t j = 0; j < vecs; ++j, i += V::width) {
+      const reg v = V::load(p + i);
+      a = V::sub(a, V::gt(v, cont));
+      b = V::sub(b, V::eq(v, nl));
+      c = V::sub(c, V::eq(V::max_u(v, top), v));
+    }
+    chars += V::sum(a);
+    newlines += V::sum(b);
+    astral += V::sum(c);
+  }
+  for (; i < n; ++i) {
+    chars += is_char(p[i]);
+    newlines += p[i] == '\n';
+    astral += p[i] >= 0xF0;
+  }
+}
+
+template <class V>
+size_t count_byte_simd(const uchar* p, size_t n, uchar ch) noexcept {
+  using reg = typename V::reg;
+  const reg x = V::splat(ch);
+  size_t i = 0, total = 0;
+  while (n - i >= V::width) {
+    size_t vecs = (n - i) / V::width;
+    if (vecs > 255) vecs = 255;
+    reg a = V::zero();
+    for (size_t j = 0; j < vecs; ++j, i += V::width) a = V::sub(a, V::eq(V::load(p + i), x));
+    total += V::sum(a);
+  }
+  for (; i < n; ++i) total += p[i] == ch;
+  return total;
+}
+
+// Scans whole vectors while the item sought lies beyond them (popcount of
+// the lane masks), then finishes byte by byte inside one vector.
+template <class V>
+size_t nth_item_simd(const uchar* p, size_t n, int metric, size_t k, size_t& skipped) noexcept {
+  using reg = typename V::reg;
+  const reg nl = V::splat('\n'), cont = V::splat(0xBF), top = V::splat(0xF0);
+  size_t i = 0, seen = 0;
+  for (; n - i >= V::width; i += V::width) {
+    const reg v = V::load(p + i);
+    size_t w;
+    if (metric == 1) {
+      w = popcount32(V::mask(V::eq(v, nl)));
+    } else {
+      w = popcount32(V::mask(V::gt(v, cont)));
+      if (metric == 2) w += popcount32(V::mask(V::eq(V::max_u(v, top), v)));
+    }
+    if (seen + w > k) break;
+    seen += w;
+  }
+  for (; i < n; ++i) {
+    const uchar b = p[i];
+    const size_t w = metric == 1 ? (b == '\n' ? 1u : 0u) : metric == 0 ? (is_char(b) ? 1u : 0u) : utf16_units(b);
+    if (seen + w > k) break;
+    seen += w;
+  }
+  skipped = seen;
+  return i;
+}
+
+}  // namespace
+}  // namespace fl::detail
