@@ -26,7 +26,8 @@
 // Threads: a json_store and the json_values taken from it may be used by one
 // thread at a time (reads record which pages they verified). Views
 // (json_value, string_views from it) are valid until the next set/erase/sync
-// or the store's destruction.
+// or the store's destruction. import() keeps one simdjson parser per thread,
+// its buffers sized by the largest text that thread imported.
 #pragma once
 
 #include <fl/detail/config.hpp>

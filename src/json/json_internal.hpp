@@ -44,9 +44,9 @@ class byte_buffer {
     p_ = static_cast<unsigned char*>(q);
     cap_ = c;
   }
-  // Room for n more bytes; returns where they go.
+  // Room for n more bytes; returns where they go (never null, even for 0).
   unsigned char* extend(std::size_t n) {
-    if (cap_ - size_ < n) reserve(size_ + n);
+    if (cap_ - size_ < n || p_ == nullptr) reserve(size_ + n + 1);
     unsigned char* at = p_ + size_;
     size_ += n;
     return at;
@@ -115,13 +115,14 @@ class builder {
   json_ref top_;
 };
 
-// Writes the sorted member index of an object of n members (n uint32 positions,
-// ordered by key bytes, ties by position). key(i) gives member i's key.
+// Writes the sorted member index of an object of n members (n uint32 positions
+// in key_order, ties by position). key(i) gives member i's key.
 template <class KeyOf>
 void write_member_index(std::uint32_t* index, std::uint32_t n, KeyOf key) {
   for (std::uint32_t i = 0; i < n; ++i) index[i] = i;
   std::sort(index, index + n, [&](std::uint32_t a, std::uint32_t b) {
-    const int c = key(a).compare(key(b));
+    const std::string_view ka = key(a), kb = key(b);
+    const int c = key_order(ka.data(), static_cast<std::uint32_t>(ka.size()), kb.data(), static_cast<std::uint32_t>(kb.size()));
     return c < 0 || (c == 0 && a < b);
   });
 }

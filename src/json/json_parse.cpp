@@ -90,7 +90,7 @@ void builder::end_object() {
   const std::uint64_t x = offset();
   const std::size_t index_bytes = n >= index_min_members ? n * sizeof(std::uint32_t) : 0;
   auto* dst = out_.extend(n * sizeof(json_member) + index_bytes);
-  std::memcpy(dst, scratch_.data() + f.first, n * sizeof(json_member));
+  if (n) std::memcpy(dst, scratch_.data() + f.first, n * sizeof(json_member));
   if (index_bytes) {
     const unsigned char* base = out_.data();
     const json_member* m = scratch_.data() + f.first;

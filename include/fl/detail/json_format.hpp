@@ -28,8 +28,9 @@
 //   array                 x = offset of n json_ref elements
 //   object                x = offset of n json_member records, followed, when
 //                         n >= index_min_members, by n uint32 member positions
-//                         sorted by key bytes (ties by position), so a lookup
-//                         in a big object is a binary search
+//                         sorted by key_order (length, then bytes, then
+//                         position), so a lookup in a big object is a binary
+//                         search
 //   int64, uint64, real   x = the value (uint64 only above INT64_MAX; real is
 //                         the bit pattern of a finite double)
 //   null, false, true     no payload
@@ -97,6 +98,14 @@ static_assert(sizeof(json_member) == 32 && alignof(json_member) == 8);
 // without all its pages, so open verifies the commit's pages (the commit is
 // small) and falls back to the previous commit if they do not match.
 inline constexpr std::uint32_t slot_single_sync = 1;
+
+// The order of the member index: only equality lookups use it, so keys are
+// ordered by length first (one integer compare settles most pairs), then by
+// bytes. Returns <0, 0, >0.
+inline int key_order(const char* a, std::uint32_t an, const char* b, std::uint32_t bn) noexcept {
+  if (an != bn) return an < bn ? -1 : 1;
+  return an ? __builtin_memcmp(a, b, an) : 0;
+}
 
 struct json_slot {
   std::uint64_t magic = 0;

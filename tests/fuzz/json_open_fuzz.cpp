@@ -1,0 +1,130 @@
+// libFuzzer target: json_store::open over any file contents. Opening, dumping
+// and looking values up in any file must either work or throw
+// fl::persist_error; never crash, hang or read outside the file.
+//
+// Input byte 0 picks the mode:
+//   0  the rest is the file, as is
+//   1  the rest is the file, with its checksums recomputed (slot CRCs, the
+//      page checksum table and its CRC, as the slots describe them), so the
+//      structural checks behind the checksums are what gets fuzzed
+//   2  the rest is (position high, position low, xor) byte triples applied to
+//      a valid two-commit store made once per process (objects with and
+//      without the member index, arrays, strings, numbers), whose checksums
+//      are then recomputed when byte 1 is odd
+#include "fuzz_input.hpp"
+
+#include <fl/detail/crc32c.hpp>
+#include <fl/detail/json_format.hpp>
+#include <fl/json_store.hpp>
+
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <unistd.h>
+
+namespace {
+
+namespace fj = fl::detail::json;
+
+const std::filesystem::path& scratch_file() {
+  static const std::filesystem::path p =
+      std::filesystem::temp_directory_path() / ("fl_json_open_fuzz_" + std::to_string(::getpid()) + ".fljson");
+  return p;
+}
+
+void write_file(const std::string& bytes) {
+  std::ofstream out(scratch_file(), std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+std::string read_file() {
+  std::ifstream in(scratch_file(), std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Recomputes what checksums the slots point at (within the file's bytes).
+void repair(std::string& f) {
+  for (std::uint64_t k = 0; k < 2; ++k) {
+    const std::uint64_t at = k * fj::page_size;
+    if (f.size() < at + sizeof(fj::json_slot)) continue;
+    fj::json_slot s;
+    std::memcpy(&s, f.data() + at, sizeof s);
+    const std::uint64_t pages = s.table / fj::page_size;
+    if (s.table % fj::page_size == 0 && pages < (1u << 20) && s.table + pages * 4 <= f.size()) {
+      for (std::uint64_t p = 2; p < pages && (p + 1) * fj::page_size <= f.size(); ++p) {
+        const std::uint32_t c = fl::detail::crc32c(f.data() + p * fj::page_size, fj::page_size);
+        std::memcpy(f.data() + s.table + p * 4, &c, 4);
+      }
+      s.table_crc = fl::detail::crc32c(f.data() + s.table, pages * 4);
+    }
+    s.crc = fl::detail::crc32c(&s, offsetof(fj::json_slot, crc));
+    std::memcpy(f.data() + at, &s, sizeof s);
+  }
+}
+
+// A valid store: an import and a second, small commit.
+const std::string& template_store() {
+  static const std::string bytes = [] {
+    std::string doc = R"({"a":{"b":[1,-2,3.5,"x\u00e9",true,false,null,18446744073709551615,1e999],"c":{}},"big":{)";
+    for (int i = 0; i < 40; ++i) doc += (i ? ",\"k" : "\"k") + std::to_string(i) + "\":" + std::to_string(i * 3);
+    doc += R"(},"statuses":[{"id":1,"text":"hello"},{"id":2}]})";
+    auto s = fl::json_store::import(doc, scratch_file());
+    s.sync();
+    s.set("/a/b/0", R"({"deep":[[],{}]})");
+    s.set("/big/k41", "\"added\"");
+    s.sync();
+    return read_file();
+  }();
+  return bytes;
+}
+
+void exercise() {
+  try {
+    auto s = fl::json_store::open(scratch_file());
+    (void)s.dump();
+    const fl::json_value root = s.root();
+    std::size_t i = 0;
+    for (fl::json_member m : root.members()) {
+      (void)m.value.dump();
+      (void)root.find(m.key);
+      if (++i == 8) break;
+    }
+    for (const char* p : {"/0", "/a", "/statuses/0/id", "/0/0", "/a/b", "/big/k7", "/big/k41", "/a/b/0/deep/1"}) {
+      if (auto v = s.find(p)) (void)v->dump();
+    }
+  } catch (const fl::persist_error&) {
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size == 0) return 0;
+  fl_fuzz::reader in{data + 1, size - 1};
+  const int mode = data[0] % 3;
+  if (mode < 2) {
+    std::string f(in.text(in.left));
+    if (mode == 1) repair(f);
+    write_file(f);
+    exercise();
+  } else {
+    std::string f = template_store();
+    const bool fix = in.left && (*in.p & 1);
+    while (in.left >= 3) {
+      const std::size_t pos = ((std::size_t{in.byte()} << 8 | in.byte()) * 7) % f.size();
+      f[pos] = static_cast<char>(f[pos] ^ in.byte());
+    }
+    if (fix) repair(f);
+    write_file(f);
+    exercise();
+  }
+  std::error_code ec;
+  std::filesystem::remove(scratch_file(), ec);
+  return 0;
+}
