@@ -18,7 +18,8 @@ set(expect
   "= \"hhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhh and \\\"quotes\\\"\\n\""
   "= \"short\""
   "= \"a shared immutable text of some length\""
-  "= fl::rope of 50000 bytes: \"00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000\"..."
+  "= fl::rope of 50140 bytes: \"header line 0\\nheader line 1\\n"
+  "header line 9\\n000000000000000000000000000000000000000000000000000000000000\"..."
   "= fl::rope of 9 bytes: \"flat rope\""
   "= \"from C\""
   "= \"a C string too long for the inline bytes\"")

@@ -16,9 +16,15 @@ int main() {
   heap += " and \"quotes\"\n";
   fl::immutable_string ismall("short");
   fl::immutable_string ibig("a shared immutable text of some length");
-  // A tree: pieces longer than a leaf, put in front one by one.
-  fl::rope rope;
-  for (int i = 9; i >= 0; --i) rope.prepend(std::string(5000, static_cast<char>('0' + i)));
+  // A tree: pieces longer than a leaf, put in front one by one, after a
+  // short first leaf, so that the first 200 bytes span two leaves.
+  fl::rope tree;
+  for (int i = 9; i >= 0; --i) tree.prepend(std::string(5000, static_cast<char>('0' + i)));
+  std::string head;
+  for (int i = 0; i < 10; ++i) head += "header line " + std::to_string(i) + "\n";
+  fl::rope rope(head);
+  rope.append(tree);
+  if ((*rope.chunks().begin()).size() >= 200) return 2;  // the walk across leaves would go untested
   fl::rope flat("flat rope");
   fl_str c = FL_STR_INIT;
   fl_str_from(&c, "from C");
