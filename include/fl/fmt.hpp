@@ -1,5 +1,5 @@
 // fl/fmt.hpp: fl's strings in {fmt} and std::format. Formatters for
-// fl::basic_string, fl::immutable_string, concatenation expressions and
+// fl::basic_string (also the result of `a + b`), fl::immutable_string and
 // fl::rope (written chunk by chunk, never flattened), and fl::format /
 // fl::format_to, which format straight into an fl::string's own buffer.
 //
@@ -188,17 +188,6 @@ struct fmt::formatter<fl::immutable_string, char> : fmt::formatter<fmt::string_v
   }
 };
 
-// A lazy concatenation (`a + b` before it becomes a string) is written once
-// into an fl::string, then formatted.
-template <fl::detail::concat_expr E>
-struct fmt::formatter<E, char> : fmt::formatter<fmt::string_view, char> {
-  template <class FormatContext>
-  auto format(const E& e, FormatContext& ctx) const {
-    const fl::string s(e);
-    return fmt::formatter<fmt::string_view, char>::format(fmt::string_view(s.data(), s.size()), ctx);
-  }
-};
-
 template <>
 struct fmt::formatter<fl::rope, char> {
   fl::detail::text_spec spec;
@@ -327,15 +316,6 @@ template <>
 struct std::formatter<fl::immutable_string, char> : std::formatter<std::string_view, char> {
   template <class FormatContext>
   auto format(const fl::immutable_string& s, FormatContext& ctx) const {
-    return std::formatter<std::string_view, char>::format(std::string_view(s.data(), s.size()), ctx);
-  }
-};
-
-template <fl::detail::concat_expr E>
-struct std::formatter<E, char> : std::formatter<std::string_view, char> {
-  template <class FormatContext>
-  auto format(const E& e, FormatContext& ctx) const {
-    const fl::string s(e);
     return std::formatter<std::string_view, char>::format(std::string_view(s.data(), s.size()), ctx);
   }
 };
