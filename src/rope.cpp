@@ -1642,6 +1642,7 @@ fl::string rope::flatten() && {
     // heap layout. Hand it over and free the chunk header.
     auto* c = static_cast<detail::chunk*>(root_.p);
     const ::fl::detail::heap_block b{c->data, root_.len, c->cap};
+    detail::free_index(c);
     detail::rope_deallocate(c, sizeof(detail::chunk));
     detail::count_adopted(-1);
     root_ = {};
