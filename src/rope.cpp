@@ -1181,7 +1181,7 @@ std::size_t check_edge(const edge& e, unsigned expect_height, bool is_root) {
       const text_counts t = count_text(c->data + e.off, e.len);
       if (t.chars != e.chars || t.newlines != e.newlines || t.astral != e.astral) broken("leaf metrics wrong");
     }
-    if (!index_ok(c)) broken("chunk index disagrees with its bytes");
+    if (!index_ok(c, e.off, e.len)) broken("chunk index disagrees with its bytes");
     return e.len;
   }
   if (e.p->kind != node_kind::inner) broken("inner height on a chunk");

@@ -224,15 +224,19 @@ void free_index(chunk* c) noexcept {
   }
 }
 
-bool index_ok(const chunk* c) noexcept {
+bool index_ok(const chunk* c, std::size_t off, std::size_t len) noexcept {
   const chunk_index* ix = c->index.load(std::memory_order_acquire);
   if (!ix) return true;
   if (ix->blocks > ix->cap_blocks || ix->blocks * B > c->used) return false;
   const std::size_t* q = cum(ix);
-  text_counts t;
-  for (std::size_t j = 0; j <= ix->blocks; ++j) {
-    if (q[3 * j] != t.chars || q[3 * j + 1] != t.newlines || q[3 * j + 2] != t.astral) return false;
-    if (j < ix->blocks) add(t, count_text(c->data + j * B, B));
+  if (q[0] != 0 || q[1] != 0 || q[2] != 0) return false;
+  // The entries of the blocks that overlap [off, off + len): O(len), so a
+  // check of every leaf viewing a big chunk stays linear in the text.
+  const std::size_t last = std::min(ix->blocks, (off + len + B - 1) / B);
+  for (std::size_t j = off / B; j < last; ++j) {
+    const text_counts t = count_text(c->data + j * B, B);
+    const std::size_t* e = q + 3 * j;
+    if (e[3] - e[0] != t.chars || e[4] - e[1] != t.newlines || e[5] - e[2] != t.astral) return false;
   }
   return true;
 }
