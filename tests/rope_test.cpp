@@ -27,6 +27,7 @@
 static_assert(fl::detail::leaf_max_bytes == 16, "rope_test must be built with FL_ROPE_LEAF_MAX=16");
 static_assert(std::random_access_iterator<fl::rope::const_iterator>);
 static_assert(std::ranges::forward_range<fl::rope::chunk_range>);
+static_assert(std::ranges::input_range<fl::rope::line_range>);
 
 namespace {
 
