@@ -1084,7 +1084,11 @@ TEST(RopeMetrics, RandomEditsAgreeWithNaiveScans) {
   const auto seed = test_seed();
   std::mt19937_64 rng(seed ^ 0x6d657472696373ULL);
   std::vector<std::pair<fl::rope, std::string>> slots(4);
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  constexpr int steps = 4'000;  // sanitizers slow every byte the checks read
+#else
   constexpr int steps = 12'000;
+#endif
   unsigned max_height = 0;
   for (int step = 0; step < steps; ++step) {
     auto& [r, s] = slots[pick(rng, slots.size())];
