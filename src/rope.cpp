@@ -604,9 +604,24 @@ std::pair<edge, edge> split(edge t, std::size_t pos) {
   if (pos == 0) return {edge{}, t};
   if (pos == t.len) return {t, edge{}};
   if (t.p->height == 0) {
-    // Both halves view the same chunk: no byte is copied.
+    // Both halves view the same chunk: no byte is copied. When t's metrics
+    // are known, only the shorter half is counted.
     acquire(t.p);
-    return {edge{t.p, t.off, pos}, edge{t.p, t.off + pos, t.len - pos}};
+    edge l{t.p, t.off, pos}, r{t.p, t.off + pos, t.len - pos};
+    if (t.known()) {
+      const chunk* c = static_cast<const chunk*>(t.p);
+      const bool left_short = pos <= t.len - pos;
+      edge& a = left_short ? l : r;
+      edge& b = left_short ? r : l;
+      const text_counts ta = chunk_counts(c, a.off, a.len);
+      a.chars = ta.chars;
+      a.newlines = ta.newlines;
+      a.astral = ta.astral;
+      b.chars = t.chars - ta.chars;
+      b.newlines = t.newlines - ta.newlines;
+      b.astral = t.astral - ta.astral;
+    }
+    return {l, r};
   }
   const inner* n = static_cast<const inner*>(t.p);
   unsigned i = 0;
@@ -952,15 +967,32 @@ bool edit_in_leaf(edge& root, std::size_t pos, std::size_t n, std::string_view t
   if (ins) std::memcpy(f->data + ta, text.data(), ins);
   std::memcpy(f->data + ta + ins, old + p + n, tb);
   f->used = mid;
+  // The pieces' metrics: the kept parts are ranges of c (the block index
+  // answers long ones cheaply); the window is the leaf minus those, minus
+  // the bytes replaced, plus the text, so it is never scanned.
+  const text_counts whole = leaf.known() ? text_counts{leaf.chars, leaf.newlines, leaf.astral}
+                                         : chunk_counts(c, leaf.off, leaf.len);
+  const text_counts ca = a_keep ? chunk_counts(c, leaf.off, a_keep) : text_counts{};
+  const text_counts cb = b_keep ? chunk_counts(c, leaf.off + leaf.len - b_keep, b_keep) : text_counts{};
+  const text_counts gone = count_text(old + p, n), added = count_text(text.data(), ins);
+  const auto with = [](edge x, const text_counts& t) {
+    x.chars = t.chars;
+    x.newlines = t.newlines;
+    x.astral = t.astral;
+    return x;
+  };
   k = 0;
   if (a_keep) {
     acquire(c);
-    pieces[k++] = edge{c, leaf.off, a_keep};
+    pieces[k++] = with(edge{c, leaf.off, a_keep}, ca);
   }
-  pieces[k++] = edge{f, 0, mid};
+  pieces[k++] = with(edge{f, 0, mid}, text_counts{whole.chars - ca.chars - cb.chars - gone.chars + added.chars,
+                                                  whole.newlines - ca.newlines - cb.newlines - gone.newlines +
+                                                      added.newlines,
+                                                  whole.astral - ca.astral - cb.astral - gone.astral + added.astral});
   if (b_keep) {
     acquire(c);
-    pieces[k++] = edge{c, leaf.off + leaf.len - b_keep, b_keep};
+    pieces[k++] = with(edge{c, leaf.off + leaf.len - b_keep, b_keep}, cb);
   }
   release(c);  // the leaf's own reference; the pieces hold theirs
   if (depth == 0) {
@@ -1149,7 +1181,7 @@ std::size_t check_edge(const edge& e, unsigned expect_height, bool is_root) {
       const text_counts t = count_text(c->data + e.off, e.len);
       if (t.chars != e.chars || t.newlines != e.newlines || t.astral != e.astral) broken("leaf metrics wrong");
     }
-    if (!index_ok(c)) broken("chunk index disagrees with its bytes");
+    if (!index_ok(c, e.off, e.len)) broken("chunk index disagrees with its bytes");
     return e.len;
   }
   if (e.p->kind != node_kind::inner) broken("inner height on a chunk");
@@ -1610,6 +1642,7 @@ fl::string rope::flatten() && {
     // heap layout. Hand it over and free the chunk header.
     auto* c = static_cast<detail::chunk*>(root_.p);
     const ::fl::detail::heap_block b{c->data, root_.len, c->cap};
+    detail::free_index(c);
     detail::rope_deallocate(c, sizeof(detail::chunk));
     detail::count_adopted(-1);
     root_ = {};

@@ -36,10 +36,10 @@ namespace {
 constexpr std::size_t B = index_block;
 
 // Ranges shorter than this are scanned; longer ones use the index.
-constexpr std::size_t index_min_range = 4 * B;
+constexpr std::size_t index_min_range = 2 * B;
 // A rebuild is due when this many bytes past the indexed ones would have to
 // be scanned (bytes appended to a chunk after its index was built).
-constexpr std::size_t index_max_tail = 16 * B;
+constexpr std::size_t index_max_tail = 64 * B;
 
 std::size_t* cum(const chunk_index* ix) noexcept {
   return reinterpret_cast<std::size_t*>(const_cast<chunk_index*>(ix) + 1);
@@ -110,11 +110,17 @@ const chunk_index* usable_index(const chunk* c, std::size_t upto) noexcept {
   return ix;
 }
 
-// Metrics of c's bytes [0, x), with the index ix (which may be null).
+// Metrics of c's bytes [0, x), with the index ix (which may be null): the
+// entry of the block boundary nearest x, corrected by a scan of the bytes
+// between (at most half a block inside the indexed part).
 text_counts prefix(const chunk* c, const chunk_index* ix, std::size_t x) noexcept {
   if (!ix) return count_text(c->data, x);
   const std::size_t j = std::min(x / B, ix->blocks);
   const std::size_t* q = cum(ix) + 3 * j;
+  if (j < ix->blocks && x - j * B > B / 2) {
+    const text_counts over = count_text(c->data + x, (j + 1) * B - x);
+    return text_counts{q[3], q[4], q[5]} - over;
+  }
   text_counts r{q[0], q[1], q[2]};
   add(r, count_text(c->data + j * B, x - j * B));
   return r;
@@ -218,15 +224,19 @@ void free_index(chunk* c) noexcept {
   }
 }
 
-bool index_ok(const chunk* c) noexcept {
+bool index_ok(const chunk* c, std::size_t off, std::size_t len) noexcept {
   const chunk_index* ix = c->index.load(std::memory_order_acquire);
   if (!ix) return true;
   if (ix->blocks > ix->cap_blocks || ix->blocks * B > c->used) return false;
   const std::size_t* q = cum(ix);
-  text_counts t;
-  for (std::size_t j = 0; j <= ix->blocks; ++j) {
-    if (q[3 * j] != t.chars || q[3 * j + 1] != t.newlines || q[3 * j + 2] != t.astral) return false;
-    if (j < ix->blocks) add(t, count_text(c->data + j * B, B));
+  if (q[0] != 0 || q[1] != 0 || q[2] != 0) return false;
+  // The entries of the blocks that overlap [off, off + len): O(len), so a
+  // check of every leaf viewing a big chunk stays linear in the text.
+  const std::size_t last = std::min(ix->blocks, (off + len + B - 1) / B);
+  for (std::size_t j = off / B; j < last; ++j) {
+    const text_counts t = count_text(c->data + j * B, B);
+    const std::size_t* e = q + 3 * j;
+    if (e[3] - e[0] != t.chars || e[4] - e[1] != t.newlines || e[5] - e[2] != t.astral) return false;
   }
   return true;
 }

@@ -13,9 +13,9 @@ inline namespace FL_ROPE_NS {
 // Frees the block index chain of a chunk being destroyed.
 void free_index(chunk* c) noexcept;
 
-// Whether every valid block of c's index agrees with c's bytes (for
-// check_invariants). O(bytes indexed).
-bool index_ok(const chunk* c) noexcept;
+// Whether the valid entries of c's index for the blocks overlapping
+// [off, off + len) agree with c's bytes (for check_invariants). O(len).
+bool index_ok(const chunk* c, std::size_t off, std::size_t len) noexcept;
 
 // The metrics of bytes [off, off + len) of c: a scan for short ranges, the
 // block index (built on first use) for long ones.

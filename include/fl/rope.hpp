@@ -377,13 +377,7 @@ class rope::const_iterator {
   friend difference_type operator-(const const_iterator& a, const const_iterator& b) noexcept {
     return static_cast<difference_type>(a.index() - b.index());
   }
-  // Only an iterator at the end has cur_ == lim_ (++ moves to the next leaf
-  // on reaching lim_). So a comparison with end() is `cur_ == lim_`: in a
-  // loop `for (; it != end; ++it)` the test on the loop-invariant end is
-  // hoisted (-O3 unswitches it) and the remaining test is the one ++ just
-  // made, so a byte costs one predictable branch, and a leaf one descent.
   friend bool operator==(const const_iterator& a, const const_iterator& b) noexcept {
-    if (b.cur_ == b.lim_) return a.cur_ == a.lim_;
     return a.cur_ == b.cur_ && a.lo_ == b.lo_;
   }
   friend std::strong_ordering operator<=>(const const_iterator& a, const const_iterator& b) noexcept {

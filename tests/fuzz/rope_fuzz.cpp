@@ -116,9 +116,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         check(std::string_view(flat) == s[a]);
         break;
       }
-      case 12:
+      case 12: {  // a byte, and the text metrics at pos against scans of the mirror
         if (!s[a].empty()) check(r[a][pos % s[a].size()] == s[a][pos % s[a].size()]);
+        std::size_t lines = 0, chars = 0;
+        for (std::size_t k = 0; k < pos; ++k) {
+          lines += s[a][k] == '\n';
+          chars += (static_cast<unsigned char>(s[a][k]) & 0xC0) != 0x80;
+        }
+        check(r[a].byte_to_line(pos) == lines && r[a].byte_to_char(pos) == chars);
+        check(r[a].line_to_byte(lines) <= pos && r[a].char_to_byte(chars) >= pos);
         break;
+      }
       default:
         if (s[a].size() + len > max_text) break;
         r[a].append(len, static_cast<char>(raw_pos));

@@ -94,9 +94,11 @@ struct chunk_index {
   chunk_index* prev;
   // followed by std::size_t cum[3 * (cap_blocks + 1)]: chars, newlines, astral
 };
-// One index entry per leaf_max_bytes of a chunk (4 KiB; 16 bytes in the
-// small-leaf test builds, so that their tests exercise the index).
-inline constexpr std::size_t index_block = FL_ROPE_LEAF_MAX;
+// One index entry (24 bytes) per index_block bytes of a chunk: 1 KiB, so a
+// range's metrics scan at most half a block at each end (2.3% of the
+// chunk's size; 16 bytes in the small-leaf test builds, so that their tests
+// exercise the index).
+inline constexpr std::size_t index_block = FL_ROPE_LEAF_MAX >= 64 ? FL_ROPE_LEAF_MAX / 4 : FL_ROPE_LEAF_MAX;
 
 struct chunk : node {
   std::size_t used;  // bytes written; only a unique chunk may grow it
