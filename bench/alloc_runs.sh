@@ -48,7 +48,7 @@ run_rows() {
 run_rows "" "" "glibc $(pkg_version libc6)"
 for p in "${peers[@]}"; do
   IFS=: read -r peer so pkg <<<"$p"
-  path=$(ldconfig -p | awk -v so="$so" '$1 == so { print $NF; exit }')
+  path=$( (ldconfig -p 2>/dev/null || /sbin/ldconfig -p 2>/dev/null || true) | awk -v so="$so" '$1 == so { print $NF; exit }')
   if [ -z "$path" ]; then
     echo "alloc_runs: $so not installed ($pkg): $peer rows skipped" >&2
     continue

@@ -95,14 +95,16 @@ constexpr std::size_t pool_class_index(std::size_t bytes) noexcept {
 
 // Depth bound: the classes up to pool_short_class_bytes (the short heap
 // strings that dominate real programs) keep up to pool_short_class_depth
-// blocks each, so a burst of a thousand short strings built and destroyed is
-// recycled without touching malloc (at most 128 KiB in the 128-byte class);
-// larger classes keep max(2, 16 KiB / class size) blocks (4 of 4096 bytes, 2
-// of 8192), a byte budget that keeps big classes from pinning memory. One
-// thread never holds more than ~950 KiB of cached memory.
+// blocks each; larger classes keep max(2, 32 KiB / class size) blocks (8 of
+// 4096 bytes, 4 of 8192), a byte budget that keeps big classes from pinning
+// memory. One thread never holds more than ~900 KiB of cached memory. A
+// longer burst (a thousand short strings built, then destroyed) overflows
+// into the exchange half a class at a time and is refilled from there, one
+// lock per batch, so the depth only needs to cover the common case; keeping
+// it small keeps consumer threads from hoarding blocks.
 inline constexpr std::size_t pool_short_class_bytes = 128;
-inline constexpr std::size_t pool_short_class_depth = 1024;
-inline constexpr std::size_t pool_class_budget_bytes = 16 * 1024;
+inline constexpr std::size_t pool_short_class_depth = 256;
+inline constexpr std::size_t pool_class_budget_bytes = 32 * 1024;
 consteval std::array<std::uint16_t, pool_class_count> pool_make_class_depth() {
   std::array<std::uint16_t, pool_class_count> d{};
   for (std::size_t c = 0; c < pool_class_count; ++c) {
