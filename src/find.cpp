@@ -285,6 +285,14 @@ std::size_t last_of_resolve(const char* h, std::size_t end, const char* s, std::
 
 }  // namespace
 
+std::size_t find_long(const char* hay, std::size_t n, const char* needle, std::size_t m, std::size_t pos) noexcept {
+  if (m == 1) {
+    const void* p = std::memchr(hay + pos, static_cast<unsigned char>(needle[0]), n - pos);
+    return p != nullptr ? static_cast<std::size_t>(static_cast<const char*>(p) - hay) : static_cast<std::size_t>(-1);
+  }
+  return find_kernel.load(std::memory_order_relaxed)(hay, n, needle, m, pos);
+}
+
 // Constant-initialized: valid before any dynamic initializer runs.
 constinit std::atomic<find_fn> find_kernel{&find_resolve};
 constinit std::atomic<rfind_fn> rfind_kernel{&rfind_resolve};

@@ -33,7 +33,11 @@ inline constexpr std::size_t npos = std::string_view::npos;
 
 // The first index i >= pos where needle occurs in hay, or npos. An empty needle
 // is found at pos when pos <= hay.size(). O(n + m).
-inline std::size_t find(std::string_view hay, std::string_view needle, std::size_t pos = 0) noexcept {
+// Always inlined, so that a literal needle's length and bytes are constants
+// in the short path (its middle compare becomes a load or two); haystacks
+// past short_hay_max make one call to the out-of-line find_long.
+[[gnu::always_inline]] inline std::size_t find(std::string_view hay, std::string_view needle,
+                                               std::size_t pos = 0) noexcept {
   const std::size_t n = hay.size();
   const std::size_t m = needle.size();
   if (pos > n || m > n - pos) return npos;
@@ -42,11 +46,7 @@ inline std::size_t find(std::string_view hay, std::string_view needle, std::size
     if (m == 1) return detail::find_char_short(hay.data(), n, needle[0], pos);
     return detail::find_short(hay.data(), n, needle.data(), m, pos);
   }
-  if (m == 1) {
-    const void* p = std::memchr(hay.data() + pos, static_cast<unsigned char>(needle[0]), n - pos);
-    return p ? static_cast<std::size_t>(static_cast<const char*>(p) - hay.data()) : npos;
-  }
-  return detail::find_kernel.load(std::memory_order_relaxed)(hay.data(), n, needle.data(), m, pos);
+  return detail::find_long(hay.data(), n, needle.data(), m, pos);
 }
 
 // The last index i <= pos where needle occurs in hay, or npos. An empty needle

@@ -57,7 +57,7 @@ struct string_access;
 
 // Searches go through these so that the search engine is chosen in one place
 // (fl::find and friends: linear worst case, SIMD, std::string_view semantics).
-inline std::size_t str_find(std::string_view h, std::string_view n, std::size_t pos) noexcept { return fl::find(h, n, pos); }
+[[gnu::always_inline]] inline std::size_t str_find(std::string_view h, std::string_view n, std::size_t pos) noexcept { return fl::find(h, n, pos); }
 inline std::size_t str_rfind(std::string_view h, std::string_view n, std::size_t pos) noexcept { return fl::rfind(h, n, pos); }
 inline std::size_t str_find_first_of(std::string_view h, std::string_view s, std::size_t pos) noexcept { return fl::find_first_of(h, s, pos); }
 inline std::size_t str_find_last_of(std::string_view h, std::string_view s, std::size_t pos) noexcept { return fl::find_last_of(h, s, pos); }
@@ -666,16 +666,19 @@ class basic_string {
   }
 
   // ---- search (fl::find and friends; std::string's semantics) ----
-  size_type find(const basic_string& str, size_type pos = 0) const noexcept { return detail::str_find(*this, str, pos); }
-  size_type find(const char* s, size_type pos, size_type count) const noexcept { return detail::str_find(*this, {s, count}, pos); }
-  size_type find(const char* s, size_type pos = 0) const noexcept { return detail::str_find(*this, s, pos); }
-  size_type find(char ch, size_type pos = 0) const noexcept {
+  // find is always inlined: a literal needle's strlen folds to a constant and
+  // short haystacks are searched in place (detail/find_short.hpp), at -O2 too.
+  [[gnu::always_inline]] size_type find(const basic_string& str, size_type pos = 0) const noexcept { return detail::str_find(*this, str, pos); }
+  [[gnu::always_inline]] size_type find(const char* s, size_type pos, size_type count) const noexcept { return detail::str_find(*this, {s, count}, pos); }
+  [[gnu::always_inline]] size_type find(const char* s, size_type pos = 0) const noexcept { return detail::str_find(*this, s, pos); }
+  [[gnu::always_inline]] size_type find(char ch, size_type pos = 0) const noexcept {
     const size_type sz = size();
     if (pos >= sz) return npos;
     return detail::str_find(*this, std::string_view(&ch, 1), pos);
   }
   template <detail::string_view_like T>
-  size_type find(const T& t, size_type pos = 0) const noexcept(std::is_nothrow_convertible_v<const T&, std::string_view>) {
+  [[gnu::always_inline]] size_type find(const T& t, size_type pos = 0) const
+      noexcept(std::is_nothrow_convertible_v<const T&, std::string_view>) {
     return detail::str_find(*this, t, pos);
   }
   size_type rfind(const basic_string& str, size_type pos = npos) const noexcept { return detail::str_rfind(*this, str, pos); }

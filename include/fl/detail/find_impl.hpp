@@ -33,6 +33,10 @@ using first_of_fn = std::size_t (*)(const char* hay, std::size_t n, const char* 
 using last_of_fn = std::size_t (*)(const char* hay, std::size_t end, const char* set, std::size_t k,
                                    bool negate) noexcept;
 
+// fl::find past the inline short path: memchr for one byte, else the
+// installed kernel. Requires 1 <= m and pos + m <= n.
+std::size_t find_long(const char* hay, std::size_t n, const char* needle, std::size_t m, std::size_t pos) noexcept;
+
 extern std::atomic<find_fn> find_kernel;
 extern std::atomic<rfind_fn> rfind_kernel;
 extern std::atomic<first_of_fn> first_of_kernel;

@@ -30,7 +30,7 @@ inline constexpr std::size_t short_hay_max = 128;
 #if defined(__SSE2__)
 // Bit i set when start p + i matches the needle's first byte (at p + i) and
 // last byte (at p + i + m - 1). Reads [p, p + 16) and [p + m - 1, p + m + 15).
-inline unsigned short_candidates(const char* p, std::size_t m, __m128i first, __m128i last) noexcept {
+[[gnu::always_inline]] inline unsigned short_candidates(const char* p, std::size_t m, __m128i first, __m128i last) noexcept {
   const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
   const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + m - 1));
   return static_cast<unsigned>(_mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(a, first), _mm_cmpeq_epi8(b, last))));
@@ -39,7 +39,7 @@ inline unsigned short_candidates(const char* p, std::size_t m, __m128i first, __
 
 // The first start i >= pos of needle[0, m) in hay[0, n), or npos. Requires
 // 2 <= m, pos + m <= n <= short_hay_max. Reads only hay[0, n).
-inline std::size_t find_short(const char* hay, std::size_t n, const char* needle, std::size_t m,
+[[gnu::always_inline]] inline std::size_t find_short(const char* hay, std::size_t n, const char* needle, std::size_t m,
                               std::size_t pos) noexcept {
   constexpr std::size_t npos = static_cast<std::size_t>(-1);
   const std::size_t starts_end = n - m + 1;  // candidate starts are [pos, starts_end)
@@ -75,7 +75,7 @@ inline std::size_t find_short(const char* hay, std::size_t n, const char* needle
 
 // The first i >= pos with hay[i] == ch, or npos. Requires pos < n <=
 // short_hay_max.
-inline std::size_t find_char_short(const char* hay, std::size_t n, char ch, std::size_t pos) noexcept {
+[[gnu::always_inline]] inline std::size_t find_char_short(const char* hay, std::size_t n, char ch, std::size_t pos) noexcept {
   constexpr std::size_t npos = static_cast<std::size_t>(-1);
   std::size_t i = pos;
 #if defined(__SSE2__)
