@@ -218,7 +218,8 @@ class basic_string {
       init_copy(other.rep_.ptr, other.rep_.size);
     }
   }
-  basic_string(basic_string&& other) noexcept : rep_(other.rep_), alloc_(std::move(other.alloc_)) {
+  basic_string(basic_string&& other) noexcept : alloc_(std::move(other.alloc_)) {
+    rep_.copy_words(other.rep_);
     other.rep_.set_empty();
   }
   basic_string(basic_string&& other, const Allocator& a) : alloc_(a) {

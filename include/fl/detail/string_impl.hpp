@@ -223,12 +223,12 @@ basic_string<A>& basic_string<A>::operator=(basic_string&& other) noexcept(
   if constexpr (alloc_traits::propagate_on_container_move_assignment::value || alloc_traits::is_always_equal::value) {
     free_storage();
     if constexpr (alloc_traits::propagate_on_container_move_assignment::value) alloc_ = std::move(other.alloc_);
-    rep_ = other.rep_;
+    rep_.copy_words(other.rep_);
     other.rep_.set_empty();
   } else {
     if (!other.rep_.is_heap() || alloc_ == other.alloc_) {
       free_storage();
-      rep_ = other.rep_;
+      rep_.copy_words(other.rep_);
       other.rep_.set_empty();
     } else {
       assign(other.data(), other.size());  // different resources: copy
