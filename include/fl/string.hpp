@@ -673,8 +673,6 @@ class basic_string {
   [[gnu::always_inline]] size_type find(const char* s, size_type pos, size_type count) const noexcept { return detail::str_find(*this, {s, count}, pos); }
   [[gnu::always_inline]] size_type find(const char* s, size_type pos = 0) const noexcept { return detail::str_find(*this, s, pos); }
   [[gnu::always_inline]] size_type find(char ch, size_type pos = 0) const noexcept {
-    const size_type sz = size();
-    if (pos >= sz) return npos;
     return detail::str_find(*this, std::string_view(&ch, 1), pos);
   }
   template <detail::string_view_like T>
@@ -906,20 +904,25 @@ concept plus_char = std::is_same_v<T, char>;
 template <class T>
 concept plus_view = string_view_like<T> && !is_fl_string_v<T>;
 
-// l then r, read by basic_string's one-allocation constructor (the protocol
-// of detail/concat_fwd.hpp). An empty view's data() may be null, and memcpy
-// must not see a null pointer even for 0 bytes. (copy_bytes would save the
-// library call for short texts, but GCC 12 then warns about the inline
-// buffer's bounds, which it cannot relate to size().)
-struct joined_views {
-  std::string_view l, r;
-  std::size_t size() const noexcept { return l.size() + r.size(); }
+// A text, as basic_string's one-allocation constructor, assignment and
+// append read it (the protocol of detail/concat_fwd.hpp): size(), then
+// write(out) copies exactly size() bytes. An empty view's data() may be null,
+// and memcpy must not see a null pointer even for 0 bytes. fl::concat's plan
+// (detail/concat_expr.hpp) is made of these too.
+struct view_operand {
+  std::string_view text;
+  std::size_t size() const noexcept { return text.size(); }
   char* write(char* out) const noexcept {
-    if (!l.empty()) std::memcpy(out, l.data(), l.size());
-    out += l.size();
-    if (!r.empty()) std::memcpy(out, r.data(), r.size());
-    return out + r.size();
+    if (!text.empty()) std::memcpy(out, text.data(), text.size());
+    return out + text.size();
   }
+};
+
+// l then r: the plan of `lvalue + lvalue`.
+struct joined_views {
+  view_operand l, r;
+  std::size_t size() const noexcept { return l.size() + r.size(); }
+  char* write(char* out) const noexcept { return r.write(l.write(out)); }
 };
 template <>
 struct is_concat_expr<joined_views> : std::true_type {};
@@ -929,7 +932,7 @@ struct is_concat_expr<joined_views> : std::true_type {};
 // would get, as std::string does.
 template <class A>
 basic_string<A> plus_new(std::string_view l, std::string_view r, const A& alloc) {
-  return basic_string<A>(joined_views{l, r}, std::allocator_traits<A>::select_on_container_copy_construction(alloc));
+  return basic_string<A>(joined_views{{l}, {r}}, std::allocator_traits<A>::select_on_container_copy_construction(alloc));
 }
 
 }  // namespace detail

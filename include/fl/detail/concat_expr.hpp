@@ -50,18 +50,7 @@ concept view_like_operand = !is_fl_string_v<T> && !is_concat_expr_v<T> && !c_str
 #endif
 
 // Operands: each has size() and write(out), which writes exactly size() bytes
-// and returns out + size().
-struct view_operand {
-  std::string_view text;
-  std::size_t size() const noexcept { return text.size(); }
-  char* write(char* out) const noexcept {
-    // An empty view's data() may be null, and memcpy must not see a null
-    // pointer even for 0 bytes.
-    if (!text.empty()) std::memcpy(out, text.data(), text.size());
-    return out + text.size();
-  }
-};
-
+// and returns out + size(); text is string.hpp's view_operand.
 struct char_operand {
   char ch;
   static constexpr std::size_t size() noexcept { return 1; }
