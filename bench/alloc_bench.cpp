@@ -112,7 +112,10 @@ const char* proof_symbol(std::string_view peer) {
 class team {
  public:
   team(std::size_t n, std::function<void(std::size_t)> round)
-      : n_(n), round_(std::move(round)), start_(static_cast<std::ptrdiff_t>(n)), done_(static_cast<std::ptrdiff_t>(n)) {
+      : n_(n),
+        round_(std::move(round)),
+        start_(static_cast<std::ptrdiff_t>(n)),
+        done_(static_cast<std::ptrdiff_t>(n)) {
     for (std::size_t t = 1; t < n_; ++t) threads_.emplace_back([this, t] { loop(t); });
   }
   ~team() {
@@ -212,7 +215,8 @@ template <class State>
 void run_rounds(benchmark::State& st, std::size_t n, std::size_t items_per_round, State& state) {
   const std::string peer = alloc_peer();
   if (const char* sym = proof_symbol(peer); sym != nullptr && dlsym(RTLD_DEFAULT, sym) == nullptr) {
-    st.SkipWithError((peer + ": the allocator is not loaded (run with LD_PRELOAD, see Makefile)").c_str());
+    st.SkipWithError(
+        (peer + ": the allocator is not loaded (run with LD_PRELOAD, see Makefile)").c_str());
     return;
   }
   team tm(n, [&state](std::size_t t) { state.round(t); });
@@ -235,12 +239,14 @@ enum class phase_t { setup, timed, teardown };
 
 template <class Str>
 struct larson_state {
-  static constexpr phase_t setup = phase_t::setup, timed = phase_t::timed, teardown = phase_t::teardown;
+  static constexpr phase_t setup = phase_t::setup, timed = phase_t::timed,
+                           teardown = phase_t::teardown;
   static constexpr std::size_t window = 1000, replacements = 1000;
 
   // Per thread: lengths, source offsets and window slots.
   struct thread_draws {
-    explicit thread_draws(std::uint64_t s) : len(s, 8, 4096), off(s + 1, 0, 8 * 1024 - 1), slot(s + 2, 0, window - 1) {}
+    explicit thread_draws(std::uint64_t s)
+        : len(s, 8, 4096), off(s + 1, 0, 8 * 1024 - 1), slot(s + 2, 0, window - 1) {}
     draws len, off, slot;
   };
 
@@ -323,11 +329,15 @@ class batch_queue {
 
 template <class Str>
 struct producer_consumer_state {
-  static constexpr phase_t setup = phase_t::setup, timed = phase_t::timed, teardown = phase_t::teardown;
+  static constexpr phase_t setup = phase_t::setup, timed = phase_t::timed,
+                           teardown = phase_t::teardown;
   static constexpr std::size_t per_round = 4096, batch = 64;
 
   explicit producer_consumer_state(std::size_t n)
-      : threads(n), queues(n), len(fl_bench::salt("alloc/pc"), 16, 512), off(fl_bench::salt("alloc/pc") + 1, 0, 8 * 1024 - 1) {}
+      : threads(n),
+        queues(n),
+        len(fl_bench::salt("alloc/pc"), 16, 512),
+        off(fl_bench::salt("alloc/pc") + 1, 0, 8 * 1024 - 1) {}
 
   void round(std::size_t t) {
     if (phase != timed) return;
@@ -370,11 +380,13 @@ void bm_producer_consumer(benchmark::State& st, std::size_t n) {
 
 template <class Str>
 struct builder_churn_state {
-  static constexpr phase_t setup = phase_t::setup, timed = phase_t::timed, teardown = phase_t::teardown;
+  static constexpr phase_t setup = phase_t::setup, timed = phase_t::timed,
+                           teardown = phase_t::teardown;
   static constexpr std::size_t per_round = 1000;
 
   struct thread_draws {
-    explicit thread_draws(std::uint64_t s) : target(s, 32, 256), piece(s + 1, 8, 24), off(s + 2, 0, 8 * 1024 - 1) {}
+    explicit thread_draws(std::uint64_t s)
+        : target(s, 32, 256), piece(s + 1, 8, 24), off(s + 2, 0, 8 * 1024 - 1) {}
     draws target, piece, off;
   };
 
@@ -418,7 +430,8 @@ const std::string& token_text() {
     out.reserve(size + 64);
     while (out.size() < size) {
       const std::size_t len = 1 + r.below(40);
-      for (std::size_t i = 0; i < len; ++i) out.push_back(fl_bench::alnum[r.below(fl_bench::alnum.size())]);
+      for (std::size_t i = 0; i < len; ++i)
+        out.push_back(fl_bench::alnum[r.below(fl_bench::alnum.size())]);
       out.push_back(' ');
     }
     out.resize(size);
@@ -429,7 +442,8 @@ const std::string& token_text() {
 
 template <class Str>
 struct token_stream_state {
-  static constexpr phase_t setup = phase_t::setup, timed = phase_t::timed, teardown = phase_t::teardown;
+  static constexpr phase_t setup = phase_t::setup, timed = phase_t::timed,
+                           teardown = phase_t::teardown;
   static constexpr std::size_t ring = 4096;
 
   explicit token_stream_state(std::size_t n) : threads(n), rings(n) {}
@@ -503,7 +517,8 @@ const bool registered = [] {
   const std::string peer = alloc_peer();
   // The allocator under the std rows, with its version (set by alloc_runs.sh).
   if (const char* v = std::getenv("FL_BENCH_ALLOC_VERSION"); v != nullptr && *v != '\0')
-    benchmark::AddCustomContext("alloc_allocator", (peer.empty() ? std::string("std") : peer) + ": " + v);
+    benchmark::AddCustomContext("alloc_allocator",
+                                (peer.empty() ? std::string("std") : peer) + ": " + v);
   struct one_case {
     const char* name;
     void (*fl)(benchmark::State&, std::size_t);

@@ -116,7 +116,8 @@ void bm_append_fl_c(benchmark::State& st, bool reserve) {
   const std::size_t count = fl_bench::runtime_count(append_count);
   for (auto _ : st) {
     fl_str s = FL_STR_INIT;
-    if (reserve && fl_str_reserve(&s, count * append_len) != FL_OK) st.SkipWithError("reserve failed");
+    if (reserve && fl_str_reserve(&s, count * append_len) != FL_OK)
+      st.SkipWithError("reserve failed");
     for (std::size_t i = 0; i < count; ++i) {
       if (fl_str_append_n(&s, in.data(), append_len) != FL_OK) st.SkipWithError("append failed");
     }

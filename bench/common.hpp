@@ -71,14 +71,14 @@ inline constexpr double min_time_s = 0.05;
 // The per-benchmark minimum time in seconds: FL_BENCH_MIN_TIME from the
 // environment when set to a positive number, else min_time_s.
 inline double min_time() {
-    static const double value = [] {
-        if (const char* e = std::getenv("FL_BENCH_MIN_TIME"); e != nullptr && *e != '\0') {
-            double v = std::strtod(e, nullptr);
-            if (v > 0) return v;
-        }
-        return min_time_s;
-    }();
-    return value;
+  static const double value = [] {
+    if (const char* e = std::getenv("FL_BENCH_MIN_TIME"); e != nullptr && *e != '\0') {
+      double v = std::strtod(e, nullptr);
+      if (v > 0) return v;
+    }
+    return min_time_s;
+  }();
+  return value;
 }
 
 // Registers `fn` (a function or lambda taking benchmark::State&, followed by
@@ -86,13 +86,14 @@ inline double min_time() {
 // time budget. Returns the benchmark so callers may add ->Arg(), ->Unit()...
 template <class Fn, class... Args>
 benchmark::internal::Benchmark* reg(const std::string& name, Fn&& fn, Args&&... args) {
-    benchmark::internal::Benchmark* b;
-    if constexpr (sizeof...(Args) == 0)
-        b = benchmark::RegisterBenchmark(name.c_str(), std::forward<Fn>(fn));
-    else
-        b = benchmark::RegisterBenchmark(name.c_str(), std::forward<Fn>(fn), std::forward<Args>(args)...);
-    b->MinTime(min_time());
-    return b;
+  benchmark::internal::Benchmark* b;
+  if constexpr (sizeof...(Args) == 0)
+    b = benchmark::RegisterBenchmark(name.c_str(), std::forward<Fn>(fn));
+  else
+    b = benchmark::RegisterBenchmark(name.c_str(), std::forward<Fn>(fn),
+                                     std::forward<Args>(args)...);
+  b->MinTime(min_time());
+  return b;
 }
 
 // The run's seed: FL_BENCH_SEED from the environment when set (decimal),
@@ -100,41 +101,41 @@ benchmark::internal::Benchmark* reg(const std::string& name, Fn&& fn, Args&&... 
 // volatile so no input derived from it is a compile-time constant. main.cpp
 // records it in the JSON context.
 inline std::uint64_t seed() {
-    static const std::uint64_t value = [] {
-        std::uint64_t v = 0x5eedf1b3c0ffee11ULL;
-        if (const char* e = std::getenv("FL_BENCH_SEED"); e != nullptr && *e != '\0')
-            v = std::strtoull(e, nullptr, 10);
-        volatile std::uint64_t sink = v;
-        return static_cast<std::uint64_t>(sink);
-    }();
-    return value;
+  static const std::uint64_t value = [] {
+    std::uint64_t v = 0x5eedf1b3c0ffee11ULL;
+    if (const char* e = std::getenv("FL_BENCH_SEED"); e != nullptr && *e != '\0')
+      v = std::strtoull(e, nullptr, 10);
+    volatile std::uint64_t sink = v;
+    return static_cast<std::uint64_t>(sink);
+  }();
+  return value;
 }
 
 // A per-purpose seed: mixes the run's seed with a label so that two inputs
 // of one benchmark differ, yet each is the same from run to run.
 inline std::uint64_t salt(std::string_view label) {
-    std::uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a
-    for (unsigned char c : label) h = (h ^ c) * 0x100000001b3ULL;
-    return h ^ seed();
+  std::uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a
+  for (unsigned char c : label) h = (h ^ c) * 0x100000001b3ULL;
+  return h ^ seed();
 }
 
 // splitmix64: a small, fast generator with good bit mixing; state advances
 // by a constant, so every seed gives a full-period sequence.
 class rng {
  public:
-    explicit rng(std::uint64_t s) noexcept : state_(s) {}
-    std::uint64_t next() noexcept {
-        std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-        return z ^ (z >> 31);
-    }
-    // Uniform in [0, n); n > 0. The modulo bias (< 2^-50 for small n) does
-    // not matter for benchmark inputs.
-    std::size_t below(std::size_t n) noexcept { return static_cast<std::size_t>(next() % n); }
+  explicit rng(std::uint64_t s) noexcept : state_(s) {}
+  std::uint64_t next() noexcept {
+    std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+  // Uniform in [0, n); n > 0. The modulo bias (< 2^-50 for small n) does
+  // not matter for benchmark inputs.
+  std::size_t below(std::size_t n) noexcept { return static_cast<std::size_t>(next() % n); }
 
  private:
-    std::uint64_t state_;
+  std::uint64_t state_;
 };
 
 // Letters and digits: text-like bytes with a realistic rate of first-byte
@@ -144,10 +145,10 @@ inline constexpr std::string_view alnum =
 
 // `n` bytes drawn uniformly from `alphabet` (non-empty), seeded by `s`.
 inline std::string random_text(std::size_t n, std::uint64_t s, std::string_view alphabet = alnum) {
-    rng r(s);
-    std::string out(n, '\0');
-    for (auto& c : out) c = alphabet[r.below(alphabet.size())];
-    return out;
+  rng r(s);
+  std::string out(n, '\0');
+  for (auto& c : out) c = alphabet[r.below(alphabet.size())];
+  return out;
 }
 
 // A haystack of `n` bytes from `alphabet` with `needle` planted at byte
@@ -157,13 +158,13 @@ inline std::string random_text(std::size_t n, std::uint64_t s, std::string_view 
 // least two letters.
 inline std::string haystack_with(std::size_t n, std::string_view needle, std::size_t at,
                                  std::uint64_t s, std::string_view alphabet = alnum) {
-    std::string h = random_text(n, s, alphabet);
-    h.replace(at, needle.size(), needle);
-    for (std::size_t p = h.find(needle); p < at; p = h.find(needle)) {
-        // Replace the first byte of the early match with a different letter.
-        h[p] = alphabet[0] == needle[0] ? alphabet[1] : alphabet[0];
-    }
-    return h;
+  std::string h = random_text(n, s, alphabet);
+  h.replace(at, needle.size(), needle);
+  for (std::size_t p = h.find(needle); p < at; p = h.find(needle)) {
+    // Replace the first byte of the early match with a different letter.
+    h[p] = alphabet[0] == needle[0] ? alphabet[1] : alphabet[0];
+  }
+  return h;
 }
 
 // A byte the compiler cannot know, for append-one-char loops.
@@ -172,20 +173,20 @@ inline char runtime_char() { return alnum[static_cast<std::size_t>(seed() % alnu
 // A count the compiler cannot know (equal to n at run time), for loop bounds
 // that must not be unrolled into constants or vectorized away.
 inline std::size_t runtime_count(std::size_t n) {
-    volatile std::size_t v = n;
-    return v;
+  volatile std::size_t v = n;
+  return v;
 }
 
 // Reports bytes processed per iteration, so the report shows GB/s.
 inline void set_bytes(benchmark::State& st, std::size_t bytes_per_iteration) {
-    st.SetBytesProcessed(static_cast<std::int64_t>(st.iterations()) *
-                         static_cast<std::int64_t>(bytes_per_iteration));
+  st.SetBytesProcessed(static_cast<std::int64_t>(st.iterations()) *
+                       static_cast<std::int64_t>(bytes_per_iteration));
 }
 
 // Reports items (operations) per iteration, so the report shows items/s.
 inline void set_items(benchmark::State& st, std::size_t items_per_iteration) {
-    st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations()) *
-                         static_cast<std::int64_t>(items_per_iteration));
+  st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations()) *
+                       static_cast<std::int64_t>(items_per_iteration));
 }
 
 }  // namespace fl_bench

@@ -122,7 +122,8 @@ void bm_mixed_absl(benchmark::State& st) {
   const char sep[2] = {in.sep, '\0'};
   for (auto _ : st) {
     benchmark::DoNotOptimize(in);
-    s = absl::StrCat(in.name, in.id, in.value, absl::string_view(sep, 1));  // AlphaNum takes no char
+    s = absl::StrCat(in.name, in.id, in.value,
+                     absl::string_view(sep, 1));  // AlphaNum takes no char
     benchmark::DoNotOptimize(s);
   }
 }
@@ -230,10 +231,12 @@ const bool registered = [] {
   fl_bench::reg("shared/copy_64/fl_immutable", bm_copy_64<fl::immutable_string>);
   fl_bench::reg("shared/copy_64/std", bm_copy_64<std::string>);
   fl_bench::reg("shared/copy_64/fl", bm_copy_64<fl::string>);
-  fl_bench::reg("shared/copy_by_value_func_64/fl_immutable", bm_copy_by_value_func_64<fl::immutable_string>);
+  fl_bench::reg("shared/copy_by_value_func_64/fl_immutable",
+                bm_copy_by_value_func_64<fl::immutable_string>);
   fl_bench::reg("shared/copy_by_value_func_64/std", bm_copy_by_value_func_64<std::string>);
   fl_bench::reg("shared/copy_by_value_func_64/fl", bm_copy_by_value_func_64<fl::string>);
-  fl_bench::reg("shared/copy_2threads/fl_immutable", bm_copy_2threads<fl::immutable_string>)->Threads(2);
+  fl_bench::reg("shared/copy_2threads/fl_immutable", bm_copy_2threads<fl::immutable_string>)
+      ->Threads(2);
   fl_bench::reg("shared/copy_2threads/std", bm_copy_2threads<std::string>)->Threads(2);
   fl_bench::reg("shared/copy_2threads/fl", bm_copy_2threads<fl::string>)->Threads(2);
 

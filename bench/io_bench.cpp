@@ -61,7 +61,8 @@ class io_files {
  private:
   io_files() {
     const char* tmp = std::getenv("TMPDIR");
-    std::string tmpl = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/fl_io_benchXXXXXX";
+    std::string tmpl =
+        std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/fl_io_benchXXXXXX";
     if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("io_bench: mkdtemp failed");
     dir_ = tmpl;
     fl_bench::rng r(fl_bench::salt("io"));

@@ -81,7 +81,8 @@ const std::optional<std::string>& document(const std::string& name) {
   if (!loaded) {
     loaded = true;
     if (fs::exists(data_dir() / "twitter.json")) twitter = slurp(data_dir() / "twitter.json");
-    if (fs::exists(data_dir() / "citm_catalog.json")) citm = slurp(data_dir() / "citm_catalog.json");
+    if (fs::exists(data_dir() / "citm_catalog.json"))
+      citm = slurp(data_dir() / "citm_catalog.json");
   }
   return name == "twitter" ? twitter : citm;
 }
@@ -111,7 +112,8 @@ const fs::path& scratch() {
 
 // A value deep inside each document, read by every reopen peer.
 std::string deep_pointer(const std::string& name) {
-  return name == "twitter" ? "/statuses/99/user/screen_name" : "/performances/200/seatCategories/0/areas/0/areaId";
+  return name == "twitter" ? "/statuses/99/user/screen_name"
+                           : "/performances/200/seatCategories/0/areas/0/areaId";
 }
 
 // The fsync-rename commit that every peer of edit_sync uses.
@@ -195,7 +197,8 @@ void bm_reopen_fl(benchmark::State& st, std::string name) {
     auto s = fl::json_store::open(file);
     const auto v = s.find(ptr);
     if (!v) st.SkipWithError("value not found");
-    benchmark::DoNotOptimize(v->type() == fl::json_type::string ? v->as_string_view().size() : v->as_uint64());
+    benchmark::DoNotOptimize(v->type() == fl::json_type::string ? v->as_string_view().size()
+                                                                : v->as_uint64());
   }
   fl_bench::set_bytes(st, document(name)->size());
 }
@@ -224,7 +227,8 @@ void bm_reopen_simdjson(benchmark::State& st, std::string name) {
   simdjson::dom::parser parser;
   for (auto _ : st) {
     simdjson::dom::element doc;
-    if (parser.load(file.string()).get(doc) != simdjson::SUCCESS) st.SkipWithError("simdjson load failed");
+    if (parser.load(file.string()).get(doc) != simdjson::SUCCESS)
+      st.SkipWithError("simdjson load failed");
     simdjson::dom::element v;
     if (doc.at_pointer(ptr).get(v) != simdjson::SUCCESS) st.SkipWithError("value not found");
     benchmark::DoNotOptimize(v);
@@ -252,9 +256,12 @@ void bm_reopen_rapidjson(benchmark::State& st, std::string name) {
 std::string escape_token(const std::string& k) {
   std::string out;
   for (char c : k) {
-    if (c == '~') out += "~0";
-    else if (c == '/') out += "~1";
-    else out += c;
+    if (c == '~')
+      out += "~0";
+    else if (c == '/')
+      out += "~1";
+    else
+      out += c;
   }
   return out;
 }
@@ -262,7 +269,8 @@ std::string escape_token(const std::string& k) {
 void collect(const nlohmann::json& v, const std::string& at, std::vector<std::string>& out) {
   out.push_back(at);
   if (v.is_object()) {
-    for (auto it = v.begin(); it != v.end(); ++it) collect(it.value(), at + "/" + escape_token(it.key()), out);
+    for (auto it = v.begin(); it != v.end(); ++it)
+      collect(it.value(), at + "/" + escape_token(it.key()), out);
   } else if (v.is_array()) {
     for (std::size_t i = 0; i < v.size(); ++i) collect(v[i], at + "/" + std::to_string(i), out);
   }
@@ -312,7 +320,8 @@ void bm_lookup_simdjson(benchmark::State& st) {
   if (!have(st, "twitter")) return;
   simdjson::dom::parser parser;
   simdjson::dom::element doc;
-  if (parser.parse(*document("twitter")).get(doc) != simdjson::SUCCESS) st.SkipWithError("simdjson parse failed");
+  if (parser.parse(*document("twitter")).get(doc) != simdjson::SUCCESS)
+    st.SkipWithError("simdjson parse failed");
   const auto& ptrs = lookup_pointers();
   for (auto _ : st) {
     for (const std::string& p : ptrs) {
@@ -370,7 +379,8 @@ void bm_dump_simdjson(benchmark::State& st) {
   if (!have(st, "twitter")) return;
   simdjson::dom::parser parser;
   simdjson::dom::element doc;
-  if (parser.parse(*document("twitter")).get(doc) != simdjson::SUCCESS) st.SkipWithError("simdjson parse failed");
+  if (parser.parse(*document("twitter")).get(doc) != simdjson::SUCCESS)
+    st.SkipWithError("simdjson parse failed");
   std::size_t n = 0;
   for (auto _ : st) {
     std::string out = simdjson::to_string(doc);
@@ -450,10 +460,13 @@ void bm_edit_sync_simdjson(benchmark::State& st) {
     const simdjson::padded_string padded(text);
     simdjson::ondemand::document doc = parser.iterate(padded);
     std::string_view raw;
-    if (doc.at_pointer(edit_pointer).raw_json_token().get(raw) != simdjson::SUCCESS) st.SkipWithError("value not found");
+    if (doc.at_pointer(edit_pointer).raw_json_token().get(raw) != simdjson::SUCCESS)
+      st.SkipWithError("value not found");
     const std::size_t at = static_cast<std::size_t>(raw.data() - padded.data());
     std::size_t len = raw.size();
-    while (len && (raw[len - 1] == ' ' || raw[len - 1] == '\n' || raw[len - 1] == '\r' || raw[len - 1] == '\t')) --len;
+    while (len && (raw[len - 1] == ' ' || raw[len - 1] == '\n' || raw[len - 1] == '\r' ||
+                   raw[len - 1] == '\t'))
+      --len;
     text.replace(at, len, std::to_string(++i));
     write_durably(file, text);
   }

@@ -41,70 +41,70 @@
 
 namespace {
 
-
 // The "model name" line of /proc/cpuinfo, trimmed; "unknown" when the file
 // is missing (non-Linux) or has no such line (some ARM kernels).
 std::string cpu_model() {
-    std::ifstream in("/proc/cpuinfo");
-    std::string line;
-    while (std::getline(in, line)) {
-        if (line.rfind("model name", 0) != 0) continue;
-        auto colon = line.find(':');
-        if (colon == std::string::npos) continue;
-        auto first = line.find_first_not_of(" \t", colon + 1);
-        if (first == std::string::npos) continue;
-        auto last = line.find_last_not_of(" \t\r");
-        return line.substr(first, last - first + 1);
-    }
-    return "unknown";
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("model name", 0) != 0) continue;
+    auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    auto first = line.find_first_not_of(" \t", colon + 1);
+    if (first == std::string::npos) continue;
+    auto last = line.find_last_not_of(" \t\r");
+    return line.substr(first, last - first + 1);
+  }
+  return "unknown";
 }
 
 bool has_flag(int argc, char** argv, std::string_view name) {
-    for (int i = 1; i < argc; ++i) {
-        std::string_view a = argv[i];
-        if (a.size() >= name.size() && a.substr(0, name.size()) == name &&
-            (a.size() == name.size() || a[name.size()] == '='))
-            return true;
-    }
-    return false;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view a = argv[i];
+    if (a.size() >= name.size() && a.substr(0, name.size()) == name &&
+        (a.size() == name.size() || a[name.size()] == '='))
+      return true;
+  }
+  return false;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-    // Every peer runs on a steady-state glibc heap. By default glibc starts
-    // with a 128 KiB trim threshold and raises its thresholds only after the
-    // first large mapped block is freed, so whether a 100-200 KiB buffer is
-    // faulted in afresh on every iteration would depend on which benchmarks
-    // ran earlier in the process. Fixing them at the values glibc's own
-    // adaptation reaches (mmap 32 MiB, trim twice that) removes that order
-    // dependence; blocks of 32 MiB and more are still mapped and unmapped
-    // each time, for every peer.
-    mallopt(M_MMAP_THRESHOLD, 32 << 20);
-    mallopt(M_TRIM_THRESHOLD, 64 << 20);
-    // Copy argv so a default can be appended; the strings outlive Initialize,
-    // which keeps pointers into them for flag parsing only.
-    std::vector<char*> args(argv, argv + argc);
-    // Seconds per benchmark when neither the command line nor the
-    // registration says otherwise: the same budget as fl_bench::reg.
-    std::string min_time_arg = "--benchmark_min_time=" + std::to_string(fl_bench::min_time());
-    if (!has_flag(argc, argv, "--benchmark_min_time")) args.push_back(min_time_arg.data());
-    args.push_back(nullptr);
-    int n = static_cast<int>(args.size()) - 1;
+  // Every peer runs on a steady-state glibc heap. By default glibc starts
+  // with a 128 KiB trim threshold and raises its thresholds only after the
+  // first large mapped block is freed, so whether a 100-200 KiB buffer is
+  // faulted in afresh on every iteration would depend on which benchmarks
+  // ran earlier in the process. Fixing them at the values glibc's own
+  // adaptation reaches (mmap 32 MiB, trim twice that) removes that order
+  // dependence; blocks of 32 MiB and more are still mapped and unmapped
+  // each time, for every peer.
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_TRIM_THRESHOLD, 64 << 20);
+  // Copy argv so a default can be appended; the strings outlive Initialize,
+  // which keeps pointers into them for flag parsing only.
+  std::vector<char*> args(argv, argv + argc);
+  // Seconds per benchmark when neither the command line nor the
+  // registration says otherwise: the same budget as fl_bench::reg.
+  std::string min_time_arg = "--benchmark_min_time=" + std::to_string(fl_bench::min_time());
+  if (!has_flag(argc, argv, "--benchmark_min_time")) args.push_back(min_time_arg.data());
+  args.push_back(nullptr);
+  int n = static_cast<int>(args.size()) - 1;
 
-    benchmark::AddCustomContext("cpu_model", cpu_model());
-    benchmark::AddCustomContext("compiler", FL_BENCH_COMPILER);
-    benchmark::AddCustomContext("flags", FL_BENCH_FLAGS);
-    benchmark::AddCustomContext("commit", FL_BENCH_COMMIT);
-    benchmark::AddCustomContext("peers", fl_bench::peers_compiled_in());
-    benchmark::AddCustomContext("peers_missing", fl_bench::peers_missing());
-    benchmark::AddCustomContext("seed", std::to_string(fl_bench::seed()));
-    benchmark::AddCustomContext("min_time_s", std::to_string(fl_bench::min_time()));
-    benchmark::AddCustomContext("malloc", "glibc, mmap threshold 32 MiB, trim threshold 64 MiB (fixed)");
+  benchmark::AddCustomContext("cpu_model", cpu_model());
+  benchmark::AddCustomContext("compiler", FL_BENCH_COMPILER);
+  benchmark::AddCustomContext("flags", FL_BENCH_FLAGS);
+  benchmark::AddCustomContext("commit", FL_BENCH_COMMIT);
+  benchmark::AddCustomContext("peers", fl_bench::peers_compiled_in());
+  benchmark::AddCustomContext("peers_missing", fl_bench::peers_missing());
+  benchmark::AddCustomContext("seed", std::to_string(fl_bench::seed()));
+  benchmark::AddCustomContext("min_time_s", std::to_string(fl_bench::min_time()));
+  benchmark::AddCustomContext("malloc",
+                              "glibc, mmap threshold 32 MiB, trim threshold 64 MiB (fixed)");
 
-    benchmark::Initialize(&n, args.data());
-    if (benchmark::ReportUnrecognizedArguments(n, args.data())) return 1;
-    benchmark::RunSpecifiedBenchmarks();
-    benchmark::Shutdown();
-    return 0;
+  benchmark::Initialize(&n, args.data());
+  if (benchmark::ReportUnrecognizedArguments(n, args.data())) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
 }

@@ -38,147 +38,151 @@ namespace {
 
 using fl_bench::reg_peers;
 
-using paper_peers = decltype(fl_bench::string_peers{} + fl_bench::peer_list<fl_bench::gnu_rope_peer>{});
+using paper_peers = decltype(fl_bench::string_peers{} +
+                             fl_bench::peer_list<fl_bench::gnu_rope_peer>{});
 
-constexpr std::string_view classic_62 = "qyweyuewunfkHBUKGYUGL,wehbYGUW^(@T@H!BALWD:h^&@#*@(#:JKHWJ:CND";
+constexpr std::string_view classic_62 =
+    "qyweyuewunfkHBUKGYUGL,wehbYGUW^(@T@H!BALWD:h^&@#*@(#:JKHWJ:CND";
 static_assert(classic_62.size() == 62);
 constexpr std::size_t batch = 1000;
 
 // The classic text as a runtime value: copied through a volatile pointer so
 // no find or copy of it can be evaluated at compile time.
 std::string runtime_text(std::string_view text) {
-    const char* volatile p = text.data();
-    return std::string(p, text.size());
+  const char* volatile p = text.data();
+  return std::string(p, text.size());
 }
 
 template <class P>
 void bm_t1_append_char(benchmark::State& st) {
-    const char c = fl_bench::runtime_char();
-    const std::size_t n = fl_bench::runtime_count(1'000'000);
-    typename P::arena arena;
-    for (auto _ : st) {
-        typename P::string s;
-        for (std::size_t i = 0; i < n; ++i) s.push_back(c);
-        benchmark::DoNotOptimize(s);
-        arena.recycle();
-    }
-    fl_bench::set_items(st, 1'000'000);
+  const char c = fl_bench::runtime_char();
+  const std::size_t n = fl_bench::runtime_count(1'000'000);
+  typename P::arena arena;
+  for (auto _ : st) {
+    typename P::string s;
+    for (std::size_t i = 0; i < n; ++i) s.push_back(c);
+    benchmark::DoNotOptimize(s);
+    arena.recycle();
+  }
+  fl_bench::set_items(st, 1'000'000);
 }
 
 template <class P>
 void bm_t2_find3_62(benchmark::State& st) {
-    const typename P::string s = fl_bench::make<P>(runtime_text(classic_62));
-    const std::string n1 = runtime_text("unfkHBUKGY"), n2 = runtime_text("W^(@T@H!B"), n3 = runtime_text("J:CND");
-    const char* p1 = n1.c_str();
-    const char* p2 = n2.c_str();
-    const char* p3 = n3.c_str();
-    const std::size_t n = fl_bench::runtime_count(batch);
-    if (s.find(p1) != 8 || s.find(p2) != 29 || s.find(p3) != 57) {
-        st.SkipWithError("t2_find3_62: needles not where the classic text has them");
-        return;
+  const typename P::string s = fl_bench::make<P>(runtime_text(classic_62));
+  const std::string n1 = runtime_text("unfkHBUKGY"), n2 = runtime_text("W^(@T@H!B"),
+                    n3 = runtime_text("J:CND");
+  const char* p1 = n1.c_str();
+  const char* p2 = n2.c_str();
+  const char* p3 = n3.c_str();
+  const std::size_t n = fl_bench::runtime_count(batch);
+  if (s.find(p1) != 8 || s.find(p2) != 29 || s.find(p3) != 57) {
+    st.SkipWithError("t2_find3_62: needles not where the classic text has them");
+    return;
+  }
+  for (auto _ : st) {
+    for (std::size_t i = 0; i < n; ++i) {
+      benchmark::DoNotOptimize(s);
+      benchmark::DoNotOptimize(p1);
+      benchmark::DoNotOptimize(p2);
+      benchmark::DoNotOptimize(p3);
+      std::size_t r = s.find(p1) + s.find(p2) + s.find(p3);
+      benchmark::DoNotOptimize(r);
     }
-    for (auto _ : st) {
-        for (std::size_t i = 0; i < n; ++i) {
-            benchmark::DoNotOptimize(s);
-            benchmark::DoNotOptimize(p1);
-            benchmark::DoNotOptimize(p2);
-            benchmark::DoNotOptimize(p3);
-            std::size_t r = s.find(p1) + s.find(p2) + s.find(p3);
-            benchmark::DoNotOptimize(r);
-        }
-    }
-    fl_bench::set_items(st, 3 * batch);
+  }
+  fl_bench::set_items(st, 3 * batch);
 }
 
 template <class P>
 void bm_t3_mixed(benchmark::State& st) {
-    const typename P::string base = fl_bench::make<P>(runtime_text(classic_62));
-    const std::string needle = runtime_text("unfkHBUKGY"), with = runtime_text("0123456789AB"),
-                      tail = runtime_text("tail!");
-    const char* pn = needle.c_str();
-    const char* pw = with.c_str();
-    const char* pt = tail.c_str();
-    const std::size_t n = fl_bench::runtime_count(batch);
-    typename P::arena arena;
-    for (auto _ : st) {
-        {
-            typename P::string s;
-            for (std::size_t i = 0; i < n; ++i) {
-                benchmark::DoNotOptimize(pn);
-                benchmark::DoNotOptimize(pw);
-                benchmark::DoNotOptimize(pt);
-                s = base;
-                std::size_t pos = s.find(pn);
-                s.replace(pos, 10, pw);
-                s.append(pt);
-                benchmark::DoNotOptimize(s);
-            }
-        }
-        arena.recycle();
+  const typename P::string base = fl_bench::make<P>(runtime_text(classic_62));
+  const std::string needle = runtime_text("unfkHBUKGY"), with = runtime_text("0123456789AB"),
+                    tail = runtime_text("tail!");
+  const char* pn = needle.c_str();
+  const char* pw = with.c_str();
+  const char* pt = tail.c_str();
+  const std::size_t n = fl_bench::runtime_count(batch);
+  typename P::arena arena;
+  for (auto _ : st) {
+    {
+      typename P::string s;
+      for (std::size_t i = 0; i < n; ++i) {
+        benchmark::DoNotOptimize(pn);
+        benchmark::DoNotOptimize(pw);
+        benchmark::DoNotOptimize(pt);
+        s = base;
+        std::size_t pos = s.find(pn);
+        s.replace(pos, 10, pw);
+        s.append(pt);
+        benchmark::DoNotOptimize(s);
+      }
     }
-    fl_bench::set_items(st, batch);
+    arena.recycle();
+  }
+  fl_bench::set_items(st, batch);
 }
 
 template <class P, std::size_t Len>
 void bm_copy_by_value(benchmark::State& st) {
-    const typename P::string s = fl_bench::make<P>(runtime_text(classic_62.substr(0, Len)));
-    const std::size_t n = fl_bench::runtime_count(batch);
-    typename P::arena arena;
-    for (auto _ : st) {
-        for (std::size_t i = 0; i < n; ++i) {
-            benchmark::DoNotOptimize(s);
-            std::size_t r = fl_bench::pass_by_value<typename P::string>(s);
-            benchmark::DoNotOptimize(r);
-        }
-        arena.recycle();
+  const typename P::string s = fl_bench::make<P>(runtime_text(classic_62.substr(0, Len)));
+  const std::size_t n = fl_bench::runtime_count(batch);
+  typename P::arena arena;
+  for (auto _ : st) {
+    for (std::size_t i = 0; i < n; ++i) {
+      benchmark::DoNotOptimize(s);
+      std::size_t r = fl_bench::pass_by_value<typename P::string>(s);
+      benchmark::DoNotOptimize(r);
     }
-    fl_bench::set_items(st, batch);
+    arena.recycle();
+  }
+  fl_bench::set_items(st, batch);
 }
 
 template <class P>
 void bm_t5_copy_by_ref(benchmark::State& st) {
-    const typename P::string s = fl_bench::make<P>(runtime_text(classic_62));
-    typename P::string out;  // kept across calls, on the heap for pmr too
-    const std::size_t n = fl_bench::runtime_count(batch);
-    for (auto _ : st) {
-        for (std::size_t i = 0; i < n; ++i) {
-            benchmark::DoNotOptimize(s);
-            std::size_t r = fl_bench::pass_by_ref<typename P::string>(s, out);
-            benchmark::DoNotOptimize(r);
-        }
+  const typename P::string s = fl_bench::make<P>(runtime_text(classic_62));
+  typename P::string out;  // kept across calls, on the heap for pmr too
+  const std::size_t n = fl_bench::runtime_count(batch);
+  for (auto _ : st) {
+    for (std::size_t i = 0; i < n; ++i) {
+      benchmark::DoNotOptimize(s);
+      std::size_t r = fl_bench::pass_by_ref<typename P::string>(s, out);
+      benchmark::DoNotOptimize(r);
     }
-    fl_bench::set_items(st, batch);
+  }
+  fl_bench::set_items(st, batch);
 }
 
 // The peers of the _2threads rows: every peer but pmr (see the top comment).
-using paper_2threads_peers = decltype(fl_bench::peer_list<fl_bench::std_peer>{} + fl_bench::fl_if_present{} +
-                                      fl_bench::boost_if_present{} +
+using paper_2threads_peers = decltype(fl_bench::peer_list<fl_bench::std_peer>{} +
+                                      fl_bench::fl_if_present{} + fl_bench::boost_if_present{} +
                                       fl_bench::peer_list<fl_bench::gnu_rope_peer>{});
 
 // Registers `section_case`_2threads/<peer> for every peer, each run by two
 // threads at once.
 template <class... Ps, class Make>
 void reg_2threads(fl_bench::peer_list<Ps...>, std::string_view section_case, Make make) {
-    (fl_bench::reg(std::string(section_case) + "_2threads/" + std::string(Ps::name), make.template operator()<Ps>())
-         ->Threads(2),
-     ...);
+  (fl_bench::reg(std::string(section_case) + "_2threads/" + std::string(Ps::name),
+                 make.template operator()<Ps>())
+       ->Threads(2),
+   ...);
 }
 
 // Registers one classic test for the peers, then its two-thread version.
 template <class Make>
 void reg_test(std::string_view section_case, Make make) {
-    reg_peers(paper_peers{}, section_case, make);
-    reg_2threads(paper_2threads_peers{}, section_case, make);
+  reg_peers(paper_peers{}, section_case, make);
+  reg_2threads(paper_2threads_peers{}, section_case, make);
 }
 
 const bool registered = [] {
-    reg_test("paper/t1_append_char", []<class P>() { return &bm_t1_append_char<P>; });
-    reg_test("paper/t2_find3_62", []<class P>() { return &bm_t2_find3_62<P>; });
-    reg_test("paper/t3_mixed", []<class P>() { return &bm_t3_mixed<P>; });
-    reg_test("paper/t4_copy_by_value", []<class P>() { return &bm_copy_by_value<P, 62>; });
-    reg_test("paper/t5_copy_by_ref", []<class P>() { return &bm_t5_copy_by_ref<P>; });
-    reg_test("paper/t6_copy_short", []<class P>() { return &bm_copy_by_value<P, 10>; });
-    return true;
+  reg_test("paper/t1_append_char", []<class P>() { return &bm_t1_append_char<P>; });
+  reg_test("paper/t2_find3_62", []<class P>() { return &bm_t2_find3_62<P>; });
+  reg_test("paper/t3_mixed", []<class P>() { return &bm_t3_mixed<P>; });
+  reg_test("paper/t4_copy_by_value", []<class P>() { return &bm_copy_by_value<P, 62>; });
+  reg_test("paper/t5_copy_by_ref", []<class P>() { return &bm_t5_copy_by_ref<P>; });
+  reg_test("paper/t6_copy_short", []<class P>() { return &bm_copy_by_value<P, 10>; });
+  return true;
 }();
 
 }  // namespace

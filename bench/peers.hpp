@@ -65,109 +65,111 @@ namespace fl_bench {
 
 // The arena of every peer that allocates from the ordinary heap.
 struct no_arena {
-    void recycle() noexcept {}
+  void recycle() noexcept {}
 };
 
 // Forwards to the heap and counts the bytes it holds, so pmr_arena knows
 // how much the monotonic buffer has taken beyond its initial block.
 class counting_resource final : public std::pmr::memory_resource {
  public:
-    std::size_t held() const noexcept { return held_; }
+  std::size_t held() const noexcept { return held_; }
 
  private:
-    void* do_allocate(std::size_t bytes, std::size_t align) override {
-        void* p = std::pmr::new_delete_resource()->allocate(bytes, align);
-        held_ += bytes;
-        return p;
-    }
-    void do_deallocate(void* p, std::size_t bytes, std::size_t align) override {
-        std::pmr::new_delete_resource()->deallocate(p, bytes, align);
-        held_ -= bytes;
-    }
-    bool do_is_equal(const std::pmr::memory_resource& o) const noexcept override { return this == &o; }
+  void* do_allocate(std::size_t bytes, std::size_t align) override {
+    void* p = std::pmr::new_delete_resource()->allocate(bytes, align);
+    held_ += bytes;
+    return p;
+  }
+  void do_deallocate(void* p, std::size_t bytes, std::size_t align) override {
+    std::pmr::new_delete_resource()->deallocate(p, bytes, align);
+    held_ -= bytes;
+  }
+  bool do_is_equal(const std::pmr::memory_resource& o) const noexcept override {
+    return this == &o;
+  }
 
-    std::size_t held_ = 0;
+  std::size_t held_ = 0;
 };
 
 // A monotonic buffer that is the default memory resource while it lives.
 class pmr_arena {
  public:
-    static constexpr std::size_t initial_bytes = 64 * 1024;
+  static constexpr std::size_t initial_bytes = 64 * 1024;
 
-    pmr_arena()
-        : initial_(touched_block()),
-          mono_(initial_.get(), initial_bytes, &upstream_),
-          previous_(std::pmr::set_default_resource(&mono_)) {}
-    ~pmr_arena() {
-        std::pmr::set_default_resource(previous_);
-        mono_.release();
-    }
-    pmr_arena(const pmr_arena&) = delete;
-    pmr_arena& operator=(const pmr_arena&) = delete;
+  pmr_arena()
+      : initial_(touched_block()),
+        mono_(initial_.get(), initial_bytes, &upstream_),
+        previous_(std::pmr::set_default_resource(&mono_)) {}
+  ~pmr_arena() {
+    std::pmr::set_default_resource(previous_);
+    mono_.release();
+  }
+  pmr_arena(const pmr_arena&) = delete;
+  pmr_arena& operator=(const pmr_arena&) = delete;
 
-    // Frees everything the arena handed out once it has taken memory from
-    // the heap (its block is full). Precondition: no string allocated from
-    // the arena is alive.
-    void recycle() noexcept {
-        if (upstream_.held() != 0) [[unlikely]]
-            mono_.release();
-    }
+  // Frees everything the arena handed out once it has taken memory from
+  // the heap (its block is full). Precondition: no string allocated from
+  // the arena is alive.
+  void recycle() noexcept {
+    if (upstream_.held() != 0) [[unlikely]]
+      mono_.release();
+  }
 
  private:
-    static std::unique_ptr<std::byte[]> touched_block() {
-        std::unique_ptr<std::byte[]> b(new std::byte[initial_bytes]);
-        std::memset(b.get(), 0, initial_bytes);
-        return b;
-    }
+  static std::unique_ptr<std::byte[]> touched_block() {
+    std::unique_ptr<std::byte[]> b(new std::byte[initial_bytes]);
+    std::memset(b.get(), 0, initial_bytes);
+    return b;
+  }
 
-    std::unique_ptr<std::byte[]> initial_;
-    counting_resource upstream_;
-    std::pmr::monotonic_buffer_resource mono_;
-    std::pmr::memory_resource* previous_;
+  std::unique_ptr<std::byte[]> initial_;
+  counting_resource upstream_;
+  std::pmr::monotonic_buffer_resource mono_;
+  std::pmr::memory_resource* previous_;
 };
 
 struct std_peer {
-    using string = std::string;
-    using arena = no_arena;
-    static constexpr std::string_view name = "std";
+  using string = std::string;
+  using arena = no_arena;
+  static constexpr std::string_view name = "std";
 };
 
 #if defined(FL_BENCH_HAVE_FL)
 struct fl_peer {
-    using string = fl::string;
-    using arena = no_arena;
-    static constexpr std::string_view name = "fl";
+  using string = fl::string;
+  using arena = no_arena;
+  static constexpr std::string_view name = "fl";
 };
 #endif
 
 #if defined(FL_BENCH_HAVE_BOOST)
 struct boost_peer {
-    using string = boost::container::string;
-    using arena = no_arena;
-    static constexpr std::string_view name = "boost";
+  using string = boost::container::string;
+  using arena = no_arena;
+  static constexpr std::string_view name = "boost";
 };
 #endif
 
 struct pmr_peer {
-    using string = std::pmr::string;
-    using arena = pmr_arena;
-    static constexpr std::string_view name = "pmr";
+  using string = std::pmr::string;
+  using arena = pmr_arena;
+  static constexpr std::string_view name = "pmr";
 };
 
 // A rope: copies share the tree (reference counted), edits build new nodes.
 // Its interface differs from std::string (push_back/append/find/replace
 // exist; compare is operator< and ==), so only benchmarks written for it use it.
 struct gnu_rope_peer {
-    using string = __gnu_cxx::crope;
-    using arena = no_arena;
-    static constexpr std::string_view name = "gnu_rope";
+  using string = __gnu_cxx::crope;
+  using arena = no_arena;
+  static constexpr std::string_view name = "gnu_rope";
 };
 
 #if defined(FL_BENCH_HAVE_ABSL)
 struct cord_peer {
-    using string = absl::Cord;
-    using arena = no_arena;
-    static constexpr std::string_view name = "cord";
+  using string = absl::Cord;
+  using arena = no_arena;
+  static constexpr std::string_view name = "cord";
 };
 #endif
 
@@ -177,7 +179,7 @@ struct peer_list {};
 
 template <class... As, class... Bs>
 constexpr peer_list<As..., Bs...> operator+(peer_list<As...>, peer_list<Bs...>) {
-    return {};
+  return {};
 }
 
 #if defined(FL_BENCH_HAVE_FL)
@@ -197,7 +199,8 @@ using cord_if_present = peer_list<>;
 #endif
 
 // The peers with the std::string interface, baseline first.
-using string_peers = decltype(peer_list<std_peer>{} + fl_if_present{} + boost_if_present{} + peer_list<pmr_peer>{});
+using string_peers = decltype(peer_list<std_peer>{} + fl_if_present{} + boost_if_present{} +
+                              peer_list<pmr_peer>{});
 
 // Registers `section_case + "/" + P::name` for every P of the list, in list
 // order, each with the function pointer that `make.template operator()<P>()`
@@ -206,14 +209,15 @@ using string_peers = decltype(peer_list<std_peer>{} + fl_if_present{} + boost_if
 //                       []<class P>() { return &bm_compare_64<P>; });
 template <class... Ps, class Make>
 void reg_peers(peer_list<Ps...>, std::string_view section_case, Make make) {
-    (reg(std::string(section_case) + "/" + std::string(Ps::name), make.template operator()<Ps>()), ...);
+  (reg(std::string(section_case) + "/" + std::string(Ps::name), make.template operator()<Ps>()),
+   ...);
 }
 
 // Builds a P::string from bytes. Every std::string-like peer has the
 // (pointer, length) constructor; the rope spells it the same way.
 template <class P>
 typename P::string make(std::string_view text) {
-    return typename P::string(text.data(), text.size());
+  return typename P::string(text.data(), text.size());
 }
 
 // The callees of the copy cases (string/copy_*, paper/t4..t6). noinline
@@ -224,53 +228,53 @@ typename P::string make(std::string_view text) {
 //                  the caller keeps across calls (its capacity is reused).
 template <class Str>
 [[gnu::noinline]] std::size_t pass_by_value(Str s) {
-    benchmark::DoNotOptimize(s);
-    return s.size();
+  benchmark::DoNotOptimize(s);
+  return s.size();
 }
 
 template <class Str>
 [[gnu::noinline]] std::size_t pass_by_ref(const Str& s, Str& out) {
-    out = s;
-    benchmark::DoNotOptimize(out);
-    return out.size();
+  out = s;
+  benchmark::DoNotOptimize(out);
+  return out.size();
 }
 
 // Names of the peers compiled into this binary, and of those left out with
 // the reason; main.cpp puts both in the JSON context and report.py prints them.
 inline std::string peers_compiled_in() {
-    std::string s = "std pmr gnu_rope";
+  std::string s = "std pmr gnu_rope";
 #if defined(FL_BENCH_HAVE_FL)
-    s += " fl";
+  s += " fl";
 #endif
 #if defined(FL_BENCH_HAVE_BOOST)
-    s += " boost";
+  s += " boost";
 #endif
 #if defined(FL_BENCH_HAVE_ABSL)
-    s += " cord absl_strcat";
+  s += " cord absl_strcat";
 #endif
 #if defined(FL_BENCH_HAVE_C_API)
-    s += " fl_c";
+  s += " fl_c";
 #endif
-    return s;
+  return s;
 }
 
 inline std::string peers_missing() {
-    std::string s;
+  std::string s;
 #if !defined(FL_BENCH_HAVE_FL)
-    s += "fl (include/fl/string.hpp not present); ";
+  s += "fl (include/fl/string.hpp not present); ";
 #endif
 #if !defined(FL_BENCH_HAVE_BOOST)
-    s += "boost (Boost headers not found); ";
+  s += "boost (Boost headers not found); ";
 #endif
 #if !defined(FL_BENCH_HAVE_ABSL)
-    s += "cord, absl_strcat (abseil not found); ";
+  s += "cord, absl_strcat (abseil not found); ";
 #endif
 #if !defined(FL_BENCH_HAVE_C_API)
-    s += "fl_c (C API library not built); ";
+  s += "fl_c (C API library not built); ";
 #endif
-    if (s.empty()) return "none";
-    s.resize(s.size() - 2);
-    return s;
+  if (s.empty()) return "none";
+  s.resize(s.size() - 2);
+  return s;
 }
 
 }  // namespace fl_bench

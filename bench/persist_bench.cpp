@@ -63,8 +63,10 @@ class scratch {
  private:
   scratch() {
     const char* tmp = std::getenv("TMPDIR");
-    std::string tmpl = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/fl_persist_benchXXXXXX";
-    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("persist_bench: mkdtemp failed");
+    std::string tmpl =
+        std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/fl_persist_benchXXXXXX";
+    if (::mkdtemp(tmpl.data()) == nullptr)
+      throw std::runtime_error("persist_bench: mkdtemp failed");
     dir_ = tmpl;
   }
   ~scratch() {
@@ -262,7 +264,8 @@ void bm_reopen_fl(benchmark::State& st) {
     const fl::fptr<obj32> root = s.make<obj32>(obj32{fl_bench::seed(), 0, 0, 0});
     s.set_root(root);
     s.sync();
-    if (s.stats().file_bytes < gib) throw std::runtime_error("persist_bench: space smaller than 1 GiB");
+    if (s.stats().file_bytes < gib)
+      throw std::runtime_error("persist_bench: space smaller than 1 GiB");
   }
   for (auto _ : st) {
     fl::mapped_space s(path, {.mode = fl::open_mode::open_existing});
@@ -291,12 +294,16 @@ const bool registered = [] {
   fl_bench::reg("persist/int_assign/std", bm_int_assign_std);
   fl_bench::reg("persist/int_flush/fl", bm_int_flush_fl)->Unit(benchmark::kMicrosecond);
   fl_bench::reg("persist/int_flush/std", bm_int_flush_std)->Unit(benchmark::kMicrosecond);
-  fl_bench::reg("persist/int_flush/std_naive", bm_int_flush_std_naive)->Unit(benchmark::kMicrosecond);
-  fl_bench::reg("persist/fptr_new_write_delete_1000/fl", bm_cycles_fl)->Unit(benchmark::kMicrosecond);
+  fl_bench::reg("persist/int_flush/std_naive", bm_int_flush_std_naive)
+      ->Unit(benchmark::kMicrosecond);
+  fl_bench::reg("persist/fptr_new_write_delete_1000/fl", bm_cycles_fl)
+      ->Unit(benchmark::kMicrosecond);
 #if defined(FL_BENCH_HAVE_BOOST)
-  fl_bench::reg("persist/fptr_new_write_delete_1000/boost_ipc", bm_cycles_boost)->Unit(benchmark::kMicrosecond);
+  fl_bench::reg("persist/fptr_new_write_delete_1000/boost_ipc", bm_cycles_boost)
+      ->Unit(benchmark::kMicrosecond);
 #endif
-  fl_bench::reg("persist/fptr_new_write_delete_1000/std", bm_cycles_std)->Unit(benchmark::kMicrosecond);
+  fl_bench::reg("persist/fptr_new_write_delete_1000/std", bm_cycles_std)
+      ->Unit(benchmark::kMicrosecond);
   fl_bench::reg("persist/sync_4k_dirty/fl", bm_sync_fl)->Unit(benchmark::kMicrosecond);
 #if defined(FL_BENCH_HAVE_BOOST)
   fl_bench::reg("persist/sync_4k_dirty/boost_ipc", bm_sync_boost)->Unit(benchmark::kMicrosecond);

@@ -24,50 +24,52 @@ using fl_bench::string_peers;
 
 template <class P>
 void bm_build_destroy_1000x100(benchmark::State& st) {
-    const std::string in = fl_bench::random_text(100, fl_bench::salt("build_destroy_1000x100"));
-    const char* p = in.data();
-    const std::size_t count = fl_bench::runtime_count(1000);
-    // The vector's own buffer is reserved once, before the loop, so only the
-    // strings' blocks are measured.
-    std::vector<typename P::string> v;
-    v.reserve(count);
-    typename P::arena arena;
-    for (auto _ : st) {
-        for (std::size_t i = 0; i < count; ++i) {
-            benchmark::DoNotOptimize(p);
-            v.emplace_back(p, 100);
-        }
-        benchmark::DoNotOptimize(v.data());
-        benchmark::ClobberMemory();
-        v.clear();
-        arena.recycle();
+  const std::string in = fl_bench::random_text(100, fl_bench::salt("build_destroy_1000x100"));
+  const char* p = in.data();
+  const std::size_t count = fl_bench::runtime_count(1000);
+  // The vector's own buffer is reserved once, before the loop, so only the
+  // strings' blocks are measured.
+  std::vector<typename P::string> v;
+  v.reserve(count);
+  typename P::arena arena;
+  for (auto _ : st) {
+    for (std::size_t i = 0; i < count; ++i) {
+      benchmark::DoNotOptimize(p);
+      v.emplace_back(p, 100);
     }
-    fl_bench::set_items(st, 1000);
+    benchmark::DoNotOptimize(v.data());
+    benchmark::ClobberMemory();
+    v.clear();
+    arena.recycle();
+  }
+  fl_bench::set_items(st, 1000);
 }
 
 template <class P>
 void bm_grow_to_1k_by_256_appends(benchmark::State& st) {
-    const std::string in = fl_bench::random_text(4, fl_bench::salt("grow_to_1k_by_256_appends"));
-    const char* p = in.data();
-    const std::size_t rounds = fl_bench::runtime_count(256);
-    typename P::arena arena;
-    for (auto _ : st) {
-        typename P::string s;
-        for (std::size_t i = 0; i < rounds; ++i) {
-            benchmark::DoNotOptimize(p);
-            s.append(p, 4);
-        }
-        benchmark::DoNotOptimize(s);
-        arena.recycle();
+  const std::string in = fl_bench::random_text(4, fl_bench::salt("grow_to_1k_by_256_appends"));
+  const char* p = in.data();
+  const std::size_t rounds = fl_bench::runtime_count(256);
+  typename P::arena arena;
+  for (auto _ : st) {
+    typename P::string s;
+    for (std::size_t i = 0; i < rounds; ++i) {
+      benchmark::DoNotOptimize(p);
+      s.append(p, 4);
     }
-    fl_bench::set_bytes(st, 1024);
+    benchmark::DoNotOptimize(s);
+    arena.recycle();
+  }
+  fl_bench::set_bytes(st, 1024);
 }
 
 const bool registered = [] {
-    constexpr string_peers peers{};
-    reg_peers(peers, "pool/build_destroy_1000x100", []<class P>() { return &bm_build_destroy_1000x100<P>; });
-    reg_peers(peers, "pool/grow_to_1k_by_256_appends", []<class P>() { return &bm_grow_to_1k_by_256_appends<P>; });
-    return true;
+  constexpr string_peers peers{};
+  reg_peers(peers, "pool/build_destroy_1000x100",
+            []<class P>() { return &bm_build_destroy_1000x100<P>; });
+  reg_peers(peers, "pool/grow_to_1k_by_256_appends",
+            []<class P>() { return &bm_grow_to_1k_by_256_appends<P>; });
+  return true;
 }();
 
 }  // namespace

@@ -213,7 +213,8 @@ void edit_tree_fl(benchmark::State& st, std::size_t b) {
 void edit_tree_gnu(benchmark::State& st, std::size_t b) {
   const std::string text = fl_bench::random_text(b, fl_bench::salt("rope/edit"));
   __gnu_cxx::crope s;
-  for (std::size_t i = 0; i < text.size(); i += 4096) s.append(text.data() + i, std::min<std::size_t>(4096, text.size() - i));
+  for (std::size_t i = 0; i < text.size(); i += 4096)
+    s.append(text.data() + i, std::min<std::size_t>(4096, text.size() - i));
   edit_gnu_from(st, s, b);
 }
 #ifdef FL_BENCH_HAVE_ABSL
@@ -286,7 +287,9 @@ void iterate_chunks_fl(benchmark::State& st) {
   for (const auto& p : pieces_1m("rope/iterate")) r.append(p);
   iterate_chunks_loop(st, r);
 }
-void iterate_chunks_tree_fl(benchmark::State& st) { iterate_chunks_loop(st, tree_of(flat_1m("rope/iterate"))); }
+void iterate_chunks_tree_fl(benchmark::State& st) {
+  iterate_chunks_loop(st, tree_of(flat_1m("rope/iterate")));
+}
 void iterate_gnu(benchmark::State& st) {
   __gnu_cxx::crope r;
   for (const auto& p : pieces_1m("rope/iterate")) r.append(p.data(), p.size());
@@ -366,7 +369,8 @@ void rebalance_std(benchmark::State& st) {
   rebalance_loop<std::string>(st, [](std::string& r, const std::string& p) { r.append(p); });
 }
 void rebalance_gnu(benchmark::State& st) {
-  rebalance_loop<__gnu_cxx::crope>(st, [](__gnu_cxx::crope& r, const std::string& p) { r.append(p.data(), p.size()); });
+  rebalance_loop<__gnu_cxx::crope>(
+      st, [](__gnu_cxx::crope& r, const std::string& p) { r.append(p.data(), p.size()); });
 }
 #ifdef FL_BENCH_HAVE_ABSL
 void rebalance_cord(benchmark::State& st) {
@@ -449,8 +453,8 @@ const bool registered = [] {
 #endif
   fl_bench::reg("rope/substr_1k_of_1m/std", substr_std);
   fl_bench::reg("rope/substr_1k_of_1m/gnu_rope", substr_gnu);
-  const std::pair<const char*, std::size_t> blocks[] = {{"1k", 1024},        {"4k", 4096},        {"16k", 16384},
-                                                        {"64k", 65536},      {"256k", 262144},    {"1m", mb}};
+  const std::pair<const char*, std::size_t> blocks[] = {
+      {"1k", 1024}, {"4k", 4096}, {"16k", 16384}, {"64k", 65536}, {"256k", 262144}, {"1m", mb}};
   for (const auto& [label, b] : blocks) {
     const std::string c = std::string("rope/edit_mix/") + label;
     fl_bench::reg(c + "/fl", edit_fl, b);
@@ -478,7 +482,8 @@ const bool registered = [] {
   fl_bench::reg("rope/iterate_1m/gnu_rope", iterate_gnu)->Unit(benchmark::kMicrosecond);
   fl_bench::reg("rope/iterate_1m/fl_chunks", iterate_chunks_fl)->Unit(benchmark::kMicrosecond);
   fl_bench::reg("rope/iterate_1m_tree/fl", iterate_tree_fl)->Unit(benchmark::kMicrosecond);
-  fl_bench::reg("rope/iterate_1m_tree/fl_chunks", iterate_chunks_tree_fl)->Unit(benchmark::kMicrosecond);
+  fl_bench::reg("rope/iterate_1m_tree/fl_chunks", iterate_chunks_tree_fl)
+      ->Unit(benchmark::kMicrosecond);
 #ifdef FL_BENCH_HAVE_ABSL
   fl_bench::reg("rope/iterate_1m_tree/cord", iterate_cord)->Unit(benchmark::kMicrosecond);
 #endif

@@ -56,7 +56,8 @@ constexpr std::size_t mb = 1 << 20;
 
 std::string lines_text(std::size_t bytes) {
   fl_bench::rng g(fl_bench::salt("rope/metrics"));
-  static constexpr std::string_view pieces[] = {"ab", "cd", "ef", "gh", "12", "  ", "\xC3\xA9", "xy"};
+  static constexpr std::string_view pieces[] = {"ab", "cd", "ef",       "gh",
+                                                "12", "  ", "\xC3\xA9", "xy"};
   std::string s;
   s.reserve(bytes + 128);
   while (s.size() < bytes) {
@@ -77,7 +78,8 @@ struct inputs {
   absl::Cord cord;
 #endif
   explicit inputs(std::size_t bytes) : text(lines_text(bytes)), flat(text) {
-    for (std::size_t i = 0; i < text.size(); i += 4096) tree.append(fl::rope(std::string_view(text).substr(i, 4096)));
+    for (std::size_t i = 0; i < text.size(); i += 4096)
+      tree.append(fl::rope(std::string_view(text).substr(i, 4096)));
     lines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
     for (char c : text) chars += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
 #ifdef FL_BENCH_HAVE_ABSL
@@ -103,12 +105,9 @@ enum class query { byte_to_line, line_to_byte, char_to_byte };
 
 std::size_t domain(const inputs& in, query q) {
   switch (q) {
-    case query::byte_to_line:
-      return in.text.size() + 1;
-    case query::line_to_byte:
-      return in.lines + 1;
-    case query::char_to_byte:
-      return in.chars;
+    case query::byte_to_line: return in.text.size() + 1;
+    case query::line_to_byte: return in.lines + 1;
+    case query::char_to_byte: return in.chars;
   }
   return 1;
 }
@@ -146,11 +145,10 @@ std::size_t std_query(const std::string& s, query q, std::size_t a) {
   std::size_t seen = 0;
   switch (q) {
     case query::byte_to_line:
-      return static_cast<std::size_t>(std::count(s.begin(), s.begin() + static_cast<std::ptrdiff_t>(a), '\n'));
-    case query::line_to_byte:
-      return a == 0 ? 0 : nth_newline(s.data(), s.size(), a - 1, seen) + 1;
-    case query::char_to_byte:
-      return nth_char(s.data(), s.size(), a, seen);
+      return static_cast<std::size_t>(
+          std::count(s.begin(), s.begin() + static_cast<std::ptrdiff_t>(a), '\n'));
+    case query::line_to_byte: return a == 0 ? 0 : nth_newline(s.data(), s.size(), a - 1, seen) + 1;
+    case query::char_to_byte: return nth_char(s.data(), s.size(), a, seen);
   }
   return 0;
 }
@@ -186,12 +184,9 @@ std::size_t cord_query(const absl::Cord& c, query q, std::size_t a) {
 
 std::size_t fl_query(const fl::rope& r, query q, std::size_t a) {
   switch (q) {
-    case query::byte_to_line:
-      return r.byte_to_line(a);
-    case query::line_to_byte:
-      return r.line_to_byte(a);
-    case query::char_to_byte:
-      return r.char_to_byte(a);
+    case query::byte_to_line: return r.byte_to_line(a);
+    case query::line_to_byte: return r.line_to_byte(a);
+    case query::char_to_byte: return r.char_to_byte(a);
   }
   return 0;
 }
@@ -307,7 +302,8 @@ void count_cord(benchmark::State& st) {
   for (auto _ : st) {
     benchmark::DoNotOptimize(in.cord);
     std::size_t n = 0;
-    for (absl::string_view c : in.cord.Chunks()) n += static_cast<std::size_t>(std::count(c.begin(), c.end(), '\n'));
+    for (absl::string_view c : in.cord.Chunks())
+      n += static_cast<std::size_t>(std::count(c.begin(), c.end(), '\n'));
     benchmark::DoNotOptimize(n);
   }
   fl_bench::set_bytes(st, in.text.size());

@@ -67,7 +67,8 @@ class scratch_dir {
  private:
   scratch_dir() {
     const char* tmp = std::getenv("TMPDIR");
-    std::string tmpl = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/fl_stream_benchXXXXXX";
+    std::string tmpl =
+        std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/fl_stream_benchXXXXXX";
     if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("stream_bench: mkdtemp failed");
     dir_ = tmpl;
     file_ = dir_ + "/out.txt";
@@ -153,7 +154,8 @@ void raw_file_std(benchmark::State& st) {
   const std::string p = piece();
   for (auto _ : st) {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    for (int i = 0; i < raw_writes; ++i) out.write(p.data(), static_cast<std::streamsize>(p.size()));
+    for (int i = 0; i < raw_writes; ++i)
+      out.write(p.data(), static_cast<std::streamsize>(p.size()));
     out.close();
     if (!out) st.SkipWithError("ofstream failed");
   }
@@ -207,7 +209,8 @@ void raw_memory_std(benchmark::State& st) {
   const std::string p = piece();
   for (auto _ : st) {
     std::ostringstream out;
-    for (int i = 0; i < raw_writes; ++i) out.write(p.data(), static_cast<std::streamsize>(p.size()));
+    for (int i = 0; i < raw_writes; ++i)
+      out.write(p.data(), static_cast<std::streamsize>(p.size()));
     const std::string s = std::move(out).str();
     benchmark::DoNotOptimize(s.data());
   }

@@ -43,209 +43,213 @@ using fl_bench::string_peers;
 
 template <class P>
 void bm_sso_construct_11(benchmark::State& st) {
-    const std::string in = fl_bench::random_text(11, fl_bench::salt("sso_construct_11"));
-    const char* p = in.data();
-    typename P::arena arena;
-    for (auto _ : st) {
-        benchmark::DoNotOptimize(p);
-        typename P::string s(p, 11);
-        benchmark::DoNotOptimize(s);
-        arena.recycle();
-    }
-    fl_bench::set_bytes(st, 11);
+  const std::string in = fl_bench::random_text(11, fl_bench::salt("sso_construct_11"));
+  const char* p = in.data();
+  typename P::arena arena;
+  for (auto _ : st) {
+    benchmark::DoNotOptimize(p);
+    typename P::string s(p, 11);
+    benchmark::DoNotOptimize(s);
+    arena.recycle();
+  }
+  fl_bench::set_bytes(st, 11);
 }
 
 template <class P>
 void bm_heap_construct_100(benchmark::State& st) {
-    const std::string in = fl_bench::random_text(100, fl_bench::salt("heap_construct_100"));
-    const char* p = in.data();
-    typename P::arena arena;
-    for (auto _ : st) {
-        benchmark::DoNotOptimize(p);
-        typename P::string s(p, 100);
-        benchmark::DoNotOptimize(s);
-        arena.recycle();
-    }
-    fl_bench::set_bytes(st, 100);
+  const std::string in = fl_bench::random_text(100, fl_bench::salt("heap_construct_100"));
+  const char* p = in.data();
+  typename P::arena arena;
+  for (auto _ : st) {
+    benchmark::DoNotOptimize(p);
+    typename P::string s(p, 100);
+    benchmark::DoNotOptimize(s);
+    arena.recycle();
+  }
+  fl_bench::set_bytes(st, 100);
 }
 
 template <class P>
 void bm_append_growth_256x16(benchmark::State& st) {
-    const std::string in = fl_bench::random_text(16, fl_bench::salt("append_growth_256x16"));
-    const char* p = in.data();
-    const std::size_t rounds = fl_bench::runtime_count(256);
-    typename P::arena arena;
-    for (auto _ : st) {
-        typename P::string s;
-        for (std::size_t i = 0; i < rounds; ++i) {
-            benchmark::DoNotOptimize(p);
-            s.append(p, 16);
-        }
-        benchmark::DoNotOptimize(s);
-        arena.recycle();
+  const std::string in = fl_bench::random_text(16, fl_bench::salt("append_growth_256x16"));
+  const char* p = in.data();
+  const std::size_t rounds = fl_bench::runtime_count(256);
+  typename P::arena arena;
+  for (auto _ : st) {
+    typename P::string s;
+    for (std::size_t i = 0; i < rounds; ++i) {
+      benchmark::DoNotOptimize(p);
+      s.append(p, 16);
     }
-    fl_bench::set_bytes(st, 256 * 16);
+    benchmark::DoNotOptimize(s);
+    arena.recycle();
+  }
+  fl_bench::set_bytes(st, 256 * 16);
 }
 
 template <class P>
 void bm_find_1k_13(benchmark::State& st) {
-    const std::string needle_text = fl_bench::random_text(13, fl_bench::salt("find_1k_13 needle"));
-    const std::size_t at = 1024 * 9 / 10;
-    const std::string hay_text = fl_bench::haystack_with(1024, needle_text, at, fl_bench::salt("find_1k_13"));
-    typename P::string hay = fl_bench::make<P>(hay_text);
-    typename P::string needle = fl_bench::make<P>(needle_text);
-    if (hay.find(needle) != at) {
-        st.SkipWithError("find_1k_13: needle not at 90%");
-        return;
-    }
-    for (auto _ : st) {
-        benchmark::DoNotOptimize(hay);
-        benchmark::DoNotOptimize(needle);
-        auto pos = hay.find(needle);
-        benchmark::DoNotOptimize(pos);
-    }
-    fl_bench::set_bytes(st, at + needle_text.size());
+  const std::string needle_text = fl_bench::random_text(13, fl_bench::salt("find_1k_13 needle"));
+  const std::size_t at = 1024 * 9 / 10;
+  const std::string hay_text =
+      fl_bench::haystack_with(1024, needle_text, at, fl_bench::salt("find_1k_13"));
+  typename P::string hay = fl_bench::make<P>(hay_text);
+  typename P::string needle = fl_bench::make<P>(needle_text);
+  if (hay.find(needle) != at) {
+    st.SkipWithError("find_1k_13: needle not at 90%");
+    return;
+  }
+  for (auto _ : st) {
+    benchmark::DoNotOptimize(hay);
+    benchmark::DoNotOptimize(needle);
+    auto pos = hay.find(needle);
+    benchmark::DoNotOptimize(pos);
+  }
+  fl_bench::set_bytes(st, at + needle_text.size());
 }
 
 // The classic 62-byte text (as in paper/), passed through a volatile pointer
 // so the compiler cannot know it.
 std::string classic_62_text() {
-    static constexpr char text[] = "qyweyuewunfkHBUKGYUGL,wehbYGUW^(@T@H!BALWD:h^&@#*@(#:JKHWJ:CND";
-    static_assert(sizeof text == 63);
-    const char* volatile p = text;
-    return std::string(p, 62);
+  static constexpr char text[] = "qyweyuewunfkHBUKGYUGL,wehbYGUW^(@T@H!BALWD:h^&@#*@(#:JKHWJ:CND";
+  static_assert(sizeof text == 63);
+  const char* volatile p = text;
+  return std::string(p, 62);
 }
 
 template <class P>
 void bm_find_literal_62(benchmark::State& st) {
-    typename P::string s = fl_bench::make<P>(classic_62_text());
-    if (s.find("unfkHBUKGY") != 8 || s.find("W^(@T@H!B") != 29 || s.find("J:CND") != 57) {
-        st.SkipWithError("find_literal_62: needles not where the classic text has them");
-        return;
-    }
-    for (auto _ : st) {
-        benchmark::DoNotOptimize(s);
-        std::size_t r = s.find("unfkHBUKGY") + s.find("W^(@T@H!B") + s.find("J:CND");
-        benchmark::DoNotOptimize(r);
-    }
-    fl_bench::set_items(st, 3);
+  typename P::string s = fl_bench::make<P>(classic_62_text());
+  if (s.find("unfkHBUKGY") != 8 || s.find("W^(@T@H!B") != 29 || s.find("J:CND") != 57) {
+    st.SkipWithError("find_literal_62: needles not where the classic text has them");
+    return;
+  }
+  for (auto _ : st) {
+    benchmark::DoNotOptimize(s);
+    std::size_t r = s.find("unfkHBUKGY") + s.find("W^(@T@H!B") + s.find("J:CND");
+    benchmark::DoNotOptimize(r);
+  }
+  fl_bench::set_items(st, 3);
 }
 
 template <class P>
 void bm_find_char_62(benchmark::State& st) {
-    typename P::string s = fl_bench::make<P>(classic_62_text());
-    if (s.find('H') != 12 || s.find('^') != 30 || s.find('N') != 60 || s.find('z') != P::string::npos) {
-        st.SkipWithError("find_char_62: chars not where the classic text has them");
-        return;
-    }
-    for (auto _ : st) {
-        benchmark::DoNotOptimize(s);
-        std::size_t r = s.find('H') + s.find('^') + s.find('N') + s.find('z');
-        benchmark::DoNotOptimize(r);
-    }
-    fl_bench::set_items(st, 4);
+  typename P::string s = fl_bench::make<P>(classic_62_text());
+  if (s.find('H') != 12 || s.find('^') != 30 || s.find('N') != 60 ||
+      s.find('z') != P::string::npos) {
+    st.SkipWithError("find_char_62: chars not where the classic text has them");
+    return;
+  }
+  for (auto _ : st) {
+    benchmark::DoNotOptimize(s);
+    std::size_t r = s.find('H') + s.find('^') + s.find('N') + s.find('z');
+    benchmark::DoNotOptimize(r);
+  }
+  fl_bench::set_items(st, 4);
 }
 
 template <class P>
 void bm_compare_64(benchmark::State& st) {
-    const std::string text = fl_bench::random_text(64, fl_bench::salt("compare_64"));
-    std::string at0 = text, at63 = text;
-    at0[0] = static_cast<char>(at0[0] ^ 1);
-    at63[63] = static_cast<char>(at63[63] ^ 1);
-    typename P::string a = fl_bench::make<P>(text);
-    typename P::string eq = fl_bench::make<P>(text);
-    typename P::string d0 = fl_bench::make<P>(at0);
-    typename P::string d63 = fl_bench::make<P>(at63);
-    for (auto _ : st) {
-        benchmark::DoNotOptimize(a);
-        benchmark::DoNotOptimize(eq);
-        benchmark::DoNotOptimize(d0);
-        benchmark::DoNotOptimize(d63);
-        int r1 = a.compare(eq);
-        int r2 = a.compare(d0);
-        int r3 = a.compare(d63);
-        benchmark::DoNotOptimize(r1);
-        benchmark::DoNotOptimize(r2);
-        benchmark::DoNotOptimize(r3);
-    }
-    fl_bench::set_items(st, 3);
+  const std::string text = fl_bench::random_text(64, fl_bench::salt("compare_64"));
+  std::string at0 = text, at63 = text;
+  at0[0] = static_cast<char>(at0[0] ^ 1);
+  at63[63] = static_cast<char>(at63[63] ^ 1);
+  typename P::string a = fl_bench::make<P>(text);
+  typename P::string eq = fl_bench::make<P>(text);
+  typename P::string d0 = fl_bench::make<P>(at0);
+  typename P::string d63 = fl_bench::make<P>(at63);
+  for (auto _ : st) {
+    benchmark::DoNotOptimize(a);
+    benchmark::DoNotOptimize(eq);
+    benchmark::DoNotOptimize(d0);
+    benchmark::DoNotOptimize(d63);
+    int r1 = a.compare(eq);
+    int r2 = a.compare(d0);
+    int r3 = a.compare(d63);
+    benchmark::DoNotOptimize(r1);
+    benchmark::DoNotOptimize(r2);
+    benchmark::DoNotOptimize(r3);
+  }
+  fl_bench::set_items(st, 3);
 }
 
 template <class P>
 void bm_substr_64_of_512(benchmark::State& st) {
-    const std::string text = fl_bench::random_text(512, fl_bench::salt("substr_64_of_512"));
-    typename P::string s = fl_bench::make<P>(text);
-    std::size_t pos = fl_bench::runtime_count(200);
-    typename P::arena arena;
-    for (auto _ : st) {
-        benchmark::DoNotOptimize(s);
-        benchmark::DoNotOptimize(pos);
-        typename P::string sub = s.substr(pos, 64);
-        benchmark::DoNotOptimize(sub);
-        arena.recycle();
-    }
-    fl_bench::set_bytes(st, 64);
+  const std::string text = fl_bench::random_text(512, fl_bench::salt("substr_64_of_512"));
+  typename P::string s = fl_bench::make<P>(text);
+  std::size_t pos = fl_bench::runtime_count(200);
+  typename P::arena arena;
+  for (auto _ : st) {
+    benchmark::DoNotOptimize(s);
+    benchmark::DoNotOptimize(pos);
+    typename P::string sub = s.substr(pos, 64);
+    benchmark::DoNotOptimize(sub);
+    arena.recycle();
+  }
+  fl_bench::set_bytes(st, 64);
 }
 
 template <class P, std::size_t N>
 void bm_copy_by_value(benchmark::State& st) {
-    const std::string text = fl_bench::random_text(N, fl_bench::salt("copy_by_value"));
-    typename P::string s = fl_bench::make<P>(text);
-    typename P::arena arena;
-    for (auto _ : st) {
-        benchmark::DoNotOptimize(s);
-        std::size_t n = fl_bench::pass_by_value<typename P::string>(s);
-        benchmark::DoNotOptimize(n);
-        arena.recycle();
-    }
-    fl_bench::set_bytes(st, N);
+  const std::string text = fl_bench::random_text(N, fl_bench::salt("copy_by_value"));
+  typename P::string s = fl_bench::make<P>(text);
+  typename P::arena arena;
+  for (auto _ : st) {
+    benchmark::DoNotOptimize(s);
+    std::size_t n = fl_bench::pass_by_value<typename P::string>(s);
+    benchmark::DoNotOptimize(n);
+    arena.recycle();
+  }
+  fl_bench::set_bytes(st, N);
 }
 
 template <class P>
 void bm_copy_by_ref_64(benchmark::State& st) {
-    const std::string text = fl_bench::random_text(64, fl_bench::salt("copy_by_ref_64"));
-    typename P::string s = fl_bench::make<P>(text);
-    // `out` lives across iterations: after the first call its capacity fits,
-    // which is the point of passing by reference into a kept string. It is
-    // made before the arena, so for pmr it lives on the heap like `s`.
-    typename P::string out;
-    for (auto _ : st) {
-        benchmark::DoNotOptimize(s);
-        std::size_t n = fl_bench::pass_by_ref<typename P::string>(s, out);
-        benchmark::DoNotOptimize(n);
-    }
-    fl_bench::set_bytes(st, 64);
+  const std::string text = fl_bench::random_text(64, fl_bench::salt("copy_by_ref_64"));
+  typename P::string s = fl_bench::make<P>(text);
+  // `out` lives across iterations: after the first call its capacity fits,
+  // which is the point of passing by reference into a kept string. It is
+  // made before the arena, so for pmr it lives on the heap like `s`.
+  typename P::string out;
+  for (auto _ : st) {
+    benchmark::DoNotOptimize(s);
+    std::size_t n = fl_bench::pass_by_ref<typename P::string>(s, out);
+    benchmark::DoNotOptimize(n);
+  }
+  fl_bench::set_bytes(st, 64);
 }
 
 template <class P>
 void bm_append_char_10m(benchmark::State& st) {
-    const char c = fl_bench::runtime_char();
-    const std::size_t n = fl_bench::runtime_count(10'000'000);
-    typename P::arena arena;
-    for (auto _ : st) {
-        typename P::string s;
-        for (std::size_t i = 0; i < n; ++i) s.push_back(c);
-        benchmark::DoNotOptimize(s);
-        arena.recycle();
-    }
-    fl_bench::set_items(st, 10'000'000);
+  const char c = fl_bench::runtime_char();
+  const std::size_t n = fl_bench::runtime_count(10'000'000);
+  typename P::arena arena;
+  for (auto _ : st) {
+    typename P::string s;
+    for (std::size_t i = 0; i < n; ++i) s.push_back(c);
+    benchmark::DoNotOptimize(s);
+    arena.recycle();
+  }
+  fl_bench::set_items(st, 10'000'000);
 }
 
 const bool registered = [] {
-    constexpr string_peers peers{};
-    reg_peers(peers, "string/sso_construct_11", []<class P>() { return &bm_sso_construct_11<P>; });
-    reg_peers(peers, "string/heap_construct_100", []<class P>() { return &bm_heap_construct_100<P>; });
-    reg_peers(peers, "string/append_growth_256x16", []<class P>() { return &bm_append_growth_256x16<P>; });
-    reg_peers(peers, "string/find_1k_13", []<class P>() { return &bm_find_1k_13<P>; });
-    reg_peers(peers, "string/find_literal_62", []<class P>() { return &bm_find_literal_62<P>; });
-    reg_peers(peers, "string/find_char_62", []<class P>() { return &bm_find_char_62<P>; });
-    reg_peers(peers, "string/compare_64", []<class P>() { return &bm_compare_64<P>; });
-    reg_peers(peers, "string/substr_64_of_512", []<class P>() { return &bm_substr_64_of_512<P>; });
-    reg_peers(peers, "string/copy_by_value_64", []<class P>() { return &bm_copy_by_value<P, 64>; });
-    reg_peers(peers, "string/copy_by_ref_64", []<class P>() { return &bm_copy_by_ref_64<P>; });
-    reg_peers(peers, "string/copy_short_10", []<class P>() { return &bm_copy_by_value<P, 10>; });
-    reg_peers(peers, "string/append_char_10m", []<class P>() { return &bm_append_char_10m<P>; });
-    return true;
+  constexpr string_peers peers{};
+  reg_peers(peers, "string/sso_construct_11", []<class P>() { return &bm_sso_construct_11<P>; });
+  reg_peers(peers, "string/heap_construct_100",
+            []<class P>() { return &bm_heap_construct_100<P>; });
+  reg_peers(peers, "string/append_growth_256x16",
+            []<class P>() { return &bm_append_growth_256x16<P>; });
+  reg_peers(peers, "string/find_1k_13", []<class P>() { return &bm_find_1k_13<P>; });
+  reg_peers(peers, "string/find_literal_62", []<class P>() { return &bm_find_literal_62<P>; });
+  reg_peers(peers, "string/find_char_62", []<class P>() { return &bm_find_char_62<P>; });
+  reg_peers(peers, "string/compare_64", []<class P>() { return &bm_compare_64<P>; });
+  reg_peers(peers, "string/substr_64_of_512", []<class P>() { return &bm_substr_64_of_512<P>; });
+  reg_peers(peers, "string/copy_by_value_64", []<class P>() { return &bm_copy_by_value<P, 64>; });
+  reg_peers(peers, "string/copy_by_ref_64", []<class P>() { return &bm_copy_by_ref_64<P>; });
+  reg_peers(peers, "string/copy_short_10", []<class P>() { return &bm_copy_by_value<P, 10>; });
+  reg_peers(peers, "string/append_char_10m", []<class P>() { return &bm_append_char_10m<P>; });
+  return true;
 }();
 
 }  // namespace

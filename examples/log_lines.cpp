@@ -11,7 +11,8 @@ int main() {
   for (int i = 0; i < 5; ++i) {
     // fl::concat formats the numbers and allocates once (or not at all when
     // the line fits the 23 inline chars).
-    lines.push_back(fl::concat(host, " req=", i, " ms=", 0.25 * i, i % 2 ? " ERROR timeout" : " ok"));
+    lines.push_back(
+        fl::concat(host, " req=", i, " ms=", 0.25 * i, i % 2 ? " ERROR timeout" : " ok"));
   }
   // `+` chains are lazy: one allocation when the result becomes a string.
   const fl::string header = host + " | " + fl::string("five requests") + '\n';

@@ -12,10 +12,10 @@ int main() {
   fl::rope doc(text);
 
   std::vector<fl::rope> undo;
-  undo.push_back(doc);                       // O(1): shares every chunk
+  undo.push_back(doc);  // O(1): shares every chunk
   doc.insert(doc.size() / 2, "-- inserted in the middle --\n");
   undo.push_back(doc);
-  doc.erase(0, doc.find("line 100\n"));      // drop the first 100 lines
+  doc.erase(0, doc.find("line 100\n"));  // drop the first 100 lines
 
   // Read without flattening: one std::string_view per chunk.
   std::size_t lines = 0;

@@ -11,7 +11,8 @@ int main() {
   for (int i = 0; i < 1000; ++i) log += i == 777 ? "GET /admin 403\n" : "GET /index 200\n";
 
   std::size_t count = 0;
-  for (std::size_t at = fl::find(log, " 403"); at != fl::npos; at = fl::find(log, " 403", at + 1)) ++count;
+  for (std::size_t at = fl::find(log, " 403"); at != fl::npos; at = fl::find(log, " 403", at + 1))
+    ++count;
   const std::size_t line_start = fl::rfind(log, "\n", fl::find(log, "/admin")) + 1;
   const std::size_t first_digit = fl::find_first_of(log, "0123456789");
 

@@ -18,11 +18,14 @@ int main() {
   const fl::immutable_string key(built);
   std::vector<fl::immutable_string> owners(100, key);
   // Transparent: find() by std::string_view without making a key.
-  std::unordered_map<fl::immutable_string, int, fl::immutable_string_hash, fl::immutable_string_equal> index;
+  std::unordered_map<fl::immutable_string, int, fl::immutable_string_hash,
+                     fl::immutable_string_equal>
+      index;
   index.emplace(key, 7);
   const auto it = index.find(std::string_view(built));
 
-  const bool ok = owners.back() == key && owners.back().data() == key.data() && it != index.end() && it->second == 7;
+  const bool ok = owners.back() == key && owners.back().data() == key.data() && it != index.end() &&
+                  it->second == 7;
   std::printf("%s (%zu bytes, %zu owners)\n", key.c_str(), key.size(), owners.size() + 1);
   return ok ? 0 : 1;
 }

@@ -26,8 +26,10 @@ int main() {
   // std::hash<fl::string> hashes like std::hash<std::string_view>.
   std::unordered_map<fl::string, int> hits{{"server.log", 3}};
   const auto it = hits.find(file);
-  const bool same_hash = std::hash<fl::string>{}(file) == std::hash<std::string_view>{}("server.log");
+  const bool same_hash =
+      std::hash<fl::string>{}(file) == std::hash<std::string_view>{}("server.log");
 
-  std::printf("%s %s %d %d\n", name.c_str(), file.c_str(), it != hits.end() ? it->second : -1, no_alloc);
+  std::printf("%s %s %d %d\n", name.c_str(), file.c_str(), it != hits.end() ? it->second : -1,
+              no_alloc);
   return no_alloc && is_log && same_hash && it != hits.end() ? 0 : 1;
 }

@@ -18,5 +18,6 @@
 #endif
 
 #if FL_COMPILED_WITH_ASAN != FL_BUILT_WITH_ASAN
-#error "fl: <fl/detail/build_config.hpp> disagrees with this build's AddressSanitizer flags; enable sanitizers with -DFL_SANITIZE=address (or in CMAKE_CXX_FLAGS), not per target"
+#error \
+    "fl: <fl/detail/build_config.hpp> disagrees with this build's AddressSanitizer flags; enable sanitizers with -DFL_SANITIZE=address (or in CMAKE_CXX_FLAGS), not per target"
 #endif

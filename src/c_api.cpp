@@ -45,25 +45,21 @@ std::string_view view(const fl_str* s) noexcept { return as(s); }
 
 // Constructs an fl::string in the raw storage of s (placement new, so that an
 // fl::string object really lives there from now on).
-void construct(fl_str* s, fl::string&& from) noexcept { ::new (static_cast<void*>(s)) fl::string(std::move(from)); }
+void construct(fl_str* s, fl::string&& from) noexcept {
+  ::new (static_cast<void*>(s)) fl::string(std::move(from));
+}
 
 template <class F>
 fl_status c_call(F&& f) noexcept {
   try {
     f();
     return FL_OK;
-  } catch (const std::bad_alloc&) {
+  } catch (const std::bad_alloc&) { return FL_ENOMEM; } catch (const std::length_error&) {
     return FL_ENOMEM;
-  } catch (const std::length_error&) {
-    return FL_ENOMEM;
-  } catch (const std::out_of_range&) {
-    return FL_ERANGE;
-  } catch (const std::system_error& e) {
+  } catch (const std::out_of_range&) { return FL_ERANGE; } catch (const std::system_error& e) {
     errno = e.code().value();
     return FL_EIO;
-  } catch (...) {
-    return FL_EINVAL;
-  }
+  } catch (...) { return FL_EINVAL; }
 }
 
 // The search engine, in one place.

@@ -13,8 +13,9 @@ namespace fl::detail {
 namespace {
 
 // Exact powers of ten (all up to 1e22 are exact doubles).
-constexpr double pow10_table[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
-                                  1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+constexpr double pow10_table[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                  1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                  1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
 // Two decimal digits of 0 <= v < 100.
 char* put2(char* out, int v) noexcept {
@@ -156,8 +157,7 @@ char* double_operand::write(char* out) const noexcept {
       put_digits(out + 2, m, -e10);
       return out + 2 - e10;
     case form::scientific:
-    case form::slow:
-      break;
+    case form::slow: break;
   }
   // d.ddde+XX
   const int sci_exp = s - 1 + e10;

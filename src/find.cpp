@@ -17,11 +17,13 @@ namespace fl::detail {
 // src/find_sse2.cpp and src/find_avx2.cpp.
 std::size_t find_sse2(const char*, std::size_t, const char*, std::size_t, std::size_t) noexcept;
 std::size_t rfind_sse2(const char*, std::size_t, const char*, std::size_t) noexcept;
-std::size_t first_of_sse2(const char*, std::size_t, const char*, std::size_t, std::size_t, bool) noexcept;
+std::size_t first_of_sse2(const char*, std::size_t, const char*, std::size_t, std::size_t,
+                          bool) noexcept;
 std::size_t last_of_sse2(const char*, std::size_t, const char*, std::size_t, bool) noexcept;
 std::size_t find_avx2(const char*, std::size_t, const char*, std::size_t, std::size_t) noexcept;
 std::size_t rfind_avx2(const char*, std::size_t, const char*, std::size_t) noexcept;
-std::size_t first_of_avx2(const char*, std::size_t, const char*, std::size_t, std::size_t, bool) noexcept;
+std::size_t first_of_avx2(const char*, std::size_t, const char*, std::size_t, std::size_t,
+                          bool) noexcept;
 std::size_t last_of_avx2(const char*, std::size_t, const char*, std::size_t, bool) noexcept;
 #endif
 
@@ -54,7 +56,8 @@ struct reverse_view {
 // The start (minus one) of the maximal suffix of x[0, m) under the byte order
 // (`greater` flips it), and that suffix's period.
 template <class X>
-std::ptrdiff_t max_suffix(const X& x, std::ptrdiff_t m, bool greater, std::ptrdiff_t& period) noexcept {
+std::ptrdiff_t max_suffix(const X& x, std::ptrdiff_t m, bool greater,
+                          std::ptrdiff_t& period) noexcept {
   std::ptrdiff_t ms = -1, j = 0, k = 1, p = 1;
   while (j + k < m) {
     const uchar a = x[j + k];
@@ -165,7 +168,8 @@ const uchar* last_byte(const uchar* p, uchar c, std::size_t len) noexcept {
 #endif
 }
 
-std::size_t find_scalar(const char* hay, std::size_t n, const char* needle, std::size_t m, std::size_t pos) noexcept {
+std::size_t find_scalar(const char* hay, std::size_t n, const char* needle, std::size_t m,
+                        std::size_t pos) noexcept {
   const auto* h = reinterpret_cast<const uchar*>(hay);
   const auto* x = reinterpret_cast<const uchar*>(needle);
   const std::size_t last = n - m;
@@ -187,7 +191,8 @@ std::size_t find_scalar(const char* hay, std::size_t n, const char* needle, std:
   return not_found;
 }
 
-std::size_t rfind_scalar(const char* hay, std::size_t end, const char* needle, std::size_t m) noexcept {
+std::size_t rfind_scalar(const char* hay, std::size_t end, const char* needle,
+                         std::size_t m) noexcept {
   const auto* h = reinterpret_cast<const uchar*>(hay);
   const auto* x = reinterpret_cast<const uchar*>(needle);
   const std::size_t last = end - m;
@@ -265,7 +270,8 @@ find_isa best_isa() noexcept {
 
 // The resolvers: the kernel pointers' initial values. Selecting twice (two
 // threads racing on the first call) installs the same set twice, harmlessly.
-std::size_t find_resolve(const char* h, std::size_t n, const char* x, std::size_t m, std::size_t pos) noexcept {
+std::size_t find_resolve(const char* h, std::size_t n, const char* x, std::size_t m,
+                         std::size_t pos) noexcept {
   install(best_isa());
   return find_kernel.load(std::memory_order_relaxed)(h, n, x, m, pos);
 }
@@ -273,22 +279,25 @@ std::size_t rfind_resolve(const char* h, std::size_t end, const char* x, std::si
   install(best_isa());
   return rfind_kernel.load(std::memory_order_relaxed)(h, end, x, m);
 }
-std::size_t first_of_resolve(const char* h, std::size_t n, const char* s, std::size_t k, std::size_t pos,
-                             bool negate) noexcept {
+std::size_t first_of_resolve(const char* h, std::size_t n, const char* s, std::size_t k,
+                             std::size_t pos, bool negate) noexcept {
   install(best_isa());
   return first_of_kernel.load(std::memory_order_relaxed)(h, n, s, k, pos, negate);
 }
-std::size_t last_of_resolve(const char* h, std::size_t end, const char* s, std::size_t k, bool negate) noexcept {
+std::size_t last_of_resolve(const char* h, std::size_t end, const char* s, std::size_t k,
+                            bool negate) noexcept {
   install(best_isa());
   return last_of_kernel.load(std::memory_order_relaxed)(h, end, s, k, negate);
 }
 
 }  // namespace
 
-std::size_t find_long(const char* hay, std::size_t n, const char* needle, std::size_t m, std::size_t pos) noexcept {
+std::size_t find_long(const char* hay, std::size_t n, const char* needle, std::size_t m,
+                      std::size_t pos) noexcept {
   if (m == 1) {
     const void* p = std::memchr(hay + pos, static_cast<unsigned char>(needle[0]), n - pos);
-    return p != nullptr ? static_cast<std::size_t>(static_cast<const char*>(p) - hay) : static_cast<std::size_t>(-1);
+    return p != nullptr ? static_cast<std::size_t>(static_cast<const char*>(p) - hay)
+                        : static_cast<std::size_t>(-1);
   }
   return find_kernel.load(std::memory_order_relaxed)(hay, n, needle, m, pos);
 }
@@ -299,8 +308,8 @@ constinit std::atomic<rfind_fn> rfind_kernel{&rfind_resolve};
 constinit std::atomic<first_of_fn> first_of_kernel{&first_of_resolve};
 constinit std::atomic<last_of_fn> last_of_kernel{&last_of_resolve};
 
-std::size_t first_of_scalar(const char* hay, std::size_t n, const char* set, std::size_t k, std::size_t pos,
-                            bool negate) noexcept {
+std::size_t first_of_scalar(const char* hay, std::size_t n, const char* set, std::size_t k,
+                            std::size_t pos, bool negate) noexcept {
   const auto* h = reinterpret_cast<const uchar*>(hay);
   const byte_set s(reinterpret_cast<const uchar*>(set), k);
   for (std::size_t i = pos; i < n; ++i) {
@@ -309,7 +318,8 @@ std::size_t first_of_scalar(const char* hay, std::size_t n, const char* set, std
   return not_found;
 }
 
-std::size_t last_of_scalar(const char* hay, std::size_t end, const char* set, std::size_t k, bool negate) noexcept {
+std::size_t last_of_scalar(const char* hay, std::size_t end, const char* set, std::size_t k,
+                           bool negate) noexcept {
   const auto* h = reinterpret_cast<const uchar*>(hay);
   const byte_set s(reinterpret_cast<const uchar*>(set), k);
   for (std::size_t i = end; i-- > 0;) {
@@ -318,24 +328,27 @@ std::size_t last_of_scalar(const char* hay, std::size_t end, const char* set, st
   return not_found;
 }
 
-std::size_t find_twoway(const char* hay, std::size_t n, const char* needle, std::size_t m, std::size_t pos) noexcept {
+std::size_t find_twoway(const char* hay, std::size_t n, const char* needle, std::size_t m,
+                        std::size_t pos) noexcept {
   const forward_view x{reinterpret_cast<const uchar*>(needle)};
   const forward_view y{reinterpret_cast<const uchar*>(hay) + pos};
-  const std::size_t r = two_way(x, static_cast<std::ptrdiff_t>(m), y, static_cast<std::ptrdiff_t>(n - pos));
+  const std::size_t r =
+      two_way(x, static_cast<std::ptrdiff_t>(m), y, static_cast<std::ptrdiff_t>(n - pos));
   return r == not_found ? not_found : r + pos;
 }
 
-std::size_t rfind_twoway(const char* hay, std::size_t end, const char* needle, std::size_t m) noexcept {
+std::size_t rfind_twoway(const char* hay, std::size_t end, const char* needle,
+                         std::size_t m) noexcept {
   const reverse_view x{reinterpret_cast<const uchar*>(needle) + m};
   const reverse_view y{reinterpret_cast<const uchar*>(hay) + end};
-  const std::size_t r = two_way(x, static_cast<std::ptrdiff_t>(m), y, static_cast<std::ptrdiff_t>(end));
+  const std::size_t r =
+      two_way(x, static_cast<std::ptrdiff_t>(m), y, static_cast<std::ptrdiff_t>(end));
   return r == not_found ? not_found : end - r - m;
 }
 
 bool find_isa_supported(find_isa isa) noexcept {
   switch (isa) {
-    case find_isa::scalar:
-      return true;
+    case find_isa::scalar: return true;
     case find_isa::sse2:
 #ifndef FL_NO_SIMD
       return true;  // baseline of x86-64

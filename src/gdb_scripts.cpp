@@ -15,7 +15,8 @@
 asm(".pushsection .debug_gdb_scripts, \"MS\",@progbits,1\n"
     ".byte 4\n"
     ".ascii \"fl_printers.py\\n\"\n"
-    ".incbin \"" FL_GDB_PRINTERS_PATH "\"\n"
+    ".incbin \"" FL_GDB_PRINTERS_PATH
+    "\"\n"
     ".byte 0\n"
     ".popsection\n");
 

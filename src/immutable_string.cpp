@@ -74,7 +74,9 @@ void push_for_merge(immutable_rep* r) noexcept {
       return;
     }
     r->queue_next = head;
-    if (o->queue.compare_exchange_weak(head, r, std::memory_order_release, std::memory_order_acquire)) return;
+    if (o->queue.compare_exchange_weak(head, r, std::memory_order_release,
+                                       std::memory_order_acquire))
+      return;
   }
 }
 
@@ -114,7 +116,8 @@ immutable_owner* current_owner() {
 }  // namespace
 
 immutable_rep* immutable_make_rep(const char* p, std::size_t n) {
-  if (n > immutable_max_size) throw std::length_error("fl::immutable_string: text longer than max_size()");
+  if (n > immutable_max_size)
+    throw std::length_error("fl::immutable_string: text longer than max_size()");
   void* block = pool_allocate(immutable_rep::block_size(n));
   immutable_owner* o;
   try {
@@ -132,7 +135,8 @@ immutable_rep* immutable_make_rep(const char* p, std::size_t n) {
     ++o->owned;
   } else {
     // Made during this thread's exit: born merged, counted in `shared` only.
-    rep = ::new (block) immutable_rep{{&immutable_no_owner}, {0}, {immutable_one + immutable_merged}, {0}, n, nullptr};
+    rep = ::new (block) immutable_rep{
+        {&immutable_no_owner}, {0}, {immutable_one + immutable_merged}, {0}, n, nullptr};
   }
   std::memcpy(rep->bytes(), p, n);
   rep->bytes()[n] = '\0';

@@ -26,9 +26,10 @@ namespace detail {
 struct space_state {
   std::filesystem::path path;
   std::filesystem::path log_path;
-  unique_fd fd;       // the data file, locked (flock LOCK_EX) while open
-  unique_fd log_fd;   // opened (and created) by the first sync
-  unique_fd pagemap;  // /proc/self/pagemap, or closed: then dirty pages are found by comparing with the file
+  unique_fd fd;      // the data file, locked (flock LOCK_EX) while open
+  unique_fd log_fd;  // opened (and created) by the first sync
+  unique_fd
+      pagemap;  // /proc/self/pagemap, or closed: then dirty pages are found by comparing with the file
   bool created = false;
   bool durable = true;
   std::uint64_t sys_page = 4096;
@@ -37,8 +38,8 @@ struct space_state {
   std::uint64_t reserve = 0;      // bytes reserved at base
   std::uint64_t size = 0;         // bytes of the file mapped (= the file's size)
   std::uint64_t remaps = 0;
-  space_alloc_state alloc{};      // live
-  space_meta committed{};         // the last commit, as on disk
+  space_alloc_state alloc{};  // live
+  space_meta committed{};     // the last commit, as on disk
   std::uint64_t last_sync_pages = 0;
 };
 
@@ -47,9 +48,12 @@ namespace {
 constexpr std::uint64_t initial_file_size = 4 * space_page;  // 2 meta pages + 2 pages of blocks
 constexpr std::uint64_t default_reserve = std::uint64_t{64} << 30;
 constexpr std::uint64_t max_growth_step = std::uint64_t{1} << 30;
-constexpr std::size_t copy_chunk = std::size_t{1} << 20;  // bounded buffers for log reading and replay
+constexpr std::size_t copy_chunk = std::size_t{1}
+                                   << 20;  // bounded buffers for log reading and replay
 
-[[noreturn]] void fail(const space_state& s, const std::string& reason) { throw persist_error(s.path, reason); }
+[[noreturn]] void fail(const space_state& s, const std::string& reason) {
+  throw persist_error(s.path, reason);
+}
 
 std::string hex(std::uint64_t v) {
   char b[24];
@@ -62,13 +66,17 @@ block_header load_header(const std::byte* base, std::uint64_t off) noexcept {
   std::memcpy(&h, base + off, sizeof h);
   return h;
 }
-void store_header(std::byte* base, std::uint64_t off, block_header h) noexcept { std::memcpy(base + off, &h, sizeof h); }
+void store_header(std::byte* base, std::uint64_t off, block_header h) noexcept {
+  std::memcpy(base + off, &h, sizeof h);
+}
 std::uint64_t load_u64(const std::byte* base, std::uint64_t off) noexcept {
   std::uint64_t v;
   std::memcpy(&v, base + off, sizeof v);
   return v;
 }
-void store_u64(std::byte* base, std::uint64_t off, std::uint64_t v) noexcept { std::memcpy(base + off, &v, sizeof v); }
+void store_u64(std::byte* base, std::uint64_t off, std::uint64_t v) noexcept {
+  std::memcpy(base + off, &v, sizeof v);
+}
 
 std::uint32_t meta_crc(const space_meta& m) noexcept { return crc32c(&m, meta_crc_span); }
 
@@ -76,26 +84,34 @@ std::uint32_t meta_crc(const space_meta& m) noexcept { return crc32c(&m, meta_cr
 // else the reason. Format marks first, so that a foreign or newer file gets
 // its own reason rather than "checksum mismatch".
 std::string check_meta(const space_meta& m, std::uint64_t file_bytes) {
-  if (std::memcmp(m.magic, space_magic, sizeof m.magic) != 0) return "not an fl::mapped_space file (bad magic)";
+  if (std::memcmp(m.magic, space_magic, sizeof m.magic) != 0)
+    return "not an fl::mapped_space file (bad magic)";
   if (m.byte_order != byte_order_mark) return "written on a machine of the other byte order";
   if (m.format_version != space_format_version)
     return "format version " + std::to_string(m.format_version) +
-           (m.format_version > space_format_version ? " is newer than" : " is not") + " the supported version " +
-           std::to_string(space_format_version);
+           (m.format_version > space_format_version ? " is newer than" : " is not") +
+           " the supported version " + std::to_string(space_format_version);
   if (m.word_bits != word_bits)
-    return "written with " + std::to_string(m.word_bits) + "-bit words, this build uses " + std::to_string(word_bits);
-  if (m.page_size != space_page || m.class_count != space_class_count) return "page size or class count differs";
+    return "written with " + std::to_string(m.word_bits) + "-bit words, this build uses " +
+           std::to_string(word_bits);
+  if (m.page_size != space_page || m.class_count != space_class_count)
+    return "page size or class count differs";
   if (meta_crc(m) != m.crc || m.reserved != 0) return "meta page checksum mismatch (damaged)";
   const space_alloc_state& a = m.alloc;
-  if (m.file_size % space_page != 0 || m.file_size < initial_file_size) return "meta page: bad file size";
+  if (m.file_size % space_page != 0 || m.file_size < initial_file_size)
+    return "meta page: bad file size";
   if (m.file_size > file_bytes)
-    return "truncated: " + std::to_string(file_bytes) + " bytes, the last commit has " + std::to_string(m.file_size);
-  if (a.top % 16 != 8 || a.top < space_first_block || a.top > m.file_size) return "meta page: bad allocator end";
+    return "truncated: " + std::to_string(file_bytes) + " bytes, the last commit has " +
+           std::to_string(m.file_size);
+  if (a.top % 16 != 8 || a.top < space_first_block || a.top > m.file_size)
+    return "meta page: bad allocator end";
   if (a.root != 0 && (a.root % 16 != 0 || a.root < space_first_block + 8 || a.root >= a.top))
     return "meta page: root outside the blocks";
-  if (a.used_bytes + a.free_bytes != a.top - space_first_block || a.used_bytes > a.top || a.free_bytes > a.top)
+  if (a.used_bytes + a.free_bytes != a.top - space_first_block || a.used_bytes > a.top ||
+      a.free_bytes > a.top)
     return "meta page: block byte counts do not add up";
-  if (a.live_blocks > a.used_bytes / 16 || a.free_blocks > a.free_bytes / 16) return "meta page: bad block counts";
+  if (a.live_blocks > a.used_bytes / 16 || a.free_blocks > a.free_bytes / 16)
+    return "meta page: bad block counts";
   for (unsigned c = 0; c < space_class_count; ++c) {
     const std::uint64_t h = a.free_heads[c];
     if (h != 0 && (h % 16 != 8 || h < space_first_block || h > a.top || a.top - h < class_size(c)))
@@ -105,9 +121,9 @@ std::string check_meta(const space_meta& m, std::uint64_t file_bytes) {
   if (a.crc_table == 0) {
     if (a.crc_table_bytes != 0 || m.generation > 1) return "meta page: no page checksum table";
   } else {
-    if (a.crc_table % space_page != 0 || a.crc_table_bytes % space_page != 0 || a.crc_table < space_first_block ||
-        a.crc_table > a.top || a.top - a.crc_table < a.crc_table_bytes ||
-        a.crc_table_bytes / 4 < m.file_size / space_page)
+    if (a.crc_table % space_page != 0 || a.crc_table_bytes % space_page != 0 ||
+        a.crc_table < space_first_block || a.crc_table > a.top ||
+        a.top - a.crc_table < a.crc_table_bytes || a.crc_table_bytes / 4 < m.file_size / space_page)
       return "meta page: bad page checksum table";
   }
   return {};
@@ -122,14 +138,15 @@ struct open_choice {
 // Reads the log; true if it holds commit `want_gen` of file `uuid`, with
 // every byte checked. Fills `meta` and `extents`. Any invalid log is "no log":
 // it is a commit that did not finish, or belongs to another file.
-bool read_log(const space_state& s, int log_fd, std::uint64_t uuid, std::uint64_t want_gen, space_meta& meta,
-              std::vector<log_extent>& extents) {
+bool read_log(const space_state& s, int log_fd, std::uint64_t uuid, std::uint64_t want_gen,
+              space_meta& meta, std::vector<log_extent>& extents) {
   struct stat sb;
   if (::fstat(log_fd, &sb) != 0) return false;
   const auto len = static_cast<std::uint64_t>(sb.st_size);
   if (len < space_page) return false;
   std::vector<std::byte> page(space_page);
-  if (pread_full(log_fd, page.data(), space_page, 0) != static_cast<long long>(space_page)) return false;
+  if (pread_full(log_fd, page.data(), space_page, 0) != static_cast<long long>(space_page))
+    return false;
   log_header h;
   std::memcpy(&h, page.data(), sizeof h);
   std::memcpy(&meta, page.data() + log_meta_offset, sizeof meta);
@@ -140,27 +157,32 @@ bool read_log(const space_state& s, int log_fd, std::uint64_t uuid, std::uint64_
   if (meta.generation != want_gen || meta.uuid != uuid) return false;
   if (!check_meta(meta, meta.file_size).empty()) return false;
   if (h.extent_count > (len - log_extents_offset) / sizeof(log_extent)) return false;
-  const std::uint64_t data_off = round_up(log_extents_offset + h.extent_count * sizeof(log_extent), space_page);
+  const std::uint64_t data_off =
+      round_up(log_extents_offset + h.extent_count * sizeof(log_extent), space_page);
   if (data_off > len || h.data_bytes > len - data_off) return false;
   extents.resize(h.extent_count);
   const std::size_t ext_bytes = extents.size() * sizeof(log_extent);
-  if (pread_full(log_fd, extents.data(), ext_bytes, log_extents_offset) != static_cast<long long>(ext_bytes))
+  if (pread_full(log_fd, extents.data(), ext_bytes, log_extents_offset) !=
+      static_cast<long long>(ext_bytes))
     return false;
   std::uint64_t sum = 0;
   std::uint64_t prev_end = space_data_start;
   for (const log_extent& e : extents) {
-    if (e.offset % space_page != 0 || e.length % space_page != 0 || e.length == 0 || e.offset < prev_end ||
-        e.offset > meta.file_size || meta.file_size - e.offset < e.length)
+    if (e.offset % space_page != 0 || e.length % space_page != 0 || e.length == 0 ||
+        e.offset < prev_end || e.offset > meta.file_size || meta.file_size - e.offset < e.length)
       return false;
     prev_end = e.offset + e.length;
     sum += e.length;
   }
   if (sum != h.data_bytes) return false;
   std::uint32_t crc = crc32c(extents.data(), ext_bytes);
-  std::vector<std::byte> buf(static_cast<std::size_t>(std::min<std::uint64_t>(copy_chunk, h.data_bytes)));
+  std::vector<std::byte> buf(
+      static_cast<std::size_t>(std::min<std::uint64_t>(copy_chunk, h.data_bytes)));
   for (std::uint64_t done = 0; done < h.data_bytes;) {
-    const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(copy_chunk, h.data_bytes - done));
-    if (pread_full(log_fd, buf.data(), n, data_off + done) != static_cast<long long>(n)) return false;
+    const std::size_t n =
+        static_cast<std::size_t>(std::min<std::uint64_t>(copy_chunk, h.data_bytes - done));
+    if (pread_full(log_fd, buf.data(), n, data_off + done) != static_cast<long long>(n))
+      return false;
     crc = crc32c(buf.data(), n, crc);
     done += n;
   }
@@ -169,8 +191,10 @@ bool read_log(const space_state& s, int log_fd, std::uint64_t uuid, std::uint64_
 }
 
 // Writes the logged commit into the data file and makes it durable.
-void replay_log(const space_state& s, int log_fd, const space_meta& meta, const std::vector<log_extent>& extents) {
-  const std::uint64_t data_off = round_up(log_extents_offset + extents.size() * sizeof(log_extent), space_page);
+void replay_log(const space_state& s, int log_fd, const space_meta& meta,
+                const std::vector<log_extent>& extents) {
+  const std::uint64_t data_off =
+      round_up(log_extents_offset + extents.size() * sizeof(log_extent), space_page);
   struct stat sb;
   if (::fstat(s.fd.get(), &sb) != 0) throw_errno(s.path, "fstat", errno);
   if (static_cast<std::uint64_t>(sb.st_size) < meta.file_size &&
@@ -180,14 +204,18 @@ void replay_log(const space_state& s, int log_fd, const space_meta& meta, const 
   std::uint64_t src = data_off;
   for (const log_extent& e : extents) {
     for (std::uint64_t done = 0; done < e.length;) {
-      const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(copy_chunk, e.length - done));
-      if (pread_full(log_fd, buf.data(), n, src) != static_cast<long long>(n)) fail(s, "log shrank during replay");
-      if (const int err = pwrite_all(s.fd.get(), buf.data(), n, e.offset + done)) throw_errno(s.path, "write (log replay)", err);
+      const std::size_t n =
+          static_cast<std::size_t>(std::min<std::uint64_t>(copy_chunk, e.length - done));
+      if (pread_full(log_fd, buf.data(), n, src) != static_cast<long long>(n))
+        fail(s, "log shrank during replay");
+      if (const int err = pwrite_all(s.fd.get(), buf.data(), n, e.offset + done))
+        throw_errno(s.path, "write (log replay)", err);
       src += n;
       done += n;
     }
   }
-  if (const int err = pwrite_all(s.fd.get(), &meta, sizeof meta, (meta.generation % 2) * space_page))
+  if (const int err =
+          pwrite_all(s.fd.get(), &meta, sizeof meta, (meta.generation % 2) * space_page))
     throw_errno(s.path, "write of the meta page (log replay)", err);
   if (const int err = sync_data(s.fd.get())) throw_errno(s.path, "fdatasync (log replay)", err);
 }
@@ -199,7 +227,8 @@ space_meta choose_meta(space_state& s, std::uint64_t file_bytes) {
   std::string why[2];
   std::vector<std::byte> page(space_page);
   for (int i = 0; i < 2; ++i) {
-    if (pread_full(s.fd.get(), page.data(), space_page, static_cast<std::uint64_t>(i) * space_page) !=
+    if (pread_full(s.fd.get(), page.data(), space_page,
+                   static_cast<std::uint64_t>(i) * space_page) !=
         static_cast<long long>(space_page))
       throw_errno(s.path, "read of the meta pages", errno ? errno : EIO);
     std::memcpy(&slot[i], page.data(), sizeof slot[i]);
@@ -207,14 +236,17 @@ space_meta choose_meta(space_state& s, std::uint64_t file_bytes) {
     if (why[i].empty() && slot[i].generation % 2 != static_cast<std::uint64_t>(i))
       why[i] = "meta page in the wrong slot (damaged)";
     // The rest of the page is zeros; nothing else covers it.
-    if (why[i].empty() && std::any_of(page.begin() + sizeof(space_meta), page.end(), [](std::byte b) { return b != std::byte{0}; }))
+    if (why[i].empty() && std::any_of(page.begin() + sizeof(space_meta), page.end(),
+                                      [](std::byte b) { return b != std::byte{0}; }))
       why[i] = "meta page padding is not zero (damaged)";
   }
   if (!why[0].empty() && !why[1].empty()) {
     if (why[0] == why[1]) fail(s, why[0]);
     fail(s, "both meta pages invalid (slot 0: " + why[0] + "; slot 1: " + why[1] + ")");
   }
-  const int best = !why[0].empty() ? 1 : !why[1].empty() ? 0 : (slot[1].generation > slot[0].generation ? 1 : 0);
+  const int best = !why[0].empty()   ? 1
+                   : !why[1].empty() ? 0
+                                     : (slot[1].generation > slot[0].generation ? 1 : 0);
   const space_meta& m = slot[best];
   const bool other_ok = why[1 - best].empty();
   if (other_ok && (slot[1 - best].uuid != m.uuid || m.generation - slot[1 - best].generation != 1))
@@ -240,7 +272,8 @@ space_meta choose_meta(space_state& s, std::uint64_t file_bytes) {
 std::uint64_t random_uuid() {
   std::random_device rd;
   std::uint64_t v = (std::uint64_t{rd()} << 32) ^ rd();
-  v ^= static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()) * 0x9E3779B97F4A7C15ull;
+  v ^= static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()) *
+       0x9E3779B97F4A7C15ull;
   return v == 0 ? 1 : v;
 }
 
@@ -282,7 +315,8 @@ bool create_file(const space_state& s) {
       throw_errno(tmp, "write", e);
     }
   }
-  if (::ftruncate(fd.get(), static_cast<off_t>(initial_file_size)) != 0 || sync_data(fd.get()) != 0) {
+  if (::ftruncate(fd.get(), static_cast<off_t>(initial_file_size)) != 0 ||
+      sync_data(fd.get()) != 0) {
     const int e = errno;
     ::unlink(tmp.c_str());
     throw_errno(tmp, "ftruncate/fdatasync", e);
@@ -314,7 +348,8 @@ void fsync_parent(const std::filesystem::path& p) {
 // /proc/self/pagemap is readable: a page of a private file mapping that was
 // written to has been copied (anonymous: "file" bit clear) or swapped out.
 // Otherwise by comparing every page with the file.
-void find_dirty(space_state& s, std::uint64_t from, std::uint64_t to, std::vector<log_extent>& out) {
+void find_dirty(space_state& s, std::uint64_t from, std::uint64_t to,
+                std::vector<log_extent>& out) {
   const std::uint64_t ps = s.sys_page;
   auto add = [&](std::uint64_t off) {
     if (!out.empty() && out.back().offset + out.back().length == off)
@@ -352,7 +387,8 @@ void find_dirty(space_state& s, std::uint64_t from, std::uint64_t to, std::vecto
     const long long got = pread_full(s.fd.get(), buf.data(), n, off);
     if (got < 0) throw_errno(s.path, "read (change scan)", static_cast<int>(-got));
     for (std::size_t k = 0; k < n; k += ps) {
-      if (k + ps > static_cast<std::uint64_t>(got) || std::memcmp(buf.data() + k, s.base + off + k, ps) != 0)
+      if (k + ps > static_cast<std::uint64_t>(got) ||
+          std::memcmp(buf.data() + k, s.base + off + k, ps) != 0)
         add(off + k);
     }
     off += n;
@@ -360,10 +396,12 @@ void find_dirty(space_state& s, std::uint64_t from, std::uint64_t to, std::vecto
 }
 
 // Sorted union of two sorted run lists, adjacent runs joined.
-std::vector<log_extent> merge_runs(const std::vector<log_extent>& a, const std::vector<log_extent>& b) {
+std::vector<log_extent> merge_runs(const std::vector<log_extent>& a,
+                                   const std::vector<log_extent>& b) {
   std::vector<log_extent> all(a);
   all.insert(all.end(), b.begin(), b.end());
-  std::sort(all.begin(), all.end(), [](const log_extent& x, const log_extent& y) { return x.offset < y.offset; });
+  std::sort(all.begin(), all.end(),
+            [](const log_extent& x, const log_extent& y) { return x.offset < y.offset; });
   std::vector<log_extent> out;
   for (const log_extent& e : all) {
     if (!out.empty() && e.offset <= out.back().offset + out.back().length) {
@@ -403,11 +441,13 @@ mapped_space::mapped_space(const std::filesystem::path& path, const mapped_space
   for (int attempt = 0;; ++attempt) {
     s.fd = detail::unique_fd(::open(path.c_str(), O_RDWR | O_CLOEXEC));
     if (s.fd) {
-      if (options.mode == open_mode::create_new && !s.created) detail::fail(s, "file exists (open_mode::create_new)");
+      if (options.mode == open_mode::create_new && !s.created)
+        detail::fail(s, "file exists (open_mode::create_new)");
       break;
     }
     if (errno != ENOENT) detail::throw_errno(path, "open", errno);
-    if (options.mode == open_mode::open_existing) detail::fail(s, "no such file (open_mode::open_existing)");
+    if (options.mode == open_mode::open_existing)
+      detail::fail(s, "no such file (open_mode::open_existing)");
     if (attempt > 2) detail::fail(s, "file appears and disappears while being created");
     // A stale log of an earlier file by this name must not meet the new file;
     // its uuid differs anyway, so it would be ignored, but it is dead weight.
@@ -419,7 +459,8 @@ mapped_space::mapped_space(const std::filesystem::path& path, const mapped_space
     }
   }
   if (::flock(s.fd.get(), LOCK_EX | LOCK_NB) != 0) {
-    if (errno == EWOULDBLOCK) detail::fail(s, "locked: another process (or another mapped_space) has it open");
+    if (errno == EWOULDBLOCK)
+      detail::fail(s, "locked: another process (or another mapped_space) has it open");
     detail::throw_errno(path, "flock", errno);
   }
   struct stat sb;
@@ -430,13 +471,15 @@ mapped_space::mapped_space(const std::filesystem::path& path, const mapped_space
   if (file_bytes < detail::initial_file_size) {
     char magic[sizeof detail::space_magic] = {};
     const long long got = detail::pread_full(s.fd.get(), magic, sizeof magic, 0);
-    if (got != static_cast<long long>(sizeof magic) || std::memcmp(magic, detail::space_magic, sizeof magic) != 0)
+    if (got != static_cast<long long>(sizeof magic) ||
+        std::memcmp(magic, detail::space_magic, sizeof magic) != 0)
       detail::fail(s, "not an fl::mapped_space file (bad magic)");
     detail::fail(s, "truncated: " + std::to_string(file_bytes) + " bytes, a space has at least " +
                         std::to_string(detail::initial_file_size));
   }
   if (file_bytes % space_page != 0)
-    detail::fail(s, "size " + std::to_string(file_bytes) + " is not a multiple of 4096 (truncated or damaged)");
+    detail::fail(s, "size " + std::to_string(file_bytes) +
+                        " is not a multiple of 4096 (truncated or damaged)");
 
   const space_meta m = detail::choose_meta(s, file_bytes);
   if (::fstat(s.fd.get(), &sb) != 0) detail::throw_errno(path, "fstat", errno);
@@ -445,13 +488,15 @@ mapped_space::mapped_space(const std::filesystem::path& path, const mapped_space
   s.alloc = m.alloc;
 
   // Reserve the address range, then map the file over its start.
-  std::uint64_t want = options.reserve != 0 ? options.reserve : std::max(detail::default_reserve, 4 * file_bytes);
+  std::uint64_t want =
+      options.reserve != 0 ? options.reserve : std::max(detail::default_reserve, 4 * file_bytes);
   want = detail::round_up(std::max(want, file_bytes), s.granule);
   void* r = ::mmap(nullptr, want, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (r == MAP_FAILED) detail::throw_errno(path, "mmap (address reservation)", errno);
   s.base = static_cast<std::byte*>(r);
   s.reserve = want;
-  if (::mmap(s.base, file_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, s.fd.get(), 0) == MAP_FAILED) {
+  if (::mmap(s.base, file_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, s.fd.get(), 0) ==
+      MAP_FAILED) {
     const int e = errno;
     ::munmap(s.base, s.reserve);
     s.base = nullptr;
@@ -492,7 +537,8 @@ const std::filesystem::path& mapped_space::path() const noexcept { return st_->p
 
 void mapped_space::bad_fptr(std::uint64_t offset, std::size_t bytes) const {
   throw persist_error(st_->path, "fptr " + detail::hex(offset) + " (+" + std::to_string(bytes) +
-                                     " bytes) is outside the file (" + std::to_string(size_) + " bytes)");
+                                     " bytes) is outside the file (" + std::to_string(size_) +
+                                     " bytes)");
 }
 
 fptr<void> mapped_space::root_offset() const noexcept { return fptr<void>(st_->alloc.root); }
@@ -541,18 +587,21 @@ void grow(detail::space_state& s, std::uint64_t need) {
     s.reserve = res;
     ++s.remaps;
   }
-  if (::ftruncate(s.fd.get(), static_cast<off_t>(next)) != 0) detail::throw_errno(s.path, "ftruncate (growth)", errno);
-  if (::mmap(s.base + s.size, next - s.size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, s.fd.get(),
-             static_cast<off_t>(s.size)) == MAP_FAILED)
+  if (::ftruncate(s.fd.get(), static_cast<off_t>(next)) != 0)
+    detail::throw_errno(s.path, "ftruncate (growth)", errno);
+  if (::mmap(s.base + s.size, next - s.size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED,
+             s.fd.get(), static_cast<off_t>(s.size)) == MAP_FAILED)
     detail::throw_errno(s.path, "mmap (growth)", errno);
   s.size = next;
 }
 
 // The live block whose payload is at `off`: its start and class, or false.
-bool find_live_block(const detail::space_state& s, std::uint64_t off, std::uint64_t& block, unsigned& cls) {
+bool find_live_block(const detail::space_state& s, std::uint64_t off, std::uint64_t& block,
+                     unsigned& cls) {
   if (off % 16 != 0 || off < space_first_block + 8 || off >= s.alloc.top) return false;
   const block_header h = detail::load_header(s.base, off - 8);
-  if (h.tag() != detail::block_live || h.cls() >= space_class_count || h.back > off - 8 - space_first_block)
+  if (h.tag() != detail::block_live || h.cls() >= space_class_count ||
+      h.back > off - 8 - space_first_block)
     return false;
   const std::uint64_t b = off - 8 - h.back;
   if (b < space_first_block || b % 16 != 8 || s.alloc.top - b < class_size(h.cls())) return false;
@@ -608,14 +657,17 @@ fptr<void> mapped_space::allocate(std::size_t bytes, std::size_t align) {
     if (align > 16) {
       p = detail::round_up(b + 8, align);
       if (p != b + 8)
-        detail::store_header(s.base, p - 8, block_header::make(detail::block_live, c, static_cast<std::uint32_t>(p - 8 - b)));
+        detail::store_header(
+            s.base, p - 8,
+            block_header::make(detail::block_live, c, static_cast<std::uint32_t>(p - 8 - b)));
     }
     a.used_bytes += cs;
     ++a.live_blocks;
     return fptr<void>(p);
   }
 damaged:
-  detail::fail(s, "free list of size class " + std::to_string(c) + " damaged at offset " + detail::hex(b));
+  detail::fail(
+      s, "free list of size class " + std::to_string(c) + " damaged at offset " + detail::hex(b));
 }
 
 void mapped_space::deallocate(fptr<void> p) {
@@ -687,7 +739,8 @@ void mapped_space::sync() {
   detail::space_state& s = *st_;
   // Pages the committed table covers; without a table (the commit that
   // created the file) every page but the meta pages is recomputed.
-  const std::uint64_t old_pages = s.committed.alloc.crc_table != 0 ? s.committed.file_size / space_page : 2;
+  const std::uint64_t old_pages =
+      s.committed.alloc.crc_table != 0 ? s.committed.file_size / space_page : 2;
   std::vector<log_extent> extra = ensure_table(*this, s);
   const std::uint64_t pages = s.size / space_page;
   const std::uint64_t scan_end = std::min(s.size, detail::round_up(s.alloc.top, s.sys_page));
@@ -707,15 +760,18 @@ void mapped_space::sync() {
     if (i >= t_first && i < t_end) v = 0;
     if (table[i] != v) table[i] = v;  // untouched entries leave their page clean
   };
-  for (std::uint64_t i = std::max<std::uint64_t>(old_pages, 2); i < pages; ++i) set_entry(i, zero_page_crc());
+  for (std::uint64_t i = std::max<std::uint64_t>(old_pages, 2); i < pages; ++i)
+    set_entry(i, zero_page_crc());
   for (const log_extent& r : runs) {
-    for (std::uint64_t i = r.offset / space_page; i < (r.offset + r.length) / space_page && i < pages; ++i)
+    for (std::uint64_t i = r.offset / space_page;
+         i < (r.offset + r.length) / space_page && i < pages; ++i)
       set_entry(i, detail::crc32c(s.base + i * space_page, space_page));
   }
   std::vector<log_extent> table_runs;
-  detail::find_dirty(s, s.alloc.crc_table / s.sys_page * s.sys_page,
-                     std::min(s.size, detail::round_up(s.alloc.crc_table + s.alloc.crc_table_bytes, s.sys_page)),
-                     table_runs);
+  detail::find_dirty(
+      s, s.alloc.crc_table / s.sys_page * s.sys_page,
+      std::min(s.size, detail::round_up(s.alloc.crc_table + s.alloc.crc_table_bytes, s.sys_page)),
+      table_runs);
   runs = detail::merge_runs(runs, table_runs);
 
   space_meta m = detail::make_meta(s.committed.uuid, s.committed.generation + 1, s.size, s.alloc);
@@ -747,7 +803,8 @@ void mapped_space::sync() {
   std::memcpy(head, &h, sizeof h);
   std::memcpy(head + detail::log_meta_offset, &m, sizeof m);
   const int lfd = s.log_fd.get();
-  if (const int e = detail::pwrite_all(lfd, head, sizeof head, 0)) detail::throw_errno(s.log_path, "write of the log", e);
+  if (const int e = detail::pwrite_all(lfd, head, sizeof head, 0))
+    detail::throw_errno(s.log_path, "write of the log", e);
   if (const int e = detail::pwrite_all(lfd, runs.data(), ext_bytes, detail::log_extents_offset))
     detail::throw_errno(s.log_path, "write of the log", e);
   // The page images start at the next page boundary (the gap is not read).
@@ -758,12 +815,14 @@ void mapped_space::sync() {
     at += r.length;
   }
   if (s.durable) {
-    if (const int e = detail::sync_data(lfd)) detail::throw_errno(s.log_path, "fdatasync of the log", e);
+    if (const int e = detail::sync_data(lfd))
+      detail::throw_errno(s.log_path, "fdatasync of the log", e);
   }
   // 2. The pages in place, then the meta slot of this generation.
   const int fd = s.fd.get();
   for (const log_extent& r : runs) {
-    if (const int e = detail::pwrite_all(fd, s.base + r.offset, r.length, r.offset)) detail::throw_errno(s.path, "write", e);
+    if (const int e = detail::pwrite_all(fd, s.base + r.offset, r.length, r.offset))
+      detail::throw_errno(s.path, "write", e);
   }
   if (const int e = detail::pwrite_all(fd, &m, sizeof m, (m.generation % 2) * space_page))
     detail::throw_errno(s.path, "write of the meta page", e);
@@ -781,7 +840,8 @@ void mapped_space::rollback() {
   detail::space_state& s = *st_;
   const std::uint64_t top = std::max(s.alloc.top, s.committed.alloc.top);
   std::vector<log_extent> runs;
-  detail::find_dirty(s, detail::space_data_start, std::min(s.size, detail::round_up(top, s.sys_page)), runs);
+  detail::find_dirty(s, detail::space_data_start,
+                     std::min(s.size, detail::round_up(top, s.sys_page)), runs);
   for (const log_extent& r : runs) ::madvise(s.base + r.offset, r.length, MADV_DONTNEED);
   s.alloc = s.committed.alloc;
 }
@@ -804,15 +864,19 @@ void mapped_space::verify() const {
 
   space_meta m;
   std::memcpy(&m, f + (s.committed.generation % 2) * space_page, sizeof m);
-  if (const std::string why = detail::check_meta(m, file_bytes); !why.empty()) detail::fail(s, "verify: " + why);
-  if (m.generation != s.committed.generation) detail::fail(s, "verify: meta page changed under the space");
+  if (const std::string why = detail::check_meta(m, file_bytes); !why.empty())
+    detail::fail(s, "verify: " + why);
+  if (m.generation != s.committed.generation)
+    detail::fail(s, "verify: meta page changed under the space");
   const detail::space_alloc_state& a = m.alloc;
   const std::uint64_t pages = m.file_size / space_page;
 
   if (a.crc_table != 0) {
     const auto* table = reinterpret_cast<const std::uint32_t*>(f + a.crc_table);
-    if (detail::crc32c(table, a.crc_table_bytes) != m.table_crc) detail::fail(s, "verify: page checksum table damaged");
-    const std::uint64_t t_first = a.crc_table / space_page, t_end = (a.crc_table + a.crc_table_bytes) / space_page;
+    if (detail::crc32c(table, a.crc_table_bytes) != m.table_crc)
+      detail::fail(s, "verify: page checksum table damaged");
+    const std::uint64_t t_first = a.crc_table / space_page,
+                        t_end = (a.crc_table + a.crc_table_bytes) / space_page;
     for (std::uint64_t i = 2; i < pages; ++i) {
       if (i >= t_first && i < t_end) continue;
       if (detail::crc32c(f + i * space_page, space_page) != table[i])
@@ -830,7 +894,8 @@ void mapped_space::verify() const {
   while (off < a.top) {
     const block_header h = detail::load_header(f, off);
     const bool is_live = h.tag() == detail::block_live, is_free = h.tag() == detail::block_free;
-    if ((!is_live && !is_free) || h.cls() >= space_class_count || h.back != 0 || a.top - off < class_size(h.cls()))
+    if ((!is_live && !is_free) || h.cls() >= space_class_count || h.back != 0 ||
+        a.top - off < class_size(h.cls()))
       detail::fail(s, "verify: bad block header at offset " + detail::hex(off));
     const std::uint64_t cs = class_size(h.cls());
     if (is_live) {
@@ -848,9 +913,10 @@ void mapped_space::verify() const {
   std::uint64_t listed = 0;
   for (unsigned c = 0; c < space_class_count; ++c) {
     for (std::uint64_t b = a.free_heads[c]; b != 0;) {
-      if (!std::binary_search(free_set.begin(), free_set.end(), b) || detail::load_header(f, b).cls() != c ||
-          ++listed > a.free_blocks)
-        detail::fail(s, "verify: free list of size class " + std::to_string(c) + " damaged at " + detail::hex(b));
+      if (!std::binary_search(free_set.begin(), free_set.end(), b) ||
+          detail::load_header(f, b).cls() != c || ++listed > a.free_blocks)
+        detail::fail(s, "verify: free list of size class " + std::to_string(c) + " damaged at " +
+                            detail::hex(b));
       b = detail::load_u64(f, b + 8);
     }
   }
@@ -887,7 +953,8 @@ void pstring::set_inline(std::string_view text) noexcept {
 
 std::string_view pstring::view(const mapped_space& space) const {
   if (!is_heap()) {
-    if (bytes_[tag_byte] > inline_max) throw persist_error(space.path(), "pstring: bad tag (damaged)");
+    if (bytes_[tag_byte] > inline_max)
+      throw persist_error(space.path(), "pstring: bad tag (damaged)");
     return {reinterpret_cast<const char*>(bytes_), size()};
   }
   const std::size_t n = size();
@@ -913,7 +980,8 @@ struct anchor {
   }
   template <class T>
   T* get() const {
-    return off != 0 ? reinterpret_cast<T*>(space.get(fptr<char>(off))) : static_cast<T*>(const_cast<void*>(raw));
+    return off != 0 ? reinterpret_cast<T*>(space.get(fptr<char>(off)))
+                    : static_cast<T*>(const_cast<void*>(raw));
   }
 };
 

@@ -39,7 +39,8 @@ struct persist_file::state {
   unique_fd dir;  // the directory, kept open for the fsync after each rename
 };
 
-persist_file::persist_file(const std::filesystem::path& path, std::uint64_t type_tag, std::size_t value_size)
+persist_file::persist_file(const std::filesystem::path& path, std::uint64_t type_tag,
+                           std::size_t value_size)
     : st_(std::make_unique<state>()) {
   st_->path = path;
   st_->tmp = path;
@@ -72,7 +73,8 @@ bool persist_file::load(void* out) const {
   const std::uint64_t want = sizeof(value_header) + s.value_size;
   if (file_size == 0) throw persist_error(s.path, "empty file (0 bytes)");
   if (file_size < sizeof(value_header))
-    throw persist_error(s.path, "truncated: " + std::to_string(file_size) + " bytes, shorter than the 40-byte header");
+    throw persist_error(s.path, "truncated: " + std::to_string(file_size) +
+                                    " bytes, shorter than the 40-byte header");
   value_header h;
   if (pread_full(fd.get(), &h, sizeof h, 0) != static_cast<long long>(sizeof h))
     throw_errno(s.path, "read", errno ? errno : EIO);
@@ -81,26 +83,31 @@ bool persist_file::load(void* out) const {
   if (h.byte_order != byte_order_mark)
     throw persist_error(s.path, "written on a machine of the other byte order");
   if (h.format_version != value_format_version)
-    throw persist_error(s.path, "format version " + std::to_string(h.format_version) +
-                                    (h.format_version > value_format_version ? " is newer than" : " is not")
-                                    + " the supported version " + std::to_string(value_format_version));
+    throw persist_error(
+        s.path, "format version " + std::to_string(h.format_version) +
+                    (h.format_version > value_format_version ? " is newer than" : " is not") +
+                    " the supported version " + std::to_string(value_format_version));
   if (h.value_size != s.value_size)
-    throw persist_error(s.path, "holds a value of " + std::to_string(h.value_size) + " bytes, expected " +
-                                    std::to_string(s.value_size) + " (another type's file)");
+    throw persist_error(s.path, "holds a value of " + std::to_string(h.value_size) +
+                                    " bytes, expected " + std::to_string(s.value_size) +
+                                    " (another type's file)");
   if (h.type_tag != s.type_tag)
     throw persist_error(s.path, "type tag " + std::to_string(h.type_tag) + ", expected " +
                                     std::to_string(s.type_tag) + " (another type's file)");
   if (file_size != want)
     throw persist_error(s.path, (file_size < want ? "truncated: " : "trailing bytes: ") +
-                                    std::to_string(file_size) + " bytes, expected " + std::to_string(want));
+                                    std::to_string(file_size) + " bytes, expected " +
+                                    std::to_string(want));
   // Read into a scratch buffer first: `out` changes only for a valid file.
   std::vector<unsigned char> buf(s.value_size);
   const long long got = pread_full(fd.get(), buf.data(), buf.size(), sizeof h);
   if (got < 0) throw_errno(s.path, "read", static_cast<int>(-got));
-  if (static_cast<std::uint64_t>(got) != s.value_size) throw persist_error(s.path, "truncated while reading");
+  if (static_cast<std::uint64_t>(got) != s.value_size)
+    throw persist_error(s.path, "truncated while reading");
   std::uint32_t crc = crc32c(&h, value_crc_span);
   crc = crc32c(buf.data(), buf.size(), crc);
-  if (crc != h.crc || h.reserved != 0) throw persist_error(s.path, "checksum mismatch (file damaged)");
+  if (crc != h.crc || h.reserved != 0)
+    throw persist_error(s.path, "checksum mismatch (file damaged)");
   if (s.value_size != 0) std::memcpy(out, buf.data(), s.value_size);
   return true;
 }

@@ -48,7 +48,9 @@ void* gated_malloc(std::size_t n) noexcept {
   if (p != nullptr) ++live_blocks;
   return p;
 }
-void* gated_realloc(void* p, std::size_t n) noexcept { return fail_now() ? nullptr : sys_realloc(p, n); }
+void* gated_realloc(void* p, std::size_t n) noexcept {
+  return fail_now() ? nullptr : sys_realloc(p, n);
+}
 void gated_free(void* p) noexcept {
   if (p != nullptr) --live_blocks;
   sys_free(p);
@@ -100,7 +102,8 @@ pool_free_block* next_of(pool_free_block* b) noexcept {
   return n;
 }
 pool_free_block** batch_link(pool_free_block* b) noexcept {
-  return reinterpret_cast<pool_free_block**>(reinterpret_cast<unsigned char*>(b) + sizeof(pool_free_block));
+  return reinterpret_cast<pool_free_block**>(reinterpret_cast<unsigned char*>(b) +
+                                             sizeof(pool_free_block));
 }
 
 // Frees every block of the null-terminated list starting at b to the system
@@ -319,7 +322,8 @@ void* pool_reallocate(void* p, std::size_t old_bytes, std::size_t new_bytes) {
   if (p == nullptr) return pool_allocate(new_bytes);
   const bool old_small = old_bytes <= pool_max_cached_bytes;
   const bool new_small = new_bytes <= pool_max_cached_bytes;
-  if (old_small && new_small && pool_class_index(old_bytes) == pool_class_index(new_bytes)) return p;
+  if (old_small && new_small && pool_class_index(old_bytes) == pool_class_index(new_bytes))
+    return p;
   if (!new_small && new_bytes > max_request) throw std::bad_alloc();
   if (new_small) {
     // A cached-class block must be exactly its class size, so it is never
@@ -391,7 +395,7 @@ namespace detail {
 void pool_fail_after(std::size_t n) noexcept {
   pool_thread_cache& t = pool_tls;
   release_all(t, false);  // every class closed (room 0)
-  t.state = 2;  // as after thread exit: frees go straight to the system
+  t.state = 2;            // as after thread exit: frees go straight to the system
   fail_countdown = n;
 }
 long pool_live_blocks() noexcept { return live_blocks; }

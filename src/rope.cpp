@@ -145,9 +145,9 @@ inner* new_inner(std::uint8_t height) { return init_inner(rope_allocate(sizeof(i
 // change nothing they do not own, and release what they built if a later
 // allocation fails.
 struct spare_blocks {
-  void* head = nullptr;        // inner-node blocks, linked through their first word
+  void* head = nullptr;  // inner-node blocks, linked through their first word
   unsigned count = 0;
-  chunk* merge[2] = {};        // chunks for join's leaf merges (join_reserve)
+  chunk* merge[2] = {};  // chunks for join's leaf merges (join_reserve)
   ~spare_blocks() {
     while (head) {
       void* next = *static_cast<void**>(head);
@@ -219,7 +219,6 @@ edge make_leaf(std::string_view text, std::size_t cap) {
 // that no edit moves more than 8 KiB (with 4 KiB leaves).
 inline constexpr std::size_t flat_edit_max = 2 * leaf_max_bytes;
 
-
 std::size_t node_len(const inner* n) noexcept {
   std::size_t s = 0;
   for (unsigned i = 0; i < n->count; ++i) s += n->child[i].len;
@@ -237,7 +236,8 @@ inner* mut(edge& e) {
   c->count = n->count;
   // One block copy, then the counts (child pointers are never null).
   std::memcpy(c->child, n->child, sizeof(edge) * n->count);
-  for (unsigned i = 0; i < n->count; ++i) c->child[i].p->refs.fetch_add(1, std::memory_order_relaxed);
+  for (unsigned i = 0; i < n->count; ++i)
+    c->child[i].p->refs.fetch_add(1, std::memory_order_relaxed);
   release(n);
   e.p = c;
   return c;
@@ -410,7 +410,8 @@ edge join_side(edge& a, edge b) {
   edge extra{};
   if (near.p->height == b.p->height) {
     if (b.p->height == 0) {
-      bool merged = Right ? merge_leaves(near, b, merge_max_bytes) : merge_leaves(b, near, merge_max_bytes);
+      bool merged =
+          Right ? merge_leaves(near, b, merge_max_bytes) : merge_leaves(b, near, merge_max_bytes);
       if (merged) {
         if (!Right) near = b;  // b now holds both
         return edge{};
@@ -473,7 +474,9 @@ edge join(edge a, edge b) {
 // each may be copied (mut) and split by an overflow from below (add_child):
 // 2d; at the bottom merge_equal may copy one node and split it: 2; a new
 // root: 1. So 2d + 3 (equal heights: mut, split, root).
-unsigned join_inner_need(unsigned ha, unsigned hb) noexcept { return 2 * (ha > hb ? ha - hb : hb - ha) + 3; }
+unsigned join_inner_need(unsigned ha, unsigned hb) noexcept {
+  return 2 * (ha > hb ? ha - hb : hb - ha) + 3;
+}
 
 // The leaf at the right (or left) end of e; path_unique is cleared when a
 // node above it is shared (join would copy it, which shares the leaf too).
@@ -675,7 +678,8 @@ edge build(std::string_view text, std::size_t cap_hint) {
   if (text.size() <= leaf_max_bytes) return make_leaf(text, std::max(cap_hint, text.size()));
   const std::size_t leaves = (text.size() + leaf_max_bytes - 1) / leaf_max_bytes;
   std::size_t nodes = 0;
-  for (std::size_t n = leaves; n > 1; n = (n + max_children - 1) / max_children) nodes += (n + max_children - 1) / max_children;
+  for (std::size_t n = leaves; n > 1; n = (n + max_children - 1) / max_children)
+    nodes += (n + max_children - 1) / max_children;
   // level[0, leaves): the current level; level[leaves, leaves + nodes): the
   // blocks of the inner nodes, taken in order as the levels are grouped.
   const std::size_t slots = leaves + nodes;
@@ -773,9 +777,11 @@ bool append_in_place(edge& root, std::string_view text) noexcept {
 bool append_flat_grow(edge& root, std::string_view text) {
   chunk* c = static_cast<chunk*>(root.p);
   const std::size_t need = root.len + text.size();
-  if (need < root.len || need > (std::size_t{1} << 62)) throw std::length_error("fl::rope: too long");
+  if (need < root.len || need > (std::size_t{1} << 62))
+    throw std::length_error("fl::rope: too long");
   if (need <= leaf_max_bytes) {
-    const std::size_t cap = std::min(leaf_max_bytes, std::max({need, root.len * 2, append_cap(need, 0)}));
+    const std::size_t cap =
+        std::min(leaf_max_bytes, std::max({need, root.len * 2, append_cap(need, 0)}));
     chunk* f = new_chunk(cap);
     std::memcpy(f->data, leaf_text(root).data(), root.len);
     std::memcpy(f->data + root.len, text.data(), text.size());
@@ -973,7 +979,8 @@ bool edit_in_leaf(edge& root, std::size_t pos, std::size_t n, std::string_view t
   const text_counts whole = leaf.known() ? text_counts{leaf.chars, leaf.newlines, leaf.astral}
                                          : chunk_counts(c, leaf.off, leaf.len);
   const text_counts ca = a_keep ? chunk_counts(c, leaf.off, a_keep) : text_counts{};
-  const text_counts cb = b_keep ? chunk_counts(c, leaf.off + leaf.len - b_keep, b_keep) : text_counts{};
+  const text_counts cb =
+      b_keep ? chunk_counts(c, leaf.off + leaf.len - b_keep, b_keep) : text_counts{};
   const text_counts gone = count_text(old + p, n), added = count_text(text.data(), ins);
   const auto with = [](edge x, const text_counts& t) {
     x.chars = t.chars;
@@ -986,10 +993,11 @@ bool edit_in_leaf(edge& root, std::size_t pos, std::size_t n, std::string_view t
     acquire(c);
     pieces[k++] = with(edge{c, leaf.off, a_keep}, ca);
   }
-  pieces[k++] = with(edge{f, 0, mid}, text_counts{whole.chars - ca.chars - cb.chars - gone.chars + added.chars,
-                                                  whole.newlines - ca.newlines - cb.newlines - gone.newlines +
-                                                      added.newlines,
-                                                  whole.astral - ca.astral - cb.astral - gone.astral + added.astral});
+  pieces[k++] =
+      with(edge{f, 0, mid},
+           text_counts{whole.chars - ca.chars - cb.chars - gone.chars + added.chars,
+                       whole.newlines - ca.newlines - cb.newlines - gone.newlines + added.newlines,
+                       whole.astral - ca.astral - cb.astral - gone.astral + added.astral});
   if (b_keep) {
     acquire(c);
     pieces[k++] = with(edge{c, leaf.off + leaf.len - b_keep, b_keep}, cb);
@@ -1161,7 +1169,9 @@ long rope_live_blocks() noexcept { return live_blocks - static_cast<long>(spares
 unsigned rope_height(const rope& r) noexcept { return r.root_.p ? r.root_.p->height : 0; }
 
 namespace {
-[[noreturn]] void broken(const char* what) { throw std::logic_error(std::string("fl::rope invariant: ") + what); }
+[[noreturn]] void broken(const char* what) {
+  throw std::logic_error(std::string("fl::rope invariant: ") + what);
+}
 
 // Returns the subtree's byte count; checks everything below e.
 std::size_t check_edge(const edge& e, unsigned expect_height, bool is_root) {
@@ -1170,7 +1180,8 @@ std::size_t check_edge(const edge& e, unsigned expect_height, bool is_root) {
   if (e.p->height != expect_height) broken("leaves at different depths");
   if (e.len == 0) broken("empty edge");
   if (e.p->height == 0) {
-    if (e.p->kind != node_kind::chunk_inline && e.p->kind != node_kind::chunk_adopted) broken("leaf is not a chunk");
+    if (e.p->kind != node_kind::chunk_inline && e.p->kind != node_kind::chunk_adopted)
+      broken("leaf is not a chunk");
     const chunk* c = static_cast<const chunk*>(e.p);
     if (c->used > c->cap) broken("chunk used > cap");
     if (e.off + e.len > c->used) broken("edge beyond chunk bytes");
@@ -1179,7 +1190,8 @@ std::size_t check_edge(const edge& e, unsigned expect_height, bool is_root) {
     if (!is_root && !e.known()) broken("leaf metrics not computed");
     if (e.known()) {
       const text_counts t = count_text(c->data + e.off, e.len);
-      if (t.chars != e.chars || t.newlines != e.newlines || t.astral != e.astral) broken("leaf metrics wrong");
+      if (t.chars != e.chars || t.newlines != e.newlines || t.astral != e.astral)
+        broken("leaf metrics wrong");
     }
     if (!index_ok(c, e.off, e.len)) broken("chunk index disagrees with its bytes");
     return e.len;
@@ -1199,7 +1211,8 @@ std::size_t check_edge(const edge& e, unsigned expect_height, bool is_root) {
     t.newlines += n->child[i].newlines;
     t.astral += n->child[i].astral;
   }
-  if (t.chars != e.chars || t.newlines != e.newlines || t.astral != e.astral) broken("inner metrics != sum of children");
+  if (t.chars != e.chars || t.newlines != e.newlines || t.astral != e.astral)
+    broken("inner metrics != sum of children");
   return sum;
 }
 }  // namespace
@@ -1245,7 +1258,8 @@ rope::rope(adopt_tag, fl::string&& text) {
     ::fl::detail::heap_block b = ::fl::detail::string_access::release(text);
     if (b.data) {
       try {
-        detail::chunk* c = static_cast<detail::chunk*>(detail::rope_allocate(sizeof(detail::chunk)));
+        detail::chunk* c =
+            static_cast<detail::chunk*>(detail::rope_allocate(sizeof(detail::chunk)));
         c->refs.store(1, std::memory_order_relaxed);
         c->height = 0;
         c->kind = detail::node_kind::chunk_adopted;
@@ -1287,7 +1301,8 @@ rope::rope(size_type count, char ch) {
   edge acc{};
   try {
     for (std::size_t i = 0; i < leaves; ++i) {
-      const std::size_t len = i + 1 < leaves ? detail::leaf_max_bytes : count - i * detail::leaf_max_bytes;
+      const std::size_t len =
+          i + 1 < leaves ? detail::leaf_max_bytes : count - i * detail::leaf_max_bytes;
       const edge leaf{c, 0, len};
       detail::join_reserve res;
       res.add(acc, leaf);
@@ -1307,7 +1322,8 @@ rope::rope(size_type count, char ch) {
 char rope::at(size_type pos) const {
   if (pos >= size()) {
     char buf[160];
-    std::snprintf(buf, sizeof buf, "fl::rope::at: pos (which is %zu) >= size() (which is %zu)", pos, size());
+    std::snprintf(buf, sizeof buf, "fl::rope::at: pos (which is %zu) >= size() (which is %zu)", pos,
+                  size());
     throw std::out_of_range(buf);
   }
   return (*this)[pos];
@@ -1357,7 +1373,9 @@ rope& rope::prepend(const rope& other) {
   return *this;
 }
 
-bool rope::unique_flat() const noexcept { return root_.p && root_.p->height == 0 && detail::unique(root_.p); }
+bool rope::unique_flat() const noexcept {
+  return root_.p && root_.p->height == 0 && detail::unique(root_.p);
+}
 
 // The one edit: bytes [pos, pos + n) become `text` (or *other). Flat ropes
 // whose result has at most flat_edit_max bytes are edited like a string (in
@@ -1378,7 +1396,8 @@ void rope::splice(size_type pos, size_type n, std::string_view text, const rope*
     const size_type tail = sz - pos - n;
     if (root_.p && detail::unique(root_.p)) {
       auto* c = static_cast<detail::chunk*>(root_.p);
-      if (c->cap >= out + root_.off && (text.data() + text.size() <= c->data || text.data() >= c->data + c->cap)) {
+      if (c->cap >= out + root_.off &&
+          (text.data() + text.size() <= c->data || text.data() >= c->data + c->cap)) {
         detail::index_truncate(c, root_.off + pos);
         char* base = c->data + root_.off;
         std::memmove(base + pos + ins, base + pos + n, tail);
@@ -1389,9 +1408,11 @@ void rope::splice(size_type pos, size_type n, std::string_view text, const rope*
         return;
       }
     }
-    const std::size_t cap = std::min(detail::flat_edit_max, out + std::max<std::size_t>(out / 2, 32));
+    const std::size_t cap =
+        std::min(detail::flat_edit_max, out + std::max<std::size_t>(out / 2, 32));
     detail::chunk* c = detail::new_chunk(cap);
-    const char* old = root_.p ? static_cast<const detail::chunk*>(root_.p)->data + root_.off : nullptr;
+    const char* old =
+        root_.p ? static_cast<const detail::chunk*>(root_.p)->data + root_.off : nullptr;
     if (pos) std::memcpy(c->data, old, pos);
     if (ins) std::memcpy(c->data + pos, text.data(), ins);
     if (tail) std::memcpy(c->data + pos + ins, old + pos + n, tail);
@@ -1636,8 +1657,8 @@ int rope::compare(const rope& other) const noexcept {
 
 fl::string rope::flatten() && {
 #ifdef FL_ROPE_HAVE_STRING_ACCESS
-  if (root_.p && root_.p->height == 0 && root_.off == 0 && root_.p->kind == detail::node_kind::chunk_adopted &&
-      detail::unique(root_.p)) {
+  if (root_.p && root_.p->height == 0 && root_.off == 0 &&
+      root_.p->kind == detail::node_kind::chunk_adopted && detail::unique(root_.p)) {
     // The chunk's bytes are a pool block of cap + 1 bytes: the string's own
     // heap layout. Hand it over and free the chunk header.
     auto* c = static_cast<detail::chunk*>(root_.p);

@@ -50,12 +50,9 @@ std::size_t index_bytes(std::size_t cap_blocks) noexcept {
 
 std::size_t weight(const text_counts& t, text_metric m) noexcept {
   switch (m) {
-    case text_metric::chars:
-      return t.chars;
-    case text_metric::newlines:
-      return t.newlines;
-    case text_metric::utf16:
-      return t.chars + t.astral;
+    case text_metric::chars: return t.chars;
+    case text_metric::newlines: return t.newlines;
+    case text_metric::utf16: return t.chars + t.astral;
   }
   return 0;
 }
@@ -84,9 +81,7 @@ const chunk_index* usable_index(const chunk* c, std::size_t upto) noexcept {
   chunk_index* nx = nullptr;
   try {
     nx = static_cast<chunk_index*>(pool_allocate(index_bytes(want)));
-  } catch (...) {
-    return ix;
-  }
+  } catch (...) { return ix; }
   nx->cap_blocks = want;
   nx->prev = ix;
   std::size_t* out = cum(nx);
@@ -104,7 +99,8 @@ const chunk_index* usable_index(const chunk* c, std::size_t upto) noexcept {
     out[3 * (j + 1) + 2] = out[3 * j + 2] + t.astral;
   }
   nx->blocks = want;
-  if (slot.compare_exchange_strong(ix, nx, std::memory_order_acq_rel, std::memory_order_acquire)) return nx;
+  if (slot.compare_exchange_strong(ix, nx, std::memory_order_acq_rel, std::memory_order_acquire))
+    return nx;
   // Another reader published first (ix is now its index): use that one.
   pool_deallocate(nx, index_bytes(want));
   return ix;
@@ -128,7 +124,8 @@ text_counts prefix(const chunk* c, const chunk_index* ix, std::size_t x) noexcep
 
 // Position (relative to off) in c's bytes [off, off + len) of item k of
 // metric m, or len when the range holds k items or fewer.
-std::size_t chunk_nth(const chunk* c, std::size_t off, std::size_t len, text_metric m, std::size_t k) noexcept {
+std::size_t chunk_nth(const chunk* c, std::size_t off, std::size_t len, text_metric m,
+                      std::size_t k) noexcept {
   std::size_t skipped = 0;
   const chunk_index* ix = len >= index_min_range ? usable_index(c, off + len) : nullptr;
   if (!ix) return nth_item(c->data + off, len, m, k, skipped);
@@ -205,11 +202,11 @@ text_counts rope_prefix(const edge& root, std::size_t pos) noexcept {
   return r;
 }
 
-[[noreturn]] void out_of_range(const char* fn, const char* what, std::size_t v, const char* limit_name,
-                               std::size_t limit) {
+[[noreturn]] void out_of_range(const char* fn, const char* what, std::size_t v,
+                               const char* limit_name, std::size_t limit) {
   char buf[200];
-  std::snprintf(buf, sizeof buf, "fl::rope::%s: %s (which is %zu) > %s (which is %zu)", fn, what, v, limit_name,
-                limit);
+  std::snprintf(buf, sizeof buf, "fl::rope::%s: %s (which is %zu) > %s (which is %zu)", fn, what, v,
+                limit_name, limit);
   throw std::out_of_range(buf);
 }
 
@@ -236,7 +233,8 @@ bool index_ok(const chunk* c, std::size_t off, std::size_t len) noexcept {
   for (std::size_t j = off / B; j < last; ++j) {
     const text_counts t = count_text(c->data + j * B, B);
     const std::size_t* e = q + 3 * j;
-    if (e[3] - e[0] != t.chars || e[4] - e[1] != t.newlines || e[5] - e[2] != t.astral) return false;
+    if (e[3] - e[0] != t.chars || e[4] - e[1] != t.newlines || e[5] - e[2] != t.astral)
+      return false;
   }
   return true;
 }
@@ -277,7 +275,9 @@ void rope::settle() noexcept {
   if (root_.p && root_.p->height > 0) detail::fill_metrics(root_);
 }
 
-rope::size_type rope::char_count() const noexcept { return root_.p ? detail::edge_counts(root_).chars : 0; }
+rope::size_type rope::char_count() const noexcept {
+  return root_.p ? detail::edge_counts(root_).chars : 0;
+}
 rope::size_type rope::line_count() const noexcept {
   return (root_.p ? detail::edge_counts(root_).newlines : 0) + 1;
 }
@@ -323,7 +323,8 @@ rope rope::line(size_type i) const {
   const size_type lines = line_count();
   if (i >= lines) {
     char buf[160];
-    std::snprintf(buf, sizeof buf, "fl::rope::line: i (which is %zu) >= line_count() (which is %zu)", i, lines);
+    std::snprintf(buf, sizeof buf,
+                  "fl::rope::line: i (which is %zu) >= line_count() (which is %zu)", i, lines);
     throw std::out_of_range(buf);
   }
   const size_type from = line_to_byte(i);

@@ -9,8 +9,10 @@ namespace fl {
 
 static_assert(sizeof(string) == 24, "fl::string is 24 bytes: the representation and nothing else");
 static_assert(alignof(string) == 8);
-static_assert(std::is_standard_layout_v<string>, "the C API views fl_str as an fl::string in place");
-static_assert(std::is_nothrow_move_constructible_v<string> && std::is_nothrow_move_assignable_v<string>);
+static_assert(std::is_standard_layout_v<string>,
+              "the C API views fl_str as an fl::string in place");
+static_assert(std::is_nothrow_move_constructible_v<string> &&
+              std::is_nothrow_move_assignable_v<string>);
 static_assert(std::is_nothrow_default_constructible_v<string>);
 
 namespace detail {
@@ -21,7 +23,8 @@ void throw_string_out_of_range(const char* fn, std::size_t pos, std::size_t size
 }
 void throw_string_at_out_of_range(std::size_t pos, std::size_t size) {
   char msg[128];
-  std::snprintf(msg, sizeof msg, "fl::string::at: pos (which is %zu) >= size() (which is %zu)", pos, size);
+  std::snprintf(msg, sizeof msg, "fl::string::at: pos (which is %zu) >= size() (which is %zu)", pos,
+                size);
   throw std::out_of_range(msg);
 }
 void throw_string_length_error(const char* what) { throw std::length_error(what); }

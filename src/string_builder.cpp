@@ -8,7 +8,8 @@
 namespace fl {
 
 string_builder::size_type string_builder::grown_capacity(size_type needed) const {
-  if (needed > max_size()) throw std::length_error("fl::string_builder: text longer than max_size()");
+  if (needed > max_size())
+    throw std::length_error("fl::string_builder: text longer than max_size()");
   size_type want = cap_ < max_size() / 2 ? cap_ * 2 : max_size();
   if (want < needed) want = needed;
   if (want < min_capacity) want = min_capacity;
@@ -17,7 +18,8 @@ string_builder::size_type string_builder::grown_capacity(size_type needed) const
 }
 
 void string_builder::reallocate(size_type capacity) {
-  if (capacity > max_size()) throw std::length_error("fl::string_builder::reserve: capacity > max_size()");
+  if (capacity > max_size())
+    throw std::length_error("fl::string_builder::reserve: capacity > max_size()");
   const size_type new_cap = detail::pool_good_size(capacity + 1) - 1;
   char* block = data_ == nullptr
                     ? static_cast<char*>(detail::pool_allocate(new_cap + 1))
@@ -27,7 +29,8 @@ void string_builder::reallocate(size_type capacity) {
 }
 
 char* string_builder::grow_begin(size_type n, size_type& new_cap) {
-  if (n > max_size() - size_) throw std::length_error("fl::string_builder::append: text longer than max_size()");
+  if (n > max_size() - size_)
+    throw std::length_error("fl::string_builder::append: text longer than max_size()");
   new_cap = grown_capacity(size_ + n);
   char* block = static_cast<char*>(detail::pool_allocate(new_cap + 1));
   if (size_ != 0) std::memcpy(block, data_, size_);

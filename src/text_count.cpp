@@ -19,7 +19,8 @@ namespace fl::detail {
 void count_text_avx2(const char* p, std::size_t n, std::size_t& chars, std::size_t& newlines,
                      std::size_t& astral) noexcept;
 std::size_t count_byte_avx2(const char* p, std::size_t n, char ch) noexcept;
-std::size_t nth_item_avx2(const char* p, std::size_t n, int metric, std::size_t k, std::size_t& skipped) noexcept;
+std::size_t nth_item_avx2(const char* p, std::size_t n, int metric, std::size_t k,
+                          std::size_t& skipped) noexcept;
 #endif
 
 namespace {
@@ -62,19 +63,22 @@ std::size_t count_byte(const char* p, std::size_t n, char ch) noexcept {
 #ifndef FL_NO_SIMD
   const int k = isa();
   if (k == 2) return count_byte_avx2(p, n, ch);
-  if (k == 1) return count_byte_simd<v128>(reinterpret_cast<const byte*>(p), n, static_cast<byte>(ch));
+  if (k == 1)
+    return count_byte_simd<v128>(reinterpret_cast<const byte*>(p), n, static_cast<byte>(ch));
 #endif
   std::size_t c = 0;
   for (std::size_t i = 0; i < n; ++i) c += p[i] == ch;
   return c;
 }
 
-std::size_t nth_item(const char* p, std::size_t n, text_metric m, std::size_t k, std::size_t& skipped) noexcept {
+std::size_t nth_item(const char* p, std::size_t n, text_metric m, std::size_t k,
+                     std::size_t& skipped) noexcept {
   const int metric = static_cast<int>(m);
 #ifndef FL_NO_SIMD
   const int isa_k = isa();
   if (isa_k == 2) return nth_item_avx2(p, n, metric, k, skipped);
-  if (isa_k == 1) return nth_item_simd<v128>(reinterpret_cast<const byte*>(p), n, metric, k, skipped);
+  if (isa_k == 1)
+    return nth_item_simd<v128>(reinterpret_cast<const byte*>(p), n, metric, k, skipped);
 #endif
   const byte* s = reinterpret_cast<const byte*>(p);
   std::size_t seen = 0, i = 0;

@@ -36,7 +36,8 @@ text_counts count_text(const char* p, std::size_t n) noexcept;
 // char start, the k-th '\n', or the start of the char holding UTF-16 unit k.
 // `skipped` receives the items before that position. Returns n (and the
 // total in `skipped`) when the range holds k items or fewer.
-std::size_t nth_item(const char* p, std::size_t n, text_metric m, std::size_t k, std::size_t& skipped) noexcept;
+std::size_t nth_item(const char* p, std::size_t n, text_metric m, std::size_t k,
+                     std::size_t& skipped) noexcept;
 
 // Number of bytes equal to ch in [p, p + n).
 std::size_t count_byte(const char* p, std::size_t n, char ch) noexcept;

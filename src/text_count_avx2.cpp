@@ -5,7 +5,8 @@
 
 namespace fl::detail {
 
-void count_text_avx2(const char* p, size_t n, size_t& chars, size_t& newlines, size_t& astral) noexcept {
+void count_text_avx2(const char* p, size_t n, size_t& chars, size_t& newlines,
+                     size_t& astral) noexcept {
   count_text_simd<v256>(reinterpret_cast<const uchar*>(p), n, chars, newlines, astral);
 }
 

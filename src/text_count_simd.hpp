@@ -23,7 +23,9 @@ struct v128 {
   static constexpr size_t width = 16;
   static reg splat(uchar c) noexcept { return _mm_set1_epi8(static_cast<char>(c)); }
   static reg zero() noexcept { return _mm_setzero_si128(); }
-  static reg load(const uchar* p) noexcept { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)); }
+  static reg load(const uchar* p) noexcept {
+    return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  }
   static reg eq(reg a, reg b) noexcept { return _mm_cmpeq_epi8(a, b); }
   static reg gt(reg a, reg b) noexcept { return _mm_cmpgt_epi8(a, b); }  // signed
   static reg max_u(reg a, reg b) noexcept { return _mm_max_epu8(a, b); }
@@ -41,7 +43,9 @@ struct v256 {
   static constexpr size_t width = 32;
   static reg splat(uchar c) noexcept { return _mm256_set1_epi8(static_cast<char>(c)); }
   static reg zero() noexcept { return _mm256_setzero_si256(); }
-  static reg load(const uchar* p) noexcept { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
+  static reg load(const uchar* p) noexcept {
+    return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+  }
   static reg eq(reg a, reg b) noexcept { return _mm256_cmpeq_epi8(a, b); }
   static reg gt(reg a, reg b) noexcept { return _mm256_cmpgt_epi8(a, b); }
   static reg max_u(reg a, reg b) noexcept { return _mm256_max_epu8(a, b); }
@@ -49,8 +53,10 @@ struct v256 {
   static uint32_t mask(reg a) noexcept { return static_cast<uint32_t>(_mm256_movemask_epi8(a)); }
   static size_t sum(reg a) noexcept {
     const __m256i s = _mm256_sad_epu8(a, _mm256_setzero_si256());
-    return static_cast<size_t>(_mm256_extract_epi64(s, 0)) + static_cast<size_t>(_mm256_extract_epi64(s, 1)) +
-           static_cast<size_t>(_mm256_extract_epi64(s, 2)) + static_cast<size_t>(_mm256_extract_epi64(s, 3));
+    return static_cast<size_t>(_mm256_extract_epi64(s, 0)) +
+           static_cast<size_t>(_mm256_extract_epi64(s, 1)) +
+           static_cast<size_t>(_mm256_extract_epi64(s, 2)) +
+           static_cast<size_t>(_mm256_extract_epi64(s, 3));
   }
 };
 #endif
@@ -64,7 +70,8 @@ inline size_t utf16_units(uchar b) noexcept { return is_char(b) ? 1u + (b >= 0xF
 // Lanes: non-continuation bytes are those > 0xBF as signed (-65): 0x00..0x7F
 // and 0xC0..0xFF. Astral bytes are those with max(b, 0xF0) == b.
 template <class V>
-void count_text_simd(const uchar* p, size_t n, size_t& chars, size_t& newlines, size_t& astral) noexcept {
+void count_text_simd(const uchar* p, size_t n, size_t& chars, size_t& newlines,
+                     size_t& astral) noexcept {
   using reg = typename V::reg;
   const reg nl = V::splat('\n'), cont = V::splat(0xBF), top = V::splat(0xF0);
   size_t i = 0;
@@ -86,10 +93,13 @@ void count_text_simd(const uchar* p, size_t n, size_t& chars, size_t& newlines, 
   // 16 bytes at a time through the lane masks before going byte by byte.
   for (; n - i >= 16; i += 16) {
     const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
-    chars += popcount32(static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpgt_epi8(v, _mm_set1_epi8(-65)))));
-    newlines += popcount32(static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('\n')))));
+    chars +=
+        popcount32(static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpgt_epi8(v, _mm_set1_epi8(-65)))));
+    newlines += popcount32(
+        static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('\n')))));
     const __m128i top16 = _mm_set1_epi8(static_cast<char>(0xF0));
-    astral += popcount32(static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(v, top16), v))));
+    astral += popcount32(
+        static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(v, top16), v))));
   }
   for (; i < n; ++i) {
     chars += is_char(p[i]);
@@ -135,7 +145,9 @@ size_t nth_item_simd(const uchar* p, size_t n, int metric, size_t k, size_t& ski
   }
   for (; i < n; ++i) {
     const uchar b = p[i];
-    const size_t w = metric == 1 ? (b == '\n' ? 1u : 0u) : metric == 0 ? (is_char(b) ? 1u : 0u) : utf16_units(b);
+    const size_t w = metric == 1   ? (b == '\n' ? 1u : 0u)
+                     : metric == 0 ? (is_char(b) ? 1u : 0u)
+                                   : utf16_units(b);
     if (seen + w > k) break;
     seen += w;
   }

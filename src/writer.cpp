@@ -21,7 +21,8 @@ void write_all(int fd, const char* p, std::size_t n) {
     if (r < 0) {
       if (errno == EINTR) continue;
       const int err = errno;
-      throw std::system_error(err, std::system_category(), "fl::writer: write to fd " + std::to_string(fd));
+      throw std::system_error(err, std::system_category(),
+                              "fl::writer: write to fd " + std::to_string(fd));
     }
     p += r;
     n -= static_cast<std::size_t>(r);
@@ -111,7 +112,8 @@ void writer::make_room(size_type n) {
 // Growth is geometric: resize_and_overwrite reallocates (copying the whole
 // old block, written text included) only when the room asked for is not there.
 void writer::open_string(size_type min_room) {
-  const size_type used = begin_ != nullptr ? static_cast<size_type>(pos_ - out_->data()) : out_->size();
+  const size_type used =
+      begin_ != nullptr ? static_cast<size_type>(pos_ - out_->data()) : out_->size();
   const size_type need = used + min_room;
   if (min_room > out_->max_size() - used) {
     throw std::length_error("fl::writer: text exceeds fl::string::max_size()");

@@ -44,7 +44,8 @@ std::size_t g_points = 0;
 // for every k until op succeeds; `text` reads the object's observable value.
 // Returns the number of allocations op made.
 template <class T>
-std::size_t every_failure(const char* what, const std::function<T()>& make, const std::function<void(T&)>& op,
+std::size_t every_failure(const char* what, const std::function<T()>& make,
+                          const std::function<void(T&)>& op,
                           const std::function<std::string(const T&)>& text, bool strong = true) {
   for (std::size_t k = 1; k < 1000; ++k) {
     const long live0 = pool_live_blocks();
@@ -81,25 +82,36 @@ std::string str_text(const fl::string& s) {
 const std::string long_a(100, 'a');
 const std::string long_b(5000, 'b');
 
-void string_case(const char* what, const std::string& init, const std::function<void(fl::string&)>& op,
-                 std::size_t min_allocs = 0) {
+void string_case(const char* what, const std::string& init,
+                 const std::function<void(fl::string&)>& op, std::size_t min_allocs = 0) {
   const std::size_t n = every_failure<fl::string>(
       what, [&] { return fl::string(init); }, op, str_text);
   EXPECT_GE(n, min_allocs) << what;
 }
 
 TEST(AllocFailure, StringMutatorsAreStrong) {
-  string_case("append inline->heap", "short", [](fl::string& s) { s.append(long_a); }, 1);
-  string_case("append heap growth", long_a, [](fl::string& s) { s.append(long_b); }, 1);
-  string_case("append self", long_a, [](fl::string& s) { s.append(s); }, 1);
-  string_case("append count", "x", [](fl::string& s) { s.append(300, 'c'); }, 1);
-  string_case("insert", long_a, [](fl::string& s) { s.insert(3, long_b); }, 1);
-  string_case("insert self", long_a, [](fl::string& s) { s.insert(3, s.c_str()); }, 1);
-  string_case("replace", long_a, [](fl::string& s) { s.replace(1, 5, long_b); }, 1);
-  string_case("assign", "short", [](fl::string& s) { s.assign(long_b); }, 1);
-  string_case("operator= copy", "short", [](fl::string& s) { s = fl::string(long_b); }, 1);
-  string_case("resize", "abc", [](fl::string& s) { s.resize(1000, 'r'); }, 1);
-  string_case("reserve", "abc", [](fl::string& s) { s.reserve(4000); }, 1);
+  string_case(
+      "append inline->heap", "short", [](fl::string& s) { s.append(long_a); }, 1);
+  string_case(
+      "append heap growth", long_a, [](fl::string& s) { s.append(long_b); }, 1);
+  string_case(
+      "append self", long_a, [](fl::string& s) { s.append(s); }, 1);
+  string_case(
+      "append count", "x", [](fl::string& s) { s.append(300, 'c'); }, 1);
+  string_case(
+      "insert", long_a, [](fl::string& s) { s.insert(3, long_b); }, 1);
+  string_case(
+      "insert self", long_a, [](fl::string& s) { s.insert(3, s.c_str()); }, 1);
+  string_case(
+      "replace", long_a, [](fl::string& s) { s.replace(1, 5, long_b); }, 1);
+  string_case(
+      "assign", "short", [](fl::string& s) { s.assign(long_b); }, 1);
+  string_case(
+      "operator= copy", "short", [](fl::string& s) { s = fl::string(long_b); }, 1);
+  string_case(
+      "resize", "abc", [](fl::string& s) { s.resize(1000, 'r'); }, 1);
+  string_case(
+      "reserve", "abc", [](fl::string& s) { s.reserve(4000); }, 1);
   string_case("shrink_to_fit", long_b, [](fl::string& s) {
     s.resize(50);
     s.shrink_to_fit();
@@ -118,9 +130,12 @@ TEST(AllocFailure, StringMutatorsAreStrong) {
       }
     }
   });
-  string_case("operator+", long_a, [](fl::string& s) { s = s + "-" + fl::string(long_a); }, 1);
-  string_case("concat", "x", [](fl::string& s) { s = fl::concat(s, long_a, 42, 3.5); }, 1);
-  string_case("append concat", long_a, [](fl::string& s) { fl::append(s, long_b, 7, 'c'); }, 1);
+  string_case(
+      "operator+", long_a, [](fl::string& s) { s = s + "-" + fl::string(long_a); }, 1);
+  string_case(
+      "concat", "x", [](fl::string& s) { s = fl::concat(s, long_a, 42, 3.5); }, 1);
+  string_case(
+      "append concat", long_a, [](fl::string& s) { fl::append(s, long_b, 7, 'c'); }, 1);
 }
 
 TEST(AllocFailure, ImmutableStringConstructionLeaksNothing) {
@@ -129,8 +144,10 @@ TEST(AllocFailure, ImmutableStringConstructionLeaksNothing) {
   EXPECT_GE(every_failure<im>(
                 "construct long", [] { return im(); }, [](im& s) { s = im(long_b); }, text),
             1u);
-  every_failure<im>("copy shares", [] { return im(long_b); }, [](im& s) { s = im(s); }, text);
-  every_failure<im>("from fl::string", [] { return im("x"); }, [](im& s) { s = im(fl::string(long_a)); }, text);
+  every_failure<im>(
+      "copy shares", [] { return im(long_b); }, [](im& s) { s = im(s); }, text);
+  every_failure<im>(
+      "from fl::string", [] { return im("x"); }, [](im& s) { s = im(fl::string(long_a)); }, text);
 }
 
 TEST(AllocFailure, BuilderAppendAndBuildAreStrong) {
@@ -141,25 +158,34 @@ TEST(AllocFailure, BuilderAppendAndBuildAreStrong) {
     b.append("start ", 1);
     return b;
   };
-  EXPECT_GE(every_failure<sb>("append", make, [](sb& b) { b.append(long_b, ' ', 12345, 0.25); }, text), 1u);
+  EXPECT_GE(every_failure<sb>(
+                "append", make, [](sb& b) { b.append(long_b, ' ', 12345, 0.25); }, text),
+            1u);
   // Many calls: each one is strong (checked here); the sequence is not.
-  every_failure<sb>("append many", make, [](sb& b) {
-    for (int i = 0; i < 100; ++i) {
-      const std::string before(b.view());
-      try {
+  every_failure<sb>(
+      "append many", make,
+      [](sb& b) {
+        for (int i = 0; i < 100; ++i) {
+          const std::string before(b.view());
+          try {
+            b.append(long_a);
+          } catch (const std::bad_alloc&) {
+            EXPECT_EQ(b.view(), before) << "append " << i;
+            throw;
+          }
+        }
+      },
+      text, /*strong=*/false);
+  every_failure<sb>(
+      "reserve", make, [](sb& b) { b.reserve(100000); }, text);
+  every_failure<sb>(
+      "build", make,
+      [](sb& b) {
         b.append(long_a);
-      } catch (const std::bad_alloc&) {
-        EXPECT_EQ(b.view(), before) << "append " << i;
-        throw;
-      }
-    }
-  }, text, /*strong=*/false);
-  every_failure<sb>("reserve", make, [](sb& b) { b.reserve(100000); }, text);
-  every_failure<sb>("build", make, [](sb& b) {
-    b.append(long_a);
-    const fl::string s = std::move(b).build();
-    b.append(std::string_view(s).substr(0, 3));  // a built builder is empty and usable
-  }, text, /*strong=*/false);
+        const fl::string s = std::move(b).build();
+        b.append(std::string_view(s).substr(0, 3));  // a built builder is empty and usable
+      },
+      text, /*strong=*/false);
 }
 
 // The C API: a failed call returns FL_ENOMEM and leaves its output unchanged.
@@ -171,8 +197,8 @@ struct c_str {
   ~c_str() { fl_str_free(&s); }
 };
 
-void c_case(const char* what, const std::string& init, const std::function<fl_status(fl_str*)>& call,
-            std::size_t min_allocs = 1) {
+void c_case(const char* what, const std::string& init,
+            const std::function<fl_status(fl_str*)>& call, std::size_t min_allocs = 1) {
   auto text = [](const c_str& c) { return std::string(fl_str_cstr(&c.s), fl_str_len(&c.s)); };
   const std::size_t n = every_failure<c_str>(
       what, [&] { return c_str(init); },
@@ -187,19 +213,24 @@ void c_case(const char* what, const std::string& init, const std::function<fl_st
 
 TEST(AllocFailure, CApiFailsWithEnomemAndKeepsItsOutput) {
   c_case("fl_str_append", "short", [](fl_str* s) { return fl_str_append(s, long_a.c_str()); });
-  c_case("fl_str_append_n", long_a, [](fl_str* s) { return fl_str_append_n(s, long_b.data(), long_b.size()); });
-  c_case("fl_str_appendf", "x", [](fl_str* s) { return fl_str_appendf(s, "%s-%d-%0300d", long_a.c_str(), 7, 1); });
+  c_case("fl_str_append_n", long_a,
+         [](fl_str* s) { return fl_str_append_n(s, long_b.data(), long_b.size()); });
+  c_case("fl_str_appendf", "x",
+         [](fl_str* s) { return fl_str_appendf(s, "%s-%d-%0300d", long_a.c_str(), 7, 1); });
   c_case("fl_str_reserve", "abc", [](fl_str* s) { return fl_str_reserve(s, 10000); });
   c_case("fl_str_from", "old text", [](fl_str* s) { return fl_str_from(s, long_b.c_str()); });
   // substr writes into a separate output: that output must stay as it was.
-  c_case("fl_str_substr", "previous output", [](fl_str* out) {
-    fl_str src = FL_STR_INIT;
-    pool_fail_after(0);
-    if (fl_str_from_n(&src, long_b.data(), long_b.size()) != FL_OK) return FL_ENOMEM;
-    const fl_status st = fl_str_substr(&src, 10, 3000, out);
-    fl_str_free(&src);
-    return st;
-  }, 0);
+  c_case(
+      "fl_str_substr", "previous output",
+      [](fl_str* out) {
+        fl_str src = FL_STR_INIT;
+        pool_fail_after(0);
+        if (fl_str_from_n(&src, long_b.data(), long_b.size()) != FL_OK) return FL_ENOMEM;
+        const fl_status st = fl_str_substr(&src, 10, 3000, out);
+        fl_str_free(&src);
+        return st;
+      },
+      0);
 }
 
 // ---- size arithmetic at the edges ----
@@ -219,7 +250,7 @@ TEST(SizeArithmetic, StringLengthsPastMaxSizeThrowLengthError) {
   EXPECT_THROW(s.reserve(huge), std::length_error);
   EXPECT_THROW(s.resize(max + 1), std::length_error);
   EXPECT_THROW(s.resize(huge, 'x'), std::length_error);
-  EXPECT_THROW(s.append(max, 'x'), std::length_error);    // 3 + max overflows max
+  EXPECT_THROW(s.append(max, 'x'), std::length_error);  // 3 + max overflows max
   EXPECT_THROW(s.append(huge, 'x'), std::length_error);
   EXPECT_THROW(s.append(huge - 1, 'x'), std::length_error);
   EXPECT_THROW(s.insert(1, max - 2, 'x'), std::length_error);
@@ -242,8 +273,10 @@ TEST(SizeArithmetic, BuilderAndImmutablePastMaxSize) {
   EXPECT_THROW(b.reserve(opaque(b.max_size() + 1)), std::length_error);
   EXPECT_EQ(b.view(), "abc");
   const char* p = "x";
-  EXPECT_THROW(fl::immutable_string(p, opaque(fl::immutable_string::max_size() + 1)), std::length_error);
-  EXPECT_THROW(fl::immutable_string(p, opaque(std::numeric_limits<std::size_t>::max())), std::length_error);
+  EXPECT_THROW(fl::immutable_string(p, opaque(fl::immutable_string::max_size() + 1)),
+               std::length_error);
+  EXPECT_THROW(fl::immutable_string(p, opaque(std::numeric_limits<std::size_t>::max())),
+               std::length_error);
 }
 
 TEST(SizeArithmetic, CApiRefusesImpossibleLengths) {

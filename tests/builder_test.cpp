@@ -17,12 +17,13 @@
 
 namespace {
 
-using fl_test::test_seed;
 using fl_test::pool_allocations;
+using fl_test::test_seed;
 
 }  // namespace
 
-static_assert(!std::is_copy_constructible_v<fl::string_builder> && !std::is_copy_assignable_v<fl::string_builder>);
+static_assert(!std::is_copy_constructible_v<fl::string_builder> &&
+              !std::is_copy_assignable_v<fl::string_builder>);
 static_assert(std::is_nothrow_move_constructible_v<fl::string_builder> &&
               std::is_nothrow_move_assignable_v<fl::string_builder>);
 
@@ -170,7 +171,8 @@ TEST(StringBuilderTest, LengthErrorsLeaveTheBuilderUnchanged) {
   b.append("kept");
   EXPECT_THROW(b.reserve(fl::string_builder::max_size() + 1), std::length_error);
   EXPECT_EQ(b.view(), "kept");
-  const std::string_view huge(b.data(), fl::string_builder::max_size());  // never read: rejected by size
+  const std::string_view huge(b.data(),
+                              fl::string_builder::max_size());  // never read: rejected by size
   EXPECT_THROW(b.append(huge), std::length_error);
   EXPECT_EQ(b.view(), "kept");
 }

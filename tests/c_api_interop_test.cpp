@@ -89,18 +89,27 @@ TEST(CApiInteropTest, RandomEditsAgreeWithStdString) {
         break;
       case 1:
         st = fl_str_insert(&s, pos, t.data(), t.size());
-        if (pos > len) expect = FL_ERANGE; else want.insert(pos, t);
+        if (pos > len)
+          expect = FL_ERANGE;
+        else
+          want.insert(pos, t);
         break;
       case 2: {
         const std::size_t n = rng() % 8;
         st = fl_str_erase(&s, pos, n);
-        if (pos > len) expect = FL_ERANGE; else want.erase(pos, n);
+        if (pos > len)
+          expect = FL_ERANGE;
+        else
+          want.erase(pos, n);
         break;
       }
       case 3: {
         const std::size_t n = rng() % 8;
         st = fl_str_replace(&s, pos, n, t.data(), t.size());
-        if (pos > len) expect = FL_ERANGE; else want.replace(pos, n, t);
+        if (pos > len)
+          expect = FL_ERANGE;
+        else
+          want.replace(pos, n, t);
         break;
       }
       case 4: {  // self-aliasing append of a slice

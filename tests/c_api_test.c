@@ -17,22 +17,24 @@
 
 static int failures = 0;
 
-#define CHECK(cond)                                                  \
-  do {                                                               \
-    if (!(cond)) {                                                   \
+#define CHECK(cond)                                                            \
+  do {                                                                         \
+    if (!(cond)) {                                                             \
       fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-      ++failures;                                                    \
-    }                                                                \
+      ++failures;                                                              \
+    }                                                                          \
   } while (0)
 
 /* s holds exactly the n bytes at p, and is terminated. */
-static int holds(const fl_str *s, const char *p, size_t n) {
+static int holds(const fl_str* s, const char* p, size_t n) {
   return fl_str_len(s) == n && memcmp(fl_str_cstr(s), p, n) == 0 && fl_str_cstr(s)[n] == '\0';
 }
 #define HOLDS(s, lit) holds((s), (lit), sizeof(lit) - 1)
 
 /* A copy of the 24 bytes, to prove that a failed call changed nothing. */
-static int same_bytes(const fl_str *a, const fl_str *b) { return memcmp(a, b, sizeof(fl_str)) == 0; }
+static int same_bytes(const fl_str* a, const fl_str* b) {
+  return memcmp(a, b, sizeof(fl_str)) == 0;
+}
 
 static const char alphabet[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 
@@ -94,11 +96,11 @@ static void test_lengths_around_inline_limit(void) {
     /* The 23-char inline string's byte 23 is its terminator. */
     fl_str s;
     CHECK(fl_str_from_n(&s, alphabet, 23) == FL_OK);
-    CHECK(fl_str_cstr(&s) == (const char *)&s);
+    CHECK(fl_str_cstr(&s) == (const char*)&s);
     CHECK(fl_str_cstr(&s)[23] == '\0');
     fl_str_free(&s);
     CHECK(fl_str_from_n(&s, alphabet, 24) == FL_OK);
-    CHECK(fl_str_cstr(&s) != (const char *)&s);
+    CHECK(fl_str_cstr(&s) != (const char*)&s);
     fl_str_free(&s);
   }
 }
@@ -137,7 +139,7 @@ static void test_append_reserve(void) {
   /* Self-append: the source is inside the destination. */
   fl_str_clear(&s);
   CHECK(fl_str_append(&s, "0123456789ab") == FL_OK);
-  CHECK(fl_str_append_n(&s, fl_str_cstr(&s), fl_str_len(&s)) == FL_OK);  /* 12 -> 24: goes to heap */
+  CHECK(fl_str_append_n(&s, fl_str_cstr(&s), fl_str_len(&s)) == FL_OK); /* 12 -> 24: goes to heap */
   CHECK(HOLDS(&s, "0123456789ab0123456789ab"));
   CHECK(fl_str_append(&s, fl_str_cstr(&s)) == FL_OK);
   CHECK(HOLDS(&s, "0123456789ab0123456789ab0123456789ab0123456789ab"));
@@ -207,7 +209,8 @@ static void test_appendf(void) {
     /* A format that fails (an unencodable wide character in the C locale):
      * FL_EINVAL and the string unchanged, inline and heap. */
     keep = t;
-    CHECK(fl_str_appendf(&t, "%lc", (wint_t)0xD800) == FL_EINVAL && same_bytes(&t, &keep) && HOLDS(&t, "abc"));
+    CHECK(fl_str_appendf(&t, "%lc", (wint_t)0xD800) == FL_EINVAL && same_bytes(&t, &keep) &&
+          HOLDS(&t, "abc"));
     fl_str_free(&t);
   }
   keep = s;
@@ -229,7 +232,8 @@ static void test_edit(void) {
   CHECK(fl_str_insert(&s, 0, ">> ", 3) == FL_OK && HOLDS(&s, ">> hello, world"));
   CHECK(fl_str_insert(&s, fl_str_len(&s), "!", 1) == FL_OK && HOLDS(&s, ">> hello, world!"));
   /* Self-insert across the inline limit. */
-  CHECK(fl_str_insert(&s, 3, fl_str_cstr(&s) + 3, 5) == FL_OK && HOLDS(&s, ">> hellohello, world!"));
+  CHECK(fl_str_insert(&s, 3, fl_str_cstr(&s) + 3, 5) == FL_OK &&
+        HOLDS(&s, ">> hellohello, world!"));
   CHECK(fl_str_insert(&s, 0, fl_str_cstr(&s), fl_str_len(&s)) == FL_OK);
   CHECK(HOLDS(&s, ">> hellohello, world!>> hellohello, world!"));
   CHECK(fl_str_erase(&s, 21, FL_NPOS) == FL_OK && HOLDS(&s, ">> hellohello, world!"));
@@ -265,7 +269,8 @@ static void test_edit(void) {
   CHECK(fl_str_trim(&s) == FL_OK && HOLDS(&s, "padded text"));
   fl_str_assign(&s, "   ", 3);
   CHECK(fl_str_trim(&s) == FL_OK && HOLDS(&s, ""));
-  fl_str_assign(&s, "                              long and padded                    ", 30 + 15 + 20);
+  fl_str_assign(&s, "                              long and padded                    ",
+                30 + 15 + 20);
   CHECK(fl_str_trim(&s) == FL_OK && HOLDS(&s, "long and padded"));
   CHECK(fl_str_trim(&s) == FL_OK && HOLDS(&s, "long and padded"));
   fl_str_free(&s);
@@ -277,7 +282,7 @@ static void test_move(void) {
   fl_str_from(&a, "a heap string, longer than the inline limit");
   fl_str_from(&b, "short");
   {
-    const char *buf = fl_str_cstr(&a);
+    const char* buf = fl_str_cstr(&a);
     CHECK(fl_str_move(&b, &a) == FL_OK);
     CHECK(fl_str_cstr(&b) == buf); /* no copy */
     CHECK(HOLDS(&b, "a heap string, longer than the inline limit"));
@@ -378,9 +383,11 @@ static void test_split(void) {
   CHECK(fl_str_split(&s, "::", 2, &list) == FL_OK && list.len == 3);
   if (list.len == 3) CHECK(HOLDS(&list.items[2], "three"));
   fl_str_clear(&s);
-  CHECK(fl_str_split(&s, ",", 1, &list) == FL_OK && list.len == 1 && fl_str_len(&list.items[0]) == 0);
+  CHECK(fl_str_split(&s, ",", 1, &list) == FL_OK && list.len == 1 &&
+        fl_str_len(&list.items[0]) == 0);
   keep = list;
-  CHECK(fl_str_split(&s, ",", 0, &list) == FL_EINVAL && list.items == keep.items && list.len == keep.len);
+  CHECK(fl_str_split(&s, ",", 0, &list) == FL_EINVAL && list.items == keep.items &&
+        list.len == keep.len);
   CHECK(fl_str_split(NULL, ",", 1, &list) == FL_EINVAL && list.items == keep.items);
   CHECK(fl_str_split(&s, NULL, 1, &list) == FL_EINVAL && list.items == keep.items);
   CHECK(fl_str_split(&s, ",", 1, NULL) == FL_EINVAL);
@@ -415,7 +422,8 @@ static void test_files(void) {
   /* FL_EIO with errno; the output is unchanged. */
   keep = r;
   errno = 0;
-  CHECK(fl_str_read_file(&r, "/nonexistent/fl/file") == FL_EIO && errno == ENOENT && same_bytes(&r, &keep));
+  CHECK(fl_str_read_file(&r, "/nonexistent/fl/file") == FL_EIO && errno == ENOENT &&
+        same_bytes(&r, &keep));
   errno = 0;
   CHECK(fl_str_read_file(&r, dir) == FL_EIO && errno == EISDIR && same_bytes(&r, &keep));
   errno = 0;

@@ -23,8 +23,8 @@
 
 namespace {
 
-using fl_test::test_seed;
 using fl_test::pool_allocations;
+using fl_test::test_seed;
 
 // Random text of 0..40 chars, so operands and results cross the 23-char
 // inline limit in both directions.
@@ -97,7 +97,9 @@ std::string text_of(const operand_maker<K>& m, const std::string& s) {
 }
 
 template <class A, class B>
-concept addable = requires(A a, B b) { a + b; };
+concept addable = requires(A a, B b) {
+  a + b;
+};
 
 // Whether fl's + applies: one side is an fl string (std + std keeps its meaning).
 template <class L, class R>
@@ -120,7 +122,8 @@ void check_triple(std::mt19937_64& rng, std::uint64_t seed) {
     // Right-nested too: a + (b + c), when b + c is an fl string.
     if constexpr (fl_plus<M, R>) {
       const fl::string r = x.get() + (y.get() + z.get());
-      ASSERT_EQ(std::string_view(r), want) << "seed " << seed << " kinds " << K1 << K2 << K3 << " nested";
+      ASSERT_EQ(std::string_view(r), want)
+          << "seed " << seed << " kinds " << K1 << K2 << K3 << " nested";
     }
   }
 }
@@ -154,30 +157,35 @@ auto plus_local(const S& t) {
 static_assert(std::is_same_v<decltype(std::declval<fl::string&>() + "x"), fl::string>);
 static_assert(std::is_same_v<decltype("x" + std::declval<fl::string&>() + 'c'), fl::string>);
 static_assert(std::is_same_v<decltype(std::declval<fl::pmr::string&>() + "x"), fl::pmr::string>);
-static_assert(std::is_same_v<decltype(std::declval<std::string&>() + std::declval<std::string&>()), std::string>);
+static_assert(std::is_same_v<decltype(std::declval<std::string&>() + std::declval<std::string&>()),
+                             std::string>);
 static_assert(addable<fl::string&, const char*> && addable<char, const fl::string&>);
 static_assert(addable<fl::string&, std::string_view> && addable<std::string, fl::string>);
 static_assert(!addable<fl::string&, int>, "s + 42 must not compile: use fl::concat");
-static_assert(!addable<const fl::string&, int> && !addable<fl::string, int>, "s + 0 must not compile");
+static_assert(!addable<const fl::string&, int> && !addable<fl::string, int>,
+              "s + 0 must not compile");
 static_assert(!addable<fl::string&, double>);
 static_assert(!addable<fl::string&, std::nullptr_t>);
 static_assert(!addable<fl::string&, const wchar_t*>);
 static_assert(!addable<fl::string&, int*>);
-static_assert(!addable<fl::string&, fl::pmr::string&>, "like std::string, no + across allocator types");
+static_assert(!addable<fl::string&, fl::pmr::string&>,
+              "like std::string, no + across allocator types");
 
 // ---- operator+ ----
 
 TEST(StringPlusTest, EveryOperandKindInEveryPosition) {
   const auto seed = test_seed();
   std::mt19937_64 rng(seed);
-  for (int round = 0; round < 30; ++round) check_all(rng, seed, std::make_integer_sequence<int, kind_count>());
+  for (int round = 0; round < 30; ++round)
+    check_all(rng, seed, std::make_integer_sequence<int, kind_count>());
 }
 
 TEST(StringPlusDifferential, RandomChainsAgreeWithStdString) {
   const auto seed = test_seed();
   std::mt19937_64 rng(seed);
   for (int step = 0; step < 5'000; ++step) {
-    const std::string a = random_text(rng), b = random_text(rng), c = random_text(rng), d = random_text(rng);
+    const std::string a = random_text(rng), b = random_text(rng), c = random_text(rng),
+                      d = random_text(rng);
     const char ch = static_cast<char>('a' + rng() % 26);
     const fl::string fa = make_fl(a), fd = make_fl(d);
     const std::string want = a + "/" + b + ch + c + " => " + d;
@@ -220,7 +228,8 @@ TEST(StringPlusTest, OperandsMayDieOrMoveAfterThePlus) {
   auto first = v[0] + a;
   for (int i = 0; i < 100; ++i) v.emplace_back("more elements, so that the vector reallocates");
   EXPECT_EQ(first, "first element, long enough to live on the heap+a");
-  fl::string x = fl::string("left operand, long enough for the heap") + fl::string("and a temporary") + "lit";
+  fl::string x =
+      fl::string("left operand, long enough for the heap") + fl::string("and a temporary") + "lit";
   auto y = temp_heap("f()") + '-' + std::string("a temporary std::string beyond SSO size");
   auto z = std::string("std temp, long enough to allocate its buffer") + a;
   fl::string churn = fl::string(std::string(1000, 'n')) + std::string(1000, 'm');
@@ -252,7 +261,8 @@ TEST(StringPlusTest, ResultIsAStringWithEveryMember) {
 }
 
 TEST(StringPlusTest, ChainGrowsOneBufferGeometrically) {
-  const fl::string s1 = "1234567", s2 = "12345678901234567890", s3 = ".ext", s4 = " /* my comment about this */";
+  const fl::string s1 = "1234567", s2 = "12345678901234567890", s3 = ".ext",
+                   s4 = " /* my comment about this */";
   auto before = pool_allocations();
   fl::string s = s1 + "/" + s2 + s3 + " => " + s4;
   // 8 chars inline, then one block at 28 chars and one more at 64: each
@@ -319,7 +329,8 @@ TEST(StringPlusTest, AllocationFailureLeavesOperandsAndTargetUnchanged) {
   EXPECT_EQ(std::string_view(target), "short");
   // As for std::pmr::string, a new result gets select_on_container_copy_
   // construction's allocator (the default resource); an rvalue keeps its own.
-  EXPECT_EQ((target + std::string(100, 'b')).get_allocator().resource(), std::pmr::get_default_resource());
+  EXPECT_EQ((target + std::string(100, 'b')).get_allocator().resource(),
+            std::pmr::get_default_resource());
   EXPECT_THROW(std::move(target) + std::string(100, 'b'), std::bad_alloc);
   EXPECT_EQ(std::string_view(target), "short");
   EXPECT_THROW(fl::append(target, big, 42), std::bad_alloc);
@@ -332,13 +343,16 @@ TEST(StringPlusTest, AllocationFailureLeavesOperandsAndTargetUnchanged) {
 // ---- fl::concat / fl::append ----
 
 TEST(ConcatTest, IntegersOfEveryWidth) {
-  EXPECT_EQ(fl::concat(std::numeric_limits<std::int8_t>::min(), ' ', std::numeric_limits<std::uint8_t>::max()),
+  EXPECT_EQ(fl::concat(std::numeric_limits<std::int8_t>::min(), ' ',
+                       std::numeric_limits<std::uint8_t>::max()),
             "-128 255");
-  EXPECT_EQ(fl::concat(std::numeric_limits<short>::min(), ' ', std::numeric_limits<unsigned short>::max()),
+  EXPECT_EQ(fl::concat(std::numeric_limits<short>::min(), ' ',
+                       std::numeric_limits<unsigned short>::max()),
             "-32768 65535");
   EXPECT_EQ(fl::concat(std::numeric_limits<int>::min(), ' ', std::numeric_limits<unsigned>::max()),
             "-2147483648 4294967295");
-  EXPECT_EQ(fl::concat(std::numeric_limits<long long>::min(), ' ', std::numeric_limits<unsigned long long>::max()),
+  EXPECT_EQ(fl::concat(std::numeric_limits<long long>::min(), ' ',
+                       std::numeric_limits<unsigned long long>::max()),
             "-9223372036854775808 18446744073709551615");
   EXPECT_EQ(fl::concat(0, 0L, 0UL, static_cast<signed char>(-1)), "000-1");
 }
@@ -434,11 +448,13 @@ TEST(ConcatTest, DecimalLikeDoublesMatchToChars) {
     ASSERT_EQ(std::string_view(got), std::string_view(want, static_cast<std::size_t>(w.ptr - want)))
         << "seed " << seed << " i " << i;
   }
-  for (double v : {1e-5, 1e-4, 1.5e-4, 1e-3, 0.1, 1.0, 10.0, 1e5, 1e6, 1.2e6, 123456789012345.0, 1e15, 999999999999999.9,
-                   0.30000000000000004, 5e-324, 1.7976931348623157e308, -0.0, 0.0}) {
+  for (double v :
+       {1e-5, 1e-4, 1.5e-4, 1e-3, 0.1, 1.0, 10.0, 1e5, 1e6, 1.2e6, 123456789012345.0, 1e15,
+        999999999999999.9, 0.30000000000000004, 5e-324, 1.7976931348623157e308, -0.0, 0.0}) {
     char want[64];
     const auto w = std::to_chars(want, want + sizeof want, v);
-    EXPECT_EQ(std::string_view(fl::concat(v)), std::string_view(want, static_cast<std::size_t>(w.ptr - want)));
+    EXPECT_EQ(std::string_view(fl::concat(v)),
+              std::string_view(want, static_cast<std::size_t>(w.ptr - want)));
   }
 }
 
@@ -456,7 +472,8 @@ TEST(ConcatTest, TextCharBoolAndMixes) {
   for (int step = 0; step < 5'000; ++step) {
     const std::string a = random_text(rng);
     const int i = static_cast<int>(rng());
-    const double d = static_cast<double>(static_cast<std::int64_t>(rng() % 2000000) - 1000000) / 1024.0;
+    const double d =
+        static_cast<double>(static_cast<std::int64_t>(rng() % 2000000) - 1000000) / 1024.0;
     const char ch = static_cast<char>('a' + rng() % 26);
     char dbuf[32];
     const auto r = std::to_chars(dbuf, dbuf + sizeof dbuf, d);
@@ -478,8 +495,11 @@ TEST(ConcatTest, AppendAddsInPlaceAndMayReferToItself) {
   auto before = pool_allocations();
   fl::append(s, s, 123456789, s);  // in place: capacity suffices
   EXPECT_EQ(pool_allocations(), before);
-  EXPECT_EQ(s, "n=7, x=2.5 true | n=7, x=2.5 true" "n=7, x=2.5 true | n=7, x=2.5 true" "123456789"
-               "n=7, x=2.5 true | n=7, x=2.5 true");
+  EXPECT_EQ(s,
+            "n=7, x=2.5 true | n=7, x=2.5 true"
+            "n=7, x=2.5 true | n=7, x=2.5 true"
+            "123456789"
+            "n=7, x=2.5 true | n=7, x=2.5 true");
   fl::string g = "grow";
   g.shrink_to_fit();
   before = pool_allocations();

@@ -59,7 +59,8 @@ void for_each_isa(F body) {
   fl::detail::set_find_isa(saved);
 }
 
-std::string random_text(std::mt19937_64& rng, std::size_t n, unsigned alphabet, unsigned char first = 'a') {
+std::string random_text(std::mt19937_64& rng, std::size_t n, unsigned alphabet,
+                        unsigned char first = 'a') {
   std::string s(n, '\0');
   for (auto& c : s) c = static_cast<char>(alphabet >= 256 ? rng() % 256 : first + rng() % alphabet);
   return s;
@@ -91,8 +92,9 @@ std::vector<std::size_t> positions(std::mt19937_64& rng, std::size_t n) {
   if (n <= 96) {
     for (std::size_t i = 0; i <= n + 1; ++i) p.push_back(i);
   } else {
-    for (std::size_t i : {std::size_t{0}, std::size_t{1}, std::size_t{15}, std::size_t{16}, std::size_t{31},
-                          std::size_t{32}, std::size_t{63}, std::size_t{64}, n - 1, n, n + 1}) {
+    for (std::size_t i :
+         {std::size_t{0}, std::size_t{1}, std::size_t{15}, std::size_t{16}, std::size_t{31},
+          std::size_t{32}, std::size_t{63}, std::size_t{64}, n - 1, n, n + 1}) {
       p.push_back(i);
     }
     for (int i = 0; i < 6; ++i) p.push_back(rng() % (n + 1));
@@ -104,7 +106,8 @@ std::vector<std::size_t> positions(std::mt19937_64& rng, std::size_t n) {
 
 // A needle of length m for hay: taken from it (present), taken and changed in
 // one byte (almost present), or random.
-std::string pick_needle(std::mt19937_64& rng, const std::string& hay, std::size_t m, unsigned alphabet) {
+std::string pick_needle(std::mt19937_64& rng, const std::string& hay, std::size_t m,
+                        unsigned alphabet) {
   const unsigned kind = rng() % 3;
   if (m <= hay.size() && kind < 2) {
     std::string nd = hay.substr(rng() % (hay.size() - m + 1), m);
@@ -118,15 +121,25 @@ std::string pick_needle(std::mt19937_64& rng, const std::string& hay, std::size_
 }
 
 TEST(FindTest, EdgeCasesAgreeWithStringView) {
-  const std::vector<std::string> hays = {"", "a", "ab", "aaa", std::string(1, '\0'), std::string("a\0b", 3),
-                                         std::string(100, 'x')};
-  const std::vector<std::string> needles = {"", "a", "b", "ab", "ba", "aaa", "aaaa", std::string(1, '\0'),
-                                            std::string("\0b", 2), std::string(100, 'x'), std::string(101, 'x')};
+  const std::vector<std::string> hays = {
+      "", "a", "ab", "aaa", std::string(1, '\0'), std::string("a\0b", 3), std::string(100, 'x')};
+  const std::vector<std::string> needles = {"",
+                                            "a",
+                                            "b",
+                                            "ab",
+                                            "ba",
+                                            "aaa",
+                                            "aaaa",
+                                            std::string(1, '\0'),
+                                            std::string("\0b", 2),
+                                            std::string(100, 'x'),
+                                            std::string(101, 'x')};
   for_each_isa([&](find_isa) {
     for (const auto& h : hays) {
       for (const auto& nd : needles) {
-        for (std::size_t pos : {std::size_t{0}, std::size_t{1}, std::size_t{2}, std::size_t{3}, std::size_t{99},
-                                std::size_t{100}, std::size_t{101}, fl::npos, fl::npos - 1}) {
+        for (std::size_t pos :
+             {std::size_t{0}, std::size_t{1}, std::size_t{2}, std::size_t{3}, std::size_t{99},
+              std::size_t{100}, std::size_t{101}, fl::npos, fl::npos - 1}) {
           check_substring(h, nd, pos);
           check_sets(h, nd, pos);
           if (::testing::Test::HasFatalFailure()) return;
@@ -189,11 +202,28 @@ TEST(FindTest, MatchesStraddlingVectorBoundaries) {
   for_each_isa([&](find_isa) {
     std::mt19937_64 rng(test_seed() + 2);
     for (std::size_t m : {2u, 3u, 5u, 13u, 17u, 31u, 33u, 64u}) {
-      for (std::size_t n : {m, m + 1, std::size_t{15}, std::size_t{16}, std::size_t{17}, std::size_t{31},
-                            std::size_t{32}, std::size_t{33}, std::size_t{63}, std::size_t{64}, std::size_t{65},
-                            std::size_t{95}, std::size_t{96}, std::size_t{97}, std::size_t{127},
-                            std::size_t{128}, std::size_t{129}, std::size_t{130}, std::size_t{191},
-                            std::size_t{192}, std::size_t{193}, std::size_t{257}}) {
+      for (std::size_t n : {m,
+                            m + 1,
+                            std::size_t{15},
+                            std::size_t{16},
+                            std::size_t{17},
+                            std::size_t{31},
+                            std::size_t{32},
+                            std::size_t{33},
+                            std::size_t{63},
+                            std::size_t{64},
+                            std::size_t{65},
+                            std::size_t{95},
+                            std::size_t{96},
+                            std::size_t{97},
+                            std::size_t{127},
+                            std::size_t{128},
+                            std::size_t{129},
+                            std::size_t{130},
+                            std::size_t{191},
+                            std::size_t{192},
+                            std::size_t{193},
+                            std::size_t{257}}) {
         if (n < m) continue;
         const std::string nd = random_text(rng, m, 26, 'A');  // letters the text never has
         for (std::size_t at = 0; at + m <= n; ++at) {
@@ -247,16 +277,19 @@ TEST(FindTest, PeriodicInputs) {
   cases.push_back({std::string(5000, 'a'), std::string(300, 'a')});
   cases.push_back({rep("abc", 2000), rep("abc", 20) + "x" + rep("abc", 20)});
   cases.push_back({rep("abc", 2000) + "x" + rep("abc", 30), rep("abc", 20) + "x" + rep("abc", 20)});
-  cases.push_back({rep(std::string(200, 'a') + "b", 40), std::string(200, 'a') + "b" + std::string(200, 'a') + "c"});
+  cases.push_back({rep(std::string(200, 'a') + "b", 40),
+                   std::string(200, 'a') + "b" + std::string(200, 'a') + "c"});
   cases.push_back({rep("ab", 3000), rep("ab", 100) + "b"});
   cases.push_back({rep("aab", 2000), rep("aab", 50) + "aa"});
   cases.push_back({rep("abaabaab", 700), rep("abaab", 30)});
-  cases.push_back({rep(std::string("\0a", 2), 2000), rep(std::string("\0a", 2), 40) + std::string(1, '\0')});
+  cases.push_back(
+      {rep(std::string("\0a", 2), 2000), rep(std::string("\0a", 2), 40) + std::string(1, '\0')});
   cases.push_back({rep("xy", 2000) + rep("xy", 10) + "z", rep("xy", 10) + "z"});
   for_each_isa([&](find_isa) {
     for (const auto& [hay, nd] : cases) {
-      for (std::size_t pos : {std::size_t{0}, std::size_t{1}, std::size_t{2}, std::size_t{3}, std::size_t{1000},
-                              hay.size() / 2, hay.size() - nd.size(), fl::npos}) {
+      for (std::size_t pos :
+           {std::size_t{0}, std::size_t{1}, std::size_t{2}, std::size_t{3}, std::size_t{1000},
+            hay.size() / 2, hay.size() - nd.size(), fl::npos}) {
         check_substring(hay, nd, pos);
         if (::testing::Test::HasFatalFailure()) return;
       }
@@ -331,9 +364,10 @@ TEST(FindTest, HighBytesInSets) {
   for (int i = 0; i < 600; ++i) hay += static_cast<char>(i * 37);
   for_each_isa([&](find_isa) {
     for (int lo = 0; lo < 256; lo += 7) {
-      const std::string set = {static_cast<char>(lo), static_cast<char>(lo ^ 0x80), static_cast<char>(255 - lo),
-                               static_cast<char>(lo + 16)};
-      for (std::size_t pos : {std::size_t{0}, std::size_t{5}, std::size_t{300}, std::size_t{599}, fl::npos}) {
+      const std::string set = {static_cast<char>(lo), static_cast<char>(lo ^ 0x80),
+                               static_cast<char>(255 - lo), static_cast<char>(lo + 16)};
+      for (std::size_t pos :
+           {std::size_t{0}, std::size_t{5}, std::size_t{300}, std::size_t{599}, fl::npos}) {
         check_sets(hay, set, pos);
         check_sets(hay, std::string_view(set).substr(0, 2), pos);
         if (::testing::Test::HasFatalFailure()) return;
@@ -346,12 +380,14 @@ TEST(FindTest, HighBytesInSets) {
 // either guard makes any read outside it fault.
 class guarded_pages {
  public:
-  explicit guarded_pages(std::size_t data_pages) : page_(static_cast<std::size_t>(sysconf(_SC_PAGESIZE))) {
+  explicit guarded_pages(std::size_t data_pages)
+      : page_(static_cast<std::size_t>(sysconf(_SC_PAGESIZE))) {
     size_ = (data_pages + 2) * page_;
     void* p = mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) std::abort();
     base_ = static_cast<char*>(p);
-    if (mprotect(base_, page_, PROT_NONE) != 0 || mprotect(base_ + size_ - page_, page_, PROT_NONE) != 0) {
+    if (mprotect(base_, page_, PROT_NONE) != 0 ||
+        mprotect(base_ + size_ - page_, page_, PROT_NONE) != 0) {
       std::abort();
     }
   }
@@ -416,7 +452,8 @@ TEST(FindTest, ShortHaystacksEveryLengthAndStart) {
       for (int c = 0; c < 256; c += alphabet >= 256 ? 37 : 1) {
         const char ch = static_cast<char>(c);
         for (std::size_t pos = 0; pos <= n + 1; pos += 3) {
-          ASSERT_EQ(fs.find(ch, pos), text.find(ch, pos)) << "n " << n << " char " << c << " pos " << pos;
+          ASSERT_EQ(fs.find(ch, pos), text.find(ch, pos))
+              << "n " << n << " char " << c << " pos " << pos;
         }
         if (alphabet < 256 && c > 'a' + 5) break;
       }
@@ -432,9 +469,7 @@ TEST(FindTest, DispatchSelectsBestKernelAndCanBeCapped) {
     EXPECT_EQ(fl::detail::current_find_isa(), isa);
   }
   for (find_isa isa : {find_isa::sse2, find_isa::avx2}) {
-    if (!fl::detail::find_isa_supported(isa)) {
-      EXPECT_FALSE(fl::detail::set_find_isa(isa));
-    }
+    if (!fl::detail::find_isa_supported(isa)) { EXPECT_FALSE(fl::detail::set_find_isa(isa)); }
   }
   EXPECT_TRUE(fl::detail::set_find_isa(saved));
   std::cout << "default find kernel: " << isa_name(saved) << "\n";

@@ -19,8 +19,8 @@
 
 namespace {
 
-using fl_test::test_seed;
 using fl_test::pool_allocations;
+using fl_test::test_seed;
 
 std::string random_text(std::mt19937_64& rng, std::size_t n) {
   std::string s(n, '\0');
@@ -192,8 +192,11 @@ TEST(ImmutableStringTest, HashMatchesStringViewAndIsCached) {
 }
 
 TEST(ImmutableStringTest, TransparentUnorderedMapLookup) {
-  std::unordered_map<fl::immutable_string, int, fl::immutable_string_hash, fl::immutable_string_equal> m;
-  for (int i = 0; i < 200; ++i) m.emplace(fl::immutable_string("key number " + std::to_string(i)), i);
+  std::unordered_map<fl::immutable_string, int, fl::immutable_string_hash,
+                     fl::immutable_string_equal>
+      m;
+  for (int i = 0; i < 200; ++i)
+    m.emplace(fl::immutable_string("key number " + std::to_string(i)), i);
   const auto before = pool_allocations();
   for (int i = 0; i < 200; ++i) {
     const std::string k = "key number " + std::to_string(i);

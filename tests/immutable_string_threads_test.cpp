@@ -56,7 +56,9 @@ class text_queue {
   bool closed_ = false;
 };
 
-std::string text_of(int i) { return std::string(16 + static_cast<std::size_t>(i % 200), static_cast<char>('a' + i % 26)); }
+std::string text_of(int i) {
+  return std::string(16 + static_cast<std::size_t>(i % 200), static_cast<char>('a' + i % 26));
+}
 
 }  // namespace
 
@@ -65,8 +67,7 @@ TEST(ImmutableStringThreads, CopiesHammeredFromTwoThreads) {
   fl::immutable_string shared(text);
   std::atomic<bool> go{false};
   auto work = [&] {
-    while (!go.load(std::memory_order_acquire)) {
-    }
+    while (!go.load(std::memory_order_acquire)) {}
     std::vector<fl::immutable_string> held;
     for (int i = 0; i < 20'000; ++i) {
       fl::immutable_string copy = shared;  // concurrent increments
@@ -123,7 +124,8 @@ TEST(ImmutableStringThreads, TextDroppedElsewhereIsFreedAtTheOwnersNextText) {
   auto* text = new fl::immutable_string(std::string(200, 'q'));  // block of 248 + 1 bytes
   fl::immutable_string copy = *text;                             // counted by the owner
   EXPECT_EQ(copy.use_count(), 2u);
-  std::thread t([c = std::move(copy)]() mutable { c = fl::immutable_string(); });  // dropped elsewhere
+  std::thread t(
+      [c = std::move(copy)]() mutable { c = fl::immutable_string(); });  // dropped elsewhere
   t.join();
   EXPECT_EQ(text->use_count(), 1u);
   delete text;  // the owner's count is still 1 here: the text waits in the queue
@@ -222,7 +224,7 @@ TEST(ImmutableStringThreads, TextsInThreadLocalDestructors) {
     std::thread t([&] {
       thread_local text_holder early;  // constructed before the owner record: destroyed after it
       fl::immutable_string first(text_of(round));  // makes the owner record and its exit hook
-      thread_local text_holder late;   // destroyed before the owner record retires
+      thread_local text_holder late;               // destroyed before the owner record retires
       for (int i = 0; i < 10; ++i) {
         early.texts.push_back(first);
         late.texts.emplace_back(text_of(i));
@@ -233,5 +235,6 @@ TEST(ImmutableStringThreads, TextsInThreadLocalDestructors) {
     t.join();
   }
   EXPECT_EQ(texts_checked_at_exit.load(), 20 * 40);
-  for (std::size_t i = 0; i < survivors.size(); ++i) EXPECT_EQ(survivors[i].view(), text_of(static_cast<int>(i)));
+  for (std::size_t i = 0; i < survivors.size(); ++i)
+    EXPECT_EQ(survivors[i].view(), text_of(static_cast<int>(i)));
 }

@@ -75,8 +75,8 @@ TEST_F(IoTest, RoundTripsAtEverySizeBoundary) {
   std::mt19937_64 rng(seed);
   // 0, around the 23-char inline limit, the pool's classes, the reader's
   // 16 KiB probe buffer, and a few MiB.
-  for (std::size_t n : {0, 1, 22, 23, 24, 25, 4095, 4096, 4097, 16383, 16384, 16385, 100000,
-                        (3 << 20) + 7}) {
+  for (std::size_t n :
+       {0, 1, 22, 23, 24, 25, 4095, 4096, 4097, 16383, 16384, 16385, 100000, (3 << 20) + 7}) {
     const std::string want = random_bytes(n, rng);
     const std::string p = path("f.bin");
     fl::write_file(p.c_str(), want);
@@ -224,7 +224,8 @@ TEST_F(IoTest, DirectoryThrowsEisdir) {
 TEST_F(IoTest, UnwritableTargetsThrow) {
   // /dev/full accepts open() and fails every write with ENOSPC: the write
   // loop's error path. (Permission bits are no test when running as root.)
-  expect_system_error([&] { fl::write_file("/dev/full", std::string(100000, 'x')); }, ENOSPC, "/dev/full");
+  expect_system_error([&] { fl::write_file("/dev/full", std::string(100000, 'x')); }, ENOSPC,
+                      "/dev/full");
   // A read-only file: EACCES for normal users; root may write it anyway.
   const std::string p = path("readonly");
   fl::write_file(p.c_str(), "keep");
@@ -242,8 +243,6 @@ TEST_F(IoTest, PathWithNulThrowsEinval) {
   try {
     (void)fl::read_file(std::string_view(p));
     ADD_FAILURE() << "no exception";
-  } catch (const std::system_error& e) {
-    EXPECT_EQ(e.code().value(), EINVAL);
-  }
+  } catch (const std::system_error& e) { EXPECT_EQ(e.code().value(), EINVAL); }
   EXPECT_THROW(fl::write_file(std::string_view(p), "x"), std::system_error);
 }

@@ -41,7 +41,8 @@ std::string quoted(const std::string& s) { return "\"" + s + "\""; }
     std::uint64_t n = 0;
     fl::json_store s = std::filesystem::exists(file)
                            ? fl::json_store::open(file)
-                           : fl::json_store::import(R"({"n":0,"copy":0,"ring":[0,0,0,0,0,0,0,0],"blob":""})", file);
+                           : fl::json_store::import(
+                                 R"({"n":0,"copy":0,"ring":[0,0,0,0,0,0,0,0],"blob":""})", file);
     n = static_cast<std::uint64_t>(s.find("/n")->as_int64());
     for (;;) {
       ++n;
@@ -53,9 +54,7 @@ std::string quoted(const std::string& s) { return "\"" + s + "\""; }
       s.sync();
       if (::write(report_fd, &n, sizeof n) != static_cast<ssize_t>(sizeof n)) ::_exit(3);
     }
-  } catch (...) {
-    ::_exit(2);
-  }
+  } catch (...) { ::_exit(2); }
 }
 
 TEST(JsonStoreCrash, SigkillDuringSyncLoopsLeavesTheLastCommit) {
@@ -78,11 +77,13 @@ TEST(JsonStoreCrash, SigkillDuringSyncLoopsLeavesTheLastCommit) {
     }
     ::close(fds[1]);
     // Read reports until a random deadline, then kill.
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::microseconds(rng() % 60'000);
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::microseconds(rng() % 60'000);
     std::uint64_t last = 0;
     bool reported = false;
     for (;;) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
       if (left.count() <= 0) break;
       pollfd p{fds[0], POLLIN, 0};
       if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) continue;
@@ -95,7 +96,8 @@ TEST(JsonStoreCrash, SigkillDuringSyncLoopsLeavesTheLastCommit) {
     ::kill(pid, SIGKILL);
     int status = 0;
     ASSERT_EQ(::waitpid(pid, &status, 0), pid);
-    ASSERT_TRUE(WIFSIGNALED(status)) << "the writer failed with exit code " << WEXITSTATUS(status) << ", seed " << seed;
+    ASSERT_TRUE(WIFSIGNALED(status))
+        << "the writer failed with exit code " << WEXITSTATUS(status) << ", seed " << seed;
     std::uint64_t n;  // reports written before the kill
     while (::read(fds[0], &n, sizeof n) == static_cast<ssize_t>(sizeof n)) {
       last = n;
@@ -104,7 +106,8 @@ TEST(JsonStoreCrash, SigkillDuringSyncLoopsLeavesTheLastCommit) {
     }
     ::close(fds[0]);
 
-    if (!exists && !reported && !std::filesystem::exists(file)) continue;  // killed before the first commit
+    if (!exists && !reported && !std::filesystem::exists(file))
+      continue;  // killed before the first commit
     exists = true;
     auto s = fl::json_store::open(file);
     const auto got = static_cast<std::uint64_t>(s.find("/n")->as_int64());
@@ -115,15 +118,17 @@ TEST(JsonStoreCrash, SigkillDuringSyncLoopsLeavesTheLastCommit) {
     // One complete commit: every value it wrote is there.
     EXPECT_EQ(static_cast<std::uint64_t>(s.find("/copy")->as_int64()), got) << "seed " << seed;
     if (got > 0) {
-      EXPECT_EQ(static_cast<std::uint64_t>(s.find("/ring/" + std::to_string(got % 8))->as_int64()), got);
+      EXPECT_EQ(static_cast<std::uint64_t>(s.find("/ring/" + std::to_string(got % 8))->as_int64()),
+                got);
       EXPECT_EQ(s.find("/blob")->as_string_view(), blob(got)) << "seed " << seed;
     }
     committed = got;
   }
-  std::printf("crash: %d SIGKILL rounds, %llu syncs reported, %d reopened one commit past the last report "
-              "(killed inside sync), final n = %llu, seed %llu\n",
-              rounds, static_cast<unsigned long long>(syncs), kills_mid_commit,
-              static_cast<unsigned long long>(committed), static_cast<unsigned long long>(seed));
+  std::printf(
+      "crash: %d SIGKILL rounds, %llu syncs reported, %d reopened one commit past the last report "
+      "(killed inside sync), final n = %llu, seed %llu\n",
+      rounds, static_cast<unsigned long long>(syncs), kills_mid_commit,
+      static_cast<unsigned long long>(committed), static_cast<unsigned long long>(seed));
 }
 
 }  // namespace

@@ -69,31 +69,31 @@ const invalid_case invalid_texts[] = {
     {"falsey"sv, 5},
     {"[true false]"sv, 6},
     {"'a'"sv, 0},
-    {"\"abc"sv, 0},                  // unterminated
-    {"\"a\x01\""sv, 2},              // control character
-    {"\"\t\""sv, 1},                 // raw tab
-    {"[\"a\"\0]"sv, 4},              // NUL outside a string
-    {"\"\0\""sv, 1},                 // raw NUL inside
-    {"\"\\x\""sv, 1},                // invalid escape
+    {"\"abc"sv, 0},      // unterminated
+    {"\"a\x01\""sv, 2},  // control character
+    {"\"\t\""sv, 1},     // raw tab
+    {"[\"a\"\0]"sv, 4},  // NUL outside a string
+    {"\"\0\""sv, 1},     // raw NUL inside
+    {"\"\\x\""sv, 1},    // invalid escape
     {"\"\\'\""sv, 1},
-    {"\"\\u12\""sv, 1},              // short \u
+    {"\"\\u12\""sv, 1},  // short \u
     {"\"\\u12G4\""sv, 1},
-    {"\"\\ud800\""sv, 1},            // high surrogate alone
-    {"\"\\udc00\""sv, 1},            // low surrogate alone
-    {"\"\\ud800\\u0041\""sv, 7},     // high surrogate, then not a low one
+    {"\"\\ud800\""sv, 1},         // high surrogate alone
+    {"\"\\udc00\""sv, 1},         // low surrogate alone
+    {"\"\\ud800\\u0041\""sv, 7},  // high surrogate, then not a low one
     {"\"\\ud800\\ud800\""sv, 7},
-    {"\"\xC0\x80\""sv, 1},           // overlong NUL
-    {"\"\xC1\xBF\""sv, 1},           // overlong
-    {"\"\xE0\x80\xAF\""sv, 1},       // overlong 3-byte
-    {"\"\xF0\x80\x80\xAF\""sv, 1},   // overlong 4-byte
-    {"\"\xED\xA0\x80\""sv, 1},       // UTF-8 encoded surrogate
-    {"\"\xF4\x90\x80\x80\""sv, 1},   // above U+10FFFF
+    {"\"\xC0\x80\""sv, 1},          // overlong NUL
+    {"\"\xC1\xBF\""sv, 1},          // overlong
+    {"\"\xE0\x80\xAF\""sv, 1},      // overlong 3-byte
+    {"\"\xF0\x80\x80\xAF\""sv, 1},  // overlong 4-byte
+    {"\"\xED\xA0\x80\""sv, 1},      // UTF-8 encoded surrogate
+    {"\"\xF4\x90\x80\x80\""sv, 1},  // above U+10FFFF
     {"\"\xF5\x80\x80\x80\""sv, 1},
-    {"\"\x80\""sv, 1},               // lone continuation byte
-    {"\"\xE2\x82\""sv, 1},           // truncated sequence
+    {"\"\x80\""sv, 1},      // lone continuation byte
+    {"\"\xE2\x82\""sv, 1},  // truncated sequence
     {"\"\xFF\""sv, 1},
-    {"\xC3\xA9"sv, 0},               // non-ASCII outside a string
-    {"[1]x"sv, 3},                   // text after the value
+    {"\xC3\xA9"sv, 0},  // non-ASCII outside a string
+    {"[1]x"sv, 3},      // text after the value
     {"{} {}"sv, 3},
     {"1 2"sv, 2},
     {"["sv, 1},
@@ -126,8 +126,8 @@ const valid_case valid_texts[] = {
     {"3.141592653589793", "3.141592653589793"},
     {"1.7976931348623157e308", "1.7976931348623157e+308"},
     {"4.9e-324", "5e-324"},
-    {"1e-400", "0.0"},                       // underflow: the nearest double
-    {"1e400", "1e400"},                      // overflow: kept as text
+    {"1e-400", "0.0"},   // underflow: the nearest double
+    {"1e400", "1e400"},  // overflow: kept as text
     {"-1E400", "-1E400"},
     {"9223372036854775807", "9223372036854775807"},
     {"-9223372036854775808", "-9223372036854775808"},
@@ -146,7 +146,7 @@ const valid_case valid_texts[] = {
     {"\"\\ud83d\\ude00\"", "\"\xF0\x9F\x98\x80\""},  // surrogate pair joined
     {"\"\\uDBFF\\uDFFF\"", "\"\xF4\x8F\xBF\xBF\""},
     {"\"\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80\"", "\"\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80\""},
-    {"\"\xEF\xBF\xBF\"", "\"\xEF\xBF\xBF\""},        // U+FFFF
+    {"\"\xEF\xBF\xBF\"", "\"\xEF\xBF\xBF\""},          // U+FFFF
     {"\"\xF4\x8F\xBF\xBF\"", "\"\xF4\x8F\xBF\xBF\""},  // U+10FFFF
     {"\"\x7F\"", "\"\x7F\""},
     {"[]", "[]"},
@@ -163,7 +163,8 @@ std::string nested(std::size_t depth) { return std::string(depth, '[') + std::st
 
 std::string big_object(int n) {
   std::string s = "{";
-  for (int i = 0; i < n; ++i) s += (i ? ",\"k" : "\"k") + std::to_string((i * 7919) % n) + "\":" + std::to_string(i);
+  for (int i = 0; i < n; ++i)
+    s += (i ? ",\"k" : "\"k") + std::to_string((i * 7919) % n) + "\":" + std::to_string(i);
   return s + "}";
 }
 
@@ -183,9 +184,11 @@ TEST_F(JsonStoreTest, InvalidTextsThrowAtTheirOffsetInBothParsers) {
       const std::size_t want = c.offset + (padded ? simd_pad.size() : 0);
       try {
         (void)fl::json_store::import(text, file());
-        ADD_FAILURE() << "accepted: " << testing::PrintToString(std::string(c.text)) << " padded " << padded;
+        ADD_FAILURE() << "accepted: " << testing::PrintToString(std::string(c.text)) << " padded "
+                      << padded;
       } catch (const fl::json_error& e) {
-        EXPECT_EQ(e.offset(), want) << testing::PrintToString(std::string(c.text)) << " padded " << padded << ": " << e.what();
+        EXPECT_EQ(e.offset(), want) << testing::PrintToString(std::string(c.text)) << " padded "
+                                    << padded << ": " << e.what();
         EXPECT_FALSE(e.reason().empty());
         EXPECT_NE(std::string(e.what()).find(std::to_string(want)), std::string::npos);
       }
@@ -209,15 +212,18 @@ TEST_F(JsonStoreTest, ValidTextsDumpExactlyAndRoundTripInBothParsers) {
       // dump() re-parses to the same document.
       EXPECT_EQ(str(fl::json_store::import(d, file("again")).dump()), d);
 #ifdef FL_TEST_HAVE_NLOHMANN
-      if (c.text.find("400") == std::string_view::npos) {  // nlohmann refuses numbers beyond a double
-        EXPECT_EQ(nlohmann::ordered_json::parse(d), nlohmann::ordered_json::parse(std::string(c.text)))
+      if (c.text.find("400") ==
+          std::string_view::npos) {  // nlohmann refuses numbers beyond a double
+        EXPECT_EQ(nlohmann::ordered_json::parse(d),
+                  nlohmann::ordered_json::parse(std::string(c.text)))
             << std::string(c.text);
       }
 #endif
       ++checked;
     }
   }
-  std::printf("conformance: %d valid texts dumped exactly and round-tripped (both parsers)\n", checked);
+  std::printf("conformance: %d valid texts dumped exactly and round-tripped (both parsers)\n",
+              checked);
 }
 
 TEST_F(JsonStoreTest, NestingLimitIsTheSameInBothParsers) {
@@ -229,9 +235,7 @@ TEST_F(JsonStoreTest, NestingLimitIsTheSameInBothParsers) {
     try {
       (void)fl::json_store::import(pad + nested(max_depth + 1), file());
       ADD_FAILURE() << "nesting past the limit accepted";
-    } catch (const fl::json_error& e) {
-      EXPECT_EQ(e.offset(), pad.size() + max_depth);
-    }
+    } catch (const fl::json_error& e) { EXPECT_EQ(e.offset(), pad.size() + max_depth); }
   }
 }
 
@@ -326,9 +330,9 @@ TEST_F(JsonStoreTest, SetAndEraseFollowThePointer) {
   auto s = fl::json_store::import(R"({"a":[1,2],"o":{"x":1}})", file());
   s.set("/a/0", R"("one")");
   s.set("/a/-", "3");
-  s.set("/a/3", "[4]");      // index == size appends
+  s.set("/a/3", "[4]");           // index == size appends
   s.set("/o/y", "{\"z\":null}");  // new member at the end
-  s.set("/o/x", "true");     // replaced in place
+  s.set("/o/x", "true");          // replaced in place
   s.set("/o/y/z", "\"\\u00e9\"");
   EXPECT_EQ(str(s.dump()), R"({"a":["one",2,3,[4]],"o":{"x":true,"y":{"z":"é"}}})");
   EXPECT_THROW(s.set("/a/9", "1"), std::out_of_range);
@@ -388,7 +392,8 @@ TEST_F(JsonStoreTest, ImportKeepsAnExistingStoreUntilTheFirstSync) {
 // ---- damage -------------------------------------------------------------------------
 
 TEST_F(JsonStoreTest, EveryFlippedDataByteIsDetected) {
-  std::string text = R"({"name":"store","ids":[1,2,3,18446744073709551615],"pi":3.14159,"nested":{"a":[true,false,null]},"s":")";
+  std::string text =
+      R"({"name":"store","ids":[1,2,3,18446744073709551615],"pi":3.14159,"nested":{"a":[true,false,null]},"s":")";
   text += std::string(5000, 'x') + "\"}";
   std::uintmax_t first_end = 0;
   {
@@ -425,9 +430,11 @@ TEST_F(JsonStoreTest, EveryFlippedDataByteIsDetected) {
     }
   }
   EXPECT_GT(detected, 0);
-  std::printf("damage: %d single-bit flips: %d raised persist_error, %d read as a torn newest commit (previous "
-              "commit), %d hit bytes no commit reads\n",
-              flips, detected, previous, unread);
+  std::printf(
+      "damage: %d single-bit flips: %d raised persist_error, %d read as a torn newest commit "
+      "(previous "
+      "commit), %d hit bytes no commit reads\n",
+      flips, detected, previous, unread);
 }
 
 TEST_F(JsonStoreTest, TruncatedAndForeignFilesThrow) {
@@ -436,8 +443,8 @@ TEST_F(JsonStoreTest, TruncatedAndForeignFilesThrow) {
     s.sync();
   }
   const std::string good = fl_test::read_bytes(file());
-  for (std::size_t n : {std::size_t{0}, std::size_t{100}, std::size_t{4096}, std::size_t{8192}, std::size_t{12288},
-                        good.size() / 2, good.size() - 4096, good.size() - 1}) {
+  for (std::size_t n : {std::size_t{0}, std::size_t{100}, std::size_t{4096}, std::size_t{8192},
+                        std::size_t{12288}, good.size() / 2, good.size() - 4096, good.size() - 1}) {
     fl_test::write_bytes(file(), good.substr(0, n));
     EXPECT_THROW(
         {
@@ -458,7 +465,8 @@ class JsonDocumentTest : public JsonStoreTest, public ::testing::WithParamInterf
 
 TEST_P(JsonDocumentTest, ImportDumpReopen) {
   const auto text = fl_test::json_document(GetParam());
-  if (!text) GTEST_SKIP() << GetParam() << " not found in " FL_JSON_DATA_DIR " (the shared data directory)";
+  if (!text)
+    GTEST_SKIP() << GetParam() << " not found in " FL_JSON_DATA_DIR " (the shared data directory)";
   auto s = fl::json_store::import(*text, file());
   const std::string d = str(s.dump());
 #ifdef FL_TEST_HAVE_NLOHMANN
@@ -474,7 +482,8 @@ TEST_P(JsonDocumentTest, ImportDumpReopen) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Documents, JsonDocumentTest, ::testing::Values("twitter.json", "citm_catalog.json"));
+INSTANTIATE_TEST_SUITE_P(Documents, JsonDocumentTest,
+                         ::testing::Values("twitter.json", "citm_catalog.json"));
 
 // ---- differential ---------------------------------------------------------------------
 
@@ -485,11 +494,13 @@ struct doc_gen {
   std::mt19937_64& rng;
   std::uint64_t below(std::uint64_t n) { return rng() % n; }
   std::string key() {
-    static const char* const keys[] = {"a", "b", "id", "", "x/y", "m~n", "~1", "name", "\xC3\xA9", "k", "text", "0"};
+    static const char* const keys[] = {"a",  "b",    "id",       "",  "x/y",  "m~n",
+                                       "~1", "name", "\xC3\xA9", "k", "text", "0"};
     return keys[below(std::size(keys))] + (below(3) ? std::string() : std::to_string(below(40)));
   }
   std::string str() {
-    static const char* const pieces[] = {"a", "\"", "\\", "\n", "\x01", "\xC3\xA9", "\xF0\x9F\x98\x80", "/", " ", "z"};
+    static const char* const pieces[] = {
+        "a", "\"", "\\", "\n", "\x01", "\xC3\xA9", "\xF0\x9F\x98\x80", "/", " ", "z"};
     std::string s;
     for (std::uint64_t n = below(8); n; --n) s += pieces[below(std::size(pieces))];
     return s;
@@ -499,7 +510,9 @@ struct doc_gen {
       case 0: return nullptr;
       case 1: return below(2) == 1;
       case 2: return static_cast<std::int64_t>(rng());
-      case 3: return std::ldexp(static_cast<double>(rng() % 1000000) - 500000.0, static_cast<int>(below(80)) - 40);
+      case 3:
+        return std::ldexp(static_cast<double>(rng() % 1000000) - 500000.0,
+                          static_cast<int>(below(80)) - 40);
       case 4: return static_cast<std::uint64_t>(rng() | (std::uint64_t{1} << 63));
       case 5: return str();
       case 6:
@@ -520,9 +533,12 @@ struct doc_gen {
 std::string escape_token(const std::string& k) {
   std::string out;
   for (char c : k) {
-    if (c == '~') out += "~0";
-    else if (c == '/') out += "~1";
-    else out += c;
+    if (c == '~')
+      out += "~0";
+    else if (c == '/')
+      out += "~1";
+    else
+      out += c;
   }
   return out;
 }
@@ -530,7 +546,8 @@ std::string escape_token(const std::string& k) {
 void pointers(const ojson& v, const std::string& at, std::vector<std::string>& out) {
   out.push_back(at);
   if (v.is_object()) {
-    for (auto it = v.begin(); it != v.end(); ++it) pointers(it.value(), at + "/" + escape_token(it.key()), out);
+    for (auto it = v.begin(); it != v.end(); ++it)
+      pointers(it.value(), at + "/" + escape_token(it.key()), out);
   } else if (v.is_array()) {
     for (std::size_t i = 0; i < v.size(); ++i) pointers(v[i], at + "/" + std::to_string(i), out);
   }
@@ -570,12 +587,15 @@ TEST_F(JsonStoreTest, RandomEditsAgreeWithNlohmann) {
       } else if (op == 3 && !p.empty()) {  // erase
         ASSERT_TRUE(s.erase(p)) << p;
         ojson& parent = model.at(jp.parent_pointer());
-        if (parent.is_object()) parent.erase(jp.back());
-        else parent.erase(static_cast<std::size_t>(std::stoul(jp.back())));
+        if (parent.is_object())
+          parent.erase(jp.back());
+        else
+          parent.erase(static_cast<std::size_t>(std::stoul(jp.back())));
       } else {
         EXPECT_FALSE(s.erase(p + "/no~1such"));
       }
-      ASSERT_EQ(ojson::parse(str(s.dump())), model) << "seed " << seed << " round " << round << " step " << step;
+      ASSERT_EQ(ojson::parse(str(s.dump())), model)
+          << "seed " << seed << " round " << round << " step " << step;
       if (gen.below(8) == 0) {
         s.sync();
         committed = model;
@@ -584,17 +604,20 @@ TEST_F(JsonStoreTest, RandomEditsAgreeWithNlohmann) {
         s = fl::json_store::open(file());
         model = committed;
         ++reopens;
-        ASSERT_EQ(ojson::parse(str(s.dump())), model) << "seed " << seed << " round " << round << " step " << step;
+        ASSERT_EQ(ojson::parse(str(s.dump())), model)
+            << "seed " << seed << " round " << round << " step " << step;
       }
     }
     s.sync();
     ASSERT_EQ(ojson::parse(str(fl::json_store::open(file()).dump())), model) << "seed " << seed;
   }
-  std::printf("differential: %d edits, %d reopens agree with nlohmann::ordered_json (seed %llu)\n", steps, reopens,
-              static_cast<unsigned long long>(seed));
+  std::printf("differential: %d edits, %d reopens agree with nlohmann::ordered_json (seed %llu)\n",
+              steps, reopens, static_cast<unsigned long long>(seed));
 }
 #else
-TEST_F(JsonStoreTest, RandomEditsAgreeWithNlohmann) { GTEST_SKIP() << "nlohmann/json.hpp not found (nlohmann-json3-dev)"; }
+TEST_F(JsonStoreTest, RandomEditsAgreeWithNlohmann) {
+  GTEST_SKIP() << "nlohmann/json.hpp not found (nlohmann-json3-dev)";
+}
 #endif
 
 }  // namespace

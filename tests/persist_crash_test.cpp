@@ -94,23 +94,23 @@ std::uint64_t run_and_kill(std::mt19937_64& rng, int max_delay_us, Loop child_lo
     ::close(fds[0]);
     try {
       child_loop(fds[1]);
-    } catch (...) {
-      ::_exit(3);
-    }
+    } catch (...) { ::_exit(3); }
     ::_exit(0);
   }
   ::close(fds[1]);
   // Wait (up to 2 s) for the first report, then a random extra delay.
   pollfd pfd{fds[0], POLLIN, 0};
   ::poll(&pfd, 1, 2000);
-  std::this_thread::sleep_for(std::chrono::microseconds(rng() % static_cast<std::uint64_t>(max_delay_us)));
+  std::this_thread::sleep_for(
+      std::chrono::microseconds(rng() % static_cast<std::uint64_t>(max_delay_us)));
   ::kill(pid, SIGKILL);
   int status = 0;
   ::waitpid(pid, &status, 0);
   std::uint64_t last = 0, v = 0;
   while (::read(fds[0], &v, sizeof v) == static_cast<ssize_t>(sizeof v)) last = v;
   ::close(fds[0]);
-  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << "child ended by itself, status " << status;
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+      << "child ended by itself, status " << status;
   return last;
 }
 
@@ -141,15 +141,17 @@ TEST(PersistCrash, KilledWriterLeavesACompleteCommittedValue) {
     ++c.states_checked;
     if (!p->check() || p->seq < expect_at_least) {
       ++c.states_lost;
-      ADD_FAILURE() << "seed " << seed << " round " << round << ": seq " << p->seq << ", last reported "
-                    << expect_at_least;
+      ADD_FAILURE() << "seed " << seed << " round " << round << ": seq " << p->seq
+                    << ", last reported " << expect_at_least;
     }
     expect_at_least = std::max(expect_at_least, p->seq);
   }
-  std::printf("persist<T> crash test: %d rounds, %d states checked, %d states lost, %d kills before the first "
-              "commit report, final seq %llu\n",
-              c.rounds, c.states_checked, c.states_lost, c.killed_before_first_report,
-              static_cast<unsigned long long>(expect_at_least));
+  std::printf(
+      "persist<T> crash test: %d rounds, %d states checked, %d states lost, %d kills before the "
+      "first "
+      "commit report, final seq %llu\n",
+      c.rounds, c.states_checked, c.states_lost, c.killed_before_first_report,
+      static_cast<unsigned long long>(expect_at_least));
   EXPECT_EQ(c.states_lost, 0);
 }
 
@@ -183,7 +185,8 @@ std::uint64_t check_space(fl::mapped_space& s) {
     if (seq > r->seq) throw std::runtime_error("item newer than the root");
     for (std::uint64_t i = 0; i < words; ++i)
       if (w[2 + i] != item_word(seq, slot, i)) throw std::runtime_error("item bytes torn");
-    if (s.get(r->names[slot])->view(s) != item_name(seq, slot)) throw std::runtime_error("item name torn");
+    if (s.get(r->names[slot])->view(s) != item_name(seq, slot))
+      throw std::runtime_error("item name torn");
   }
   return r->seq;
 }
@@ -237,8 +240,8 @@ TEST(MappedSpaceCrash, KilledWriterLeavesACompleteCommittedState) {
       ++c.states_checked;
       if (seq < expect_at_least) {
         ++c.states_lost;
-        ADD_FAILURE() << "seed " << seed << " round " << round << ": seq " << seq << ", last reported "
-                      << expect_at_least;
+        ADD_FAILURE() << "seed " << seed << " round " << round << ": seq " << seq
+                      << ", last reported " << expect_at_least;
       }
       if (seq > last) ++replays_seen;
       expect_at_least = std::max(expect_at_least, seq);
@@ -247,10 +250,13 @@ TEST(MappedSpaceCrash, KilledWriterLeavesACompleteCommittedState) {
       ADD_FAILURE() << "seed " << seed << " round " << round << ": " << e.what();
     }
   }
-  std::printf("mapped_space crash test: %d rounds, %d states checked, %d states lost, %d kills before the first "
-              "commit report, %llu opens found a commit newer than the last report, final seq %llu\n",
-              c.rounds, c.states_checked, c.states_lost, c.killed_before_first_report,
-              static_cast<unsigned long long>(replays_seen), static_cast<unsigned long long>(expect_at_least));
+  std::printf(
+      "mapped_space crash test: %d rounds, %d states checked, %d states lost, %d kills before the "
+      "first "
+      "commit report, %llu opens found a commit newer than the last report, final seq %llu\n",
+      c.rounds, c.states_checked, c.states_lost, c.killed_before_first_report,
+      static_cast<unsigned long long>(replays_seen),
+      static_cast<unsigned long long>(expect_at_least));
   EXPECT_EQ(c.states_lost, 0);
 }
 
@@ -271,9 +277,7 @@ void expect_refused(const std::filesystem::path& path, const std::vector<unsigne
   const int rc = fl_test::run_in_child([&] {
     try {
       load();
-    } catch (const fl::persist_error&) {
-      return 0;
-    } catch (...) {
+    } catch (const fl::persist_error&) { return 0; } catch (...) {
       return 2;
     }
     return 1;
@@ -298,14 +302,17 @@ void damage_suite(const std::filesystem::path& path, const std::vector<unsigned 
                   const std::function<void()>& load, damage_counts& c, std::mt19937_64& rng,
                   std::uint64_t seed) {
   for (std::size_t k = 0; k < 16; ++k) {
-    const std::vector<unsigned char> cut(good.begin(), good.begin() + static_cast<long>(good.size() * k / 16));
-    expect_refused(path, cut, load, c, "truncated to " + std::to_string(k) + "/16, seed " + std::to_string(seed));
+    const std::vector<unsigned char> cut(good.begin(),
+                                         good.begin() + static_cast<long>(good.size() * k / 16));
+    expect_refused(path, cut, load, c,
+                   "truncated to " + std::to_string(k) + "/16, seed " + std::to_string(seed));
   }
   for (int i = 0; i < byte_flips; ++i) {
     std::vector<unsigned char> bad = good;
     const std::size_t at = rng() % bad.size();
     bad[at] ^= static_cast<unsigned char>(1u << (rng() % 8));
-    expect_refused(path, bad, load, c, "flip at byte " + std::to_string(at) + ", seed " + std::to_string(seed));
+    expect_refused(path, bad, load, c,
+                   "flip at byte " + std::to_string(at) + ", seed " + std::to_string(seed));
   }
   expect_refused(path, {}, load, c, "zero-length file");
   std::vector<unsigned char> garbage(good.size());
@@ -314,8 +321,9 @@ void damage_suite(const std::filesystem::path& path, const std::vector<unsigned 
 }
 
 void print_counts(const char* what, const damage_counts& c) {
-  std::printf("%s damaged files: %d refused with persist_error, %d accepted, %d crashed, %d changed\n", what,
-              c.refused, c.accepted, c.crashed, c.changed);
+  std::printf(
+      "%s damaged files: %d refused with persist_error, %d accepted, %d crashed, %d changed\n",
+      what, c.refused, c.accepted, c.crashed, c.changed);
 }
 
 TEST(PersistDamage, EveryDamagedFileIsRefusedAndLeftUnchanged) {
@@ -352,7 +360,8 @@ TEST(PersistDamage, EveryDamagedFileIsRefusedAndLeftUnchanged) {
   fl::detail::value_header h;
   std::memcpy(&h, newer.data(), sizeof h);
   h.format_version = fl::detail::value_format_version + 1;
-  h.crc = fl::detail::crc32c(newer.data() + sizeof h, sizeof(seq_value), fl::detail::crc32c(&h, fl::detail::value_crc_span));
+  h.crc = fl::detail::crc32c(newer.data() + sizeof h, sizeof(seq_value),
+                             fl::detail::crc32c(&h, fl::detail::value_crc_span));
   std::memcpy(newer.data(), &h, sizeof h);
   expect_refused(path, newer, load, c, "newer format version");
 

@@ -60,14 +60,11 @@ inline int run_in_child(const std::function<int()>& fn) {
     int rc = 99;
     try {
       rc = fn();
-    } catch (...) {
-      rc = 98;
-    }
+    } catch (...) { rc = 98; }
     ::_exit(rc);
   }
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0) {
-  }
+  while (::waitpid(pid, &status, 0) < 0) {}
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   return WEXITSTATUS(status);
 }

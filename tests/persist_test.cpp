@@ -115,7 +115,8 @@ TEST(MappedSpaceTest, CreateReopenRoundTrip) {
   fl::mapped_space s(d / "s", {.mode = fl::open_mode::open_existing});
   EXPECT_FALSE(s.created());
   std::uint64_t expect = 1000;
-  for (fl::fptr<node> p = s.root<node>(); p; p = s.get(p)->next) EXPECT_EQ(s.get(p)->value, --expect);
+  for (fl::fptr<node> p = s.root<node>(); p; p = s.get(p)->next)
+    EXPECT_EQ(s.get(p)->value, --expect);
   EXPECT_EQ(expect, 0u);
   EXPECT_EQ(s.stats().live_blocks, 1000u + 1u);  // the nodes and the page-checksum table
   s.verify();
@@ -123,7 +124,8 @@ TEST(MappedSpaceTest, CreateReopenRoundTrip) {
 
 TEST(MappedSpaceTest, OpenModes) {
   scratch_dir d;
-  EXPECT_THROW(fl::mapped_space(d / "s", {.mode = fl::open_mode::open_existing}), fl::persist_error);
+  EXPECT_THROW(fl::mapped_space(d / "s", {.mode = fl::open_mode::open_existing}),
+               fl::persist_error);
   { fl::mapped_space s(d / "s", {.mode = fl::open_mode::create_new}); }
   EXPECT_THROW(fl::mapped_space(d / "s", {.mode = fl::open_mode::create_new}), fl::persist_error);
 }
@@ -220,7 +222,8 @@ TEST(MappedSpaceTest, RandomEditsAgreeWithModel) {
     for (const auto& [id, e] : model) {
       const char* p = s.get(fl::fptr<char>(e.off));
       for (std::uint64_t i = 0; i < e.bytes; ++i)
-        ASSERT_EQ(p[i], static_cast<char>((id * 131 + i) & 0xFF)) << "seed " << seed << " block " << id;
+        ASSERT_EQ(p[i], static_cast<char>((id * 131 + i) & 0xFF))
+            << "seed " << seed << " block " << id;
     }
   };
   auto s = std::make_unique<fl::mapped_space>(d / "s");
@@ -274,7 +277,8 @@ TEST(MappedSpaceTest, GrowthToOneGiBKeepsFptrs) {
     }
     EXPECT_GE(s.stats().file_bytes, std::uint64_t{1} << 30);
     EXPECT_GT(s.remap_count(), 3u);
-    const fl::fptr<fl::fptr<std::uint64_t>> table = s.allocate(blocks.size() * 8).cast<fl::fptr<std::uint64_t>>();
+    const fl::fptr<fl::fptr<std::uint64_t>> table =
+        s.allocate(blocks.size() * 8).cast<fl::fptr<std::uint64_t>>();
     std::memcpy(s.get(table), blocks.data(), blocks.size() * 8);
     s.set_root(table);
     s.sync();
@@ -283,7 +287,9 @@ TEST(MappedSpaceTest, GrowthToOneGiBKeepsFptrs) {
     fl::mapped_space s(d / "s");
     const fl::fptr<std::uint64_t>* table = s.get(s.root<fl::fptr<std::uint64_t>>());
     for (std::uint64_t i = 0; i < 1024; ++i) {
-      if (table[i] != blocks[i] || s.get(table[i])[0] != i || s.get(table[i])[(mib - 64) / 8 - 1] != ~i) return 1;
+      if (table[i] != blocks[i] || s.get(table[i])[0] != i ||
+          s.get(table[i])[(mib - 64) / 8 - 1] != ~i)
+        return 1;
     }
     s.verify();
     return 0;
@@ -395,7 +401,8 @@ TEST(PstringTest, RandomEditsAgreeWithStdString) {
       s.get(ps[i])->assign(s, "reset");
       want[i] = "reset";
     }
-    ASSERT_EQ(s.get(ps[i])->view(s), want[i]) << "seed " << seed << " step " << step << " op " << op;
+    ASSERT_EQ(s.get(ps[i])->view(s), want[i])
+        << "seed " << seed << " step " << step << " op " << op;
   }
   // The edits usually outgrow the 256 KiB range on their own; a block of
   // twice the range makes sure the mapping has moved at least once, and the

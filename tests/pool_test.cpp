@@ -66,9 +66,7 @@ TEST(PoolTest, ClassTableIsConsistent) {
   for (std::size_t n = 1; n <= kMax; ++n) {
     const std::size_t c = fl::detail::pool_class_index(n);
     ASSERT_GE(sizes[c], n) << n;
-    if (c > 0) {
-      ASSERT_LT(sizes[c - 1], n) << n;
-    }
+    if (c > 0) { ASSERT_LT(sizes[c - 1], n) << n; }
   }
 }
 
@@ -113,12 +111,15 @@ TEST(PoolTest, AllocatorConformance) {
 }
 
 TEST(PoolTest, OverAlignedTypesUseAlignedNew) {
-  struct alignas(64) wide { char b[64]; };
+  struct alignas(64) wide {
+    char b[64];
+  };
   fl::pool_allocator<wide> a;
   wide* p = a.allocate(3);
   EXPECT_EQ(reinterpret_cast<std::uintptr_t>(p) % 64, 0u);
   a.deallocate(p, 3);
-  EXPECT_THROW((void)a.allocate(std::numeric_limits<std::size_t>::max() / 2), std::bad_array_new_length);
+  EXPECT_THROW((void)a.allocate(std::numeric_limits<std::size_t>::max() / 2),
+               std::bad_array_new_length);
 }
 
 TEST(PoolTest, EveryBoundaryIsUsableAndAligned) {
@@ -203,7 +204,8 @@ TEST(PoolTest, AbsurdSizesThrowBadAllocAndLeaveTheBlock) {
   fl::pool_allocator<char> a;
   EXPECT_THROW((void)a.allocate(absurd), std::bad_alloc);
   fl::pool_allocator<std::uint64_t> w;
-  EXPECT_THROW((void)w.allocate(std::numeric_limits<std::size_t>::max() / 4), std::bad_array_new_length);
+  EXPECT_THROW((void)w.allocate(std::numeric_limits<std::size_t>::max() / 4),
+               std::bad_array_new_length);
 }
 
 TEST(PoolTest, StatsMoveAsDocumented) {
@@ -300,7 +302,8 @@ TEST(PoolTest, ExchangeBoundReleasesTheOverflow) {
   const std::size_t size = 4096;
   const std::size_t c = fl::detail::pool_class_index(size);
   const std::size_t batch = fl::detail::pool_class_batch[c];
-  const std::size_t exchange_blocks = fl::detail::pool_exchange_class_bytes / (batch * size) * batch;
+  const std::size_t exchange_blocks =
+      fl::detail::pool_exchange_class_bytes / (batch * size) * batch;
   const std::size_t n = fl::detail::pool_class_depth[c] + exchange_blocks + 4 * batch;
   std::vector<void*> blocks(n);
   for (auto& b : blocks) b = pool_allocate(size);

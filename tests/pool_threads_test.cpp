@@ -154,7 +154,8 @@ TEST(PoolThreadsTest, ThreadsDestroyEachOthersStrings) {
     auto consume = [&](fl::string& str) {
       // Each string is one repeated letter followed by its length digits.
       const std::size_t digits = str.find('#');
-      if (digits == fl::string::npos || std::to_string(digits) != std::string_view(str).substr(digits + 1)) {
+      if (digits == fl::string::npos ||
+          std::to_string(digits) != std::string_view(str).substr(digits + 1)) {
         corrupt.fetch_add(1);
       }
       str += "appended on the receiving thread, past any inline size";
@@ -254,7 +255,8 @@ TEST(PoolThreadsTest, ThreadExitReturnsTheCache) {
       EXPECT_EQ(fl::pool_stats().hits, 0u);
       EXPECT_EQ(fl::pool_stats().bytes_cached, 0u);
       std::vector<void*> blocks;
-      for (std::size_t n = 1; n <= fl::detail::pool_max_cached_bytes; n += 7) blocks.push_back(pool_allocate(n));
+      for (std::size_t n = 1; n <= fl::detail::pool_max_cached_bytes; n += 7)
+        blocks.push_back(pool_allocate(n));
       std::size_t n = 1;
       for (void* p : blocks) {
         pool_deallocate(p, n);
@@ -332,7 +334,8 @@ TEST(PoolThreadsTest, ConsumerCacheStaysWithinItsBound) {
   producer.join();
   consumer.join();
   EXPECT_LE(consumer_stats.bytes_cached, bound) << "seed " << seed;
-  EXPECT_EQ(consumer_stats.frees_cached, std::uint64_t{kCount}) << "seed " << seed;  // every free cached first
+  EXPECT_EQ(consumer_stats.frees_cached, std::uint64_t{kCount})
+      << "seed " << seed;  // every free cached first
   EXPECT_GT(consumer_stats.batches_given, 0u) << "seed " << seed;
   // The producer ran ahead of the consumer at times, so not every batch can
   // have come back in time; but some did, and each saved a malloc per block.
@@ -353,7 +356,8 @@ TEST(PoolThreadsTest, ThreadCreateExitLoop) {
         std::vector<fl::string> keep;
         for (int i = 0; i < 300; ++i) {
           keep.emplace_back(1 + rng() % 300, static_cast<char>('a' + i % 26));
-          if (rng() % 3 == 0) keep.erase(keep.begin() + static_cast<std::ptrdiff_t>(rng() % keep.size()));
+          if (rng() % 3 == 0)
+            keep.erase(keep.begin() + static_cast<std::ptrdiff_t>(rng() % keep.size()));
         }
         for (const fl::string& x : keep) ASSERT_EQ(x.back(), x.front());
       });
@@ -384,12 +388,14 @@ TEST(PoolThreadsTest, StringsFreedInThreadLocalDestructors) {
     for (int i = 0; i < 50; ++i) from_main.emplace_back(static_cast<std::size_t>(10 + i * 37), 'm');
     std::thread t([&from_main] {
       thread_local string_holder early;  // destroyed after the pool's exit hook
-      for (int i = 0; i < 50; ++i) early.strings.emplace_back(static_cast<std::size_t>(5 + i * 41), 'e');
+      for (int i = 0; i < 50; ++i)
+        early.strings.emplace_back(static_cast<std::size_t>(5 + i * 41), 'e');
       fl::string first(200, 'f');
-      first = fl::string();  // this thread's first free: registers the exit hook
-      thread_local string_holder late;   // destroyed before the exit hook
+      first = fl::string();             // this thread's first free: registers the exit hook
+      thread_local string_holder late;  // destroyed before the exit hook
       for (auto& s : from_main) late.strings.push_back(std::move(s));
-      for (int i = 0; i < 50; ++i) late.strings.emplace_back(static_cast<std::size_t>(3 + i * 29), 'l');
+      for (int i = 0; i < 50; ++i)
+        late.strings.emplace_back(static_cast<std::size_t>(3 + i * 29), 'l');
     });
     t.join();
     for (const fl::string& s : from_main) ASSERT_TRUE(s.empty());  // moved into the thread

@@ -33,12 +33,15 @@ constexpr std::size_t text_bytes = std::size_t{256} << 20;
 constexpr std::size_t step = 64;  // sampling of the precomputed prefix counts
 
 bool is_char(char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }
-std::size_t units(char c) { return is_char(c) ? (static_cast<unsigned char>(c) >= 0xF0 ? 2u : 1u) : 0u; }
+std::size_t units(char c) {
+  return is_char(c) ? (static_cast<unsigned char>(c) >= 0xF0 ? 2u : 1u) : 0u;
+}
 
 // Lines of 0..119 bytes of ASCII, 2-, 3- and 4-byte UTF-8, ended by "\n" or
 // "\r\n".
 std::string lines_text(std::uint64_t seed) {
-  static const char* const pieces[] = {"abcd", "e f ", "\xC3\xA9", "\xE2\x82\xAC", "\xF0\x9F\x98\x80", "0123"};
+  static const char* const pieces[] = {
+      "abcd", "e f ", "\xC3\xA9", "\xE2\x82\xAC", "\xF0\x9F\x98\x80", "0123"};
   std::mt19937_64 rng(seed);
   std::string s;
   s.reserve(text_bytes + 200);
@@ -52,8 +55,8 @@ std::string lines_text(std::uint64_t seed) {
 }
 
 struct reference {
-  std::vector<std::size_t> line_at;         // line_to_byte
-  std::vector<std::size_t> chars, u16;      // prefix counts at multiples of step
+  std::vector<std::size_t> line_at;     // line_to_byte
+  std::vector<std::size_t> chars, u16;  // prefix counts at multiples of step
   explicit reference(const std::string& s) {
     line_at.push_back(0);
     chars.push_back(0);
@@ -80,7 +83,8 @@ TEST(RopeMetricsBig, MillionQueriesAgreeWithAPrecomputedIndex) {
   const reference ref(s);
   const fl::rope flat(s);
   fl::rope tree;
-  for (std::size_t i = 0; i < s.size(); i += 4096) tree.append(fl::rope(std::string_view(s).substr(i, 4096)));
+  for (std::size_t i = 0; i < s.size(); i += 4096)
+    tree.append(fl::rope(std::string_view(s).substr(i, 4096)));
   ASSERT_EQ(fl::detail::rope_height(flat), 0u);
   ASSERT_GE(fl::detail::rope_height(tree), 3u);
 
@@ -96,7 +100,9 @@ TEST(RopeMetricsBig, MillionQueriesAgreeWithAPrecomputedIndex) {
   };
   // Where a prefix count (sampled in `table`, stepped by `w`) first exceeds k.
   auto locate = [&](const std::vector<std::size_t>& table, std::size_t (*w)(char), std::size_t k) {
-    const std::size_t blk = static_cast<std::size_t>(std::upper_bound(table.begin(), table.end(), k) - table.begin()) - 1;
+    const std::size_t blk =
+        static_cast<std::size_t>(std::upper_bound(table.begin(), table.end(), k) - table.begin()) -
+        1;
     std::size_t seen = table[blk];
     std::size_t i = blk * step;
     while (seen + w(s[i]) <= k) seen += w(s[i++]);
@@ -125,8 +131,9 @@ TEST(RopeMetricsBig, MillionQueriesAgreeWithAPrecomputedIndex) {
         kind = "byte_to_line";
         arg = rng() % (s.size() + 1);
         got = r.byte_to_line(arg);
-        want = static_cast<std::size_t>(std::upper_bound(ref.line_at.begin() + 1, ref.line_at.end() - 1, arg) -
-                                        (ref.line_at.begin() + 1));
+        want = static_cast<std::size_t>(
+            std::upper_bound(ref.line_at.begin() + 1, ref.line_at.end() - 1, arg) -
+            (ref.line_at.begin() + 1));
         break;
       case 1:
         kind = "line_to_byte";

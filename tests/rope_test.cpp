@@ -36,11 +36,14 @@ using fl_test::test_seed;
 // Small alphabet so that find() has many partial matches.
 std::string random_text(std::mt19937_64& rng, std::size_t n, int alphabet = 4) {
   std::string s(n, '\0');
-  for (char& c : s) c = static_cast<char>('a' + static_cast<int>(rng() % static_cast<unsigned>(alphabet)));
+  for (char& c : s)
+    c = static_cast<char>('a' + static_cast<int>(rng() % static_cast<unsigned>(alphabet)));
   return s;
 }
 
-std::size_t pick(std::mt19937_64& rng, std::size_t n) { return n == 0 ? 0 : static_cast<std::size_t>(rng() % n); }
+std::size_t pick(std::mt19937_64& rng, std::size_t n) {
+  return n == 0 ? 0 : static_cast<std::size_t>(rng() % n);
+}
 
 // Every way of reading a rope must give `want`.
 void expect_content(const fl::rope& r, const std::string& want, const std::string& ctx) {
@@ -75,7 +78,8 @@ TEST(RopeTest, EmptyRope) {
 }
 
 TEST(RopeTest, Constructors) {
-  const std::string text = "the quick brown fox jumps over the lazy dog, twice: the quick brown fox";
+  const std::string text =
+      "the quick brown fox jumps over the lazy dog, twice: the quick brown fox";
   fl::rope a(text);
   expect_content(a, text, "string_view");
   fl::detail::check_invariants(a);
@@ -267,27 +271,27 @@ TEST(RopeTest, IteratorsAreRandomAccess) {
   std::mt19937_64 rng(11);
   const std::string text = random_text(rng, 500, 26);
   for (const bool flat : {false, true}) {
-  SCOPED_TRACE(flat ? "flat" : "tree");
-  const fl::rope r = flat ? fl::rope(text) : tree_of(text, 13);
-  EXPECT_EQ(fl::detail::rope_height(r) == 0, flat);
-  auto it = r.begin();
-  EXPECT_EQ(r.end() - r.begin(), static_cast<std::ptrdiff_t>(text.size()));
-  for (int k = 0; k < 2000; ++k) {
-    const std::size_t i = pick(rng, text.size());
-    ASSERT_EQ(it[static_cast<std::ptrdiff_t>(i)], text[i]);
-    ASSERT_EQ(*(r.begin() + static_cast<std::ptrdiff_t>(i)), text[i]);
-    ASSERT_EQ(r[i], text[i]);
-  }
-  std::string backwards;
-  for (auto e = r.end(); e != r.begin();) backwards.push_back(*--e);
-  std::reverse(backwards.begin(), backwards.end());
-  EXPECT_EQ(backwards, text);
-  EXPECT_TRUE(r.begin() < r.end());
-  EXPECT_EQ((r.end() - 1).index(), text.size() - 1);
-  EXPECT_EQ(std::count(r.begin(), r.end(), 'q'), std::count(text.begin(), text.end(), 'q'));
-  std::size_t steps = 0;
-  for (auto i = r.begin(); i != r.end(); ++i) ASSERT_EQ(i.index(), steps++);
-  EXPECT_EQ(steps, text.size());
+    SCOPED_TRACE(flat ? "flat" : "tree");
+    const fl::rope r = flat ? fl::rope(text) : tree_of(text, 13);
+    EXPECT_EQ(fl::detail::rope_height(r) == 0, flat);
+    auto it = r.begin();
+    EXPECT_EQ(r.end() - r.begin(), static_cast<std::ptrdiff_t>(text.size()));
+    for (int k = 0; k < 2000; ++k) {
+      const std::size_t i = pick(rng, text.size());
+      ASSERT_EQ(it[static_cast<std::ptrdiff_t>(i)], text[i]);
+      ASSERT_EQ(*(r.begin() + static_cast<std::ptrdiff_t>(i)), text[i]);
+      ASSERT_EQ(r[i], text[i]);
+    }
+    std::string backwards;
+    for (auto e = r.end(); e != r.begin();) backwards.push_back(*--e);
+    std::reverse(backwards.begin(), backwards.end());
+    EXPECT_EQ(backwards, text);
+    EXPECT_TRUE(r.begin() < r.end());
+    EXPECT_EQ((r.end() - 1).index(), text.size() - 1);
+    EXPECT_EQ(std::count(r.begin(), r.end(), 'q'), std::count(text.begin(), text.end(), 'q'));
+    std::size_t steps = 0;
+    for (auto i = r.begin(); i != r.end(); ++i) ASSERT_EQ(i.index(), steps++);
+    EXPECT_EQ(steps, text.size());
   }
 }
 
@@ -473,7 +477,8 @@ TEST(RopeTest, EditingACopyNeverChangesTheOriginal) {
   std::mt19937_64 rng(seed);
   const std::string text = random_text(rng, 700, 26);
   fl::rope original;
-  for (std::size_t i = 0; i < text.size(); i += 9) original.append(std::string_view(text).substr(i, 9));
+  for (std::size_t i = 0; i < text.size(); i += 9)
+    original.append(std::string_view(text).substr(i, 9));
   const fl::rope keep = original;
   for (int op = 0; op < 9; ++op) {
     for (int trial = 0; trial < 50; ++trial) {
@@ -518,11 +523,31 @@ TEST(RopeDifferential, RandomEditsAgreeWithStdString) {
     const std::string piece = random_text(rng, plen);
     const int op = static_cast<int>(pick(rng, s.size() > 3000 ? 14 : 20));
     switch (op) {
-      case 0: case 14: case 15: r.append(piece); s.append(piece); break;
-      case 1: case 16: r.prepend(piece); s.insert(0, piece); break;
-      case 2: case 17: r.insert(pos, piece); s.insert(pos, piece); break;
-      case 3: r.erase(pos, n); s.erase(pos, n); break;
-      case 4: case 18: r.replace(pos, n, piece); s.replace(pos, n, piece); break;
+      case 0:
+      case 14:
+      case 15:
+        r.append(piece);
+        s.append(piece);
+        break;
+      case 1:
+      case 16:
+        r.prepend(piece);
+        s.insert(0, piece);
+        break;
+      case 2:
+      case 17:
+        r.insert(pos, piece);
+        s.insert(pos, piece);
+        break;
+      case 3:
+        r.erase(pos, n);
+        s.erase(pos, n);
+        break;
+      case 4:
+      case 18:
+        r.replace(pos, n, piece);
+        s.replace(pos, n, piece);
+        break;
       case 5: {
         const std::size_t len = pick(rng, 2) ? n * 8 : pick(rng, s.size() - pos + 1);
         r = r.substr(pos, len);
@@ -566,8 +591,9 @@ TEST(RopeDifferential, RandomEditsAgreeWithStdString) {
         break;
       }
       case 9: {  // find: a needle cut from the text (present) or random
-        std::string needle = pick(rng, 2) && !s.empty() ? s.substr(pick(rng, s.size()), pick(rng, 60) + 1)
-                                                        : random_text(rng, pick(rng, 6) + 1);
+        std::string needle = pick(rng, 2) && !s.empty()
+                                 ? s.substr(pick(rng, s.size()), pick(rng, 60) + 1)
+                                 : random_text(rng, pick(rng, 6) + 1);
         const std::size_t from = pick(rng, s.size() + 2);
         ASSERT_EQ(r.find(needle, from), s.find(needle, from)) << ctx << " needle " << needle;
         break;
@@ -580,9 +606,7 @@ TEST(RopeDifferential, RandomEditsAgreeWithStdString) {
         ASSERT_EQ(got > 0, want > 0) << ctx;
         ASSERT_EQ(r == r2, s == s2) << ctx;
         ASSERT_EQ(r.compare(s2) == 0, s == s2) << ctx;
-        if (s == s2) {
-          ASSERT_EQ(std::hash<fl::rope>{}(r), std::hash<fl::rope>{}(r2)) << ctx;
-        }
+        if (s == s2) { ASSERT_EQ(std::hash<fl::rope>{}(r), std::hash<fl::rope>{}(r2)) << ctx; }
         break;
       }
       case 11: {  // iterate and index, with throws past the end
@@ -660,9 +684,7 @@ TEST(RopeDifferential, CursorEditsStayBalanced) {
     }
     fl::detail::check_invariants(r);
     ASSERT_EQ(r.size(), s.size()) << ctx;
-    if (step % 997 == 0) {
-      ASSERT_EQ(r.to_std(), s) << ctx;
-    }
+    if (step % 997 == 0) { ASSERT_EQ(r.to_std(), s) << ctx; }
   }
   EXPECT_EQ(r.to_std(), s);
   // Depth stays logarithmic: 2 * min_children^(h-1) <= leaves <= bytes.
@@ -734,7 +756,8 @@ fl::rope scattered_tree(std::size_t bytes, std::uint64_t seed) {
 fl::rope joined_tree(std::size_t pieces, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   fl::rope r;
-  for (std::size_t i = 0; i < pieces; ++i) r.append(fl::rope(random_text(rng, 1 + pick(rng, 40), 26)));
+  for (std::size_t i = 0; i < pieces; ++i)
+    r.append(fl::rope(random_text(rng, 1 + pick(rng, 40), 26)));
   return r;
 }
 
@@ -766,8 +789,8 @@ void expect_strong_guarantee(const std::string& ctx, const fail_shape& shape, co
   const std::string unrelated_text = unrelated.to_std();
   const long base = fl::detail::rope_live_blocks();
   for (std::size_t n = 1;; ++n) {
-    const std::string at = ctx + " on " + shape.name + (keep_copy ? " (shared)" : " (unique)") + ", allocation " +
-                           std::to_string(n) + " fails";
+    const std::string at = ctx + " on " + shape.name + (keep_copy ? " (shared)" : " (unique)") +
+                           ", allocation " + std::to_string(n) + " fails";
     ASSERT_LT(n, 10'000u) << at;
     bool threw = false;
     {
@@ -779,9 +802,7 @@ void expect_strong_guarantee(const std::string& ctx, const fail_shape& shape, co
       fl::detail::rope_fail_after(n);
       try {
         edit(r, want);
-      } catch (const std::bad_alloc&) {
-        threw = true;
-      }
+      } catch (const std::bad_alloc&) { threw = true; }
       fl::detail::rope_fail_after(0);
       ASSERT_NO_THROW(fl::detail::check_invariants(r)) << at;
       ASSERT_EQ(r.to_std(), threw ? before : want) << at;
@@ -811,7 +832,9 @@ struct named_edit {
 };
 
 // pos and n as fractions of the size, so one edit fits every shape.
-std::size_t at_frac(const std::string& s, int num, int den) { return s.size() * static_cast<std::size_t>(num) / den; }
+std::size_t at_frac(const std::string& s, int num, int den) {
+  return s.size() * static_cast<std::size_t>(num) / den;
+}
 
 std::vector<named_edit> fail_edits(const fl::rope& arg_tree, const fl::rope& arg_flat) {
   const std::string small = "xyz";
@@ -824,20 +847,22 @@ std::vector<named_edit> fail_edits(const fl::rope& arg_tree, const fl::rope& arg
   add("append long sv", [=](fl::rope& r, std::string& s) { r.append(longer), s.append(longer); });
   add("+= char", [](fl::rope& r, std::string& s) { r += 'c', s += 'c'; });
   add("+= sv", [=](fl::rope& r, std::string& s) { r += std::string_view(longer), s += longer; });
-  add(
-      "append rope tree", [&](fl::rope& r, std::string& s) { r.append(arg_tree), s.append(arg_tree.to_std()); },
+  add("append rope tree",
+      [&](fl::rope& r, std::string& s) { r.append(arg_tree), s.append(arg_tree.to_std()); },
       {&arg_tree});
-  add(
-      "append rope flat", [&](fl::rope& r, std::string& s) { r.append(arg_flat), s.append(arg_flat.to_std()); },
+  add("append rope flat",
+      [&](fl::rope& r, std::string& s) { r.append(arg_flat), s.append(arg_flat.to_std()); },
       {&arg_flat});
   add("append self", [](fl::rope& r, std::string& s) { r.append(r), s.append(std::string(s)); });
   add("append count", [](fl::rope& r, std::string& s) { r.append(40, 'q'), s.append(40, 'q'); });
   add("prepend sv", [=](fl::rope& r, std::string& s) { r.prepend(small), s.insert(0, small); });
-  add("prepend long sv", [=](fl::rope& r, std::string& s) { r.prepend(longer), s.insert(0, longer); });
-  add(
-      "prepend rope", [&](fl::rope& r, std::string& s) { r.prepend(arg_tree), s.insert(0, arg_tree.to_std()); },
+  add("prepend long sv",
+      [=](fl::rope& r, std::string& s) { r.prepend(longer), s.insert(0, longer); });
+  add("prepend rope",
+      [&](fl::rope& r, std::string& s) { r.prepend(arg_tree), s.insert(0, arg_tree.to_std()); },
       {&arg_tree});
-  add("prepend self", [](fl::rope& r, std::string& s) { r.prepend(r), s.insert(0, std::string(s)); });
+  add("prepend self",
+      [](fl::rope& r, std::string& s) { r.prepend(r), s.insert(0, std::string(s)); });
   add("insert sv", [=](fl::rope& r, std::string& s) {
     const std::size_t p = at_frac(s, 1, 3);
     r.insert(p, small), s.insert(p, small);
@@ -846,8 +871,8 @@ std::vector<named_edit> fail_edits(const fl::rope& arg_tree, const fl::rope& arg
     const std::size_t p = at_frac(s, 1, 2);
     r.insert(p, longer), s.insert(p, longer);
   });
-  add(
-      "insert rope", [&](fl::rope& r, std::string& s) {
+  add("insert rope",
+      [&](fl::rope& r, std::string& s) {
         const std::size_t p = at_frac(s, 2, 3);
         r.insert(p, arg_tree), s.insert(p, arg_tree.to_std());
       },
@@ -872,8 +897,8 @@ std::vector<named_edit> fail_edits(const fl::rope& arg_tree, const fl::rope& arg
     const std::size_t p = at_frac(s, 1, 2);
     r.replace(p, 2, small), s.replace(p, std::min<std::size_t>(2, s.size() - p), small);
   });
-  add(
-      "replace rope", [&](fl::rope& r, std::string& s) {
+  add("replace rope",
+      [&](fl::rope& r, std::string& s) {
         const std::size_t p = at_frac(s, 1, 3), n = at_frac(s, 1, 3);
         r.replace(p, n, arg_tree), s.replace(p, n, arg_tree.to_std());
       },
@@ -886,10 +911,13 @@ std::vector<named_edit> fail_edits(const fl::rope& arg_tree, const fl::rope& arg
     const std::size_t p = at_frac(s, 1, 7), n = at_frac(s, 5, 7);
     r = r.substr(p, n), s = s.substr(p, n);
   });
-  add("rope(count, ch)", [](fl::rope& r, std::string& s) { r = fl::rope(s.size() + 100, 'c'), s.assign(s.size() + 100, 'c'); });
+  add("rope(count, ch)", [](fl::rope& r, std::string& s) {
+    r = fl::rope(s.size() + 100, 'c'), s.assign(s.size() + 100, 'c');
+  });
   add("rope(sv)", [](fl::rope& r, std::string& s) { r = fl::rope(s + "more"), s += "more"; });
   add("flatten", [](fl::rope& r, std::string&) { EXPECT_EQ(r.flatten().size(), r.size()); });
-  add("concat", [&](fl::rope& r, std::string& s) { r = r + arg_tree + "x", s = s + arg_tree.to_std() + "x"; },
+  add("concat",
+      [&](fl::rope& r, std::string& s) { r = r + arg_tree + "x", s = s + arg_tree.to_std() + "x"; },
       {&arg_tree});
   return e;
 }
@@ -919,7 +947,8 @@ TEST(RopeFailedAllocation, RandomEditsOnRandomTreesAreAllOrNothing) {
     const std::size_t bytes = 20 + pick(rng, 1500);
     const bool scattered = pick(rng, 2) == 0;
     const fail_shape shape{"random tree of " + std::to_string(bytes), [=] {
-                             return scattered ? scattered_tree(bytes, tree_seed) : joined_tree(bytes / 20 + 1, tree_seed);
+                             return scattered ? scattered_tree(bytes, tree_seed)
+                                              : joined_tree(bytes / 20 + 1, tree_seed);
                            }};
     const fl::rope arg = scattered_tree(1 + pick(rng, 400), rng());
     const std::string text = random_text(rng, pick(rng, 60), 26);
@@ -940,7 +969,8 @@ TEST(RopeFailedAllocation, RandomEditsOnRandomTreesAreAllOrNothing) {
         default: r = r.substr(p, n), s = s.substr(p, n); break;
       }
     };
-    expect_strong_guarantee(ctx + " kind " + std::to_string(kind), shape, edit, {&arg}, pick(rng, 2) == 0);
+    expect_strong_guarantee(ctx + " kind " + std::to_string(kind), shape, edit, {&arg},
+                            pick(rng, 2) == 0);
     if (testing::Test::HasFatalFailure()) return;
   }
 }
@@ -954,8 +984,10 @@ namespace {
 // 3- and 4-byte UTF-8 sequences, and invalid bytes (stray continuation
 // bytes, lone lead bytes, 0xF8..0xFF).
 std::string random_utf8(std::mt19937_64& rng, std::size_t n) {
-  static const char* const pieces[] = {"a", "b", "\n", "\r\n", "\xC3\xA9", "\xE2\x82\xAC", "\xF0\x9F\x98\x80",
-                                       "\x80", "\xBF", "\xC3", "\xF0", "\xFF", "\xF8\x88", "x\ny", " "};
+  static const char* const pieces[] = {
+      "a",    "b",    "\n",   "\r\n", "\xC3\xA9", "\xE2\x82\xAC", "\xF0\x9F\x98\x80",
+      "\x80", "\xBF", "\xC3", "\xF0", "\xFF",     "\xF8\x88",     "x\ny",
+      " "};
   std::string s;
   while (s.size() < n) s += pieces[pick(rng, std::size(pieces))];
   s.resize(n);  // may cut a sequence: more invalid bytes
@@ -969,7 +1001,7 @@ std::size_t units_of(char c) {
 
 // The metrics of a std::string by plain scans: the definitions of SPEC.
 struct naive_metrics {
-  std::vector<std::size_t> chars, lines, units;  // prefix counts, size() + 1 entries
+  std::vector<std::size_t> chars, lines, units;        // prefix counts, size() + 1 entries
   std::vector<std::size_t> char_at, line_at, unit_at;  // char_to_byte, line_to_byte, utf16_to_byte
   explicit naive_metrics(const std::string& s) {
     chars.assign(1, 0);
@@ -995,8 +1027,8 @@ struct naive_metrics {
 // Checks every metric of r against s: the totals, the queries at `probes`
 // random arguments (every argument when all is set), and the throws just
 // past each end.
-void expect_metrics(const fl::rope& r, const std::string& s, std::mt19937_64& rng, int probes, bool all,
-                    const std::string& ctx) {
+void expect_metrics(const fl::rope& r, const std::string& s, std::mt19937_64& rng, int probes,
+                    bool all, const std::string& ctx) {
   const naive_metrics m(s);
   ASSERT_EQ(r.char_count(), m.chars.back()) << ctx;
   ASSERT_EQ(r.line_count(), m.lines.back() + 1) << ctx;
@@ -1006,9 +1038,15 @@ void expect_metrics(const fl::rope& r, const std::string& s, std::mt19937_64& rn
     ASSERT_EQ(r.byte_to_line(pos), m.lines[pos]) << ctx << " pos " << pos;
     ASSERT_EQ(r.byte_to_utf16(pos), m.units[pos]) << ctx << " pos " << pos;
   };
-  auto by_char = [&](std::size_t i) { ASSERT_EQ(r.char_to_byte(i), m.char_at[i]) << ctx << " char " << i; };
-  auto by_line = [&](std::size_t i) { ASSERT_EQ(r.line_to_byte(i), m.line_at[i]) << ctx << " line " << i; };
-  auto by_unit = [&](std::size_t i) { ASSERT_EQ(r.utf16_to_byte(i), m.unit_at[i]) << ctx << " unit " << i; };
+  auto by_char = [&](std::size_t i) {
+    ASSERT_EQ(r.char_to_byte(i), m.char_at[i]) << ctx << " char " << i;
+  };
+  auto by_line = [&](std::size_t i) {
+    ASSERT_EQ(r.line_to_byte(i), m.line_at[i]) << ctx << " line " << i;
+  };
+  auto by_unit = [&](std::size_t i) {
+    ASSERT_EQ(r.utf16_to_byte(i), m.unit_at[i]) << ctx << " unit " << i;
+  };
   if (all) {
     for (std::size_t i = 0; i <= s.size(); ++i) by_pos(i);
     for (std::size_t i = 0; i < m.char_at.size(); ++i) by_char(i);
@@ -1062,7 +1100,8 @@ TEST(RopeMetrics, EmptyAndSmall) {
     (void)r.char_to_byte(13);
     FAIL();
   } catch (const std::out_of_range& err) {
-    EXPECT_STREQ(err.what(), "fl::rope::char_to_byte: i (which is 13) > char_count() (which is 12)");
+    EXPECT_STREQ(err.what(),
+                 "fl::rope::char_to_byte: i (which is 13) > char_count() (which is 12)");
   }
   EXPECT_EQ(r.line(0), "h\xC3\xA9llo\n");
   EXPECT_EQ(r.line(1), "\xF0\x9F\x98\x80 w\r\n");
@@ -1097,11 +1136,26 @@ TEST(RopeMetrics, RandomEditsAgreeWithNaiveScans) {
     const std::size_t n = pick(rng, 2) ? pick(rng, 8) : pick(rng, 200);
     const std::string piece = random_utf8(rng, pick(rng, 3) == 0 ? pick(rng, 100) : pick(rng, 12));
     switch (pick(rng, s.size() > 4000 ? 9 : 12)) {
-      case 0: r.append(piece); s.append(piece); break;
-      case 1: r.prepend(piece); s.insert(0, piece); break;
-      case 2: r.insert(pos, piece); s.insert(pos, piece); break;
-      case 3: r.erase(pos, n); s.erase(pos, n); break;
-      case 4: r.replace(pos, n, piece); s.replace(pos, n, piece); break;
+      case 0:
+        r.append(piece);
+        s.append(piece);
+        break;
+      case 1:
+        r.prepend(piece);
+        s.insert(0, piece);
+        break;
+      case 2:
+        r.insert(pos, piece);
+        s.insert(pos, piece);
+        break;
+      case 3:
+        r.erase(pos, n);
+        s.erase(pos, n);
+        break;
+      case 4:
+        r.replace(pos, n, piece);
+        s.replace(pos, n, piece);
+        break;
       case 5: {  // a shared copy edited; the original must keep its metrics
         auto& [r2, s2] = slots[pick(rng, slots.size())];
         r2 = r;
@@ -1197,7 +1251,9 @@ TEST(RopeMetrics, BigFlatRopeQueriesMatchAfterEditsAtBothEnds) {
 
 namespace {
 template <class A, class B>
-concept addable = requires(const A& a, const B& b) { a + b; };
+concept addable = requires(const A& a, const B& b) {
+  a + b;
+};
 template <class A, class B>
 concept adds_to_rope = requires(const A& a, const B& b) {
   { a + b } -> std::same_as<fl::rope>;

@@ -38,10 +38,22 @@ void worker(const fl::rope& shared, const std::string& want_shared, std::uint64_
     const std::size_t pos = rng() % (mirror.size() + 1);
     const std::string piece = random_text(rng, rng() % 20 + 1);
     switch (rng() % 7) {
-      case 0: mine.append(piece); mirror.append(piece); break;
-      case 1: mine.insert(pos, piece); mirror.insert(pos, piece); break;
-      case 2: mine.erase(pos, 15); mirror.erase(pos, 15); break;
-      case 3: mine.replace(pos, 9, piece); mirror.replace(pos, 9, piece); break;
+      case 0:
+        mine.append(piece);
+        mirror.append(piece);
+        break;
+      case 1:
+        mine.insert(pos, piece);
+        mirror.insert(pos, piece);
+        break;
+      case 2:
+        mine.erase(pos, 15);
+        mirror.erase(pos, 15);
+        break;
+      case 3:
+        mine.replace(pos, 9, piece);
+        mirror.replace(pos, 9, piece);
+        break;
       case 4: {  // start over from the shared rope: a fresh copy of the shared tree
         mine = shared;
         mirror = want_shared;
@@ -69,9 +81,7 @@ void worker(const fl::rope& shared, const std::string& want_shared, std::uint64_
       if (mine.to_std() != mirror) ++failures;
       try {
         fl::detail::check_invariants(mine);
-      } catch (...) {
-        ++failures;
-      }
+      } catch (...) { ++failures; }
     }
   }
   if (mine.to_std() != mirror) ++failures;
@@ -138,7 +148,8 @@ TEST(RopeThreads, MetricQueriesOnSharedChunksFromManyThreads) {
   const fl::rope shared(text);
   std::atomic<int> failures{0};
   auto newlines_before = [](const std::string& t, std::size_t pos) {
-    return static_cast<std::size_t>(std::count(t.begin(), t.begin() + static_cast<std::ptrdiff_t>(pos), '\n'));
+    return static_cast<std::size_t>(
+        std::count(t.begin(), t.begin() + static_cast<std::ptrdiff_t>(pos), '\n'));
   };
   auto run = [&](std::uint64_t s) {
     std::mt19937_64 r(s);
@@ -160,5 +171,6 @@ TEST(RopeThreads, MetricQueriesOnSharedChunksFromManyThreads) {
   for (int t = 0; t < 4; ++t) threads.emplace_back(run, seed + static_cast<std::uint64_t>(t));
   for (auto& t : threads) t.join();
   EXPECT_EQ(failures.load(), 0) << "seed " << seed;
-  EXPECT_EQ(shared.line_count(), static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
+  EXPECT_EQ(shared.line_count(),
+            static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
 }

@@ -51,7 +51,7 @@ char random_char(std::mt19937_64& rng) {
 
 std::size_t random_length(std::mt19937_64& rng) {
   std::size_t len = lengths[rng() % std::size(lengths)];
-  if (len == 4096 && rng() % 4 != 0) len = 64;  // keep 4096 occasional
+  if (len == 4096 && rng() % 4 != 0) len = 64;            // keep 4096 occasional
   if (rng() % 4 == 0 && len > 0) len += (rng() % 3) - 1;  // and its neighbours
   return len;
 }
@@ -117,21 +117,33 @@ template <class S>
 std::string apply(S& s, const params& p) {
   using std::to_string;
   const std::size_t size = s.size();
-  const std::size_t ipos = std::min(p.pos, size);                     // a valid index
-  const std::size_t ilen = std::min(p.n == npos ? size : p.n, size - ipos);  // a valid length from ipos
+  const std::size_t ipos = std::min(p.pos, size);  // a valid index
+  const std::size_t ilen =
+      std::min(p.n == npos ? size : p.n, size - ipos);  // a valid length from ipos
   const auto it = s.begin() + static_cast<std::ptrdiff_t>(ipos);
   const auto it2 = it + static_cast<std::ptrdiff_t>(ilen);
   const std::string& src = p.src;
   const std::string_view sv = src;
   const std::size_t slen = src.size();
-  const std::size_t sk = size ? p.k % size : 0;                // an offset inside s
-  const std::size_t sn = size ? (p.k >> 20) % (size - sk + 1) : 0;  // a length from sk that stays inside
+  const std::size_t sk = size ? p.k % size : 0;  // an offset inside s
+  const std::size_t sn =
+      size ? (p.k >> 20) % (size - sk + 1) : 0;  // a length from sk that stays inside
   const std::size_t small = p.n % 40;
   // Containers for the iterator forms, built only for the ops that use them.
   std::vector<char> vec;
   std::list<char> lst;
   switch (p.op) {
-    case 5: case 14: case 22: case 26: case 38: case 47: case 52: case 63: case 117: case 118: case 119:
+    case 5:
+    case 14:
+    case 22:
+    case 26:
+    case 38:
+    case 47:
+    case 52:
+    case 63:
+    case 117:
+    case 118:
+    case 119:
       vec.assign(src.begin(), src.end());
       lst.assign(src.begin(), src.end());
       break;
@@ -152,7 +164,11 @@ std::string apply(S& s, const params& p) {
     case 6: s.assign({c1, c2, c3}); break;
     case 7: s.assign(sv); break;
     case 8: s.assign(sv, p.pos2, p.n2); break;
-    case 9: { const S t(src); s = t; break; }
+    case 9: {
+      const S t(src);
+      s = t;
+      break;
+    }
     case 10: s = S(src); break;
     case 11: s = src.c_str(); break;
     case 12: s = p.ch; break;
@@ -173,12 +189,16 @@ std::string apply(S& s, const params& p) {
     case 26: return idx(s.insert(it, vec.begin(), vec.end()));
     // ---- erase ----
     case 27: s.erase(p.pos, p.n); break;
-    case 28: if (ipos < size) return idx(s.erase(it)); break;
+    case 28:
+      if (ipos < size) return idx(s.erase(it));
+      break;
     case 29: return idx(s.erase(it, it2));
     case 30: s.erase(p.pos); break;
     // ---- push/pop/append ----
     case 31: s.push_back(p.ch); break;
-    case 32: if (size) s.pop_back(); break;
+    case 32:
+      if (size) s.pop_back();
+      break;
     case 33: s.append(small, p.ch); break;
     case 34: s.append(S(src)); break;
     case 35: s.append(S(src), p.pos2, p.n2); break;
@@ -194,7 +214,9 @@ std::string apply(S& s, const params& p) {
     case 45: s += {c1, c2}; break;
     case 46: s += sv; break;
     case 47: s.append(lst.begin(), lst.end()); break;
-    case 48: for (std::size_t i = 0; i < small; ++i) s.push_back(static_cast<char>('a' + i % 26)); break;
+    case 48:
+      for (std::size_t i = 0; i < small; ++i) s.push_back(static_cast<char>('a' + i % 26));
+      break;
     // ---- replace ----
     case 49: s.replace(p.pos, p.n, S(src)); break;
     case 50: s.replace(it, it2, S(src)); break;
@@ -227,19 +249,28 @@ std::string apply(S& s, const params& p) {
       if constexpr (is_std<S>) {  // libstdc++ 12 has it only in C++23 mode: the same effect by hand
         const std::size_t n = p.n % 200;
         std::string t = s.substr(0, std::min(size, n));
-        for (std::size_t i = std::min(size, n); i < n; ++i) t.push_back(static_cast<char>('0' + i % 10));
+        for (std::size_t i = std::min(size, n); i < n; ++i)
+          t.push_back(static_cast<char>('0' + i % 10));
         t.resize(n - n / 3);
         s = t;
       } else {
         s.resize_and_overwrite(p.n % 200, [&](char* d, std::size_t n) {
-          for (std::size_t i = std::min(size, n); i < n; ++i) d[i] = static_cast<char>('0' + i % 10);
+          for (std::size_t i = std::min(size, n); i < n; ++i)
+            d[i] = static_cast<char>('0' + i % 10);
           return n - n / 3;
         });
       }
       break;
     // ---- observers ----
-    case 71: { const S t = s.substr(p.pos, p.n); return std::string(t.data(), t.size()); }
-    case 72: { S t = std::move(s).substr(p.pos, p.n); s = t; break; }
+    case 71: {
+      const S t = s.substr(p.pos, p.n);
+      return std::string(t.data(), t.size());
+    }
+    case 72: {
+      S t = std::move(s).substr(p.pos, p.n);
+      s = t;
+      break;
+    }
     case 73: {
       char buf[64];
       const std::size_t got = s.copy(buf, p.n % 64, p.pos);
@@ -249,32 +280,43 @@ std::string apply(S& s, const params& p) {
     case 75: {
       const std::string_view needle = sv.substr(0, 1 + p.k % 4);
       return to_string(s.find(S(src))) + to_string(s.find(src.data(), p.pos, p.n % 6)) +
-             to_string(s.find(src.c_str(), p.pos)) + to_string(s.find(p.ch, p.pos)) + to_string(s.find(needle, p.pos));
+             to_string(s.find(src.c_str(), p.pos)) + to_string(s.find(p.ch, p.pos)) +
+             to_string(s.find(needle, p.pos));
     }
     case 76: {
       const std::string_view needle = sv.substr(0, 1 + p.k % 4);
       return to_string(s.rfind(S(src))) + to_string(s.rfind(src.data(), p.pos, p.n % 6)) +
-             to_string(s.rfind(src.c_str(), p.pos)) + to_string(s.rfind(p.ch, p.pos)) + to_string(s.rfind(needle, p.pos)) +
-             to_string(s.rfind(needle));
+             to_string(s.rfind(src.c_str(), p.pos)) + to_string(s.rfind(p.ch, p.pos)) +
+             to_string(s.rfind(needle, p.pos)) + to_string(s.rfind(needle));
     }
     case 77:
-      return to_string(s.find_first_of(S(src), p.pos)) + to_string(s.find_first_of(src.data(), p.pos, p.n % 6)) +
-             to_string(s.find_first_of(src.c_str(), p.pos)) + to_string(s.find_first_of(p.ch, p.pos)) +
-             to_string(s.find_first_of(sv, p.pos)) + to_string(s.find_first_of(sv));
+      return to_string(s.find_first_of(S(src), p.pos)) +
+             to_string(s.find_first_of(src.data(), p.pos, p.n % 6)) +
+             to_string(s.find_first_of(src.c_str(), p.pos)) +
+             to_string(s.find_first_of(p.ch, p.pos)) + to_string(s.find_first_of(sv, p.pos)) +
+             to_string(s.find_first_of(sv));
     case 78:
-      return to_string(s.find_last_of(S(src), p.pos)) + to_string(s.find_last_of(src.data(), p.pos, p.n % 6)) +
-             to_string(s.find_last_of(src.c_str(), p.pos)) + to_string(s.find_last_of(p.ch, p.pos)) +
-             to_string(s.find_last_of(sv, p.pos)) + to_string(s.find_last_of(sv));
+      return to_string(s.find_last_of(S(src), p.pos)) +
+             to_string(s.find_last_of(src.data(), p.pos, p.n % 6)) +
+             to_string(s.find_last_of(src.c_str(), p.pos)) +
+             to_string(s.find_last_of(p.ch, p.pos)) + to_string(s.find_last_of(sv, p.pos)) +
+             to_string(s.find_last_of(sv));
     case 79:
-      return to_string(s.find_first_not_of(S(src), p.pos)) + to_string(s.find_first_not_of(src.data(), p.pos, p.n % 6)) +
-             to_string(s.find_first_not_of(src.c_str(), p.pos)) + to_string(s.find_first_not_of(p.ch, p.pos)) +
+      return to_string(s.find_first_not_of(S(src), p.pos)) +
+             to_string(s.find_first_not_of(src.data(), p.pos, p.n % 6)) +
+             to_string(s.find_first_not_of(src.c_str(), p.pos)) +
+             to_string(s.find_first_not_of(p.ch, p.pos)) +
              to_string(s.find_first_not_of(sv, p.pos)) + to_string(s.find_first_not_of(sv));
     case 80:
-      return to_string(s.find_last_not_of(S(src), p.pos)) + to_string(s.find_last_not_of(src.data(), p.pos, p.n % 6)) +
-             to_string(s.find_last_not_of(src.c_str(), p.pos)) + to_string(s.find_last_not_of(p.ch, p.pos)) +
-             to_string(s.find_last_not_of(sv, p.pos)) + to_string(s.find_last_not_of(sv));
+      return to_string(s.find_last_not_of(S(src), p.pos)) +
+             to_string(s.find_last_not_of(src.data(), p.pos, p.n % 6)) +
+             to_string(s.find_last_not_of(src.c_str(), p.pos)) +
+             to_string(s.find_last_not_of(p.ch, p.pos)) + to_string(s.find_last_not_of(sv, p.pos)) +
+             to_string(s.find_last_not_of(sv));
     case 81: {
-      auto sign = [](int r) { return r < 0 ? std::string("-") : r > 0 ? std::string("+") : std::string("0"); };
+      auto sign = [](int r) {
+        return r < 0 ? std::string("-") : r > 0 ? std::string("+") : std::string("0");
+      };
       const S t(src);
       return sign(s.compare(t)) + sign(s.compare(src.c_str())) + sign(s.compare(sv)) +
              sign(s.compare(p.pos, p.n, t)) + sign(s.compare(p.pos, p.n, src.c_str())) +
@@ -285,7 +327,9 @@ std::string apply(S& s, const params& p) {
              sign(s.compare(ipos, p.n, sv));
     }
     case 82: {
-      auto sign = [](int r) { return r < 0 ? std::string("-") : r > 0 ? std::string("+") : std::string("0"); };
+      auto sign = [](int r) {
+        return r < 0 ? std::string("-") : r > 0 ? std::string("+") : std::string("0");
+      };
       // (pos2 kept valid for the view form: libstdc++ 12's is noexcept.)
       return sign(s.compare(ipos, p.n, S(src), p.pos2, p.n2)) +
              sign(s.compare(ipos, p.n, sv, std::min(p.pos2, slen), p.n2));
@@ -293,17 +337,19 @@ std::string apply(S& s, const params& p) {
     case 83: {
       const std::string_view head = std::string_view(s).substr(0, p.n % 5);
       const std::string_view tail = std::string_view(s).substr(size - std::min(size, p.n % 5));
-      return std::to_string(s.starts_with(sv)) + std::to_string(s.starts_with(head)) + std::to_string(s.starts_with(p.ch)) +
-             std::to_string(s.starts_with(src.c_str())) + std::to_string(s.ends_with(sv)) +
-             std::to_string(s.ends_with(tail)) + std::to_string(s.ends_with(p.ch)) + std::to_string(s.ends_with(src.c_str())) +
-             std::to_string(contains(s, sv.substr(0, p.n % 4))) + std::to_string(contains(s, p.ch)) +
-             std::to_string(contains(s, src.c_str()));
+      return std::to_string(s.starts_with(sv)) + std::to_string(s.starts_with(head)) +
+             std::to_string(s.starts_with(p.ch)) + std::to_string(s.starts_with(src.c_str())) +
+             std::to_string(s.ends_with(sv)) + std::to_string(s.ends_with(tail)) +
+             std::to_string(s.ends_with(p.ch)) + std::to_string(s.ends_with(src.c_str())) +
+             std::to_string(contains(s, sv.substr(0, p.n % 4))) +
+             std::to_string(contains(s, p.ch)) + std::to_string(contains(s, src.c_str()));
     }
     case 84: {
       const S t(src);
-      return std::to_string(s == t) + std::to_string(s < t) + std::to_string(s > t) + std::to_string(s == sv) +
-             std::to_string(s < sv) + std::to_string(s == src.c_str()) + std::to_string(s >= src.c_str()) +
-             std::to_string((s <=> t) == 0) + std::to_string(s == src) + std::to_string(src < s);
+      return std::to_string(s == t) + std::to_string(s < t) + std::to_string(s > t) +
+             std::to_string(s == sv) + std::to_string(s < sv) + std::to_string(s == src.c_str()) +
+             std::to_string(s >= src.c_str()) + std::to_string((s <=> t) == 0) +
+             std::to_string(s == src) + std::to_string(src < s);
     }
     case 85: return std::to_string(erase(s, p.ch));
     case 86: return std::to_string(erase_if(s, [&](char c) { return c == p.ch || c == '\0'; }));
@@ -320,9 +366,18 @@ std::string apply(S& s, const params& p) {
     case 96: s.insert(p.pos, s, sk, p.n); break;
     case 97: s.replace(p.pos, p.n, s, sk, p.n2); break;
     case 98: s.assign(s, p.pos, p.n); break;
-    case 99: s.insert(it, s.begin() + static_cast<std::ptrdiff_t>(sk), s.begin() + static_cast<std::ptrdiff_t>(sk + sn)); break;
-    case 100: s.replace(it, it2, s.begin() + static_cast<std::ptrdiff_t>(sk), s.begin() + static_cast<std::ptrdiff_t>(sk + sn)); break;
-    case 101: s.append(s.begin() + static_cast<std::ptrdiff_t>(sk), s.begin() + static_cast<std::ptrdiff_t>(sk + sn)); break;
+    case 99:
+      s.insert(it, s.begin() + static_cast<std::ptrdiff_t>(sk),
+               s.begin() + static_cast<std::ptrdiff_t>(sk + sn));
+      break;
+    case 100:
+      s.replace(it, it2, s.begin() + static_cast<std::ptrdiff_t>(sk),
+                s.begin() + static_cast<std::ptrdiff_t>(sk + sn));
+      break;
+    case 101:
+      s.append(s.begin() + static_cast<std::ptrdiff_t>(sk),
+               s.begin() + static_cast<std::ptrdiff_t>(sk + sn));
+      break;
     case 102: s.replace(it, it2, s.rbegin(), s.rbegin() + static_cast<std::ptrdiff_t>(sn)); break;
     case 103: s += std::string_view(s).substr(sk, sn); break;
     case 104: s.insert(p.pos, std::string_view(s).substr(sk, sn)); break;
@@ -331,28 +386,56 @@ std::string apply(S& s, const params& p) {
     case 107: s.append(s.c_str() + sk); break;
     case 108: s.insert(p.pos, s.c_str() + sk); break;
     case 109: s.replace(p.pos, p.n, s.c_str() + sk); break;
-    case 110: s.assign(s.begin() + static_cast<std::ptrdiff_t>(sk), s.begin() + static_cast<std::ptrdiff_t>(sk + sn)); break;
+    case 110:
+      s.assign(s.begin() + static_cast<std::ptrdiff_t>(sk),
+               s.begin() + static_cast<std::ptrdiff_t>(sk + sn));
+      break;
     // ---- iterators and element access ----
     case 111: {
       std::string out;
       for (auto r = s.rbegin(); r != s.rend(); ++r) out.push_back(*r);
       return out;
     }
-    case 112: if (size) { s[ipos % size] = p.ch; s.front() = c2; s.back() = c1; } break;
+    case 112:
+      if (size) {
+        s[ipos % size] = p.ch;
+        s.front() = c2;
+        s.back() = c1;
+      }
+      break;
     case 113: std::reverse(s.begin(), s.end()); break;
-    case 114: return std::string(1, s.empty() ? '-' : s.back()) + std::string(s.c_str(), size) + std::to_string(s.length());
-    case 115: { S t(s, s.get_allocator()); t.append(1, 'q'); s.swap(t); break; }
-    case 116: { S t(std::move(s)); s = std::move(t); break; }
+    case 114:
+      return std::string(1, s.empty() ? '-' : s.back()) + std::string(s.c_str(), size) +
+             std::to_string(s.length());
+    case 115: {
+      S t(s, s.get_allocator());
+      t.append(1, 'q');
+      s.swap(t);
+      break;
+    }
+    case 116: {
+      S t(std::move(s));
+      s = std::move(t);
+      break;
+    }
     // The C++23 range members (libstdc++ 12: C++23 mode only), against the
     // iterator-pair forms they are defined by.
     case 117:
-      if constexpr (is_std<S>) s.append(lst.begin(), lst.end()); else s.append_range(lst);
+      if constexpr (is_std<S>)
+        s.append(lst.begin(), lst.end());
+      else
+        s.append_range(lst);
       break;
     case 118:
-      if constexpr (is_std<S>) return idx(s.insert(it, vec.begin(), vec.end()));
-      else return idx(s.insert_range(it, vec));
+      if constexpr (is_std<S>)
+        return idx(s.insert(it, vec.begin(), vec.end()));
+      else
+        return idx(s.insert_range(it, vec));
     case 119:
-      if constexpr (is_std<S>) s.replace(it, it2, lst.begin(), lst.end()); else s.replace_with_range(it, it2, lst);
+      if constexpr (is_std<S>)
+        s.replace(it, it2, lst.begin(), lst.end());
+      else
+        s.replace_with_range(it, it2, lst);
       break;
     default: break;
   }
@@ -361,19 +444,32 @@ std::string apply(S& s, const params& p) {
 
 // A fresh string made by one of the constructors.
 template <class S, class... A>
-S construct(int form, const std::string& src, std::size_t pos, std::size_t n, char ch, const A&... a) {
+S construct(int form, const std::string& src, std::size_t pos, std::size_t n, char ch,
+            const A&... a) {
   switch (form) {
     case 0: return S(a...);
     case 1: return S(n % 40, ch, a...);
     case 2: return S(S(src, a...), pos, a...);
     case 3: return S(S(src, a...), pos, n, a...);
-    case 4: { S t(src, a...); return S(std::move(t), pos, a...); }
-    case 5: { S t(src, a...); return S(std::move(t), pos, n, a...); }
+    case 4: {
+      S t(src, a...);
+      return S(std::move(t), pos, a...);
+    }
+    case 5: {
+      S t(src, a...);
+      return S(std::move(t), pos, n, a...);
+    }
     case 6: return S(src.data(), src.size(), a...);
     case 7: return S(src.c_str(), a...);
     case 8: return S(src.begin(), src.end(), a...);
-    case 9: { const S t(src, a...); return S(t); }
-    case 10: { S t(src, a...); return S(std::move(t)); }
+    case 9: {
+      const S t(src, a...);
+      return S(t);
+    }
+    case 10: {
+      S t(src, a...);
+      return S(std::move(t));
+    }
     case 11: return S({'i', 'l', '\0', ch}, a...);
     case 12: return S(std::string_view(src), a...);
     default: return S(std::string_view(src), pos, n, a...);
@@ -384,13 +480,9 @@ const char* exception_kind(const std::exception_ptr& e) {
   if (!e) return "none";
   try {
     std::rethrow_exception(e);
-  } catch (const std::out_of_range&) {
-    return "out_of_range";
-  } catch (const std::length_error&) {
+  } catch (const std::out_of_range&) { return "out_of_range"; } catch (const std::length_error&) {
     return "length_error";
-  } catch (...) {
-    return "other";
-  }
+  } catch (...) { return "other"; }
 }
 
 template <class Fl, class... A>
@@ -409,15 +501,12 @@ void run_differential(std::uint64_t seed, std::size_t ops, const A&... alloc) {
       std::exception_ptr ew, eg;
       try {
         want = construct<std::string>(form, src, pos, n, ch);
-      } catch (...) {
-        ew = std::current_exception();
-      }
+      } catch (...) { ew = std::current_exception(); }
       try {
         got = construct<Fl>(form, src, pos, n, ch, alloc...);
-      } catch (...) {
-        eg = std::current_exception();
-      }
-      ASSERT_STREQ(exception_kind(ew), exception_kind(eg)) << "seed " << seed << " constructor " << form;
+      } catch (...) { eg = std::current_exception(); }
+      ASSERT_STREQ(exception_kind(ew), exception_kind(eg))
+          << "seed " << seed << " constructor " << form;
       if (ew) {
         want.clear();
         got.clear();
@@ -432,22 +521,22 @@ void run_differential(std::uint64_t seed, std::size_t ops, const A&... alloc) {
       std::exception_ptr ew, eg;
       try {
         rw = apply(want, p);
-      } catch (...) {
-        ew = std::current_exception();
-      }
+      } catch (...) { ew = std::current_exception(); }
       try {
         rg = apply(got, p);
-      } catch (...) {
-        eg = std::current_exception();
-      }
-      ASSERT_STREQ(exception_kind(ew), exception_kind(eg)) << "seed " << seed << " step " << step << " op " << p.op;
+      } catch (...) { eg = std::current_exception(); }
+      ASSERT_STREQ(exception_kind(ew), exception_kind(eg))
+          << "seed " << seed << " step " << step << " op " << p.op;
       ASSERT_EQ(rg, rw) << "seed " << seed << " step " << step << " op " << p.op;
       ASSERT_EQ(got.size(), want.size()) << "seed " << seed << " step " << step << " op " << p.op;
-      ASSERT_EQ(std::string_view(got), want) << "seed " << seed << " step " << step << " op " << p.op;
-      ASSERT_EQ(got.c_str()[got.size()], '\0') << "seed " << seed << " step " << step << " op " << p.op;
+      ASSERT_EQ(std::string_view(got), want)
+          << "seed " << seed << " step " << step << " op " << p.op;
+      ASSERT_EQ(got.c_str()[got.size()], '\0')
+          << "seed " << seed << " step " << step << " op " << p.op;
       ASSERT_GE(got.capacity(), got.size()) << "seed " << seed << " step " << step;
       if (ew) {
-        ASSERT_EQ(std::string_view(got), before) << "a throwing call changed the string; seed " << seed;
+        ASSERT_EQ(std::string_view(got), before)
+            << "a throwing call changed the string; seed " << seed;
       }
       if (want.size() > 9000) break;  // keep the strings (and the run time) bounded
     }
@@ -457,8 +546,8 @@ void run_differential(std::uint64_t seed, std::size_t ops, const A&... alloc) {
 TEST(StringDifferential, RandomOperationsAgreeWithStdString) {
   const auto seed = test_seed();
   const auto ops = test_ops(1'000'000);
-  std::cout << "StringDifferential seed " << seed << " (FL_TEST_SEED=" << seed << " replays), " << ops
-            << " operations\n";
+  std::cout << "StringDifferential seed " << seed << " (FL_TEST_SEED=" << seed << " replays), "
+            << ops << " operations\n";
   RecordProperty("seed", std::to_string(seed));
   run_differential<fl::string>(seed, ops);
 }

@@ -44,7 +44,9 @@ class checking_resource : public std::pmr::memory_resource {
     ++deallocations;
     std::pmr::new_delete_resource()->deallocate(p, bytes, align);
   }
-  bool do_is_equal(const std::pmr::memory_resource& o) const noexcept override { return this == &o; }
+  bool do_is_equal(const std::pmr::memory_resource& o) const noexcept override {
+    return this == &o;
+  }
 };
 
 TEST(StringPmrTest, AllocatesOnlyFromItsMonotonicBuffer) {
@@ -85,9 +87,7 @@ TEST(StringPmrTest, BlocksAreFreedWithTheirSizeAndCapacityIsHonest) {
     pstring s(&r);
     for (int i = 0; i < 10000; ++i) {
       s.push_back('x');
-      if (s.capacity() > 23) {
-        ASSERT_EQ(r.bytes_of(s.data()), s.capacity() + 1);
-      }
+      if (s.capacity() > 23) { ASSERT_EQ(r.bytes_of(s.data()), s.capacity() + 1); }
     }
     s.reserve(50000);
     EXPECT_EQ(r.bytes_of(s.data()), s.capacity() + 1);
@@ -151,7 +151,8 @@ TEST(StringPmrTest, MovesStealOnlyBetweenEqualResources) {
   EXPECT_EQ(target1.data(), sp);
   EXPECT_TRUE(src1.empty());
 
-  pstring x("x on resource one, long enough......", &r1), y("y on resource one, long enough......", &r1);
+  pstring x("x on resource one, long enough......", &r1),
+      y("y on resource one, long enough......", &r1);
   x.swap(y);
   EXPECT_EQ(x, "y on resource one, long enough......");
   EXPECT_EQ(r1.bad_frees + r2.bad_frees, 0u);

@@ -54,7 +54,9 @@ struct counting_allocator {
     std::allocator<T>{}.deallocate(p, n);
   }
   template <class U>
-  bool operator==(const counting_allocator<U>&) const noexcept { return true; }
+  bool operator==(const counting_allocator<U>&) const noexcept {
+    return true;
+  }
 };
 using counted_string = fl::basic_string<counting_allocator<char>>;
 
@@ -104,9 +106,12 @@ TEST(StringTest, LayoutIs24BytesStandardLayout) {
   static_assert(std::contiguous_iterator<fl::string::const_iterator>);
   static_assert(std::ranges::contiguous_range<fl::string>);
   static_assert(std::is_convertible_v<fl::string, std::string_view>);
-  static_assert(std::is_convertible_v<std::string, fl::string>);  // implicit, so std::string code ports
-  static_assert(std::is_convertible_v<fl::string, std::string>);  // a copy, where const std::string& is taken
-  static_assert(!std::is_convertible_v<std::string_view, fl::string>);  // explicit, as in the standard
+  static_assert(
+      std::is_convertible_v<std::string, fl::string>);  // implicit, so std::string code ports
+  static_assert(
+      std::is_convertible_v<fl::string, std::string>);  // a copy, where const std::string& is taken
+  static_assert(
+      !std::is_convertible_v<std::string_view, fl::string>);  // explicit, as in the standard
   static_assert(std::is_constructible_v<fl::string, std::string>);
   static_assert(!std::is_constructible_v<fl::string, std::nullptr_t>);
   static_assert(fl::string::npos == std::string_view::npos);
@@ -226,12 +231,14 @@ TEST(StringTest, Constructors) {
   std::list<char> l{'l', 'i', 's', 't'};
   EXPECT_EQ(fl::string(l.begin(), l.end()), "list");
   std::istringstream in("stream");
-  EXPECT_EQ(fl::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()), "stream");
+  EXPECT_EQ(fl::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()),
+            "stream");
   EXPECT_EQ(fl::string({'i', 'l'}), "il");
   EXPECT_EQ(fl::string("sv"sv), "sv");
   EXPECT_EQ(fl::string("std"s), "std");
   EXPECT_EQ(fl::string("abcdef"sv, 2, 3), "cde");
-  EXPECT_EQ(fl::string("abcdef", 2, 3), "cde");  // (const char*, pos, n) goes through the T overload... via string_view
+  EXPECT_EQ(fl::string("abcdef", 2, 3),
+            "cde");  // (const char*, pos, n) goes through the T overload... via string_view
   fl::string moved_from("a long string that lives on the heap!");
   fl::string m(std::move(moved_from));
   EXPECT_EQ(m, "a long string that lives on the heap!");
@@ -340,7 +347,9 @@ TEST(StringTest, ElementAccess) {
   std::string_view v = s;
   EXPECT_EQ(v, "jolly");
   std::string rev(s.rbegin(), s.rend());
-  EXPECT_EQ(rev, "yllo" "j");
+  EXPECT_EQ(rev,
+            "yllo"
+            "j");
   std::string crev(c.crbegin(), c.crend());
   EXPECT_EQ(crev, "ylloj");
   EXPECT_EQ(s.end() - s.begin(), 5);
@@ -393,7 +402,8 @@ TEST(StringTest, ResizeAndOverwrite) {
     return std::size_t{1};
   });
   EXPECT_EQ(s, "o");
-  EXPECT_THROW(s.resize_and_overwrite(s.max_size() + 1, [](char*, std::size_t) { return 0; }), std::length_error);
+  EXPECT_THROW(s.resize_and_overwrite(s.max_size() + 1, [](char*, std::size_t) { return 0; }),
+               std::length_error);
 }
 
 // ---- modifiers ----
@@ -718,7 +728,8 @@ TEST(StringTest, HashEqualsStringViewHash) {
 
 TEST(StringTest, Streams) {
   std::ostringstream out;
-  out << fl::string("x") << std::setw(5) << fl::string("ab") << std::left << std::setw(4) << fl::string("c") << '|';
+  out << fl::string("x") << std::setw(5) << fl::string("ab") << std::left << std::setw(4)
+      << fl::string("c") << '|';
   EXPECT_EQ(out.str(), "x   abc   |");
   std::istringstream in("  first second\nthird line\n\nlast");
   fl::string w;
@@ -907,7 +918,9 @@ TEST(StringTest, CompareAndCopyAssignAcrossModesAndLengths) {
     for (std::size_t m : {0u, 1u, 23u, 24u, 32u, 33u, 64u, 65u, 200u}) {
       const std::string sa(n, 'q'), sb(m, 'q');
       const fl::string a(sa), b(sb);
-      EXPECT_EQ((a.compare(b) > 0) - (a.compare(b) < 0), (sa.compare(sb) > 0) - (sa.compare(sb) < 0)) << n << " " << m;
+      EXPECT_EQ((a.compare(b) > 0) - (a.compare(b) < 0),
+                (sa.compare(sb) > 0) - (sa.compare(sb) < 0))
+          << n << " " << m;
       fl::string out(300, 'z');  // heap, big enough: reused
       out = a;
       EXPECT_EQ(std::string_view(out), sa);
@@ -940,7 +953,8 @@ TEST(StringTest, CompareOfHeapStringsOrdersBytesAsUnsigned) {
     fl::string a(sa), b(sb);
     a.reserve(40);  // heap mode, whatever the length
     b.reserve(40);
-    ASSERT_EQ(sign(a.compare(b)), sign(sa.compare(sb))) << "seed " << fl_test::test_seed() << " i " << i;
+    ASSERT_EQ(sign(a.compare(b)), sign(sa.compare(sb)))
+        << "seed " << fl_test::test_seed() << " i " << i;
     ASSERT_EQ(sign(b.compare(a)), sign(sb.compare(sa)));
   }
 }

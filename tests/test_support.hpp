@@ -15,7 +15,8 @@ namespace fl_test {
 // replays the run.
 inline std::uint64_t test_seed() {
   static const std::uint64_t seed = [] {
-    if (const char* s = std::getenv("FL_TEST_SEED")) return static_cast<std::uint64_t>(std::strtoull(s, nullptr, 10));
+    if (const char* s = std::getenv("FL_TEST_SEED"))
+      return static_cast<std::uint64_t>(std::strtoull(s, nullptr, 10));
     return static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
   }();
   return seed;

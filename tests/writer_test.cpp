@@ -72,9 +72,7 @@ void random_piece(std::mt19937_64& rng, fl::writer& w, std::string& want) {
       want += chars(v);
       break;
     }
-    default:
-      w << '\n';
-      want += '\n';
+    default: w << '\n'; want += '\n';
   }
 }
 
@@ -107,11 +105,13 @@ TEST(WriterTest, NumbersPrintAsToChars) {
   {
     fl::writer w(s);
     w << 0 << ' ' << -1 << ' ' << std::numeric_limits<long long>::min() << ' '
-      << std::numeric_limits<unsigned long long>::max() << ' ' << 0.1 << ' ' << 1e100 << ' ' << -0.0 << ' '
-      << 1.5f << ' ' << true << ' ' << static_cast<short>(-7) << ' ' << static_cast<i128>(1) * 1000000000000
-      << ' ' << 2.5L;
+      << std::numeric_limits<unsigned long long>::max() << ' ' << 0.1 << ' ' << 1e100 << ' ' << -0.0
+      << ' ' << 1.5f << ' ' << true << ' ' << static_cast<short>(-7) << ' '
+      << static_cast<i128>(1) * 1000000000000 << ' ' << 2.5L;
   }
-  EXPECT_EQ(s, "0 -1 -9223372036854775808 18446744073709551615 0.1 1e+100 -0 1.5 true -7 1000000000000 2.5");
+  EXPECT_EQ(
+      s,
+      "0 -1 -9223372036854775808 18446744073709551615 0.1 1e+100 -0 1.5 true -7 1000000000000 2.5");
   EXPECT_EQ(s.c_str()[s.size()], '\0');
 }
 
@@ -141,7 +141,7 @@ TEST(WriterTest, WritesAfterFlushAreKeptAcrossGrowth) {
   w << "ab";
   w.flush();
   EXPECT_EQ(s, "ab");
-  w << "cd";                     // fits the spare capacity, past the flushed size
+  w << "cd";                       // fits the spare capacity, past the flushed size
   w.write(std::string(100, 'x'));  // grows the block: "cd" must move along
   w.flush();
   EXPECT_EQ(s, "abcd" + std::string(100, 'x'));

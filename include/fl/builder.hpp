@@ -42,7 +42,8 @@ class string_builder {
   string_builder(const string_builder&) = delete;
   string_builder& operator=(const string_builder&) = delete;
   string_builder(string_builder&& other) noexcept
-      : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)),
+      : data_(std::exchange(other.data_, nullptr)),
+        size_(std::exchange(other.size_, 0)),
         cap_(std::exchange(other.cap_, 0)) {}
   string_builder& operator=(string_builder&& other) noexcept {
     if (this != &other) {
@@ -60,9 +61,10 @@ class string_builder {
   // builder is unchanged after a throw.
   template <class... Args>
   string_builder& append(const Args&... args) {
-    static_assert((detail::concat_argument<Args> && ...),
-                  "fl::string_builder::append: every argument must be text, char, bool, an integer or a "
-                  "floating-point number");
+    static_assert(
+        (detail::concat_argument<Args> && ...),
+        "fl::string_builder::append: every argument must be text, char, bool, an integer or a "
+        "floating-point number");
     const auto pieces = detail::concat_pieces(args...);
     const size_type n = pieces.size();
     if (n <= cap_ - size_) {
@@ -107,7 +109,8 @@ class string_builder {
       free_block();
       return s;
     }
-    const detail::heap_block b{std::exchange(data_, nullptr), std::exchange(size_, 0), std::exchange(cap_, 0)};
+    const detail::heap_block b{std::exchange(data_, nullptr), std::exchange(size_, 0),
+                               std::exchange(cap_, 0)};
     return detail::string_access::adopt(b);
   }
 

@@ -41,13 +41,13 @@ namespace detail {
 
 template <class T>
 concept concat_char_type = std::is_same_v<T, wchar_t> || std::is_same_v<T, char8_t> ||
-                           std::is_same_v<T, char16_t> || std::is_same_v<T, char32_t>;
+    std::is_same_v<T, char16_t> || std::is_same_v<T, char32_t>;
 
 // Integers formatted as numbers: every integral type but bool, char and the
 // wide/Unicode character types.
 template <class T>
-concept concat_integer = std::is_integral_v<T> && !std::is_same_v<T, bool> && !std::is_same_v<T, char> &&
-                         !concat_char_type<T>;
+concept concat_integer = std::is_integral_v<T> && !std::is_same_v<T, bool> &&
+                         !std::is_same_v<T, char> && !concat_char_type<T>;
 
 // Text arguments: fl strings, C strings and string_view-like values.
 template <class T>
@@ -87,18 +87,19 @@ auto concat_piece(const T& arg) noexcept {
   } else if constexpr (concat_text<T>) {
     return text_operand(arg);
   } else {
-    static_assert(concat_text<T>,
-                  "fl::concat/fl::append/fl::string_builder::append take text (fl::string, std::string, "
-                  "std::string_view-like, C strings), char, bool, integers and floating-point numbers; "
-                  "convert this argument first (wide and Unicode character types, pointers and enums are "
-                  "not formatted implicitly)");
+    static_assert(
+        concat_text<T>,
+        "fl::concat/fl::append/fl::string_builder::append take text (fl::string, std::string, "
+        "std::string_view-like, C strings), char, bool, integers and floating-point numbers; "
+        "convert this argument first (wide and Unicode character types, pointers and enums are "
+        "not formatted implicitly)");
     return char_operand{'\0'};
   }
 }
 
 template <class T>
 concept concat_argument = std::is_same_v<T, bool> || std::is_same_v<T, char> || concat_integer<T> ||
-                          std::is_floating_point_v<T> || concat_text<T>;
+    std::is_floating_point_v<T> || concat_text<T>;
 
 template <class... Args>
 auto concat_pieces(const Args&... args) noexcept {
@@ -112,8 +113,9 @@ auto concat_pieces(const Args&... args) noexcept {
 // std::length_error (result longer than max_size()).
 template <class... Args>
 [[nodiscard]] string concat(const Args&... args) {
-  static_assert((detail::concat_argument<Args> && ...),
-                "fl::concat: every argument must be text, char, bool, an integer or a floating-point number");
+  static_assert(
+      (detail::concat_argument<Args> && ...),
+      "fl::concat: every argument must be text, char, bool, an integer or a floating-point number");
   return string(detail::concat_pieces(args...));
 }
 
@@ -122,8 +124,9 @@ template <class... Args>
 // like basic_string::append; s is unchanged after a throw.
 template <class A, class... Args>
 basic_string<A>& append(basic_string<A>& s, const Args&... args) {
-  static_assert((detail::concat_argument<Args> && ...),
-                "fl::append: every argument must be text, char, bool, an integer or a floating-point number");
+  static_assert(
+      (detail::concat_argument<Args> && ...),
+      "fl::append: every argument must be text, char, bool, an integer or a floating-point number");
   s.append(detail::concat_pieces(args...));
   return s;
 }

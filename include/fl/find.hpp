@@ -51,49 +51,59 @@ inline constexpr std::size_t npos = std::string_view::npos;
 
 // The last index i <= pos where needle occurs in hay, or npos. An empty needle
 // is found at min(pos, hay.size()). O(n + m).
-inline std::size_t rfind(std::string_view hay, std::string_view needle, std::size_t pos = npos) noexcept {
+inline std::size_t rfind(std::string_view hay, std::string_view needle,
+                         std::size_t pos = npos) noexcept {
   const std::size_t n = hay.size();
   const std::size_t m = needle.size();
   if (m > n) return npos;
   const std::size_t last = pos < n - m ? pos : n - m;  // the highest start to consider
   if (m == 0) return last;
-  return detail::rfind_kernel.load(std::memory_order_relaxed)(hay.data(), last + m, needle.data(), m);
+  return detail::rfind_kernel.load(std::memory_order_relaxed)(hay.data(), last + m, needle.data(),
+                                                              m);
 }
 
 // The first index i >= pos with hay[i] in set, or npos. O(n + |set|).
-inline std::size_t find_first_of(std::string_view hay, std::string_view set, std::size_t pos = 0) noexcept {
+inline std::size_t find_first_of(std::string_view hay, std::string_view set,
+                                 std::size_t pos = 0) noexcept {
   const std::size_t n = hay.size();
   if (pos >= n || set.empty()) return npos;
   if (set.size() == 1) {
     const void* p = std::memchr(hay.data() + pos, static_cast<unsigned char>(set[0]), n - pos);
     return p ? static_cast<std::size_t>(static_cast<const char*>(p) - hay.data()) : npos;
   }
-  return detail::first_of_kernel.load(std::memory_order_relaxed)(hay.data(), n, set.data(), set.size(), pos, false);
+  return detail::first_of_kernel.load(std::memory_order_relaxed)(hay.data(), n, set.data(),
+                                                                 set.size(), pos, false);
 }
 
 // The last index i <= pos with hay[i] in set, or npos. O(n + |set|).
-inline std::size_t find_last_of(std::string_view hay, std::string_view set, std::size_t pos = npos) noexcept {
+inline std::size_t find_last_of(std::string_view hay, std::string_view set,
+                                std::size_t pos = npos) noexcept {
   const std::size_t n = hay.size();
   if (n == 0 || set.empty()) return npos;
   const std::size_t end = (pos < n ? pos : n - 1) + 1;  // search [0, end)
-  return detail::last_of_kernel.load(std::memory_order_relaxed)(hay.data(), end, set.data(), set.size(), false);
+  return detail::last_of_kernel.load(std::memory_order_relaxed)(hay.data(), end, set.data(),
+                                                                set.size(), false);
 }
 
 // The first index i >= pos with hay[i] not in set, or npos. O(n + |set|).
-inline std::size_t find_first_not_of(std::string_view hay, std::string_view set, std::size_t pos = 0) noexcept {
+inline std::size_t find_first_not_of(std::string_view hay, std::string_view set,
+                                     std::size_t pos = 0) noexcept {
   const std::size_t n = hay.size();
   if (pos >= n) return npos;
   if (set.empty()) return pos;
-  return detail::first_of_kernel.load(std::memory_order_relaxed)(hay.data(), n, set.data(), set.size(), pos, true);
+  return detail::first_of_kernel.load(std::memory_order_relaxed)(hay.data(), n, set.data(),
+                                                                 set.size(), pos, true);
 }
 
 // The last index i <= pos with hay[i] not in set, or npos. O(n + |set|).
-inline std::size_t find_last_not_of(std::string_view hay, std::string_view set, std::size_t pos = npos) noexcept {
+inline std::size_t find_last_not_of(std::string_view hay, std::string_view set,
+                                    std::size_t pos = npos) noexcept {
   const std::size_t n = hay.size();
   if (n == 0) return npos;
   const std::size_t end = (pos < n ? pos : n - 1) + 1;
   if (set.empty()) return end - 1;
-  return detail::last_of_kernel.load(std::memory_order_relaxed)(hay.data(), end, set.data(), set.size(), true);
+  return detail::last_of_kernel.load(std::memory_order_relaxed)(hay.data(), end, set.data(),
+                                                                set.size(), true);
 }
 
 }  // namespace fl

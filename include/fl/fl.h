@@ -66,119 +66,126 @@ typedef enum fl_status {
 typedef union fl_str {
   size_t fl_w_[3];
   unsigned char fl_b_[24];
-  char *fl_p_;
+  char* fl_p_;
 } fl_str;
 
 /* An empty string, for declarations: fl_str s = FL_STR_INIT; */
 #ifdef __cplusplus
-#define FL_STR_INIT {{0, 0, static_cast<size_t>(FL_STR_INLINE_CAPACITY) << 56}}
+#define FL_STR_INIT                                             \
+  {                                                             \
+    { 0, 0, static_cast<size_t>(FL_STR_INLINE_CAPACITY) << 56 } \
+  }
 #else
-#define FL_STR_INIT {{0, 0, (size_t)FL_STR_INLINE_CAPACITY << 56}}
+#define FL_STR_INIT                                \
+  {                                                \
+    { 0, 0, (size_t)FL_STR_INLINE_CAPACITY << 56 } \
+  }
 #endif
 
 /* A list of strings (fl_str_split). items[0..len) are initialized strings
  * owned by the list; release them all with fl_str_list_free. */
 typedef struct fl_str_list {
-  fl_str *items;
+  fl_str* items;
   size_t len;
 } fl_str_list;
 
-#define FL_STR_LIST_INIT {NULL, 0}
+#define FL_STR_LIST_INIT \
+  { NULL, 0 }
 
 /* --- Creation and release ------------------------------------------------ */
 
 /* Makes s empty (s is raw storage). FL_EINVAL if s is NULL. */
-FL_C_INLINE_ fl_status fl_str_init(fl_str *s);
+FL_C_INLINE_ fl_status fl_str_init(fl_str* s);
 /* s = the NUL-terminated cstr (s is raw storage). */
-FL_C_INLINE_ fl_status fl_str_from(fl_str *s, const char *cstr);
+FL_C_INLINE_ fl_status fl_str_from(fl_str* s, const char* cstr);
 /* s = the n bytes at p (s is raw storage); p may be NULL when n == 0. */
-FL_C_INLINE_ fl_status fl_str_from_n(fl_str *s, const char *p, size_t n);
+FL_C_INLINE_ fl_status fl_str_from_n(fl_str* s, const char* p, size_t n);
 /* dst = a copy of src (dst is raw storage, not src). */
-fl_status fl_str_clone(fl_str *dst, const fl_str *src);
+fl_status fl_str_clone(fl_str* dst, const fl_str* src);
 /* Releases the buffer; s is left empty and reusable. NULL is ignored. */
-FL_C_INLINE_ void fl_str_free(fl_str *s);
+FL_C_INLINE_ void fl_str_free(fl_str* s);
 /* Frees dst's content, moves src's into dst without copying, leaves src
  * empty. dst == src does nothing. */
-fl_status fl_str_move(fl_str *dst, fl_str *src);
+fl_status fl_str_move(fl_str* dst, fl_str* src);
 
 /* --- Access -------------------------------------------------------------- */
 
 /* Length in bytes (0 for NULL). O(1). */
-FL_C_INLINE_ size_t fl_str_len(const fl_str *s);
+FL_C_INLINE_ size_t fl_str_len(const fl_str* s);
 /* The text, NUL-terminated; valid until s is next modified ("" for NULL). */
-FL_C_INLINE_ const char *fl_str_cstr(const fl_str *s);
+FL_C_INLINE_ const char* fl_str_cstr(const fl_str* s);
 /* The text, writable in [0, len); NULL for NULL. */
-FL_C_INLINE_ char *fl_str_data(fl_str *s);
+FL_C_INLINE_ char* fl_str_data(fl_str* s);
 /* The most bytes s can hold without allocating (at least 23). */
-size_t fl_str_capacity(const fl_str *s);
+size_t fl_str_capacity(const fl_str* s);
 
 /* --- Modification -------------------------------------------------------- */
 
 /* s = the n bytes at p. */
-fl_status fl_str_assign(fl_str *s, const char *p, size_t n);
-FL_C_INLINE_ fl_status fl_str_append(fl_str *s, const char *cstr);
-FL_C_INLINE_ fl_status fl_str_append_n(fl_str *s, const char *p, size_t n);
+fl_status fl_str_assign(fl_str* s, const char* p, size_t n);
+FL_C_INLINE_ fl_status fl_str_append(fl_str* s, const char* cstr);
+FL_C_INLINE_ fl_status fl_str_append_n(fl_str* s, const char* p, size_t n);
 /* Appends printf-style text (vsnprintf formats straight into the spare
  * capacity; one more pass only when the text does not fit). FL_EINVAL if the
  * format fails (vsnprintf < 0). As with snprintf, the arguments must not
  * point into s itself: copy such text first (fl_str_clone). */
-fl_status fl_str_appendf(fl_str *s, const char *fmt, ...)
+fl_status fl_str_appendf(fl_str* s, const char* fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
 /* Makes room for at least `capacity` bytes; never shrinks. */
-fl_status fl_str_reserve(fl_str *s, size_t capacity);
+fl_status fl_str_reserve(fl_str* s, size_t capacity);
 /* Length 0; keeps the buffer. */
-FL_C_INLINE_ void fl_str_clear(fl_str *s);
+FL_C_INLINE_ void fl_str_clear(fl_str* s);
 /* Inserts the n bytes at p before byte pos. FL_ERANGE if pos > len. */
-fl_status fl_str_insert(fl_str *s, size_t pos, const char *p, size_t n);
+fl_status fl_str_insert(fl_str* s, size_t pos, const char* p, size_t n);
 /* Removes min(n, len - pos) bytes from pos. FL_ERANGE if pos > len. */
-fl_status fl_str_erase(fl_str *s, size_t pos, size_t n);
+fl_status fl_str_erase(fl_str* s, size_t pos, size_t n);
 /* Replaces min(count, len - pos) bytes at pos with the n bytes at p.
  * FL_ERANGE if pos > len. */
-fl_status fl_str_replace(fl_str *s, size_t pos, size_t count, const char *p, size_t n);
+fl_status fl_str_replace(fl_str* s, size_t pos, size_t count, const char* p, size_t n);
 /* Removes leading and trailing ASCII white space (" \t\n\v\f\r"). */
-fl_status fl_str_trim(fl_str *s);
+fl_status fl_str_trim(fl_str* s);
 
 /* --- Search and comparison ----------------------------------------------- */
 
 /* First index >= pos where the n bytes at needle occur, or FL_NPOS (also for
  * NULL arguments). An empty needle is found at pos if pos <= len. */
-size_t fl_str_find(const fl_str *s, const char *needle, size_t n, size_t pos);
+size_t fl_str_find(const fl_str* s, const char* needle, size_t n, size_t pos);
 /* Last index <= pos where the needle occurs, or FL_NPOS; pos = FL_NPOS
  * searches the whole string. */
-size_t fl_str_rfind(const fl_str *s, const char *needle, size_t n, size_t pos);
+size_t fl_str_rfind(const fl_str* s, const char* needle, size_t n, size_t pos);
 /* out = min(n, len - pos) bytes from pos; out may be s. FL_ERANGE if
  * pos > len. */
-fl_status fl_str_substr(const fl_str *s, size_t pos, size_t n, fl_str *out);
+fl_status fl_str_substr(const fl_str* s, size_t pos, size_t n, fl_str* out);
 /* memcmp order, then the shorter first: <0, 0, >0. NULL sorts first. */
-int fl_str_cmp(const fl_str *a, const fl_str *b);
-bool fl_str_eq(const fl_str *a, const fl_str *b);
+int fl_str_cmp(const fl_str* a, const fl_str* b);
+bool fl_str_eq(const fl_str* a, const fl_str* b);
 /* Whether s begins / ends with the n bytes at p (false for NULL). */
-bool fl_str_starts_with(const fl_str *s, const char *p, size_t n);
-bool fl_str_ends_with(const fl_str *s, const char *p, size_t n);
+bool fl_str_starts_with(const fl_str* s, const char* p, size_t n);
+bool fl_str_ends_with(const fl_str* s, const char* p, size_t n);
 /* Splits s at every occurrence of the n-byte separator (n > 0, else
  * FL_EINVAL) into out, replacing out's previous items (freed). "a,,b" by ","
  * gives "a", "", "b"; an empty s gives one empty item. */
-fl_status fl_str_split(const fl_str *s, const char *sep, size_t n, fl_str_list *out);
+fl_status fl_str_split(const fl_str* s, const char* sep, size_t n, fl_str_list* out);
 /* Frees every item and the array; list is left empty. NULL is ignored. */
-void fl_str_list_free(fl_str_list *list);
+void fl_str_list_free(fl_str_list* list);
 
 /* --- Files --------------------------------------------------------------- */
 
 /* out = the whole file at path (read to EOF, also for /proc files).
  * FL_EIO with errno set on failure. */
-fl_status fl_str_read_file(fl_str *out, const char *path);
+fl_status fl_str_read_file(fl_str* out, const char* path);
 /* Writes s to path (created or truncated, mode 0666 & ~umask), completely or
  * FL_EIO with errno set. */
-fl_status fl_str_write_file(const fl_str *s, const char *path);
+fl_status fl_str_write_file(const fl_str* s, const char* path);
 
 /* --- Inline fast paths --------------------------------------------------- */
 /* Not part of the API: out-of-line halves of the inline functions above. */
-fl_status fl_str_from_n_heap_(fl_str *s, const char *p, size_t n);
-void fl_str_free_heap_(fl_str *s);
-fl_status fl_str_append_n_grow_(fl_str *s, const char *p, size_t n);
+fl_status fl_str_from_n_heap_(fl_str* s, const char* p, size_t n);
+void fl_str_free_heap_(fl_str* s);
+fl_status fl_str_append_n_grow_(fl_str* s, const char* p, size_t n);
 
 #define FL_STR_HEAP_BIT_ 0x80u
 
@@ -194,7 +201,7 @@ fl_status fl_str_append_n_grow_(fl_str *s, const char *p, size_t n);
 #endif
 #endif
 
-static inline fl_status fl_str_init(fl_str *s) {
+static inline fl_status fl_str_init(fl_str* s) {
   if (s == NULL) return FL_EINVAL;
   s->fl_w_[0] = 0;
   s->fl_w_[1] = 0;
@@ -202,7 +209,7 @@ static inline fl_status fl_str_init(fl_str *s) {
   return FL_OK;
 }
 
-static inline fl_status fl_str_from_n(fl_str *s, const char *p, size_t n) {
+static inline fl_status fl_str_from_n(fl_str* s, const char* p, size_t n) {
   if (s == NULL || (p == NULL && n != 0)) return FL_EINVAL;
   if (n > FL_STR_INLINE_CAPACITY) return fl_str_from_n_heap_(s, p, n);
   /* Inline: the text, its terminator, then 23 - n in byte 23 (for n == 23
@@ -213,12 +220,12 @@ static inline fl_status fl_str_from_n(fl_str *s, const char *p, size_t n) {
   return FL_OK;
 }
 
-static inline fl_status fl_str_from(fl_str *s, const char *cstr) {
+static inline fl_status fl_str_from(fl_str* s, const char* cstr) {
   if (cstr == NULL) return FL_EINVAL;
   return fl_str_from_n(s, cstr, strlen(cstr));
 }
 
-static inline void fl_str_free(fl_str *s) {
+static inline void fl_str_free(fl_str* s) {
   if (s == NULL) return;
   if (s->fl_b_[23] & FL_STR_HEAP_BIT_) {
     fl_str_free_heap_(s);
@@ -228,19 +235,20 @@ static inline void fl_str_free(fl_str *s) {
   }
 }
 
-static inline size_t fl_str_len(const fl_str *s) {
+static inline size_t fl_str_len(const fl_str* s) {
   if (s == NULL) return 0;
-  return (s->fl_b_[23] & FL_STR_HEAP_BIT_) ? s->fl_w_[1] : (size_t)(FL_STR_INLINE_CAPACITY - s->fl_b_[23]);
+  return (s->fl_b_[23] & FL_STR_HEAP_BIT_) ? s->fl_w_[1]
+                                           : (size_t)(FL_STR_INLINE_CAPACITY - s->fl_b_[23]);
 }
 
-static inline const char *fl_str_cstr(const fl_str *s) {
+static inline const char* fl_str_cstr(const fl_str* s) {
   if (s == NULL) return "";
-  return (s->fl_b_[23] & FL_STR_HEAP_BIT_) ? s->fl_p_ : (const char *)s->fl_b_;
+  return (s->fl_b_[23] & FL_STR_HEAP_BIT_) ? s->fl_p_ : (const char*)s->fl_b_;
 }
 
-static inline char *fl_str_data(fl_str *s) {
+static inline char* fl_str_data(fl_str* s) {
   if (s == NULL) return NULL;
-  return (s->fl_b_[23] & FL_STR_HEAP_BIT_) ? s->fl_p_ : (char *)s->fl_b_;
+  return (s->fl_b_[23] & FL_STR_HEAP_BIT_) ? s->fl_p_ : (char*)s->fl_b_;
 }
 
 /* Appends in place when the text fits the capacity; otherwise the library
@@ -248,12 +256,12 @@ static inline char *fl_str_data(fl_str *s) {
  * inside s is fine: it lies in [0, len), the copy goes to [len, len + n).
  * The heap path reads each word of *s once, before its byte stores (which may
  * alias *s as far as the compiler knows), and stores the length last. */
-static inline fl_status fl_str_append_n(fl_str *s, const char *p, size_t n) {
+static inline fl_status fl_str_append_n(fl_str* s, const char* p, size_t n) {
   if (s == NULL || (p == NULL && n != 0)) return FL_EINVAL;
   if (n == 0) return FL_OK;
   const size_t w2 = s->fl_w_[2]; /* byte 23's top bit is bit 63 of word 2 */
   if (w2 >> 63) {
-    char *const d = s->fl_p_;
+    char* const d = s->fl_p_;
     const size_t len = s->fl_w_[1];
     const size_t cap = w2 & ~((size_t)1 << 63);
     if (n <= cap - len) {
@@ -274,12 +282,12 @@ static inline fl_status fl_str_append_n(fl_str *s, const char *p, size_t n) {
   return fl_str_append_n_grow_(s, p, n);
 }
 
-static inline fl_status fl_str_append(fl_str *s, const char *cstr) {
+static inline fl_status fl_str_append(fl_str* s, const char* cstr) {
   if (cstr == NULL) return FL_EINVAL;
   return fl_str_append_n(s, cstr, strlen(cstr));
 }
 
-static inline void fl_str_clear(fl_str *s) {
+static inline void fl_str_clear(fl_str* s) {
   if (s == NULL) return;
   if (s->fl_b_[23] & FL_STR_HEAP_BIT_) {
     s->fl_w_[1] = 0;

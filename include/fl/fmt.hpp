@@ -69,7 +69,8 @@ constexpr bool is_utf8_continuation(char c) noexcept {
 // position of the '}' or end (which may be null for an empty format string),
 // with *error set if the spec is bad. constexpr, so a bad spec in a checked
 // format string is a compile error.
-constexpr const char* parse_text_spec(const char* it, const char* end, text_spec& s, const char** error) {
+constexpr const char* parse_text_spec(const char* it, const char* end, text_spec& s,
+                                      const char** error) {
   auto is_align = [](char c) { return c == '<' || c == '>' || c == '^'; };
   if (it == end || *it == '}') return it;
   // A fill is one code point followed by an align char.
@@ -108,7 +109,9 @@ constexpr const char* parse_text_spec(const char* it, const char* end, text_spec
   if (it != end && *it == '.') {
     ++it;
     if (it != end && *it == '{') {
-      *error = "fl::rope format spec: dynamic precision is not supported (write the precision as a number)";
+      *error =
+          "fl::rope format spec: dynamic precision is not supported (write the precision as a "
+          "number)";
       return nullptr;
     }
     if (it == end || *it < '0' || *it > '9') {
@@ -119,7 +122,9 @@ constexpr const char* parse_text_spec(const char* it, const char* end, text_spec
   }
   if (it != end && *it == 's') ++it;
   if (it != end && *it != '}') {
-    *error = "fl::rope format spec: unknown spec for text (expected [[fill]align][width][.precision][s])";
+    *error =
+        "fl::rope format spec: unknown spec for text (expected "
+        "[[fill]align][width][.precision][s])";
     return nullptr;
   }
   return it;
@@ -176,7 +181,8 @@ template <class A>
 struct fmt::formatter<fl::basic_string<A>, char> : fmt::formatter<fmt::string_view, char> {
   template <class FormatContext>
   auto format(const fl::basic_string<A>& s, FormatContext& ctx) const {
-    return fmt::formatter<fmt::string_view, char>::format(fmt::string_view(s.data(), s.size()), ctx);
+    return fmt::formatter<fmt::string_view, char>::format(fmt::string_view(s.data(), s.size()),
+                                                          ctx);
   }
 };
 
@@ -184,7 +190,8 @@ template <>
 struct fmt::formatter<fl::immutable_string, char> : fmt::formatter<fmt::string_view, char> {
   template <class FormatContext>
   auto format(const fl::immutable_string& s, FormatContext& ctx) const {
-    return fmt::formatter<fmt::string_view, char>::format(fmt::string_view(s.data(), s.size()), ctx);
+    return fmt::formatter<fmt::string_view, char>::format(fmt::string_view(s.data(), s.size()),
+                                                          ctx);
   }
 };
 
@@ -308,7 +315,8 @@ template <class A>
 struct std::formatter<fl::basic_string<A>, char> : std::formatter<std::string_view, char> {
   template <class FormatContext>
   auto format(const fl::basic_string<A>& s, FormatContext& ctx) const {
-    return std::formatter<std::string_view, char>::format(std::string_view(s.data(), s.size()), ctx);
+    return std::formatter<std::string_view, char>::format(std::string_view(s.data(), s.size()),
+                                                          ctx);
   }
 };
 
@@ -316,7 +324,8 @@ template <>
 struct std::formatter<fl::immutable_string, char> : std::formatter<std::string_view, char> {
   template <class FormatContext>
   auto format(const fl::immutable_string& s, FormatContext& ctx) const {
-    return std::formatter<std::string_view, char>::format(std::string_view(s.data(), s.size()), ctx);
+    return std::formatter<std::string_view, char>::format(std::string_view(s.data(), s.size()),
+                                                          ctx);
   }
 };
 

@@ -41,8 +41,8 @@ namespace detail {
 // Types an immutable_string can be made from or compared with: anything that
 // converts to std::string_view, except immutable_string itself.
 template <class T, class Self>
-concept immutable_text_like =
-    std::is_convertible_v<const T&, std::string_view> && !std::is_same_v<std::remove_cvref_t<T>, Self>;
+concept immutable_text_like = std::is_convertible_v<const T&, std::string_view> &&
+    !std::is_same_v<std::remove_cvref_t<T>, Self>;
 }  // namespace detail
 
 class immutable_string {
@@ -61,15 +61,16 @@ class immutable_string {
 
   // A copy of the C string `s` (s must not be null). Allocates once if
   // strlen(s) > inline_capacity; throws std::bad_alloc.
-  immutable_string(const char* s) : immutable_string(s, std::strlen(s)) {}  // NOLINT: implicit by design
+  immutable_string(const char* s)
+      : immutable_string(s, std::strlen(s)) {}  // NOLINT: implicit by design
   // A copy of [s, s + n). Throws std::bad_alloc, or std::length_error when n
   // exceeds max_size().
   immutable_string(const char* s, size_type n) { init(s, n); }
   // A copy of any string-view-like text: std::string_view, std::string,
   // fl::string, ... Explicit because it may allocate.
   template <class T>
-    requires detail::immutable_text_like<T, immutable_string> && (!std::is_convertible_v<const T&, const char*>)
-  explicit immutable_string(const T& text) {
+  requires detail::immutable_text_like<T, immutable_string> &&
+      (!std::is_convertible_v<const T&, const char*>)explicit immutable_string(const T& text) {
     const std::string_view v = text;
     init(v.data(), v.size());
   }
@@ -136,13 +137,16 @@ class immutable_string {
   bool starts_with(std::string_view s) const noexcept { return view().starts_with(s); }
   bool ends_with(std::string_view s) const noexcept { return view().ends_with(s); }
   bool contains(std::string_view s) const noexcept { return view().find(s) != npos; }
-  size_type find(std::string_view s, size_type pos = 0) const noexcept { return view().find(s, pos); }
+  size_type find(std::string_view s, size_type pos = 0) const noexcept {
+    return view().find(s, pos);
+  }
 
   // std::hash<std::string_view>{}(view()): computed on first use and cached in
   // the shared block (texts of up to 15 bytes are hashed each time; that is
   // cheaper than a cache line miss).
   std::size_t hash() const noexcept {
-    if (!is_shared()) return detail::immutable_hash_bytes(reinterpret_cast<const char*>(raw_), size());
+    if (!is_shared())
+      return detail::immutable_hash_bytes(reinterpret_cast<const char*>(raw_), size());
     detail::immutable_rep* r = rep();
     std::size_t h = r->hash.load(std::memory_order_relaxed);
     if (h == 0) {
@@ -166,20 +170,22 @@ class immutable_string {
   bool is_inline() const noexcept { return !is_shared(); }
 
   friend bool operator==(const immutable_string& a, const immutable_string& b) noexcept {
-    if (std::memcmp(a.raw_, b.raw_, sizeof a.raw_) == 0) return true;  // same inline bytes or same block
-    if (a.is_shared() != b.is_shared()) return false;                 // lengths differ (<= 15 vs > 15)
+    if (std::memcmp(a.raw_, b.raw_, sizeof a.raw_) == 0)
+      return true;                                     // same inline bytes or same block
+    if (a.is_shared() != b.is_shared()) return false;  // lengths differ (<= 15 vs > 15)
     return a.view() == b.view();
   }
-  friend std::strong_ordering operator<=>(const immutable_string& a, const immutable_string& b) noexcept {
+  friend std::strong_ordering operator<=>(const immutable_string& a,
+                                          const immutable_string& b) noexcept {
     return a.view().compare(b.view()) <=> 0;
   }
   template <class T>
-    requires detail::immutable_text_like<T, immutable_string>
+  requires detail::immutable_text_like<T, immutable_string>
   friend bool operator==(const immutable_string& a, const T& b) noexcept {
     return a.view() == std::string_view(b);
   }
   template <class T>
-    requires detail::immutable_text_like<T, immutable_string>
+  requires detail::immutable_text_like<T, immutable_string>
   friend std::strong_ordering operator<=>(const immutable_string& a, const T& b) noexcept {
     return a.view().compare(std::string_view(b)) <=> 0;
   }
@@ -230,15 +236,16 @@ struct immutable_string_hash {
   using is_transparent = void;
   std::size_t operator()(const immutable_string& s) const noexcept { return s.hash(); }
   template <class T>
-    requires detail::immutable_text_like<T, immutable_string>
-  std::size_t operator()(const T& s) const noexcept {
+  requires detail::immutable_text_like<T, immutable_string> std::size_t operator()(
+      const T& s) const noexcept {
     return std::hash<std::string_view>{}(std::string_view(s));
   }
 };
 struct immutable_string_equal {
   using is_transparent = void;
   template <class A, class B>
-    requires std::is_convertible_v<const A&, std::string_view> && std::is_convertible_v<const B&, std::string_view>
+  requires std::is_convertible_v<const A&, std::string_view> &&
+      std::is_convertible_v<const B&, std::string_view>
   bool operator()(const A& a, const B& b) const noexcept {
     if constexpr (std::is_same_v<A, immutable_string> && std::is_same_v<B, immutable_string>) {
       return a == b;

@@ -45,14 +45,10 @@ void write_file(std::string_view path, std::string_view data);
 // that a std::string argument picks the std::string_view overload instead of
 // being ambiguous between the two conversions.
 template <class Path>
-  requires std::same_as<Path, std::filesystem::path>
-[[nodiscard]] string read_file(const Path& path) {
-  return read_file(path.c_str());
-}
+requires std::same_as<Path, std::filesystem::path>
+[[nodiscard]] string read_file(const Path& path) { return read_file(path.c_str()); }
 template <class Path>
-  requires std::same_as<Path, std::filesystem::path>
-void write_file(const Path& path, std::string_view data) {
-  write_file(path.c_str(), data);
-}
+requires std::same_as<Path, std::filesystem::path>
+void write_file(const Path& path, std::string_view data) { write_file(path.c_str(), data); }
 
 }  // namespace fl

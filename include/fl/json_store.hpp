@@ -113,7 +113,8 @@ class json_value {
  private:
   friend class json_store;
   friend class detail::json::store_file;
-  json_value(const detail::json::store_file* f, detail::json::json_ref r, std::uint64_t limit) noexcept
+  json_value(const detail::json::store_file* f, detail::json::json_ref r,
+             std::uint64_t limit) noexcept
       : file_(f), ref_(r), limit_(limit) {}
   bool is_container() const noexcept {
     return ref_.k == static_cast<std::uint8_t>(detail::json::kind::array) ||
@@ -139,7 +140,10 @@ class json_value::element_iterator {
   using difference_type = std::ptrdiff_t;
   element_iterator(const json_value* v, std::size_t i) noexcept : v_(v), i_(i) {}
   json_value operator*() const { return v_->element(i_); }
-  element_iterator& operator++() noexcept { ++i_; return *this; }
+  element_iterator& operator++() noexcept {
+    ++i_;
+    return *this;
+  }
   bool operator==(const element_iterator& o) const noexcept { return i_ == o.i_; }
 
  private:
@@ -154,7 +158,10 @@ class json_value::member_iterator {
   using difference_type = std::ptrdiff_t;
   member_iterator(const json_value* v, std::size_t i) noexcept : v_(v), i_(i) {}
   json_member operator*() const { return v_->member(i_); }
-  member_iterator& operator++() noexcept { ++i_; return *this; }
+  member_iterator& operator++() noexcept {
+    ++i_;
+    return *this;
+  }
   bool operator==(const member_iterator& o) const noexcept { return i_ == o.i_; }
 
  private:

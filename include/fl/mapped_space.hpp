@@ -90,8 +90,9 @@ class fptr {
   constexpr explicit fptr(std::uint64_t offset) noexcept : off_(offset) {}
   // Like T* from U*: derived to base, T* to void*, adding const.
   template <class U>
-    requires(!std::is_same_v<U, T> && std::is_convertible_v<U*, T*>)
-  constexpr fptr(fptr<U> other) noexcept : off_(other.offset()) {}
+  requires(!std::is_same_v<U, T> &&
+           std::is_convertible_v<U*, T*>) constexpr fptr(fptr<U> other) noexcept
+      : off_(other.offset()) {}
 
   constexpr std::uint64_t offset() const noexcept { return off_; }
   constexpr explicit operator bool() const noexcept { return off_ != 0; }
@@ -104,8 +105,7 @@ class fptr {
 
   // Element arithmetic for arrays allocated in the space (T not void).
   template <class U = T>
-    requires(!std::is_void_v<U>)
-  constexpr fptr operator+(std::ptrdiff_t n) const noexcept {
+  requires(!std::is_void_v<U>) constexpr fptr operator+(std::ptrdiff_t n) const noexcept {
     return fptr(off_ + static_cast<std::uint64_t>(n) * sizeof(U));
   }
 
@@ -136,13 +136,13 @@ struct mapped_space_options {
 };
 
 struct space_stats {
-  std::uint64_t file_bytes = 0;   // size of the data file now
-  std::uint64_t top = 0;          // end of the part the allocator has carved
-  std::uint64_t used_bytes = 0;   // bytes in live blocks (size class, with headers)
-  std::uint64_t free_bytes = 0;   // bytes in freed blocks kept for reuse
-  std::uint64_t live_blocks = 0;  // allocate() calls not yet deallocated
-  std::uint64_t generation = 0;   // commits so far (1 after creation)
-  std::uint64_t remap_count = 0;  // times growth moved the mapping
+  std::uint64_t file_bytes = 0;       // size of the data file now
+  std::uint64_t top = 0;              // end of the part the allocator has carved
+  std::uint64_t used_bytes = 0;       // bytes in live blocks (size class, with headers)
+  std::uint64_t free_bytes = 0;       // bytes in freed blocks kept for reuse
+  std::uint64_t live_blocks = 0;      // allocate() calls not yet deallocated
+  std::uint64_t generation = 0;       // commits so far (1 after creation)
+  std::uint64_t remap_count = 0;      // times growth moved the mapping
   std::uint64_t last_sync_pages = 0;  // pages the last sync() wrote
 };
 
@@ -156,7 +156,8 @@ class mapped_space {
   // size (two pages read, nothing scanned) plus the replay, if any.
   // Throws persist_error (damaged, foreign or incompatible file, locked by
   // another process, I/O error), std::bad_alloc.
-  explicit mapped_space(const std::filesystem::path& path, const mapped_space_options& options = {});
+  explicit mapped_space(const std::filesystem::path& path,
+                        const mapped_space_options& options = {});
   mapped_space(mapped_space&& other) noexcept;
   mapped_space& operator=(mapped_space&& other) noexcept;
   mapped_space(const mapped_space&) = delete;
@@ -242,8 +243,8 @@ class mapped_space {
   fptr<void> root_offset() const noexcept;
   [[noreturn]] void bad_fptr(std::uint64_t offset, std::size_t bytes) const;
 
-  std::byte* base_ = nullptr;      // the mapping's start (file offset 0)
-  std::uint64_t size_ = 0;         // bytes of the file that are mapped
+  std::byte* base_ = nullptr;  // the mapping's start (file offset 0)
+  std::uint64_t size_ = 0;     // bytes of the file that are mapped
   std::uint64_t remaps_ = 0;
   std::unique_ptr<detail::space_state> st_;
 };
@@ -270,7 +271,8 @@ T* mapped_space::get(fptr<T> p) const {
 template <class T>
 fptr<T> mapped_space::to_fptr(const T* p) const {
   if (p == nullptr) return {};
-  if (!contains(p)) throw std::invalid_argument("fl::mapped_space::to_fptr: pointer outside the space");
+  if (!contains(p))
+    throw std::invalid_argument("fl::mapped_space::to_fptr: pointer outside the space");
   return fptr<T>(static_cast<std::uint64_t>(reinterpret_cast<const std::byte*>(p) - base_));
 }
 
@@ -334,5 +336,7 @@ static_assert(sizeof(pstring) == 24 && std::is_trivially_copyable_v<pstring>);
 
 template <class T>
 struct std::hash<fl::fptr<T>> {
-  std::size_t operator()(fl::fptr<T> p) const noexcept { return std::hash<std::uint64_t>{}(p.offset()); }
+  std::size_t operator()(fl::fptr<T> p) const noexcept {
+    return std::hash<std::uint64_t>{}(p.offset());
+  }
 };

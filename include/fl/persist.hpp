@@ -65,7 +65,8 @@ class persist_file {
 
 template <class T>
 class persist {
-  static_assert(std::is_trivially_copyable_v<T>, "fl::persist<T> stores T's bytes: T must be trivially copyable");
+  static_assert(std::is_trivially_copyable_v<T>,
+                "fl::persist<T> stores T's bytes: T must be trivially copyable");
 
  public:
   // Loads the value from `path`; a missing file gives T{} (nothing is
@@ -88,8 +89,7 @@ class persist {
     if (!file_.valid()) return;
     try {
       flush();
-    } catch (...) {
-    }
+    } catch (...) {}
   }
 
   T& operator*() noexcept { return value_; }

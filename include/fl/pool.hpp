@@ -35,14 +35,14 @@ namespace fl {
 
 // Counters of the calling thread's cache since the thread started.
 struct pool_statistics {
-  std::uint64_t hits = 0;          // allocations served from the cache
-  std::uint64_t misses = 0;        // allocations that went to malloc (any size)
-  std::uint64_t frees_cached = 0;  // frees kept in the cache
-  std::uint64_t frees_released = 0;// blocks handed to the system allocator: frees of
-                                   // uncached sizes, and batches the full exchange refused
-  std::size_t bytes_cached = 0;    // bytes now held in the cache
-  std::uint64_t batches_taken = 0; // batches this thread took from the exchange
-  std::uint64_t batches_given = 0; // batches this thread handed to the exchange
+  std::uint64_t hits = 0;            // allocations served from the cache
+  std::uint64_t misses = 0;          // allocations that went to malloc (any size)
+  std::uint64_t frees_cached = 0;    // frees kept in the cache
+  std::uint64_t frees_released = 0;  // blocks handed to the system allocator: frees of
+                                     // uncached sizes, and batches the full exchange refused
+  std::size_t bytes_cached = 0;      // bytes now held in the cache
+  std::uint64_t batches_taken = 0;   // batches this thread took from the exchange
+  std::uint64_t batches_given = 0;   // batches this thread handed to the exchange
 };
 
 // The calling thread's statistics. Costs nothing until called: the fast paths
@@ -113,14 +113,14 @@ class pool_allocator {
   [[nodiscard]] T* allocate(std::size_t n) {
     if (n > std::numeric_limits<std::size_t>::max() / sizeof(T)) throw std::bad_array_new_length();
     if constexpr (alignof(T) > 16) {
-      return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t{alignof(T)}));
+      return static_cast<T*>(::operator new (n * sizeof(T), std::align_val_t{alignof(T)}));
     } else {
       return static_cast<T*>(detail::pool_allocate(n * sizeof(T)));
     }
   }
   void deallocate(T* p, std::size_t n) noexcept {
     if constexpr (alignof(T) > 16) {
-      ::operator delete(p, n * sizeof(T), std::align_val_t{alignof(T)});
+      ::operator delete (p, n * sizeof(T), std::align_val_t{alignof(T)});
     } else {
       detail::pool_deallocate(p, n * sizeof(T));
     }

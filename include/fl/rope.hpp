@@ -65,7 +65,7 @@ class rope {
   rope() noexcept = default;
   // One chunk holding a copy of `text` (a flat rope); edits later split it
   // into shared pieces.
-  rope(std::string_view text);                        // NOLINT: implicit like std::string
+  rope(std::string_view text);                              // NOLINT: implicit like std::string
   rope(const char* text) : rope(std::string_view(text)) {}  // NOLINT
   // Explicit: an fl::string never silently becomes a rope (in `s + x`, or
   // in an edit that also takes a string_view, which would be ambiguous).
@@ -116,7 +116,8 @@ class rope {
   char operator[](size_type pos) const noexcept {
     if (pos >= root_.len) [[unlikely]]
       return '\0';
-    if (root_.p->height == 0) return static_cast<const detail::chunk*>(root_.p)->data[root_.off + pos];
+    if (root_.p->height == 0)
+      return static_cast<const detail::chunk*>(root_.p)->data[root_.off + pos];
     const detail::leaf_view v = detail::seek(root_, pos);
     return v.data[pos - v.lo];
   }
@@ -163,7 +164,9 @@ class rope {
   // Replaces min(n, size() - pos) bytes from pos with `text`.
   rope& replace(size_type pos, size_type n, std::string_view text);
   rope& replace(size_type pos, size_type n, const rope& other);
-  rope& replace(size_type pos, size_type n, const char* text) { return replace(pos, n, std::string_view(text)); }
+  rope& replace(size_type pos, size_type n, const char* text) {
+    return replace(pos, n, std::string_view(text));
+  }
 
   // The bytes [pos, pos + min(n, size() - pos)), sharing this rope's chunks:
   // a range inside one leaf is one edge into that leaf's chunk (O(log n), no
@@ -176,7 +179,9 @@ class rope {
   // size()) whatever the chunk boundaries (matches may span any number of
   // chunks); never flattens. An empty needle is found at pos if pos <= size().
   size_type find(std::string_view needle, size_type pos = 0) const noexcept;
-  size_type find(char ch, size_type pos = 0) const noexcept { return find(std::string_view(&ch, 1), pos); }
+  size_type find(char ch, size_type pos = 0) const noexcept {
+    return find(std::string_view(&ch, 1), pos);
+  }
   bool contains(std::string_view needle) const noexcept { return find(needle) != npos; }
   bool starts_with(std::string_view prefix) const noexcept;
   bool ends_with(std::string_view suffix) const noexcept;
@@ -187,12 +192,19 @@ class rope {
   int compare(const char* other) const noexcept { return compare(std::string_view(other)); }
 
   friend bool operator==(const rope& a, const rope& b) noexcept {
-    return a.size() == b.size() && (a.root_.p == b.root_.p && a.root_.off == b.root_.off ? true : a.compare(b) == 0);
+    return a.size() == b.size() &&
+           (a.root_.p == b.root_.p && a.root_.off == b.root_.off ? true : a.compare(b) == 0);
   }
-  friend bool operator==(const rope& a, std::string_view b) noexcept { return a.size() == b.size() && a.compare(b) == 0; }
+  friend bool operator==(const rope& a, std::string_view b) noexcept {
+    return a.size() == b.size() && a.compare(b) == 0;
+  }
   friend bool operator==(const rope& a, const char* b) noexcept { return a == std::string_view(b); }
-  friend std::strong_ordering operator<=>(const rope& a, const rope& b) noexcept { return a.compare(b) <=> 0; }
-  friend std::strong_ordering operator<=>(const rope& a, std::string_view b) noexcept { return a.compare(b) <=> 0; }
+  friend std::strong_ordering operator<=>(const rope& a, const rope& b) noexcept {
+    return a.compare(b) <=> 0;
+  }
+  friend std::strong_ordering operator<=>(const rope& a, std::string_view b) noexcept {
+    return a.compare(b) <=> 0;
+  }
   friend std::strong_ordering operator<=>(const rope& a, const char* b) noexcept {
     return a.compare(std::string_view(b)) <=> 0;
   }
@@ -380,7 +392,8 @@ class rope::const_iterator {
   friend bool operator==(const const_iterator& a, const const_iterator& b) noexcept {
     return a.cur_ == b.cur_ && a.lo_ == b.lo_;
   }
-  friend std::strong_ordering operator<=>(const const_iterator& a, const const_iterator& b) noexcept {
+  friend std::strong_ordering operator<=>(const const_iterator& a,
+                                          const const_iterator& b) noexcept {
     return a.index() <=> b.index();
   }
 
@@ -449,7 +462,9 @@ class rope::chunk_range {
       ++*this;
       return t;
     }
-    friend bool operator==(const iterator& a, const iterator& b) noexcept { return a.pos_ == b.pos_; }
+    friend bool operator==(const iterator& a, const iterator& b) noexcept {
+      return a.pos_ == b.pos_;
+    }
 
    private:
     friend class chunk_range;
@@ -494,7 +509,9 @@ class rope::line_range {
       return *this;
     }
     void operator++(int) { advance(); }
-    friend bool operator==(const iterator& a, const iterator& b) noexcept { return a.line_ == b.line_; }
+    friend bool operator==(const iterator& a, const iterator& b) noexcept {
+      return a.line_ == b.line_;
+    }
 
    private:
     friend class line_range;

@@ -57,12 +57,29 @@ struct string_access;
 
 // Searches go through these so that the search engine is chosen in one place
 // (fl::find and friends: linear worst case, SIMD, std::string_view semantics).
-[[gnu::always_inline]] inline std::size_t str_find(std::string_view h, std::string_view n, std::size_t pos) noexcept { return fl::find(h, n, pos); }
-inline std::size_t str_rfind(std::string_view h, std::string_view n, std::size_t pos) noexcept { return fl::rfind(h, n, pos); }
-inline std::size_t str_find_first_of(std::string_view h, std::string_view s, std::size_t pos) noexcept { return fl::find_first_of(h, s, pos); }
-inline std::size_t str_find_last_of(std::string_view h, std::string_view s, std::size_t pos) noexcept { return fl::find_last_of(h, s, pos); }
-inline std::size_t str_find_first_not_of(std::string_view h, std::string_view s, std::size_t pos) noexcept { return fl::find_first_not_of(h, s, pos); }
-inline std::size_t str_find_last_not_of(std::string_view h, std::string_view s, std::size_t pos) noexcept { return fl::find_last_not_of(h, s, pos); }
+[[gnu::always_inline]] inline std::size_t str_find(std::string_view h, std::string_view n,
+                                                   std::size_t pos) noexcept {
+  return fl::find(h, n, pos);
+}
+inline std::size_t str_rfind(std::string_view h, std::string_view n, std::size_t pos) noexcept {
+  return fl::rfind(h, n, pos);
+}
+inline std::size_t str_find_first_of(std::string_view h, std::string_view s,
+                                     std::size_t pos) noexcept {
+  return fl::find_first_of(h, s, pos);
+}
+inline std::size_t str_find_last_of(std::string_view h, std::string_view s,
+                                    std::size_t pos) noexcept {
+  return fl::find_last_of(h, s, pos);
+}
+inline std::size_t str_find_first_not_of(std::string_view h, std::string_view s,
+                                         std::size_t pos) noexcept {
+  return fl::find_first_not_of(h, s, pos);
+}
+inline std::size_t str_find_last_not_of(std::string_view h, std::string_view s,
+                                        std::size_t pos) noexcept {
+  return fl::find_last_not_of(h, s, pos);
+}
 
 template <class T>
 struct is_fl_string : std::false_type {};
@@ -75,11 +92,13 @@ inline constexpr bool is_fl_string_v = is_fl_string<std::remove_cvref_t<T>>::val
 // but not to const char*; concatenation expressions have their own overloads.
 template <class T>
 concept string_view_like = std::is_convertible_v<const T&, std::string_view> &&
-                           !std::is_convertible_v<const T&, const char*> && !is_concat_expr_v<T>;
+                           !std::is_convertible_v<const T&, const char*> &&
+                           !is_concat_expr_v<T>;
 
 // The (t, pos, n) overloads only require the conversion to std::string_view.
 template <class T>
-concept string_view_convertible = std::is_convertible_v<const T&, std::string_view> && !is_concat_expr_v<T>;
+concept string_view_convertible =
+    std::is_convertible_v<const T&, std::string_view> && !is_concat_expr_v<T>;
 
 template <class A>
 inline constexpr bool is_pool_allocator_v = false;
@@ -90,11 +109,15 @@ inline constexpr bool is_pool_allocator_v<pool_allocator<char>> = true;
 template <class It>
 concept legacy_input_iterator = requires {
   typename std::iterator_traits<It>::iterator_category;
-} && std::is_convertible_v<typename std::iterator_traits<It>::iterator_category, std::input_iterator_tag>;
+}
+&&std::is_convertible_v<typename std::iterator_traits<It>::iterator_category,
+                        std::input_iterator_tag>;
 
 // A range of chars the container-compatible-range members accept.
 template <class R>
-concept char_range = std::ranges::input_range<R> && std::is_convertible_v<std::ranges::range_reference_t<R>, char>;
+concept char_range =
+    std::ranges::input_range<R> && std::is_convertible_v < std::ranges::range_reference_t<R>,
+char > ;
 
 // A contiguous, random-access iterator over the chars of a string. A class
 // rather than a raw pointer so that calls such as erase(0) and
@@ -113,29 +136,62 @@ class string_iterator {
   constexpr string_iterator() noexcept = default;
   constexpr explicit string_iterator(T* p) noexcept : p_(p) {}
   template <class U>
-    requires(std::is_same_v<T, const char> && std::is_same_v<U, char>)
-  constexpr string_iterator(const string_iterator<U>& o) noexcept : p_(o.base()) {}
+  requires(std::is_same_v<T, const char>&& std::is_same_v<U, char>) constexpr string_iterator(
+      const string_iterator<U>& o) noexcept
+      : p_(o.base()) {}
 
   constexpr T* base() const noexcept { return p_; }
   constexpr T& operator*() const noexcept { return *p_; }
   constexpr T* operator->() const noexcept { return p_; }
   constexpr T& operator[](difference_type n) const noexcept { return p_[n]; }
-  constexpr string_iterator& operator++() noexcept { ++p_; return *this; }
-  constexpr string_iterator operator++(int) noexcept { auto t = *this; ++p_; return t; }
-  constexpr string_iterator& operator--() noexcept { --p_; return *this; }
-  constexpr string_iterator operator--(int) noexcept { auto t = *this; --p_; return t; }
-  constexpr string_iterator& operator+=(difference_type n) noexcept { p_ += n; return *this; }
-  constexpr string_iterator& operator-=(difference_type n) noexcept { p_ -= n; return *this; }
-  friend constexpr string_iterator operator+(string_iterator i, difference_type n) noexcept { return string_iterator(i.p_ + n); }
-  friend constexpr string_iterator operator+(difference_type n, string_iterator i) noexcept { return string_iterator(i.p_ + n); }
-  friend constexpr string_iterator operator-(string_iterator i, difference_type n) noexcept { return string_iterator(i.p_ - n); }
+  constexpr string_iterator& operator++() noexcept {
+    ++p_;
+    return *this;
+  }
+  constexpr string_iterator operator++(int) noexcept {
+    auto t = *this;
+    ++p_;
+    return t;
+  }
+  constexpr string_iterator& operator--() noexcept {
+    --p_;
+    return *this;
+  }
+  constexpr string_iterator operator--(int) noexcept {
+    auto t = *this;
+    --p_;
+    return t;
+  }
+  constexpr string_iterator& operator+=(difference_type n) noexcept {
+    p_ += n;
+    return *this;
+  }
+  constexpr string_iterator& operator-=(difference_type n) noexcept {
+    p_ -= n;
+    return *this;
+  }
+  friend constexpr string_iterator operator+(string_iterator i, difference_type n) noexcept {
+    return string_iterator(i.p_ + n);
+  }
+  friend constexpr string_iterator operator+(difference_type n, string_iterator i) noexcept {
+    return string_iterator(i.p_ + n);
+  }
+  friend constexpr string_iterator operator-(string_iterator i, difference_type n) noexcept {
+    return string_iterator(i.p_ - n);
+  }
   template <class U>
-  friend constexpr difference_type operator-(string_iterator a, string_iterator<U> b) noexcept { return a.p_ - b.base(); }
+  friend constexpr difference_type operator-(string_iterator a, string_iterator<U> b) noexcept {
+    return a.p_ - b.base();
+  }
   template <class U>
-  friend constexpr bool operator==(string_iterator a, string_iterator<U> b) noexcept { return a.p_ == b.base(); }
+  friend constexpr bool operator==(string_iterator a, string_iterator<U> b) noexcept {
+    return a.p_ == b.base();
+  }
   template <class U>
-  friend constexpr std::strong_ordering operator<=>(string_iterator a, string_iterator<U> b) noexcept {
-    return std::compare_three_way{}(static_cast<const char*>(a.p_), static_cast<const char*>(b.base()));
+  friend constexpr std::strong_ordering operator<=>(string_iterator a,
+                                                    string_iterator<U> b) noexcept {
+    return std::compare_three_way{}(static_cast<const char*>(a.p_),
+                                    static_cast<const char*>(b.base()));
   }
 
  private:
@@ -151,8 +207,10 @@ class string_iterator {
 template <class Allocator>
 class basic_string {
   using alloc_traits = std::allocator_traits<Allocator>;
-  static_assert(std::is_same_v<typename alloc_traits::value_type, char>, "fl::basic_string holds char");
-  static_assert(std::is_same_v<typename alloc_traits::pointer, char*>, "fancy pointers are not supported");
+  static_assert(std::is_same_v<typename alloc_traits::value_type, char>,
+                "fl::basic_string holds char");
+  static_assert(std::is_same_v<typename alloc_traits::pointer, char*>,
+                "fancy pointers are not supported");
   using rep = detail::string_rep;
 
  public:
@@ -178,17 +236,20 @@ class basic_string {
   basic_string(size_type count, char ch, const Allocator& a = Allocator()) : alloc_(a) {
     init_fill(count, ch);
   }
-  basic_string(const basic_string& other, size_type pos, const Allocator& a = Allocator()) : alloc_(a) {
+  basic_string(const basic_string& other, size_type pos, const Allocator& a = Allocator())
+      : alloc_(a) {
     init_copy(other.substr_view(pos, npos, "fl::string::basic_string"));
   }
   basic_string(basic_string&& other, size_type pos, const Allocator& a = Allocator()) : alloc_(a) {
     init_from_rvalue(std::move(other), pos, npos);
   }
-  basic_string(const basic_string& other, size_type pos, size_type count, const Allocator& a = Allocator())
+  basic_string(const basic_string& other, size_type pos, size_type count,
+               const Allocator& a = Allocator())
       : alloc_(a) {
     init_copy(other.substr_view(pos, count, "fl::string::basic_string"));
   }
-  basic_string(basic_string&& other, size_type pos, size_type count, const Allocator& a = Allocator())
+  basic_string(basic_string&& other, size_type pos, size_type count,
+               const Allocator& a = Allocator())
       : alloc_(a) {
     init_from_rvalue(std::move(other), pos, count);
   }
@@ -244,7 +305,8 @@ class basic_string {
     init_copy(s.data(), s.size());
   }
   template <detail::string_view_convertible T>
-  basic_string(const T& t, size_type pos, size_type n, const Allocator& a = Allocator()) : alloc_(a) {
+  basic_string(const T& t, size_type pos, size_type n, const Allocator& a = Allocator())
+      : alloc_(a) {
     const std::string_view sv = t;
     init_copy(checked_sub(sv, pos, n, "fl::string::basic_string"));
   }
@@ -269,7 +331,8 @@ class basic_string {
   // ---- assignment ----
   basic_string& operator=(const basic_string& other);
   basic_string& operator=(basic_string&& other) noexcept(
-      alloc_traits::propagate_on_container_move_assignment::value || alloc_traits::is_always_equal::value);
+      alloc_traits::propagate_on_container_move_assignment::value ||
+      alloc_traits::is_always_equal::value);
   basic_string& operator=(const char* s) { return assign(s, traits_type::length(s)); }
   basic_string& operator=(char ch) { return assign(size_type{1}, ch); }
   basic_string& operator=(std::initializer_list<char> il) { return assign(il.begin(), il.size()); }
@@ -293,7 +356,8 @@ class basic_string {
     const std::string_view sv = str.substr_view(pos, count, "fl::string::assign");
     return assign(sv.data(), sv.size());
   }
-  basic_string& assign(basic_string&& str) noexcept(noexcept(std::declval<basic_string&>() = std::move(str))) {
+  basic_string& assign(basic_string&& str) noexcept(
+      noexcept(std::declval<basic_string&>() = std::move(str))) {
     return *this = std::move(str);
   }
   basic_string& assign(const char* s, size_type count);
@@ -322,11 +386,13 @@ class basic_string {
 
   // ---- element access ----
   reference at(size_type pos) {
-    if (pos >= size()) [[unlikely]] detail::throw_string_at_out_of_range(pos, size());
+    if (pos >= size()) [[unlikely]]
+      detail::throw_string_at_out_of_range(pos, size());
     return data()[pos];
   }
   const_reference at(size_type pos) const {
-    if (pos >= size()) [[unlikely]] detail::throw_string_at_out_of_range(pos, size());
+    if (pos >= size()) [[unlikely]]
+      detail::throw_string_at_out_of_range(pos, size());
     return data()[pos];
   }
   reference operator[](size_type pos) noexcept { return data()[pos]; }
@@ -389,13 +455,18 @@ class basic_string {
     check_pos(index, "fl::string::insert");
     return replace_fill(index, 0, count, ch);
   }
-  basic_string& insert(size_type index, const char* s) { return insert(index, s, traits_type::length(s)); }
+  basic_string& insert(size_type index, const char* s) {
+    return insert(index, s, traits_type::length(s));
+  }
   basic_string& insert(size_type index, const char* s, size_type count) {
     check_pos(index, "fl::string::insert");
     return replace_raw(index, 0, s, count);
   }
-  basic_string& insert(size_type index, const basic_string& str) { return insert(index, str.data(), str.size()); }
-  basic_string& insert(size_type index, const basic_string& str, size_type index_str, size_type count = npos) {
+  basic_string& insert(size_type index, const basic_string& str) {
+    return insert(index, str.data(), str.size());
+  }
+  basic_string& insert(size_type index, const basic_string& str, size_type index_str,
+                       size_type count = npos) {
     check_pos(index, "fl::string::insert");
     const std::string_view sv = str.substr_view(index_str, count, "fl::string::insert");
     return replace_raw(index, 0, sv.data(), sv.size());
@@ -596,7 +667,8 @@ class basic_string {
     check_pos(pos, "fl::string::replace");
     return replace_raw(pos, std::min(count, size() - pos), s, count2);
   }
-  basic_string& replace(const_iterator first, const_iterator last, const char* s, size_type count2) {
+  basic_string& replace(const_iterator first, const_iterator last, const char* s,
+                        size_type count2) {
     return replace_iters(first, last, s, count2);
   }
   basic_string& replace(size_type pos, size_type count, const char* s) {
@@ -626,7 +698,8 @@ class basic_string {
     return replace_iters(first, last, sv.data(), sv.size());
   }
   template <detail::string_view_like T>
-  basic_string& replace(size_type pos, size_type count, const T& t, size_type pos2, size_type count2 = npos) {
+  basic_string& replace(size_type pos, size_type count, const T& t, size_type pos2,
+                        size_type count2 = npos) {
     check_pos(pos, "fl::string::replace");
     const std::string_view sv = checked_sub(t, pos2, count2, "fl::string::replace");
     return replace_raw(pos, std::min(count, size() - pos), sv.data(), sv.size());
@@ -657,8 +730,9 @@ class basic_string {
   template <class Operation>
   void resize_and_overwrite(size_type count, Operation op);
 
-  void swap(basic_string& other) noexcept(std::allocator_traits<Allocator>::propagate_on_container_swap::value ||
-                                          std::allocator_traits<Allocator>::is_always_equal::value) {
+  void swap(basic_string& other) noexcept(
+      std::allocator_traits<Allocator>::propagate_on_container_swap::value ||
+      std::allocator_traits<Allocator>::is_always_equal::value) {
     if constexpr (alloc_traits::propagate_on_container_swap::value) {
       using std::swap;
       swap(alloc_, other.alloc_);
@@ -669,9 +743,16 @@ class basic_string {
   // ---- search (fl::find and friends; std::string's semantics) ----
   // find is always inlined: a literal needle's strlen folds to a constant and
   // short haystacks are searched in place (detail/find_short.hpp), at -O2 too.
-  [[gnu::always_inline]] size_type find(const basic_string& str, size_type pos = 0) const noexcept { return detail::str_find(*this, str, pos); }
-  [[gnu::always_inline]] size_type find(const char* s, size_type pos, size_type count) const noexcept { return detail::str_find(*this, {s, count}, pos); }
-  [[gnu::always_inline]] size_type find(const char* s, size_type pos = 0) const noexcept { return detail::str_find(*this, s, pos); }
+  [[gnu::always_inline]] size_type find(const basic_string& str, size_type pos = 0) const noexcept {
+    return detail::str_find(*this, str, pos);
+  }
+  [[gnu::always_inline]] size_type find(const char* s, size_type pos,
+                                        size_type count) const noexcept {
+    return detail::str_find(*this, {s, count}, pos);
+  }
+  [[gnu::always_inline]] size_type find(const char* s, size_type pos = 0) const noexcept {
+    return detail::str_find(*this, s, pos);
+  }
   [[gnu::always_inline]] size_type find(char ch, size_type pos = 0) const noexcept {
     return detail::str_find(*this, std::string_view(&ch, 1), pos);
   }
@@ -680,27 +761,40 @@ class basic_string {
       noexcept(std::is_nothrow_convertible_v<const T&, std::string_view>) {
     return detail::str_find(*this, t, pos);
   }
-  size_type rfind(const basic_string& str, size_type pos = npos) const noexcept { return detail::str_rfind(*this, str, pos); }
-  size_type rfind(const char* s, size_type pos, size_type count) const noexcept { return detail::str_rfind(*this, {s, count}, pos); }
-  size_type rfind(const char* s, size_type pos = npos) const noexcept { return detail::str_rfind(*this, s, pos); }
-  size_type rfind(char ch, size_type pos = npos) const noexcept { return detail::str_rfind(*this, {&ch, 1}, pos); }
+  size_type rfind(const basic_string& str, size_type pos = npos) const noexcept {
+    return detail::str_rfind(*this, str, pos);
+  }
+  size_type rfind(const char* s, size_type pos, size_type count) const noexcept {
+    return detail::str_rfind(*this, {s, count}, pos);
+  }
+  size_type rfind(const char* s, size_type pos = npos) const noexcept {
+    return detail::str_rfind(*this, s, pos);
+  }
+  size_type rfind(char ch, size_type pos = npos) const noexcept {
+    return detail::str_rfind(*this, {&ch, 1}, pos);
+  }
   template <detail::string_view_like T>
-  size_type rfind(const T& t, size_type pos = npos) const noexcept(std::is_nothrow_convertible_v<const T&, std::string_view>) {
+  size_type rfind(const T& t, size_type pos = npos) const
+      noexcept(std::is_nothrow_convertible_v<const T&, std::string_view>) {
     return detail::str_rfind(*this, t, pos);
   }
-#define FL_STRING_SET_SEARCH(name, dflt)                                                                     \
-  size_type name(const basic_string& str, size_type pos = dflt) const noexcept {                             \
-    return detail::str_##name(*this, str, pos);                                                              \
-  }                                                                                                          \
-  size_type name(const char* s, size_type pos, size_type count) const noexcept {                             \
-    return detail::str_##name(*this, {s, count}, pos);                                                       \
-  }                                                                                                          \
-  size_type name(const char* s, size_type pos = dflt) const noexcept { return detail::str_##name(*this, s, pos); } \
-  size_type name(char ch, size_type pos = dflt) const noexcept { return detail::str_##name(*this, {&ch, 1}, pos); } \
-  template <detail::string_view_like T>                                                                      \
-  size_type name(const T& t, size_type pos = dflt) const                                                     \
-      noexcept(std::is_nothrow_convertible_v<const T&, std::string_view>) {                                  \
-    return detail::str_##name(*this, t, pos);                                                                \
+#define FL_STRING_SET_SEARCH(name, dflt)                                          \
+  size_type name(const basic_string& str, size_type pos = dflt) const noexcept {  \
+    return detail::str_##name(*this, str, pos);                                   \
+  }                                                                               \
+  size_type name(const char* s, size_type pos, size_type count) const noexcept {  \
+    return detail::str_##name(*this, {s, count}, pos);                            \
+  }                                                                               \
+  size_type name(const char* s, size_type pos = dflt) const noexcept {            \
+    return detail::str_##name(*this, s, pos);                                     \
+  }                                                                               \
+  size_type name(char ch, size_type pos = dflt) const noexcept {                  \
+    return detail::str_##name(*this, {&ch, 1}, pos);                              \
+  }                                                                               \
+  template <detail::string_view_like T>                                           \
+  size_type name(const T& t, size_type pos = dflt)                                \
+      const noexcept(std::is_nothrow_convertible_v<const T&, std::string_view>) { \
+    return detail::str_##name(*this, t, pos);                                     \
   }
   FL_STRING_SET_SEARCH(find_first_of, 0)
   FL_STRING_SET_SEARCH(find_last_of, npos)
@@ -722,7 +816,8 @@ class basic_string {
         std::memcpy(&y, str.rep_.ptr, 8);
         if (x != y) return __builtin_bswap64(x) < __builtin_bswap64(y) ? -1 : 1;
       }
-      return std::string_view(rep_.ptr, rep_.size).compare(std::string_view(str.rep_.ptr, str.rep_.size));
+      return std::string_view(rep_.ptr, rep_.size)
+          .compare(std::string_view(str.rep_.ptr, str.rep_.size));
     }
     return view().compare(str.view());
   }
@@ -742,7 +837,8 @@ class basic_string {
     return substr_view(pos1, count1, "fl::string::compare").compare(std::string_view(s, count2));
   }
   template <detail::string_view_like T>
-  int compare(const T& t) const noexcept(std::is_nothrow_convertible_v<const T&, std::string_view>) {
+  int compare(const T& t) const
+      noexcept(std::is_nothrow_convertible_v<const T&, std::string_view>) {
     return view().compare(std::string_view(t));
   }
   template <detail::string_view_like T>
@@ -750,7 +846,8 @@ class basic_string {
     return substr_view(pos1, count1, "fl::string::compare").compare(std::string_view(t));
   }
   template <detail::string_view_like T>
-  int compare(size_type pos1, size_type count1, const T& t, size_type pos2, size_type count2 = npos) const {
+  int compare(size_type pos1, size_type count1, const T& t, size_type pos2,
+              size_type count2 = npos) const {
     const std::string_view a = substr_view(pos1, count1, "fl::string::compare");
     return a.compare(checked_sub(t, pos2, count2, "fl::string::compare"));
   }
@@ -785,18 +882,24 @@ class basic_string {
   std::string_view view() const noexcept { return std::string_view(data(), size()); }
   size_type heap_capacity() const noexcept { return rep_.cap & ~rep::heap_flag; }
   void check_pos(size_type pos, const char* what) const {
-    if (pos > size()) [[unlikely]] detail::throw_string_out_of_range(what, pos, size());
+    if (pos > size()) [[unlikely]]
+      detail::throw_string_out_of_range(what, pos, size());
   }
   std::string_view substr_view(size_type pos, size_type count, const char* what) const {
     const size_type sz = size();
-    if (pos > sz) [[unlikely]] detail::throw_string_out_of_range(what, pos, sz);
+    if (pos > sz) [[unlikely]]
+      detail::throw_string_out_of_range(what, pos, sz);
     return std::string_view(data() + pos, std::min(count, sz - pos));
   }
-  static std::string_view checked_sub(std::string_view sv, size_type pos, size_type count, const char* what) {
-    if (pos > sv.size()) [[unlikely]] detail::throw_string_out_of_range(what, pos, sv.size());
+  static std::string_view checked_sub(std::string_view sv, size_type pos, size_type count,
+                                      const char* what) {
+    if (pos > sv.size()) [[unlikely]]
+      detail::throw_string_out_of_range(what, pos, sv.size());
     return sv.substr(pos, count);
   }
-  size_type index_of(const_iterator it) const noexcept { return static_cast<size_type>(it.base() - data()); }
+  size_type index_of(const_iterator it) const noexcept {
+    return static_cast<size_type>(it.base() - data());
+  }
   void init_copy(std::string_view sv) { init_copy(sv.data(), sv.size()); }
   void init_copy(const char* s, size_type n) {
     if (n <= rep::inline_capacity) [[likely]] {
@@ -806,7 +909,8 @@ class basic_string {
       init_heap_copy(s, n);
     }
   }
-  basic_string& replace_iters(const_iterator first, const_iterator last, const char* s, size_type n) {
+  basic_string& replace_iters(const_iterator first, const_iterator last, const char* s,
+                              size_type n) {
     return replace_raw(index_of(first), static_cast<size_type>(last - first), s, n);
   }
   void erase_raw(size_type pos, size_type n) noexcept {
@@ -836,7 +940,9 @@ class basic_string {
   size_type grown_capacity(size_type new_size) const;
   static size_type block_bytes(size_type min_capacity) noexcept;
   char* allocate_block(size_type capacity) { return alloc_traits::allocate(alloc_, capacity + 1); }
-  void deallocate_block(char* p, size_type capacity) noexcept { alloc_traits::deallocate(alloc_, p, capacity + 1); }
+  void deallocate_block(char* p, size_type capacity) noexcept {
+    alloc_traits::deallocate(alloc_, p, capacity + 1);
+  }
   [[gnu::noinline]] void destroy_heap() noexcept { deallocate_block(rep_.ptr, heap_capacity()); }
   void free_storage() noexcept {
     if (rep_.is_heap()) deallocate_block(rep_.ptr, heap_capacity());
@@ -861,8 +967,9 @@ bool operator==(const basic_string<A>& a, const char* b) {
   return std::string_view(a) == std::string_view(b);
 }
 template <class A, detail::string_view_like T>
-  requires(!std::is_same_v<T, basic_string<A>>)
-bool operator==(const basic_string<A>& a, const T& b) noexcept(std::is_nothrow_convertible_v<const T&, std::string_view>) {
+requires(!std::is_same_v<T, basic_string<A>>) bool operator==(
+    const basic_string<A>& a,
+    const T& b) noexcept(std::is_nothrow_convertible_v<const T&, std::string_view>) {
   return std::string_view(a) == std::string_view(b);
 }
 template <class A>
@@ -874,9 +981,9 @@ std::strong_ordering operator<=>(const basic_string<A>& a, const char* b) {
   return std::string_view(a) <=> std::string_view(b);
 }
 template <class A, detail::string_view_like T>
-  requires(!std::is_same_v<T, basic_string<A>>)
-std::strong_ordering operator<=>(const basic_string<A>& a, const T& b) noexcept(
-    std::is_nothrow_convertible_v<const T&, std::string_view>) {
+requires(!std::is_same_v<T, basic_string<A>>) std::strong_ordering operator<=>(
+    const basic_string<A>& a,
+    const T& b) noexcept(std::is_nothrow_convertible_v<const T&, std::string_view>) {
   return std::string_view(a) <=> std::string_view(b);
 }
 
@@ -932,7 +1039,8 @@ struct is_concat_expr<joined_views> : std::true_type {};
 // would get, as std::string does.
 template <class A>
 basic_string<A> plus_new(std::string_view l, std::string_view r, const A& alloc) {
-  return basic_string<A>(joined_views{{l}, {r}}, std::allocator_traits<A>::select_on_container_copy_construction(alloc));
+  return basic_string<A>(joined_views{{l}, {r}},
+                         std::allocator_traits<A>::select_on_container_copy_construction(alloc));
 }
 
 }  // namespace detail
@@ -1088,7 +1196,9 @@ namespace fl {
 // without making an fl::string. Equal to std::hash<std::string_view>.
 struct string_hash {
   using is_transparent = void;
-  std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+  std::size_t operator()(std::string_view s) const noexcept {
+    return std::hash<std::string_view>{}(s);
+  }
 };
 
 }  // namespace fl

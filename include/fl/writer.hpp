@@ -70,7 +70,8 @@ class writer {
   }
   writer& write(const char* p, size_type n) { return write(std::string_view(p, n)); }
   writer& put(char c) {
-    if (pos_ == end_) [[unlikely]] make_room(1);
+    if (pos_ == end_) [[unlikely]]
+      make_room(1);
     *pos_++ = c;
     return *this;
   }
@@ -78,11 +79,11 @@ class writer {
   // Decimal text of any integer type (char and bool excepted: see put and
   // operator<<(bool)).
   template <std::integral T>
-    requires(!std::is_same_v<T, bool> && !std::is_same_v<T, char>)
-  writer& write_number(T v) {
+  requires(!std::is_same_v<T, bool> && !std::is_same_v<T, char>) writer& write_number(T v) {
     if constexpr (sizeof(T) <= sizeof(std::uint64_t)) {
       const auto op = detail::integer_operand::of(v);
-      if (static_cast<size_type>(end_ - pos_) < max_number_chars) [[unlikely]] make_room(max_number_chars);
+      if (static_cast<size_type>(end_ - pos_) < max_number_chars) [[unlikely]]
+        make_room(max_number_chars);
       pos_ = op.write(pos_);
       return *this;
     } else {
@@ -92,7 +93,8 @@ class writer {
   // The shortest text that reads back as v (fl::concat's formatting).
   writer& write_number(double v) {
     const detail::double_operand op = detail::plan_double(v);
-    if (static_cast<size_type>(end_ - pos_) < max_number_chars) [[unlikely]] make_room(max_number_chars);
+    if (static_cast<size_type>(end_ - pos_) < max_number_chars) [[unlikely]]
+      make_room(max_number_chars);
     pos_ = op.write(pos_);
     return *this;
   }
@@ -106,11 +108,13 @@ class writer {
     return write(std::string_view(text.data(), text.size()));
   }
   writer& operator<<(char c) { return put(c); }
-  writer& operator<<(bool b) { return write(b ? std::string_view("true") : std::string_view("false")); }
+  writer& operator<<(bool b) {
+    return write(b ? std::string_view("true") : std::string_view("false"));
+  }
   template <class T>
-    requires((std::integral<T> && !std::is_same_v<T, bool> && !std::is_same_v<T, char>) ||
-             std::is_floating_point_v<T>)
-  writer& operator<<(T v) {
+  requires((std::integral<T> && !std::is_same_v<T, bool> && !std::is_same_v<T, char>) ||
+           std::is_floating_point_v<T>) writer&
+  operator<<(T v) {
     return write_number(v);
   }
 
@@ -122,7 +126,9 @@ class writer {
   void flush();
 
   // Bytes written through this writer so far (buffered or not).
-  size_type bytes_written() const noexcept { return flushed_ + static_cast<size_type>(pos_ - begin_); }
+  size_type bytes_written() const noexcept {
+    return flushed_ + static_cast<size_type>(pos_ - begin_);
+  }
 
  private:
   // Longest text write_number produces: a double's plan (24 chars) or a
@@ -134,14 +140,15 @@ class writer {
   // buffer; 64 bytes hold the longest text of each (41 chars).
   template <class T>
   writer& write_chars(T v) {
-    if (static_cast<size_type>(end_ - pos_) < 64) [[unlikely]] make_room(64);
+    if (static_cast<size_type>(end_ - pos_) < 64) [[unlikely]]
+      make_room(64);
     pos_ = std::to_chars(pos_, pos_ + 64, v).ptr;
     return *this;
   }
   writer& write_slow(std::string_view text);
   // Makes at least n (<= 64) bytes of room at pos_.
   void make_room(size_type n);
-  void drain();                 // fd: the buffer to the descriptor
+  void drain();                          // fd: the buffer to the descriptor
   void open_string(size_type min_room);  // string: size = capacity, window over the spare room
   void close_string() noexcept;
 
@@ -151,7 +158,7 @@ class writer {
   size_type flushed_ = 0;  // fd: bytes handed to write(2); string: 0
   int fd_ = -1;            // -1: string mode
   fl::string* out_ = nullptr;
-  size_type base_ = 0;     // string: its size when the writer took it (begin_ = data() + base_)
+  size_type base_ = 0;  // string: its size when the writer took it (begin_ = data() + base_)
   std::unique_ptr<char[]> buffer_;  // fd mode
 };
 

@@ -76,8 +76,12 @@ class builder {
   builder(byte_buffer& out, std::uint64_t base) noexcept : out_(out), base_(base) {}
 
   void null_value() { put({static_cast<std::uint8_t>(kind::null_v), {}, 0, 0}); }
-  void boolean(bool b) { put({static_cast<std::uint8_t>(b ? kind::true_v : kind::false_v), {}, 0, 0}); }
-  void int64(std::int64_t v) { put({static_cast<std::uint8_t>(kind::int64), {}, 0, static_cast<std::uint64_t>(v)}); }
+  void boolean(bool b) {
+    put({static_cast<std::uint8_t>(b ? kind::true_v : kind::false_v), {}, 0, 0});
+  }
+  void int64(std::int64_t v) {
+    put({static_cast<std::uint8_t>(kind::int64), {}, 0, static_cast<std::uint64_t>(v)});
+  }
   void uint64(std::uint64_t v);
   void real(double d);
   void number_text(std::string_view text);
@@ -122,7 +126,8 @@ void write_member_index(std::uint32_t* index, std::uint32_t n, KeyOf key) {
   for (std::uint32_t i = 0; i < n; ++i) index[i] = i;
   std::sort(index, index + n, [&](std::uint32_t a, std::uint32_t b) {
     const std::string_view ka = key(a), kb = key(b);
-    const int c = key_order(ka.data(), static_cast<std::uint32_t>(ka.size()), kb.data(), static_cast<std::uint32_t>(kb.size()));
+    const int c = key_order(ka.data(), static_cast<std::uint32_t>(ka.size()), kb.data(),
+                            static_cast<std::uint32_t>(kb.size()));
     return c < 0 || (c == 0 && a < b);
   });
 }

@@ -44,7 +44,8 @@ namespace detail::json {
 // ---- builder ---------------------------------------------------------------
 
 json_ref builder::bytes(kind k, std::string_view s) {
-  if (s.size() > std::numeric_limits<std::uint32_t>::max()) throw std::length_error("fl::json_store: a string of 4 GiB or more");
+  if (s.size() > std::numeric_limits<std::uint32_t>::max())
+    throw std::length_error("fl::json_store: a string of 4 GiB or more");
   const std::uint64_t off = offset();
   out_.append(s.data(), s.size());
   return {static_cast<std::uint8_t>(k), {}, static_cast<std::uint32_t>(s.size()), off};
@@ -77,7 +78,8 @@ void builder::end_array() {
   out_.pad_to(alignof(json_ref));
   const std::uint64_t x = offset();
   auto* dst = out_.extend(n * sizeof(json_ref));
-  for (std::size_t i = 0; i < n; ++i) std::memcpy(dst + i * sizeof(json_ref), &scratch_[f.first + i].value, sizeof(json_ref));
+  for (std::size_t i = 0; i < n; ++i)
+    std::memcpy(dst + i * sizeof(json_ref), &scratch_[f.first + i].value, sizeof(json_ref));
   scratch_.resize(f.first);
   frames_.pop_back();
   put({static_cast<std::uint8_t>(kind::array), {}, static_cast<std::uint32_t>(n), x});
@@ -96,7 +98,8 @@ void builder::end_object() {
     const json_member* m = scratch_.data() + f.first;
     std::uint32_t* index = reinterpret_cast<std::uint32_t*>(dst + n * sizeof(json_member));
     write_member_index(index, n, [&](std::uint32_t i) {
-      return std::string_view(reinterpret_cast<const char*>(base + (m[i].key - base_)), m[i].key_len);
+      return std::string_view(reinterpret_cast<const char*>(base + (m[i].key - base_)),
+                              m[i].key_len);
     });
   }
   scratch_.resize(f.first);
@@ -147,10 +150,14 @@ void append_utf8(std::string& out, std::uint32_t cp) {
 class strict_parser {
  public:
   strict_parser(std::string_view text, builder& out) noexcept
-      : b_(reinterpret_cast<const unsigned char*>(text.data())), p_(b_), e_(b_ + text.size()), out_(out) {}
+      : b_(reinterpret_cast<const unsigned char*>(text.data())),
+        p_(b_),
+        e_(b_ + text.size()),
+        out_(out) {}
 
   void run() {
-    if (e_ - b_ >= 3 && b_[0] == 0xEF && b_[1] == 0xBB && b_[2] == 0xBF) fail(b_, "byte order mark (U+FEFF) is not allowed");
+    if (e_ - b_ >= 3 && b_[0] == 0xEF && b_[1] == 0xBB && b_[2] == 0xBF)
+      fail(b_, "byte order mark (U+FEFF) is not allowed");
     ws();
     if (p_ == e_) fail(p_, "expected a JSON value, found the end of the text");
     value();
@@ -175,9 +182,18 @@ class strict_parser {
       case '{': object(); return;
       case '[': array(); return;
       case '"': out_.string(string_body()); return;
-      case 't': literal("true"); out_.boolean(true); return;
-      case 'f': literal("false"); out_.boolean(false); return;
-      case 'n': literal("null"); out_.null_value(); return;
+      case 't':
+        literal("true");
+        out_.boolean(true);
+        return;
+      case 'f':
+        literal("false");
+        out_.boolean(false);
+        return;
+      case 'n':
+        literal("null");
+        out_.null_value();
+        return;
       default:
         if (*p_ == '-' || (*p_ >= '0' && *p_ <= '9')) {
           number();
@@ -203,7 +219,8 @@ class strict_parser {
   }
 
   void enter() {
-    if (++depth_ > max_depth) fail(p_, "nesting deeper than " + std::to_string(max_depth) + " levels");
+    if (++depth_ > max_depth)
+      fail(p_, "nesting deeper than " + std::to_string(max_depth) + " levels");
   }
 
   void object() {
@@ -273,7 +290,8 @@ class strict_parser {
   }
 
   void literal(std::string_view word) {
-    if (static_cast<std::size_t>(e_ - p_) < word.size() || std::memcmp(p_, word.data(), word.size()) != 0) {
+    if (static_cast<std::size_t>(e_ - p_) < word.size() ||
+        std::memcmp(p_, word.data(), word.size()) != 0) {
       // Point at the first byte that differs.
       std::size_t i = 0;
       while (p_ + i < e_ && i < word.size() && p_[i] == static_cast<unsigned char>(word[i])) ++i;
@@ -287,10 +305,14 @@ class strict_parser {
     for (int i = 0; i < 4; ++i) {
       const unsigned c = q[i];
       std::uint32_t d;
-      if (c >= '0' && c <= '9') d = c - '0';
-      else if (c >= 'a' && c <= 'f') d = c - 'a' + 10;
-      else if (c >= 'A' && c <= 'F') d = c - 'A' + 10;
-      else return ~std::uint32_t{0};
+      if (c >= '0' && c <= '9')
+        d = c - '0';
+      else if (c >= 'a' && c <= 'f')
+        d = c - 'a' + 10;
+      else if (c >= 'A' && c <= 'F')
+        d = c - 'A' + 10;
+      else
+        return ~std::uint32_t{0};
       v = v * 16 + d;
     }
     return v;
@@ -311,7 +333,8 @@ class strict_parser {
     while (p_ != e_) {
       const unsigned c = *p_;
       if (c == '"') {
-        std::string_view s(reinterpret_cast<const char*>(start), static_cast<std::size_t>(p_ - start));
+        std::string_view s(reinterpret_cast<const char*>(start),
+                           static_cast<std::size_t>(p_ - start));
         ++p_;
         return s;
       }
@@ -349,9 +372,11 @@ class strict_parser {
             std::uint32_t cp = unicode_escape(at);
             if (cp >= 0xDC00 && cp <= 0xDFFF) fail(at, "lone low surrogate \\u escape");
             if (cp >= 0xD800 && cp <= 0xDBFF) {
-              if (e_ - at < 12 || at[6] != '\\' || at[7] != 'u') fail(at, "high surrogate \\u escape not followed by a low one");
+              if (e_ - at < 12 || at[6] != '\\' || at[7] != 'u')
+                fail(at, "high surrogate \\u escape not followed by a low one");
               const std::uint32_t lo = unicode_escape(at + 6);
-              if (lo < 0xDC00 || lo > 0xDFFF) fail(at + 6, "high surrogate \\u escape not followed by a low one");
+              if (lo < 0xDC00 || lo > 0xDFFF)
+                fail(at + 6, "high surrogate \\u escape not followed by a low one");
               cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
               p_ += 6;
             }
@@ -407,15 +432,18 @@ class strict_parser {
       while (p_ != e_ && digit(*p_)) ++p_;
       integral = false;
     }
-    const std::string_view text(reinterpret_cast<const char*>(start), static_cast<std::size_t>(p_ - start));
+    const std::string_view text(reinterpret_cast<const char*>(start),
+                                static_cast<std::size_t>(p_ - start));
     if (integral) {
       // Up to 19 digits cannot overflow uint64; 20 may.
       std::uint64_t mag = 0;
       bool fits = int_end - int_start <= 20;
       for (const unsigned char* q = int_start; fits && q != int_end; ++q) {
         const std::uint64_t d = *q - '0';
-        if (mag > (std::numeric_limits<std::uint64_t>::max() - d) / 10) fits = false;
-        else mag = mag * 10 + d;
+        if (mag > (std::numeric_limits<std::uint64_t>::max() - d) / 10)
+          fits = false;
+        else
+          mag = mag * 10 + d;
       }
       if (fits && !negative) {
         out_.uint64(mag);
@@ -438,8 +466,10 @@ class strict_parser {
     // overflow is kept as text.
     const std::string z(text);
     d = std::strtod(z.c_str(), nullptr);
-    if (std::isfinite(d)) out_.real(d);
-    else out_.number_text(text);
+    if (std::isfinite(d))
+      out_.real(d);
+    else
+      out_.number_text(text);
   }
 
   const unsigned char* b_;
@@ -513,7 +543,8 @@ void parse_fast(std::string_view text, builder& b) {
 // ---- RFC 6901 ---------------------------------------------------------------
 
 std::string_view next_token(std::string_view& rest, std::string& buf) {
-  if (rest.empty() || rest[0] != '/') throw std::invalid_argument("fl::json_store: a JSON pointer is empty or starts with '/'");
+  if (rest.empty() || rest[0] != '/')
+    throw std::invalid_argument("fl::json_store: a JSON pointer is empty or starts with '/'");
   rest.remove_prefix(1);
   const std::size_t slash = rest.find('/');
   std::string_view tok = rest.substr(0, slash);
@@ -526,9 +557,13 @@ std::string_view next_token(std::string_view& rest, std::string& buf) {
       buf += tok[i];
       continue;
     }
-    if (i + 1 < tok.size() && tok[i + 1] == '0') buf += '~';
-    else if (i + 1 < tok.size() && tok[i + 1] == '1') buf += '/';
-    else throw std::invalid_argument("fl::json_store: '~' in a JSON pointer must be followed by 0 or 1");
+    if (i + 1 < tok.size() && tok[i + 1] == '0')
+      buf += '~';
+    else if (i + 1 < tok.size() && tok[i + 1] == '1')
+      buf += '/';
+    else
+      throw std::invalid_argument(
+          "fl::json_store: '~' in a JSON pointer must be followed by 0 or 1");
     ++i;
   }
   return buf;

@@ -30,10 +30,12 @@ constexpr std::uint64_t single_sync_max = 256 * 1024;
 
 [[noreturn]] void throw_errno(const char* step, const std::filesystem::path& p) {
   const int err = errno;
-  throw std::system_error(err, std::system_category(), std::string("fl::json_store: ") + step + " \"" + p.string() + '"');
+  throw std::system_error(err, std::system_category(),
+                          std::string("fl::json_store: ") + step + " \"" + p.string() + '"');
 }
 
-void pwrite_all(int fd, const unsigned char* p, std::size_t n, std::uint64_t off, const std::filesystem::path& path) {
+void pwrite_all(int fd, const unsigned char* p, std::size_t n, std::uint64_t off,
+                const std::filesystem::path& path) {
   while (n) {
     const ssize_t w = ::pwrite(fd, p, n, static_cast<off_t>(off));
     if (w < 0) {
@@ -49,15 +51,17 @@ void pwrite_all(int fd, const unsigned char* p, std::size_t n, std::uint64_t off
 std::uint32_t slot_crc(const json_slot& s) noexcept { return crc32c(&s, offsetof(json_slot, crc)); }
 
 bool valid_kind(std::uint8_t k) noexcept {
-  return k >= static_cast<std::uint8_t>(kind::null_v) && k <= static_cast<std::uint8_t>(kind::object);
+  return k >= static_cast<std::uint8_t>(kind::null_v) &&
+         k <= static_cast<std::uint8_t>(kind::object);
 }
 
 }  // namespace
 
 class store_file {
  public:
-  std::filesystem::path path_;        // where the store lives
-  std::filesystem::path write_path_;  // the file written: path_, or path_ + ".tmp" before the first sync
+  std::filesystem::path path_;  // where the store lives
+  std::filesystem::path
+      write_path_;  // the file written: path_, or path_ + ".tmp" before the first sync
   int fd_ = -1;
   const unsigned char* map_ = nullptr;
   std::size_t map_len_ = 0;
@@ -91,7 +95,8 @@ class store_file {
     std::uint32_t want;
     std::memcpy(&want, map_ + table_ + page * sizeof(std::uint32_t), sizeof want);
     if (crc32c(map_ + page * page_size, page_size) != want) {
-      damaged("page " + std::to_string(page) + " (bytes " + std::to_string(page * page_size) + "..) fails its checksum");
+      damaged("page " + std::to_string(page) + " (bytes " + std::to_string(page * page_size) +
+              "..) fails its checksum");
     }
     word |= bit;
   }
@@ -99,14 +104,17 @@ class store_file {
   // The bytes [off, off + len) of a record that must lie below `limit`,
   // verified. Throws persist_error for a reference outside its bounds.
   const unsigned char* bytes(std::uint64_t off, std::uint64_t len, std::uint64_t limit) const {
-    if (off < data_start || off > limit || len > limit - off) damaged("a reference points outside its container");
+    if (off < data_start || off > limit || len > limit - off)
+      damaged("a reference points outside its container");
     if (off >= end_) {
-      if (off - end_ > tail_.size() || len > tail_.size() - (off - end_)) damaged("a reference points past the data");
+      if (off - end_ > tail_.size() || len > tail_.size() - (off - end_))
+        damaged("a reference points past the data");
       return tail_.data() + (off - end_);
     }
     if (len > table_ - std::min(off, table_)) damaged("a reference points past the committed data");
     if (len) {
-      for (std::uint64_t p = off / page_size, last = (off + len - 1) / page_size; p <= last; ++p) verify_page(p);
+      for (std::uint64_t p = off / page_size, last = (off + len - 1) / page_size; p <= last; ++p)
+        verify_page(p);
     }
     return map_ + off;
   }
@@ -124,10 +132,12 @@ class store_file {
     const std::uint32_t n = obj.n;
     const bool indexed = n >= index_min_members;
     const unsigned char* t =
-        bytes(obj.x, std::uint64_t{n} * sizeof(json_member) + (indexed ? std::uint64_t{n} * 4 : 0), limit);
+        bytes(obj.x, std::uint64_t{n} * sizeof(json_member) + (indexed ? std::uint64_t{n} * 4 : 0),
+              limit);
     auto key_at = [&](std::uint32_t i, json_member& m) {
       std::memcpy(&m, t + std::size_t{i} * sizeof(json_member), sizeof m);
-      return std::string_view(reinterpret_cast<const char*>(bytes(m.key, m.key_len, obj.x)), m.key_len);
+      return std::string_view(reinterpret_cast<const char*>(bytes(m.key, m.key_len, obj.x)),
+                              m.key_len);
     };
     json_member m;
     if (!indexed) {
@@ -151,10 +161,13 @@ class store_file {
       const std::uint32_t mid = lo + (hi - lo) / 2;
       std::memcpy(&m, t + std::size_t{pos(mid)} * sizeof(json_member), sizeof m);
       // Lengths first: most probes end without reading the key's bytes.
-      const int c = m.key_len != klen ? (m.key_len < klen ? -1 : 1)
-                                      : key_order(key_at(pos(mid), m).data(), m.key_len, key.data(), klen);
-      if (c <= 0) lo = mid + 1;
-      else hi = mid;
+      const int c = m.key_len != klen
+                        ? (m.key_len < klen ? -1 : 1)
+                        : key_order(key_at(pos(mid), m).data(), m.key_len, key.data(), klen);
+      if (c <= 0)
+        lo = mid + 1;
+      else
+        hi = mid;
     }
     if (lo == 0) return std::string_view::npos;
     const std::uint32_t i = pos(lo - 1);
@@ -196,9 +209,10 @@ class store_file {
         case kind::int64:
         case kind::uint64: {
           char buf[24];
-          const auto res = r.k == static_cast<std::uint8_t>(kind::int64)
-                               ? std::to_chars(buf, buf + sizeof buf, static_cast<std::int64_t>(r.x))
-                               : std::to_chars(buf, buf + sizeof buf, r.x);
+          const auto res =
+              r.k == static_cast<std::uint8_t>(kind::int64)
+                  ? std::to_chars(buf, buf + sizeof buf, static_cast<std::int64_t>(r.x))
+                  : std::to_chars(buf, buf + sizeof buf, r.x);
           out.append(buf, static_cast<std::size_t>(res.ptr - buf));
           return;
         }
@@ -209,11 +223,10 @@ class store_file {
           dump_double(d, out);
           return;
         }
-        case kind::number_text:
-          out.append(f.bytes(r.x, r.n, limit), r.n);
-          return;
+        case kind::number_text: out.append(f.bytes(r.x, r.n, limit), r.n); return;
         case kind::string:
-          dump_string(std::string_view(reinterpret_cast<const char*>(f.bytes(r.x, r.n, limit)), r.n), out);
+          dump_string(
+              std::string_view(reinterpret_cast<const char*>(f.bytes(r.x, r.n, limit)), r.n), out);
           return;
         case kind::array: {
           if (depth >= max_depth) f.damaged("nesting deeper than the format allows");
@@ -235,7 +248,10 @@ class store_file {
             if (i) out.append(",", 1);
             json_member m;
             std::memcpy(&m, t + std::size_t{i} * sizeof(json_member), sizeof m);
-            dump_string(std::string_view(reinterpret_cast<const char*>(f.bytes(m.key, m.key_len, r.x)), m.key_len), out);
+            dump_string(
+                std::string_view(reinterpret_cast<const char*>(f.bytes(m.key, m.key_len, r.x)),
+                                 m.key_len),
+                out);
             out.append(":", 1);
             if (!valid_kind(m.value.k)) f.damaged("a value of unknown kind");
             value(m.value, r.x, depth + 1);
@@ -267,16 +283,18 @@ class store_file {
   // replaced by `v` (op set), `v` added with key `key` (op add; arrays append),
   // or entry `pos` removed (op remove). Returns the new container.
   enum class op { set, add, remove };
-  json_ref copy_container(const json_ref& c, std::uint64_t limit, std::size_t pos, op what, const json_ref& v,
-                          std::string_view key) {
+  json_ref copy_container(const json_ref& c, std::uint64_t limit, std::size_t pos, op what,
+                          const json_ref& v, std::string_view key) {
     const std::uint32_t n = c.n;
     const std::uint32_t n2 = what == op::add ? n + 1 : what == op::remove ? n - 1 : n;
-    if (what == op::add && n == std::numeric_limits<std::uint32_t>::max()) throw std::length_error("fl::json_store: container too large");
+    if (what == op::add && n == std::numeric_limits<std::uint32_t>::max())
+      throw std::length_error("fl::json_store: container too large");
     if (c.k == static_cast<std::uint8_t>(kind::array)) {
       tail_.pad_to(alignof(json_ref));
       const std::uint64_t x = tail_offset();
       unsigned char* dst = tail_.extend(std::size_t{n2} * sizeof(json_ref));
-      const unsigned char* src = bytes(c.x, std::uint64_t{n} * sizeof(json_ref), limit);  // after extend: the tail may move
+      const unsigned char* src = bytes(c.x, std::uint64_t{n} * sizeof(json_ref),
+                                       limit);  // after extend: the tail may move
       const std::size_t e = sizeof(json_ref);
       if (what == op::remove) {
         std::memcpy(dst, src, pos * e);
@@ -299,7 +317,8 @@ class store_file {
     const std::size_t e = sizeof(json_member);
     unsigned char* dst = tail_.extend(std::size_t{n2} * e + (indexed ? std::size_t{n2} * 4 : 0));
     const bool old_indexed = n >= index_min_members;
-    const unsigned char* src = bytes(c.x, std::uint64_t{n} * e + (old_indexed ? std::uint64_t{n} * 4 : 0), limit);
+    const unsigned char* src =
+        bytes(c.x, std::uint64_t{n} * e + (old_indexed ? std::uint64_t{n} * 4 : 0), limit);
     if (what == op::remove) {
       std::memcpy(dst, src, pos * e);
       std::memcpy(dst + pos * e, src + (pos + 1) * e, (n - pos - 1) * e);
@@ -323,7 +342,8 @@ class store_file {
         write_member_index(index, n2, [&](std::uint32_t i) {
           json_member m;
           std::memcpy(&m, dst + std::size_t{i} * e, e);
-          return std::string_view(reinterpret_cast<const char*>(bytes(m.key, m.key_len, x)), m.key_len);
+          return std::string_view(reinterpret_cast<const char*>(bytes(m.key, m.key_len, x)),
+                                  m.key_len);
         });
       }
     }
@@ -351,12 +371,16 @@ class store_file {
         pos = find_member(cur, limit, tok);
       } else if (cur.k == static_cast<std::uint8_t>(kind::array)) {
         const std::uint64_t i = token_index(tok);
-        if (i < cur.n) pos = static_cast<std::size_t>(i);
-        else if (!final || !v || (tok != "-" && i != cur.n)) pos = std::string_view::npos;
-        else pos = cur.n;  // append
+        if (i < cur.n)
+          pos = static_cast<std::size_t>(i);
+        else if (!final || !v || (tok != "-" && i != cur.n))
+          pos = std::string_view::npos;
+        else
+          pos = cur.n;  // append
       } else {
         if (!v) return false;
-        throw std::out_of_range("fl::json_store::set: the parent of the pointer is not an object or array");
+        throw std::out_of_range(
+            "fl::json_store::set: the parent of the pointer is not an object or array");
       }
       if (final) {
         path.push_back({cur, limit, pos});
@@ -387,7 +411,8 @@ class store_file {
       r = copy_container(s.c, s.limit, s.pos, op::remove, {}, {});
     } else if (s.pos == std::string_view::npos) {
       if (s.c.k == static_cast<std::uint8_t>(kind::array)) {
-        throw std::out_of_range("fl::json_store::set: array index past the end (use size() or \"-\" to append)");
+        throw std::out_of_range(
+            "fl::json_store::set: array index past the end (use size() or \"-\" to append)");
       }
       r = copy_container(s.c, s.limit, 0, op::add, *v, last);
     } else if (s.c.k == static_cast<std::uint8_t>(kind::array) && s.pos == s.c.n) {
@@ -395,7 +420,8 @@ class store_file {
     } else {
       r = copy_container(s.c, s.limit, s.pos, op::set, *v, {});
     }
-    for (std::size_t i = path.size() - 1; i-- > 0;) r = copy_container(path[i].c, path[i].limit, path[i].pos, op::set, r, {});
+    for (std::size_t i = path.size() - 1; i-- > 0;)
+      r = copy_container(path[i].c, path[i].limit, path[i].pos, op::set, r, {});
     root_ = r;
     dirty_ = true;
     return true;
@@ -417,7 +443,8 @@ class store_file {
     for (std::uint64_t p = old_pages; p < end_page; ++p) {
       t[p] = p * page_size < data_start ? 0 : crc32c(map_ + p * page_size, page_size);
     }
-    for (std::uint64_t p = end_page; p < pages; ++p) t[p] = crc32c(tail_.data() + (p - end_page) * page_size, page_size);
+    for (std::uint64_t p = end_page; p < pages; ++p)
+      t[p] = crc32c(tail_.data() + (p - end_page) * page_size, page_size);
     json_slot s;
     s.magic = file_magic;
     s.version = format_version;
@@ -433,10 +460,12 @@ class store_file {
     s.commit_start = end_;
     s.crc = slot_crc(s);
 
-    pwrite_all(fd_, tail_.data() + tail_written_, tail_.size() - tail_written_, end_ + tail_written_, write_path_);
+    pwrite_all(fd_, tail_.data() + tail_written_, tail_.size() - tail_written_,
+               end_ + tail_written_, write_path_);
     tail_written_ = tail_.size();
     if (!single && ::fdatasync(fd_) != 0) throw_errno("fdatasync", write_path_);
-    pwrite_all(fd_, reinterpret_cast<const unsigned char*>(&s), sizeof s, (s.generation % 2) * page_size, write_path_);
+    pwrite_all(fd_, reinterpret_cast<const unsigned char*>(&s), sizeof s,
+               (s.generation % 2) * page_size, write_path_);
     if (::fdatasync(fd_) != 0) throw_errno("fdatasync", write_path_);
     if (write_path_ != path_) {
       if (::rename(write_path_.c_str(), path_.c_str()) != 0) throw_errno("rename", write_path_);
@@ -446,7 +475,8 @@ class store_file {
     // The commit is durable: map it and trust the pages written here.
     remap(new_end);
     verified_.resize((pages + 63) / 64, 0);
-    for (std::uint64_t p = end_page; p < pages; ++p) verified_[p / 64] |= std::uint64_t{1} << (p % 64);
+    for (std::uint64_t p = end_page; p < pages; ++p)
+      verified_[p / 64] |= std::uint64_t{1} << (p % 64);
     end_ = new_end;
     table_ = table;
     generation_ = s.generation;
@@ -456,7 +486,8 @@ class store_file {
   }
 
   void sync_directory() const {
-    const std::filesystem::path dir = path_.has_parent_path() ? path_.parent_path() : std::filesystem::path(".");
+    const std::filesystem::path dir =
+        path_.has_parent_path() ? path_.parent_path() : std::filesystem::path(".");
     const int d = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (d < 0) throw_errno("open directory of", path_);
     const int rc = ::fsync(d);
@@ -476,16 +507,18 @@ class store_file {
   // ---- open ----
 
   bool slot_sane(const json_slot& s, std::uint64_t size) const noexcept {
-    return s.magic == file_magic && s.version == format_version && s.crc == slot_crc(s) && s.end % page_size == 0 &&
-           s.table % page_size == 0 && s.commit_start % page_size == 0 && s.table >= data_start && s.end <= size &&
-           s.table < s.end && (s.end - s.table) / sizeof(std::uint32_t) >= s.table / page_size &&
+    return s.magic == file_magic && s.version == format_version && s.crc == slot_crc(s) &&
+           s.end % page_size == 0 && s.table % page_size == 0 && s.commit_start % page_size == 0 &&
+           s.table >= data_start && s.end <= size && s.table < s.end &&
+           (s.end - s.table) / sizeof(std::uint32_t) >= s.table / page_size &&
            s.commit_start >= data_start && s.commit_start <= s.table && valid_kind(s.root.k);
   }
 
   // Checks the checksum table (and, for a single-sync commit, its pages) of
   // slot s; false if they do not match.
   bool commit_intact(const json_slot& s) const {
-    if (crc32c(map_ + s.table, s.table / page_size * sizeof(std::uint32_t)) != s.table_crc) return false;
+    if (crc32c(map_ + s.table, s.table / page_size * sizeof(std::uint32_t)) != s.table_crc)
+      return false;
     if (s.flags & slot_single_sync) {
       for (std::uint64_t p = s.commit_start / page_size; p < s.table / page_size; ++p) {
         std::uint32_t want;
@@ -502,12 +535,14 @@ class store_file {
     struct stat st;
     if (::fstat(fd_, &st) != 0) throw_errno("fstat", path_);
     const auto size = static_cast<std::uint64_t>(st.st_size);
-    if (size < data_start + page_size) damaged("not a json_store file (" + std::to_string(size) + " bytes, too short)");
+    if (size < data_start + page_size)
+      damaged("not a json_store file (" + std::to_string(size) + " bytes, too short)");
     remap(size);
     json_slot s[2];
     std::memcpy(&s[0], map_, sizeof s[0]);
     std::memcpy(&s[1], map_ + page_size, sizeof s[1]);
-    if (s[0].magic != file_magic && s[1].magic != file_magic) damaged("not a json_store file (no commit record)");
+    if (s[0].magic != file_magic && s[1].magic != file_magic)
+      damaged("not a json_store file (no commit record)");
     const bool ok0 = slot_sane(s[0], size), ok1 = slot_sane(s[1], size);
     int order[2] = {0, 1};
     if (ok1 && (!ok0 || s[1].generation > s[0].generation)) std::swap(order[0], order[1]);
@@ -520,7 +555,8 @@ class store_file {
       } else if (!(c.flags & slot_single_sync) || k == 1) {
         // Written with an fdatasync between its pages and its record (or the
         // older record): its pages cannot be torn, so this is damage.
-        damaged("the checksum table or the pages of commit " + std::to_string(c.generation) + " are damaged");
+        damaged("the checksum table or the pages of commit " + std::to_string(c.generation) +
+                " are damaged");
       }
     }
     if (!chosen) damaged("no intact commit record (damaged header, or truncated)");
@@ -581,7 +617,8 @@ std::int64_t json_value::as_int64() const {
 
 std::uint64_t json_value::as_uint64() const {
   if (ref_.k == static_cast<std::uint8_t>(kind::uint64)) return ref_.x;
-  if (ref_.k == static_cast<std::uint8_t>(kind::int64) && static_cast<std::int64_t>(ref_.x) >= 0) return ref_.x;
+  if (ref_.k == static_cast<std::uint8_t>(kind::int64) && static_cast<std::int64_t>(ref_.x) >= 0)
+    return ref_.x;
   wrong_type("an integer in the range of uint64");
 }
 
@@ -595,7 +632,8 @@ double json_value::as_double() const {
       return d;
     }
     case kind::number_text: {
-      const std::string t(reinterpret_cast<const char*>(file_->bytes(ref_.x, ref_.n, limit_)), ref_.n);
+      const std::string t(reinterpret_cast<const char*>(file_->bytes(ref_.x, ref_.n, limit_)),
+                          ref_.n);
       return std::strtod(t.c_str(), nullptr);
     }
     default: wrong_type("a number");
@@ -621,7 +659,8 @@ json_member json_value::member(std::size_t i) const {
 }
 
 json_value json_value::operator[](std::size_t i) const {
-  if (!is_array() || i >= ref_.n) throw std::out_of_range("fl::json_value: array index out of range");
+  if (!is_array() || i >= ref_.n)
+    throw std::out_of_range("fl::json_value: array index out of range");
   return element(i);
 }
 
@@ -640,7 +679,8 @@ fl::string json_value::dump() const { return file_->dump(*this); }
 
 // ---- json_store -----------------------------------------------------------------
 
-json_store::json_store(std::unique_ptr<detail::json::store_file> f) noexcept : file_(std::move(f)) {}
+json_store::json_store(std::unique_ptr<detail::json::store_file> f) noexcept
+    : file_(std::move(f)) {}
 json_store::json_store(json_store&&) noexcept = default;
 json_store& json_store::operator=(json_store&&) noexcept = default;
 json_store::~json_store() = default;
@@ -660,7 +700,8 @@ json_store json_store::import(std::string_view json_text, const std::filesystem:
   f->write_path_ += ".tmp";
   f->fd_ = ::open(f->write_path_.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
   if (f->fd_ < 0) detail::json::throw_errno("create", f->write_path_);
-  detail::json::pwrite_all(f->fd_, f->tail_.data(), f->tail_.size(), detail::json::data_start, f->write_path_);
+  detail::json::pwrite_all(f->fd_, f->tail_.data(), f->tail_.size(), detail::json::data_start,
+                           f->write_path_);
   f->tail_written_ = f->tail_.size();
   return json_store(std::move(f));
 }

@@ -30,7 +30,8 @@ void check_all(std::string_view hay, std::string_view needle, std::size_t pos) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size < 4) return 0;
   const std::size_t rest = size - 4;
-  const std::size_t m = rest == 0 ? 0 : (std::size_t{data[0]} | std::size_t{data[1]} << 8) % (rest + 1);
+  const std::size_t m =
+      rest == 0 ? 0 : (std::size_t{data[0]} | std::size_t{data[1]} << 8) % (rest + 1);
   const std::size_t n = rest - m;
   const std::size_t pos_raw = std::size_t{data[2]} | std::size_t{data[3]} << 8;
   auto needle = std::make_unique<char[]>(m);
@@ -39,7 +40,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::memcpy(hay.get(), data + 4 + m, n);
   const std::string_view hv(hay.get(), n), nv(needle.get(), m);
   const std::size_t positions[] = {0, pos_raw % (n + 2), fl::npos};
-  for (auto isa : {fl::detail::find_isa::scalar, fl::detail::find_isa::sse2, fl::detail::find_isa::avx2}) {
+  for (auto isa :
+       {fl::detail::find_isa::scalar, fl::detail::find_isa::sse2, fl::detail::find_isa::avx2}) {
     if (!fl::detail::set_find_isa(isa)) continue;
     for (std::size_t pos : positions) check_all(hv, nv, pos);
   }

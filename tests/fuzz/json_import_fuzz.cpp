@@ -38,21 +38,21 @@ void run(std::string_view text, outcome& o, Parse parse) {
   try {
     parse(text, b);
     o.root = b.result();
-  } catch (const fl::json_error& e) {
-    o.error_at = e.offset();
-  }
+  } catch (const fl::json_error& e) { o.error_at = e.offset(); }
 }
 
 const std::filesystem::path& scratch_file() {
   static const std::filesystem::path p =
-      std::filesystem::temp_directory_path() / ("fl_json_import_fuzz_" + std::to_string(::getpid()) + ".fljson");
+      std::filesystem::temp_directory_path() /
+      ("fl_json_import_fuzz_" + std::to_string(::getpid()) + ".fljson");
   return p;
 }
 
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  const std::string text = std::string(600, ' ') + std::string(reinterpret_cast<const char*>(data), size);
+  const std::string text =
+      std::string(600, ' ') + std::string(reinterpret_cast<const char*>(data), size);
   outcome strict, fast;
   run(text, strict, fl::detail::json::parse_strict);
   run(text, fast, fl::detail::json::parse_fast);
@@ -74,7 +74,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::size_t i = 0;
     for (fl::json_member m : root.members()) {
       std::string ptr = "/";
-      for (char c : m.key) ptr += c == '~' ? std::string("~0") : c == '/' ? std::string("~1") : std::string(1, c);
+      for (char c : m.key)
+        ptr += c == '~' ? std::string("~0") : c == '/' ? std::string("~1") : std::string(1, c);
       const auto v = s.find(ptr);
       fl_fuzz::check(v.has_value());
       // The last member of a repeated name wins; others must dump the same.

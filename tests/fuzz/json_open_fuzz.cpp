@@ -32,7 +32,8 @@ namespace fj = fl::detail::json;
 
 const std::filesystem::path& scratch_file() {
   static const std::filesystem::path p =
-      std::filesystem::temp_directory_path() / ("fl_json_open_fuzz_" + std::to_string(::getpid()) + ".fljson");
+      std::filesystem::temp_directory_path() /
+      ("fl_json_open_fuzz_" + std::to_string(::getpid()) + ".fljson");
   return p;
 }
 
@@ -71,8 +72,10 @@ void repair(std::string& f) {
 // A valid store: an import and a second, small commit.
 const std::string& template_store() {
   static const std::string bytes = [] {
-    std::string doc = R"({"a":{"b":[1,-2,3.5,"x\u00e9",true,false,null,18446744073709551615,1e999],"c":{}},"big":{)";
-    for (int i = 0; i < 40; ++i) doc += (i ? ",\"k" : "\"k") + std::to_string(i) + "\":" + std::to_string(i * 3);
+    std::string doc =
+        R"({"a":{"b":[1,-2,3.5,"x\u00e9",true,false,null,18446744073709551615,1e999],"c":{}},"big":{)";
+    for (int i = 0; i < 40; ++i)
+      doc += (i ? ",\"k" : "\"k") + std::to_string(i) + "\":" + std::to_string(i * 3);
     doc += R"(},"statuses":[{"id":1,"text":"hello"},{"id":2}]})";
     auto s = fl::json_store::import(doc, scratch_file());
     s.sync();
@@ -95,11 +98,11 @@ void exercise() {
       (void)root.find(m.key);
       if (++i == 8) break;
     }
-    for (const char* p : {"/0", "/a", "/statuses/0/id", "/0/0", "/a/b", "/big/k7", "/big/k41", "/a/b/0/deep/1"}) {
+    for (const char* p :
+         {"/0", "/a", "/statuses/0/id", "/0/0", "/a/b", "/big/k7", "/big/k41", "/a/b/0/deep/1"}) {
       if (auto v = s.find(p)) (void)v->dump();
     }
-  } catch (const fl::persist_error&) {
-  }
+  } catch (const fl::persist_error&) {}
 }
 
 }  // namespace

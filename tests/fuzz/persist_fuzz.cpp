@@ -46,7 +46,8 @@ struct files {
       fl::mapped_space s(p, {.durable = false});
       fl::fptr<fl::fptr<fl::pstring>> arr = s.allocate(4 * 8).cast<fl::fptr<fl::pstring>>();
       for (int i = 0; i < 4; ++i) {
-        const fl::fptr<fl::pstring> str = fl::pstring::make(s, std::string(static_cast<std::size_t>(i * 20), 'a'));
+        const fl::fptr<fl::pstring> str =
+            fl::pstring::make(s, std::string(static_cast<std::size_t>(i * 20), 'a'));
         s.get(arr)[i] = str;
       }
       s.set_root(arr);
@@ -73,11 +74,11 @@ void write(const fs::path& p, const void* data, std::size_t n) {
 // Opens, verifies and walks the space's root as an array of 4 pstrings.
 void open_space(const fs::path& p) {
   try {
-    fl::mapped_space s(p, {.mode = fl::open_mode::open_existing, .reserve = 1 << 20, .durable = false});
+    fl::mapped_space s(
+        p, {.mode = fl::open_mode::open_existing, .reserve = 1 << 20, .durable = false});
     try {
       s.verify();
-    } catch (const fl::persist_error&) {
-    }
+    } catch (const fl::persist_error&) {}
     const fl::fptr<fl::pstring>* arr = s.get(s.root<fl::fptr<fl::pstring>>());
     if (arr != nullptr) {
       for (int i = 0; i < 4; ++i) {
@@ -85,8 +86,7 @@ void open_space(const fs::path& p) {
         if (str != nullptr) fl_fuzz::check(str->view(s).size() == str->size());
       }
     }
-  } catch (const fl::persist_error&) {
-  }
+  } catch (const fl::persist_error&) {}
 }
 
 }  // namespace
@@ -106,8 +106,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     try {
       fl::persist<value24> v(path, 7);
       fl_fuzz::check(v->a == v->a);
-    } catch (const fl::persist_error&) {
-    }
+    } catch (const fl::persist_error&) {}
     return 0;
   }
   if (mode == 1) {
@@ -131,7 +130,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   fl::detail::space_meta current[2];
   std::memcpy(&current[0], file.data(), sizeof(fl::detail::space_meta));
   std::memcpy(&current[1], file.data() + fl::detail::space_page, sizeof(fl::detail::space_meta));
-  const fl::detail::space_meta& newest = current[0].generation > current[1].generation ? current[0] : current[1];
+  const fl::detail::space_meta& newest =
+      current[0].generation > current[1].generation ? current[0] : current[1];
   std::vector<char> logbytes(fl::detail::space_page, 0);
   logbytes.insert(logbytes.end(), rest.begin(), rest.end());
   fl::detail::log_header h;
@@ -142,11 +142,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   h.uuid = newest.uuid;
   h.generation = newest.generation + 1;
   fl::detail::space_meta m = newest;
-  if (rest.size() > sizeof h) std::memcpy(&m, rest.data() + sizeof h, std::min(rest.size() - sizeof h, sizeof m));
+  if (rest.size() > sizeof h)
+    std::memcpy(&m, rest.data() + sizeof h, std::min(rest.size() - sizeof h, sizeof m));
   m.uuid = newest.uuid;
   m.generation = newest.generation + 1;
   m.crc = fl::detail::crc32c(&m, fl::detail::meta_crc_span);
-  h.header_crc = fl::detail::crc32c(&m, sizeof m, fl::detail::crc32c(&h, fl::detail::log_header_crc_span));
+  h.header_crc =
+      fl::detail::crc32c(&m, sizeof m, fl::detail::crc32c(&h, fl::detail::log_header_crc_span));
   std::memcpy(logbytes.data(), &h, sizeof h);
   std::memcpy(logbytes.data() + fl::detail::log_meta_offset, &m, sizeof m);
   write(path, file.data(), file.size());

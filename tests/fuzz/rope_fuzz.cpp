@@ -101,7 +101,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         break;
       case 9: {
         const std::string_view needle = in.text(len % 48);
-        check(r[a].find(needle, raw_pos % (s[a].size() + 2)) == s[a].find(needle, raw_pos % (s[a].size() + 2)));
+        check(r[a].find(needle, raw_pos % (s[a].size() + 2)) ==
+              s[a].find(needle, raw_pos % (s[a].size() + 2)));
         break;
       }
       case 10: {

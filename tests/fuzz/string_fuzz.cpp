@@ -31,14 +31,10 @@ void both(fl::string& got, std::string& want, F f) {
   bool got_threw = false, want_threw = false;
   try {
     f(got);
-  } catch (const std::out_of_range&) {
-    got_threw = true;
-  }
+  } catch (const std::out_of_range&) { got_threw = true; }
   try {
     f(want);
-  } catch (const std::out_of_range&) {
-    want_threw = true;
-  }
+  } catch (const std::out_of_range&) { want_threw = true; }
   check(got_threw == want_threw);
 }
 
@@ -52,7 +48,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::uint8_t op = in.byte();
     const unsigned k = in.byte() & 1;
     // Positions reach a little past the end, so the out_of_range paths run.
-    const std::size_t pos = (std::size_t{in.byte()} | std::size_t{in.byte()} << 8) % (w[k].size() + 3);
+    const std::size_t pos =
+        (std::size_t{in.byte()} | std::size_t{in.byte()} << 8) % (w[k].size() + 3);
     const std::size_t len = in.byte();
     const std::string_view t = in.text(op & 0x80 ? len : len % 8);
     fl::string& s = g[k];
@@ -67,7 +64,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       case 2: both(s, r, [&](auto& x) { x.erase(pos, len % 40); }); break;
       case 3: both(s, r, [&](auto& x) { x.replace(pos, len % 40, t.data(), t.size()); }); break;
       case 4: both(s, r, [&](auto& x) { x.append(x); }); break;
-      case 5: both(s, r, [&](auto& x) { x.insert(0, x.data() + pos % (x.size() + 1), (x.size() - pos % (x.size() + 1)) % 9); }); break;
+      case 5:
+        both(s, r, [&](auto& x) {
+          x.insert(0, x.data() + pos % (x.size() + 1), (x.size() - pos % (x.size() + 1)) % 9);
+        });
+        break;
       case 6: both(s, r, [&](auto& x) { x.replace(pos, len % 5, x); }); break;
       case 7: both(s, r, [&](auto& x) { x.resize(len, static_cast<char>(pos)); }); break;
       case 8: both(s, r, [&](auto& x) { x.assign(t.data(), t.size()); }); break;
@@ -85,8 +86,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         w[k ^ 1] = r;
         break;
       default:
-        if (len & 1) s.shrink_to_fit(), r.shrink_to_fit();
-        else s.reserve(len * 2), r.reserve(len * 2);
+        if (len & 1)
+          s.shrink_to_fit(), r.shrink_to_fit();
+        else
+          s.reserve(len * 2), r.reserve(len * 2);
         break;
     }
     for (int i = 0; i < 2; ++i) {

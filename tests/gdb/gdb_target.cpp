@@ -33,5 +33,6 @@ int main() {
   stop_here();
   fl_str_free(&c);
   fl_str_free(&cbig);
-  return static_cast<int>(small.size() + heap.size() + ismall.size() + ibig.size() + rope.size() + flat.size()) == 0;
+  return static_cast<int>(small.size() + heap.size() + ismall.size() + ibig.size() + rope.size() +
+                          flat.size()) == 0;
 }

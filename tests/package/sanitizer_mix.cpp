@@ -63,7 +63,8 @@ int main(int argc, char** argv) {
     //    library; the next strings of those classes are built inline here
     //    and handed back to libfl, whose write() reads them.
     fl_str s = FL_STR_INIT;
-    while (fl_str_len(&s) < n) check(fl_str_append(&s, "0123456789abcdef") == FL_OK, "fl_str_append", n);
+    while (fl_str_len(&s) < n)
+      check(fl_str_append(&s, "0123456789abcdef") == FL_OK, "fl_str_append", n);
     fl_str_free(&s);
     const std::string want2 = pattern(n, 'A');
     fl::string mine(want2.data(), want2.size());

@@ -31,7 +31,9 @@ namespace {
 std::string show(std::string_view label, std::string_view value) {
   return std::string(label) + "=[" + std::string(value) + "] ";
 }
-std::string show(std::string_view label, long long value) { return show(label, std::to_string(value)); }
+std::string show(std::string_view label, long long value) {
+  return show(label, std::to_string(value));
+}
 
 // The values an out_of_range message names, and how they compare: libstdc++
 // writes "basic_string::at: __n (which is 7) >= this->size() (which is 5)",
@@ -41,11 +43,13 @@ std::string show(std::string_view label, long long value) { return show(label, s
 std::string values_of(const std::exception& e) {
   const std::string w = e.what();
   std::string out;
-  for (std::size_t at = w.find("(which is "); at != std::string::npos; at = w.find("(which is ", at + 1)) {
+  for (std::size_t at = w.find("(which is "); at != std::string::npos;
+       at = w.find("(which is ", at + 1)) {
     const std::size_t start = at + 10;
     out += " " + w.substr(start, w.find(')', start) - start);
     const std::size_t op = w.find_first_of("<>=", start);
-    if (op != std::string::npos && op < w.find("(which is ", start)) out += w[op + 1] == '=' ? " >=" : " >";
+    if (op != std::string::npos && op < w.find("(which is ", start))
+      out += w[op + 1] == '=' ? " >=" : " >";
   }
   return out;
 }
@@ -53,7 +57,9 @@ std::string values_of(const std::exception& e) {
 // A transparent hash for the std::string run (fl::string_hash for fl's).
 struct std_view_hash {
   using is_transparent = void;
-  std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+  std::size_t operator()(std::string_view s) const noexcept {
+    return std::hash<std::string_view>{}(s);
+  }
 };
 template <class S>
 using hash_for = std::conditional_t<std::is_same_v<S, std::string>, std_view_hash, fl::string_hash>;
@@ -201,7 +207,8 @@ std::string rvalue_left_and_right() {
 
 template <class S>
 std::string long_chain() {
-  const S s1 = "1234567", s2 = "12345678901234567890", s3 = ".ext", s4 = " /* my comment about this */";
+  const S s1 = "1234567", s2 = "12345678901234567890", s3 = ".ext",
+          s4 = " /* my comment about this */";
   S s = "previous value, long enough to sit on the heap";
   s = s1 + "/" + s2 + s3 + " => " + s4;
   S big;
@@ -301,14 +308,16 @@ template <class S>
 std::string ordered_lookup_with_less() {
   std::map<S, int, std::less<>> m{{"b", 2}, {"a", 1}, {"c", 3}};
   std::set<S, std::less<>> set{"x", "y"};
-  return show("b", m.find("b")->second) + show("lb", m.lower_bound(std::string_view("bb"))->second) +
+  return show("b", m.find("b")->second) +
+         show("lb", m.lower_bound(std::string_view("bb"))->second) +
          show("y", set.count(std::string_view("y")) ? 1 : 0);
 }
 
 template <class S>
 std::string hash_equals_view_hash() {
   const S s = "hash me, a string that is longer than the inline buffer";
-  return show("same", std::hash<S>{}(s) == std::hash<std::string_view>{}(std::string_view(s)) ? 1 : 0);
+  return show("same",
+              std::hash<S>{}(s) == std::hash<std::string_view>{}(std::string_view(s)) ? 1 : 0);
 }
 
 // ---- comparisons ----
@@ -360,9 +369,7 @@ std::string at_out_of_range() {
   try {
     (void)s.at(7);
     return "no throw";
-  } catch (const std::out_of_range& e) {
-    return show("at", values_of(e));
-  }
+  } catch (const std::out_of_range& e) { return show("at", values_of(e)); }
 }
 
 template <class S>
@@ -371,9 +378,7 @@ std::string substr_out_of_range() {
   try {
     (void)s.substr(9);
     return "no throw";
-  } catch (const std::out_of_range& e) {
-    return show("substr", values_of(e));
-  }
+  } catch (const std::out_of_range& e) { return show("substr", values_of(e)); }
 }
 
 template <class S>
@@ -382,19 +387,13 @@ std::string insert_erase_replace_out_of_range() {
   std::string out;
   try {
     s.insert(6, "x");
-  } catch (const std::out_of_range& e) {
-    out += "insert:" + values_of(e) + " ";
-  }
+  } catch (const std::out_of_range& e) { out += "insert:" + values_of(e) + " "; }
   try {
     s.erase(8);
-  } catch (const std::out_of_range& e) {
-    out += "erase:" + values_of(e) + " ";
-  }
+  } catch (const std::out_of_range& e) { out += "erase:" + values_of(e) + " "; }
   try {
     s.replace(10, 1, "y");
-  } catch (const std::out_of_range& e) {
-    out += "replace:" + values_of(e);
-  }
+  } catch (const std::out_of_range& e) { out += "replace:" + values_of(e); }
   return show("errors", out) + show("s", s);
 }
 
@@ -404,9 +403,7 @@ std::string length_error_on_huge_reserve() {
   try {
     s.reserve(s.max_size() + 1);
     return "no throw";
-  } catch (const std::length_error&) {
-    return "length_error";
-  }
+  } catch (const std::length_error&) { return "length_error"; }
 }
 
 // ---- everyday members ----
@@ -462,7 +459,8 @@ std::string swap_and_capacity() {
   a.reserve(300);
   const bool cap_ok = a.capacity() >= 300 && b.capacity() >= b.size();
   a.shrink_to_fit();
-  return show("a", static_cast<long long>(a.size())) + show("b", b) + show("cap_ok", cap_ok ? 1 : 0);
+  return show("a", static_cast<long long>(a.size())) + show("b", b) +
+         show("cap_ok", cap_ok ? 1 : 0);
 }
 
 template <class S>
@@ -505,12 +503,12 @@ std::string stream_in_and_out() {
 }
 
 // Runs a snippet for both string types and compares what they observed.
-#define FL_PORT_CASE(name, ...)                                                      \
-  TEST(PortTest, name) {                                                             \
-    const std::string want = __VA_ARGS__<std::string>();                             \
-    const std::string got = __VA_ARGS__<fl::string>();                               \
-    EXPECT_EQ(got, want);                                                            \
-    EXPECT_FALSE(want.empty());                                                      \
+#define FL_PORT_CASE(name, ...)                          \
+  TEST(PortTest, name) {                                 \
+    const std::string want = __VA_ARGS__<std::string>(); \
+    const std::string got = __VA_ARGS__<fl::string>();   \
+    EXPECT_EQ(got, want);                                \
+    EXPECT_FALSE(want.empty());                          \
   }
 
 FL_PORT_CASE(AutoHoldsValue, auto_holds_value)
@@ -557,7 +555,8 @@ FL_PORT_CASE(IterateAndTransform, iterate_and_transform)
 FL_PORT_CASE(StreamInAndOut, stream_in_and_out)
 
 TEST(PortTest, TernaryOfSums) {
-  for (bool which : {true, false}) EXPECT_EQ(ternary_of_sums<fl::string>(which), ternary_of_sums<std::string>(which));
+  for (bool which : {true, false})
+    EXPECT_EQ(ternary_of_sums<fl::string>(which), ternary_of_sums<std::string>(which));
 }
 
 // The message names the function the way the standard library does, and the

@@ -27,8 +27,8 @@ namespace fl::detail {
 
 // const char*, char* and char arrays (which decay to them).
 template <class T>
-concept c_string_operand =
-    std::is_same_v<std::decay_t<T>, const char*> || std::is_same_v<std::decay_t<T>, char*>;
+concept c_string_operand = std::is_same_v < std::decay_t<T>,
+const char* > || std::is_same_v<std::decay_t<T>, char*>;
 
 // Anything else that converts to std::string_view: std::string, string_view,
 // boost strings, immutable_string, ...

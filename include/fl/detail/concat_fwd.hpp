@@ -24,8 +24,10 @@ inline constexpr bool is_concat_expr_v = is_concat_expr<std::remove_cvref_t<T>>:
 // it is safe to call while the destination string's old buffer is still alive.
 template <class E>
 concept concat_expr = is_concat_expr_v<E> && requires(const E& e, char* out) {
-  { e.size() } noexcept -> std::convertible_to<std::size_t>;
-  { e.write(out) } noexcept -> std::same_as<char*>;
+  { e.size() }
+  noexcept->std::convertible_to<std::size_t>;
+  { e.write(out) }
+  noexcept->std::same_as<char*>;
 };
 
 }  // namespace fl::detail

@@ -13,7 +13,8 @@
 #endif
 
 #if FL_CPLUSPLUS < 202002L
-#error "fl requires C++20: compile with -std=c++20 or newer (CMake: link fl::fl, which requires cxx_std_20; MSVC: /std:c++20)"
+#error \
+    "fl requires C++20: compile with -std=c++20 or newer (CMake: link fl::fl, which requires cxx_std_20; MSVC: /std:c++20)"
 // #error does not stop the compiler; a missing header does, so the message
 // above is the only one besides this line's.
 #include <fl_requires_cxx20_see_the_error_above>

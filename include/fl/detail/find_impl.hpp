@@ -35,7 +35,8 @@ using last_of_fn = std::size_t (*)(const char* hay, std::size_t end, const char*
 
 // fl::find past the inline short path: memchr for one byte, else the
 // installed kernel. Requires 1 <= m and pos + m <= n.
-std::size_t find_long(const char* hay, std::size_t n, const char* needle, std::size_t m, std::size_t pos) noexcept;
+std::size_t find_long(const char* hay, std::size_t n, const char* needle, std::size_t m,
+                      std::size_t pos) noexcept;
 
 extern std::atomic<find_fn> find_kernel;
 extern std::atomic<rfind_fn> rfind_kernel;
@@ -59,11 +60,12 @@ find_isa current_find_isa() noexcept;
 std::size_t find_twoway(const char* hay, std::size_t n, const char* needle, std::size_t m,
                         std::size_t pos) noexcept;
 // rfind_twoway: requires 1 <= m <= end; the last start j with j + m <= end.
-std::size_t rfind_twoway(const char* hay, std::size_t end, const char* needle, std::size_t m) noexcept;
+std::size_t rfind_twoway(const char* hay, std::size_t end, const char* needle,
+                         std::size_t m) noexcept;
 // The scalar set kernels (byte table), with the preconditions of first_of_fn
 // and last_of_fn; the SIMD kernels use them for ranges shorter than a vector.
-std::size_t first_of_scalar(const char* hay, std::size_t n, const char* set, std::size_t k, std::size_t pos,
-                            bool negate) noexcept;
+std::size_t first_of_scalar(const char* hay, std::size_t n, const char* set, std::size_t k,
+                            std::size_t pos, bool negate) noexcept;
 std::size_t last_of_scalar(const char* hay, std::size_t end, const char* set, std::size_t k,
                            bool negate) noexcept;
 

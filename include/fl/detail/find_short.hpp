@@ -30,17 +30,20 @@ inline constexpr std::size_t short_hay_max = 128;
 #if defined(__SSE2__)
 // Bit i set when start p + i matches the needle's first byte (at p + i) and
 // last byte (at p + i + m - 1). Reads [p, p + 16) and [p + m - 1, p + m + 15).
-[[gnu::always_inline]] inline unsigned short_candidates(const char* p, std::size_t m, __m128i first, __m128i last) noexcept {
+[[gnu::always_inline]] inline unsigned short_candidates(const char* p, std::size_t m, __m128i first,
+                                                        __m128i last) noexcept {
   const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
   const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + m - 1));
-  return static_cast<unsigned>(_mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(a, first), _mm_cmpeq_epi8(b, last))));
+  return static_cast<unsigned>(
+      _mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(a, first), _mm_cmpeq_epi8(b, last))));
 }
 #endif
 
 // The first start i >= pos of needle[0, m) in hay[0, n), or npos. Requires
 // 2 <= m, pos + m <= n <= short_hay_max. Reads only hay[0, n).
-[[gnu::always_inline]] inline std::size_t find_short(const char* hay, std::size_t n, const char* needle, std::size_t m,
-                              std::size_t pos) noexcept {
+[[gnu::always_inline]] inline std::size_t find_short(const char* hay, std::size_t n,
+                                                     const char* needle, std::size_t m,
+                                                     std::size_t pos) noexcept {
   constexpr std::size_t npos = static_cast<std::size_t>(-1);
   const std::size_t starts_end = n - m + 1;  // candidate starts are [pos, starts_end)
   std::size_t i = pos;
@@ -67,7 +70,8 @@ inline constexpr std::size_t short_hay_max = 128;
   }
 #endif
   for (; i < starts_end; ++i) {
-    if (hay[i] == needle[0] && hay[i + m - 1] == needle[m - 1] && std::memcmp(hay + i + 1, needle + 1, m - 2) == 0)
+    if (hay[i] == needle[0] && hay[i + m - 1] == needle[m - 1] &&
+        std::memcmp(hay + i + 1, needle + 1, m - 2) == 0)
       return i;
   }
   return npos;
@@ -75,7 +79,8 @@ inline constexpr std::size_t short_hay_max = 128;
 
 // The first i >= pos with hay[i] == ch, or npos. Requires pos < n <=
 // short_hay_max.
-[[gnu::always_inline]] inline std::size_t find_char_short(const char* hay, std::size_t n, char ch, std::size_t pos) noexcept {
+[[gnu::always_inline]] inline std::size_t find_char_short(const char* hay, std::size_t n, char ch,
+                                                          std::size_t pos) noexcept {
   constexpr std::size_t npos = static_cast<std::size_t>(-1);
   std::size_t i = pos;
 #if defined(__SSE2__)
@@ -89,7 +94,8 @@ inline constexpr std::size_t short_hay_max = 128;
     if (i < n) {  // the last 16 bytes, with those already tested masked
       const std::size_t base = n - 16;
       const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(hay + base));
-      const unsigned mask = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, c))) & (0xffffu << (i - base));
+      const unsigned mask =
+          static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, c))) & (0xffffu << (i - base));
       if (mask != 0) return base + static_cast<std::size_t>(__builtin_ctz(mask));
     }
     return npos;

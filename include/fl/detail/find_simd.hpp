@@ -32,9 +32,10 @@ namespace fl::detail {
 // kernel files include no C++ standard header: see find_avx2.cpp).
 std::size_t find_twoway(const char* hay, std::size_t n, const char* needle, std::size_t m,
                         std::size_t pos) noexcept;
-std::size_t rfind_twoway(const char* hay, std::size_t end, const char* needle, std::size_t m) noexcept;
-std::size_t first_of_scalar(const char* hay, std::size_t n, const char* set, std::size_t k, std::size_t pos,
-                            bool negate) noexcept;
+std::size_t rfind_twoway(const char* hay, std::size_t end, const char* needle,
+                         std::size_t m) noexcept;
+std::size_t first_of_scalar(const char* hay, std::size_t n, const char* set, std::size_t k,
+                            std::size_t pos, bool negate) noexcept;
 std::size_t last_of_scalar(const char* hay, std::size_t end, const char* set, std::size_t k,
                            bool negate) noexcept;
 
@@ -51,11 +52,15 @@ struct v128 {
   static constexpr std::uint32_t full = 0xFFFFu;
   static constexpr bool has_lookup = false;  // pshufb needs SSSE3
   static reg splat(uchar c) noexcept { return _mm_set1_epi8(static_cast<char>(c)); }
-  static reg load(const uchar* p) noexcept { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)); }
+  static reg load(const uchar* p) noexcept {
+    return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  }
   static reg eq(reg a, reg b) noexcept { return _mm_cmpeq_epi8(a, b); }
   static reg and_(reg a, reg b) noexcept { return _mm_and_si128(a, b); }
   static reg or_(reg a, reg b) noexcept { return _mm_or_si128(a, b); }
-  static std::uint32_t mask(reg a) noexcept { return static_cast<std::uint32_t>(_mm_movemask_epi8(a)); }
+  static std::uint32_t mask(reg a) noexcept {
+    return static_cast<std::uint32_t>(_mm_movemask_epi8(a));
+  }
 };
 
 #if defined(__AVX2__)
@@ -68,12 +73,16 @@ struct v256 {
   static constexpr std::uint32_t full = 0xFFFFFFFFu;
   static constexpr bool has_lookup = true;
   static reg splat(uchar c) noexcept { return _mm256_set1_epi8(static_cast<char>(c)); }
-  static reg load(const uchar* p) noexcept { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
+  static reg load(const uchar* p) noexcept {
+    return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+  }
   static reg eq(reg a, reg b) noexcept { return _mm256_cmpeq_epi8(a, b); }
   static reg and_(reg a, reg b) noexcept { return _mm256_and_si256(a, b); }
   static reg or_(reg a, reg b) noexcept { return _mm256_or_si256(a, b); }
   static reg xor_(reg a, reg b) noexcept { return _mm256_xor_si256(a, b); }
-  static std::uint32_t mask(reg a) noexcept { return static_cast<std::uint32_t>(_mm256_movemask_epi8(a)); }
+  static std::uint32_t mask(reg a) noexcept {
+    return static_cast<std::uint32_t>(_mm256_movemask_epi8(a));
+  }
   // The 16 bytes at p in both 128-bit lanes (vpshufb shuffles within a lane).
   static reg broadcast16(const uchar* p) noexcept {
     return _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
@@ -85,13 +94,23 @@ struct v256 {
 #endif
 
 template <class V>
-concept has_half = requires { typename V::half; };
+concept has_half = requires {
+  typename V::half;
+};
 
 // Lowest and highest set bit of a non-zero lane mask (32 or 64 lanes).
-inline unsigned low_bit(std::uint32_t x) noexcept { return static_cast<unsigned>(__builtin_ctz(x)); }
-inline unsigned low_bit(std::uint64_t x) noexcept { return static_cast<unsigned>(__builtin_ctzll(x)); }
-inline unsigned high_bit(std::uint32_t x) noexcept { return 31u - static_cast<unsigned>(__builtin_clz(x)); }
-inline unsigned high_bit(std::uint64_t x) noexcept { return 63u - static_cast<unsigned>(__builtin_clzll(x)); }
+inline unsigned low_bit(std::uint32_t x) noexcept {
+  return static_cast<unsigned>(__builtin_ctz(x));
+}
+inline unsigned low_bit(std::uint64_t x) noexcept {
+  return static_cast<unsigned>(__builtin_ctzll(x));
+}
+inline unsigned high_bit(std::uint32_t x) noexcept {
+  return 31u - static_cast<unsigned>(__builtin_clz(x));
+}
+inline unsigned high_bit(std::uint64_t x) noexcept {
+  return 63u - static_cast<unsigned>(__builtin_clzll(x));
+}
 
 // The length of the common prefix of a[0, len) and b[0, len).
 template <class V>
@@ -180,7 +199,8 @@ std::size_t find_simd_long(const char* hay, std::size_t n, const char* needle, s
 // The entry: only range checks and tail calls, so it saves no registers, and
 // short calls run without stack traffic (see find_simd_short).
 template <class V>
-std::size_t find_simd(const char* hay, std::size_t n, const char* needle, std::size_t m, std::size_t pos) noexcept {
+std::size_t find_simd(const char* hay, std::size_t n, const char* needle, std::size_t m,
+                      std::size_t pos) noexcept {
   constexpr std::size_t w = V::width;
   const auto* h = reinterpret_cast<const uchar*>(hay);
   const auto* x = reinterpret_cast<const uchar*>(needle);
@@ -208,8 +228,8 @@ std::size_t find_simd(const char* hay, std::size_t n, const char* needle, std::s
 // More than 2w candidate positions: the filter loop with the verification
 // budget and the hand-over to Two-Way.
 template <class V>
-[[gnu::noinline]] std::size_t find_simd_long(const char* hay, std::size_t n, const char* needle, std::size_t m,
-                                             std::size_t pos) noexcept {
+[[gnu::noinline]] std::size_t find_simd_long(const char* hay, std::size_t n, const char* needle,
+                                             std::size_t m, std::size_t pos) noexcept {
   using reg = typename V::reg;
   constexpr std::size_t w = V::width;
   const auto* h = reinterpret_cast<const uchar*>(hay);
@@ -295,7 +315,8 @@ template <class V>
 }
 
 template <class V>
-std::size_t rfind_simd(const char* hay, std::size_t end, const char* needle, std::size_t m) noexcept {
+std::size_t rfind_simd(const char* hay, std::size_t end, const char* needle,
+                       std::size_t m) noexcept {
   using reg = typename V::reg;
   constexpr std::size_t w = V::width;
   const auto* h = reinterpret_cast<const uchar*>(hay);
@@ -408,7 +429,8 @@ struct table_set {
         hi[c & 15] = static_cast<uchar>(hi[c & 15] | (1u << ((c >> 4) - 8)));
       }
     }
-    alignas(16) static constexpr uchar bits[16] = {1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128};
+    alignas(16) static constexpr uchar bits[16] = {1, 2, 4, 8, 16, 32, 64, 128,
+                                                   1, 2, 4, 8, 16, 32, 64, 128};
     lo_rows = V::broadcast16(lo);
     hi_rows = V::broadcast16(hi);
     bit_of = V::broadcast16(bits);
@@ -419,14 +441,16 @@ struct table_set {
   typename V::mask_t hits(const uchar* p) const noexcept {
     const typename V::reg v = V::load(p);
     const typename V::reg idx = V::and_(v, low_nibble_top);
-    const typename V::reg row = V::or_(V::shuffle(lo_rows, idx), V::shuffle(hi_rows, V::xor_(idx, top_bit)));
+    const typename V::reg row =
+        V::or_(V::shuffle(lo_rows, idx), V::shuffle(hi_rows, V::xor_(idx, top_bit)));
     const typename V::reg bit = V::shuffle(bit_of, V::and_(V::srl4(v), seven));
     return V::mask(V::eq(V::and_(row, bit), bit));
   }
 };
 
 template <class V, class Set>
-std::size_t first_of_scan(const uchar* h, std::size_t n, std::size_t pos, const Set& set, bool negate) noexcept {
+std::size_t first_of_scan(const uchar* h, std::size_t n, std::size_t pos, const Set& set,
+                          bool negate) noexcept {
   constexpr std::size_t w = V::width;
   const typename V::mask_t flip = negate ? V::full : 0;
   std::size_t i = pos;
@@ -459,8 +483,8 @@ std::size_t last_of_scan(const uchar* h, std::size_t end, const Set& set, bool n
 }
 
 template <class V>
-std::size_t first_of_simd(const char* hay, std::size_t n, const char* set, std::size_t k, std::size_t pos,
-                          bool negate) noexcept {
+std::size_t first_of_simd(const char* hay, std::size_t n, const char* set, std::size_t k,
+                          std::size_t pos, bool negate) noexcept {
   const auto* h = reinterpret_cast<const uchar*>(hay);
   const auto* s = reinterpret_cast<const uchar*>(set);
   if (n - pos < V::width) {
@@ -479,7 +503,8 @@ std::size_t first_of_simd(const char* hay, std::size_t n, const char* set, std::
 }
 
 template <class V>
-std::size_t last_of_simd(const char* hay, std::size_t end, const char* set, std::size_t k, bool negate) noexcept {
+std::size_t last_of_simd(const char* hay, std::size_t end, const char* set, std::size_t k,
+                         bool negate) noexcept {
   const auto* h = reinterpret_cast<const uchar*>(hay);
   const auto* s = reinterpret_cast<const uchar*>(set);
   if (end < V::width) {

@@ -62,7 +62,8 @@ extern immutable_owner immutable_no_owner;
 
 // The calling thread's record, null until it makes its first long text (and
 // again after it exited). initial-exec: see pool_impl.hpp.
-inline constinit thread_local immutable_owner* immutable_me __attribute__((tls_model("initial-exec"))) = nullptr;
+inline constinit thread_local immutable_owner* immutable_me
+    __attribute__((tls_model("initial-exec"))) = nullptr;
 
 inline constexpr std::int64_t immutable_merged = 1;
 inline constexpr std::int64_t immutable_queued = 2;
@@ -79,10 +80,13 @@ struct immutable_rep {
   char* bytes() noexcept { return reinterpret_cast<char*>(this + 1); }
   const char* bytes() const noexcept { return reinterpret_cast<const char*>(this + 1); }
   // The pool block size of a rep holding `n` bytes of text.
-  static constexpr std::size_t block_size(std::size_t n) noexcept { return sizeof(immutable_rep) + n + 1; }
+  static constexpr std::size_t block_size(std::size_t n) noexcept {
+    return sizeof(immutable_rep) + n + 1;
+  }
 };
 static_assert(sizeof(immutable_rep) == 48, "the text starts right after a 48-byte header");
-static_assert(std::atomic<std::uint64_t>::is_always_lock_free && std::atomic<std::int64_t>::is_always_lock_free &&
+static_assert(std::atomic<std::uint64_t>::is_always_lock_free &&
+                  std::atomic<std::int64_t>::is_always_lock_free &&
                   std::atomic<immutable_owner*>::is_always_lock_free,
               "immutable_string needs lock-free 64-bit atomics");
 
@@ -94,7 +98,8 @@ static_assert(std::atomic<std::uint64_t>::is_always_lock_free && std::atomic<std
 //           size | (0x80 << 56), so byte 15 has its top bit set
 inline constexpr std::size_t immutable_inline_max = 15;
 inline constexpr std::uint64_t immutable_shared_tag = std::uint64_t{0x80} << 56;
-inline constexpr std::size_t immutable_max_size = (std::size_t{1} << 56) - 1 - sizeof(immutable_rep);
+inline constexpr std::size_t immutable_max_size =
+    (std::size_t{1} << 56) - 1 - sizeof(immutable_rep);
 
 // Out of line: a rep holding a copy of [p, p + n), owned by the calling thread
 // with one reference. Throws std::bad_alloc, or std::length_error if

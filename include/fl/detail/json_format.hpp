@@ -82,7 +82,8 @@ struct json_ref {
   std::uint32_t n = 0;
   std::uint64_t x = 0;
 };
-static_assert(sizeof(json_ref) == 16 && alignof(json_ref) == 8 && std::is_trivially_copyable_v<json_ref>);
+static_assert(sizeof(json_ref) == 16 && alignof(json_ref) == 8 &&
+              std::is_trivially_copyable_v<json_ref>);
 
 struct json_member {
   std::uint64_t key = 0;  // offset of the key's UTF-8 bytes

@@ -101,7 +101,7 @@ struct integer_operand {
 // path does not take are formatted by std::to_chars into `slow`.
 struct double_operand {
   enum class form : std::uint8_t { integer, point, leading_zero, scientific, slow };
-  std::uint64_t m;      // significant digits: the value is m * 10^e10
+  std::uint64_t m;  // significant digits: the value is m * 10^e10
   std::int16_t e10;
   std::uint8_t digits;  // decimal digits of m
   std::uint8_t len;     // characters written in all

@@ -80,7 +80,8 @@ constexpr unsigned size_class(std::uint64_t n) noexcept {
   return 8 + (k - 7) * 4 + static_cast<unsigned>(j - 1);
 }
 static_assert(class_size(size_class(129)) == 160 && class_size(size_class(256)) == 256 &&
-              class_size(size_class(257)) == 320 && class_size(space_class_count - 1) == space_max_block);
+              class_size(size_class(257)) == 320 &&
+              class_size(space_class_count - 1) == space_max_block);
 
 // Block header: word = tag << 16 | class. A live block's tag is block_live,
 // a freed one's block_free; a free block keeps the offset of the next free
@@ -103,10 +104,10 @@ static_assert(sizeof(block_header) == 8);
 // The allocator's state: kept in memory while the space is open, written into
 // a meta slot by each commit.
 struct space_alloc_state {
-  std::uint64_t top;          // first byte not yet carved (= 8 mod 16)
-  std::uint64_t root;         // the root fptr's offset, 0 for null
-  std::uint64_t used_bytes;   // bytes of live blocks
-  std::uint64_t free_bytes;   // bytes of blocks on free lists
+  std::uint64_t top;         // first byte not yet carved (= 8 mod 16)
+  std::uint64_t root;        // the root fptr's offset, 0 for null
+  std::uint64_t used_bytes;  // bytes of live blocks
+  std::uint64_t free_bytes;  // bytes of blocks on free lists
   std::uint64_t live_blocks;
   std::uint64_t free_blocks;
   std::uint64_t crc_table;        // payload offset of the page-CRC table (page-aligned), 0: none
@@ -121,14 +122,14 @@ struct space_meta {
   std::uint32_t format_version;
   std::uint32_t byte_order;
   std::uint32_t word_bits;
-  std::uint32_t page_size;      // space_page
-  std::uint32_t class_count;    // space_class_count
-  std::uint32_t table_crc;      // CRC-32C of the page-CRC table's first file_size/4096 entries
-  std::uint64_t uuid;           // random, fixed at creation; ties the log to the file
-  std::uint64_t generation;     // commits so far; slot = generation % 2
-  std::uint64_t file_size;      // committed data file size (multiple of space_page)
+  std::uint32_t page_size;    // space_page
+  std::uint32_t class_count;  // space_class_count
+  std::uint32_t table_crc;    // CRC-32C of the page-CRC table's first file_size/4096 entries
+  std::uint64_t uuid;         // random, fixed at creation; ties the log to the file
+  std::uint64_t generation;   // commits so far; slot = generation % 2
+  std::uint64_t file_size;    // committed data file size (multiple of space_page)
   space_alloc_state alloc;
-  std::uint32_t crc;            // CRC-32C of every byte before this field
+  std::uint32_t crc;  // CRC-32C of every byte before this field
   std::uint32_t reserved;
 };
 static_assert(std::is_trivially_copyable_v<space_meta> && sizeof(space_meta) <= space_page);
@@ -142,12 +143,12 @@ struct log_header {
   char magic[8];
   std::uint32_t format_version;
   std::uint32_t byte_order;
-  std::uint64_t uuid;          // the data file's
-  std::uint64_t generation;    // the commit it holds (= meta.generation)
+  std::uint64_t uuid;        // the data file's
+  std::uint64_t generation;  // the commit it holds (= meta.generation)
   std::uint64_t extent_count;
-  std::uint64_t data_bytes;    // sum of extent lengths
-  std::uint32_t body_crc;      // CRC-32C of the extent table, then of the data
-  std::uint32_t header_crc;    // CRC-32C of bytes [0, 52) and of the meta image
+  std::uint64_t data_bytes;  // sum of extent lengths
+  std::uint32_t body_crc;    // CRC-32C of the extent table, then of the data
+  std::uint32_t header_crc;  // CRC-32C of bytes [0, 52) and of the meta image
 };
 static_assert(sizeof(log_header) == 56);
 inline constexpr std::size_t log_header_crc_span = offsetof(log_header, header_crc);
@@ -159,6 +160,8 @@ struct log_extent {
 };
 static_assert(sizeof(log_extent) == 16);
 
-constexpr std::uint64_t round_up(std::uint64_t n, std::uint64_t a) noexcept { return (n + a - 1) / a * a; }
+constexpr std::uint64_t round_up(std::uint64_t n, std::uint64_t a) noexcept {
+  return (n + a - 1) / a * a;
+}
 
 }  // namespace fl::detail

@@ -71,7 +71,8 @@ consteval std::array<std::uint16_t, pool_class_count> pool_make_class_sizes() {
     for (std::size_t q = 1; q <= 4; ++q) s[i++] = static_cast<std::uint16_t>(base + base / 4 * q);
   return s;
 }
-inline constexpr std::array<std::uint16_t, pool_class_count> pool_class_size = pool_make_class_sizes();
+inline constexpr std::array<std::uint16_t, pool_class_count> pool_class_size =
+    pool_make_class_sizes();
 static_assert(pool_class_size[pool_class_count - 1] == pool_max_cached_bytes);
 
 // The class of a request of n bytes (0 < n <= pool_max_cached_bytes) is
@@ -108,24 +109,29 @@ inline constexpr std::size_t pool_class_budget_bytes = 32 * 1024;
 consteval std::array<std::uint16_t, pool_class_count> pool_make_class_depth() {
   std::array<std::uint16_t, pool_class_count> d{};
   for (std::size_t c = 0; c < pool_class_count; ++c) {
-    const std::size_t n = pool_class_size[c] <= pool_short_class_bytes ? pool_short_class_depth
-                                                                        : pool_class_budget_bytes / pool_class_size[c];
+    const std::size_t n = pool_class_size[c] <= pool_short_class_bytes
+                              ? pool_short_class_depth
+                              : pool_class_budget_bytes / pool_class_size[c];
     d[c] = static_cast<std::uint16_t>(n < 2 ? 2 : n);
   }
   return d;
 }
-inline constexpr std::array<std::uint16_t, pool_class_count> pool_class_depth = pool_make_class_depth();
+inline constexpr std::array<std::uint16_t, pool_class_count> pool_class_depth =
+    pool_make_class_depth();
 
 // A full class hands this many blocks (half its depth) to the exchange, and an
 // empty class takes as many back: the next batch-size run of frees (or
 // allocations) on that class then stays on the fast path.
 consteval std::array<std::uint16_t, pool_class_count> pool_make_class_batch() {
   std::array<std::uint16_t, pool_class_count> b{};
-  for (std::size_t c = 0; c < pool_class_count; ++c) b[c] = static_cast<std::uint16_t>(pool_class_depth[c] / 2);
+  for (std::size_t c = 0; c < pool_class_count; ++c)
+    b[c] = static_cast<std::uint16_t>(pool_class_depth[c] / 2);
   return b;
 }
-inline constexpr std::array<std::uint16_t, pool_class_count> pool_class_batch = pool_make_class_batch();
-static_assert(pool_class_depth[pool_class_count - 1] >= 2, "every class's batch holds at least one block");
+inline constexpr std::array<std::uint16_t, pool_class_count> pool_class_batch =
+    pool_make_class_batch();
+static_assert(pool_class_depth[pool_class_count - 1] >= 2,
+              "every class's batch holds at least one block");
 
 struct pool_free_block {
   pool_free_block* next;
@@ -152,7 +158,8 @@ struct pool_thread_cache {
 };
 
 // Hot state, constant-initialised and trivially destructible: no TLS guard.
-inline constinit thread_local pool_thread_cache pool_tls __attribute__((tls_model("initial-exec"))){};
+inline constinit thread_local pool_thread_cache pool_tls
+    __attribute__((tls_model("initial-exec"))){};
 
 // Out of line (src/pool.cpp): cache misses, large blocks and full classes.
 [[nodiscard]] void* pool_allocate_slow(std::size_t bytes);
@@ -191,7 +198,8 @@ inline void pool_deallocate(void* p, std::size_t bytes) noexcept {
 }
 
 inline std::size_t pool_good_size(std::size_t bytes) noexcept {
-  if (bytes <= pool_max_cached_bytes) [[likely]] return pool_class_size[pool_class_index(bytes)];
+  if (bytes <= pool_max_cached_bytes) [[likely]]
+    return pool_class_size[pool_class_index(bytes)];
   return pool_good_size_large(bytes);
 }
 

@@ -98,7 +98,8 @@ struct chunk_index {
 // range's metrics scan at most half a block at each end (2.3% of the
 // chunk's size; 16 bytes in the small-leaf test builds, so that their tests
 // exercise the index).
-inline constexpr std::size_t index_block = FL_ROPE_LEAF_MAX >= 64 ? FL_ROPE_LEAF_MAX / 4 : FL_ROPE_LEAF_MAX;
+inline constexpr std::size_t index_block =
+    FL_ROPE_LEAF_MAX >= 64 ? FL_ROPE_LEAF_MAX / 4 : FL_ROPE_LEAF_MAX;
 
 struct chunk : node {
   std::size_t used;  // bytes written; only a unique chunk may grow it
@@ -147,7 +148,8 @@ inline void release(node* p) noexcept {
   // A count of 1 means no other edge can see the node: free it without the
   // atomic read-modify-write. acquire pairs with other owners' release.
   if (!p) return;
-  if (p->refs.load(std::memory_order_acquire) == 1 || p->refs.fetch_sub(1, std::memory_order_acq_rel) == 1)
+  if (p->refs.load(std::memory_order_acquire) == 1 ||
+      p->refs.fetch_sub(1, std::memory_order_acq_rel) == 1)
     destroy(p);
 }
 
@@ -162,7 +164,8 @@ inline bool unique(const node* p) noexcept { return p->refs.load(std::memory_ord
 // The unique chunk c's bytes from x on are about to be rewritten: its index
 // (if any) stops covering them.
 inline void index_truncate(chunk* c, std::size_t x) noexcept {
-  if (chunk_index* ix = c->index.load(std::memory_order_relaxed); ix && ix->blocks > x / index_block)
+  if (chunk_index* ix = c->index.load(std::memory_order_relaxed);
+      ix && ix->blocks > x / index_block)
     ix->blocks = x / index_block;
 }
 

@@ -42,7 +42,8 @@ auto basic_string<A>::block_bytes(size_type min_capacity) noexcept -> size_type 
 template <class A>
 auto basic_string<A>::grown_capacity(size_type new_size) const -> size_type {
   const size_type max = max_size();
-  if (new_size > max) [[unlikely]] detail::throw_string_length_error("fl::string: length exceeds max_size()");
+  if (new_size > max) [[unlikely]]
+    detail::throw_string_length_error("fl::string: length exceeds max_size()");
   const size_type cap = capacity();
   size_type want = cap < max / 2 ? 2 * cap : max;
   return want > new_size ? want : new_size;
@@ -218,11 +219,14 @@ basic_string<A>& basic_string<A>::operator=(const basic_string& other) {
 
 template <class A>
 basic_string<A>& basic_string<A>::operator=(basic_string&& other) noexcept(
-    alloc_traits::propagate_on_container_move_assignment::value || alloc_traits::is_always_equal::value) {
+    alloc_traits::propagate_on_container_move_assignment::value ||
+    alloc_traits::is_always_equal::value) {
   if (this == &other) return *this;
-  if constexpr (alloc_traits::propagate_on_container_move_assignment::value || alloc_traits::is_always_equal::value) {
+  if constexpr (alloc_traits::propagate_on_container_move_assignment::value ||
+                alloc_traits::is_always_equal::value) {
     free_storage();
-    if constexpr (alloc_traits::propagate_on_container_move_assignment::value) alloc_ = std::move(other.alloc_);
+    if constexpr (alloc_traits::propagate_on_container_move_assignment::value)
+      alloc_ = std::move(other.alloc_);
     rep_.copy_words(other.rep_);
     other.rep_.set_empty();
   } else {
@@ -310,9 +314,11 @@ basic_string<A>& basic_string<A>::append_expr(const E& e) {
 // and clamped n1 <= size() - pos. The source may lie inside *this (before or
 // after growth: grow_keep moves s along), and may straddle the replaced part.
 template <class A>
-basic_string<A>& basic_string<A>::replace_raw(size_type pos, size_type n1, const char* s, size_type n2) {
+basic_string<A>& basic_string<A>::replace_raw(size_type pos, size_type n1, const char* s,
+                                              size_type n2) {
   const size_type sz = size();
-  if (n2 > n1 && n2 - n1 > max_size() - sz) detail::throw_string_length_error("fl::string::replace");
+  if (n2 > n1 && n2 - n1 > max_size() - sz)
+    detail::throw_string_length_error("fl::string::replace");
   const size_type new_size = sz - n1 + n2;
   char* p = data();
   if (new_size > capacity()) p = grow_keep(new_size, s);
@@ -348,7 +354,8 @@ basic_string<A>& basic_string<A>::replace_raw(size_type pos, size_type n1, const
 template <class A>
 basic_string<A>& basic_string<A>::replace_fill(size_type pos, size_type n1, size_type n2, char ch) {
   const size_type sz = size();
-  if (n2 > n1 && n2 - n1 > max_size() - sz) detail::throw_string_length_error("fl::string::replace");
+  if (n2 > n1 && n2 - n1 > max_size() - sz)
+    detail::throw_string_length_error("fl::string::replace");
   const size_type new_size = sz - n1 + n2;
   char* p = data();
   if (new_size > capacity()) {
@@ -370,7 +377,8 @@ basic_string<A>& basic_string<A>::replace_fill(size_type pos, size_type n1, size
 template <class A>
 basic_string<A>& basic_string<A>::append_slow(const char* s, size_type n) {
   const size_type sz = size();
-  if (n > max_size() - sz) [[unlikely]] detail::throw_string_length_error("fl::string::append");
+  if (n > max_size() - sz) [[unlikely]]
+    detail::throw_string_length_error("fl::string::append");
   char* p = n <= capacity() - sz ? data() : grow_keep(sz + n, s);
   detail::copy_bytes(p + sz, s, n);
   rep_.set_size_any(sz + n);
@@ -393,8 +401,10 @@ void basic_string<A>::push_back_slow(char ch) {
 // also makes iterators into *this safe.
 template <class A>
 template <detail::legacy_input_iterator InputIt>
-basic_string<A>& basic_string<A>::replace(const_iterator first, const_iterator last, InputIt first2, InputIt last2) {
-  if constexpr (std::contiguous_iterator<InputIt> && std::is_same_v<std::iter_value_t<InputIt>, char>) {
+basic_string<A>& basic_string<A>::replace(const_iterator first, const_iterator last, InputIt first2,
+                                          InputIt last2) {
+  if constexpr (std::contiguous_iterator<InputIt> &&
+                std::is_same_v<std::iter_value_t<InputIt>, char>) {
     const auto n = static_cast<size_type>(last2 - first2);
     return replace_iters(first, last, n ? std::to_address(first2) : nullptr, n);
   } else {
@@ -410,14 +420,16 @@ basic_string<A>& basic_string<A>::replace(const_iterator first, const_iterator l
 
 template <class A>
 template <detail::char_range R>
-basic_string<A>& basic_string<A>::replace_with_range(const_iterator first, const_iterator last, R&& rg) {
+basic_string<A>& basic_string<A>::replace_with_range(const_iterator first, const_iterator last,
+                                                     R&& rg) {
   if constexpr (std::ranges::contiguous_range<R> && std::ranges::sized_range<R> &&
                 std::is_same_v<std::ranges::range_value_t<R>, char>) {
     const auto n = static_cast<size_type>(std::ranges::size(rg));
     return replace_iters(first, last, n ? std::ranges::data(rg) : nullptr, n);
   } else {
     basic_string tmp(alloc_);
-    if constexpr (std::ranges::sized_range<R>) tmp.reserve(static_cast<size_type>(std::ranges::size(rg)));
+    if constexpr (std::ranges::sized_range<R>)
+      tmp.reserve(static_cast<size_type>(std::ranges::size(rg)));
     for (auto&& c : rg) tmp.push_back(static_cast<char>(c));
     return replace_iters(first, last, tmp.data(), tmp.size());
   }
@@ -474,9 +486,7 @@ std::istream& operator>>(std::istream& is, basic_string<A>& s) {
       }
       s.append(buf, nbuf);
       is.width(0);
-    } catch (...) {
-      state |= std::ios_base::badbit;
-    }
+    } catch (...) { state |= std::ios_base::badbit; }
   }
   if (extracted == 0) state |= std::ios_base::failbit;
   if (state != std::ios_base::goodbit) is.setstate(state);
@@ -523,9 +533,7 @@ std::istream& getline(std::istream& is, basic_string<A>& s, char delim) {
         c = sb->snextc();
       }
       s.append(buf, nbuf);
-    } catch (...) {
-      state |= std::ios_base::badbit;
-    }
+    } catch (...) { state |= std::ios_base::badbit; }
   }
   if (extracted == 0) state |= std::ios_base::failbit;
   if (state != std::ios_base::goodbit) is.setstate(state);

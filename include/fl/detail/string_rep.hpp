@@ -26,9 +26,9 @@ namespace fl::detail {
 // count; heap mode may hold any capacity (string_access::adopt can hand over a
 // small block), inline mode always has capacity 23.
 struct string_rep {
-  char* ptr;          // heap: the block
-  std::size_t size;   // heap: the length
-  std::size_t cap;    // heap: capacity | heap_flag; inline: chars 16..22 and byte 23
+  char* ptr;         // heap: the block
+  std::size_t size;  // heap: the length
+  std::size_t cap;   // heap: capacity | heap_flag; inline: chars 16..22 and byte 23
 
   // Set in the capacity word of a heap string; bit 7 of byte 23.
   static constexpr std::size_t heap_flag = std::size_t{1} << 63;
