@@ -70,9 +70,8 @@ TEST(CApiInteropTest, RandomEditsAgreeWithStdString) {
   std::mt19937_64 rng(seed);
   const std::string alphabet("abc\0xyz-", 8);
   auto random_text = [&](std::size_t max) {
-    std::string t(rng() % (max + 1), '\0');
-    for (auto& c : t) c = alphabet[rng() % alphabet.size()];
-    return t;
+    const std::size_t n = rng() % (max + 1);
+    return fl_test::random_text(rng, n, alphabet);
   };
   fl_str s = FL_STR_INIT;
   std::string want;

@@ -29,9 +29,8 @@ using fl_test::test_seed;
 // Random text of 0..40 chars, so operands and results cross the 23-char
 // inline limit in both directions.
 std::string random_text(std::mt19937_64& rng) {
-  std::string s(rng() % 41, '\0');
-  for (char& c : s) c = static_cast<char>('!' + rng() % 90);
-  return s;
+  const std::size_t n = rng() % 41;
+  return fl_test::random_text(rng, n, 90, '!');
 }
 
 fl::string make_fl(const std::string& s) { return fl::string(std::string_view(s)); }

@@ -59,11 +59,11 @@ void for_each_isa(F body) {
   fl::detail::set_find_isa(saved);
 }
 
+// Letters from 'a' unless told otherwise (fl_test::random_text's default is
+// any byte).
 std::string random_text(std::mt19937_64& rng, std::size_t n, unsigned alphabet,
                         unsigned char first = 'a') {
-  std::string s(n, '\0');
-  for (auto& c : s) c = static_cast<char>(alphabet >= 256 ? rng() % 256 : first + rng() % alphabet);
-  return s;
+  return fl_test::random_text(rng, n, alphabet, first);
 }
 
 // Every substring function at one position, against std::string_view.

@@ -20,13 +20,8 @@
 namespace {
 
 using fl_test::pool_allocations;
+using fl_test::random_text;  // any byte, '\0' included
 using fl_test::test_seed;
-
-std::string random_text(std::mt19937_64& rng, std::size_t n) {
-  std::string s(n, '\0');
-  for (char& c : s) c = static_cast<char>(rng() & 0xff);  // any byte, '\0' included
-  return s;
-}
 
 }  // namespace
 

@@ -27,33 +27,16 @@
 
 namespace {
 
+using fl_test::random_text;  // any byte
+using fl_test::read_whole_file;
 using fl_test::test_seed;
 
 // A fresh directory per test, removed afterwards.
 class IoTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/fl_io_testXXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
   std::string path(const char* name) const { return (dir_ / name).string(); }
-  std::filesystem::path dir_;
+  fl_test::temp_dir dir_{"fl_io_test"};
 };
-
-std::string random_bytes(std::size_t n, std::mt19937_64& rng) {
-  std::string s(n, '\0');
-  for (auto& c : s) c = static_cast<char>(rng());
-  return s;
-}
-
-std::string read_with_std(const std::string& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
 
 // Expects f() to throw std::system_error with errno `err` and a message naming `p`.
 template <class F>
@@ -77,14 +60,14 @@ TEST_F(IoTest, RoundTripsAtEverySizeBoundary) {
   // 16 KiB probe buffer, and a few MiB.
   for (std::size_t n :
        {0, 1, 22, 23, 24, 25, 4095, 4096, 4097, 16383, 16384, 16385, 100000, (3 << 20) + 7}) {
-    const std::string want = random_bytes(n, rng);
+    const std::string want = random_text(rng, n);
     const std::string p = path("f.bin");
     fl::write_file(p.c_str(), want);
     ASSERT_EQ(std::filesystem::file_size(p), n) << "seed " << seed;
     const fl::string got = fl::read_file(p.c_str());
     ASSERT_EQ(std::string_view(got), want) << "seed " << seed << " size " << n;
     EXPECT_EQ(got.c_str()[n], '\0');
-    EXPECT_EQ(read_with_std(p), want);
+    EXPECT_EQ(read_whole_file(p), want);
   }
 }
 
@@ -171,7 +154,7 @@ TEST_F(IoTest, ProcFilesThatReportSizeZeroAreReadToEof) {
 TEST_F(IoTest, FifoWithoutSizeIsReadToEof) {
   const auto seed = test_seed();
   std::mt19937_64 rng(seed);
-  const std::string want = random_bytes(300000, rng);  // well past the probe buffer
+  const std::string want = random_text(rng, 300000);  // well past the probe buffer
   const std::string p = path("fifo");
   ASSERT_EQ(::mkfifo(p.c_str(), 0600), 0);
   std::thread writer([&] {
@@ -199,7 +182,7 @@ TEST_F(IoTest, PathForms) {
   fl::write_file(fp, fl::string("fl::string"));
   EXPECT_EQ(std::string_view(fl::read_file(fp)), "fl::string");
   // A long path (past the reader's small on-stack copy).
-  std::string deep = dir_.string();
+  std::string deep = dir_.path().string();
   for (int i = 0; i < 30; ++i) deep += "/directory_name_" + std::to_string(i);
   std::filesystem::create_directories(deep);
   deep += "/f";
@@ -216,7 +199,7 @@ TEST_F(IoTest, MissingFileThrowsEnoent) {
 }
 
 TEST_F(IoTest, DirectoryThrowsEisdir) {
-  const std::string d = dir_.string();
+  const std::string d = dir_.path().string();
   expect_system_error([&] { (void)fl::read_file(d.c_str()); }, EISDIR, d);
   expect_system_error([&] { fl::write_file(d.c_str(), "x"); }, EISDIR, d);
 }

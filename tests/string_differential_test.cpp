@@ -43,11 +43,10 @@ struct params {
 
 const std::size_t lengths[] = {0, 1, 3, 15, 16, 22, 23, 24, 25, 31, 64, 100, 4096};
 
-char random_char(std::mt19937_64& rng) {
-  // A small alphabet (so that searches hit) plus NUL.
-  static const char alphabet[] = {'a', 'b', 'c', 'd', 'x', 'y', '\0', 'Z'};
-  return alphabet[rng() % sizeof alphabet];
-}
+// A small alphabet (so that searches hit) plus NUL.
+constexpr char alphabet[] = {'a', 'b', 'c', 'd', 'x', 'y', '\0', 'Z'};
+
+char random_char(std::mt19937_64& rng) { return alphabet[rng() % sizeof alphabet]; }
 
 std::size_t random_length(std::mt19937_64& rng) {
   std::size_t len = lengths[rng() % std::size(lengths)];
@@ -57,9 +56,8 @@ std::size_t random_length(std::mt19937_64& rng) {
 }
 
 std::string random_text(std::mt19937_64& rng) {
-  std::string s(random_length(rng), '\0');
-  for (auto& c : s) c = random_char(rng);
-  return s;
+  const std::size_t n = random_length(rng);
+  return fl_test::random_text(rng, n, std::string_view(alphabet, sizeof alphabet));
 }
 
 // A position: usually valid, sometimes one or two past the end (to hit the

@@ -27,37 +27,8 @@ using namespace std::string_view_literals;
 // An allocator that records every block, checks that each is freed with the
 // byte count it was allocated with, and lets a test ask how big the block
 // behind a pointer really is (so capacity() can be checked against it).
-struct alloc_log {
-  static inline std::map<const void*, std::size_t> live;
-  static inline std::size_t allocations = 0;
-  static inline std::size_t mismatched_frees = 0;
-};
-
-template <class T>
-struct counting_allocator {
-  using value_type = T;
-  using is_always_equal = std::true_type;
-  using propagate_on_container_move_assignment = std::true_type;
-  counting_allocator() = default;
-  template <class U>
-  counting_allocator(const counting_allocator<U>&) noexcept {}
-  T* allocate(std::size_t n) {
-    T* p = std::allocator<T>{}.allocate(n);
-    alloc_log::live[p] = n;
-    ++alloc_log::allocations;
-    return p;
-  }
-  void deallocate(T* p, std::size_t n) noexcept {
-    auto it = alloc_log::live.find(p);
-    if (it == alloc_log::live.end() || it->second != n) ++alloc_log::mismatched_frees;
-    if (it != alloc_log::live.end()) alloc_log::live.erase(it);
-    std::allocator<T>{}.deallocate(p, n);
-  }
-  template <class U>
-  bool operator==(const counting_allocator<U>&) const noexcept {
-    return true;
-  }
-};
+using fl_test::alloc_log;
+using fl_test::counting_allocator;
 using counted_string = fl::basic_string<counting_allocator<char>>;
 
 // Checks the invariants a user can observe, plus the block size behind a heap

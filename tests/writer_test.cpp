@@ -76,29 +76,8 @@ void random_piece(std::mt19937_64& rng, fl::writer& w, std::string& want) {
   }
 }
 
-class temp_file {
- public:
-  temp_file() {
-    char name[] = "/tmp/fl_writer_test_XXXXXX";
-    fd = ::mkstemp(name);
-    if (fd < 0) throw std::system_error(errno, std::system_category(), "mkstemp");
-    path = name;
-  }
-  ~temp_file() {
-    ::close(fd);
-    std::filesystem::remove(path);
-  }
-  std::string content() const {
-    std::string s;
-    FILE* f = std::fopen(path.c_str(), "rb");
-    char buf[4096];
-    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) s.append(buf, n);
-    std::fclose(f);
-    return s;
-  }
-  int fd;
-  std::string path;
-};
+using fl_test::read_whole_file;
+using fl_test::temp_file;
 
 TEST(WriterTest, NumbersPrintAsToChars) {
   fl::string s;
@@ -152,22 +131,22 @@ TEST(WriterTest, ToDescriptorMatchesStdStringForEveryBufferSize) {
   for (std::size_t buffer : {std::size_t{1}, std::size_t{64}, std::size_t{100}, std::size_t{4096},
                              fl::writer::default_buffer_size}) {
     std::mt19937_64 rng(seed + buffer);
-    temp_file f;
+    temp_file f("fl_writer_test_");
     std::string want;
     {
-      fl::writer w(f.fd, buffer);
+      fl::writer w(f.fd(), buffer);
       for (int i = 0; i < 5000; ++i) random_piece(rng, w, want);
       w.flush();
       EXPECT_EQ(w.bytes_written(), want.size());
     }
-    ASSERT_EQ(f.content(), want) << "seed " << seed << " buffer " << buffer;
+    ASSERT_EQ(read_whole_file(f.path()), want) << "seed " << seed << " buffer " << buffer;
   }
 }
 
 TEST(WriterTest, DestructorFlushes) {
-  temp_file f;
-  { fl::writer(f.fd) << "line " << 1 << '\n'; }
-  EXPECT_EQ(f.content(), "line 1\n");
+  temp_file f("fl_writer_test_");
+  { fl::writer(f.fd()) << "line " << 1 << '\n'; }
+  EXPECT_EQ(read_whole_file(f.path()), "line 1\n");
 }
 
 TEST(WriterTest, WriteErrorThrowsFromFlush) {

@@ -1,0 +1,87 @@
+// tests/support/test_support.cpp: the compiled half of fl_test_support (see
+// test_support.hpp).
+#include "test_support.hpp"
+
+#include <fl/pool.hpp>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <stdexcept>
+#include <system_error>
+
+#include <stdlib.h>
+#include <unistd.h>
+
+namespace fl_test {
+
+std::uint64_t test_seed() {
+  static const std::uint64_t seed = [] {
+    if (const char* s = std::getenv("FL_TEST_SEED"))
+      return static_cast<std::uint64_t>(std::strtoull(s, nullptr, 10));
+    return static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+  }();
+  return seed;
+}
+
+std::string random_text(std::mt19937_64& rng, std::size_t n, unsigned alphabet,
+                        unsigned char first) {
+  std::string s(n, '\0');
+  for (char& c : s) c = static_cast<char>(alphabet >= 256 ? rng() % 256 : first + rng() % alphabet);
+  return s;
+}
+
+std::string random_text(std::mt19937_64& rng, std::size_t n, std::string_view alphabet) {
+  std::string s(n, '\0');
+  for (char& c : s) c = alphabet[rng() % alphabet.size()];
+  return s;
+}
+
+std::uint64_t pool_allocations() {
+  const fl::pool_statistics st = fl::pool_stats();
+  return st.hits + st.misses;
+}
+
+namespace {
+
+// `<temporary directory>/<prefix>XXXXXX`, for mkdtemp and mkstemp.
+std::string temp_template(std::string_view prefix) {
+  return (std::filesystem::temp_directory_path() / (std::string(prefix) + "XXXXXX")).string();
+}
+
+}  // namespace
+
+temp_dir::temp_dir(std::string_view prefix) {
+  std::string name = temp_template(prefix);
+  if (::mkdtemp(name.data()) == nullptr)
+    throw std::system_error(errno, std::system_category(), "mkdtemp " + name);
+  path_ = name;
+}
+
+temp_dir::~temp_dir() {
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
+}
+
+temp_file::temp_file(std::string_view prefix) {
+  std::string name = temp_template(prefix);
+  fd_ = ::mkstemp(name.data());
+  if (fd_ < 0) throw std::system_error(errno, std::system_category(), "mkstemp " + name);
+  path_ = name;
+}
+
+temp_file::~temp_file() {
+  ::close(fd_);
+  std::error_code ec;
+  std::filesystem::remove(path_, ec);
+}
+
+std::string read_whole_file(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot open " + p.string());
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+}  // namespace fl_test
