@@ -1,6 +1,6 @@
 // bench/common.hpp: what every bench/*_bench.cpp shares: one registration
-// helper that owns the time budget, and input generators the compiler cannot
-// constant-fold.
+// helper, the time budget, input generators the compiler cannot
+// constant-fold, and scratch directories for the sections that write files.
 //
 // How to add a benchmark (every section file does the same):
 //
@@ -30,15 +30,15 @@
 // section is mapped in bench/report/report.py (default `std`).
 //
 // Budget: the whole suite, every section, 5 repetitions, must finish within 10
-// minutes on 2 cores. fl_bench::reg sets MinTime(fl_bench::min_time()) on
-// every benchmark, so the budget is set here and nowhere else; do not call
-// ->MinTime yourself. min_time() is min_time_s unless the environment sets
+// minutes on 2 cores. The time per benchmark is Google Benchmark's own
+// --benchmark_min_time, for every benchmark; when the command line does not
+// give it, main.cpp passes min_time(): min_time_s unless the environment sets
 // FL_BENCH_MIN_TIME (seconds), e.g. `FL_BENCH_MIN_TIME=0.5` for a slower,
-// quieter run (`make bench BENCH_MIN_TIME=0.5`). Google Benchmark appends
-// "/min_time:0.050" to every name it runs; report.py drops such suffixes, so
-// match names in --benchmark_filter by prefix ('^string/find_'), not by '$'. A benchmark whose single iteration takes longer than
-// min_time_s still runs at least one iteration per repetition, so keep one
-// iteration under ~20 ms (scale inner loops down rather than up).
+// quieter run (`make bench BENCH_MIN_TIME=0.5`). So the budget is set here and
+// nowhere else: do not call ->MinTime yourself (it would override the flag).
+// A benchmark whose single iteration takes longer than the minimum time still
+// runs at least one iteration per repetition, so keep one iteration under
+// ~20 ms (scale inner loops down rather than up).
 //
 // Against the optimizer: build inputs at run time from fl_bench::seed() (a
 // volatile read, so not a compile-time constant) through the generators
@@ -57,13 +57,19 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <filesystem>
+#include <stdexcept>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <utility>
+
+#include <stdlib.h>
 
 namespace fl_bench {
 
-// Minimum measuring time per benchmark and repetition, in seconds. With the
+// Minimum measuring time per benchmark and repetition, in seconds, when
+// neither --benchmark_min_time nor FL_BENCH_MIN_TIME says otherwise. With the
 // Makefile's 5 repetitions and Google Benchmark's iteration-count search, a
 // benchmark costs about 4-6 times this in wall time.
 inline constexpr double min_time_s = 0.05;
@@ -82,18 +88,15 @@ inline double min_time() {
 }
 
 // Registers `fn` (a function or lambda taking benchmark::State&, followed by
-// `args`, which are copied into the benchmark) under `name` with the suite's
-// time budget. Returns the benchmark so callers may add ->Arg(), ->Unit()...
+// `args`, which are copied into the benchmark) under `name`. Returns the
+// benchmark so callers may add ->Arg(), ->Unit()...
 template <class Fn, class... Args>
 benchmark::internal::Benchmark* reg(const std::string& name, Fn&& fn, Args&&... args) {
-  benchmark::internal::Benchmark* b;
   if constexpr (sizeof...(Args) == 0)
-    b = benchmark::RegisterBenchmark(name.c_str(), std::forward<Fn>(fn));
+    return benchmark::RegisterBenchmark(name.c_str(), std::forward<Fn>(fn));
   else
-    b = benchmark::RegisterBenchmark(name.c_str(), std::forward<Fn>(fn),
-                                     std::forward<Args>(args)...);
-  b->MinTime(min_time());
-  return b;
+    return benchmark::RegisterBenchmark(name.c_str(), std::forward<Fn>(fn),
+                                        std::forward<Args>(args)...);
 }
 
 // The run's seed: FL_BENCH_SEED from the environment when set (decimal),
@@ -188,5 +191,33 @@ inline void set_items(benchmark::State& st, std::size_t items_per_iteration) {
   st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations()) *
                        static_cast<std::int64_t>(items_per_iteration));
 }
+
+// A directory for one section's scratch files: `<prefix>XXXXXX` made with
+// mkdtemp under $TMPDIR (or /tmp), removed with everything in it when the
+// object goes. Sections keep one as a function-local static, so it is made on
+// first use and removed when the program exits. Throws std::runtime_error
+// when the directory cannot be made.
+class scratch_dir {
+ public:
+  explicit scratch_dir(std::string_view prefix) {
+    std::string name =
+        (std::filesystem::temp_directory_path() / (std::string(prefix) + "XXXXXX")).string();
+    if (::mkdtemp(name.data()) == nullptr)
+      throw std::runtime_error(std::string(prefix) + ": mkdtemp failed");
+    path_ = name;
+  }
+  scratch_dir(const scratch_dir&) = delete;
+  scratch_dir& operator=(const scratch_dir&) = delete;
+  ~scratch_dir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+
+  const std::filesystem::path& path() const { return path_; }
+  std::filesystem::path operator/(std::string_view name) const { return path_ / name; }
+
+ private:
+  std::filesystem::path path_;
+};
 
 }  // namespace fl_bench

@@ -60,11 +60,6 @@ class io_files {
 
  private:
   io_files() {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string tmpl =
-        std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/fl_io_benchXXXXXX";
-    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("io_bench: mkdtemp failed");
-    dir_ = tmpl;
     fl_bench::rng r(fl_bench::salt("io"));
     std::string data(big_size, '\0');
     for (std::size_t i = 0; i + 8 <= data.size(); i += 8) {
@@ -72,17 +67,13 @@ class io_files {
       std::memcpy(data.data() + i, &x, 8);
     }
     for (std::size_t i = 0; i < small_count; ++i) {
-      small.push_back(dir_ + "/small_" + std::to_string(i) + ".bin");
+      small.push_back((dir_ / ("small_" + std::to_string(i) + ".bin")).string());
       fl::write_file(small.back(), std::string_view(data).substr(i * small_size / 2, small_size));
     }
-    big = dir_ + "/big.bin";
+    big = (dir_ / "big.bin").string();
     fl::write_file(big, data);
   }
-  ~io_files() {
-    std::error_code ec;
-    std::filesystem::remove_all(dir_, ec);
-  }
-  std::string dir_;
+  fl_bench::scratch_dir dir_{"fl_io_bench"};
 };
 
 std::size_t read_fl(const std::string& p) {

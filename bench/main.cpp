@@ -5,12 +5,12 @@
 // results.json next to the timings, then runs the registered benchmarks.
 //
 // Defaults: when the command line does not give --benchmark_min_time, a short
-// one (fl_bench::min_time() seconds, bench/common.hpp) is used, so the whole suite fits
-// its 10-minute budget on 2 cores. Benchmarks registered through
-// fl_bench::reg (bench/common.hpp) carry their own MinTime, which wins over
-// the flag; the default only covers anything registered another way.
-// Google Benchmark 1.7.1 takes --benchmark_min_time as a plain number of
-// seconds (no "s" suffix).
+// one (fl_bench::min_time() seconds, bench/common.hpp) is passed to Google
+// Benchmark as if it had been given, so the whole suite fits its 10-minute
+// budget on 2 cores; a --benchmark_min_time on the command line wins, for
+// every benchmark (no benchmark sets its own MinTime). The time in effect is
+// recorded as "min_time_s". Google Benchmark 1.7.1 takes --benchmark_min_time
+// as a plain number of seconds (no "s" suffix).
 //
 // Heap: glibc's mmap and trim thresholds are fixed at startup (see main), so
 // no peer's time depends on which benchmarks ran before it.
@@ -25,6 +25,7 @@
 #include <cstring>
 #include <malloc.h>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -58,14 +59,20 @@ std::string cpu_model() {
   return "unknown";
 }
 
-bool has_flag(int argc, char** argv, std::string_view name) {
+// The value of the last `--name=value` on the command line ("" for a bare
+// `--name`), or nullopt when the flag is absent; Google Benchmark, too, lets
+// a later flag override an earlier one.
+std::optional<std::string_view> flag_value(int argc, char** argv, std::string_view name) {
+  std::optional<std::string_view> value;
   for (int i = 1; i < argc; ++i) {
     std::string_view a = argv[i];
-    if (a.size() >= name.size() && a.substr(0, name.size()) == name &&
-        (a.size() == name.size() || a[name.size()] == '='))
-      return true;
+    if (!a.starts_with(name)) continue;
+    if (a.size() == name.size())
+      value = std::string_view();
+    else if (a[name.size()] == '=')
+      value = a.substr(name.size() + 1);
   }
-  return false;
+  return value;
 }
 
 }  // namespace
@@ -84,10 +91,13 @@ int main(int argc, char** argv) {
   // Copy argv so a default can be appended; the strings outlive Initialize,
   // which keeps pointers into them for flag parsing only.
   std::vector<char*> args(argv, argv + argc);
-  // Seconds per benchmark when neither the command line nor the
-  // registration says otherwise: the same budget as fl_bench::reg.
-  std::string min_time_arg = "--benchmark_min_time=" + std::to_string(fl_bench::min_time());
-  if (!has_flag(argc, argv, "--benchmark_min_time")) args.push_back(min_time_arg.data());
+  // Seconds per benchmark: the command line's, else fl_bench::min_time().
+  std::string min_time = std::to_string(fl_bench::min_time());
+  std::string min_time_arg = "--benchmark_min_time=" + min_time;
+  if (const auto given = flag_value(argc, argv, "--benchmark_min_time"))
+    min_time = *given;
+  else
+    args.push_back(min_time_arg.data());
   args.push_back(nullptr);
   int n = static_cast<int>(args.size()) - 1;
 
@@ -98,7 +108,7 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("peers", fl_bench::peers_compiled_in());
   benchmark::AddCustomContext("peers_missing", fl_bench::peers_missing());
   benchmark::AddCustomContext("seed", std::to_string(fl_bench::seed()));
-  benchmark::AddCustomContext("min_time_s", std::to_string(fl_bench::min_time()));
+  benchmark::AddCustomContext("min_time_s", min_time);
   benchmark::AddCustomContext("malloc",
                               "glibc, mmap threshold 32 MiB, trim threshold 64 MiB (fixed)");
 

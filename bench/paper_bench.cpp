@@ -29,6 +29,7 @@
 // default memory resource (bench/peers.hpp), which two threads cannot share.
 #include "common.hpp"
 #include "peers.hpp"
+#include "string_bodies.hpp"
 
 #include <cstddef>
 #include <string>
@@ -51,20 +52,6 @@ constexpr std::size_t batch = 1000;
 std::string runtime_text(std::string_view text) {
   const char* volatile p = text.data();
   return std::string(p, text.size());
-}
-
-template <class P>
-void bm_t1_append_char(benchmark::State& st) {
-  const char c = fl_bench::runtime_char();
-  const std::size_t n = fl_bench::runtime_count(1'000'000);
-  typename P::arena arena;
-  for (auto _ : st) {
-    typename P::string s;
-    for (std::size_t i = 0; i < n; ++i) s.push_back(c);
-    benchmark::DoNotOptimize(s);
-    arena.recycle();
-  }
-  fl_bench::set_items(st, 1'000'000);
 }
 
 template <class P>
@@ -176,7 +163,8 @@ void reg_test(std::string_view section_case, Make make) {
 }
 
 const bool registered = [] {
-  reg_test("paper/t1_append_char", []<class P>() { return &bm_t1_append_char<P>; });
+  reg_test("paper/t1_append_char",
+           []<class P>() { return &fl_bench::bm_append_char<P, 1'000'000>; });
   reg_test("paper/t2_find3_62", []<class P>() { return &bm_t2_find3_62<P>; });
   reg_test("paper/t3_mixed", []<class P>() { return &bm_t3_mixed<P>; });
   reg_test("paper/t4_copy_by_value", []<class P>() { return &bm_copy_by_value<P, 62>; });

@@ -41,6 +41,7 @@
 
 #include "common.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstring>
 #include <ext/rope>
@@ -128,49 +129,34 @@ class pmr_arena {
   std::pmr::memory_resource* previous_;
 };
 
-struct std_peer {
-  using string = std::string;
-  using arena = no_arena;
-  static constexpr std::string_view name = "std";
+// One peer: its string type, its library name and its arena.
+template <std::size_t N>
+struct peer_name {
+  constexpr peer_name(const char (&s)[N]) { std::copy_n(s, N, text); }
+  char text[N];
 };
 
+template <class String, peer_name Name, class Arena = no_arena>
+struct peer {
+  using string = String;
+  using arena = Arena;
+  static constexpr std::string_view name{Name.text, sizeof Name.text - 1};
+};
+
+using std_peer = peer<std::string, "std">;
 #if defined(FL_BENCH_HAVE_FL)
-struct fl_peer {
-  using string = fl::string;
-  using arena = no_arena;
-  static constexpr std::string_view name = "fl";
-};
+using fl_peer = peer<fl::string, "fl">;
 #endif
-
 #if defined(FL_BENCH_HAVE_BOOST)
-struct boost_peer {
-  using string = boost::container::string;
-  using arena = no_arena;
-  static constexpr std::string_view name = "boost";
-};
+using boost_peer = peer<boost::container::string, "boost">;
 #endif
-
-struct pmr_peer {
-  using string = std::pmr::string;
-  using arena = pmr_arena;
-  static constexpr std::string_view name = "pmr";
-};
-
+using pmr_peer = peer<std::pmr::string, "pmr", pmr_arena>;
 // A rope: copies share the tree (reference counted), edits build new nodes.
 // Its interface differs from std::string (push_back/append/find/replace
 // exist; compare is operator< and ==), so only benchmarks written for it use it.
-struct gnu_rope_peer {
-  using string = __gnu_cxx::crope;
-  using arena = no_arena;
-  static constexpr std::string_view name = "gnu_rope";
-};
-
+using gnu_rope_peer = peer<__gnu_cxx::crope, "gnu_rope">;
 #if defined(FL_BENCH_HAVE_ABSL)
-struct cord_peer {
-  using string = absl::Cord;
-  using arena = no_arena;
-  static constexpr std::string_view name = "cord";
-};
+using cord_peer = peer<absl::Cord, "cord">;
 #endif
 
 // A compile-time list of peers.
@@ -207,9 +193,11 @@ using string_peers = decltype(peer_list<std_peer>{} + fl_if_present{} + boost_if
 // returns. Use with a template lambda:
 //   fl_bench::reg_peers(fl_bench::string_peers{}, "string/compare_64",
 //                       []<class P>() { return &bm_compare_64<P>; });
-template <class... Ps, class Make>
-void reg_peers(peer_list<Ps...>, std::string_view section_case, Make make) {
-  (reg(std::string(section_case) + "/" + std::string(Ps::name), make.template operator()<Ps>()),
+// Any `args` are passed on to every body (see fl_bench::reg).
+template <class... Ps, class Make, class... Args>
+void reg_peers(peer_list<Ps...>, std::string_view section_case, Make make, const Args&... args) {
+  (reg(std::string(section_case) + "/" + std::string(Ps::name), make.template operator()<Ps>(),
+       args...),
    ...);
 }
 

@@ -52,28 +52,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class scratch {
- public:
-  static const scratch& get() {
-    static const scratch s;
-    return s;
+// The scratch directory, made on first use and removed when the program exits.
+struct scratch {
+  static const fl_bench::scratch_dir& get() {
+    static const fl_bench::scratch_dir dir("fl_persist_bench");
+    return dir;
   }
-  fs::path operator/(const char* name) const { return dir_ / name; }
-
- private:
-  scratch() {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string tmpl =
-        std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/fl_persist_benchXXXXXX";
-    if (::mkdtemp(tmpl.data()) == nullptr)
-      throw std::runtime_error("persist_bench: mkdtemp failed");
-    dir_ = tmpl;
-  }
-  ~scratch() {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  fs::path dir_;
 };
 
 struct obj32 {

@@ -12,6 +12,7 @@
 //                                reallocation size class on the way up
 #include "common.hpp"
 #include "peers.hpp"
+#include "string_bodies.hpp"
 
 #include <cstddef>
 #include <string>
@@ -45,30 +46,14 @@ void bm_build_destroy_1000x100(benchmark::State& st) {
   fl_bench::set_items(st, 1000);
 }
 
-template <class P>
-void bm_grow_to_1k_by_256_appends(benchmark::State& st) {
-  const std::string in = fl_bench::random_text(4, fl_bench::salt("grow_to_1k_by_256_appends"));
-  const char* p = in.data();
-  const std::size_t rounds = fl_bench::runtime_count(256);
-  typename P::arena arena;
-  for (auto _ : st) {
-    typename P::string s;
-    for (std::size_t i = 0; i < rounds; ++i) {
-      benchmark::DoNotOptimize(p);
-      s.append(p, 4);
-    }
-    benchmark::DoNotOptimize(s);
-    arena.recycle();
-  }
-  fl_bench::set_bytes(st, 1024);
-}
-
 const bool registered = [] {
   constexpr string_peers peers{};
   reg_peers(peers, "pool/build_destroy_1000x100",
             []<class P>() { return &bm_build_destroy_1000x100<P>; });
-  reg_peers(peers, "pool/grow_to_1k_by_256_appends",
-            []<class P>() { return &bm_grow_to_1k_by_256_appends<P>; });
+  reg_peers(
+      peers, "pool/grow_to_1k_by_256_appends",
+      []<class P>() { return &fl_bench::bm_append_pieces<P, 4, 256>; },
+      "grow_to_1k_by_256_appends");
   return true;
 }();
 

@@ -57,28 +57,14 @@ namespace {
 constexpr int records = 1'000'000;
 constexpr int raw_writes = 10'000'000;
 
-class scratch_dir {
- public:
+// The one output file of the file rows, in a scratch directory made on first
+// use and removed when the program exits.
+struct scratch_dir {
   static const std::string& file() {
-    static const scratch_dir d;
-    return d.file_;
+    static const fl_bench::scratch_dir dir("fl_stream_bench");
+    static const std::string path = (dir / "out.txt").string();
+    return path;
   }
-
- private:
-  scratch_dir() {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string tmpl =
-        std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/fl_stream_benchXXXXXX";
-    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("stream_bench: mkdtemp failed");
-    dir_ = tmpl;
-    file_ = dir_ + "/out.txt";
-  }
-  ~scratch_dir() {
-    std::error_code ec;
-    std::filesystem::remove_all(dir_, ec);
-  }
-  std::string dir_;
-  std::string file_;
 };
 
 double fraction() {

@@ -32,60 +32,18 @@
 //   append_char_10m        push_back of one byte, ten million times
 #include "common.hpp"
 #include "peers.hpp"
+#include "string_bodies.hpp"
 
 #include <cstddef>
 #include <string>
 
 namespace {
 
+using fl_bench::bm_append_char;
+using fl_bench::bm_append_pieces;
+using fl_bench::bm_construct;
 using fl_bench::reg_peers;
 using fl_bench::string_peers;
-
-template <class P>
-void bm_sso_construct_11(benchmark::State& st) {
-  const std::string in = fl_bench::random_text(11, fl_bench::salt("sso_construct_11"));
-  const char* p = in.data();
-  typename P::arena arena;
-  for (auto _ : st) {
-    benchmark::DoNotOptimize(p);
-    typename P::string s(p, 11);
-    benchmark::DoNotOptimize(s);
-    arena.recycle();
-  }
-  fl_bench::set_bytes(st, 11);
-}
-
-template <class P>
-void bm_heap_construct_100(benchmark::State& st) {
-  const std::string in = fl_bench::random_text(100, fl_bench::salt("heap_construct_100"));
-  const char* p = in.data();
-  typename P::arena arena;
-  for (auto _ : st) {
-    benchmark::DoNotOptimize(p);
-    typename P::string s(p, 100);
-    benchmark::DoNotOptimize(s);
-    arena.recycle();
-  }
-  fl_bench::set_bytes(st, 100);
-}
-
-template <class P>
-void bm_append_growth_256x16(benchmark::State& st) {
-  const std::string in = fl_bench::random_text(16, fl_bench::salt("append_growth_256x16"));
-  const char* p = in.data();
-  const std::size_t rounds = fl_bench::runtime_count(256);
-  typename P::arena arena;
-  for (auto _ : st) {
-    typename P::string s;
-    for (std::size_t i = 0; i < rounds; ++i) {
-      benchmark::DoNotOptimize(p);
-      s.append(p, 16);
-    }
-    benchmark::DoNotOptimize(s);
-    arena.recycle();
-  }
-  fl_bench::set_bytes(st, 256 * 16);
-}
 
 template <class P>
 void bm_find_1k_13(benchmark::State& st) {
@@ -219,27 +177,17 @@ void bm_copy_by_ref_64(benchmark::State& st) {
   fl_bench::set_bytes(st, 64);
 }
 
-template <class P>
-void bm_append_char_10m(benchmark::State& st) {
-  const char c = fl_bench::runtime_char();
-  const std::size_t n = fl_bench::runtime_count(10'000'000);
-  typename P::arena arena;
-  for (auto _ : st) {
-    typename P::string s;
-    for (std::size_t i = 0; i < n; ++i) s.push_back(c);
-    benchmark::DoNotOptimize(s);
-    arena.recycle();
-  }
-  fl_bench::set_items(st, 10'000'000);
-}
-
 const bool registered = [] {
   constexpr string_peers peers{};
-  reg_peers(peers, "string/sso_construct_11", []<class P>() { return &bm_sso_construct_11<P>; });
-  reg_peers(peers, "string/heap_construct_100",
-            []<class P>() { return &bm_heap_construct_100<P>; });
-  reg_peers(peers, "string/append_growth_256x16",
-            []<class P>() { return &bm_append_growth_256x16<P>; });
+  reg_peers(
+      peers, "string/sso_construct_11", []<class P>() { return &bm_construct<P, 11>; },
+      "sso_construct_11");
+  reg_peers(
+      peers, "string/heap_construct_100", []<class P>() { return &bm_construct<P, 100>; },
+      "heap_construct_100");
+  reg_peers(
+      peers, "string/append_growth_256x16", []<class P>() { return &bm_append_pieces<P, 16, 256>; },
+      "append_growth_256x16");
   reg_peers(peers, "string/find_1k_13", []<class P>() { return &bm_find_1k_13<P>; });
   reg_peers(peers, "string/find_literal_62", []<class P>() { return &bm_find_literal_62<P>; });
   reg_peers(peers, "string/find_char_62", []<class P>() { return &bm_find_char_62<P>; });
@@ -248,7 +196,8 @@ const bool registered = [] {
   reg_peers(peers, "string/copy_by_value_64", []<class P>() { return &bm_copy_by_value<P, 64>; });
   reg_peers(peers, "string/copy_by_ref_64", []<class P>() { return &bm_copy_by_ref_64<P>; });
   reg_peers(peers, "string/copy_short_10", []<class P>() { return &bm_copy_by_value<P, 10>; });
-  reg_peers(peers, "string/append_char_10m", []<class P>() { return &bm_append_char_10m<P>; });
+  reg_peers(peers, "string/append_char_10m",
+            []<class P>() { return &bm_append_char<P, 10'000'000>; });
   return true;
 }();
 
