@@ -4,6 +4,7 @@ side-by-side report.
 
     report.py RESULTS_JSON OUT_DIR [--time cpu|real] [--sections a,b,...]
               [--update-doc docs/performance.md] [--merge FILE_OR_DIR ...]
+              [--targets bench/report/targets.toml]
 
 Writes OUT_DIR/report.md (one table per section: each case's libraries side
 by side, ratio to the section's baseline, spread) and OUT_DIR/<section>.png
@@ -33,10 +34,16 @@ benchmark of a merged file replaces one of the same name already present, so
 merging twice changes nothing. The allocator each merged file ran on (its
 "alloc_allocator" context) is listed in the report's header.
 
+Targets: each section's table is followed by the checks of the rules of
+bench/report/targets.toml (or --targets FILE) that apply to its cases, one
+line per case: met, tie (a miss within the run's spread) or MISSED. A rule
+that checks no row of a section present in the results is named in a warning
+on stderr.
+
 Counters: a section whose benchmarks report one of COUNTERS (e.g. alloc/'s
 peak_rss_mb) gets a second table of that counter's medians and ratios.
 
-Needs only the Python standard library; charts need matplotlib, and without
+Needs only the Python standard library (3.11 or later, for tomllib); charts need matplotlib, and without
 it the script prints a note and writes the tables only.
 """
 
@@ -71,73 +78,93 @@ SECTION_NOTES = {
              "contention, not speed-up.",
 }
 
-# Targets, checked in the report (never in timed tests). One rule a line:
-#   (section, case regex, library, peers, limit, strict[, metric])
-# the library's median divided by the fastest of `peers` must be <= limit
-# (< limit when strict: "faster than"). metric is "time" (default) or a
-# counter of COUNTERS (then "fastest" means smallest). The rules follow the
-# issues' targets.
-TARGETS = [
-    ("string", r".*", "fl", ["std"], 1.0, False),
-    ("string", r"heap_construct_100", "fl", ["std"], 0.6, False),
-    ("string", r"append_growth_256x16", "fl", ["std"], 0.9, False),
-    ("string", r"copy_by_value_64", "fl", ["std"], 0.7, False),
-    ("string", r".*", "fl", ["boost"], 1.0, True),
-    ("pool", r".*", "fl", ["std"], 1.0, False),
-    ("pool", r".*", "fl", ["boost"], 1.0, True),
-    ("paper", r".*", "fl", ["std"], 1.0, False),
-    ("paper", r".*", "fl", ["boost"], 1.0, True),
-    ("find", r"(random|dna|english)/.*", "fl", ["std", "memmem"], 1.0, False),
-    # Periodic text is adversarial for needles of 2+ bytes; one byte is memchr.
-    ("find", r"periodic/64k/n(?!1/).*", "fl", ["std"], 1 / 8, False),
-    ("find", r"periodic/(1m|4m)/n(?!1/).*", "fl", ["std"], 1 / 16, False),
-    ("find", r"periodic/.*", "fl", ["memmem"], 1.0, False),
-    ("find", r"random/4m/n1/absent", "fl", ["memchr"], 2.0, False),
-    ("find", r".*", "fl", ["std_bm", "std_bmh"], 1.1, False),
-    ("find", r"short_62", "fl", ["std"], 1.0, False),
-    ("rope", r"concat_flatten/.*", "fl", ["cord"], 1.0, True),
-    ("rope", r"concat_flatten/.*", "fl", ["std"], 1.0, True),
-    ("rope", r"substr_1k_of_1m", "fl", ["std"], 1.0, True),
-    ("rope", r"substr_1k_of_1m", "fl", ["cord"], 1.0, True),
-    ("rope", r"edit_mix/(16k|64k|256k|1m)", "fl", ["std"], 1.0, True),
-    ("rope", r"edit_mix/(1k|4k)", "fl", ["std"], 1.3, False),
-    ("rope", r"edit_mix/.*", "fl", ["cord"], 1.0, True),
-    ("rope", r"edit_mix/.*", "fl", ["gnu_rope"], 1.0, True),
-    ("rope", r"edit_mix_tree/.*", "fl", ["std", "cord", "gnu_rope"], 1.0, True),
-    ("rope", r"iterate_1m(_tree)?", "fl", ["std"], 1.5, False),
-    ("rope", r"find_absent_1m(_tree)?", "fl", ["std"], 1.5, False),
-    ("rope", r"find_absent_1m(_tree)?", "fl", ["gnu_rope"], 1.0, True),
-    ("rope", r"byte_to_line_1m(_tree)?", "fl", ["std"], 0.01, False),
-    ("rope", r"(byte_to_line|line_to_byte|char_to_byte)_64m(_tree)?", "fl", ["std"], 0.001, False),
-    ("rope", r"edit_then_query", "fl", ["std", "cord"], 1.0, True),
-    ("rope", r"count_1m(_tree)?", "fl", ["std"], 1.0, False),
-    # operator+ returns strings (std::string's semantics); fl::concat is the
-    # one-allocation form.
-    ("concat", r"chain6", "fl", ["std"], 0.6, False),
-    ("concat", r"chain6", "fl_concat", ["absl_strcat"], 1.0, False),
-    ("concat", r"mixed_numbers", "fl_concat", ["absl_strcat"], 1.0, False),
-    ("shared", r"copy_64", "fl_immutable", ["std"], 1 / 3, False),
-    ("shared", r"copy_64", "fl_immutable", ["std"], 0.5, False),
-    ("paper", r"t4_copy_by_value|t5_copy_by_ref", "fl", ["gnu_rope"], 1.0, False),
-    ("alloc", r".*", "fl", ["std_mimalloc", "std_jemalloc", "std_tcmalloc"], 1.0, True),
-    ("alloc", r".*", "fl", ["std"], 0.67, False),
-    ("alloc", r".*", "fl", ["std"], 1.1, False, "peak_rss_mb"),
-    ("io", r"read_.*", "fl", ["raw"], 1 / 0.95, False),
-    ("io", r"read_.*", "fl", ["std"], 0.5, False),
-    ("c", r"sso_create_free", "fl_c", ["c"], 0.05, False),
-    ("c", r"append_10k", "fl_c", ["std"], 1.0, False),
-    # Same guarantee (temp file, fsync, rename, directory fsync) done by hand.
-    ("persist", r"int_flush", "fl", ["std"], 1.0, False),
-    ("persist", r"fptr_new_write_delete_1000", "fl", ["boost_ipc"], 1.0, False),
-    ("stream", r".*", "fl", ["std", "c"], 1.0, False),
-    ("stream", r".*", "fl", ["fmt"], 1.1, False),
-    ("json", r"reopen_.*", "fl", ["nlohmann"], 0.01, False),
-    ("json", r"reopen_.*", "fl", ["simdjson"], 0.1, False),
-    ("json", r"import_.*", "fl", ["nlohmann"], 0.25, False),
-    ("json", r"pointer_lookup_.*", "fl", ["nlohmann"], 1.0, False),
-    ("json", r"dump_.*", "fl", ["nlohmann"], 0.5, False),
-    ("json", r"edit_sync_.*", "fl", ["nlohmann", "simdjson", "rapidjson"], 0.1, False),
-]
+# The targets: bench/report/targets.toml (its header describes the rules);
+# --targets names another file.
+TARGETS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "targets.toml")
+
+
+class Rule:
+    """One target of targets.toml: `library`'s value over the best of `peers`
+    must stay within `limit` for every case of `section` that `cases` matches."""
+
+    # type -> (metric is a counter, strict comparison, limit required)
+    TYPES = {
+        "at_most": (False, False, True),
+        "faster_than": (False, True, False),
+        "counter_at_most": (True, False, True),
+    }
+
+    def __init__(self, d, where):
+        def need(key, kind):
+            if key not in d:
+                raise ValueError(f"{where}: missing key '{key}'")
+            if not isinstance(d[key], kind):
+                raise ValueError(f"{where}: '{key}' must be {kind.__name__}")
+            return d[key]
+
+        self.name = need("name", str)
+        where = f"{where} ({self.name})"
+        self.type = need("type", str)
+        if self.type not in Rule.TYPES:
+            raise ValueError(f"{where}: unknown type '{self.type}' (one of {', '.join(Rule.TYPES)})")
+        counter, self.strict, limit_required = Rule.TYPES[self.type]
+        self.section = need("section", str)
+        try:
+            self.cases = re.compile(need("cases", str))
+        except re.error as e:
+            raise ValueError(f"{where}: bad 'cases' regular expression: {e}") from None
+        self.library = need("library", str)
+        self.peers = need("peers", list)
+        if not self.peers or not all(isinstance(p, str) for p in self.peers):
+            raise ValueError(f"{where}: 'peers' must be a non-empty list of names")
+        self.metric = need("counter", str) if counter else "time"
+        if "limit" in d or limit_required:
+            self.limit = Rule.parse_limit(d.get("limit"), where)
+        else:
+            self.limit = 1.0
+        known = {"name", "type", "section", "cases", "library", "peers", "limit", "counter"}
+        extra = sorted(set(d) - known)
+        if extra:
+            raise ValueError(f"{where}: unknown key(s) {', '.join(extra)}")
+        self.matched = False
+
+    @staticmethod
+    def parse_limit(v, where):
+        """A positive number, or a string "a/b" read as a / b."""
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            value = float(v)
+        elif isinstance(v, str) and v.count("/") == 1:
+            num, den = v.split("/")
+            try:
+                value = float(num) / float(den)
+            except (ValueError, ZeroDivisionError):
+                raise ValueError(f"{where}: bad 'limit' {v!r}") from None
+        else:
+            raise ValueError(f"{where}: 'limit' must be a number or a string \"a/b\"")
+        if not value > 0:
+            raise ValueError(f"{where}: 'limit' must be positive")
+        return value
+
+
+def load_targets(path):
+    """The rules of a targets file, in file order; exits with a message when
+    the file cannot be read or a rule is malformed."""
+    try:
+        import tomllib
+    except ImportError:
+        sys.exit("report.py: reading the targets needs Python 3.11 or later (tomllib)")
+    try:
+        with open(path, "rb") as f:
+            data = tomllib.load(f)
+        rules = [Rule(d, f"{path}: rule {i + 1}") for i, d in enumerate(data.get("rule", []))]
+    except (OSError, tomllib.TOMLDecodeError, ValueError) as e:
+        sys.exit(f"report.py: {e}")
+    names = [r.name for r in rules]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        sys.exit(f"report.py: {path}: rule names used twice: {', '.join(dup)}")
+    return rules
+
 
 # Google Benchmark appends these to a name when a benchmark sets them.
 _GB_SUFFIX = re.compile(
@@ -381,21 +408,22 @@ def counter_table(section, cases, counter):
     return lines + [""]
 
 
-def target_lines(section, cases):
-    """Markdown bullet lines checking this section's targets, one per case."""
-    rules = [r for r in TARGETS if r[0] == section]
+def target_lines(section, cases, targets):
+    """Markdown bullet lines checking this section's targets, one per case.
+    Marks each rule that applied to at least one case as matched."""
+    rules = [r for r in targets if r.section == section]
     out = []
     for case, per_lib in cases.items():
         checks = []
         for rule in rules:
-            _, pattern, lib, peers, limit, strict = rule[:6]
-            metric = rule[6] if len(rule) > 6 else "time"
-            if not re.fullmatch(pattern, case):
+            lib, peers, limit, strict, metric = rule.library, rule.peers, rule.limit, rule.strict, rule.metric
+            if not rule.cases.fullmatch(case):
                 continue
             mine = per_lib.get(lib)
             times = [(per_lib[p].value(metric), p) for p in peers if p in per_lib and per_lib[p].value(metric)]
             if mine is None or mine.value(metric) is None or not times:
                 continue
+            rule.matched = True
             best, who = min(times)
             r = mine.value(metric) / best
             # A miss smaller than the run's own spread is reported as a tie,
@@ -411,6 +439,25 @@ def target_lines(section, cases):
             word = "MISSED" if "missed" in verdicts else ("tie   " if "tie" in verdicts else "met   ")
             out.append(f"- {word} `{section}/{case}`: " + "; ".join(c[1] for c in checks))
     return out
+
+
+def warn_unmatched(targets, sections, only):
+    """Names, on stderr, every rule of a reported section that checked no
+    row, and the sections with rules that the results do not have."""
+    absent = []
+    for rule in targets:
+        if only and rule.section not in only:
+            continue
+        if rule.section not in sections:
+            if rule.section not in absent:
+                absent.append(rule.section)
+        elif not rule.matched:
+            print(f"report.py: warning: target '{rule.name}' matches no row of {rule.section}/ "
+                  f"(cases '{rule.cases.pattern}', {rule.library} against {'/'.join(rule.peers)})",
+                  file=sys.stderr)
+    if absent:
+        print(f"report.py: note: no results for section(s) {', '.join(absent)}: their targets were not checked",
+              file=sys.stderr)
 
 
 def header_lines(ctx, time_key, reps):
@@ -446,7 +493,7 @@ def repetitions(path):
     return reps
 
 
-def render(ctx, sections, time_key, reps, only=None):
+def render(ctx, sections, time_key, reps, targets, only=None):
     md = ["# fl benchmark report", ""] + header_lines(ctx, time_key, reps) + [""]
     md += ["Each row is one case; times are the median over repetitions; `lib/base` is that library's "
            "time divided by the baseline's (below 1.00x is faster than the baseline); spread is the "
@@ -463,9 +510,9 @@ def render(ctx, sections, time_key, reps, only=None):
         md += lines + [""]
         for counter in COUNTERS:
             md += counter_table(section, cases, counter)
-        targets = target_lines(section, cases)
-        if targets:
-            md += ["Targets:", ""] + targets + [""]
+        checks = target_lines(section, cases, targets)
+        if checks:
+            md += ["Targets:", ""] + checks + [""]
         charts[section] = rows
     return md, charts
 
@@ -535,6 +582,7 @@ def main():
     ap.add_argument("--sections", default="", help="comma-separated sections (default: all)")
     ap.add_argument("--update-doc", default="", help="file with an fl-bench:begin/end block to refresh")
     ap.add_argument("--merge", nargs="*", default=[], help="more result files or directories to merge in")
+    ap.add_argument("--targets", default=TARGETS_FILE, help="the targets file (default: targets.toml beside report.py)")
     args = ap.parse_args()
     if args.merge:
         merge_files(args.results, args.merge)
@@ -545,7 +593,9 @@ def main():
         sys.exit(f"report.py: no section/case/library benchmarks in {args.results}")
     reps = repetitions(args.results)
     only = [s for s in args.sections.split(",") if s] or None
-    md, charts = render(ctx, sections, time_key, reps, only)
+    targets = load_targets(args.targets)
+    md, charts = render(ctx, sections, time_key, reps, targets, only)
+    warn_unmatched(targets, sections, only)
 
     os.makedirs(args.out_dir, exist_ok=True)
     try:
