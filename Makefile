@@ -48,13 +48,11 @@ test-tsan:
 	TSAN_OPTIONS=halt_on_error=1 ctest --test-dir build-tsan --output-on-failure -j $(JOBS) -L threads
 
 test-fuzz:
-	@if ls tests/fuzz/*_fuzz.cpp >/dev/null 2>&1; then \
-	  CC=clang CXX=clang++ cmake -S . -B build-fuzz $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-	      -DFL_BUILD_TESTS=OFF -DFL_BUILD_FUZZ=ON -DFL_INSTALL=OFF -DFL_BUILD_EXAMPLES=OFF \
-	      "-DFL_SANITIZE=address;undefined;fuzzer-no-link" -DFL_FUZZ_SECONDS=$(FUZZ_SECONDS) && \
-	  cmake --build build-fuzz -j $(JOBS) && \
-	  ctest --test-dir build-fuzz --output-on-failure -j $(JOBS); \
-	else echo "fl: no fuzz targets yet"; fi
+	CC=clang CXX=clang++ cmake -S . -B build-fuzz $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	    -DFL_BUILD_TESTS=OFF -DFL_BUILD_FUZZ=ON -DFL_INSTALL=OFF -DFL_BUILD_EXAMPLES=OFF \
+	    "-DFL_SANITIZE=address;undefined;fuzzer-no-link" -DFL_FUZZ_SECONDS=$(FUZZ_SECONDS)
+	cmake --build build-fuzz -j $(JOBS)
+	ctest --test-dir build-fuzz --output-on-failure -j $(JOBS)
 
 # The long fuzzing run: every fuzz target for FUZZ_TIME seconds, one after the
 # other, from the corpora in tests/fuzz/corpus/; figures in build-fuzz/fuzz-summary.md

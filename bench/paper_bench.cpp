@@ -141,8 +141,8 @@ void bm_t5_copy_by_ref(benchmark::State& st) {
 }
 
 // The peers of the _2threads rows: every peer but pmr (see the top comment).
-using paper_2threads_peers = decltype(fl_bench::peer_list<fl_bench::std_peer>{} +
-                                      fl_bench::fl_if_present{} + fl_bench::boost_if_present{} +
+using paper_2threads_peers = decltype(fl_bench::peer_list<fl_bench::std_peer, fl_bench::fl_peer>{} +
+                                      fl_bench::boost_if_present{} +
                                       fl_bench::peer_list<fl_bench::gnu_rope_peer>{});
 
 // Registers `section_case`_2threads/<peer> for every peer, each run by two

@@ -11,7 +11,7 @@
 //
 // Peers:
 //   std       std::string (libstdc++)
-//   fl        fl::string, when <fl/string.hpp> exists (FL_BENCH_HAVE_FL)
+//   fl        fl::string
 //   boost     boost::container::string (FL_BENCH_HAVE_BOOST)
 //   pmr       std::pmr::string on a std::pmr::monotonic_buffer_resource
 //   gnu_rope  __gnu_cxx::crope from <ext/rope> (libstdc++ only)
@@ -50,10 +50,7 @@
 #include <string>
 #include <string_view>
 
-#if !defined(FL_BENCH_NO_FL) && __has_include(<fl/string.hpp>)
-#define FL_BENCH_HAVE_FL 1
 #include <fl/string.hpp>
-#endif
 #if defined(FL_BENCH_HAVE_BOOST)
 #include <boost/container/string.hpp>
 #endif
@@ -144,9 +141,7 @@ struct peer {
 };
 
 using std_peer = peer<std::string, "std">;
-#if defined(FL_BENCH_HAVE_FL)
 using fl_peer = peer<fl::string, "fl">;
-#endif
 #if defined(FL_BENCH_HAVE_BOOST)
 using boost_peer = peer<boost::container::string, "boost">;
 #endif
@@ -168,11 +163,6 @@ constexpr peer_list<As..., Bs...> operator+(peer_list<As...>, peer_list<Bs...>) 
   return {};
 }
 
-#if defined(FL_BENCH_HAVE_FL)
-using fl_if_present = peer_list<fl_peer>;
-#else
-using fl_if_present = peer_list<>;
-#endif
 #if defined(FL_BENCH_HAVE_BOOST)
 using boost_if_present = peer_list<boost_peer>;
 #else
@@ -185,7 +175,7 @@ using cord_if_present = peer_list<>;
 #endif
 
 // The peers with the std::string interface, baseline first.
-using string_peers = decltype(peer_list<std_peer>{} + fl_if_present{} + boost_if_present{} +
+using string_peers = decltype(peer_list<std_peer, fl_peer>{} + boost_if_present{} +
                               peer_list<pmr_peer>{});
 
 // Registers `section_case + "/" + P::name` for every P of the list, in list
@@ -230,10 +220,7 @@ template <class Str>
 // Names of the peers compiled into this binary, and of those left out with
 // the reason; main.cpp puts both in the JSON context and report.py prints them.
 inline std::string peers_compiled_in() {
-  std::string s = "std pmr gnu_rope";
-#if defined(FL_BENCH_HAVE_FL)
-  s += " fl";
-#endif
+  std::string s = "std pmr gnu_rope fl";
 #if defined(FL_BENCH_HAVE_BOOST)
   s += " boost";
 #endif
@@ -248,9 +235,6 @@ inline std::string peers_compiled_in() {
 
 inline std::string peers_missing() {
   std::string s;
-#if !defined(FL_BENCH_HAVE_FL)
-  s += "fl (include/fl/string.hpp not present); ";
-#endif
 #if !defined(FL_BENCH_HAVE_BOOST)
   s += "boost (Boost headers not found); ";
 #endif

@@ -1,5 +1,6 @@
 # fl_set_warnings(target scope): our warnings, applied to our own targets only;
-# users who build fl with add_subdirectory do not inherit them.
+# users who build fl with add_subdirectory do not inherit them. fl builds with
+# GCC and Clang only (its headers use __builtin_* and its sources POSIX).
 function(fl_set_warnings target scope)
   if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
     target_compile_options(${target} ${scope} -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor
@@ -7,7 +8,5 @@ function(fl_set_warnings target scope)
     if(FL_WERROR)
       target_compile_options(${target} ${scope} -Werror)
     endif()
-  elseif(MSVC)
-    target_compile_options(${target} ${scope} /W4 $<$<BOOL:${FL_WERROR}>:/WX>)
   endif()
 endfunction()
