@@ -262,38 +262,39 @@ std::size_t formatted_bytes() {
   return n;
 }
 
-template <void (*Body)(benchmark::State&)>
-void with_bytes(benchmark::State& st, std::size_t bytes) {
-  Body(st);
-  fl_bench::set_bytes(st, bytes);
+std::size_t raw_bytes() { return std::size_t{4} * raw_writes; }
+
+using body = void (*)(benchmark::State&);
+
+// Registers one case for every peer, in the report's order (std, c, fmt when
+// built, fl); `bytes` gives the bytes one iteration writes, for GB/s.
+void reg_case(const std::string& section_case, body std_body, body c_body,
+              [[maybe_unused]] body fmt_body, body fl_body, std::size_t (*bytes)()) {
+  auto run = [](benchmark::State& st, body b, std::size_t (*n)()) {
+    b(st);
+    fl_bench::set_bytes(st, n());
+  };
+  fl_bench::reg(section_case + "/std", run, std_body, bytes);
+  fl_bench::reg(section_case + "/c", run, c_body, bytes);
+#if defined(FL_BENCH_HAVE_FMT)
+  fl_bench::reg(section_case + "/fmt", run, fmt_body, bytes);
+#endif
+  fl_bench::reg(section_case + "/fl", run, fl_body, bytes);
 }
 
+#if defined(FL_BENCH_HAVE_FMT)
+#define FL_BENCH_FMT_BODY(f) f
+#else
+#define FL_BENCH_FMT_BODY(f) nullptr
+#endif
+
 const bool registered = [] {
-  const std::size_t raw_bytes = std::size_t{4} * raw_writes;
-  auto fmt_bytes = [](benchmark::State& st, void (*body)(benchmark::State&)) {
-    body(st);
-    fl_bench::set_bytes(st, formatted_bytes());
-  };
-  fl_bench::reg("stream/format_1M_file/std", fmt_bytes, format_std);
-  fl_bench::reg("stream/format_1M_file/c", fmt_bytes, format_c);
-#if defined(FL_BENCH_HAVE_FMT)
-  fl_bench::reg("stream/format_1M_file/fmt", fmt_bytes, format_fmt);
-#endif
-  fl_bench::reg("stream/format_1M_file/fl", fmt_bytes, format_fl);
-
-  fl_bench::reg("stream/raw_10M_file/std", with_bytes<raw_file_std>, raw_bytes);
-  fl_bench::reg("stream/raw_10M_file/c", with_bytes<raw_file_c>, raw_bytes);
-#if defined(FL_BENCH_HAVE_FMT)
-  fl_bench::reg("stream/raw_10M_file/fmt", with_bytes<raw_file_fmt>, raw_bytes);
-#endif
-  fl_bench::reg("stream/raw_10M_file/fl", with_bytes<raw_file_fl>, raw_bytes);
-
-  fl_bench::reg("stream/raw_10M_memory/std", with_bytes<raw_memory_std>, raw_bytes);
-  fl_bench::reg("stream/raw_10M_memory/c", with_bytes<raw_memory_c>, raw_bytes);
-#if defined(FL_BENCH_HAVE_FMT)
-  fl_bench::reg("stream/raw_10M_memory/fmt", with_bytes<raw_memory_fmt>, raw_bytes);
-#endif
-  fl_bench::reg("stream/raw_10M_memory/fl", with_bytes<raw_memory_fl>, raw_bytes);
+  reg_case("stream/format_1M_file", format_std, format_c, FL_BENCH_FMT_BODY(format_fmt), format_fl,
+           formatted_bytes);
+  reg_case("stream/raw_10M_file", raw_file_std, raw_file_c, FL_BENCH_FMT_BODY(raw_file_fmt),
+           raw_file_fl, raw_bytes);
+  reg_case("stream/raw_10M_memory", raw_memory_std, raw_memory_c, FL_BENCH_FMT_BODY(raw_memory_fmt),
+           raw_memory_fl, raw_bytes);
   return true;
 }();
 

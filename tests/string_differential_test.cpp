@@ -127,6 +127,12 @@ std::string apply(S& s, const params& p) {
   const std::size_t sn =
       size ? (p.k >> 20) % (size - sk + 1) : 0;  // a length from sk that stays inside
   const std::size_t small = p.n % 40;
+  // The six overloads of one find_*_of member (which `find` calls), as text.
+  auto set_finds = [&](auto find) {
+    return to_string(find(S(src), p.pos)) + to_string(find(src.data(), p.pos, p.n % 6)) +
+           to_string(find(src.c_str(), p.pos)) + to_string(find(p.ch, p.pos)) +
+           to_string(find(sv, p.pos)) + to_string(find(sv));
+  };
   // Containers for the iterator forms, built only for the ops that use them.
   std::vector<char> vec;
   std::list<char> lst;
@@ -287,30 +293,10 @@ std::string apply(S& s, const params& p) {
              to_string(s.rfind(src.c_str(), p.pos)) + to_string(s.rfind(p.ch, p.pos)) +
              to_string(s.rfind(needle, p.pos)) + to_string(s.rfind(needle));
     }
-    case 77:
-      return to_string(s.find_first_of(S(src), p.pos)) +
-             to_string(s.find_first_of(src.data(), p.pos, p.n % 6)) +
-             to_string(s.find_first_of(src.c_str(), p.pos)) +
-             to_string(s.find_first_of(p.ch, p.pos)) + to_string(s.find_first_of(sv, p.pos)) +
-             to_string(s.find_first_of(sv));
-    case 78:
-      return to_string(s.find_last_of(S(src), p.pos)) +
-             to_string(s.find_last_of(src.data(), p.pos, p.n % 6)) +
-             to_string(s.find_last_of(src.c_str(), p.pos)) +
-             to_string(s.find_last_of(p.ch, p.pos)) + to_string(s.find_last_of(sv, p.pos)) +
-             to_string(s.find_last_of(sv));
-    case 79:
-      return to_string(s.find_first_not_of(S(src), p.pos)) +
-             to_string(s.find_first_not_of(src.data(), p.pos, p.n % 6)) +
-             to_string(s.find_first_not_of(src.c_str(), p.pos)) +
-             to_string(s.find_first_not_of(p.ch, p.pos)) +
-             to_string(s.find_first_not_of(sv, p.pos)) + to_string(s.find_first_not_of(sv));
-    case 80:
-      return to_string(s.find_last_not_of(S(src), p.pos)) +
-             to_string(s.find_last_not_of(src.data(), p.pos, p.n % 6)) +
-             to_string(s.find_last_not_of(src.c_str(), p.pos)) +
-             to_string(s.find_last_not_of(p.ch, p.pos)) + to_string(s.find_last_not_of(sv, p.pos)) +
-             to_string(s.find_last_not_of(sv));
+    case 77: return set_finds([&](const auto&... a) { return s.find_first_of(a...); });
+    case 78: return set_finds([&](const auto&... a) { return s.find_last_of(a...); });
+    case 79: return set_finds([&](const auto&... a) { return s.find_first_not_of(a...); });
+    case 80: return set_finds([&](const auto&... a) { return s.find_last_not_of(a...); });
     case 81: {
       auto sign = [](int r) {
         return r < 0 ? std::string("-") : r > 0 ? std::string("+") : std::string("0");

@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <system_error>
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -44,17 +45,9 @@ std::uint64_t pool_allocations() {
   return st.hits + st.misses;
 }
 
-namespace {
-
-// `<temporary directory>/<prefix>XXXXXX`, for mkdtemp and mkstemp.
-std::string temp_template(std::string_view prefix) {
-  return (std::filesystem::temp_directory_path() / (std::string(prefix) + "XXXXXX")).string();
-}
-
-}  // namespace
-
 temp_dir::temp_dir(std::string_view prefix) {
-  std::string name = temp_template(prefix);
+  std::string name =
+      (std::filesystem::temp_directory_path() / (std::string(prefix) + "XXXXXX")).string();
   if (::mkdtemp(name.data()) == nullptr)
     throw std::system_error(errno, std::system_category(), "mkdtemp " + name);
   path_ = name;
@@ -65,18 +58,12 @@ temp_dir::~temp_dir() {
   std::filesystem::remove_all(path_, ec);
 }
 
-temp_file::temp_file(std::string_view prefix) {
-  std::string name = temp_template(prefix);
-  fd_ = ::mkstemp(name.data());
-  if (fd_ < 0) throw std::system_error(errno, std::system_category(), "mkstemp " + name);
-  path_ = name;
+temp_file::temp_file(std::string_view prefix) : dir_(prefix), path_(dir_ / "file") {
+  fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd_ < 0) throw std::system_error(errno, std::system_category(), "open " + path_.string());
 }
 
-temp_file::~temp_file() {
-  ::close(fd_);
-  std::error_code ec;
-  std::filesystem::remove(path_, ec);
-}
+temp_file::~temp_file() { ::close(fd_); }
 
 std::string read_whole_file(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);

@@ -93,22 +93,21 @@ class temp_dir {
   std::filesystem::path path_;
 };
 
-// A fresh, empty file under the system's temporary directory, open for
+// A fresh, empty file in a directory of its own (a temp_dir), open for
 // reading and writing as `fd()`; closed and removed when the object goes.
 // Throws std::system_error when it cannot be made.
 class temp_file {
  public:
   explicit temp_file(std::string_view prefix = "fl_test_");
-  temp_file(const temp_file&) = delete;
-  temp_file& operator=(const temp_file&) = delete;
   ~temp_file();
 
   int fd() const { return fd_; }
   const std::filesystem::path& path() const { return path_; }
 
  private:
-  int fd_;
+  temp_dir dir_;
   std::filesystem::path path_;
+  int fd_;
 };
 
 // The whole content of the file at `p`, read with the standard library (not
