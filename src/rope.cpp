@@ -1161,6 +1161,11 @@ leaf_view seek(const edge& root, std::size_t pos) noexcept {
   return leaf_view{static_cast<const chunk*>(e->p)->data + e->off, lo, e->len};
 }
 
+leaf_view seek_or_end(const edge& root, std::size_t pos) noexcept {
+  if (pos >= root.len) return leaf_view{nullptr, root.len, 0};
+  return seek(root, pos);
+}
+
 #ifdef FL_ROPE_FAIL_HOOK
 void rope_fail_after(std::size_t n) noexcept { fail_countdown = n; }
 long rope_live_blocks() noexcept { return live_blocks - static_cast<long>(spares.count); }

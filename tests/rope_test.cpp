@@ -292,6 +292,16 @@ TEST(RopeTest, IteratorsAreRandomAccess) {
     std::size_t steps = 0;
     for (auto i = r.begin(); i != r.end(); ++i) ASSERT_EQ(i.index(), steps++);
     EXPECT_EQ(steps, text.size());
+    // The end reached by ++, by + and by -- then ++ is the end() iterator.
+    auto last = r.begin() + static_cast<std::ptrdiff_t>(text.size() - 1);
+    EXPECT_EQ(++last, r.end());
+    EXPECT_EQ(r.begin() + static_cast<std::ptrdiff_t>(text.size()), r.end());
+    auto back = r.end();
+    --back;
+    EXPECT_EQ(*back, text.back());
+    EXPECT_NE(back, r.end());
+    EXPECT_EQ(++back, r.end());
+    EXPECT_EQ(r.end().index(), text.size());
   }
 }
 

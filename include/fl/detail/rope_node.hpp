@@ -191,6 +191,9 @@ struct leaf_view {
   std::size_t len;
 };
 leaf_view seek(const edge& root, std::size_t pos) noexcept;
+// seek(root, pos) for pos < root.len; {nullptr, root.len, 0} for pos >=
+// root.len (the end state of rope::const_iterator).
+leaf_view seek_or_end(const edge& root, std::size_t pos) noexcept;
 
 #ifdef FL_ROPE_FAIL_HOOK
 // Test build only (rope_test.cmake): the n-th allocation of this thread's
