@@ -1,11 +1,11 @@
-// src/rope_metrics.hpp: what src/rope.cpp and src/rope_metrics.cpp share about
+// src/rope/metrics.hpp: what the files of src/rope/ share about
 // fl::rope's text metrics (private to src/). The metrics are defined in
 // src/text_count.hpp; where they are kept, in detail/rope_node.hpp (edge).
 #pragma once
 
 #include <fl/detail/rope_node.hpp>
 
-#include "text_count.hpp"
+#include "../text_count.hpp"
 
 namespace fl::detail {
 inline namespace FL_ROPE_NS {

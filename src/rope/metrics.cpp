@@ -1,4 +1,4 @@
-// src/rope_metrics.cpp: fl::rope's text metrics (chars, newlines, UTF-16
+// src/rope/metrics.cpp: fl::rope's text metrics (chars, newlines, UTF-16
 // units; defined in src/text_count.hpp): computing them for edges an edit
 // left unknown, the block index of big chunks, and the O(log n) queries that
 // descend the tree by a metric.
@@ -23,7 +23,7 @@
 
 #include <fl/pool.hpp>
 
-#include "rope_metrics.hpp"
+#include "metrics.hpp"
 
 #include <algorithm>
 #include <new>
