@@ -62,8 +62,7 @@ std::size_t check_edge(const edge& e, unsigned expect_height, bool is_root) {
 }
 }  // namespace
 
-void check_invariants(const rope& r) {
-  const edge& root = r.root_;
+void check_tree(const edge& root) {
   if (!root.p) {
     if (root.len != 0 || root.off != 0) broken("empty rope with a size");
     return;
@@ -73,6 +72,8 @@ void check_invariants(const rope& r) {
   if (root.p->height >= max_depth) broken("too deep");
   check_edge(root, root.p->height, true);
 }
+
+void check_invariants(const rope& r) { check_tree(r.root_); }
 
 }  // namespace FL_ROPE_NS
 }  // namespace fl::detail

@@ -302,5 +302,10 @@ edge build(std::string_view text, std::size_t cap_hint);
 // and the last chunk has room. O(height).
 bool append_in_place(edge& root, std::string_view text) noexcept;
 
+// ---------------------------------------------------------------- checks (check.cpp)
+
+// check_invariants for the tree under an owned root edge (empty allowed).
+void check_tree(const edge& root);
+
 }  // namespace FL_ROPE_NS
 }  // namespace fl::detail
