@@ -170,7 +170,8 @@ bool edit_in_leaf(edge& root, std::size_t pos, std::size_t n, std::string_view t
     // The metrics change by those of `text` minus those of the bytes it
     // replaces, on the leaf and every edge above it that is known.
     const edge before = leaf;
-    const text_counts add = count_text(text.data(), ins), sub = count_text(old + p, n);
+    const text_counts add = ins ? count_text(text.data(), ins) : text_counts{};
+    const text_counts sub = n ? count_text(old + p, n) : text_counts{};
     const auto shift = [&](edge& x) {
       if (!x.known()) return;
       x.chars = x.chars + add.chars - sub.chars;
@@ -249,12 +250,12 @@ bool edit_in_leaf(edge& root, std::size_t pos, std::size_t n, std::string_view t
   // The pieces' metrics: the kept parts are ranges of c (the block index
   // answers long ones cheaply); the window is the leaf minus those, minus
   // the bytes replaced, plus the text, so it is never scanned.
-  const text_counts whole = leaf.known() ? text_counts{leaf.chars, leaf.newlines, leaf.astral}
-                                         : chunk_counts(c, leaf.off, leaf.len);
-  const text_counts ca = a_keep ? chunk_counts(c, leaf.off, a_keep) : text_counts{};
-  const text_counts cb =
-      b_keep ? chunk_counts(c, leaf.off + leaf.len - b_keep, b_keep) : text_counts{};
-  const text_counts gone = count_text(old + p, n), added = count_text(text.data(), ins);
+  const text_counts known{leaf.chars, leaf.newlines, leaf.astral};
+  const chunk_cut cut =
+      chunk_cut_counts(c, leaf.off, leaf.len, leaf.known() ? &known : nullptr, a_keep, b_keep);
+  const text_counts &whole = cut.whole, &ca = cut.head, &cb = cut.tail;
+  const text_counts gone = n ? count_text(old + p, n) : text_counts{};
+  const text_counts added = ins ? count_text(text.data(), ins) : text_counts{};
   const auto with = [](edge x, const text_counts& t) {
     x.chars = t.chars;
     x.newlines = t.newlines;

@@ -21,6 +21,17 @@ bool index_ok(const chunk* c, std::size_t off, std::size_t len) noexcept;
 // block index (built on first use) for long ones.
 text_counts chunk_counts(const chunk* c, std::size_t off, std::size_t len) noexcept;
 
+// The metrics of bytes [off, off + len) of c (whole), of its first a bytes
+// (head) and of its last b bytes (tail), for an edit that cuts the range
+// into head | window | tail; `whole` may be given when known. Long parts
+// take three or four lookups in the block index (one per cut, shared by the
+// parts that meet there), short ones a scan.
+struct chunk_cut {
+  text_counts whole, head, tail;
+};
+chunk_cut chunk_cut_counts(const chunk* c, std::size_t off, std::size_t len,
+                           const text_counts* whole, std::size_t a, std::size_t b) noexcept;
+
 // Computes the metrics of e and of every edge below it that is unknown.
 // Writes only edges reached through unknown edges: those sit in nodes that
 // the running edit made or changed, which no other rope can see.
