@@ -1,7 +1,7 @@
 // libFuzzer target: random edit sequences on three fl::ropes, mirrored on
 // std::string, must agree after every step, and every rope must keep its
-// tree invariants (detail::check_invariants). Built with its own copy of
-// src/rope.cpp and 16-byte leaves (rope_fuzz.cmake), so short inputs already
+// tree invariants (detail::check_invariants). Built with the rope of 16-byte
+// leaves (fl_rope_small, rope_fuzz.cmake), so short inputs already
 // make deep trees with shared chunks.
 //
 // Input layout: a sequence of steps; each takes an opcode byte, two slot

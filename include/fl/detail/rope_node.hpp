@@ -24,9 +24,9 @@
 //
 // FL_ROPE_LEAF_MAX is the leaf size of trees the rope builds (bytes). All
 // rope symbols live in an inline namespace named after it (fl::rope_leaf4096
-// and fl::detail::rope_leaf4096 by default), so a test program
-// can compile its own copy of src/rope.cpp with a tiny leaf size (deep trees
-// from small inputs) and still link against libfl, whose rope has the default.
+// and fl::detail::rope_leaf4096 by default), so a test program can link its
+// own copy of src/rope/ built with a tiny leaf size (fl_rope_small: deep
+// trees from small inputs) beside libfl, whose rope has the default.
 #pragma once
 
 #include <fl/detail/config.hpp>
@@ -79,7 +79,7 @@ struct node {
   std::uint16_t count;  // inner: number of edges in use
 };
 
-// Block index of a big chunk (src/rope_metrics.cpp): the text metrics of
+// Block index of a big chunk (src/rope/metrics.cpp): the text metrics of
 // bytes [0, j * index_block) for j = 0..blocks, so that the metrics of any
 // range of the chunk cost two block scans, not a scan of the range. Built
 // lazily by the first metric query that needs it and published with a CAS
@@ -157,10 +157,6 @@ inline void release(node* p) noexcept {
 // node may be changed in place (acquire pairs with other owners' release).
 inline bool unique(const node* p) noexcept { return p->refs.load(std::memory_order_acquire) == 1; }
 
-// Tries to write `text` right after the bytes of the owned leaf edge `e`
-// without a new node: possible when the chunk is unique and has room (bytes
-// past the edge's end belong to nobody, since no other edge exists). Inline:
-// it is fl::rope::append's fast path for a flat rope.
 // The unique chunk c's bytes from x on are about to be rewritten: its index
 // (if any) stops covering them.
 inline void index_truncate(chunk* c, std::size_t x) noexcept {
@@ -169,7 +165,11 @@ inline void index_truncate(chunk* c, std::size_t x) noexcept {
     ix->blocks = x / index_block;
 }
 
-// Marks e unknown (its metrics are recomputed by rope::settle).
+// Tries to write `text` right after the bytes of the owned leaf edge `e`
+// without a new node: possible when the chunk is unique and has room (bytes
+// past the edge's end belong to nobody, since no other edge exists). Inline:
+// it is fl::rope::append's fast path for a flat rope. Marks e unknown (its
+// metrics are recomputed by rope::settle).
 inline bool leaf_append_in_place(edge& e, std::string_view text) noexcept {
   chunk* c = static_cast<chunk*>(e.p);
   if (!unique(c)) return false;
@@ -191,9 +191,12 @@ struct leaf_view {
   std::size_t len;
 };
 leaf_view seek(const edge& root, std::size_t pos) noexcept;
+// seek(root, pos) for pos < root.len; {nullptr, root.len, 0} for pos >=
+// root.len (the end state of rope::const_iterator).
+leaf_view seek_or_end(const edge& root, std::size_t pos) noexcept;
 
 #ifdef FL_ROPE_FAIL_HOOK
-// Test build only (rope_test.cmake): the n-th allocation of this thread's
+// Test build only (fl_rope_small): the n-th allocation of this thread's
 // rope code from now on throws std::bad_alloc (0: none), and the number of
 // pool blocks that ropes allocated on this thread hold (nodes and chunk
 // bytes, not counting the spare nodes the thread keeps for later edits).

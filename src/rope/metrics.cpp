@@ -1,4 +1,4 @@
-// src/rope_metrics.cpp: fl::rope's text metrics (chars, newlines, UTF-16
+// src/rope/metrics.cpp: fl::rope's text metrics (chars, newlines, UTF-16
 // units; defined in src/text_count.hpp): computing them for edges an edit
 // left unknown, the block index of big chunks, and the O(log n) queries that
 // descend the tree by a metric.
@@ -23,7 +23,7 @@
 
 #include <fl/pool.hpp>
 
-#include "rope_metrics.hpp"
+#include "metrics.hpp"
 
 #include <algorithm>
 #include <new>
@@ -62,6 +62,9 @@ std::size_t weight(const edge& e, text_metric m) noexcept {
 
 text_counts operator-(const text_counts& a, const text_counts& b) noexcept {
   return {a.chars - b.chars, a.newlines - b.newlines, a.astral - b.astral};
+}
+text_counts operator+(const text_counts& a, const text_counts& b) noexcept {
+  return {a.chars + b.chars, a.newlines + b.newlines, a.astral + b.astral};
 }
 void add(text_counts& a, const text_counts& b) noexcept {
   a.chars += b.chars;
@@ -244,6 +247,28 @@ text_counts chunk_counts(const chunk* c, std::size_t off, std::size_t len) noexc
   const chunk_index* ix = usable_index(c, off + len);
   if (!ix) return count_text(c->data + off, len);
   return prefix(c, ix, off + len) - prefix(c, ix, off);
+}
+
+chunk_cut chunk_cut_counts(const chunk* c, std::size_t off, std::size_t len,
+                           const text_counts* whole, std::size_t a, std::size_t b) noexcept {
+  chunk_cut r;
+  const chunk_index* ix = len < index_min_range ? nullptr : usable_index(c, off + len);
+  const bool look_a = ix && a >= index_min_range, look_b = ix && b >= index_min_range;
+  if (!look_a && !look_b) {
+    r.whole = whole ? *whole : chunk_counts(c, off, len);
+    if (a) r.head = count_text(c->data + off, a);
+    if (b) r.tail = count_text(c->data + off + len - b, b);
+    return r;
+  }
+  // Boundaries p0 = off, p1 = off + a, p2 = off + len - b, p3 = off + len:
+  // the prefix metrics of each that is needed, once.
+  const text_counts p0 = prefix(c, ix, off);
+  const text_counts p3 = whole ? p0 + *whole : prefix(c, ix, off + len);
+  r.whole = p3 - p0;
+  if (a) r.head = look_a ? prefix(c, ix, off + a) - p0 : count_text(c->data + off, a);
+  if (b)
+    r.tail = look_b ? p3 - prefix(c, ix, off + len - b) : count_text(c->data + off + len - b, b);
+  return r;
 }
 
 void fill_metrics(edge& e) noexcept {

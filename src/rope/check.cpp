@@ -1,0 +1,79 @@
+// src/rope/check.cpp: detail::check_invariants, the checker the rope tests
+// call after every edit (depth, balance, sizes, offsets, reference counts,
+// metrics and block indexes), and detail::rope_height.
+#include "rope_impl.hpp"
+
+#include "metrics.hpp"
+
+#include <stdexcept>
+#include <string>
+
+namespace fl::detail {
+inline namespace FL_ROPE_NS {
+
+unsigned rope_height(const rope& r) noexcept { return r.root_.p ? r.root_.p->height : 0; }
+
+namespace {
+[[noreturn]] void broken(const char* what) {
+  throw std::logic_error(std::string("fl::rope invariant: ") + what);
+}
+
+// Returns the subtree's byte count; checks everything below e.
+std::size_t check_edge(const edge& e, unsigned expect_height, bool is_root) {
+  if (!e.p) broken("null child");
+  if (e.p->refs.load(std::memory_order_acquire) == 0) broken("live node with zero count");
+  if (e.p->height != expect_height) broken("leaves at different depths");
+  if (e.len == 0) broken("empty edge");
+  if (e.p->height == 0) {
+    if (e.p->kind != node_kind::chunk_inline && e.p->kind != node_kind::chunk_adopted)
+      broken("leaf is not a chunk");
+    const chunk* c = static_cast<const chunk*>(e.p);
+    if (c->used > c->cap) broken("chunk used > cap");
+    if (e.off + e.len > c->used) broken("edge beyond chunk bytes");
+    if (c->kind == node_kind::chunk_inline && c->cap > flat_edit_max && c->cap != c->used)
+      broken("oversized chunk with spare room");
+    if (!is_root && !e.known()) broken("leaf metrics not computed");
+    if (e.known()) {
+      const text_counts t = count_text(c->data + e.off, e.len);
+      if (t.chars != e.chars || t.newlines != e.newlines || t.astral != e.astral)
+        broken("leaf metrics wrong");
+    }
+    if (!index_ok(c, e.off, e.len)) broken("chunk index disagrees with its bytes");
+    return e.len;
+  }
+  if (e.p->kind != node_kind::inner) broken("inner height on a chunk");
+  if (e.off != 0) broken("offset into an inner node");
+  const inner* n = static_cast<const inner*>(e.p);
+  if (n->count > max_children) broken("too many children");
+  if (is_root ? n->count < 2 : n->count < min_children) broken("underfull node");
+  std::size_t sum = 0;
+  for (unsigned i = 0; i < n->count; ++i) sum += check_edge(n->child[i], expect_height - 1, false);
+  if (sum != e.len) broken("edge length != sum of children");
+  if (!e.known()) broken("inner metrics not computed");
+  text_counts t;
+  for (unsigned i = 0; i < n->count; ++i) {
+    t.chars += n->child[i].chars;
+    t.newlines += n->child[i].newlines;
+    t.astral += n->child[i].astral;
+  }
+  if (t.chars != e.chars || t.newlines != e.newlines || t.astral != e.astral)
+    broken("inner metrics != sum of children");
+  return sum;
+}
+}  // namespace
+
+void check_tree(const edge& root) {
+  if (!root.p) {
+    if (root.len != 0 || root.off != 0) broken("empty rope with a size");
+    return;
+  }
+  if (root.len == 0) broken("non-empty root of size 0");
+  // Depth bound: a tree of height h has >= 2 * min^(h-1) leaves, each >= 1 byte.
+  if (root.p->height >= max_depth) broken("too deep");
+  check_edge(root, root.p->height, true);
+}
+
+void check_invariants(const rope& r) { check_tree(r.root_); }
+
+}  // namespace FL_ROPE_NS
+}  // namespace fl::detail

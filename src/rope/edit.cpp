@@ -1,0 +1,488 @@
+// src/rope/edit.cpp: fl::rope's edits: appends (in place along the right
+// spine, or a flat chunk that grows like a string), edits inside one leaf
+// (edit_in_leaf: no split, no join), and splice, the one edit behind insert,
+// erase, replace and prepend (flat ropes edited like a string, one-leaf
+// edits in place, the rest split, split, join, join).
+#include "rope_impl.hpp"
+
+#include "metrics.hpp"
+
+#include <stdexcept>
+#include <tuple>
+
+namespace fl::detail {
+inline namespace FL_ROPE_NS {
+
+bool append_in_place(edge& root, std::string_view text) noexcept {
+  if (!root.p) return false;
+  edge* path[max_depth];
+  unsigned depth = 0;
+  edge* e = &root;
+  while (e->p->height > 0) {
+    if (!unique(e->p)) return false;
+    path[depth++] = e;
+    inner* n = static_cast<inner*>(e->p);
+    e = &n->child[n->count - 1];
+  }
+  // The metrics change by those of `text` (all edges on the spine, when
+  // they are known; unknown ones are computed by rope::settle).
+  const edge before = *e;
+  if (!leaf_append_in_place(*e, text)) return false;
+  const text_counts add = count_text(text.data(), text.size());
+  if (before.known()) {
+    e->chars = before.chars + add.chars;
+    e->newlines = before.newlines + add.newlines;
+    e->astral = before.astral + add.astral;
+  }
+  for (unsigned i = 0; i < depth; ++i) {
+    edge& x = *path[i];
+    x.len += text.size();
+    if (x.known()) {
+      x.chars += add.chars;
+      x.newlines += add.newlines;
+      x.astral += add.astral;
+    }
+  }
+  return true;
+}
+
+namespace {
+
+// Grows the chunk of a flat, unique rope geometrically, like a string, and
+// appends `text`. Up to leaf_max_bytes the bytes stay inline (one copy per
+// doubling); past that they live in a separate pool block of cap + 1 bytes
+// (chunk_adopted: the layout of an fl::string heap block), which
+// pool_reallocate extends in place when it can (realloc remaps the pages of
+// a large block instead of copying them), and which flatten() && hands to an
+// fl::string without a copy. So a rope built by appends alone stays one
+// flat chunk of any size until it is copied or edited elsewhere than at its
+// end.
+bool append_flat_grow(edge& root, std::string_view text) {
+  chunk* c = static_cast<chunk*>(root.p);
+  const std::size_t need = root.len + text.size();
+  if (need < root.len || need > (std::size_t{1} << 62))
+    throw std::length_error("fl::rope: too long");
+  if (need <= leaf_max_bytes) {
+    const std::size_t cap =
+        std::min(leaf_max_bytes, std::max({need, root.len * 2, append_cap(need, 0)}));
+    chunk* f = new_chunk(cap);
+    std::memcpy(f->data, leaf_text(root).data(), root.len);
+    std::memcpy(f->data + root.len, text.data(), text.size());
+    f->used = need;
+    release(root.p);
+    root = edge{f, 0, need};
+    return true;
+  }
+  const std::size_t cap = std::max(need, root.len * 2);
+  if (c->kind == node_kind::chunk_adopted && root.off == 0 && !overlaps(text, c)) {
+    c->data = static_cast<char*>(rope_reallocate(c->data, c->cap + 1, cap + 1));
+    c->cap = cap;
+    std::memcpy(c->data + root.len, text.data(), text.size());
+    c->used = need;
+    root.len = need;
+    root.forget();
+    return true;
+  }
+  chunk* f = new_block_chunk(cap);
+  f->used = need;
+  std::memcpy(f->data, leaf_text(root).data(), root.len);
+  std::memcpy(f->data + root.len, text.data(), text.size());
+  release(root.p);
+  root = edge{f, 0, need};
+  return true;
+}
+
+// ---------------------------------------------------------------- edits inside one leaf
+
+// Replaces the child at index `at` of the writable node n by the k (1..3)
+// owned edges `pieces`. If n overflows, n keeps the left half, the spare node
+// r (height set here) takes the rest and is returned as an owned edge;
+// otherwise r is untouched and the empty edge is returned.
+edge replace_child(inner* n, unsigned at, const edge* pieces, unsigned k, inner* r) noexcept {
+  const unsigned total = n->count + k - 1;
+  if (total <= max_children) {
+    for (unsigned i = n->count; i-- > at + 1;) n->child[i + k - 1] = n->child[i];
+    for (unsigned j = 0; j < k; ++j) n->child[at + j] = pieces[j];
+    n->count = static_cast<std::uint16_t>(total);
+    return edge{};
+  }
+  edge all[max_children + 2];
+  unsigned m = 0;
+  for (unsigned i = 0; i < n->count; ++i) {
+    if (i != at) {
+      all[m++] = n->child[i];
+      continue;
+    }
+    for (unsigned j = 0; j < k; ++j) all[m++] = pieces[j];
+  }
+  // total <= max_children + 2 <= 2 * max_children, so both halves get
+  // between min_children and max_children edges.
+  const unsigned left = total / 2;
+  n->count = static_cast<std::uint16_t>(left);
+  for (unsigned i = 0; i < left; ++i) n->child[i] = all[i];
+  r->height = n->height;
+  r->count = 0;
+  for (unsigned i = left; i < total; ++i) r->child[r->count++] = all[i];
+  return edge{r, 0, node_len(r)};
+}
+
+// The splice of bytes [pos, pos + n) of the rope `root` (a tree, or a flat
+// chunk too big for flat_edit_max) into
+// `text`, done on the one leaf that holds the range: the nodes on the path
+// are made writable (copied when shared), the leaf is rewritten in place when
+// its chunk is unique and roomy, else its new bytes go to a fresh chunk with
+// room up to leaf_edit_max (so that the next edits nearby are in place); a
+// leaf that outgrows leaf_edit_max becomes up to three edges, a fresh chunk
+// of about leaf_max_bytes / 2 around the text between pieces that keep
+// sharing the old chunk, and full nodes split on the way up. O(height +
+// leaf_max_bytes), no tree is split or joined. Returns false, with the
+// content unchanged, when the edit is not of that kind (range across leaves,
+// text longer than leaf_max_bytes / 4, a leaf that would become empty).
+// Allocates everything it needs before the first write, so a throw leaves
+// the content unchanged (path copies are equal to what they replace).
+bool edit_in_leaf(edge& root, std::size_t pos, std::size_t n, std::string_view text) {
+  const std::size_t ins = text.size();
+  if (ins > leaf_max_bytes / 4) return false;
+  // A pure insert at a leaf boundary goes to the end of the left leaf.
+  const std::size_t target = n == 0 && pos > 0 ? pos - 1 : pos;
+  unsigned idx[max_depth];
+  const unsigned depth = root.p->height;
+  const auto [e, lo] = descend(root, target, idx);
+  const std::size_t p = pos - lo;  // the range is leaf bytes [p, p + n)
+  if (p + n > e->len) return false;
+  const std::size_t out = e->len - n + ins;
+  if (out == 0) return false;
+  const std::size_t tail = e->len - p - n;
+
+  inner* path[max_depth];
+  edge* up[max_depth];  // up[d]: the edge to path[d]
+  edge* cur = &root;
+  for (unsigned d = 0; d < depth; ++d) {
+    up[d] = cur;
+    path[d] = mut(*cur, false);
+    cur = &path[d]->child[idx[d]];
+  }
+  edge& leaf = *cur;
+  chunk* c = static_cast<chunk*>(leaf.p);
+  const char* old = c->data + leaf.off;
+
+  if (out <= leaf_edit_max) {
+    // The metrics change by those of `text` minus those of the bytes it
+    // replaces, on the leaf and every edge above it that is known.
+    const edge before = leaf;
+    const text_counts add = ins ? count_text(text.data(), ins) : text_counts{};
+    const text_counts sub = n ? count_text(old + p, n) : text_counts{};
+    const auto shift = [&](edge& x) {
+      if (!x.known()) return;
+      x.chars = x.chars + add.chars - sub.chars;
+      x.newlines = x.newlines + add.newlines - sub.newlines;
+      x.astral = x.astral + add.astral - sub.astral;
+    };
+    if (unique(c) && leaf.off + out <= c->cap && !overlaps(text, c)) {
+      index_truncate(c, leaf.off + p);
+      char* base = c->data + leaf.off;
+      std::memmove(base + p + ins, base + p + n, tail);
+      if (ins) std::memcpy(base + p, text.data(), ins);
+      c->used = leaf.off + out;
+    } else {
+      chunk* f = new_chunk(fresh_leaf_cap(out));
+      std::memcpy(f->data, old, p);
+      if (ins) std::memcpy(f->data + p, text.data(), ins);
+      std::memcpy(f->data + p + ins, old + p + n, tail);
+      f->used = out;
+      release(c);
+      leaf = edge{f, 0, out};
+    }
+    leaf.len = out;
+    // A fresh chunk's edge starts unknown: it takes the old leaf's metrics
+    // shifted, since every edge above it is shifted and stays known.
+    leaf.chars = before.chars;
+    leaf.newlines = before.newlines;
+    leaf.astral = before.astral;
+    shift(leaf);
+    for (unsigned d = depth; d-- > 0;) {
+      up[d]->len = up[d]->len + ins - n;
+      shift(*up[d]);
+    }
+    return true;
+  }
+
+  // The new leaf text is A | text | B with A = old[0, p) and B = old[p + n,
+  // len). A window of about leaf_max_bytes / 2 around the text is copied;
+  // what lies outside it keeps pointing into c.
+  const std::size_t want = leaf_max_bytes / 2 - ins;  // ins <= leaf_max / 4
+  std::size_t ta = std::min(p, want / 2);
+  const std::size_t tb = std::min(tail, want - ta);
+  ta = std::min(p, want - tb);
+  const std::size_t a_keep = p - ta;      // shared head: old[0, a_keep)
+  const std::size_t b_keep = tail - tb;   // shared tail: old[len - b_keep, len)
+  const std::size_t mid = ta + ins + tb;  // copied window
+  edge pieces[3];
+  // New inner nodes the split may need: the leaf's parent overflows if it
+  // gains k - 1 edges, then each full ancestor, then a new root.
+  unsigned k = 1u + (a_keep > 0 ? 1u : 0u) + (b_keep > 0 ? 1u : 0u);
+  unsigned need = 0;
+  if (depth == 0) {
+    need = 1;  // a flat root becomes a node over the pieces
+  } else if (path[depth - 1]->count + k - 1 > max_children) {
+    need = 1;
+    unsigned d = depth - 1;
+    while (d > 0 && path[d - 1]->count == max_children) {
+      ++need;
+      --d;
+    }
+    if (d == 0) ++need;  // the root splits: a new root above it
+  }
+  chunk* f = new_chunk(fresh_leaf_cap(mid));
+  inner* spare[max_depth + 1];
+  unsigned got = 0;
+  try {
+    for (; got < need; ++got) spare[got] = new_inner(0);
+  } catch (...) {
+    for (unsigned i = 0; i < got; ++i) rope_deallocate(spare[i], sizeof(inner));
+    rope_deallocate(f, chunk_bytes(f->cap));
+    throw;
+  }
+  std::memcpy(f->data, old + a_keep, ta);
+  if (ins) std::memcpy(f->data + ta, text.data(), ins);
+  std::memcpy(f->data + ta + ins, old + p + n, tb);
+  f->used = mid;
+  // The pieces' metrics: the kept parts are ranges of c (the block index
+  // answers long ones cheaply); the window is the leaf minus those, minus
+  // the bytes replaced, plus the text, so it is never scanned.
+  const text_counts known{leaf.chars, leaf.newlines, leaf.astral};
+  const chunk_cut cut =
+      chunk_cut_counts(c, leaf.off, leaf.len, leaf.known() ? &known : nullptr, a_keep, b_keep);
+  const text_counts &whole = cut.whole, &ca = cut.head, &cb = cut.tail;
+  const text_counts gone = n ? count_text(old + p, n) : text_counts{};
+  const text_counts added = ins ? count_text(text.data(), ins) : text_counts{};
+  const auto with = [](edge x, const text_counts& t) {
+    x.chars = t.chars;
+    x.newlines = t.newlines;
+    x.astral = t.astral;
+    return x;
+  };
+  k = 0;
+  if (a_keep) {
+    acquire(c);
+    pieces[k++] = with(edge{c, leaf.off, a_keep}, ca);
+  }
+  pieces[k++] =
+      with(edge{f, 0, mid},
+           text_counts{whole.chars - ca.chars - cb.chars - gone.chars + added.chars,
+                       whole.newlines - ca.newlines - cb.newlines - gone.newlines + added.newlines,
+                       whole.astral - ca.astral - cb.astral - gone.astral + added.astral});
+  if (b_keep) {
+    acquire(c);
+    pieces[k++] = with(edge{c, leaf.off + leaf.len - b_keep, b_keep}, cb);
+  }
+  release(c);  // the leaf's own reference; the pieces hold theirs
+  if (depth == 0) {
+    inner* m = spare[0];
+    m->height = 1;
+    m->count = 0;
+    for (unsigned j = 0; j < k; ++j) m->child[m->count++] = pieces[j];
+    root = edge{m, 0, out};
+    return true;
+  }
+  // Bottom-up: each level takes the overflow sibling of the level below
+  // right after the child it came from, and fixes the length of its edge.
+  unsigned s = 0;
+  edge carry{};
+  for (unsigned d = depth; d-- > 0;) {
+    inner* nd = path[d];
+    if (d + 1 == depth) {
+      carry = replace_child(nd, idx[d], pieces, k, s < need ? spare[s] : nullptr);
+    } else if (carry.p) {
+      const edge two[2] = {nd->child[idx[d]], carry};
+      carry = replace_child(nd, idx[d], two, 2, s < need ? spare[s] : nullptr);
+    }
+    if (carry.p) {
+      ++s;
+      up[d]->len = node_len(nd);
+    } else {
+      up[d]->len = up[d]->len + ins - n;
+    }
+    up[d]->forget();
+  }
+  if (carry.p) {
+    inner* r = spare[s++];
+    r->height = static_cast<std::uint8_t>(root.p->height + 1);
+    r->child[0] = root;
+    r->child[1] = carry;
+    r->count = 2;
+    root = edge{r, 0, root.len + carry.len};
+  }
+  for (; s < need; ++s) rope_deallocate(spare[s], sizeof(inner));
+  return true;
+}
+
+}  // namespace
+}  // namespace FL_ROPE_NS
+}  // namespace fl::detail
+
+namespace fl {
+inline namespace FL_ROPE_NS {
+
+using detail::edge;
+
+rope& rope::append_slow(std::string_view text) {
+  if (text.empty()) return *this;
+  // A flat rope already failed the inline in-place path; a tree may still
+  // have room at the end of its right spine.
+  if (root_.p && root_.p->height > 0 && detail::append_in_place(root_, text)) {
+    settle();
+    return *this;
+  }
+  if (unique_flat() && detail::append_flat_grow(root_, text)) return *this;
+  const edge piece = detail::build(text, detail::append_cap(text.size(), root_.len + text.size()));
+  root_ = detail::join_piece(root_, piece, true);
+  settle();
+  return *this;
+}
+
+rope& rope::append(const rope& other) {
+  if (other.empty()) return *this;
+  if (other.root_.p->height == 0 && other.size() <= detail::merge_max_bytes &&
+      detail::append_in_place(root_, detail::leaf_text(other.root_))) {
+    settle();
+    return *this;
+  }
+  // Acquire before join (other may be *this) and before reserving, so that
+  // the reservation sees the counts join will see.
+  detail::acquire(other.root_.p);
+  root_ = detail::join_piece(root_, other.root_, true);
+  settle();
+  return *this;
+}
+
+rope& rope::prepend(std::string_view text) {
+  if (text.empty()) return *this;
+  splice(0, 0, text, nullptr);
+  return *this;
+}
+
+rope& rope::prepend(const rope& other) {
+  if (other.empty()) return *this;
+  detail::acquire(other.root_.p);
+  root_ = detail::join_piece(root_, other.root_, false);
+  settle();
+  return *this;
+}
+
+bool rope::unique_flat() const noexcept {
+  return root_.p && root_.p->height == 0 && detail::unique(root_.p);
+}
+
+// The one edit: bytes [pos, pos + n) become `text` (or *other). Flat ropes
+// whose result has at most flat_edit_max bytes are edited like a string (in
+// place when unique and roomy, else one new chunk); a small edit inside one
+// leaf of a tree rewrites that leaf (edit_in_leaf); everything else is
+// split, split, join, join: O(log n) nodes, chunks shared.
+void rope::splice(size_type pos, size_type n, std::string_view text, const rope* other) {
+  const size_type sz = size();
+  n = std::min(n, sz - pos);
+  const size_type ins = other ? other->size() : text.size();
+  if (n == 0 && ins == 0) return;
+  if (other && other->root_.p && other->root_.p->height == 0 && ins <= detail::merge_max_bytes) {
+    text = detail::leaf_text(other->root_);
+    other = nullptr;
+  }
+  const size_type out = sz - n + ins;
+  if (!other && out > 0 && out <= detail::flat_edit_max && (!root_.p || root_.p->height == 0)) {
+    const size_type tail = sz - pos - n;
+    if (root_.p && detail::unique(root_.p)) {
+      auto* c = static_cast<detail::chunk*>(root_.p);
+      if (c->cap >= out + root_.off && !detail::overlaps(text, c)) {
+        detail::index_truncate(c, root_.off + pos);
+        char* base = c->data + root_.off;
+        std::memmove(base + pos + ins, base + pos + n, tail);
+        if (ins) std::memcpy(base + pos, text.data(), ins);
+        c->used = root_.off + out;
+        root_.len = out;
+        root_.forget();
+        return;
+      }
+    }
+    const std::size_t cap =
+        std::min(detail::flat_edit_max, out + std::max<std::size_t>(out / 2, 32));
+    detail::chunk* c = detail::new_chunk(cap);
+    const char* old =
+        root_.p ? static_cast<const detail::chunk*>(root_.p)->data + root_.off : nullptr;
+    if (pos) std::memcpy(c->data, old, pos);
+    if (ins) std::memcpy(c->data + pos, text.data(), ins);
+    if (tail) std::memcpy(c->data + pos + ins, old + pos + n, tail);
+    c->used = out;
+    detail::release(root_.p);
+    root_ = edge{c, 0, out};
+    return;
+  }
+  if (!other && root_.p && detail::edit_in_leaf(root_, pos, n, text)) {
+    settle();
+    return;
+  }
+  edge mid{};
+  if (other) {
+    mid = other->root_;
+    detail::acquire(mid.p);
+  } else {
+    mid = detail::build(text, text.size());
+  }
+  // The splits work on a second reference to the tree, so root_ stays
+  // intact until everything the joins need is reserved; then the old tree
+  // is dropped (its unique nodes now belong to the pieces alone, and the
+  // joins edit them in place) and the joins cannot fail.
+  edge whole = root_;
+  detail::acquire(whole.p);
+  edge left{}, rest{}, cut{}, right{};
+  detail::join_reserve res;
+  try {
+    std::tie(left, rest) = detail::split(whole, pos);
+    whole = edge{};
+    std::tie(cut, right) = detail::split(rest, n);
+    rest = edge{};
+    res.add_join3(left, mid, right);
+  } catch (...) {
+    for (edge e : {whole, left, rest, cut, right, mid}) detail::release(e.p);
+    throw;
+  }
+  detail::release(cut.p);
+  detail::release(root_.p);
+  root_ = detail::join(detail::join(left, mid), right);
+  settle();
+}
+
+rope& rope::insert(size_type pos, std::string_view text) {
+  if (pos > size()) throw std::out_of_range("fl::rope::insert: pos > size()");
+  splice(pos, 0, text, nullptr);
+  return *this;
+}
+
+rope& rope::insert(size_type pos, const rope& other) {
+  if (pos > size()) throw std::out_of_range("fl::rope::insert: pos > size()");
+  const rope keep(other);  // other may be *this
+  splice(pos, 0, {}, &keep);
+  return *this;
+}
+
+rope& rope::erase(size_type pos, size_type n) {
+  if (pos > size()) throw std::out_of_range("fl::rope::erase: pos > size()");
+  splice(pos, n, {}, nullptr);
+  return *this;
+}
+
+rope& rope::replace(size_type pos, size_type n, std::string_view text) {
+  if (pos > size()) throw std::out_of_range("fl::rope::replace: pos > size()");
+  splice(pos, n, text, nullptr);
+  return *this;
+}
+
+rope& rope::replace(size_type pos, size_type n, const rope& other) {
+  if (pos > size()) throw std::out_of_range("fl::rope::replace: pos > size()");
+  const rope keep(other);
+  splice(pos, n, {}, &keep);
+  return *this;
+}
+
+}  // namespace FL_ROPE_NS
+}  // namespace fl

@@ -1,0 +1,295 @@
+// fl::rope's text metrics kept by edits: random edits (multi-byte UTF-8,
+// invalid bytes, "\n" and "\r\n") on shared copies, every metric checked
+// against a naive scan of a std::string mirror; 16-byte leaves. The big-text
+// test with the library's leaf size is rope_metrics_test.cpp.
+#include <fl/rope.hpp>
+
+#include <gtest/gtest.h>
+#include "rope_support.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <concepts>
+#include <cstdlib>
+#include <functional>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+using rope_test::expect_content;
+using rope_test::pick;
+using rope_test::random_text;
+using rope_test::random_utf8;
+using rope_test::test_seed;
+using rope_test::tree_of;
+
+// ---------------------------------------------------------------- text metrics
+
+namespace {
+
+bool is_char_byte(char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }
+std::size_t units_of(char c) {
+  return is_char_byte(c) ? (static_cast<unsigned char>(c) >= 0xF0 ? 2u : 1u) : 0u;
+}
+
+// The metrics of a std::string by plain scans: the definitions of SPEC.
+struct naive_metrics {
+  std::vector<std::size_t> chars, lines, units;        // prefix counts, size() + 1 entries
+  std::vector<std::size_t> char_at, line_at, unit_at;  // char_to_byte, line_to_byte, utf16_to_byte
+  explicit naive_metrics(const std::string& s) {
+    chars.assign(1, 0);
+    lines.assign(1, 0);
+    units.assign(1, 0);
+    line_at.assign(1, 0);
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      if (is_char_byte(s[i])) {
+        char_at.push_back(i);
+        for (std::size_t u = 0; u < units_of(s[i]); ++u) unit_at.push_back(i);
+      }
+      if (s[i] == '\n') line_at.push_back(i + 1);
+      chars.push_back(chars.back() + (is_char_byte(s[i]) ? 1 : 0));
+      lines.push_back(lines.back() + (s[i] == '\n' ? 1 : 0));
+      units.push_back(units.back() + units_of(s[i]));
+    }
+    char_at.push_back(s.size());
+    unit_at.push_back(s.size());
+    line_at.push_back(s.size());
+  }
+};
+
+// Checks every metric of r against s: the totals, the queries at `probes`
+// random arguments (every argument when all is set), and the throws just
+// past each end.
+void expect_metrics(const fl::rope& r, const std::string& s, std::mt19937_64& rng, int probes,
+                    bool all, const std::string& ctx) {
+  const naive_metrics m(s);
+  ASSERT_EQ(r.char_count(), m.chars.back()) << ctx;
+  ASSERT_EQ(r.line_count(), m.lines.back() + 1) << ctx;
+  ASSERT_EQ(r.utf16_count(), m.units.back()) << ctx;
+  auto by_pos = [&](std::size_t pos) {
+    ASSERT_EQ(r.byte_to_char(pos), m.chars[pos]) << ctx << " pos " << pos;
+    ASSERT_EQ(r.byte_to_line(pos), m.lines[pos]) << ctx << " pos " << pos;
+    ASSERT_EQ(r.byte_to_utf16(pos), m.units[pos]) << ctx << " pos " << pos;
+  };
+  auto by_char = [&](std::size_t i) {
+    ASSERT_EQ(r.char_to_byte(i), m.char_at[i]) << ctx << " char " << i;
+  };
+  auto by_line = [&](std::size_t i) {
+    ASSERT_EQ(r.line_to_byte(i), m.line_at[i]) << ctx << " line " << i;
+  };
+  auto by_unit = [&](std::size_t i) {
+    ASSERT_EQ(r.utf16_to_byte(i), m.unit_at[i]) << ctx << " unit " << i;
+  };
+  if (all) {
+    for (std::size_t i = 0; i <= s.size(); ++i) by_pos(i);
+    for (std::size_t i = 0; i < m.char_at.size(); ++i) by_char(i);
+    for (std::size_t i = 0; i < m.line_at.size(); ++i) by_line(i);
+    for (std::size_t i = 0; i < m.unit_at.size(); ++i) by_unit(i);
+  } else {
+    for (int k = 0; k < probes; ++k) {
+      by_pos(pick(rng, s.size() + 1));
+      by_char(pick(rng, m.char_at.size()));
+      by_line(pick(rng, m.line_at.size()));
+      by_unit(pick(rng, m.unit_at.size()));
+    }
+    by_pos(s.size());
+  }
+  ASSERT_THROW((void)r.byte_to_char(s.size() + 1), std::out_of_range) << ctx;
+  ASSERT_THROW((void)r.byte_to_line(s.size() + 1), std::out_of_range) << ctx;
+  ASSERT_THROW((void)r.byte_to_utf16(s.size() + 1), std::out_of_range) << ctx;
+  ASSERT_THROW((void)r.char_to_byte(m.char_at.size()), std::out_of_range) << ctx;
+  ASSERT_THROW((void)r.line_to_byte(m.line_at.size()), std::out_of_range) << ctx;
+  ASSERT_THROW((void)r.utf16_to_byte(m.unit_at.size()), std::out_of_range) << ctx;
+}
+
+}  // namespace
+
+TEST(RopeMetrics, EmptyAndSmall) {
+  const fl::rope e;
+  EXPECT_EQ(e.char_count(), 0u);
+  EXPECT_EQ(e.line_count(), 1u);
+  EXPECT_EQ(e.utf16_count(), 0u);
+  EXPECT_EQ(e.char_to_byte(0), 0u);
+  EXPECT_EQ(e.line_to_byte(0), 0u);
+  EXPECT_EQ(e.line_to_byte(1), 0u);
+  EXPECT_THROW((void)e.line_to_byte(2), std::out_of_range);
+  EXPECT_EQ(e.byte_to_line(0), 0u);
+  const fl::rope r("h\xC3\xA9llo\n\xF0\x9F\x98\x80 w\r\nx");
+  EXPECT_EQ(r.char_count(), 12u);
+  EXPECT_EQ(r.utf16_count(), 13u);
+  EXPECT_EQ(r.line_count(), 3u);
+  EXPECT_EQ(r.char_to_byte(2), 3u);
+  EXPECT_EQ(r.byte_to_char(3), 2u);
+  EXPECT_EQ(r.byte_to_char(2), 2u);  // inside the 2-byte char: it started before
+  EXPECT_EQ(r.line_to_byte(1), 7u);
+  EXPECT_EQ(r.line_to_byte(2), 15u);
+  EXPECT_EQ(r.byte_to_line(7), 1u);
+  EXPECT_EQ(r.byte_to_line(6), 0u);
+  EXPECT_EQ(r.utf16_to_byte(6), 7u);  // the emoji starts at byte 7, unit 6
+  EXPECT_EQ(r.utf16_to_byte(7), 7u);  // its second unit: the same char
+  EXPECT_EQ(r.utf16_to_byte(8), 11u);
+  EXPECT_EQ(r.byte_to_utf16(11), 8u);
+  try {
+    (void)r.char_to_byte(13);
+    FAIL();
+  } catch (const std::out_of_range& err) {
+    EXPECT_STREQ(err.what(),
+                 "fl::rope::char_to_byte: i (which is 13) > char_count() (which is 12)");
+  }
+  EXPECT_EQ(r.line(0), "h\xC3\xA9llo\n");
+  EXPECT_EQ(r.line(1), "\xF0\x9F\x98\x80 w\r\n");
+  EXPECT_EQ(r.line(2), "x");
+  EXPECT_THROW((void)r.line(3), std::out_of_range);
+  std::string joined;
+  std::size_t count = 0;
+  for (const fl::rope& l : r.lines()) {
+    joined += l.to_std();
+    ++count;
+  }
+  EXPECT_EQ(count, r.line_count());
+  EXPECT_EQ(joined, r.to_std());
+}
+
+// Random edits on shared copies, every metric checked against plain scans
+// of a std::string mirror after every step (all positions while small).
+TEST(RopeMetrics, RandomEditsAgreeWithNaiveScans) {
+  const auto seed = test_seed();
+  std::mt19937_64 rng(seed ^ 0x6d657472696373ULL);
+  std::vector<std::pair<fl::rope, std::string>> slots(4);
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  constexpr int steps = 4'000;  // sanitizers slow every byte the checks read
+#else
+  constexpr int steps = 12'000;
+#endif
+  unsigned max_height = 0;
+  for (int step = 0; step < steps; ++step) {
+    auto& [r, s] = slots[pick(rng, slots.size())];
+    const std::string ctx = "seed " + std::to_string(seed) + " step " + std::to_string(step);
+    const std::size_t pos = pick(rng, s.size() + 1);
+    const std::size_t n = pick(rng, 2) ? pick(rng, 8) : pick(rng, 200);
+    const std::string piece = random_utf8(rng, pick(rng, 3) == 0 ? pick(rng, 100) : pick(rng, 12));
+    switch (pick(rng, s.size() > 4000 ? 9 : 12)) {
+      case 0:
+        r.append(piece);
+        s.append(piece);
+        break;
+      case 1:
+        r.prepend(piece);
+        s.insert(0, piece);
+        break;
+      case 2:
+        r.insert(pos, piece);
+        s.insert(pos, piece);
+        break;
+      case 3:
+        r.erase(pos, n);
+        s.erase(pos, n);
+        break;
+      case 4:
+        r.replace(pos, n, piece);
+        s.replace(pos, n, piece);
+        break;
+      case 5: {  // a shared copy edited; the original must keep its metrics
+        auto& [r2, s2] = slots[pick(rng, slots.size())];
+        r2 = r;
+        s2 = s;
+        const std::size_t p2 = pick(rng, s2.size() + 1);
+        r2.replace(p2, n, piece);
+        s2.replace(p2, n, piece);
+        break;
+      }
+      case 6: {
+        const std::size_t len = pick(rng, s.size() - pos + 1);
+        r = r.substr(pos, len);
+        s = s.substr(pos, len);
+        break;
+      }
+      case 7: {  // small appends: the in-place paths (flat and spine)
+        for (int k = 0; k < 8; ++k) {
+          const std::string small = random_utf8(rng, pick(rng, 6) + 1);
+          r += small;
+          s += small;
+        }
+        break;
+      }
+      case 8: {  // a rope into a rope
+        const auto& [r2, s2] = slots[pick(rng, slots.size())];
+        if (s.size() + s2.size() < 12000) {
+          r.insert(pos, r2);
+          s.insert(pos, s2);
+        }
+        break;
+      }
+      case 9: {  // a big flat chunk (block index), then appends to it
+        s = random_utf8(rng, 500 + pick(rng, 3000));
+        r = fl::rope(s);
+        (void)r.char_to_byte(pick(rng, r.char_count() + 1));  // builds the index
+        for (int k = 0; k < 4; ++k) {
+          const std::string more = random_utf8(rng, pick(rng, 300));
+          r.append(more);
+          s.append(more);
+        }
+        break;
+      }
+      case 10: {  // adopt a flattened string, then edit it in place
+        r = fl::rope(std::move(r).flatten());
+        (void)r.byte_to_line(pick(rng, s.size() + 1));
+        r.replace(pos, n, piece);
+        s.replace(pos, n, piece);
+        break;
+      }
+      default: {  // rope + rope
+        const auto& [r2, s2] = slots[pick(rng, slots.size())];
+        if (s.size() + s2.size() < 12000) {
+          r = r + r2;
+          s = s + s2;
+        }
+        break;
+      }
+    }
+    fl::detail::check_invariants(r);
+    max_height = std::max(max_height, fl::detail::rope_height(r));
+    expect_metrics(r, s, rng, 8, s.size() < 300 || step % 50 == 0, ctx);
+    if (HasFatalFailure()) return;
+    if (step % 100 == 0) {
+      for (const auto& [rr, ss] : slots) {
+        fl::detail::check_invariants(rr);
+        expect_metrics(rr, ss, rng, 16, false, ctx + " (slots)");
+        if (HasFatalFailure()) return;
+      }
+    }
+  }
+  EXPECT_GE(max_height, 4u) << "seed " << seed;
+}
+
+// Several copies of one big flat rope, queried in parallel orders: all
+// read the chunk's one block index.
+TEST(RopeMetrics, BigFlatRopeQueriesMatchAfterEditsAtBothEnds) {
+  const auto seed = test_seed();
+  std::mt19937_64 rng(seed);
+  std::string s = random_utf8(rng, 20000);
+  fl::rope r(s);
+  expect_metrics(r, s, rng, 200, false, "flat, seed " + std::to_string(seed));
+  fl::rope copy = r;
+  r.insert(10000, "\n\xF0\x9F\x98\x80\n");
+  std::string s2 = s;
+  s2.insert(10000, "\n\xF0\x9F\x98\x80\n");
+  expect_metrics(r, s2, rng, 200, false, "edited, seed " + std::to_string(seed));
+  expect_metrics(copy, s, rng, 200, false, "copy, seed " + std::to_string(seed));
+  fl::detail::check_invariants(r);
+  fl::detail::check_invariants(copy);
+}
+
+// A chunk with a block index handed to an fl::string by flatten() && frees
+// the index (the sanitizer build's leak check sees it otherwise).
+TEST(RopeMetrics, FlattenOfAnIndexedChunk) {
+  fl::rope r(std::string(5000, 'a') + "\n\xC3\xA9");
+  EXPECT_EQ(r.byte_to_line(4000), 0u);
+  EXPECT_EQ(r.char_to_byte(5001), 5001u);
+  const fl::string s = std::move(r).flatten();
+  EXPECT_EQ(s.size(), 5003u);
+}
