@@ -9,6 +9,7 @@
 #include "persist_posix.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <random>
@@ -41,6 +42,11 @@ struct space_state {
   space_alloc_state alloc{};  // live
   space_meta committed{};     // the last commit, as on disk
   std::uint64_t last_sync_pages = 0;
+  // One bit per committed page: set once the page is known to hold what the
+  // last commit wrote (checked against its CRC, or written by this process).
+  // Atomic bit operations (std::atomic_ref), so const readers may share it.
+  mutable std::vector<std::uint64_t> verified;
+  mutable std::atomic<bool> table_checked{false};  // the CRC table matched the meta's table_crc
 };
 
 namespace {
@@ -316,7 +322,7 @@ bool create_file(const space_state& s) {
     }
   }
   if (::ftruncate(fd.get(), static_cast<off_t>(initial_file_size)) != 0 ||
-      sync_data(fd.get()) != 0) {
+      (s.durable && sync_data(fd.get()) != 0)) {
     const int e = errno;
     ::unlink(tmp.c_str());
     throw_errno(tmp, "ftruncate/fdatasync", e);
@@ -328,6 +334,7 @@ bool create_file(const space_state& s) {
     if (link_err == EEXIST) return false;
     throw_errno(s.path, "link", link_err);
   }
+  if (!s.durable) return true;
   std::filesystem::path dir = s.path.parent_path();
   if (dir.empty()) dir = ".";
   unique_fd dfd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
@@ -413,6 +420,76 @@ std::vector<log_extent> merge_runs(const std::vector<log_extent>& a,
   return out;
 }
 
+// Has this process written to page p since the last commit (so that its
+// committed checksum no longer applies)? From the page tables, as find_dirty;
+// without them, by comparing the page with the file.
+bool changed_here(const space_state& s, std::uint64_t p) {
+  const std::uint64_t off = p * space_page;
+  if (s.pagemap) {
+    bool any = false;
+    for (std::uint64_t k = 0; k < space_page; k += s.sys_page) {
+      std::uint64_t e = 0;
+      const std::uint64_t vpage = reinterpret_cast<std::uintptr_t>(s.base + off + k) / s.sys_page;
+      if (pread_full(s.pagemap.get(), &e, 8, vpage * 8) != 8) {
+        any = false;
+        goto compare;
+      }
+      const bool present = (e >> 63) & 1, swapped = (e >> 62) & 1, file = (e >> 61) & 1;
+      any = any || (present && !file) || swapped;
+    }
+    return any;
+  }
+compare:
+  std::byte buf[space_page];
+  if (pread_full(s.fd.get(), buf, space_page, off) != static_cast<long long>(space_page))
+    return false;
+  return std::memcmp(buf, s.base + off, space_page) != 0;
+}
+
+// Checks the committed pages under [off, off + len) against the page CRC
+// table, once each (see mapped_space::checked). Pages at or past the
+// committed file size are this process's own and need no check.
+void check_pages(const space_state& s, std::uint64_t off, std::uint64_t len) {
+  if (len == 0) return;
+  const space_alloc_state& a = s.committed.alloc;
+  const std::uint64_t committed_pages = s.committed.file_size / space_page;
+  const std::uint64_t first = off / space_page;
+  const std::uint64_t end = std::min((off + len - 1) / space_page + 1, committed_pages);
+  if (first >= end || a.crc_table == 0) return;
+  const auto* table = reinterpret_cast<const std::uint32_t*>(s.base + a.crc_table);
+  if (!s.table_checked.load(std::memory_order_acquire)) {
+    if (crc32c(table, a.crc_table_bytes) != s.committed.table_crc)
+      fail(s, "the page checksum table is damaged (its checksum does not match the meta page)");
+    s.table_checked.store(true, std::memory_order_release);
+  }
+  const std::uint64_t t_first = a.crc_table / space_page;
+  const std::uint64_t t_end = (a.crc_table + a.crc_table_bytes) / space_page;
+  for (std::uint64_t p = std::max<std::uint64_t>(first, 2); p < end; ++p) {
+    std::atomic_ref<std::uint64_t> word(s.verified[p / 64]);
+    const std::uint64_t bit = std::uint64_t{1} << (p % 64);
+    if ((word.load(std::memory_order_relaxed) & bit) != 0 || (p >= t_first && p < t_end)) continue;
+    if (crc32c(s.base + p * space_page, space_page) != table[p] && !changed_here(s, p))
+      fail(s, "page " + std::to_string(p) + " (offset " + hex(p * space_page) +
+                  ") does not match its checksum (damaged)");
+    word.fetch_or(bit, std::memory_order_relaxed);
+  }
+}
+
+// After a commit: every page of the file holds what that commit wrote or
+// what was checked before; pages past the previous commit's size and the
+// pages just written are marked checked.
+void mark_committed(space_state& s, std::uint64_t old_pages, const std::vector<log_extent>& runs) {
+  const std::uint64_t pages = s.committed.file_size / space_page;
+  s.verified.resize((pages + 63) / 64, 0);
+  auto set = [&](std::uint64_t p) { s.verified[p / 64] |= std::uint64_t{1} << (p % 64); };
+  for (std::uint64_t p = old_pages; p < pages; ++p) set(p);
+  for (const log_extent& r : runs) {
+    for (std::uint64_t p = r.offset / space_page; p < (r.offset + r.length) / space_page; ++p)
+      if (p < pages) set(p);
+  }
+  s.table_checked.store(true, std::memory_order_release);
+}
+
 }  // namespace
 }  // namespace detail
 
@@ -486,6 +563,7 @@ mapped_space::mapped_space(const std::filesystem::path& path, const mapped_space
   file_bytes = static_cast<std::uint64_t>(sb.st_size);  // a replay may have grown it
   s.committed = m;
   s.alloc = m.alloc;
+  s.verified.assign((m.file_size / space_page + 63) / 64, 0);
 
   // Reserve the address range, then map the file over its start.
   std::uint64_t want =
@@ -632,6 +710,7 @@ fptr<void> mapped_space::allocate(std::size_t bytes, std::size_t align) {
   if (b != 0) {
     // Pop; the list lives in the file, so check what it says before use.
     if (b % 16 != 8 || b < space_first_block || b > a.top || a.top - b < cs) goto damaged;
+    detail::check_pages(s, b, cs);
     {
       const block_header h = detail::load_header(s.base, b);
       if (h.tag() != detail::block_free || h.cls() != c) goto damaged;
@@ -649,6 +728,7 @@ fptr<void> mapped_space::allocate(std::size_t bytes, std::size_t align) {
       size_ = s.size;
       remaps_ = s.remaps;
     }
+    detail::check_pages(s, b, cs);
     a.top = b + cs;
   }
   {
@@ -680,6 +760,7 @@ void mapped_space::deallocate(fptr<void> p) {
                                 " is not a live block of this space (double free?)");
   const std::uint64_t cs = class_size(c);
   detail::space_alloc_state& a = s.alloc;
+  detail::check_pages(s, b, 16);
   detail::store_header(s.base, b, block_header::make(detail::block_free, c));
   detail::store_u64(s.base, b + 8, a.free_heads[c]);
   a.free_heads[c] = b;
@@ -697,6 +778,56 @@ std::size_t mapped_space::block_size(fptr<void> p) const {
                                 " is not a live block of this space");
   return static_cast<std::size_t>(b + class_size(c) - p.offset());
 }
+
+fptr<void> mapped_space::end_block() const noexcept { return fptr<void>(st_->alloc.top + 8); }
+
+fptr<void> mapped_space::allocate_end(std::size_t bytes) {
+  detail::space_state& s = *st_;
+  if (bytes > detail::space_max_block - space_page) throw std::bad_alloc();
+  const unsigned c = detail::size_class(std::max<std::uint64_t>(16, bytes + 8));
+  const std::uint64_t cs = class_size(c);
+  detail::space_alloc_state& a = s.alloc;
+  const std::uint64_t b = a.top;
+  if (b + cs > s.size) {
+    grow(s, b + cs);
+    base_ = s.base;
+    size_ = s.size;
+    remaps_ = s.remaps;
+  }
+  detail::check_pages(s, b, cs);
+  a.top = b + cs;
+  detail::store_header(s.base, b, block_header::make(detail::block_live, c));
+  a.used_bytes += cs;
+  ++a.live_blocks;
+  return fptr<void>(b + 8);
+}
+
+const std::byte* mapped_space::checked(fptr<const void> p, std::uint64_t bytes) const {
+  const std::uint64_t off = p.offset();
+  if (off < detail::space_data_start || off > size_ || size_ - off < bytes) [[unlikely]]
+    bad_fptr(off, static_cast<std::size_t>(bytes));
+  detail::check_pages(*st_, off, bytes);
+  return base_ + off;
+}
+
+void mapped_space::rename(const std::filesystem::path& to) {
+  detail::space_state& s = *st_;
+  std::filesystem::path log_to = to;
+  log_to += "-log";
+  if (::rename(s.path.c_str(), to.c_str()) != 0) detail::throw_errno(s.path, "rename", errno);
+  // A log left by an older file of that name belongs to another uuid; ours
+  // (if any) holds only commits already in place. Either way the new name's
+  // log must be ours or absent.
+  if (::rename(s.log_path.c_str(), log_to.c_str()) != 0) {
+    if (errno != ENOENT) detail::throw_errno(s.log_path, "rename", errno);
+    ::unlink(log_to.c_str());
+  }
+  s.path = to;
+  s.log_path = log_to;
+  if (s.durable) detail::fsync_parent(s.path);
+}
+
+void mapped_space::set_durable(bool durable) noexcept { st_->durable = durable; }
 
 // ---- commit ------------------------------------------------------------------
 
@@ -832,8 +963,10 @@ void mapped_space::sync() {
   // 3. The private copies now equal the file: drop them, so that the page
   // tables show only changes made after this commit.
   for (const log_extent& r : runs) ::madvise(s.base + r.offset, r.length, MADV_DONTNEED);
+  const std::uint64_t before_pages = s.committed.file_size / space_page;
   s.committed = m;
   s.last_sync_pages = data_bytes / space_page;
+  detail::mark_committed(s, before_pages, runs);
 }
 
 void mapped_space::rollback() {
@@ -844,6 +977,9 @@ void mapped_space::rollback() {
                      std::min(s.size, detail::round_up(top, s.sys_page)), runs);
   for (const log_extent& r : runs) ::madvise(s.base + r.offset, r.length, MADV_DONTNEED);
   s.alloc = s.committed.alloc;
+  // The dropped pages read from the file again: check them again.
+  std::fill(s.verified.begin(), s.verified.end(), 0);
+  s.table_checked.store(false, std::memory_order_release);
 }
 
 // ---- verify ------------------------------------------------------------------

@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <new>
 #include <string>
 #include <string_view>
@@ -74,6 +75,8 @@ class byte_buffer {
 class builder {
  public:
   builder(byte_buffer& out, std::uint64_t base) noexcept : out_(out), base_(base) {}
+  // Where out's first byte will land; only before the first event.
+  void rebase(std::uint64_t base) noexcept { base_ = base; }
 
   void null_value() { put({static_cast<std::uint8_t>(kind::null_v), {}, 0, 0}); }
   void boolean(bool b) {
@@ -138,8 +141,10 @@ void write_member_index(std::uint32_t* index, std::uint32_t n, KeyOf key) {
 // numbers simdjson does not represent).
 void parse_strict(std::string_view text, builder& b);
 // The parse import() uses: simdjson when available, parse_strict otherwise
-// and on any simdjson error.
-void parse_fast(std::string_view text, builder& b);
+// and on any simdjson error. `valid`, if given, runs once the text is known
+// to be valid and before the first event reaches `b` (import creates the
+// store file there, so invalid text never touches it, and rebases `b`).
+void parse_fast(std::string_view text, builder& b, const std::function<void()>& valid = nullptr);
 
 // RFC 6901: splits the next reference token off `rest`, which is empty (no
 // more tokens) or starts with '/'. Returns it unescaped ("~0" is '~', "~1" is
