@@ -27,8 +27,9 @@ namespace detail {
 struct space_state {
   std::filesystem::path path;
   std::filesystem::path log_path;
-  unique_fd fd;      // the data file, locked (flock LOCK_EX) while open
-  unique_fd log_fd;  // opened (and created) by the first sync
+  unique_fd fd;                   // the data file, locked (flock LOCK_EX) while open
+  unique_fd log_fd;               // opened (and created) by the first sync
+  bool log_name_durable = false;  // the directory holding log_fd's name was fsynced
   unique_fd
       pagemap;  // /proc/self/pagemap, or closed: then dirty pages are found by comparing with the file
   bool created = false;
@@ -913,7 +914,12 @@ void mapped_space::sync() {
   if (!s.log_fd) {
     s.log_fd = detail::unique_fd(::open(s.log_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666));
     if (!s.log_fd) detail::throw_errno(s.log_path, "open of the log", errno);
+    s.log_name_durable = false;
+  }
+  if (s.durable && !s.log_name_durable) {
+    // The log's directory entry, once, before the first durable commit uses it.
     detail::fsync_parent(s.log_path);
+    s.log_name_durable = true;
   }
   std::uint64_t data_bytes = 0;
   for (const log_extent& r : runs) data_bytes += r.length;
