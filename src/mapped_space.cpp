@@ -165,6 +165,20 @@ std::size_t mapped_space::block_size(fptr<void> p) const {
 
 fptr<void> mapped_space::end_block() const noexcept { return fptr<void>(st_->alloc.top + 8); }
 
+std::byte* mapped_space::prepare_end(std::size_t bytes) {
+  detail::space_state& s = *st_;
+  if (bytes > detail::space_max_block - space_page) throw std::bad_alloc();
+  const std::uint64_t p = s.alloc.top + 8;
+  if (p + bytes > s.size) {
+    grow(s, p + bytes);
+    base_ = s.base;
+    size_ = s.size;
+    remaps_ = s.remaps;
+  }
+  detail::check_pages(s, s.alloc.top, 8 + bytes);
+  return s.base + p;
+}
+
 fptr<void> mapped_space::allocate_end(std::size_t bytes) {
   detail::space_state& s = *st_;
   if (bytes > detail::space_max_block - space_page) throw std::bad_alloc();

@@ -353,6 +353,22 @@ TEST_F(JsonStoreTest, SetAndEraseFollowThePointer) {
   EXPECT_EQ(str(s.dump()), "[true]");
 }
 
+// Small values in a long array take 8 times their text in the store: the
+// import outgrows its first estimate and keeps building in place.
+TEST_F(JsonStoreTest, ImportGrowsPastItsFirstEstimate) {
+  std::string text = "[";
+  for (int i = 0; i < 200000; ++i) text += i ? ",7" : "7";
+  text += "]";
+  {
+    auto s = fl::json_store::import(text, file());
+    EXPECT_EQ(s.root().size(), 200000u);
+    EXPECT_EQ(s.find("/199999")->as_int64(), 7);
+    s.sync();
+  }
+  auto r = fl::json_store::open(file());
+  EXPECT_EQ(str(r.dump()), text);
+}
+
 TEST_F(JsonStoreTest, SyncCommitsAndReopenRestoresTheLastCommit) {
   {
     auto s = fl::json_store::import(R"({"n":0,"list":[]})", file());

@@ -195,6 +195,13 @@ class mapped_space {
   // allocate().
   fptr<void> end_block() const noexcept;
   fptr<void> allocate_end(std::size_t bytes);
+  // For a builder that writes in place: makes [end_block(), + bytes) part of
+  // the mapping (growing the file, not carving anything) and returns it, so
+  // that the bytes can be written before allocate_end(n) (n <= bytes) carves
+  // them without a copy. The committed pages there are checked first. The
+  // pointer is valid as get()'s; a later call may move it (the bytes move
+  // with the mapping). Throws as allocate().
+  std::byte* prepare_end(std::size_t bytes);
 
   // Damage detection for readers. The bytes [p, p + bytes) as a pointer,
   // after checking that they lie inside the file and that every committed
