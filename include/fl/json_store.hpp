@@ -1,30 +1,33 @@
-// fl/json_store.hpp: a JSON document that lives in a file and opens without
-// parsing. import() parses RFC 8259 text once (simdjson, with a strict
-// fallback parser that names the byte and the reason of any error) into the
-// store file; open() maps that file and is O(1) in the document size; reads
-// (find, json_value) return views into the mapping without copying; set() and
-// erase() append the changed value and the containers on its path; sync()
-// commits. Use nlohmann::json or simdjson instead for a document that is read
-// once and thrown away.
+// fl/json_store.hpp: a JSON document that lives in a fl::mapped_space (its
+// own file) and opens without parsing. import() parses RFC 8259 text once
+// (simdjson, with a strict fallback parser that names the byte and the reason
+// of any error) into the space; open() maps the space and reads the root from
+// it, O(1) in the document size; reads (find, json_value) return views into
+// the mapping without copying; set() and erase() write the changed value and
+// new copies of the containers on its path into the space; sync() is
+// mapped_space::sync(). Use nlohmann::json or simdjson instead for a document
+// that is read once and thrown away.
 //
-// Crash guarantee: after sync() returns, a crash (of the process, or of the
-// machine) never loses what it committed; until then the file holds the
-// previous commit. Edits not synced are dropped when the store is destroyed.
-// Damage: every committed page carries a CRC32C, verified the first time a
-// read touches it; damage in a string, a number or the structure raises
-// fl::persist_error, never a different value. One exception, which a commit
-// protocol with one fdatasync cannot tell from a torn commit: damage to the
-// newest commit record, or to the pages of the newest commit when it was a
-// small one (see sync()), makes open() return the previous commit.
-// Layout: fl/detail/json_format.hpp.
+// Crash guarantee: that of mapped_space: after sync() returns, a crash (of
+// the process, or of the machine) never loses what it committed; until then
+// the file holds the previous commit, and a crash inside sync() reopens as
+// the previous commit or, completed from the redo log, the new one. Edits not
+// synced are dropped when the store is destroyed.
+// Damage: every byte the store reads is on a page whose CRC-32C (in the
+// space's page checksum table) is checked the first time a read touches it,
+// and the space's meta slots carry their own checksums; damage in a string, a
+// number, the structure or the meta raises fl::persist_error naming the file
+// and the reason, never a different value and never an older commit.
+// Layout: fl/detail/json_format.hpp; the space's: fl/detail/persist_format.hpp.
 //
 // Numbers: integers in [INT64_MIN, UINT64_MAX] are exact; other numbers are
 // doubles (shortest round-trip text on dump; an integral double keeps a ".0"
 // so it re-parses as a double); a number whose value is beyond the range of a
 // double is kept as its text, exactly.
 //
-// Threads: a json_store and the json_values taken from it may be used by one
-// thread at a time (reads record which pages they verified). Views
+// Threads and processes: one json_store has a file open at a time (the
+// space's lock; a second open throws fl::persist_error). A json_store and the
+// json_values taken from it may be used by one thread at a time. Views
 // (json_value, string_views from it) are valid until the next set/erase/sync
 // or the store's destruction. import() keeps one simdjson parser per thread,
 // its buffers sized by the largest text that thread imported.
@@ -187,15 +190,19 @@ class json_store {
  public:
   // Parses `json_text` (exactly RFC 8259: UTF-8, one value, whitespace around
   // it) into a new store for `file`. Throws fl::json_error for invalid text,
-  // before any file is touched. The store is built in `file` + ".tmp"; the
-  // first sync() makes it durable and renames it to `file` (an existing file
-  // there stays as it was until then). Throws std::system_error on I/O errors.
+  // before any file is touched. The store is built in the space `file` +
+  // ".tmp" (without waiting for the disk); the first sync() makes it durable
+  // and renames it (and its log) to `file` (an existing store there stays as
+  // it was until then); destroyed before that, the temporary file is
+  // removed. Throws fl::persist_error on I/O errors.
   static json_store import(std::string_view json_text, const std::filesystem::path& file);
 
-  // Opens a store written by sync(): maps the file, reads its commit record
-  // and the page checksum table; no parsing, O(1) in the document size.
-  // Throws fl::persist_error for a file that is not a store, truncated or
-  // damaged; std::system_error if it cannot be opened.
+  // Opens a store written by sync(): opens its mapped_space (which checks
+  // the meta slots and completes a commit a crash interrupted) and reads the
+  // root object; no parsing, O(1) in the document size. Throws
+  // fl::persist_error for a missing file, a file that is not a store,
+  // truncated or damaged, one another json_store or process has open, or an
+  // I/O error.
   static json_store open(const std::filesystem::path& file);
 
   json_store(json_store&&) noexcept;
@@ -222,12 +229,13 @@ class json_store {
   // (and for "", the whole document, which cannot be removed).
   bool erase(std::string_view json_pointer);
   // Commits every edit since the last sync (or the import): after it returns
-  // a crash never loses them. Costs the changed pages plus the checksum table
-  // (4 bytes per page of the file) and one fdatasync (two for large commits).
+  // a crash never loses them. mapped_space::sync(): the pages the edits
+  // changed (the new value's block, the head, the checksum table's entries)
+  // go to the redo log and in place, with two fdatasyncs.
   void sync();
 
   const std::filesystem::path& path() const noexcept;
-  // Bytes the store file holds after the last commit (history included).
+  // Bytes of the store's data file (blocks of earlier versions included).
   std::uint64_t file_bytes() const noexcept;
 
  private:

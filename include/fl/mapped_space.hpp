@@ -130,8 +130,9 @@ struct mapped_space_options {
   // mapping once (remap_count() + 1) into a range twice the new size.
   std::uint64_t reserve = 0;
   // true: sync() waits for the disk (fdatasync), so a commit survives power
-  // loss. false: sync() still writes the log and the pages in order, so a
-  // commit survives the death of the process, but not of the machine.
+  // loss. false: sync() (and the creation of a new file) still writes the log
+  // and the pages in order, so a commit survives the death of the process,
+  // but not of the machine. set_durable() changes it later.
   bool durable = true;
 };
 
@@ -184,6 +185,43 @@ class mapped_space {
   void deallocate(fptr<void> p);
   // Usable bytes of the live block `p` (at least what was asked).
   std::size_t block_size(fptr<void> p) const;
+
+  // Bulk carving at the end, for a builder that must know where its bytes
+  // will land before it writes them (offsets inside them point to each other):
+  // end_block() is the payload offset the next allocate_end() returns, as long
+  // as nothing else is allocated in between. allocate_end(bytes) carves a
+  // 16-aligned block there (never from a free list), growing the file when
+  // needed. Blocks carved this way lie in increasing offset order. Throws as
+  // allocate().
+  fptr<void> end_block() const noexcept;
+  fptr<void> allocate_end(std::size_t bytes);
+  // For a builder that writes in place: makes [end_block(), + bytes) part of
+  // the mapping (growing the file, not carving anything) and returns it, so
+  // that the bytes can be written before allocate_end(n) (n <= bytes) carves
+  // them without a copy. The committed pages there are checked first. The
+  // pointer is valid as get()'s; a later call may move it (the bytes move
+  // with the mapping). Throws as allocate().
+  std::byte* prepare_end(std::size_t bytes);
+
+  // Damage detection for readers. The bytes [p, p + bytes) as a pointer,
+  // after checking that they lie inside the file and that every committed
+  // page under them matches its CRC-32C in the page checksum table (whose own
+  // checksum is checked on the first call). A page is checked once per open:
+  // later calls cost a bit test. Pages this process allocated into or grew
+  // since the last commit hold what it wrote and are not checked; allocate()
+  // and deallocate() check the committed pages they write into first, so a
+  // write never hides damage beside it. Throws persist_error naming the page
+  // and the reason. May run concurrently with other const calls.
+  const std::byte* checked(fptr<const void> p, std::uint64_t bytes) const;
+
+  // Gives the data file the name `to` (replacing a file there) and its log
+  // the name "<to>-log", then makes the rename durable (fsync of the
+  // directory). For a space built under a temporary name and published once
+  // committed. Throws persist_error on an I/O error (the names are then
+  // unchanged).
+  void rename(const std::filesystem::path& to);
+  // See mapped_space_options::durable.
+  void set_durable(bool durable) noexcept;
 
   // allocate + construct. T must be trivially copyable (its bytes are the
   // file's bytes) and trivially destructible.

@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <new>
 #include <string>
 #include <string_view>
@@ -26,10 +27,32 @@ namespace fl::detail::json {
 // byte it keeps), holding the bytes of file offsets [base, base + size).
 class byte_buffer {
  public:
+  // Storage owned by someone else: at least n bytes, the bytes so far kept.
+  using grow_fn = unsigned char* (*)(void* context, std::size_t n);
+
   byte_buffer() = default;
   byte_buffer(const byte_buffer&) = delete;
   byte_buffer& operator=(const byte_buffer&) = delete;
-  ~byte_buffer() { std::free(p_); }
+  ~byte_buffer() {
+    if (!grow_) std::free(p_);
+  }
+
+  // Writes go to `fn`'s storage from now on (an empty buffer only), until
+  // detach(), which leaves the buffer empty and back on its own storage.
+  void attach(grow_fn fn, void* context, std::size_t initial) {
+    std::free(p_);
+    p_ = nullptr;
+    size_ = cap_ = 0;
+    grow_ = fn;
+    context_ = context;
+    reserve(initial);
+  }
+  bool attached() const noexcept { return grow_ != nullptr; }
+  void detach() noexcept {
+    p_ = nullptr;
+    size_ = cap_ = 0;
+    grow_ = nullptr;
+  }
 
   std::size_t size() const noexcept { return size_; }
   unsigned char* data() noexcept { return p_; }
@@ -39,7 +62,7 @@ class byte_buffer {
     if (n <= cap_) return;
     std::size_t c = cap_ ? cap_ : 4096;
     while (c < n) c *= 2;
-    void* q = std::realloc(p_, c);
+    void* q = grow_ ? grow_(context_, c) : std::realloc(p_, c);
     if (!q) throw std::bad_alloc();
     p_ = static_cast<unsigned char*>(q);
     cap_ = c;
@@ -65,6 +88,8 @@ class byte_buffer {
   unsigned char* p_ = nullptr;
   std::size_t size_ = 0;
   std::size_t cap_ = 0;
+  grow_fn grow_ = nullptr;
+  void* context_ = nullptr;
 };
 
 // Turns a stream of parse events into store records appended to `out`, whose
@@ -74,6 +99,8 @@ class byte_buffer {
 class builder {
  public:
   builder(byte_buffer& out, std::uint64_t base) noexcept : out_(out), base_(base) {}
+  // Where out's first byte will land; only before the first event.
+  void rebase(std::uint64_t base) noexcept { base_ = base; }
 
   void null_value() { put({static_cast<std::uint8_t>(kind::null_v), {}, 0, 0}); }
   void boolean(bool b) {
@@ -138,8 +165,10 @@ void write_member_index(std::uint32_t* index, std::uint32_t n, KeyOf key) {
 // numbers simdjson does not represent).
 void parse_strict(std::string_view text, builder& b);
 // The parse import() uses: simdjson when available, parse_strict otherwise
-// and on any simdjson error.
-void parse_fast(std::string_view text, builder& b);
+// and on any simdjson error. `valid`, if given, runs once the text is known
+// to be valid and before the first event reaches `b` (import creates the
+// store file there, so invalid text never touches it, and rebases `b`).
+void parse_fast(std::string_view text, builder& b, const std::function<void()>& valid = nullptr);
 
 // RFC 6901: splits the next reference token off `rest`, which is empty (no
 // more tokens) or starts with '/'. Returns it unescaped ("~0" is '~', "~1" is

@@ -523,7 +523,7 @@ void walk(simdjson::dom::element el, builder& b) {
 
 void parse_strict(std::string_view text, builder& b) { strict_parser(text, b).run(); }
 
-void parse_fast(std::string_view text, builder& b) {
+void parse_fast(std::string_view text, builder& b, const std::function<void()>& valid) {
 #if defined(FL_JSON_HAVE_SIMDJSON)
   // Below this size the strict parser is faster than simdjson's padded copy
   // and per-call setup.
@@ -532,11 +532,20 @@ void parse_fast(std::string_view text, builder& b) {
     thread_local simdjson::dom::parser parser;
     simdjson::dom::element root;
     if (parser.parse(text.data(), text.size(), true).get(root) == simdjson::SUCCESS) {
+      if (valid) valid();
       walk(root, b);
       return;
     }
   }
 #endif
+  if (valid) {
+    // Check the text into a scratch buffer first (small texts, and the rare
+    // ones simdjson refuses), then build for real.
+    byte_buffer scratch;
+    builder check(scratch, 0);
+    parse_strict(text, check);
+    valid();
+  }
   parse_strict(text, b);
 }
 

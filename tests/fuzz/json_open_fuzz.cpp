@@ -4,9 +4,10 @@
 //
 // Input byte 0 picks the mode:
 //   0  the rest is the file, as is
-//   1  the rest is the file, with its checksums recomputed (slot CRCs, the
-//      page checksum table and its CRC, as the slots describe them), so the
-//      structural checks behind the checksums are what gets fuzzed
+//   1  the rest is the file, with its checksums recomputed (the mapped_space
+//      meta slots' CRCs, the page checksum table and its CRC, as the slots
+//      describe them), so the structural checks behind the checksums are
+//      what gets fuzzed
 //   2  the rest is (position high, position low, xor) byte triples applied to
 //      a valid two-commit store made once per process (objects with and
 //      without the member index, arrays, strings, numbers), whose checksums
@@ -15,6 +16,7 @@
 
 #include <fl/detail/crc32c.hpp>
 #include <fl/detail/json_format.hpp>
+#include <fl/detail/persist_format.hpp>
 #include <fl/json_store.hpp>
 
 #include <cstdint>
@@ -49,23 +51,29 @@ std::string read_file() {
   return s.str();
 }
 
-// Recomputes what checksums the slots point at (within the file's bytes).
+// Recomputes what checksums the meta slots point at (within the file's
+// bytes): every page's entry in the page checksum table, the table's CRC and
+// the slot's own CRC.
 void repair(std::string& f) {
+  namespace fd = fl::detail;
+  constexpr std::uint64_t page = fd::space_page;
   for (std::uint64_t k = 0; k < 2; ++k) {
-    const std::uint64_t at = k * fj::page_size;
-    if (f.size() < at + sizeof(fj::json_slot)) continue;
-    fj::json_slot s;
-    std::memcpy(&s, f.data() + at, sizeof s);
-    const std::uint64_t pages = s.table / fj::page_size;
-    if (s.table % fj::page_size == 0 && pages < (1u << 20) && s.table + pages * 4 <= f.size()) {
-      for (std::uint64_t p = 2; p < pages && (p + 1) * fj::page_size <= f.size(); ++p) {
-        const std::uint32_t c = fl::detail::crc32c(f.data() + p * fj::page_size, fj::page_size);
-        std::memcpy(f.data() + s.table + p * 4, &c, 4);
+    const std::uint64_t at = k * page;
+    if (f.size() < at + sizeof(fd::space_meta)) continue;
+    fd::space_meta m;
+    std::memcpy(&m, f.data() + at, sizeof m);
+    const std::uint64_t table = m.alloc.crc_table, bytes = m.alloc.crc_table_bytes;
+    if (table % page == 0 && bytes % page == 0 && bytes < (1u << 22) && table <= f.size() &&
+        bytes <= f.size() - table) {
+      for (std::uint64_t p = 2; p < bytes / 4 && (p + 1) * page <= f.size(); ++p) {
+        const bool in_table = p * page >= table && p * page < table + bytes;
+        const std::uint32_t c = in_table ? 0 : fd::crc32c(f.data() + p * page, page);
+        std::memcpy(f.data() + table + p * 4, &c, 4);
       }
-      s.table_crc = fl::detail::crc32c(f.data() + s.table, pages * 4);
+      m.table_crc = fd::crc32c(f.data() + table, bytes);
     }
-    s.crc = fl::detail::crc32c(&s, offsetof(fj::json_slot, crc));
-    std::memcpy(f.data() + at, &s, sizeof s);
+    m.crc = fd::crc32c(&m, fd::meta_crc_span);
+    std::memcpy(f.data() + at, &m, sizeof m);
   }
 }
 
@@ -77,11 +85,15 @@ const std::string& template_store() {
     for (int i = 0; i < 40; ++i)
       doc += (i ? ",\"k" : "\"k") + std::to_string(i) + "\":" + std::to_string(i * 3);
     doc += R"(},"statuses":[{"id":1,"text":"hello"},{"id":2}]})";
-    auto s = fl::json_store::import(doc, scratch_file());
-    s.sync();
-    s.set("/a/b/0", R"({"deep":[[],{}]})");
-    s.set("/big/k41", "\"added\"");
-    s.sync();
+    {
+      auto s = fl::json_store::import(doc, scratch_file());
+      s.sync();
+      s.set("/a/b/0", R"({"deep":[[],{}]})");
+      s.set("/big/k41", "\"added\"");
+      s.sync();
+    }
+    std::error_code ec;
+    std::filesystem::remove(scratch_file().string() + "-log", ec);
     return read_file();
   }();
   return bytes;
@@ -129,5 +141,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   std::error_code ec;
   std::filesystem::remove(scratch_file(), ec);
+  std::filesystem::remove(scratch_file().string() + "-log", ec);
   return 0;
 }

@@ -1,29 +1,18 @@
-// fl/detail/json_format.hpp: the file layout of an fl::json_store, in one
-// place. Every read and write of the store goes through these structs; the
-// store code never restates an offset or a field width.
+// fl/detail/json_format.hpp: the layout of an fl::json_store inside its
+// fl::mapped_space, in one place. Every read and write of the store goes
+// through these structs; the store code never restates an offset or a field
+// width.
 //
-// A store file is a sequence of 4 KiB pages, all integers little-endian:
+// The store is a mapped_space file (fl/detail/persist_format.hpp: meta slots,
+// redo log, page CRC-32C table); its root object is a json_head, which holds
+// the document's root value. Everything else is in blocks carved at the end
+// of the space (mapped_space::allocate_end), so blocks appear in the order
+// they were written: import writes the whole document as one block; an edit
+// writes one block holding the new value and new copies of the containers on
+// its path (path copying), then switches json_head::root. Blocks an edit
+// leaves unreferenced stay in the file (the store only grows).
 //
-//   page 0, page 1   commit records (json_slot), one per page so that a torn
-//                    write of one never touches the other; the valid record
-//                    with the higher generation is the current commit
-//   pages 2..        data, append-only: strings, numbers kept as text,
-//                    container tables; and at the end of every commit the
-//                    page checksum table of that commit
-//
-// Data is never rewritten: an edit appends the new value and new copies of
-// the containers on its path (path copying), and the commit record switches
-// the root. The pages of a commit start page-aligned at the previous commit's
-// end, so a committed page never changes again and its CRC32C, stored in the
-// checksum table, holds for the life of the file.
-//
-// Page checksum table: one CRC32C (uint32) per page [0, table / page_size),
-// located at json_slot::table; its own CRC32C is json_slot::table_crc. Pages
-// 0 and 1 (the slots) have entry 0 and are never read through the table. A
-// page is verified the first time a read touches it, so opening a store costs
-// O(1) and reading a value costs the pages under it once.
-//
-// Values (json_ref, 16 bytes) refer to their bytes by file offset:
+// Values (json_ref, 16 bytes) refer to their bytes by offset in the space:
 //   string, number_text   x = offset of the UTF-8 bytes, n = byte count
 //   array                 x = offset of n json_ref elements
 //   object                x = offset of n json_member records, followed, when
@@ -35,9 +24,12 @@
 //                         the bit pattern of a finite double)
 //   null, false, true     no payload
 // Invariant (checked on every read): all bytes a container refers to lie
-// below its table's offset x, and the root lies below the checksum table.
-// So the structure is acyclic and every reference is bounded, even in a
-// crafted file whose checksums match.
+// below its table's offset x, and the root lies below the end of the carved
+// blocks. So the structure is acyclic and every reference is bounded, even in
+// a crafted file whose checksums match. Every byte is read through
+// mapped_space::checked, which verifies each committed page against its CRC
+// the first time it is touched: opening costs O(1), reading a value costs the
+// pages under it once.
 #pragma once
 
 #include <cstddef>
@@ -46,12 +38,9 @@
 
 namespace fl::detail::json {
 
-inline constexpr std::uint64_t page_size = 4096;
-inline constexpr std::uint64_t data_start = 2 * page_size;  // after the two slots
-
 // "flJSONst" read as a little-endian uint64.
 inline constexpr std::uint64_t file_magic = 0x74734e4f534a6c66ULL;
-inline constexpr std::uint32_t format_version = 1;
+inline constexpr std::uint32_t format_version = 2;
 
 // Containers nested deeper than this are rejected by the parser and treated as
 // damage by the reader (which recurses once per level when dumping). The same
@@ -93,13 +82,6 @@ struct json_member {
 };
 static_assert(sizeof(json_member) == 32 && alignof(json_member) == 8);
 
-// Commit flags.
-// single_sync: the commit was made durable by one fdatasync that covered its
-// data and this record together; after a power loss the record may be on disk
-// without all its pages, so open verifies the commit's pages (the commit is
-// small) and falls back to the previous commit if they do not match.
-inline constexpr std::uint32_t slot_single_sync = 1;
-
 // The order of the member index: only equality lookups use it, so keys are
 // ordered by length first (one integer compare settles most pairs), then by
 // bytes. Returns <0, 0, >0.
@@ -108,18 +90,13 @@ inline int key_order(const char* a, std::uint32_t an, const char* b, std::uint32
   return an ? __builtin_memcmp(a, b, an) : 0;
 }
 
-struct json_slot {
-  std::uint64_t magic = 0;
-  std::uint32_t version = 0;
-  std::uint32_t flags = 0;
-  std::uint64_t generation = 0;  // 1 for the first commit; slot index = generation % 2
+// The space's root object.
+struct json_head {
+  std::uint64_t magic = 0;    // file_magic
+  std::uint32_t version = 0;  // format_version
+  std::uint32_t reserved = 0;
   json_ref root;
-  std::uint64_t end = 0;           // end of the committed data, page-aligned
-  std::uint64_t table = 0;         // offset of the page checksum table, page-aligned
-  std::uint64_t commit_start = 0;  // first page of this commit's data
-  std::uint32_t table_crc = 0;
-  std::uint32_t crc = 0;  // CRC32C of the bytes before this field
 };
-static_assert(sizeof(json_slot) == 72 && std::is_trivially_copyable_v<json_slot>);
+static_assert(sizeof(json_head) == 32 && std::is_trivially_copyable_v<json_head>);
 
 }  // namespace fl::detail::json

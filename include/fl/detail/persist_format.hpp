@@ -1,7 +1,7 @@
 // fl/detail/persist_format.hpp: the on-disk formats of the persistence layer,
 // stated once: the fl::persist<T> value file, the fl::mapped_space meta page,
 // block header and size classes, and its redo log. src/persist.cpp and
-// src/mapped_space.cpp read and write files only through these types; tests
+// src/mapped_space*.cpp read and write files only through these types; tests
 // and fuzz targets use them to build damaged and foreign files.
 //
 // Every format is native (byte order and word size of the writer); each
@@ -116,7 +116,7 @@ struct space_alloc_state {
 };
 
 // A meta slot. Valid when the magic, marks and CRC match and every field
-// passes the checks of src/mapped_space.cpp (validate_meta).
+// passes the checks of src/mapped_space_open.cpp (check_meta).
 struct space_meta {
   char magic[8];
   std::uint32_t format_version;

@@ -1,0 +1,425 @@
+// src/mapped_space_commit.cpp: fl::mapped_space's commit (sync through the
+// redo log), rollback, verify, and the page checks behind checked(). Formats
+// in fl/detail/persist_format.hpp; the costs in docs/design.md ("Persistence").
+#include <fl/mapped_space.hpp>
+
+#include <fl/detail/persist_format.hpp>
+
+#include "mapped_space_internal.hpp"
+#include "persist_posix.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <vector>
+#include <atomic>
+
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+namespace fl {
+namespace detail {
+
+namespace {
+
+// Page runs in [from, to) (multiples of sys_page) whose mapped bytes may
+// differ from the file, appended in order. From the page tables when
+// /proc/self/pagemap is readable: a page of a private file mapping that was
+// written to has been copied (anonymous: "file" bit clear) or swapped out.
+// Otherwise by comparing every page with the file.
+void find_dirty(space_state& s, std::uint64_t from, std::uint64_t to,
+                std::vector<log_extent>& out) {
+  const std::uint64_t ps = s.sys_page;
+  auto add = [&](std::uint64_t off) {
+    if (!out.empty() && out.back().offset + out.back().length == off)
+      out.back().length += ps;
+    else
+      out.push_back({off, ps});
+  };
+  if (s.pagemap) {
+    constexpr std::size_t batch = 4096;
+    std::uint64_t entries[batch];
+    const std::uint64_t first = reinterpret_cast<std::uintptr_t>(s.base + from) / ps;
+    const std::uint64_t count = (to - from) / ps;
+    bool ok = true;
+    for (std::uint64_t i = 0; i < count && ok;) {
+      const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(batch, count - i));
+      const long long got = pread_full(s.pagemap.get(), entries, n * 8, (first + i) * 8);
+      if (got != static_cast<long long>(n * 8)) {
+        ok = false;
+        break;
+      }
+      for (std::size_t k = 0; k < n; ++k) {
+        const std::uint64_t e = entries[k];
+        const bool present = (e >> 63) & 1, swapped = (e >> 62) & 1, file = (e >> 61) & 1;
+        if ((present && !file) || swapped) add(from + (i + k) * ps);
+      }
+      i += n;
+    }
+    if (ok) return;
+    s.pagemap.reset();  // unreadable after all: compare from now on
+    out.clear();
+  }
+  std::vector<std::byte> buf(copy_chunk);
+  for (std::uint64_t off = from; off < to;) {
+    const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(copy_chunk, to - off));
+    const long long got = pread_full(s.fd.get(), buf.data(), n, off);
+    if (got < 0) throw_errno(s.path, "read (change scan)", static_cast<int>(-got));
+    for (std::size_t k = 0; k < n; k += ps) {
+      if (k + ps > static_cast<std::uint64_t>(got) ||
+          std::memcmp(buf.data() + k, s.base + off + k, ps) != 0)
+        add(off + k);
+    }
+    off += n;
+  }
+}
+
+// Sorted union of two sorted run lists, adjacent runs joined.
+std::vector<log_extent> merge_runs(const std::vector<log_extent>& a,
+                                   const std::vector<log_extent>& b) {
+  std::vector<log_extent> all(a);
+  all.insert(all.end(), b.begin(), b.end());
+  std::sort(all.begin(), all.end(),
+            [](const log_extent& x, const log_extent& y) { return x.offset < y.offset; });
+  std::vector<log_extent> out;
+  for (const log_extent& e : all) {
+    if (!out.empty() && e.offset <= out.back().offset + out.back().length) {
+      out.back().length = std::max(out.back().length, e.offset + e.length - out.back().offset);
+    } else {
+      out.push_back(e);
+    }
+  }
+  return out;
+}
+
+// Has this process written to page p since the last commit (so that its
+// committed checksum no longer applies)? From the page tables, as find_dirty;
+// without them, by comparing the page with the file.
+bool changed_here(const space_state& s, std::uint64_t p) {
+  const std::uint64_t off = p * space_page;
+  if (s.pagemap) {
+    bool any = false;
+    for (std::uint64_t k = 0; k < space_page; k += s.sys_page) {
+      std::uint64_t e = 0;
+      const std::uint64_t vpage = reinterpret_cast<std::uintptr_t>(s.base + off + k) / s.sys_page;
+      if (pread_full(s.pagemap.get(), &e, 8, vpage * 8) != 8) {
+        any = false;
+        goto compare;
+      }
+      const bool present = (e >> 63) & 1, swapped = (e >> 62) & 1, file = (e >> 61) & 1;
+      any = any || (present && !file) || swapped;
+    }
+    return any;
+  }
+compare:
+  std::byte buf[space_page];
+  if (pread_full(s.fd.get(), buf, space_page, off) != static_cast<long long>(space_page))
+    return false;
+  return std::memcmp(buf, s.base + off, space_page) != 0;
+}
+
+}  // namespace
+
+// Checks the committed pages under [off, off + len) against the page CRC
+// table, once each (see mapped_space::checked). Pages at or past the
+// committed file size are this process's own and need no check.
+void check_pages(const space_state& s, std::uint64_t off, std::uint64_t len) {
+  if (len == 0) return;
+  const space_alloc_state& a = s.committed.alloc;
+  const std::uint64_t committed_pages = s.committed.file_size / space_page;
+  const std::uint64_t first = off / space_page;
+  const std::uint64_t end = std::min((off + len - 1) / space_page + 1, committed_pages);
+  if (first >= end || a.crc_table == 0) return;
+  const auto* table = reinterpret_cast<const std::uint32_t*>(s.base + a.crc_table);
+  if (!s.table_checked.load(std::memory_order_acquire)) {
+    if (crc32c(table, a.crc_table_bytes) != s.committed.table_crc)
+      fail(s, "the page checksum table is damaged (its checksum does not match the meta page)");
+    s.table_checked.store(true, std::memory_order_release);
+  }
+  const std::uint64_t t_first = a.crc_table / space_page;
+  const std::uint64_t t_end = (a.crc_table + a.crc_table_bytes) / space_page;
+  for (std::uint64_t p = std::max<std::uint64_t>(first, 2); p < end; ++p) {
+    std::atomic_ref<std::uint64_t> word(s.verified[p / 64]);
+    const std::uint64_t bit = std::uint64_t{1} << (p % 64);
+    if ((word.load(std::memory_order_relaxed) & bit) != 0 || (p >= t_first && p < t_end)) continue;
+    if (crc32c(s.base + p * space_page, space_page) != table[p] && !changed_here(s, p))
+      fail(s, "page " + std::to_string(p) + " (offset " + hex(p * space_page) +
+                  ") does not match its checksum (damaged)");
+    word.fetch_or(bit, std::memory_order_relaxed);
+  }
+}
+
+namespace {
+
+// After a commit: every page of the file holds what that commit wrote or
+// what was checked before; pages past the previous commit's size and the
+// pages just written are marked checked.
+void mark_committed(space_state& s, std::uint64_t old_pages, const std::vector<log_extent>& runs) {
+  const std::uint64_t pages = s.committed.file_size / space_page;
+  s.verified.resize((pages + 63) / 64, 0);
+  auto set = [&](std::uint64_t p) { s.verified[p / 64] |= std::uint64_t{1} << (p % 64); };
+  for (std::uint64_t p = old_pages; p < pages; ++p) set(p);
+  for (const log_extent& r : runs) {
+    for (std::uint64_t p = r.offset / space_page; p < (r.offset + r.length) / space_page; ++p)
+      if (p < pages) set(p);
+  }
+  s.table_checked.store(true, std::memory_order_release);
+}
+
+}  // namespace
+}  // namespace detail
+
+using detail::block_header;
+using detail::class_size;
+using detail::log_extent;
+using detail::space_class_count;
+using detail::space_first_block;
+using detail::space_meta;
+using detail::space_page;
+
+const std::byte* mapped_space::checked(fptr<const void> p, std::uint64_t bytes) const {
+  const std::uint64_t off = p.offset();
+  if (off < detail::space_data_start || off > size_ || size_ - off < bytes) [[unlikely]]
+    bad_fptr(off, static_cast<std::size_t>(bytes));
+  detail::check_pages(*st_, off, bytes);
+  return base_ + off;
+}
+
+// ---- commit ------------------------------------------------------------------
+
+namespace {
+
+// Makes the page-CRC table cover every page of the file; returns the old
+// table's page run if it was replaced (its pages now need checksums).
+std::vector<log_extent> ensure_table(mapped_space& space, detail::space_state& s) {
+  std::vector<log_extent> old;
+  for (;;) {
+    const std::uint64_t pages = s.size / space_page;
+    if (s.alloc.crc_table != 0 && s.alloc.crc_table_bytes / 4 >= pages) return old;
+    // Room for 25% more pages, whole pages, page-aligned: the table's pages
+    // hold nothing else.
+    const std::uint64_t bytes = detail::round_up((pages + pages / 4 + 16) * 4, space_page);
+    const fptr<void> t = space.allocate(static_cast<std::size_t>(bytes), space_page);
+    auto* entries = reinterpret_cast<std::uint32_t*>(s.base + t.offset());
+    std::memset(entries, 0, bytes);
+    if (s.alloc.crc_table != 0) {
+      std::memcpy(entries, s.base + s.alloc.crc_table, std::min(bytes, s.alloc.crc_table_bytes));
+      old.push_back({s.alloc.crc_table, s.alloc.crc_table_bytes});
+      space.deallocate(fptr<void>(s.alloc.crc_table));
+    }
+    s.alloc.crc_table = t.offset();
+    s.alloc.crc_table_bytes = bytes;
+  }
+}
+
+std::uint32_t zero_page_crc() {
+  static const std::uint32_t crc = [] {
+    static const std::byte zeros[space_page] = {};
+    return detail::crc32c(zeros, space_page);
+  }();
+  return crc;
+}
+
+}  // namespace
+
+void mapped_space::sync() {
+  detail::space_state& s = *st_;
+  // Pages the committed table covers; without a table (the commit that
+  // created the file) every page but the meta pages is recomputed.
+  const std::uint64_t old_pages =
+      s.committed.alloc.crc_table != 0 ? s.committed.file_size / space_page : 2;
+  std::vector<log_extent> extra = ensure_table(*this, s);
+  const std::uint64_t pages = s.size / space_page;
+  const std::uint64_t scan_end = std::min(s.size, detail::round_up(s.alloc.top, s.sys_page));
+  std::vector<log_extent> runs;
+  detail::find_dirty(s, detail::space_data_start, scan_end, runs);
+  if (!extra.empty()) runs = detail::merge_runs(runs, extra);
+  if (runs.empty() && s.size == s.committed.file_size &&
+      std::memcmp(&s.alloc, &s.committed.alloc, sizeof s.alloc) == 0)
+    return;  // nothing to commit
+
+  // Page checksums: new pages are zeros unless written; written pages are
+  // recomputed; the table's own pages stay 0 (the meta's table_crc covers them).
+  auto* table = reinterpret_cast<std::uint32_t*>(s.base + s.alloc.crc_table);
+  const std::uint64_t t_first = s.alloc.crc_table / space_page;
+  const std::uint64_t t_end = (s.alloc.crc_table + s.alloc.crc_table_bytes) / space_page;
+  auto set_entry = [&](std::uint64_t i, std::uint32_t v) {
+    if (i >= t_first && i < t_end) v = 0;
+    if (table[i] != v) table[i] = v;  // untouched entries leave their page clean
+  };
+  for (std::uint64_t i = std::max<std::uint64_t>(old_pages, 2); i < pages; ++i)
+    set_entry(i, zero_page_crc());
+  for (const log_extent& r : runs) {
+    for (std::uint64_t i = r.offset / space_page;
+         i < (r.offset + r.length) / space_page && i < pages; ++i)
+      set_entry(i, detail::crc32c(s.base + i * space_page, space_page));
+  }
+  std::vector<log_extent> table_runs;
+  detail::find_dirty(
+      s, s.alloc.crc_table / s.sys_page * s.sys_page,
+      std::min(s.size, detail::round_up(s.alloc.crc_table + s.alloc.crc_table_bytes, s.sys_page)),
+      table_runs);
+  runs = detail::merge_runs(runs, table_runs);
+
+  space_meta m = detail::make_meta(s.committed.uuid, s.committed.generation + 1, s.size, s.alloc);
+  m.table_crc = detail::crc32c(table, s.alloc.crc_table_bytes);
+  m.crc = detail::meta_crc(m);
+
+  // 1. The log: header page (with the new meta), extent table, page images.
+  if (!s.log_fd) {
+    s.log_fd = detail::unique_fd(::open(s.log_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666));
+    if (!s.log_fd) detail::throw_errno(s.log_path, "open of the log", errno);
+    s.log_name_durable = false;
+  }
+  if (s.durable && !s.log_name_durable) {
+    // The log's directory entry, once, before the first durable commit uses it.
+    detail::fsync_parent(s.log_path);
+    s.log_name_durable = true;
+  }
+  std::uint64_t data_bytes = 0;
+  for (const log_extent& r : runs) data_bytes += r.length;
+  const std::size_t ext_bytes = runs.size() * sizeof(log_extent);
+  std::uint32_t body = detail::crc32c(runs.data(), ext_bytes);
+  for (const log_extent& r : runs) body = detail::crc32c(s.base + r.offset, r.length, body);
+  detail::log_header h{};
+  std::memcpy(h.magic, detail::log_magic, sizeof h.magic);
+  h.format_version = detail::space_format_version;
+  h.byte_order = detail::byte_order_mark;
+  h.uuid = m.uuid;
+  h.generation = m.generation;
+  h.extent_count = runs.size();
+  h.data_bytes = data_bytes;
+  h.body_crc = body;
+  h.header_crc = detail::crc32c(&m, sizeof m, detail::crc32c(&h, detail::log_header_crc_span));
+  std::byte head[space_page] = {};
+  std::memcpy(head, &h, sizeof h);
+  std::memcpy(head + detail::log_meta_offset, &m, sizeof m);
+  const int lfd = s.log_fd.get();
+  if (const int e = detail::pwrite_all(lfd, head, sizeof head, 0))
+    detail::throw_errno(s.log_path, "write of the log", e);
+  if (const int e = detail::pwrite_all(lfd, runs.data(), ext_bytes, detail::log_extents_offset))
+    detail::throw_errno(s.log_path, "write of the log", e);
+  // The page images start at the next page boundary (the gap is not read).
+  std::uint64_t at = detail::round_up(detail::log_extents_offset + ext_bytes, space_page);
+  for (const log_extent& r : runs) {
+    if (const int e = detail::pwrite_all(lfd, s.base + r.offset, r.length, at))
+      detail::throw_errno(s.log_path, "write of the log", e);
+    at += r.length;
+  }
+  if (s.durable) {
+    if (const int e = detail::sync_data(lfd))
+      detail::throw_errno(s.log_path, "fdatasync of the log", e);
+  }
+  // 2. The pages in place, then the meta slot of this generation.
+  const int fd = s.fd.get();
+  for (const log_extent& r : runs) {
+    if (const int e = detail::pwrite_all(fd, s.base + r.offset, r.length, r.offset))
+      detail::throw_errno(s.path, "write", e);
+  }
+  if (const int e = detail::pwrite_all(fd, &m, sizeof m, (m.generation % 2) * space_page))
+    detail::throw_errno(s.path, "write of the meta page", e);
+  if (s.durable) {
+    if (const int e = detail::sync_data(fd)) detail::throw_errno(s.path, "fdatasync", e);
+  }
+  // 3. The private copies now equal the file: drop them, so that the page
+  // tables show only changes made after this commit.
+  for (const log_extent& r : runs) ::madvise(s.base + r.offset, r.length, MADV_DONTNEED);
+  const std::uint64_t before_pages = s.committed.file_size / space_page;
+  s.committed = m;
+  s.last_sync_pages = data_bytes / space_page;
+  detail::mark_committed(s, before_pages, runs);
+}
+
+void mapped_space::rollback() {
+  detail::space_state& s = *st_;
+  const std::uint64_t top = std::max(s.alloc.top, s.committed.alloc.top);
+  std::vector<log_extent> runs;
+  detail::find_dirty(s, detail::space_data_start,
+                     std::min(s.size, detail::round_up(top, s.sys_page)), runs);
+  for (const log_extent& r : runs) ::madvise(s.base + r.offset, r.length, MADV_DONTNEED);
+  s.alloc = s.committed.alloc;
+  // The dropped pages read from the file again: check them again.
+  std::fill(s.verified.begin(), s.verified.end(), 0);
+  s.table_checked.store(false, std::memory_order_release);
+}
+
+// ---- verify ------------------------------------------------------------------
+
+void mapped_space::verify() const {
+  const detail::space_state& s = *st_;
+  struct stat sb;
+  if (::fstat(s.fd.get(), &sb) != 0) detail::throw_errno(s.path, "fstat", errno);
+  const auto file_bytes = static_cast<std::uint64_t>(sb.st_size);
+  void* map = ::mmap(nullptr, file_bytes, PROT_READ, MAP_SHARED, s.fd.get(), 0);
+  if (map == MAP_FAILED) detail::throw_errno(s.path, "mmap (verify)", errno);
+  struct unmap {
+    void* p;
+    std::uint64_t n;
+    ~unmap() { ::munmap(p, n); }
+  } guard{map, file_bytes};
+  const auto* f = static_cast<const std::byte*>(map);
+
+  space_meta m;
+  std::memcpy(&m, f + (s.committed.generation % 2) * space_page, sizeof m);
+  if (const std::string why = detail::check_meta(m, file_bytes); !why.empty())
+    detail::fail(s, "verify: " + why);
+  if (m.generation != s.committed.generation)
+    detail::fail(s, "verify: meta page changed under the space");
+  const detail::space_alloc_state& a = m.alloc;
+  const std::uint64_t pages = m.file_size / space_page;
+
+  if (a.crc_table != 0) {
+    const auto* table = reinterpret_cast<const std::uint32_t*>(f + a.crc_table);
+    if (detail::crc32c(table, a.crc_table_bytes) != m.table_crc)
+      detail::fail(s, "verify: page checksum table damaged");
+    const std::uint64_t t_first = a.crc_table / space_page,
+                        t_end = (a.crc_table + a.crc_table_bytes) / space_page;
+    for (std::uint64_t i = 2; i < pages; ++i) {
+      if (i >= t_first && i < t_end) continue;
+      if (detail::crc32c(f + i * space_page, space_page) != table[i])
+        detail::fail(s, "verify: checksum mismatch in page " + std::to_string(i) + " (offset " +
+                            detail::hex(i * space_page) + ")");
+    }
+  }
+
+  // Every block from the first to top, then every free list against them.
+  // Free blocks found by the walk, in address order (8 bytes each: bounded by
+  // the headers actually present in the file).
+  std::vector<std::uint64_t> free_set;
+  std::uint64_t used = 0, freeb = 0, live = 0;
+  std::uint64_t off = space_first_block;
+  while (off < a.top) {
+    const block_header h = detail::load_header(f, off);
+    const bool is_live = h.tag() == detail::block_live, is_free = h.tag() == detail::block_free;
+    if ((!is_live && !is_free) || h.cls() >= space_class_count || h.back != 0 ||
+        a.top - off < class_size(h.cls()))
+      detail::fail(s, "verify: bad block header at offset " + detail::hex(off));
+    const std::uint64_t cs = class_size(h.cls());
+    if (is_live) {
+      used += cs;
+      ++live;
+    } else {
+      freeb += cs;
+      free_set.push_back(off);
+    }
+    off += cs;
+  }
+  if (off != a.top || used != a.used_bytes || freeb != a.free_bytes || live != a.live_blocks ||
+      free_set.size() != a.free_blocks)
+    detail::fail(s, "verify: blocks do not match the meta page's counts");
+  std::uint64_t listed = 0;
+  for (unsigned c = 0; c < space_class_count; ++c) {
+    for (std::uint64_t b = a.free_heads[c]; b != 0;) {
+      if (!std::binary_search(free_set.begin(), free_set.end(), b) ||
+          detail::load_header(f, b).cls() != c || ++listed > a.free_blocks)
+        detail::fail(s, "verify: free list of size class " + std::to_string(c) + " damaged at " +
+                            detail::hex(b));
+      b = detail::load_u64(f, b + 8);
+    }
+  }
+  if (listed != a.free_blocks) detail::fail(s, "verify: free blocks missing from the free lists");
+  if (a.root != 0 && detail::load_header(f, a.root - 8).tag() != detail::block_live)
+    detail::fail(s, "verify: the root is not a live block");
+}
+
+}  // namespace fl

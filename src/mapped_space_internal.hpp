@@ -1,0 +1,102 @@
+// src/mapped_space_internal.hpp: what the sources of fl::mapped_space share:
+// the state behind the handle, the constants of growth and recovery, and the
+// helpers each file offers the others. Private to src/mapped_space*.cpp:
+//   mapped_space_open.cpp    open, creation, recovery from the log, names
+//   mapped_space_commit.cpp  sync (the redo log), rollback, verify, page checks
+//   mapped_space.cpp         the allocator, growth, pstring
+// Functions of one file that the others do not call have internal linkage
+// there.
+#pragma once
+
+#include <fl/detail/persist_format.hpp>
+#include <fl/mapped_space.hpp>
+
+#include "persist_posix.hpp"
+
+#include <atomic>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace fl::detail {
+
+struct space_state {
+  std::filesystem::path path;
+  std::filesystem::path log_path;
+  unique_fd fd;                   // the data file, locked (flock LOCK_EX) while open
+  unique_fd log_fd;               // opened (and created) by the first sync
+  bool log_name_durable = false;  // the directory holding log_fd's name was fsynced
+  unique_fd
+      pagemap;  // /proc/self/pagemap, or closed: then dirty pages are found by comparing with the file
+  bool created = false;
+  bool durable = true;
+  std::uint64_t sys_page = 4096;
+  std::uint64_t granule = 65536;  // growth unit: a multiple of both page sizes
+  std::byte* base = nullptr;      // start of the reserved range = file offset 0
+  std::uint64_t reserve = 0;      // bytes reserved at base
+  std::uint64_t size = 0;         // bytes of the file mapped (= the file's size)
+  std::uint64_t remaps = 0;
+  space_alloc_state alloc{};  // live
+  space_meta committed{};     // the last commit, as on disk
+  std::uint64_t last_sync_pages = 0;
+  // One bit per committed page: set once the page is known to hold what the
+  // last commit wrote (checked against its CRC, or written by this process).
+  // Atomic bit operations (std::atomic_ref), so const readers may share it.
+  mutable std::vector<std::uint64_t> verified;
+  mutable std::atomic<bool> table_checked{false};  // the CRC table matched the meta's table_crc
+};
+
+inline constexpr std::uint64_t initial_file_size =
+    4 * space_page;  // 2 meta pages + 2 pages of blocks
+inline constexpr std::uint64_t default_reserve = std::uint64_t{64} << 30;
+inline constexpr std::uint64_t max_growth_step = std::uint64_t{1} << 30;
+inline constexpr std::size_t copy_chunk = std::size_t{1}
+                                          << 20;  // bounded buffers for log reading and replay
+
+[[noreturn]] inline void fail(const space_state& s, const std::string& reason) {
+  throw persist_error(s.path, reason);
+}
+
+inline std::string hex(std::uint64_t v) {
+  char b[24];
+  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
+  return b;
+}
+
+inline block_header load_header(const std::byte* base, std::uint64_t off) noexcept {
+  block_header h;
+  std::memcpy(&h, base + off, sizeof h);
+  return h;
+}
+inline void store_header(std::byte* base, std::uint64_t off, block_header h) noexcept {
+  std::memcpy(base + off, &h, sizeof h);
+}
+inline std::uint64_t load_u64(const std::byte* base, std::uint64_t off) noexcept {
+  std::uint64_t v;
+  std::memcpy(&v, base + off, sizeof v);
+  return v;
+}
+inline void store_u64(std::byte* base, std::uint64_t off, std::uint64_t v) noexcept {
+  std::memcpy(base + off, &v, sizeof v);
+}
+
+inline std::uint32_t meta_crc(const space_meta& m) noexcept { return crc32c(&m, meta_crc_span); }
+
+// ---- mapped_space_open.cpp ----
+
+// Checks a meta slot read from a file of `file_bytes` bytes: empty if valid,
+// else the reason.
+std::string check_meta(const space_meta& m, std::uint64_t file_bytes);
+space_meta make_meta(std::uint64_t uuid, std::uint64_t generation, std::uint64_t file_size,
+                     const space_alloc_state& a);
+void fsync_parent(const std::filesystem::path& p);
+
+// ---- mapped_space_commit.cpp ----
+
+// Checks the committed pages under [off, off + len) against the page CRC
+// table, once each (see mapped_space::checked).
+void check_pages(const space_state& s, std::uint64_t off, std::uint64_t len);
+
+}  // namespace fl::detail

@@ -1,0 +1,468 @@
+// src/mapped_space_open.cpp: fl::mapped_space's open (checks of the meta
+// slots, recovery from the redo log), the creation of a new file, the handle's
+// moves and accessors, rename. Formats in fl/detail/persist_format.hpp; the
+// design in docs/design.md ("Persistence").
+#include <fl/mapped_space.hpp>
+
+#include <fl/detail/persist_format.hpp>
+
+#include "mapped_space_internal.hpp"
+#include "persist_posix.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <vector>
+#include <chrono>
+#include <random>
+
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+namespace fl {
+namespace detail {
+
+// Checks a meta slot read from a file of `file_bytes` bytes. Empty if valid,
+// else the reason. Format marks first, so that a foreign or newer file gets
+// its own reason rather than "checksum mismatch".
+std::string check_meta(const space_meta& m, std::uint64_t file_bytes) {
+  if (std::memcmp(m.magic, space_magic, sizeof m.magic) != 0)
+    return "not an fl::mapped_space file (bad magic)";
+  if (m.byte_order != byte_order_mark) return "written on a machine of the other byte order";
+  if (m.format_version != space_format_version)
+    return "format version " + std::to_string(m.format_version) +
+           (m.format_version > space_format_version ? " is newer than" : " is not") +
+           " the supported version " + std::to_string(space_format_version);
+  if (m.word_bits != word_bits)
+    return "written with " + std::to_string(m.word_bits) + "-bit words, this build uses " +
+           std::to_string(word_bits);
+  if (m.page_size != space_page || m.class_count != space_class_count)
+    return "page size or class count differs";
+  if (meta_crc(m) != m.crc || m.reserved != 0) return "meta page checksum mismatch (damaged)";
+  const space_alloc_state& a = m.alloc;
+  if (m.file_size % space_page != 0 || m.file_size < initial_file_size)
+    return "meta page: bad file size";
+  if (m.file_size > file_bytes)
+    return "truncated: " + std::to_string(file_bytes) + " bytes, the last commit has " +
+           std::to_string(m.file_size);
+  if (a.top % 16 != 8 || a.top < space_first_block || a.top > m.file_size)
+    return "meta page: bad allocator end";
+  if (a.root != 0 && (a.root % 16 != 0 || a.root < space_first_block + 8 || a.root >= a.top))
+    return "meta page: root outside the blocks";
+  if (a.used_bytes + a.free_bytes != a.top - space_first_block || a.used_bytes > a.top ||
+      a.free_bytes > a.top)
+    return "meta page: block byte counts do not add up";
+  if (a.live_blocks > a.used_bytes / 16 || a.free_blocks > a.free_bytes / 16)
+    return "meta page: bad block counts";
+  for (unsigned c = 0; c < space_class_count; ++c) {
+    const std::uint64_t h = a.free_heads[c];
+    if (h != 0 && (h % 16 != 8 || h < space_first_block || h > a.top || a.top - h < class_size(c)))
+      return "meta page: free list head of class " + std::to_string(c) + " outside the blocks";
+    if (h != 0 && a.free_blocks == 0) return "meta page: free list without free blocks";
+  }
+  if (a.crc_table == 0) {
+    if (a.crc_table_bytes != 0 || m.generation > 1) return "meta page: no page checksum table";
+  } else {
+    if (a.crc_table % space_page != 0 || a.crc_table_bytes % space_page != 0 ||
+        a.crc_table < space_first_block || a.crc_table > a.top ||
+        a.top - a.crc_table < a.crc_table_bytes || a.crc_table_bytes / 4 < m.file_size / space_page)
+      return "meta page: bad page checksum table";
+  }
+  return {};
+}
+
+namespace {
+
+// The valid meta slot the file's state is, and the log to replay if any.
+struct open_choice {
+  space_meta meta;
+  bool replay = false;
+};
+
+// Reads the log; true if it holds commit `want_gen` of file `uuid`, with
+// every byte checked. Fills `meta` and `extents`. Any invalid log is "no log":
+// it is a commit that did not finish, or belongs to another file.
+bool read_log(const space_state& s, int log_fd, std::uint64_t uuid, std::uint64_t want_gen,
+              space_meta& meta, std::vector<log_extent>& extents) {
+  struct stat sb;
+  if (::fstat(log_fd, &sb) != 0) return false;
+  const auto len = static_cast<std::uint64_t>(sb.st_size);
+  if (len < space_page) return false;
+  std::vector<std::byte> page(space_page);
+  if (pread_full(log_fd, page.data(), space_page, 0) != static_cast<long long>(space_page))
+    return false;
+  log_header h;
+  std::memcpy(&h, page.data(), sizeof h);
+  std::memcpy(&meta, page.data() + log_meta_offset, sizeof meta);
+  if (std::memcmp(h.magic, log_magic, sizeof h.magic) != 0 || h.byte_order != byte_order_mark ||
+      h.format_version != space_format_version || h.uuid != uuid || h.generation != want_gen)
+    return false;
+  if (crc32c(&meta, sizeof meta, crc32c(&h, log_header_crc_span)) != h.header_crc) return false;
+  if (meta.generation != want_gen || meta.uuid != uuid) return false;
+  if (!check_meta(meta, meta.file_size).empty()) return false;
+  if (h.extent_count > (len - log_extents_offset) / sizeof(log_extent)) return false;
+  const std::uint64_t data_off =
+      round_up(log_extents_offset + h.extent_count * sizeof(log_extent), space_page);
+  if (data_off > len || h.data_bytes > len - data_off) return false;
+  extents.resize(h.extent_count);
+  const std::size_t ext_bytes = extents.size() * sizeof(log_extent);
+  if (pread_full(log_fd, extents.data(), ext_bytes, log_extents_offset) !=
+      static_cast<long long>(ext_bytes))
+    return false;
+  std::uint64_t sum = 0;
+  std::uint64_t prev_end = space_data_start;
+  for (const log_extent& e : extents) {
+    if (e.offset % space_page != 0 || e.length % space_page != 0 || e.length == 0 ||
+        e.offset < prev_end || e.offset > meta.file_size || meta.file_size - e.offset < e.length)
+      return false;
+    prev_end = e.offset + e.length;
+    sum += e.length;
+  }
+  if (sum != h.data_bytes) return false;
+  std::uint32_t crc = crc32c(extents.data(), ext_bytes);
+  std::vector<std::byte> buf(
+      static_cast<std::size_t>(std::min<std::uint64_t>(copy_chunk, h.data_bytes)));
+  for (std::uint64_t done = 0; done < h.data_bytes;) {
+    const std::size_t n =
+        static_cast<std::size_t>(std::min<std::uint64_t>(copy_chunk, h.data_bytes - done));
+    if (pread_full(log_fd, buf.data(), n, data_off + done) != static_cast<long long>(n))
+      return false;
+    crc = crc32c(buf.data(), n, crc);
+    done += n;
+  }
+  (void)s;
+  return crc == h.body_crc;
+}
+
+// Writes the logged commit into the data file and makes it durable.
+void replay_log(const space_state& s, int log_fd, const space_meta& meta,
+                const std::vector<log_extent>& extents) {
+  const std::uint64_t data_off =
+      round_up(log_extents_offset + extents.size() * sizeof(log_extent), space_page);
+  struct stat sb;
+  if (::fstat(s.fd.get(), &sb) != 0) throw_errno(s.path, "fstat", errno);
+  if (static_cast<std::uint64_t>(sb.st_size) < meta.file_size &&
+      ::ftruncate(s.fd.get(), static_cast<off_t>(meta.file_size)) != 0)
+    throw_errno(s.path, "ftruncate (log replay)", errno);
+  std::vector<std::byte> buf(copy_chunk);
+  std::uint64_t src = data_off;
+  for (const log_extent& e : extents) {
+    for (std::uint64_t done = 0; done < e.length;) {
+      const std::size_t n =
+          static_cast<std::size_t>(std::min<std::uint64_t>(copy_chunk, e.length - done));
+      if (pread_full(log_fd, buf.data(), n, src) != static_cast<long long>(n))
+        fail(s, "log shrank during replay");
+      if (const int err = pwrite_all(s.fd.get(), buf.data(), n, e.offset + done))
+        throw_errno(s.path, "write (log replay)", err);
+      src += n;
+      done += n;
+    }
+  }
+  if (const int err =
+          pwrite_all(s.fd.get(), &meta, sizeof meta, (meta.generation % 2) * space_page))
+    throw_errno(s.path, "write of the meta page (log replay)", err);
+  if (const int err = sync_data(s.fd.get())) throw_errno(s.path, "fdatasync (log replay)", err);
+}
+
+// Picks the committed state of an open, locked data file; replays the log
+// when it holds the next commit. Never writes unless a valid log is replayed.
+space_meta choose_meta(space_state& s, std::uint64_t file_bytes) {
+  space_meta slot[2];
+  std::string why[2];
+  std::vector<std::byte> page(space_page);
+  for (int i = 0; i < 2; ++i) {
+    if (pread_full(s.fd.get(), page.data(), space_page,
+                   static_cast<std::uint64_t>(i) * space_page) !=
+        static_cast<long long>(space_page))
+      throw_errno(s.path, "read of the meta pages", errno ? errno : EIO);
+    std::memcpy(&slot[i], page.data(), sizeof slot[i]);
+    why[i] = check_meta(slot[i], file_bytes);
+    if (why[i].empty() && slot[i].generation % 2 != static_cast<std::uint64_t>(i))
+      why[i] = "meta page in the wrong slot (damaged)";
+    // The rest of the page is zeros; nothing else covers it.
+    if (why[i].empty() && std::any_of(page.begin() + sizeof(space_meta), page.end(),
+                                      [](std::byte b) { return b != std::byte{0}; }))
+      why[i] = "meta page padding is not zero (damaged)";
+  }
+  if (!why[0].empty() && !why[1].empty()) {
+    if (why[0] == why[1]) fail(s, why[0]);
+    fail(s, "both meta pages invalid (slot 0: " + why[0] + "; slot 1: " + why[1] + ")");
+  }
+  const int best = !why[0].empty()   ? 1
+                   : !why[1].empty() ? 0
+                                     : (slot[1].generation > slot[0].generation ? 1 : 0);
+  const space_meta& m = slot[best];
+  const bool other_ok = why[1 - best].empty();
+  if (other_ok && (slot[1 - best].uuid != m.uuid || m.generation - slot[1 - best].generation != 1))
+    fail(s, "meta pages disagree (damaged)");
+
+  // A log holding generation m + 1 is a commit that was durable in the log
+  // but maybe not in place: finish it.
+  unique_fd log(::open(s.log_path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (log) {
+    space_meta next;
+    std::vector<log_extent> extents;
+    if (read_log(s, log.get(), m.uuid, m.generation + 1, next, extents)) {
+      replay_log(s, log.get(), next, extents);
+      return next;
+    }
+  }
+  // Without such a log, one invalid slot is damage, not an interrupted commit
+  // (a commit writes its slot only after the log holding it is durable).
+  if (!other_ok) fail(s, "meta page " + std::to_string(1 - best) + ": " + why[1 - best]);
+  return m;
+}
+
+std::uint64_t random_uuid() {
+  std::random_device rd;
+  std::uint64_t v = (std::uint64_t{rd()} << 32) ^ rd();
+  v ^= static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()) *
+       0x9E3779B97F4A7C15ull;
+  return v == 0 ? 1 : v;
+}
+
+}  // namespace
+
+space_meta make_meta(std::uint64_t uuid, std::uint64_t generation, std::uint64_t file_size,
+                     const space_alloc_state& a) {
+  space_meta m;
+  std::memset(&m, 0, sizeof m);
+  std::memcpy(m.magic, space_magic, sizeof m.magic);
+  m.format_version = space_format_version;
+  m.byte_order = byte_order_mark;
+  m.word_bits = word_bits;
+  m.page_size = space_page;
+  m.class_count = space_class_count;
+  m.uuid = uuid;
+  m.generation = generation;
+  m.file_size = file_size;
+  m.alloc = a;
+  return m;
+}
+
+namespace {
+
+// Creates an empty space at s.path: built under a temporary name, made
+// durable, then linked into place (link fails if another process created the
+// file meanwhile: returns false then).
+bool create_file(const space_state& s) {
+  std::filesystem::path tmp = s.path;
+  tmp += ".new-" + std::to_string(::getpid());
+  unique_fd fd(::open(tmp.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0666));
+  if (!fd) throw_errno(tmp, "create", errno);
+  space_alloc_state a{};
+  a.top = space_first_block;
+  const std::uint64_t uuid = random_uuid();
+  // Generation 1 in slot 1 and generation 0 in slot 0: both valid, as after
+  // any commit.
+  for (std::uint64_t g = 0; g < 2; ++g) {
+    space_meta m = make_meta(uuid, g, initial_file_size, a);
+    m.crc = meta_crc(m);
+    if (const int e = pwrite_all(fd.get(), &m, sizeof m, g * space_page)) {
+      ::unlink(tmp.c_str());
+      throw_errno(tmp, "write", e);
+    }
+  }
+  if (::ftruncate(fd.get(), static_cast<off_t>(initial_file_size)) != 0 ||
+      (s.durable && sync_data(fd.get()) != 0)) {
+    const int e = errno;
+    ::unlink(tmp.c_str());
+    throw_errno(tmp, "ftruncate/fdatasync", e);
+  }
+  const int linked = ::link(tmp.c_str(), s.path.c_str());
+  const int link_err = errno;
+  ::unlink(tmp.c_str());
+  if (linked != 0) {
+    if (link_err == EEXIST) return false;
+    throw_errno(s.path, "link", link_err);
+  }
+  if (!s.durable) return true;
+  std::filesystem::path dir = s.path.parent_path();
+  if (dir.empty()) dir = ".";
+  unique_fd dfd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (dfd) ::fsync(dfd.get());
+  return true;
+}
+
+}  // namespace
+
+void fsync_parent(const std::filesystem::path& p) {
+  std::filesystem::path dir = p.parent_path();
+  if (dir.empty()) dir = ".";
+  unique_fd dfd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!dfd) throw_errno(p, "open of the directory", errno);
+  if (::fsync(dfd.get()) != 0) throw_errno(p, "fsync of the directory", errno);
+}
+
+}  // namespace detail
+
+using detail::block_header;
+using detail::class_size;
+using detail::log_extent;
+using detail::space_class_count;
+using detail::space_first_block;
+using detail::space_meta;
+using detail::space_page;
+
+// ---- open / close ------------------------------------------------------------
+
+mapped_space::mapped_space(const std::filesystem::path& path, const mapped_space_options& options)
+    : st_(std::make_unique<detail::space_state>()) {
+  detail::space_state& s = *st_;
+  s.path = path;
+  s.log_path = path;
+  s.log_path += "-log";
+  s.durable = options.durable;
+  const long ps = ::sysconf(_SC_PAGESIZE);
+  if (ps <= 0 || ps % 4096 != 0 || ps > 65536) detail::fail(s, "unsupported system page size");
+  s.sys_page = static_cast<std::uint64_t>(ps);
+  s.granule = std::max<std::uint64_t>(65536, s.sys_page);
+
+  for (int attempt = 0;; ++attempt) {
+    s.fd = detail::unique_fd(::open(path.c_str(), O_RDWR | O_CLOEXEC));
+    if (s.fd) {
+      if (options.mode == open_mode::create_new && !s.created)
+        detail::fail(s, "file exists (open_mode::create_new)");
+      break;
+    }
+    if (errno != ENOENT) detail::throw_errno(path, "open", errno);
+    if (options.mode == open_mode::open_existing)
+      detail::fail(s, "no such file (open_mode::open_existing)");
+    if (attempt > 2) detail::fail(s, "file appears and disappears while being created");
+    // A stale log of an earlier file by this name must not meet the new file;
+    // its uuid differs anyway, so it would be ignored, but it is dead weight.
+    if (detail::create_file(s)) {
+      ::unlink(s.log_path.c_str());
+      s.created = true;
+    } else if (options.mode == open_mode::create_new) {
+      detail::fail(s, "file exists (open_mode::create_new)");
+    }
+  }
+  if (::flock(s.fd.get(), LOCK_EX | LOCK_NB) != 0) {
+    if (errno == EWOULDBLOCK)
+      detail::fail(s, "locked: another process (or another mapped_space) has it open");
+    detail::throw_errno(path, "flock", errno);
+  }
+  struct stat sb;
+  if (::fstat(s.fd.get(), &sb) != 0) detail::throw_errno(path, "fstat", errno);
+  if (!S_ISREG(sb.st_mode)) detail::fail(s, "not a regular file");
+  auto file_bytes = static_cast<std::uint64_t>(sb.st_size);
+  if (file_bytes == 0) detail::fail(s, "empty file (0 bytes)");
+  if (file_bytes < detail::initial_file_size) {
+    char magic[sizeof detail::space_magic] = {};
+    const long long got = detail::pread_full(s.fd.get(), magic, sizeof magic, 0);
+    if (got != static_cast<long long>(sizeof magic) ||
+        std::memcmp(magic, detail::space_magic, sizeof magic) != 0)
+      detail::fail(s, "not an fl::mapped_space file (bad magic)");
+    detail::fail(s, "truncated: " + std::to_string(file_bytes) + " bytes, a space has at least " +
+                        std::to_string(detail::initial_file_size));
+  }
+  if (file_bytes % space_page != 0)
+    detail::fail(s, "size " + std::to_string(file_bytes) +
+                        " is not a multiple of 4096 (truncated or damaged)");
+
+  const space_meta m = detail::choose_meta(s, file_bytes);
+  if (::fstat(s.fd.get(), &sb) != 0) detail::throw_errno(path, "fstat", errno);
+  file_bytes = static_cast<std::uint64_t>(sb.st_size);  // a replay may have grown it
+  s.committed = m;
+  s.alloc = m.alloc;
+  s.verified.assign((m.file_size / space_page + 63) / 64, 0);
+
+  // Reserve the address range, then map the file over its start.
+  std::uint64_t want =
+      options.reserve != 0 ? options.reserve : std::max(detail::default_reserve, 4 * file_bytes);
+  want = detail::round_up(std::max(want, file_bytes), s.granule);
+  void* r = ::mmap(nullptr, want, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (r == MAP_FAILED) detail::throw_errno(path, "mmap (address reservation)", errno);
+  s.base = static_cast<std::byte*>(r);
+  s.reserve = want;
+  if (::mmap(s.base, file_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, s.fd.get(), 0) ==
+      MAP_FAILED) {
+    const int e = errno;
+    ::munmap(s.base, s.reserve);
+    s.base = nullptr;
+    detail::throw_errno(path, "mmap", e);
+  }
+  s.size = file_bytes;
+  s.pagemap = detail::unique_fd(::open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC));
+  base_ = s.base;
+  size_ = s.size;
+  // A new space commits once, so that every later commit has its page
+  // checksum table.
+  if (s.created) sync();
+}
+
+mapped_space::mapped_space(mapped_space&& o) noexcept
+    : base_(std::exchange(o.base_, nullptr)),
+      size_(std::exchange(o.size_, 0)),
+      remaps_(std::exchange(o.remaps_, 0)),
+      st_(std::move(o.st_)) {}
+
+mapped_space& mapped_space::operator=(mapped_space&& o) noexcept {
+  if (this != &o) {
+    if (st_ && st_->base) ::munmap(st_->base, st_->reserve);
+    base_ = std::exchange(o.base_, nullptr);
+    size_ = std::exchange(o.size_, 0);
+    remaps_ = std::exchange(o.remaps_, 0);
+    st_ = std::move(o.st_);
+  }
+  return *this;
+}
+
+mapped_space::~mapped_space() {
+  if (st_ && st_->base) ::munmap(st_->base, st_->reserve);
+}
+
+bool mapped_space::created() const noexcept { return st_->created; }
+const std::filesystem::path& mapped_space::path() const noexcept { return st_->path; }
+
+void mapped_space::bad_fptr(std::uint64_t offset, std::size_t bytes) const {
+  throw persist_error(st_->path, "fptr " + detail::hex(offset) + " (+" + std::to_string(bytes) +
+                                     " bytes) is outside the file (" + std::to_string(size_) +
+                                     " bytes)");
+}
+
+fptr<void> mapped_space::root_offset() const noexcept { return fptr<void>(st_->alloc.root); }
+
+void mapped_space::set_root(fptr<void> root) {
+  const std::uint64_t off = root.offset();
+  if (off != 0 && (off % 16 != 0 || off < space_first_block + 8 || off >= st_->alloc.top))
+    throw std::invalid_argument("fl::mapped_space::set_root: not a block of this space");
+  st_->alloc.root = off;
+}
+
+space_stats mapped_space::stats() const {
+  const detail::space_state& s = *st_;
+  space_stats r;
+  r.file_bytes = s.size;
+  r.top = s.alloc.top;
+  r.used_bytes = s.alloc.used_bytes;
+  r.free_bytes = s.alloc.free_bytes;
+  r.live_blocks = s.alloc.live_blocks;
+  r.generation = s.committed.generation;
+  r.remap_count = s.remaps;
+  r.last_sync_pages = s.last_sync_pages;
+  return r;
+}
+
+void mapped_space::rename(const std::filesystem::path& to) {
+  detail::space_state& s = *st_;
+  std::filesystem::path log_to = to;
+  log_to += "-log";
+  if (::rename(s.path.c_str(), to.c_str()) != 0) detail::throw_errno(s.path, "rename", errno);
+  // A log left by an older file of that name belongs to another uuid; ours
+  // (if any) holds only commits already in place. Either way the new name's
+  // log must be ours or absent.
+  if (::rename(s.log_path.c_str(), log_to.c_str()) != 0) {
+    if (errno != ENOENT) detail::throw_errno(s.log_path, "rename", errno);
+    ::unlink(log_to.c_str());
+  }
+  s.path = to;
+  s.log_path = log_to;
+  if (s.durable) detail::fsync_parent(s.path);
+}
+
+void mapped_space::set_durable(bool durable) noexcept { st_->durable = durable; }
+
+}  // namespace fl
