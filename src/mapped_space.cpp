@@ -165,18 +165,26 @@ std::size_t mapped_space::block_size(fptr<void> p) const {
 
 fptr<void> mapped_space::end_block() const noexcept { return fptr<void>(st_->alloc.top + 8); }
 
-std::byte* mapped_space::prepare_end(std::size_t bytes) {
+void mapped_space::write_fresh(fptr<void> p, const void* src, std::size_t bytes) {
   detail::space_state& s = *st_;
-  if (bytes > detail::space_max_block - space_page) throw std::bad_alloc();
-  const std::uint64_t p = s.alloc.top + 8;
-  if (p + bytes > s.size) {
-    grow(s, p + bytes);
-    base_ = s.base;
-    size_ = s.size;
-    remaps_ = s.remaps;
+  const std::uint64_t off = p.offset();
+  if (off < space_first_block || off > s.alloc.top || bytes > s.alloc.top - off)
+    throw std::invalid_argument("fl::mapped_space::write_fresh: not inside the carved blocks");
+  const auto* from = static_cast<const std::byte*>(src);
+  // Whole system pages past the committed file, not sharing a page with
+  // bytes before the block: straight to the file. The rest through the map.
+  const std::uint64_t lo =
+      detail::round_up(std::max<std::uint64_t>(off, s.committed.file_size), s.sys_page);
+  const std::uint64_t hi = (off + bytes) / s.sys_page * s.sys_page;
+  if (lo >= hi) {
+    if (bytes) std::memcpy(s.base + off, from, bytes);
+    return;
   }
-  detail::check_pages(s, s.alloc.top, 8 + bytes);
-  return s.base + p;
+  if (const int e = detail::pwrite_all(s.fd.get(), from + (lo - off), hi - lo, lo))
+    detail::throw_errno(s.path, "write", e);
+  std::memcpy(s.base + off, from, lo - off);
+  std::memcpy(s.base + hi, from + (hi - off), off + bytes - hi);
+  s.fresh.push_back({lo, hi - lo});
 }
 
 fptr<void> mapped_space::allocate_end(std::size_t bytes) {

@@ -249,10 +249,12 @@ void mapped_space::sync() {
   };
   for (std::uint64_t i = std::max<std::uint64_t>(old_pages, 2); i < pages; ++i)
     set_entry(i, zero_page_crc());
-  for (const log_extent& r : runs) {
-    for (std::uint64_t i = r.offset / space_page;
-         i < (r.offset + r.length) / space_page && i < pages; ++i)
-      set_entry(i, detail::crc32c(s.base + i * space_page, space_page));
+  for (const std::vector<log_extent>* list : {&runs, &s.fresh}) {
+    for (const log_extent& r : *list) {
+      for (std::uint64_t i = r.offset / space_page;
+           i < (r.offset + r.length) / space_page && i < pages; ++i)
+        set_entry(i, detail::crc32c(s.base + i * space_page, space_page));
+    }
   }
   std::vector<log_extent> table_runs;
   detail::find_dirty(
@@ -265,6 +267,11 @@ void mapped_space::sync() {
   m.table_crc = detail::crc32c(table, s.alloc.crc_table_bytes);
   m.crc = detail::meta_crc(m);
 
+  // 0. Pages written to the file directly (write_fresh) are not in the log:
+  // they must be durable before the log that refers to them is.
+  if (!s.fresh.empty() && s.durable) {
+    if (const int e = detail::sync_data(s.fd.get())) detail::throw_errno(s.path, "fdatasync", e);
+  }
   // 1. The log: header page (with the new meta), extent table, page images.
   if (!s.log_fd) {
     s.log_fd = detail::unique_fd(::open(s.log_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666));
@@ -326,6 +333,7 @@ void mapped_space::sync() {
   for (const log_extent& r : runs) ::madvise(s.base + r.offset, r.length, MADV_DONTNEED);
   const std::uint64_t before_pages = s.committed.file_size / space_page;
   s.committed = m;
+  s.fresh.clear();
   s.last_sync_pages = data_bytes / space_page;
   detail::mark_committed(s, before_pages, runs);
 }
@@ -338,6 +346,7 @@ void mapped_space::rollback() {
                      std::min(s.size, detail::round_up(top, s.sys_page)), runs);
   for (const log_extent& r : runs) ::madvise(s.base + r.offset, r.length, MADV_DONTNEED);
   s.alloc = s.committed.alloc;
+  s.fresh.clear();
   // The dropped pages read from the file again: check them again.
   std::fill(s.verified.begin(), s.verified.end(), 0);
   s.table_checked.store(false, std::memory_order_release);

@@ -25,9 +25,12 @@ namespace fl::detail {
 struct space_state {
   std::filesystem::path path;
   std::filesystem::path log_path;
-  unique_fd fd;                   // the data file, locked (flock LOCK_EX) while open
-  unique_fd log_fd;               // opened (and created) by the first sync
-  bool log_name_durable = false;  // the directory holding log_fd's name was fsynced
+  unique_fd fd;      // the data file, locked (flock LOCK_EX) while open
+  unique_fd log_fd;  // opened (and created) by the first sync
+  bool log_name_durable = false;
+  // Page runs past the committed file that write_fresh() wrote to the file
+  // directly since the last commit (clean in the mapping, so not logged).
+  std::vector<log_extent> fresh;  // the directory holding log_fd's name was fsynced
   unique_fd
       pagemap;  // /proc/self/pagemap, or closed: then dirty pages are found by comparing with the file
   bool created = false;

@@ -195,13 +195,15 @@ class mapped_space {
   // allocate().
   fptr<void> end_block() const noexcept;
   fptr<void> allocate_end(std::size_t bytes);
-  // For a builder that writes in place: makes [end_block(), + bytes) part of
-  // the mapping (growing the file, not carving anything) and returns it, so
-  // that the bytes can be written before allocate_end(n) (n <= bytes) carves
-  // them without a copy. The committed pages there are checked first. The
-  // pointer is valid as get()'s; a later call may move it (the bytes move
-  // with the mapping). Throws as allocate().
-  std::byte* prepare_end(std::size_t bytes);
+  // Fills [p, p + bytes) of a block just carved by allocate_end (before
+  // anything was written to it through get()) with `src`, as a copy through
+  // the mapping would, but writes the whole system pages past the committed
+  // file to the file directly (pwrite): they are not copied into private
+  // pages, and the next sync() neither logs nor rewrites them (it computes
+  // their checksums and makes them durable before its log). For bulk
+  // builders such as json_store::import. Throws std::invalid_argument for a
+  // range outside the carved blocks, persist_error on an I/O error.
+  void write_fresh(fptr<void> p, const void* src, std::size_t bytes);
 
   // Damage detection for readers. The bytes [p, p + bytes) as a pointer,
   // after checking that they lie inside the file and that every committed

@@ -27,32 +27,10 @@ namespace fl::detail::json {
 // byte it keeps), holding the bytes of file offsets [base, base + size).
 class byte_buffer {
  public:
-  // Storage owned by someone else: at least n bytes, the bytes so far kept.
-  using grow_fn = unsigned char* (*)(void* context, std::size_t n);
-
   byte_buffer() = default;
   byte_buffer(const byte_buffer&) = delete;
   byte_buffer& operator=(const byte_buffer&) = delete;
-  ~byte_buffer() {
-    if (!grow_) std::free(p_);
-  }
-
-  // Writes go to `fn`'s storage from now on (an empty buffer only), until
-  // detach(), which leaves the buffer empty and back on its own storage.
-  void attach(grow_fn fn, void* context, std::size_t initial) {
-    std::free(p_);
-    p_ = nullptr;
-    size_ = cap_ = 0;
-    grow_ = fn;
-    context_ = context;
-    reserve(initial);
-  }
-  bool attached() const noexcept { return grow_ != nullptr; }
-  void detach() noexcept {
-    p_ = nullptr;
-    size_ = cap_ = 0;
-    grow_ = nullptr;
-  }
+  ~byte_buffer() { std::free(p_); }
 
   std::size_t size() const noexcept { return size_; }
   unsigned char* data() noexcept { return p_; }
@@ -62,7 +40,7 @@ class byte_buffer {
     if (n <= cap_) return;
     std::size_t c = cap_ ? cap_ : 4096;
     while (c < n) c *= 2;
-    void* q = grow_ ? grow_(context_, c) : std::realloc(p_, c);
+    void* q = std::realloc(p_, c);
     if (!q) throw std::bad_alloc();
     p_ = static_cast<unsigned char*>(q);
     cap_ = c;
@@ -88,8 +66,6 @@ class byte_buffer {
   unsigned char* p_ = nullptr;
   std::size_t size_ = 0;
   std::size_t cap_ = 0;
-  grow_fn grow_ = nullptr;
-  void* context_ = nullptr;
 };
 
 // Turns a stream of parse events into store records appended to `out`, whose
