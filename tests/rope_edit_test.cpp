@@ -23,6 +23,8 @@
 #include <utility>
 #include <vector>
 
+using rope_test::apply_edit;
+using rope_test::basic_edit;
 using rope_test::expect_content;
 using rope_test::pick;
 using rope_test::random_text;
@@ -49,29 +51,14 @@ TEST(RopeDifferential, RandomEditsAgreeWithStdString) {
     switch (op) {
       case 0:
       case 14:
-      case 15:
-        r.append(piece);
-        s.append(piece);
-        break;
+      case 15: apply_edit(basic_edit::append, r, s, pos, n, piece); break;
       case 1:
-      case 16:
-        r.prepend(piece);
-        s.insert(0, piece);
-        break;
+      case 16: apply_edit(basic_edit::prepend, r, s, pos, n, piece); break;
       case 2:
-      case 17:
-        r.insert(pos, piece);
-        s.insert(pos, piece);
-        break;
-      case 3:
-        r.erase(pos, n);
-        s.erase(pos, n);
-        break;
+      case 17: apply_edit(basic_edit::insert, r, s, pos, n, piece); break;
+      case 3: apply_edit(basic_edit::erase, r, s, pos, n, piece); break;
       case 4:
-      case 18:
-        r.replace(pos, n, piece);
-        s.replace(pos, n, piece);
-        break;
+      case 18: apply_edit(basic_edit::replace, r, s, pos, n, piece); break;
       case 5: {
         const std::size_t len = pick(rng, 2) ? n * 8 : pick(rng, s.size() - pos + 1);
         r = r.substr(pos, len);

@@ -20,6 +20,8 @@
 #include <utility>
 #include <vector>
 
+using rope_test::apply_edit;
+using rope_test::basic_edit;
 using rope_test::expect_content;
 using rope_test::pick;
 using rope_test::random_text;
@@ -173,26 +175,11 @@ TEST(RopeMetrics, RandomEditsAgreeWithNaiveScans) {
     const std::size_t n = pick(rng, 2) ? pick(rng, 8) : pick(rng, 200);
     const std::string piece = random_utf8(rng, pick(rng, 3) == 0 ? pick(rng, 100) : pick(rng, 12));
     switch (pick(rng, s.size() > 4000 ? 9 : 12)) {
-      case 0:
-        r.append(piece);
-        s.append(piece);
-        break;
-      case 1:
-        r.prepend(piece);
-        s.insert(0, piece);
-        break;
-      case 2:
-        r.insert(pos, piece);
-        s.insert(pos, piece);
-        break;
-      case 3:
-        r.erase(pos, n);
-        s.erase(pos, n);
-        break;
-      case 4:
-        r.replace(pos, n, piece);
-        s.replace(pos, n, piece);
-        break;
+      case 0: apply_edit(basic_edit::append, r, s, pos, n, piece); break;
+      case 1: apply_edit(basic_edit::prepend, r, s, pos, n, piece); break;
+      case 2: apply_edit(basic_edit::insert, r, s, pos, n, piece); break;
+      case 3: apply_edit(basic_edit::erase, r, s, pos, n, piece); break;
+      case 4: apply_edit(basic_edit::replace, r, s, pos, n, piece); break;
       case 5: {  // a shared copy edited; the original must keep its metrics
         auto& [r2, s2] = slots[pick(rng, slots.size())];
         r2 = r;
@@ -238,8 +225,7 @@ TEST(RopeMetrics, RandomEditsAgreeWithNaiveScans) {
       case 10: {  // adopt a flattened string, then edit it in place
         r = fl::rope(std::move(r).flatten());
         (void)r.byte_to_line(pick(rng, s.size() + 1));
-        r.replace(pos, n, piece);
-        s.replace(pos, n, piece);
+        apply_edit(basic_edit::replace, r, s, pos, n, piece);
         break;
       }
       default: {  // rope + rope

@@ -64,6 +64,35 @@ inline std::string random_utf8(std::mt19937_64& rng, std::size_t n) {
   return s;
 }
 
+// The five basic edits, applied alike to a rope and to its std::string
+// mirror (n is clamped by both the same way).
+enum class basic_edit { append, prepend, insert, erase, replace };
+inline void apply_edit(basic_edit e, fl::rope& r, std::string& s, std::size_t pos, std::size_t n,
+                       const std::string& piece) {
+  switch (e) {
+    case basic_edit::append:
+      r.append(piece);
+      s.append(piece);
+      break;
+    case basic_edit::prepend:
+      r.prepend(piece);
+      s.insert(0, piece);
+      break;
+    case basic_edit::insert:
+      r.insert(pos, piece);
+      s.insert(pos, piece);
+      break;
+    case basic_edit::erase:
+      r.erase(pos, n);
+      s.erase(pos, n);
+      break;
+    case basic_edit::replace:
+      r.replace(pos, n, piece);
+      s.replace(pos, n, piece);
+      break;
+  }
+}
+
 // A tree of `text` cut into `piece`-byte leaves: a copy alive during each
 // append keeps the rope shared, so each piece joins as a leaf instead of
 // growing one flat chunk in place.

@@ -1,6 +1,6 @@
 // Threaded tests for fl::rope (also built and run under TSan): copies of one
 // shared rope are taken, read and edited on two threads at once. Built with
-// FL_ROPE_LEAF_MAX=16 (tests/rope_threads_test.cmake) so the shared tree is
+// FL_ROPE_LEAF_MAX=16 (it links fl_rope_small) so the shared tree is
 // deep and every edit copies a path of shared nodes while the other thread
 // reads them. Seeds: FL_TEST_SEED, else the clock.
 #include <fl/rope.hpp>

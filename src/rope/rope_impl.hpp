@@ -290,6 +290,10 @@ edge join_piece(edge root, edge piece, bool piece_last);
 // caller's, unchanged, and every node made so far has been released.
 std::pair<edge, edge> split(edge t, std::size_t pos);
 
+// One half of split(t, pos) (the left one if keep_left), the other
+// released; consumes t, also when the split throws.
+edge split_keep(edge t, std::size_t pos, bool keep_left);
+
 // An owned tree holding `text`: one chunk (of capacity >= cap_hint) when it
 // fits a leaf, else full leaves grouped bottom-up into evenly filled nodes.
 // Every leaf and node is allocated before the first is linked, so a failure

@@ -86,6 +86,20 @@ std::pair<edge, edge> split(edge t, std::size_t pos) {
   return {left, right};
 }
 
+// One half of split(t, pos) (the left one if keep_left), the other
+// released; consumes t, also when the split throws.
+edge split_keep(edge t, std::size_t pos, bool keep_left) {
+  std::pair<edge, edge> halves;
+  try {
+    halves = split(t, pos);
+  } catch (...) {
+    release(t.p);
+    throw;
+  }
+  release(keep_left ? halves.second.p : halves.first.p);
+  return keep_left ? halves.first : halves.second;
+}
+
 // An owned tree holding `text`: one chunk when it fits, else full leaves
 // grouped bottom-up into evenly filled nodes. Every leaf and node is
 // allocated before the first is linked, so a failure frees them all.
@@ -244,25 +258,9 @@ rope rope::substr(size_type pos, size_type n) const {
     c->used = copy(c->data, n, pos);
     return rope(edge{c, 0, n});
   }
-  // split consumes its argument only on success.
   detail::acquire(root_.p);
-  edge left{}, rest{};
-  try {
-    std::tie(left, rest) = detail::split(root_, pos);
-  } catch (...) {
-    detail::release(root_.p);
-    throw;
-  }
-  detail::release(left.p);
-  edge mid{}, right{};
-  try {
-    std::tie(mid, right) = detail::split(rest, n);
-  } catch (...) {
-    detail::release(rest.p);
-    throw;
-  }
-  detail::release(right.p);
-  return rope(mid);
+  const edge rest = detail::split_keep(root_, pos, false);
+  return rope(detail::split_keep(rest, n, true));
 }
 
 // Linear search over the chunk stream. Matches inside a chunk of at least
