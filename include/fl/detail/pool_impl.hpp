@@ -21,15 +21,16 @@
 // traffic that is the producer, which gets its blocks back a batch at a time
 // (one lock per batch) instead of from malloc one by one.
 //
-// Statistics cost the fast paths one counter (hits): everything else is
+// Statistics cost the fast paths one counter (hits, per class, which also
+// tells a consumer thread from one that reuses its blocks): everything else is
 // counted on the slow paths or computed when pool_stats() reads it (the
-// cached bytes from `room`, frees_cached from the flows in and out).
+// cached bytes from `limit` and `room`, frees_cached from the flows in and out).
 //
 // TLS model: initial-exec, so that code compiled as position-independent
 // (libfl itself, a shared libfl) reaches the cache at a fixed offset from the
 // thread pointer instead of calling __tls_get_addr on every allocation. The
 // price is that a shared libfl cannot be loaded with dlopen() into a process
-// whose static TLS space is exhausted (the cache is ~350 bytes).
+// whose static TLS space is exhausted (the cache is ~870 bytes).
 #pragma once
 
 #include <array>
@@ -130,26 +131,43 @@ consteval std::array<std::uint16_t, pool_class_count> pool_make_class_batch() {
 }
 inline constexpr std::array<std::uint16_t, pool_class_count> pool_class_batch =
     pool_make_class_batch();
-static_assert(pool_class_depth[pool_class_count - 1] >= 2,
-              "every class's batch holds at least one block");
+consteval bool pool_batches_hold_two() {
+  for (std::size_t c = 0; c < pool_class_count; ++c)
+    if (pool_class_batch[c] < 2) return false;
+  return true;
+}
+static_assert(pool_batches_hold_two(),
+              "a consumer's class (limit one batch) always has room after an overflow");
 
 struct pool_free_block {
   pool_free_block* next;
 };
 
 // Invariant while the cache is open (state 1): a class's list holds exactly
-// pool_class_depth[c] - room[c] blocks. Closed (state 0 or 2): every list is
-// empty and every room is 0.
+// limit[c] - room[c] blocks. Closed (state 0 or 2): every list is empty and
+// every room and limit is 0.
+//
+// The limit of a class is its depth bound, or only its batch size on a thread
+// that frees blocks of the class without allocating any (a consumer): when a
+// full class overflows and no block of it was allocated on this thread since
+// its previous overflow (hits[c] unchanged, no slow-path allocation), the
+// whole list goes to the exchange and the limit drops to one batch, so a
+// consumer holds at most a batch per class instead of up to the full depth
+// (Hoard's bound on producer/consumer blowup). Any allocation of the class on
+// the slow path restores the full depth.
 struct pool_thread_cache {
   pool_free_block* head[pool_class_count];  // free lists, null when empty
+  std::uint64_t hits[pool_class_count];     // blocks popped, per class (the only fast-path counter)
   std::uint16_t room[pool_class_count];     // pushes left before the class is full
-  std::uint64_t hits;        // blocks popped from the lists (the only fast-path counter)
-  std::uint64_t misses;      // allocations that went to malloc
-  std::uint64_t kept_hits;   // allocations served by the kept large block
-  std::uint64_t kept_frees;  // frees kept as the large block
-  std::uint64_t released;    // frees handed to the system allocator
-  std::uint64_t moved_in;    // blocks that joined the lists from the exchange
-  std::uint64_t moved_out;   // blocks that left the lists other than by allocation
+  std::uint16_t limit[pool_class_count];    // the class's current bound: depth or batch
+  std::uint32_t overflow_hits[pool_class_count];  // low bits of hits[c] at its last overflow
+  unsigned char allocated[pool_class_count];      // a slow-path allocation since that overflow
+  std::uint64_t misses;                           // allocations that went to malloc
+  std::uint64_t kept_hits;                        // allocations served by the kept large block
+  std::uint64_t kept_frees;                       // frees kept as the large block
+  std::uint64_t released;                         // frees handed to the system allocator
+  std::uint64_t moved_in;                         // blocks that joined the lists from the exchange
+  std::uint64_t moved_out;  // blocks that left the lists other than by allocation
   std::uint64_t batches_taken;
   std::uint64_t batches_given;
   // 0: no block freed yet (cleanup not registered); 1: live; 2: thread exiting,
@@ -174,7 +192,7 @@ std::size_t pool_good_size_large(std::size_t bytes) noexcept;
       FL_POOL_UNPOISON(b, pool_class_size[c]);
       t.head[c] = b->next;
       ++t.room[c];
-      ++t.hits;
+      ++t.hits[c];
       return b;
     }
   }
