@@ -196,7 +196,7 @@ void release_all(pool_thread_cache& t, bool reopen) noexcept {
     if (t.state == 1) t.moved_out += t.limit[c] - t.room[c];
     free_list(t.head[c], c);
     t.head[c] = nullptr;
-    t.limit[c] = reopen ? pool_class_depth[c] : 0;
+    t.limit[c] = reopen ? pool_class_batch[c] : 0;
     t.room[c] = t.limit[c];
   }
 }
@@ -215,15 +215,17 @@ struct thread_exit_hook {
   }
 };
 
-// First free of a thread: register the exit hook (a function-local
-// thread_local with a destructor, constructed here and only here, so the fast
-// paths carry no TLS guard) and open every class to its depth bound.
+// First free (or slow-path allocation) of a thread: register the exit hook (a
+// function-local thread_local with a destructor, constructed here and only
+// here, so the fast paths carry no TLS guard) and open every class with a
+// limit of one batch; the first allocation of a class on the slow path raises
+// its limit to the depth bound.
 void open_cache(pool_thread_cache& t) noexcept {
   thread_local thread_exit_hook hook;
   (void)hook;
   for (std::size_t c = 0; c < pool_class_count; ++c) {
-    t.limit[c] = pool_class_depth[c];
-    t.room[c] = pool_class_depth[c];
+    t.limit[c] = pool_class_batch[c];
+    t.room[c] = pool_class_batch[c];
   }
   t.state = 1;
 }

@@ -344,8 +344,8 @@ TEST(PoolThreadsTest, ConsumerCacheStaysWithinItsBound) {
 }
 
 // The consumer bound: a thread that only frees blocks of a class (never
-// allocates one) keeps at most one batch of it once the class has overflowed,
-// not the full depth, whatever the volume of traffic; the producer gets the
+// allocates one) keeps at most one batch of it at any time, not the full
+// depth, whatever the volume of traffic; the producer gets the
 // rest back through the exchange. A thread that allocates from a class again
 // gets its full depth back.
 TEST(PoolThreadsTest, ConsumerKeepsOneBatchPerClass) {
@@ -381,11 +381,13 @@ TEST(PoolThreadsTest, ConsumerKeepsOneBatchPerClass) {
   });
   fl::pool_statistics consumer_stats{};
   std::size_t reused_cached = 0;
+  std::size_t consumer_peak = 0;
   std::thread consumer([&] {
     while (auto b = q.pop()) {
       EXPECT_EQ(b->p[0], b->tag);
       EXPECT_EQ(b->p[b->n - 1], b->tag);
       pool_deallocate(b->p, b->n);
+      consumer_peak = std::max(consumer_peak, fl::pool_stats().bytes_cached);
     }
     consumer_stats = fl::pool_stats();
     // Allocating from a class again restores its depth. depth + 1
@@ -402,6 +404,8 @@ TEST(PoolThreadsTest, ConsumerKeepsOneBatchPerClass) {
   });
   producer.join();
   consumer.join();
+  // From its first free on: a class starts at one batch.
+  EXPECT_LE(consumer_peak, batch_bound);
   EXPECT_LE(consumer_stats.bytes_cached, batch_bound);
   EXPECT_GT(consumer_stats.batches_given, 0u);
   EXPECT_EQ(consumer_stats.hits, 0u);
