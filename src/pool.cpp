@@ -347,7 +347,7 @@ void pool_deallocate_slow(void* p, std::size_t bytes) noexcept {
   sys_free(p);
 }
 
-void* pool_reallocate(void* p, std::size_t old_bytes, std::size_t new_bytes) {
+void* pool_reallocate_slow(void* p, std::size_t old_bytes, std::size_t new_bytes) {
   if (p == nullptr) return pool_allocate(new_bytes);
   const bool old_small = old_bytes <= pool_max_cached_bytes;
   const bool new_small = new_bytes <= pool_max_cached_bytes;

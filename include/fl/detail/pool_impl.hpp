@@ -201,6 +201,7 @@ inline constinit thread_local pool_thread_cache pool_tls
 [[nodiscard]] void* pool_allocate_slow(std::size_t bytes);
 void pool_deallocate_slow(void* p, std::size_t bytes) noexcept;
 std::size_t pool_good_size_large(std::size_t bytes) noexcept;
+[[nodiscard]] void* pool_reallocate_slow(void* p, std::size_t old_bytes, std::size_t new_bytes);
 
 [[nodiscard]] inline void* pool_allocate(std::size_t bytes) {
   if (bytes <= pool_max_cached_bytes) [[likely]] {
@@ -231,6 +232,41 @@ inline void pool_deallocate(void* p, std::size_t bytes) noexcept {
     }
   }
   pool_deallocate_slow(p, bytes);
+}
+
+// A string that grows by appends moves from class to class: the common case
+// (both sizes cached, a block of the new class in the list, room in the old
+// class) is a pop, a copy and a push here, without the out-of-line call
+// (measured with callgrind on alloc/builder_churn/1: 13 of the ~190
+// instructions of a growth step, 3.6% of a round). Everything else goes to
+// pool_reallocate_slow.
+[[nodiscard]] inline void* pool_reallocate(void* p, std::size_t old_bytes, std::size_t new_bytes) {
+  if (old_bytes <= pool_max_cached_bytes && new_bytes <= pool_max_cached_bytes && p != nullptr)
+      [[likely]] {
+    const std::size_t from = pool_class_index(old_bytes);
+    const std::size_t to = pool_class_index(new_bytes);
+    if (from == to) return p;
+    pool_thread_cache& t = pool_tls;
+    pool_free_block* b = t.head[to];
+    if (b != nullptr && t.room[from] != 0) [[likely]] {
+      FL_POOL_UNPOISON(b, pool_class_size[to]);
+      t.head[to] = b->next;
+      ++t.room[to];
+      ++t.hits[to];
+      std::size_t n = old_bytes < new_bytes ? old_bytes : new_bytes;
+      // Hide the bound from GCC, which would otherwise expand the copy as
+      // `rep movsq` (see pool_reallocate_slow).
+      asm("" : "+r"(n));
+      __builtin_memcpy(b, p, n);
+      pool_free_block* old = static_cast<pool_free_block*>(p);
+      old->next = t.head[from];
+      t.head[from] = old;
+      --t.room[from];
+      FL_POOL_POISON(old, pool_class_size[from]);
+      return b;
+    }
+  }
+  return pool_reallocate_slow(p, old_bytes, new_bytes);
 }
 
 inline std::size_t pool_good_size(std::size_t bytes) noexcept {
