@@ -193,10 +193,11 @@ void release_kept(pool_thread_cache& t) noexcept {
 void release_all(pool_thread_cache& t, bool reopen) noexcept {
   release_kept(t);
   for (std::size_t c = 0; c < pool_class_count; ++c) {
-    if (t.state == 1) t.moved_out += pool_class_depth[c] - t.room[c];
+    if (t.state == 1) t.moved_out += t.limit[c] - t.room[c];
     free_list(t.head[c], c);
     t.head[c] = nullptr;
-    t.room[c] = reopen ? pool_class_depth[c] : 0;
+    t.limit[c] = reopen ? pool_class_batch[c] : 0;
+    t.room[c] = t.limit[c];
   }
 }
 
@@ -214,14 +215,40 @@ struct thread_exit_hook {
   }
 };
 
-// First free of a thread: register the exit hook (a function-local
-// thread_local with a destructor, constructed here and only here, so the fast
-// paths carry no TLS guard) and open every class to its depth bound.
+// First free (or slow-path allocation) of a thread: register the exit hook (a
+// function-local thread_local with a destructor, constructed here and only
+// here, so the fast paths carry no TLS guard) and open every class with a
+// limit of one batch; the first allocation of a class on the slow path raises
+// its limit to the depth bound.
 void open_cache(pool_thread_cache& t) noexcept {
   thread_local thread_exit_hook hook;
   (void)hook;
-  for (std::size_t c = 0; c < pool_class_count; ++c) t.room[c] = pool_class_depth[c];
+  for (std::size_t c = 0; c < pool_class_count; ++c) {
+    t.limit[c] = pool_class_batch[c];
+    t.room[c] = pool_class_batch[c];
+  }
   t.state = 1;
+}
+
+// Cuts the first pool_class_batch[c] blocks off class c's list (which holds
+// at least that many) and hands them to the exchange, or to malloc when the
+// exchange has no room. The caller fixes room[c].
+void give_batch(pool_thread_cache& t, std::size_t c) noexcept {
+  pool_free_block* batch = t.head[c];
+  pool_free_block* last = batch;
+  for (std::size_t i = 1; i < pool_class_batch[c]; ++i) last = next_of(last);
+  pool_free_block* rest = next_of(last);
+  FL_POOL_UNPOISON(last, sizeof(pool_free_block));
+  last->next = nullptr;
+  FL_POOL_POISON(last, sizeof(pool_free_block));
+  t.head[c] = rest;
+  t.moved_out += pool_class_batch[c];
+  if (exchange_put(c, batch)) {
+    ++t.batches_given;
+  } else {
+    free_list(batch, c);
+    t.released += pool_class_batch[c];
+  }
 }
 
 }  // namespace
@@ -234,6 +261,11 @@ void* pool_allocate_slow(std::size_t bytes) {
     const std::size_t c = pool_class_index(bytes);
     if (t.state == 0) open_cache(t);
     if (t.state == 1) {
+      // The list is empty: the class goes back to its full depth (this
+      // thread allocates from it, so it is no pure consumer).
+      t.allocated[c] = 1;
+      t.limit[c] = pool_class_depth[c];
+      t.room[c] = pool_class_depth[c];
       if (pool_free_block* batch = exchange_take(c)) {
         t.head[c] = batch;
         t.room[c] = static_cast<std::uint16_t>(t.room[c] - pool_class_batch[c]);
@@ -280,26 +312,23 @@ void pool_deallocate_slow(void* p, std::size_t bytes) noexcept {
     return;
   }
   if (bytes <= pool_max_cached_bytes && t.state == 1) {
-    // A full class: cut the first pool_class_batch[c] blocks off its list as
-    // one batch for the exchange (or for malloc when the exchange has no room
-    // for it), then cache p on the fast path.
+    // A full class: hand its first pool_class_batch[c] blocks to the exchange
+    // (or to malloc when the exchange has no room for them) and, on a thread
+    // that allocated nothing of this class since its last overflow, every
+    // further whole batch too, keeping it at one batch from now on (see
+    // pool_thread_cache). Then p is cached on the fast path.
     const std::size_t c = pool_class_index(bytes);
-    pool_free_block* batch = t.head[c];
-    pool_free_block* last = batch;
-    for (std::size_t i = 1; i < pool_class_batch[c]; ++i) last = next_of(last);
-    pool_free_block* rest = next_of(last);
-    FL_POOL_UNPOISON(last, sizeof(pool_free_block));
-    last->next = nullptr;
-    FL_POOL_POISON(last, sizeof(pool_free_block));
-    t.head[c] = rest;
-    t.room[c] = static_cast<std::uint16_t>(t.room[c] + pool_class_batch[c]);
-    t.moved_out += pool_class_batch[c];
-    if (exchange_put(c, batch)) {
-      ++t.batches_given;
-    } else {
-      free_list(batch, c);
-      t.released += pool_class_batch[c];
-    }
+    const bool consumer =
+        static_cast<std::uint32_t>(t.hits[c]) == t.overflow_hits[c] && t.allocated[c] == 0;
+    std::size_t len = t.limit[c];
+    do {
+      give_batch(t, c);
+      len -= pool_class_batch[c];
+    } while (consumer && len >= pool_class_batch[c]);
+    t.limit[c] = consumer ? pool_class_batch[c] : pool_class_depth[c];
+    t.room[c] = static_cast<std::uint16_t>(t.limit[c] - len);
+    t.overflow_hits[c] = static_cast<std::uint32_t>(t.hits[c]);
+    t.allocated[c] = 0;
     pool_deallocate(p, bytes);
     return;
   }
@@ -318,7 +347,7 @@ void pool_deallocate_slow(void* p, std::size_t bytes) noexcept {
   sys_free(p);
 }
 
-void* pool_reallocate(void* p, std::size_t old_bytes, std::size_t new_bytes) {
+void* pool_reallocate_slow(void* p, std::size_t old_bytes, std::size_t new_bytes) {
   if (p == nullptr) return pool_allocate(new_bytes);
   const bool old_small = old_bytes <= pool_max_cached_bytes;
   const bool new_small = new_bytes <= pool_max_cached_bytes;
@@ -370,19 +399,21 @@ pool_statistics pool_stats() noexcept {
   std::size_t bytes = 0;
   if (t.state == 1) {
     for (std::size_t c = 0; c < detail::pool_class_count; ++c) {
-      const std::size_t n = detail::pool_class_depth[c] - t.room[c];
+      const std::size_t n = t.limit[c] - t.room[c];
       cached_blocks += n;
       bytes += n * detail::pool_class_size[c];
     }
   }
   bytes += detail::pool_kept.bytes;
   pool_statistics s;
-  s.hits = t.hits + t.kept_hits;
+  std::uint64_t hits = 0;
+  for (std::size_t c = 0; c < detail::pool_class_count; ++c) hits += t.hits[c];
+  s.hits = hits + t.kept_hits;
   s.misses = t.misses;
   // Every block that entered the lists by a free is still there, or left by
   // an allocation (a hit) or otherwise (moved_out); the exchange's batches
   // entered without a free.
-  s.frees_cached = cached_blocks + t.hits + t.moved_out - t.moved_in + t.kept_frees;
+  s.frees_cached = cached_blocks + hits + t.moved_out - t.moved_in + t.kept_frees;
   s.frees_released = t.released;
   s.bytes_cached = bytes;
   s.batches_taken = t.batches_taken;

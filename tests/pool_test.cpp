@@ -314,12 +314,17 @@ TEST(PoolTest, ExchangeBoundReleasesTheOverflow) {
   EXPECT_EQ(after.batches_given - before.batches_given, exchange_blocks / batch);
   EXPECT_GE(after.frees_released - before.frees_released, 4 * batch);
   EXPECT_LE(after.bytes_cached, fl::detail::pool_class_depth[c] * size);
-  // An emptied class refills from the exchange: a hit, not a miss.
+  // The long run of frees without allocations left the class at one batch
+  // (the consumer bound) at most, the rest in the exchange.
+  EXPECT_LE(after.bytes_cached, batch * size);
+  // An emptied class refills from the exchange: a hit, not a miss, a batch
+  // at a time.
   fl::pool_statistics s = fl::pool_stats();
   std::vector<void*> again(fl::detail::pool_class_depth[c] + 1);
   for (auto& b : again) b = pool_allocate(size);
   EXPECT_EQ(fl::pool_stats().misses, s.misses);
-  EXPECT_EQ(fl::pool_stats().batches_taken - s.batches_taken, 1u);
+  EXPECT_GE(fl::pool_stats().batches_taken - s.batches_taken, 1u);
+  EXPECT_LE(fl::pool_stats().batches_taken - s.batches_taken, again.size() / batch + 1);
   for (void* b : again) pool_deallocate(b, size);
   fl::pool_trim();
   // After the trim the exchange is empty too: the next allocation misses.

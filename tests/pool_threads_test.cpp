@@ -343,6 +343,80 @@ TEST(PoolThreadsTest, ConsumerCacheStaysWithinItsBound) {
   fl::pool_trim();
 }
 
+// The consumer bound: a thread that only frees blocks of a class (never
+// allocates one) keeps at most one batch of it at any time, not the full
+// depth, whatever the volume of traffic; the producer gets the
+// rest back through the exchange. A thread that allocates from a class again
+// gets its full depth back.
+TEST(PoolThreadsTest, ConsumerKeepsOneBatchPerClass) {
+  fl::pool_trim();
+  namespace d = fl::detail;
+  std::size_t batch_bound = 0, depth_bound = 0;
+  for (std::size_t c = 0; c < d::pool_class_count; ++c) {
+    batch_bound += std::size_t{d::pool_class_batch[c]} * d::pool_class_size[c];
+    depth_bound += std::size_t{d::pool_class_depth[c]} * d::pool_class_size[c];
+  }
+  ASSERT_LE(2 * batch_bound, depth_bound);
+  std::uint64_t produced = 0;
+  for (std::size_t c = 0; c < d::pool_class_count; ++c) produced += 9 * d::pool_class_depth[c];
+  block_queue q;
+  fl::pool_statistics producer_stats{};
+  std::thread producer([&] {
+    // Three rounds of 3 * depth blocks of every class: each class overflows
+    // on the consumer several times.
+    for (int round = 0; round < 3; ++round) {
+      for (std::size_t c = 0; c < d::pool_class_count; ++c) {
+        const std::size_t n = d::pool_class_size[c];
+        for (std::size_t i = 0; i < 3 * std::size_t{d::pool_class_depth[c]}; ++i) {
+          auto* p = static_cast<unsigned char*>(pool_allocate(n));
+          const auto tag = static_cast<unsigned char>(i + c);
+          p[0] = tag;
+          p[n - 1] = tag;
+          q.push({p, n, tag});
+        }
+      }
+    }
+    q.close();
+    producer_stats = fl::pool_stats();
+  });
+  fl::pool_statistics consumer_stats{};
+  std::size_t reused_cached = 0;
+  std::size_t consumer_peak = 0;
+  std::thread consumer([&] {
+    while (auto b = q.pop()) {
+      EXPECT_EQ(b->p[0], b->tag);
+      EXPECT_EQ(b->p[b->n - 1], b->tag);
+      pool_deallocate(b->p, b->n);
+      consumer_peak = std::max(consumer_peak, fl::pool_stats().bytes_cached);
+    }
+    consumer_stats = fl::pool_stats();
+    // Allocating from a class again restores its depth. depth + 1
+    // allocations run the class dry at least once (it held at most a batch),
+    // leaving j < batch blocks; depth + 1 frees then overflow it once, and
+    // with the full depth restored it ends with depth - batch + 1 + j blocks
+    // (a consumer's class would end with at most a batch).
+    const std::size_t n = d::pool_class_size[0];
+    std::vector<void*> mine(d::pool_class_depth[0] + 1);
+    for (auto& p : mine) p = pool_allocate(n);
+    const std::size_t before = fl::pool_stats().bytes_cached;
+    for (void* p : mine) pool_deallocate(p, n);
+    reused_cached = fl::pool_stats().bytes_cached - before;
+  });
+  producer.join();
+  consumer.join();
+  // From its first free on: a class starts at one batch.
+  EXPECT_LE(consumer_peak, batch_bound);
+  EXPECT_LE(consumer_stats.bytes_cached, batch_bound);
+  EXPECT_GT(consumer_stats.batches_given, 0u);
+  EXPECT_EQ(consumer_stats.hits, 0u);
+  EXPECT_EQ(reused_cached, (std::size_t{d::pool_class_depth[0]} - d::pool_class_batch[0] + 1) *
+                               d::pool_class_size[0]);
+  // Every block the producer asked for was a hit or a miss (the batches it
+  // took back, if it ran dry after the consumer gave some, count as hits).
+  EXPECT_EQ(producer_stats.hits + producer_stats.misses, produced);
+  fl::pool_trim();
+}
+
 // Threads created and ended in a loop, each using the pool (and leaving
 // blocks in the exchange for the next): LSan (ASan build) reports a leak if a
 // thread's cache or the records behind it are not returned.
