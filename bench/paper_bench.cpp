@@ -9,8 +9,9 @@
 // is the full ten-million-append version of t1 for the std-like peers; the
 // rope needs about 100 ns per appended char, so t1 is scaled to 1M.
 //
-// The 62-byte text is the classic one (read through runtime_text below
-// so the compiler sees no constant); the three needles occur in it.
+// The 62-byte text is the classic one (fl_bench::classic_62, read through
+// runtime_text so the compiler sees no constant); the three needles occur in
+// it.
 //   t1_append_char   push_back of one byte, 1,000,000 times, from empty
 //   t2_find3_62      three successful finds in the 62-byte string
 //   t3_mixed         assign the 62-byte string, find "unfkHBUKGY", replace
@@ -42,17 +43,10 @@ using fl_bench::reg_peers;
 using paper_peers = decltype(fl_bench::string_peers{} +
                              fl_bench::peer_list<fl_bench::gnu_rope_peer>{});
 
-constexpr std::string_view classic_62 =
-    "qyweyuewunfkHBUKGYUGL,wehbYGUW^(@T@H!BALWD:h^&@#*@(#:JKHWJ:CND";
-static_assert(classic_62.size() == 62);
-constexpr std::size_t batch = 1000;
+using fl_bench::classic_62;
+using fl_bench::runtime_text;
 
-// The classic text as a runtime value: copied through a volatile pointer so
-// no find or copy of it can be evaluated at compile time.
-std::string runtime_text(std::string_view text) {
-  const char* volatile p = text.data();
-  return std::string(p, text.size());
-}
+constexpr std::size_t batch = 1000;
 
 template <class P>
 void bm_t2_find3_62(benchmark::State& st) {

@@ -66,18 +66,9 @@ void bm_find_1k_13(benchmark::State& st) {
   fl_bench::set_bytes(st, at + needle_text.size());
 }
 
-// The classic 62-byte text (as in paper/), passed through a volatile pointer
-// so the compiler cannot know it.
-std::string classic_62_text() {
-  static constexpr char text[] = "qyweyuewunfkHBUKGYUGL,wehbYGUW^(@T@H!BALWD:h^&@#*@(#:JKHWJ:CND";
-  static_assert(sizeof text == 63);
-  const char* volatile p = text;
-  return std::string(p, 62);
-}
-
 template <class P>
 void bm_find_literal_62(benchmark::State& st) {
-  typename P::string s = fl_bench::make<P>(classic_62_text());
+  typename P::string s = fl_bench::make<P>(fl_bench::runtime_text(fl_bench::classic_62));
   if (s.find("unfkHBUKGY") != 8 || s.find("W^(@T@H!B") != 29 || s.find("J:CND") != 57) {
     st.SkipWithError("find_literal_62: needles not where the classic text has them");
     return;
@@ -92,7 +83,7 @@ void bm_find_literal_62(benchmark::State& st) {
 
 template <class P>
 void bm_find_char_62(benchmark::State& st) {
-  typename P::string s = fl_bench::make<P>(classic_62_text());
+  typename P::string s = fl_bench::make<P>(fl_bench::runtime_text(fl_bench::classic_62));
   if (s.find('H') != 12 || s.find('^') != 30 || s.find('N') != 60 ||
       s.find('z') != P::string::npos) {
     st.SkipWithError("find_char_62: chars not where the classic text has them");

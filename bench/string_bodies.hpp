@@ -1,8 +1,10 @@
 // bench/string_bodies.hpp: benchmark bodies that more than one section runs
 // over the std::string-like peers (bench/peers.hpp), each with its own sizes:
 // string/ and pool/ construct and grow strings, string/ and paper/ append one
-// byte at a time. A section registers them with fl_bench::reg_peers and the
-// extra arguments the body takes (its input's salt label), e.g.
+// byte at a time and read the classic 62-byte text (through runtime_text, so
+// the compiler cannot know it). A section registers the bodies with
+// fl_bench::reg_peers and the extra arguments the body takes (its input's salt
+// label), e.g.
 //   reg_peers(peers, "string/sso_construct_11",
 //             []<class P>() { return &bm_construct<P, 11>; }, "sso_construct_11");
 // Sizes are template arguments, so each row compiles with the constant sizes
@@ -17,8 +19,22 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 
 namespace fl_bench {
+
+// The classic 62-byte text of the STL string tests, which paper/ reruns and
+// string/ searches.
+inline constexpr std::string_view classic_62 =
+    "qyweyuewunfkHBUKGYUGL,wehbYGUW^(@T@H!BALWD:h^&@#*@(#:JKHWJ:CND";
+static_assert(classic_62.size() == 62);
+
+// `text` as a runtime value: copied through a volatile pointer so no find or
+// copy of it can be evaluated at compile time.
+inline std::string runtime_text(std::string_view text) {
+  const char* volatile p = text.data();
+  return std::string(p, text.size());
+}
 
 // Constructs a P::string from N bytes of text (made from salt(label)), once
 // per iteration, and destroys it: the inline path for N <= 23 in fl and std,

@@ -23,6 +23,18 @@ char* put2(char* out, int v) noexcept {
   return out + 2;
 }
 
+// One step of stripping trailing zeros: when m ends in Z zeros, drops them
+// and adds Z to the exponent. Steps of 8, 4, 2 and 1 (at most 15 zeros, as
+// m < 10^15) strip them all; Z is a constant, so each division is a multiply.
+template <int Z>
+void drop_zeros(std::uint64_t& m, int& e10) noexcept {
+  constexpr std::uint64_t p = static_cast<std::uint64_t>(pow10_table[Z]);
+  if (m % p == 0) {
+    m /= p;
+    e10 += Z;
+  }
+}
+
 double_operand slow_double(double v, bool negative) noexcept {
   double_operand d{};
   d.f = double_operand::form::slow;
@@ -77,22 +89,10 @@ double_operand plan_double(double v) noexcept {
   std::uint64_t m = static_cast<std::uint64_t>(rounded);
   // a = m * 10^e10 with m free of trailing zeros.
   int e10 = -k;
-  if (m % 100000000 == 0) {
-    m /= 100000000;
-    e10 += 8;
-  }
-  if (m % 10000 == 0) {
-    m /= 10000;
-    e10 += 4;
-  }
-  if (m % 100 == 0) {
-    m /= 100;
-    e10 += 2;
-  }
-  if (m % 10 == 0) {
-    m /= 10;
-    e10 += 1;
-  }
+  drop_zeros<8>(m, e10);
+  drop_zeros<4>(m, e10);
+  drop_zeros<2>(m, e10);
+  drop_zeros<1>(m, e10);
   const int s = decimal_digits(m);
   const int sci_len = s + (s > 1 ? 1 : 0) + 4;  // d.ddde+XX: |exponent| < 100 here
   double_operand d{};

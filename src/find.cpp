@@ -13,20 +13,6 @@
 
 namespace fl::detail {
 
-#ifndef FL_NO_SIMD
-// src/find_sse2.cpp and src/find_avx2.cpp.
-std::size_t find_sse2(const char*, std::size_t, const char*, std::size_t, std::size_t) noexcept;
-std::size_t rfind_sse2(const char*, std::size_t, const char*, std::size_t) noexcept;
-std::size_t first_of_sse2(const char*, std::size_t, const char*, std::size_t, std::size_t,
-                          bool) noexcept;
-std::size_t last_of_sse2(const char*, std::size_t, const char*, std::size_t, bool) noexcept;
-std::size_t find_avx2(const char*, std::size_t, const char*, std::size_t, std::size_t) noexcept;
-std::size_t rfind_avx2(const char*, std::size_t, const char*, std::size_t) noexcept;
-std::size_t first_of_avx2(const char*, std::size_t, const char*, std::size_t, std::size_t,
-                          bool) noexcept;
-std::size_t last_of_avx2(const char*, std::size_t, const char*, std::size_t, bool) noexcept;
-#endif
-
 namespace {
 
 using uchar = unsigned char;
@@ -225,18 +211,7 @@ struct byte_set {
 // ---------------------------------------------------------------------------
 // Dispatch.
 
-struct kernel_set {
-  find_fn find;
-  rfind_fn rfind;
-  first_of_fn first_of;
-  last_of_fn last_of;
-};
-
 constexpr kernel_set scalar_kernels{&find_scalar, &rfind_scalar, &first_of_scalar, &last_of_scalar};
-#ifndef FL_NO_SIMD
-constexpr kernel_set sse2_kernels{&find_sse2, &rfind_sse2, &first_of_sse2, &last_of_sse2};
-constexpr kernel_set avx2_kernels{&find_avx2, &rfind_avx2, &first_of_avx2, &last_of_avx2};
-#endif
 
 std::atomic<int> installed_isa{-1};
 

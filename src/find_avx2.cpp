@@ -6,28 +6,10 @@
 // This file includes no standard header with inline functions beyond the C
 // ones, so no AVX2-compiled copy of a shared inline function can be picked by
 // the linker for code that runs on other CPUs.
-#include <fl/detail/find_simd.hpp>
+#include "find_simd.hpp"
 
 namespace fl::detail {
 
-std::size_t find_avx2(const char* hay, std::size_t n, const char* needle, std::size_t m,
-                      std::size_t pos) noexcept {
-  return find_simd<v256>(hay, n, needle, m, pos);
-}
-
-std::size_t rfind_avx2(const char* hay, std::size_t end, const char* needle,
-                       std::size_t m) noexcept {
-  return rfind_simd<v256>(hay, end, needle, m);
-}
-
-std::size_t first_of_avx2(const char* hay, std::size_t n, const char* set, std::size_t k,
-                          std::size_t pos, bool negate) noexcept {
-  return first_of_simd<v256>(hay, n, set, k, pos, negate);
-}
-
-std::size_t last_of_avx2(const char* hay, std::size_t end, const char* set, std::size_t k,
-                         bool negate) noexcept {
-  return last_of_simd<v256>(hay, end, set, k, negate);
-}
+constinit const kernel_set avx2_kernels = simd_kernels<v256>;
 
 }  // namespace fl::detail

@@ -27,11 +27,13 @@ namespace {
 
 using byte = unsigned char;
 
+#ifndef FL_NO_SIMD
 // 0: scalar, 1: SSE2, 2: AVX2 (find_isa's values), chosen once.
 int isa() noexcept {
   static const int chosen = static_cast<int>(current_find_isa());
   return chosen;
 }
+#endif
 
 bool scalar_is_char(byte b) noexcept { return (b & 0xC0) != 0x80; }
 

@@ -1,12 +1,14 @@
 // src/text_count_simd.hpp: the counting kernels of src/text_count.hpp written
-// once over a vector type V; included by src/text_count.cpp (V = SSE2) and
-// src/text_count_avx2.cpp (V = AVX2). Internal linkage (unnamed namespace), so
-// an AVX2-compiled body can never stand in for an SSE2 caller.
+// once over a vector type V (src/simd_vec.hpp); included by src/text_count.cpp
+// (V = SSE2) and src/text_count_avx2.cpp (V = AVX2). Internal linkage (unnamed
+// namespace), so an AVX2-compiled body can never stand in for an SSE2 caller.
 //
 // Counting is a byte compare turned into 0/-1 lanes and subtracted from byte
 // accumulators (so each lane counts up by one per hit), folded into 64-bit
 // sums by psadbw every 255 vectors, before a byte lane can wrap.
 #pragma once
+
+#include "simd_vec.hpp"
 
 #include <immintrin.h>
 
@@ -15,51 +17,6 @@
 
 namespace fl::detail {
 namespace {
-
-using uchar = unsigned char;
-
-struct v128 {
-  using reg = __m128i;
-  static constexpr size_t width = 16;
-  static reg splat(uchar c) noexcept { return _mm_set1_epi8(static_cast<char>(c)); }
-  static reg zero() noexcept { return _mm_setzero_si128(); }
-  static reg load(const uchar* p) noexcept {
-    return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-  }
-  static reg eq(reg a, reg b) noexcept { return _mm_cmpeq_epi8(a, b); }
-  static reg gt(reg a, reg b) noexcept { return _mm_cmpgt_epi8(a, b); }  // signed
-  static reg max_u(reg a, reg b) noexcept { return _mm_max_epu8(a, b); }
-  static reg sub(reg a, reg b) noexcept { return _mm_sub_epi8(a, b); }
-  static uint32_t mask(reg a) noexcept { return static_cast<uint32_t>(_mm_movemask_epi8(a)); }
-  static size_t sum(reg a) noexcept {
-    const __m128i s = _mm_sad_epu8(a, _mm_setzero_si128());
-    return static_cast<size_t>(_mm_cvtsi128_si64(s)) + static_cast<size_t>(_mm_extract_epi16(s, 4));
-  }
-};
-
-#if defined(__AVX2__)
-struct v256 {
-  using reg = __m256i;
-  static constexpr size_t width = 32;
-  static reg splat(uchar c) noexcept { return _mm256_set1_epi8(static_cast<char>(c)); }
-  static reg zero() noexcept { return _mm256_setzero_si256(); }
-  static reg load(const uchar* p) noexcept {
-    return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
-  }
-  static reg eq(reg a, reg b) noexcept { return _mm256_cmpeq_epi8(a, b); }
-  static reg gt(reg a, reg b) noexcept { return _mm256_cmpgt_epi8(a, b); }
-  static reg max_u(reg a, reg b) noexcept { return _mm256_max_epu8(a, b); }
-  static reg sub(reg a, reg b) noexcept { return _mm256_sub_epi8(a, b); }
-  static uint32_t mask(reg a) noexcept { return static_cast<uint32_t>(_mm256_movemask_epi8(a)); }
-  static size_t sum(reg a) noexcept {
-    const __m256i s = _mm256_sad_epu8(a, _mm256_setzero_si256());
-    return static_cast<size_t>(_mm256_extract_epi64(s, 0)) +
-           static_cast<size_t>(_mm256_extract_epi64(s, 1)) +
-           static_cast<size_t>(_mm256_extract_epi64(s, 2)) +
-           static_cast<size_t>(_mm256_extract_epi64(s, 3));
-  }
-};
-#endif
 
 inline size_t popcount32(uint32_t x) noexcept { return static_cast<size_t>(__builtin_popcount(x)); }
 

@@ -18,6 +18,7 @@
 namespace {
 
 using fl_test::pool_allocations;
+using fl_test::random_run;
 using fl_test::test_seed;
 
 }  // namespace
@@ -60,7 +61,7 @@ TEST(StringBuilderDifferential, RandomAppendsAgreeWithStdString) {
     for (int step = 0; step < steps; ++step) {
       switch (rng() % 5) {
         case 0: {
-          const std::string t(rng() % 50, static_cast<char>('a' + rng() % 26));
+          const std::string t = random_run(rng, 50, 'a');
           b.append(t);
           want += t;
           break;

@@ -72,13 +72,6 @@ struct seq_value {
   }
 };
 
-struct crash_counts {
-  int rounds = 0;
-  int states_checked = 0;
-  int states_lost = 0;  // older than the last reported commit, or torn
-  int killed_before_first_report = 0;
-};
-
 // Starts `child_loop(report_fd)` in a child, waits until it has reported
 // at least one commit (or a short while), sleeps a random 0..max_delay_us,
 // kills it with SIGKILL and returns the last reported sequence number
@@ -118,41 +111,68 @@ void report(int fd, std::uint64_t seq) {
   if (::write(fd, &seq, sizeof seq) != static_cast<ssize_t>(sizeof seq)) ::_exit(4);
 }
 
-TEST(PersistCrash, KilledWriterLeavesACompleteCommittedValue) {
-  scratch_dir d;
+// The crash test of one kind of file, crash_rounds times: run_and_kill on
+// `child_loop(report_fd, child_seed)` (a seed of its own each round), then
+// `reopen()`, which returns the sequence number of the complete state it
+// found or throws when the state is damaged. A state is lost when reopen
+// throws or finds one older than the last reported commit. Prints the counts
+// under `what`; every state must be kept.
+template <class Loop, class Reopen>
+void expect_crash_safe(const char* what, Loop child_loop, Reopen reopen) {
   const auto seed = fl_test::test_seed();
   std::mt19937_64 rng(seed);
-  const auto path = d / "v";
-  crash_counts c;
-  std::uint64_t expect_at_least = 0;
+  int rounds = 0, states_checked = 0, killed_before_first_report = 0;
+  int states_lost = 0;  // older than the last reported commit, or damaged
+  std::uint64_t expect_at_least = 0, newer_than_report = 0;
   for (int round = 0; round < crash_rounds; ++round) {
-    const std::uint64_t last = run_and_kill(rng, 15000, [&](int fd) {
-      fl::persist<seq_value> p(path);
-      for (std::uint64_t s = p->seq + 1;; ++s) {
-        p->set(s);
-        p.flush();
-        report(fd, s);
-      }
-    });
-    ++c.rounds;
-    if (last == 0) ++c.killed_before_first_report;
+    const std::uint64_t child_seed = rng();
+    const std::uint64_t last =
+        run_and_kill(rng, 15000, [&](int fd) { child_loop(fd, child_seed); });
+    ++rounds;
+    if (last == 0) ++killed_before_first_report;
     expect_at_least = std::max(expect_at_least, last);
-    fl::persist<seq_value> p(path);  // throws if the file is damaged
-    ++c.states_checked;
-    if (!p->check() || p->seq < expect_at_least) {
-      ++c.states_lost;
-      ADD_FAILURE() << "seed " << seed << " round " << round << ": seq " << p->seq
-                    << ", last reported " << expect_at_least;
+    try {
+      const std::uint64_t seq = reopen();
+      ++states_checked;
+      if (seq < expect_at_least) {
+        ++states_lost;
+        ADD_FAILURE() << what << ": seed " << seed << " round " << round << ": seq " << seq
+                      << ", last reported " << expect_at_least;
+      }
+      if (seq > last) ++newer_than_report;
+      expect_at_least = std::max(expect_at_least, seq);
+    } catch (const std::exception& e) {
+      ++states_lost;
+      ADD_FAILURE() << what << ": seed " << seed << " round " << round << ": " << e.what();
     }
-    expect_at_least = std::max(expect_at_least, p->seq);
   }
   std::printf(
-      "persist<T> crash test: %d rounds, %d states checked, %d states lost, %d kills before the "
-      "first "
-      "commit report, final seq %llu\n",
-      c.rounds, c.states_checked, c.states_lost, c.killed_before_first_report,
+      "%s crash test: %d rounds, %d states checked, %d states lost, %d kills before the first "
+      "commit report, %llu opens found a commit newer than the last report, final seq %llu\n",
+      what, rounds, states_checked, states_lost, killed_before_first_report,
+      static_cast<unsigned long long>(newer_than_report),
       static_cast<unsigned long long>(expect_at_least));
-  EXPECT_EQ(c.states_lost, 0);
+  EXPECT_EQ(states_lost, 0);
+}
+
+TEST(PersistCrash, KilledWriterLeavesACompleteCommittedValue) {
+  scratch_dir d;
+  const auto path = d / "v";
+  expect_crash_safe(
+      "persist<T>",
+      [&](int fd, std::uint64_t) {
+        fl::persist<seq_value> p(path);
+        for (std::uint64_t s = p->seq + 1;; ++s) {
+          p->set(s);
+          p.flush();
+          report(fd, s);
+        }
+      },
+      [&] {
+        fl::persist<seq_value> p(path);  // throws if the file is damaged
+        if (!p->check()) throw std::runtime_error("value torn, seq " + std::to_string(p->seq));
+        return p->seq;
+      });
 }
 
 // The space's state: a root with a sequence number and 16 slots; each commit
@@ -193,71 +213,43 @@ std::uint64_t check_space(fl::mapped_space& s) {
 
 TEST(MappedSpaceCrash, KilledWriterLeavesACompleteCommittedState) {
   scratch_dir d;
-  const auto seed = fl_test::test_seed();
-  std::mt19937_64 rng(seed);
   const auto path = d / "s";
-  crash_counts c;
-  std::uint64_t expect_at_least = 0;
-  std::uint64_t replays_seen = 0;
-  for (int round = 0; round < crash_rounds; ++round) {
-    const std::uint64_t child_seed = rng();
-    const std::uint64_t last = run_and_kill(rng, 15000, [&](int fd) {
-      std::mt19937_64 crng(child_seed);
-      fl::mapped_space s(path);
-      fl::fptr<crash_root> root = s.root<crash_root>();
-      if (!root) {
-        root = s.make<crash_root>();
-        s.set_root(root);
-      }
-      for (std::uint64_t seq = s.get(root)->seq + 1;; ++seq) {
-        for (int k = 0; k < 3; ++k) {
-          const std::uint64_t slot = crng() % 16;
-          crash_root* r = s.get(root);
-          s.deallocate(r->items[slot]);
-          fl::pstring::destroy(s, r->names[slot]);
-          const std::uint64_t words = crng() % 16 == 0 ? crng() % 25000 : crng() % 64;
-          const fl::fptr<std::uint64_t> item = s.allocate((2 + words) * 8).cast<std::uint64_t>();
-          std::uint64_t* w = s.get(item);
-          w[0] = seq;
-          w[1] = words;
-          for (std::uint64_t i = 0; i < words; ++i) w[2 + i] = item_word(seq, slot, i);
-          const fl::fptr<fl::pstring> name = fl::pstring::make(s, item_name(seq, slot));
-          r = s.get(root);  // the allocations may have moved the mapping
-          r->items[slot] = item;
-          r->names[slot] = name;
+  expect_crash_safe(
+      "mapped_space",
+      [&](int fd, std::uint64_t child_seed) {
+        std::mt19937_64 crng(child_seed);
+        fl::mapped_space s(path);
+        fl::fptr<crash_root> root = s.root<crash_root>();
+        if (!root) {
+          root = s.make<crash_root>();
+          s.set_root(root);
         }
-        s.get(root)->seq = seq;
-        s.sync();
-        report(fd, seq);
-      }
-    });
-    ++c.rounds;
-    if (last == 0) ++c.killed_before_first_report;
-    expect_at_least = std::max(expect_at_least, last);
-    try {
-      fl::mapped_space s(path);
-      const std::uint64_t seq = check_space(s);
-      ++c.states_checked;
-      if (seq < expect_at_least) {
-        ++c.states_lost;
-        ADD_FAILURE() << "seed " << seed << " round " << round << ": seq " << seq
-                      << ", last reported " << expect_at_least;
-      }
-      if (seq > last) ++replays_seen;
-      expect_at_least = std::max(expect_at_least, seq);
-    } catch (const std::exception& e) {
-      ++c.states_lost;
-      ADD_FAILURE() << "seed " << seed << " round " << round << ": " << e.what();
-    }
-  }
-  std::printf(
-      "mapped_space crash test: %d rounds, %d states checked, %d states lost, %d kills before the "
-      "first "
-      "commit report, %llu opens found a commit newer than the last report, final seq %llu\n",
-      c.rounds, c.states_checked, c.states_lost, c.killed_before_first_report,
-      static_cast<unsigned long long>(replays_seen),
-      static_cast<unsigned long long>(expect_at_least));
-  EXPECT_EQ(c.states_lost, 0);
+        for (std::uint64_t seq = s.get(root)->seq + 1;; ++seq) {
+          for (int k = 0; k < 3; ++k) {
+            const std::uint64_t slot = crng() % 16;
+            crash_root* r = s.get(root);
+            s.deallocate(r->items[slot]);
+            fl::pstring::destroy(s, r->names[slot]);
+            const std::uint64_t words = crng() % 16 == 0 ? crng() % 25000 : crng() % 64;
+            const fl::fptr<std::uint64_t> item = s.allocate((2 + words) * 8).cast<std::uint64_t>();
+            std::uint64_t* w = s.get(item);
+            w[0] = seq;
+            w[1] = words;
+            for (std::uint64_t i = 0; i < words; ++i) w[2 + i] = item_word(seq, slot, i);
+            const fl::fptr<fl::pstring> name = fl::pstring::make(s, item_name(seq, slot));
+            r = s.get(root);  // the allocations may have moved the mapping
+            r->items[slot] = item;
+            r->names[slot] = name;
+          }
+          s.get(root)->seq = seq;
+          s.sync();
+          report(fd, seq);
+        }
+      },
+      [&] {
+        fl::mapped_space s(path);
+        return check_space(s);
+      });
 }
 
 // ---- damaged files -------------------------------------------------------------

@@ -14,12 +14,14 @@
 
 #include <cstdlib>
 #include <chrono>
+#include <initializer_list>
 #include <iostream>
 #include <list>
 #include <memory_resource>
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -157,17 +159,33 @@ std::string apply(S& s, const params& p) {
   // would be evaluated in an unspecified order, before a reallocation).
   auto idx = [&s](auto r) { return std::to_string(r - s.begin()); };
   const char c1 = p.ch, c2 = static_cast<char>(p.ch + 1), c3 = '\0';
+  // The nine argument lists that assign (ops 0-8) and append (ops 33-41) both
+  // take, in that order: passes list k to `call`.
+  auto with_shared_args = [&](int k, auto call) {
+    switch (k) {
+      case 0: call(small, p.ch); break;
+      case 1: call(S(src)); break;
+      case 2: call(S(src), p.pos2, p.n2); break;
+      case 3: call(src.data(), slen); break;
+      case 4: call(src.c_str()); break;
+      case 5: call(vec.begin(), vec.end()); break;
+      case 6: call(std::initializer_list<char>{c1, c2, c3}); break;
+      case 7: call(sv); break;
+      case 8: call(sv, p.pos2, p.n2); break;
+      default: break;
+    }
+  };
+  if (p.op <= 8) {
+    with_shared_args(p.op, [&](auto&&... a) { s.assign(std::forward<decltype(a)>(a)...); });
+    return {};
+  }
+  if (p.op >= 33 && p.op <= 41) {
+    with_shared_args(p.op - 33, [&](auto&&... a) { s.append(std::forward<decltype(a)>(a)...); });
+    return {};
+  }
   switch (p.op) {
     // ---- assign ----
-    case 0: s.assign(small, p.ch); break;
-    case 1: s.assign(S(src)); break;
-    case 2: s.assign(S(src), p.pos2, p.n2); break;
-    case 3: s.assign(src.data(), slen); break;
-    case 4: s.assign(src.c_str()); break;
-    case 5: s.assign(vec.begin(), vec.end()); break;
-    case 6: s.assign({c1, c2, c3}); break;
-    case 7: s.assign(sv); break;
-    case 8: s.assign(sv, p.pos2, p.n2); break;
+    // 0-8: with_shared_args, before the switch
     case 9: {
       const S t(src);
       s = t;
@@ -203,15 +221,7 @@ std::string apply(S& s, const params& p) {
     case 32:
       if (size) s.pop_back();
       break;
-    case 33: s.append(small, p.ch); break;
-    case 34: s.append(S(src)); break;
-    case 35: s.append(S(src), p.pos2, p.n2); break;
-    case 36: s.append(src.data(), slen); break;
-    case 37: s.append(src.c_str()); break;
-    case 38: s.append(vec.begin(), vec.end()); break;
-    case 39: s.append({c1, c2, c3}); break;
-    case 40: s.append(sv); break;
-    case 41: s.append(sv, p.pos2, p.n2); break;
+    // 33-41: with_shared_args, before the switch
     case 42: s += S(src); break;
     case 43: s += p.ch; break;
     case 44: s += src.c_str(); break;

@@ -34,13 +34,13 @@ std::string chars(T v) {
 void random_piece(std::mt19937_64& rng, fl::writer& w, std::string& want) {
   switch (rng() % 7) {
     case 0: {
-      const std::string t(rng() % 40, static_cast<char>('a' + rng() % 26));
+      const std::string t = fl_test::random_run(rng, 40, 'a');
       w << t.c_str();
       want += t;
       break;
     }
     case 1: {
-      const std::string t(rng() % 3000, static_cast<char>('A' + rng() % 26));
+      const std::string t = fl_test::random_run(rng, 3000, 'A');
       w.write(t);
       want += t;
       break;

@@ -25,6 +25,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <memory>
 #include <string_view>
 #include <utility>
 
@@ -171,47 +172,54 @@ Out write_rope(Out out, const rope& r, const text_spec& spec) {
   return out;
 }
 
-}  // namespace fl::detail
-
-#if defined(FL_HAVE_FMT)
-
-// fmt::formatter specializations. The string types reuse {fmt}'s own string
-// formatter, so they accept exactly the specs a std::string does.
-template <class A>
-struct fmt::formatter<fl::basic_string<A>, char> : fmt::formatter<fmt::string_view, char> {
-  template <class FormatContext>
-  auto format(const fl::basic_string<A>& s, FormatContext& ctx) const {
-    return fmt::formatter<fmt::string_view, char>::format(fmt::string_view(s.data(), s.size()),
-                                                          ctx);
+// The formatters of {fmt} and std::format, written once over the library's
+// pieces. view_formatter: a contiguous fl string through the library's own
+// string formatter Base (so every spec it knows works), as a View.
+template <class Base, class View>
+struct view_formatter : Base {
+  template <class T, class FormatContext>
+  auto format(const T& s, FormatContext& ctx) const {
+    return Base::format(View(s.data(), s.size()), ctx);
   }
 };
 
-template <>
-struct fmt::formatter<fl::immutable_string, char> : fmt::formatter<fmt::string_view, char> {
-  template <class FormatContext>
-  auto format(const fl::immutable_string& s, FormatContext& ctx) const {
-    return fmt::formatter<fmt::string_view, char>::format(fmt::string_view(s.data(), s.size()),
-                                                          ctx);
-  }
-};
-
-template <>
-struct fmt::formatter<fl::rope, char> {
-  fl::detail::text_spec spec;
+// rope_formatter: fl::rope through text_spec and write_rope (chunk by chunk);
+// a bad spec throws Error (fmt::format_error or std::format_error).
+template <class Error>
+struct rope_formatter {
+  text_spec spec;
 
   template <class ParseContext>
   constexpr auto parse(ParseContext& ctx) -> decltype(ctx.begin()) {
     const char* error = nullptr;
-    const char* b = ctx.begin();
-    const char* e = fl::detail::parse_text_spec(b, ctx.end(), spec, &error);
-    if (error != nullptr) throw fmt::format_error(error);
+    const char* b = std::to_address(ctx.begin());
+    const char* e = parse_text_spec(b, std::to_address(ctx.end()), spec, &error);
+    if (error != nullptr) throw Error(error);
     return ctx.begin() + (e - b);
   }
   template <class FormatContext>
   auto format(const fl::rope& r, FormatContext& ctx) const {
-    return fl::detail::write_rope(ctx.out(), r, spec);
+    return write_rope(ctx.out(), r, spec);
   }
 };
+
+}  // namespace fl::detail
+
+#if defined(FL_HAVE_FMT)
+
+// fmt::formatter specializations (see fl::detail::view_formatter and
+// rope_formatter above), so the string types accept exactly the specs a
+// std::string does.
+template <class A>
+struct fmt::formatter<fl::basic_string<A>, char>
+    : fl::detail::view_formatter<fmt::formatter<fmt::string_view, char>, fmt::string_view> {};
+
+template <>
+struct fmt::formatter<fl::immutable_string, char>
+    : fl::detail::view_formatter<fmt::formatter<fmt::string_view, char>, fmt::string_view> {};
+
+template <>
+struct fmt::formatter<fl::rope, char> : fl::detail::rope_formatter<fmt::format_error> {};
 
 namespace fl {
 namespace detail {
@@ -312,39 +320,14 @@ template <class... T>
 #if defined(FL_HAVE_STD_FORMAT)
 
 template <class A>
-struct std::formatter<fl::basic_string<A>, char> : std::formatter<std::string_view, char> {
-  template <class FormatContext>
-  auto format(const fl::basic_string<A>& s, FormatContext& ctx) const {
-    return std::formatter<std::string_view, char>::format(std::string_view(s.data(), s.size()),
-                                                          ctx);
-  }
-};
+struct std::formatter<fl::basic_string<A>, char>
+    : fl::detail::view_formatter<std::formatter<std::string_view, char>, std::string_view> {};
 
 template <>
-struct std::formatter<fl::immutable_string, char> : std::formatter<std::string_view, char> {
-  template <class FormatContext>
-  auto format(const fl::immutable_string& s, FormatContext& ctx) const {
-    return std::formatter<std::string_view, char>::format(std::string_view(s.data(), s.size()),
-                                                          ctx);
-  }
-};
+struct std::formatter<fl::immutable_string, char>
+    : fl::detail::view_formatter<std::formatter<std::string_view, char>, std::string_view> {};
 
 template <>
-struct std::formatter<fl::rope, char> {
-  fl::detail::text_spec spec;
-
-  template <class ParseContext>
-  constexpr auto parse(ParseContext& ctx) -> decltype(ctx.begin()) {
-    const char* error = nullptr;
-    const char* b = std::to_address(ctx.begin());
-    const char* e = fl::detail::parse_text_spec(b, std::to_address(ctx.end()), spec, &error);
-    if (error != nullptr) throw std::format_error(error);
-    return ctx.begin() + (e - b);
-  }
-  template <class FormatContext>
-  auto format(const fl::rope& r, FormatContext& ctx) const {
-    return fl::detail::write_rope(ctx.out(), r, spec);
-  }
-};
+struct std::formatter<fl::rope, char> : fl::detail::rope_formatter<std::format_error> {};
 
 #endif  // FL_HAVE_STD_FORMAT

@@ -19,6 +19,11 @@ struct reader {
     --left;
     return *p++;
   }
+  // The next two bytes as a 16-bit number, the first one low.
+  std::size_t u16() {
+    const std::size_t low = byte();
+    return low | std::size_t{byte()} << 8;
+  }
   // The next min(n, left) bytes as text.
   std::string_view text(std::size_t n) {
     n = n < left ? n : left;
@@ -28,6 +33,18 @@ struct reader {
     return t;
   }
 };
+
+// Runs step(op, in) for each step of the input: every step starts with an
+// opcode byte and reads its other fields from `in` itself, until the input
+// runs out.
+template <class Step>
+void for_each_step(const std::uint8_t* data, std::size_t size, Step step) {
+  reader in{data, size};
+  while (in.left > 0) {
+    const std::uint8_t op = in.byte();
+    step(op, in);
+  }
+}
 
 // A failed check aborts, which libFuzzer reports with the input that did it.
 inline void check(bool ok) {

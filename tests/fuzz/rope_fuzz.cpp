@@ -39,13 +39,11 @@ void agree(const fl::rope& r, const std::string& s) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  reader in{data, size};
   fl::rope r[3];
   std::string s[3];
-  while (in.left > 0) {
-    const std::uint8_t op = in.byte();
+  fl_fuzz::for_each_step(data, size, [&](std::uint8_t op, reader& in) {
     const unsigned a = in.byte() % 3, b = in.byte() % 3;
-    const std::size_t raw_pos = std::size_t{in.byte()} | std::size_t{in.byte()} << 8;
+    const std::size_t raw_pos = in.u16();
     const std::size_t len = in.byte();
     const std::size_t pos = s[a].empty() ? 0 : raw_pos % (s[a].size() + 1);
     switch (op % 14) {
@@ -135,6 +133,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         break;
     }
     for (int k = 0; k < 3; ++k) agree(r[k], s[k]);
-  }
+  });
   return 0;
 }

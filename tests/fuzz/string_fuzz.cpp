@@ -41,15 +41,12 @@ void both(fl::string& got, std::string& want, F f) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  reader in{data, size};
   fl::string g[2];
   std::string w[2];
-  while (in.left > 0) {
-    const std::uint8_t op = in.byte();
+  fl_fuzz::for_each_step(data, size, [&](std::uint8_t op, reader& in) {
     const unsigned k = in.byte() & 1;
     // Positions reach a little past the end, so the out_of_range paths run.
-    const std::size_t pos =
-        (std::size_t{in.byte()} | std::size_t{in.byte()} << 8) % (w[k].size() + 3);
+    const std::size_t pos = in.u16() % (w[k].size() + 3);
     const std::size_t len = in.byte();
     const std::string_view t = in.text(op & 0x80 ? len : len % 8);
     fl::string& s = g[k];
@@ -97,6 +94,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       check(g[i].c_str()[g[i].size()] == '\0');
       check(g[i].capacity() >= g[i].size());
     }
-  }
+  });
   return 0;
 }

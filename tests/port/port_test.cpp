@@ -363,38 +363,35 @@ std::string sort_and_unique() {
 
 // ---- exceptions and their messages ----
 
+// What f() throws: the values of its out_of_range message under `label`, or
+// "no throw".
+template <class F>
+std::string out_of_range_of(std::string_view label, F f) {
+  try {
+    f();
+    return show(label, "no throw");
+  } catch (const std::out_of_range& e) { return show(label, values_of(e)); }
+}
+
 template <class S>
 std::string at_out_of_range() {
   const S s = "hello";
-  try {
-    (void)s.at(7);
-    return "no throw";
-  } catch (const std::out_of_range& e) { return show("at", values_of(e)); }
+  return out_of_range_of("at", [&] { (void)s.at(7); });
 }
 
 template <class S>
 std::string substr_out_of_range() {
   const S s = "hello";
-  try {
-    (void)s.substr(9);
-    return "no throw";
-  } catch (const std::out_of_range& e) { return show("substr", values_of(e)); }
+  return out_of_range_of("substr", [&] { (void)s.substr(9); });
 }
 
 template <class S>
 std::string insert_erase_replace_out_of_range() {
   S s = "hello";
-  std::string out;
-  try {
-    s.insert(6, "x");
-  } catch (const std::out_of_range& e) { out += "insert:" + values_of(e) + " "; }
-  try {
-    s.erase(8);
-  } catch (const std::out_of_range& e) { out += "erase:" + values_of(e) + " "; }
-  try {
-    s.replace(10, 1, "y");
-  } catch (const std::out_of_range& e) { out += "replace:" + values_of(e); }
-  return show("errors", out) + show("s", s);
+  std::string out = out_of_range_of("insert", [&] { s.insert(6, "x"); });
+  out += out_of_range_of("erase", [&] { s.erase(8); });
+  out += out_of_range_of("replace", [&] { s.replace(10, 1, "y"); });
+  return out + show("s", s);
 }
 
 template <class S>

@@ -40,6 +40,11 @@ std::string random_text(std::mt19937_64& rng, std::size_t n, std::string_view al
   return s;
 }
 
+std::string random_run(std::mt19937_64& rng, std::size_t max_len, char first) {
+  const std::size_t n = rng() % max_len;
+  return std::string(n, static_cast<char>(first + rng() % 26));
+}
+
 std::uint64_t pool_allocations() {
   const fl::pool_statistics st = fl::pool_stats();
   return st.hits + st.misses;

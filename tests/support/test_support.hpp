@@ -35,6 +35,10 @@ std::string random_text(std::mt19937_64& rng, std::size_t n, unsigned alphabet =
 // `n` bytes drawn uniformly from `alphabet` (non-empty; it may hold '\0').
 std::string random_text(std::mt19937_64& rng, std::size_t n, std::string_view alphabet);
 
+// A run of one random letter: `rng() % max_len` copies (max_len > 0) of
+// `first + rng() % 26`, drawn in that order.
+std::string random_run(std::mt19937_64& rng, std::size_t max_len, char first);
+
 // Blocks the calling thread has taken from the pool so far (cache hits plus
 // misses): the difference across a call is the number of allocations it made.
 std::uint64_t pool_allocations();

@@ -1,5 +1,6 @@
 // fl/detail/find_impl.hpp: the kernels behind <fl/find.hpp> and the hooks the
-// tests and benchmarks use to reach each of them. Not part of the public API.
+// tests and benchmarks use to reach each of them (the kernel signatures and
+// fallbacks are in fl/detail/find_kernels.hpp). Not part of the public API.
 //
 // Dispatch: each kernel pointer starts out (constant-initialized, so it is
 // valid even inside other translation units' static initializers) pointing at
@@ -12,26 +13,12 @@
 // caps the kernel set (for measuring the portable paths).
 #pragma once
 
+#include <fl/detail/find_kernels.hpp>
+
 #include <atomic>
 #include <cstddef>
 
 namespace fl::detail {
-
-// Substring kernel. Requires 2 <= m and pos + m <= n. Returns the first match
-// start >= pos, or npos.
-using find_fn = std::size_t (*)(const char* hay, std::size_t n, const char* needle, std::size_t m,
-                                std::size_t pos) noexcept;
-// Reverse substring kernel. Requires 1 <= m <= end. Returns the last start j
-// with j + m <= end, or npos. Reads only hay[0, end).
-using rfind_fn = std::size_t (*)(const char* hay, std::size_t end, const char* needle,
-                                 std::size_t m) noexcept;
-// Set kernels. first: requires pos < n and k >= 1; returns the first i >= pos
-// whose byte is in set[0, k) (or not in it, when `negate`), else npos.
-// last: requires end >= 1 and k >= 1; the same for the last i < end.
-using first_of_fn = std::size_t (*)(const char* hay, std::size_t n, const char* set, std::size_t k,
-                                    std::size_t pos, bool negate) noexcept;
-using last_of_fn = std::size_t (*)(const char* hay, std::size_t end, const char* set, std::size_t k,
-                                   bool negate) noexcept;
 
 // fl::find past the inline short path: memchr for one byte, else the
 // installed kernel. Requires 1 <= m and pos + m <= n.
@@ -54,19 +41,5 @@ bool find_isa_supported(find_isa isa) noexcept;
 bool set_find_isa(find_isa isa) noexcept;
 // The installed kernel set (resolving it first if no search has run yet).
 find_isa current_find_isa() noexcept;
-
-// The guaranteed-linear fallbacks, exposed so tests can check them directly.
-// find_twoway: requires 1 <= m and pos + m <= n; the first match start >= pos.
-std::size_t find_twoway(const char* hay, std::size_t n, const char* needle, std::size_t m,
-                        std::size_t pos) noexcept;
-// rfind_twoway: requires 1 <= m <= end; the last start j with j + m <= end.
-std::size_t rfind_twoway(const char* hay, std::size_t end, const char* needle,
-                         std::size_t m) noexcept;
-// The scalar set kernels (byte table), with the preconditions of first_of_fn
-// and last_of_fn; the SIMD kernels use them for ranges shorter than a vector.
-std::size_t first_of_scalar(const char* hay, std::size_t n, const char* set, std::size_t k,
-                            std::size_t pos, bool negate) noexcept;
-std::size_t last_of_scalar(const char* hay, std::size_t end, const char* set, std::size_t k,
-                           bool negate) noexcept;
 
 }  // namespace fl::detail

@@ -1,9 +1,10 @@
-// fl/detail/find_simd.hpp: the SIMD search kernels, written once over a vector
+// src/find_simd.hpp: the SIMD search kernels, written once over a vector
 // type V and instantiated by src/find_sse2.cpp (V = 16-byte SSE2) and
 // src/find_avx2.cpp (32-byte AVX2). Included only by those files; never by a
-// public header. The AVX2 type exists only where the translation unit is
-// compiled for it. (A 64-byte AVX-512BW instantiation was measured on the
-// AMD EPYC development machine and was slower than AVX2, so there is none.)
+// public header. The vector types are in src/simd_vec.hpp (the AVX2 one only
+// where the translation unit is compiled for it). (A 64-byte AVX-512BW
+// instantiation was measured on the AMD EPYC development machine and was
+// slower than AVX2, so there is none.)
 //
 // Everything here has internal linkage (an unnamed namespace): each ISA's
 // translation unit gets its own copy, so the linker can never substitute an
@@ -16,7 +17,9 @@
 // vector, by the next narrower kernel or a scalar loop.
 #pragma once
 
-#include <immintrin.h>
+#include <fl/detail/find_kernels.hpp>
+
+#include "simd_vec.hpp"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -27,71 +30,9 @@
 #include <cstring>
 
 namespace fl::detail {
-
-// From src/find.cpp (declared in find_impl.hpp too; repeated here so the
-// kernel files include no C++ standard header: see find_avx2.cpp).
-std::size_t find_twoway(const char* hay, std::size_t n, const char* needle, std::size_t m,
-                        std::size_t pos) noexcept;
-std::size_t rfind_twoway(const char* hay, std::size_t end, const char* needle,
-                         std::size_t m) noexcept;
-std::size_t first_of_scalar(const char* hay, std::size_t n, const char* set, std::size_t k,
-                            std::size_t pos, bool negate) noexcept;
-std::size_t last_of_scalar(const char* hay, std::size_t end, const char* set, std::size_t k,
-                           bool negate) noexcept;
-
 namespace {
 
-using uchar = unsigned char;
 constexpr std::size_t simd_npos = static_cast<std::size_t>(-1);
-
-// The 16-byte SSE2 vector: baseline on x86-64.
-struct v128 {
-  using reg = __m128i;
-  using mask_t = std::uint32_t;
-  static constexpr std::size_t width = 16;
-  static constexpr std::uint32_t full = 0xFFFFu;
-  static constexpr bool has_lookup = false;  // pshufb needs SSSE3
-  static reg splat(uchar c) noexcept { return _mm_set1_epi8(static_cast<char>(c)); }
-  static reg load(const uchar* p) noexcept {
-    return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-  }
-  static reg eq(reg a, reg b) noexcept { return _mm_cmpeq_epi8(a, b); }
-  static reg and_(reg a, reg b) noexcept { return _mm_and_si128(a, b); }
-  static reg or_(reg a, reg b) noexcept { return _mm_or_si128(a, b); }
-  static std::uint32_t mask(reg a) noexcept {
-    return static_cast<std::uint32_t>(_mm_movemask_epi8(a));
-  }
-};
-
-#if defined(__AVX2__)
-// The 32-byte AVX2 vector (translation units compiled with -mavx2).
-struct v256 {
-  using reg = __m256i;
-  using mask_t = std::uint32_t;
-  using half = v128;
-  static constexpr std::size_t width = 32;
-  static constexpr std::uint32_t full = 0xFFFFFFFFu;
-  static constexpr bool has_lookup = true;
-  static reg splat(uchar c) noexcept { return _mm256_set1_epi8(static_cast<char>(c)); }
-  static reg load(const uchar* p) noexcept {
-    return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
-  }
-  static reg eq(reg a, reg b) noexcept { return _mm256_cmpeq_epi8(a, b); }
-  static reg and_(reg a, reg b) noexcept { return _mm256_and_si256(a, b); }
-  static reg or_(reg a, reg b) noexcept { return _mm256_or_si256(a, b); }
-  static reg xor_(reg a, reg b) noexcept { return _mm256_xor_si256(a, b); }
-  static std::uint32_t mask(reg a) noexcept {
-    return static_cast<std::uint32_t>(_mm256_movemask_epi8(a));
-  }
-  // The 16 bytes at p in both 128-bit lanes (vpshufb shuffles within a lane).
-  static reg broadcast16(const uchar* p) noexcept {
-    return _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
-  }
-  static reg shuffle(reg table, reg idx) noexcept { return _mm256_shuffle_epi8(table, idx); }
-  // Each byte shifted right by 4 in its 16-bit lane; callers mask to 3 bits.
-  static reg srl4(reg v) noexcept { return _mm256_srli_epi16(v, 4); }
-};
-#endif
 
 template <class V>
 concept has_half = requires {
@@ -521,6 +462,33 @@ std::size_t last_of_simd(const char* hay, std::size_t end, const char* set, std:
     return last_of_scalar(hay, end, set, k, negate);
   }
 }
+
+// The four kernels over V as one kernel_set, for src/find_sse2.cpp and
+// src/find_avx2.cpp to export. Each entry is a plain function that the
+// kernel is inlined into (or tail-called from), as the dispatcher calls it
+// through a pointer.
+template <class V>
+struct simd_entries {
+  static std::size_t find(const char* hay, std::size_t n, const char* needle, std::size_t m,
+                          std::size_t pos) noexcept {
+    return find_simd<V>(hay, n, needle, m, pos);
+  }
+  static std::size_t rfind(const char* hay, std::size_t end, const char* needle,
+                           std::size_t m) noexcept {
+    return rfind_simd<V>(hay, end, needle, m);
+  }
+  static std::size_t first_of(const char* hay, std::size_t n, const char* set, std::size_t k,
+                              std::size_t pos, bool negate) noexcept {
+    return first_of_simd<V>(hay, n, set, k, pos, negate);
+  }
+  static std::size_t last_of(const char* hay, std::size_t end, const char* set, std::size_t k,
+                             bool negate) noexcept {
+    return last_of_simd<V>(hay, end, set, k, negate);
+  }
+};
+template <class V>
+constexpr kernel_set simd_kernels{&simd_entries<V>::find, &simd_entries<V>::rfind,
+                                  &simd_entries<V>::first_of, &simd_entries<V>::last_of};
 
 }  // namespace
 }  // namespace fl::detail
