@@ -22,6 +22,14 @@ namespace detail {
 
 namespace {
 
+// s.pagemap, opened on the first call; false if it cannot be read.
+bool have_pagemap(const space_state& s) {
+  std::call_once(s.pagemap_opened, [&s] {
+    s.pagemap = unique_fd(::open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC));
+  });
+  return static_cast<bool>(s.pagemap);
+}
+
 // Page runs in [from, to) (multiples of sys_page) whose mapped bytes may
 // differ from the file, appended in order. From the page tables when
 // /proc/self/pagemap is readable: a page of a private file mapping that was
@@ -36,7 +44,7 @@ void find_dirty(space_state& s, std::uint64_t from, std::uint64_t to,
     else
       out.push_back({off, ps});
   };
-  if (s.pagemap) {
+  if (have_pagemap(s)) {
     constexpr std::size_t batch = 4096;
     std::uint64_t entries[batch];
     const std::uint64_t first = reinterpret_cast<std::uintptr_t>(s.base + from) / ps;
@@ -97,7 +105,7 @@ std::vector<log_extent> merge_runs(const std::vector<log_extent>& a,
 // without them, by comparing the page with the file.
 bool changed_here(const space_state& s, std::uint64_t p) {
   const std::uint64_t off = p * space_page;
-  if (s.pagemap) {
+  if (have_pagemap(s)) {
     bool any = false;
     for (std::uint64_t k = 0; k < space_page; k += s.sys_page) {
       std::uint64_t e = 0;

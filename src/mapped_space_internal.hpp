@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -31,8 +32,11 @@ struct space_state {
   // Page runs past the committed file that write_fresh() wrote to the file
   // directly since the last commit (clean in the mapping, so not logged).
   std::vector<log_extent> fresh;  // the directory holding log_fd's name was fsynced
-  unique_fd
-      pagemap;  // /proc/self/pagemap, or closed: then dirty pages are found by comparing with the file
+  // /proc/self/pagemap, opened on first use (pagemap_fd in
+  // mapped_space_commit.cpp: an open that only reads never needs it), or
+  // closed: then dirty pages are found by comparing with the file.
+  mutable unique_fd pagemap;
+  mutable std::once_flag pagemap_opened;
   bool created = false;
   bool durable = true;
   std::uint64_t sys_page = 4096;

@@ -85,10 +85,8 @@ struct open_choice {
 // it is a commit that did not finish, or belongs to another file.
 bool read_log(const space_state& s, int log_fd, std::uint64_t uuid, std::uint64_t want_gen,
               space_meta& meta, std::vector<log_extent>& extents) {
-  struct stat sb;
-  if (::fstat(log_fd, &sb) != 0) return false;
-  const auto len = static_cast<std::uint64_t>(sb.st_size);
-  if (len < space_page) return false;
+  // The header page first: a log of an earlier commit (the usual case) is
+  // rejected by it, before anything else is read.
   std::vector<std::byte> page(space_page);
   if (pread_full(log_fd, page.data(), space_page, 0) != static_cast<long long>(space_page))
     return false;
@@ -100,6 +98,10 @@ bool read_log(const space_state& s, int log_fd, std::uint64_t uuid, std::uint64_
     return false;
   if (crc32c(&meta, sizeof meta, crc32c(&h, log_header_crc_span)) != h.header_crc) return false;
   if (meta.generation != want_gen || meta.uuid != uuid) return false;
+  struct stat sb;
+  if (::fstat(log_fd, &sb) != 0) return false;
+  const auto len = static_cast<std::uint64_t>(sb.st_size);
+  if (len < space_page) return false;
   if (!check_meta(meta, meta.file_size).empty()) return false;
   if (h.extent_count > (len - log_extents_offset) / sizeof(log_extent)) return false;
   const std::uint64_t data_off =
@@ -165,24 +167,36 @@ void replay_log(const space_state& s, int log_fd, const space_meta& meta,
   if (const int err = sync_data(s.fd.get())) throw_errno(s.path, "fdatasync (log replay)", err);
 }
 
+// True if the `n` bytes at p are all zero (a word at a time).
+bool all_zero(const std::byte* p, std::size_t n) noexcept {
+  std::uint64_t any = 0;
+  for (; n >= 8; n -= 8, p += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, p, 8);
+    any |= w;
+  }
+  for (; n > 0; --n, ++p) any |= static_cast<std::uint64_t>(*p);
+  return any == 0;
+}
+
 // Picks the committed state of an open, locked data file; replays the log
-// when it holds the next commit. Never writes unless a valid log is replayed.
-space_meta choose_meta(space_state& s, std::uint64_t file_bytes) {
+// when it holds the next commit (then sets `replayed`). Never writes unless a
+// valid log is replayed.
+space_meta choose_meta(space_state& s, std::uint64_t file_bytes, bool& replayed) {
   space_meta slot[2];
   std::string why[2];
-  std::vector<std::byte> page(space_page);
+  // Both meta pages in one read.
+  std::vector<std::byte> pages(2 * space_page);
+  if (pread_full(s.fd.get(), pages.data(), pages.size(), 0) != static_cast<long long>(pages.size()))
+    throw_errno(s.path, "read of the meta pages", errno ? errno : EIO);
   for (int i = 0; i < 2; ++i) {
-    if (pread_full(s.fd.get(), page.data(), space_page,
-                   static_cast<std::uint64_t>(i) * space_page) !=
-        static_cast<long long>(space_page))
-      throw_errno(s.path, "read of the meta pages", errno ? errno : EIO);
-    std::memcpy(&slot[i], page.data(), sizeof slot[i]);
+    const std::byte* page = pages.data() + static_cast<std::size_t>(i) * space_page;
+    std::memcpy(&slot[i], page, sizeof slot[i]);
     why[i] = check_meta(slot[i], file_bytes);
     if (why[i].empty() && slot[i].generation % 2 != static_cast<std::uint64_t>(i))
       why[i] = "meta page in the wrong slot (damaged)";
     // The rest of the page is zeros; nothing else covers it.
-    if (why[i].empty() && std::any_of(page.begin() + sizeof(space_meta), page.end(),
-                                      [](std::byte b) { return b != std::byte{0}; }))
+    if (why[i].empty() && !all_zero(page + sizeof(space_meta), space_page - sizeof(space_meta)))
       why[i] = "meta page padding is not zero (damaged)";
   }
   if (!why[0].empty() && !why[1].empty()) {
@@ -205,6 +219,7 @@ space_meta choose_meta(space_state& s, std::uint64_t file_bytes) {
     std::vector<log_extent> extents;
     if (read_log(s, log.get(), m.uuid, m.generation + 1, next, extents)) {
       replay_log(s, log.get(), next, extents);
+      replayed = true;
       return next;
     }
   }
@@ -362,9 +377,12 @@ mapped_space::mapped_space(const std::filesystem::path& path, const mapped_space
     detail::fail(s, "size " + std::to_string(file_bytes) +
                         " is not a multiple of 4096 (truncated or damaged)");
 
-  const space_meta m = detail::choose_meta(s, file_bytes);
-  if (::fstat(s.fd.get(), &sb) != 0) detail::throw_errno(path, "fstat", errno);
-  file_bytes = static_cast<std::uint64_t>(sb.st_size);  // a replay may have grown it
+  bool replayed = false;
+  const space_meta m = detail::choose_meta(s, file_bytes, replayed);
+  if (replayed) {  // a replay may have grown the file
+    if (::fstat(s.fd.get(), &sb) != 0) detail::throw_errno(path, "fstat", errno);
+    file_bytes = static_cast<std::uint64_t>(sb.st_size);
+  }
   s.committed = m;
   s.alloc = m.alloc;
   s.verified.assign((m.file_size / space_page + 63) / 64, 0);
@@ -385,7 +403,6 @@ mapped_space::mapped_space(const std::filesystem::path& path, const mapped_space
     detail::throw_errno(path, "mmap", e);
   }
   s.size = file_bytes;
-  s.pagemap = detail::unique_fd(::open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC));
   base_ = s.base;
   size_ = s.size;
   // A new space commits once, so that every later commit has its page

@@ -40,9 +40,10 @@ class store_file {
   std::optional<mapped_space> space_;
   bool published_ = false;  // false: a new import under path_ + ".tmp", not yet synced
   fptr<json_head> head_;
-  json_ref root_;                // head_->root, or the uncommitted new root
-  byte_buffer tail_;             // an edit's bytes, for offsets [tail_base_, ...)
-  std::uint64_t tail_base_ = 0;  // the space's end_block() while tail_ is being built
+  json_ref root_;                   // head_->root, or the uncommitted new root
+  byte_buffer tail_;                // an edit's bytes, for offsets [tail_base_, ...)
+  std::uint64_t tail_base_ = 0;     // the space's end_block() while tail_ is being built
+  bool tail_page_checked_ = false;  // the page holding tail_base_ - 8 passed checked()
 
   store_file() = default;
   store_file(const store_file&) = delete;
@@ -388,6 +389,7 @@ class store_file {
   // Moves the tail into the space (one block at tail_base_) and points the
   // head at root_. Called when an edit is complete.
   void publish_edit() {
+    check_tail_page();
     if (tail_.size() != 0) {
       const fptr<void> block = space_->allocate_end(tail_.size());
       if (block.offset() != tail_base_)
@@ -404,13 +406,22 @@ class store_file {
     start_tail();
   }
 
-  // Checks the page the next block header goes to, so that writing it never
-  // hides damage to the committed bytes beside it, and starts a new tail.
+  // Starts a new tail at the space's end. The page the next block header
+  // goes to is checked before the first write (check_tail_page), not here:
+  // an open that only reads never touches it.
   void start_tail() {
-    const fptr<void> next = space_->end_block();
-    if (next.offset() - 8 < space_->stats().file_bytes)
-      space_->checked(fptr<const void>(next.offset() - 8), 8);
-    tail_base_ = next.offset();
+    tail_base_ = space_->end_block().offset();
+    tail_page_checked_ = false;
+  }
+
+  // Checks the page the next block header goes to, so that writing it never
+  // hides damage to the committed bytes beside it. Before every write to the
+  // space (publish_edit, sync).
+  void check_tail_page() {
+    if (tail_page_checked_) return;
+    if (tail_base_ - 8 < space_->stats().file_bytes)
+      space_->checked(fptr<const void>(tail_base_ - 8), 8);
+    tail_page_checked_ = true;
   }
 
   // A new, empty space for an import under path_ + ".tmp" (any old file
@@ -431,6 +442,7 @@ class store_file {
   }
 
   void sync() {
+    check_tail_page();
     if (!published_) {
       space_->set_durable(true);
       space_->sync();
