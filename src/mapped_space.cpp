@@ -18,14 +18,6 @@
 
 namespace fl {
 
-using detail::block_header;
-using detail::class_size;
-using detail::log_extent;
-using detail::space_class_count;
-using detail::space_first_block;
-using detail::space_meta;
-using detail::space_page;
-
 // ---- allocator ---------------------------------------------------------------
 
 namespace {
@@ -55,6 +47,18 @@ void grow(detail::space_state& s, std::uint64_t need) {
              s.fd.get(), static_cast<off_t>(s.size)) == MAP_FAILED)
     detail::throw_errno(s.path, "mmap (growth)", errno);
   s.size = next;
+}
+
+// Takes `cs` bytes at the top of the allocated range (growing the file and the
+// mapping when they end below it) and returns their offset. The pages are
+// checked first: a block carved over damaged bytes must not hand them out.
+// The caller refreshes its copies of base, size and remap count.
+std::uint64_t carve_top(detail::space_state& s, std::uint64_t cs) {
+  const std::uint64_t b = s.alloc.top;
+  if (b + cs > s.size) grow(s, b + cs);
+  detail::check_pages(s, b, cs);
+  s.alloc.top = b + cs;
+  return b;
 }
 
 // The live block whose payload is at `off`: its start and class, or false.
@@ -105,15 +109,10 @@ fptr<void> mapped_space::allocate(std::size_t bytes, std::size_t align) {
       --a.free_blocks;
     }
   } else {
-    b = a.top;
-    if (b + cs > s.size) {
-      grow(s, b + cs);
-      base_ = s.base;
-      size_ = s.size;
-      remaps_ = s.remaps;
-    }
-    detail::check_pages(s, b, cs);
-    a.top = b + cs;
+    b = carve_top(s, cs);
+    base_ = s.base;
+    size_ = s.size;
+    remaps_ = s.remaps;
   }
   {
     detail::store_header(s.base, b, block_header::make(detail::block_live, c));
@@ -193,15 +192,10 @@ fptr<void> mapped_space::allocate_end(std::size_t bytes) {
   const unsigned c = detail::size_class(std::max<std::uint64_t>(16, bytes + 8));
   const std::uint64_t cs = class_size(c);
   detail::space_alloc_state& a = s.alloc;
-  const std::uint64_t b = a.top;
-  if (b + cs > s.size) {
-    grow(s, b + cs);
-    base_ = s.base;
-    size_ = s.size;
-    remaps_ = s.remaps;
-  }
-  detail::check_pages(s, b, cs);
-  a.top = b + cs;
+  const std::uint64_t b = carve_top(s, cs);
+  base_ = s.base;
+  size_ = s.size;
+  remaps_ = s.remaps;
   detail::store_header(s.base, b, block_header::make(detail::block_live, c));
   a.used_bytes += cs;
   ++a.live_blocks;

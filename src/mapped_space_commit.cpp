@@ -177,14 +177,6 @@ void mark_committed(space_state& s, std::uint64_t old_pages, const std::vector<l
 }  // namespace
 }  // namespace detail
 
-using detail::block_header;
-using detail::class_size;
-using detail::log_extent;
-using detail::space_class_count;
-using detail::space_first_block;
-using detail::space_meta;
-using detail::space_page;
-
 const std::byte* mapped_space::checked(fptr<const void> p, std::uint64_t bytes) const {
   const std::uint64_t off = p.offset();
   if (off < detail::space_data_start || off > size_ || size_ - off < bytes) [[unlikely]]

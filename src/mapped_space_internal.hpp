@@ -107,3 +107,14 @@ void fsync_parent(const std::filesystem::path& p);
 void check_pages(const space_state& s, std::uint64_t off, std::uint64_t len);
 
 }  // namespace fl::detail
+
+// The names the three mapped_space_*.cpp files use unqualified, in one place.
+namespace fl {
+using detail::block_header;
+using detail::class_size;
+using detail::log_extent;
+using detail::space_class_count;
+using detail::space_first_block;
+using detail::space_meta;
+using detail::space_page;
+}  // namespace fl

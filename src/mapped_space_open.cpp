@@ -312,14 +312,6 @@ void fsync_parent(const std::filesystem::path& p) {
 
 }  // namespace detail
 
-using detail::block_header;
-using detail::class_size;
-using detail::log_extent;
-using detail::space_class_count;
-using detail::space_first_block;
-using detail::space_meta;
-using detail::space_page;
-
 // ---- open / close ------------------------------------------------------------
 
 mapped_space::mapped_space(const std::filesystem::path& path, const mapped_space_options& options)
