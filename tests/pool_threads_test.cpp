@@ -79,6 +79,19 @@ std::size_t random_size(std::mt19937_64& rng) {
   }
 }
 
+// The consumer's loop: frees every block the producer sends, checking that its
+// bytes arrived intact, and returns the most this thread's cache held at once.
+std::size_t consume(block_queue& q) {
+  std::size_t peak = 0;
+  while (auto b = q.pop()) {
+    EXPECT_EQ(b->p[0], b->tag);
+    EXPECT_EQ(b->p[b->n - 1], b->tag);
+    pool_deallocate(b->p, b->n);
+    peak = std::max(peak, fl::pool_stats().bytes_cached);
+  }
+  return peak;
+}
+
 }  // namespace
 
 // Two threads each produce blocks for the other and free what they receive,
@@ -321,13 +334,7 @@ TEST(PoolThreadsTest, ConsumerCacheStaysWithinItsBound) {
     producer_stats = fl::pool_stats();
   });
   std::thread consumer([&] {
-    std::size_t peak = 0;
-    while (auto b = q.pop()) {
-      EXPECT_EQ(b->p[0], b->tag);
-      EXPECT_EQ(b->p[b->n - 1], b->tag);
-      pool_deallocate(b->p, b->n);
-      peak = std::max(peak, fl::pool_stats().bytes_cached);
-    }
+    const std::size_t peak = consume(q);
     consumer_stats = fl::pool_stats();
     EXPECT_LE(peak, bound);
   });
@@ -383,12 +390,7 @@ TEST(PoolThreadsTest, ConsumerKeepsOneBatchPerClass) {
   std::size_t reused_cached = 0;
   std::size_t consumer_peak = 0;
   std::thread consumer([&] {
-    while (auto b = q.pop()) {
-      EXPECT_EQ(b->p[0], b->tag);
-      EXPECT_EQ(b->p[b->n - 1], b->tag);
-      pool_deallocate(b->p, b->n);
-      consumer_peak = std::max(consumer_peak, fl::pool_stats().bytes_cached);
-    }
+    consumer_peak = consume(q);
     consumer_stats = fl::pool_stats();
     // Allocating from a class again restores its depth. depth + 1
     // allocations run the class dry at least once (it held at most a batch),
