@@ -171,7 +171,7 @@ std::string big_object(int n) {
 
 class JsonStoreTest : public ::testing::Test {
  protected:
-  fl_test::scratch_dir dir_;
+  fl_test::temp_dir dir_;
   std::filesystem::path file(const std::string& name = "doc.fljson") const { return dir_ / name; }
 };
 
@@ -426,7 +426,7 @@ TEST_F(JsonStoreTest, EveryFlippedDataByteIsDetected) {
     s.set("/nested/a/-", "\"edited\"");  // a second, small commit
     s.sync();
   }
-  const std::string good = fl_test::read_bytes(file());
+  const std::string good = fl_test::read_whole_file(file());
   const std::string want = str(fl::json_store::open(file()).dump());
   // Past the allocator's end the file holds nothing (zeros the checksums
   // cover, read by no one): flips there are counted apart.
@@ -464,8 +464,8 @@ TEST_F(JsonStoreTest, TruncatedAndForeignFilesThrow) {
     auto s = fl::json_store::import(big_object(2000), file());
     s.sync();
   }
-  const std::string good = fl_test::read_bytes(file());
-  const std::string log = fl_test::read_bytes(file().string() + "-log");
+  const std::string good = fl_test::read_whole_file(file());
+  const std::string log = fl_test::read_whole_file(file().string() + "-log");
   const std::string want = str(fl::json_store::open(file()).dump());
   const std::size_t cuts[] = {
       0, 100, 4096, 8192, 12288, good.size() / 2, good.size() - 4096, good.size() - 1};
