@@ -62,7 +62,7 @@ std::string quoted(const std::string& s) { return "\"" + s + "\""; }
 }
 
 TEST(JsonStoreCrash, SigkillDuringSyncLoopsLeavesTheLastCommit) {
-  fl_test::scratch_dir dir;
+  fl_test::temp_dir dir;
   const std::filesystem::path file = dir / "crash.fljson";
   const auto seed = fl_test::test_seed();
   std::mt19937_64 rng(seed);

@@ -1,44 +1,17 @@
-// tests/json_test_support.hpp: what the json_store tests share: a scratch
-// directory removed at the end of the test, file helpers, and the benchmark
-// documents (FL_JSON_DATA_DIR, set by json_*_test.cmake).
+// tests/json_test_support.hpp: what the json_store tests share beyond
+// test_support.hpp (temp_dir, read_whole_file): writing a file's bytes and the
+// benchmark documents (FL_JSON_DATA_DIR, set by json_*_test.cmake).
 #pragma once
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <optional>
-#include <sstream>
 #include <string>
 
-#include <stdlib.h>
+#include "test_support.hpp"
 
 namespace fl_test {
-
-class scratch_dir {
- public:
-  scratch_dir() {
-    std::string t = (std::filesystem::temp_directory_path() / "fl_json_testXXXXXX").string();
-    if (!::mkdtemp(t.data())) std::abort();
-    dir_ = t;
-  }
-  scratch_dir(const scratch_dir&) = delete;
-  scratch_dir& operator=(const scratch_dir&) = delete;
-  ~scratch_dir() {
-    std::error_code ec;
-    std::filesystem::remove_all(dir_, ec);
-  }
-  std::filesystem::path operator/(const std::string& name) const { return dir_ / name; }
-
- private:
-  std::filesystem::path dir_;
-};
-
-inline std::string read_bytes(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 inline void write_bytes(const std::filesystem::path& p, const std::string& bytes) {
   std::ofstream out(p, std::ios::binary | std::ios::trunc);
@@ -52,11 +25,11 @@ inline void write_bytes(const std::filesystem::path& p, const std::string& bytes
 inline std::optional<std::string> json_document(const std::string& name) {
   if (const char* d = std::getenv("FL_JSON_DATA")) {
     const std::filesystem::path p = std::filesystem::path(d) / name;
-    if (std::filesystem::exists(p)) return read_bytes(p);
+    if (std::filesystem::exists(p)) return read_whole_file(p);
   }
 #ifdef FL_JSON_DATA_DIR
   const std::filesystem::path p = std::filesystem::path(FL_JSON_DATA_DIR) / name;
-  if (std::filesystem::exists(p)) return read_bytes(p);
+  if (std::filesystem::exists(p)) return read_whole_file(p);
 #endif
   (void)name;
   return std::nullopt;

@@ -367,11 +367,7 @@ TEST(PstringTest, RandomEditsAgreeWithStdString) {
   std::vector<fl::fptr<fl::pstring>> ps;
   std::vector<std::string> want(n);
   for (int i = 0; i < n; ++i) ps.push_back(fl::pstring::make(s, ""));
-  auto random_text = [&](std::size_t len) {
-    std::string t(len, '\0');
-    for (char& c : t) c = static_cast<char>('a' + rng() % 26);
-    return t;
-  };
+  auto random_text = [&](std::size_t len) { return fl_test::random_text(rng, len, 26, 'a'); };
   for (int step = 0; step < 20000; ++step) {
     const std::size_t i = rng() % n, j = rng() % n;
     const int op = static_cast<int>(rng() % 6);

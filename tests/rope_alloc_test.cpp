@@ -19,11 +19,7 @@
 #include <utility>
 #include <vector>
 
-using rope_test::expect_content;
-using rope_test::pick;
-using rope_test::random_text;
-using rope_test::test_seed;
-using rope_test::tree_of;
+using namespace rope_test;  // rope_support.hpp
 
 // ---------------------------------------------------------------- failed allocations
 //

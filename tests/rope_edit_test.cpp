@@ -23,13 +23,7 @@
 #include <utility>
 #include <vector>
 
-using rope_test::apply_edit;
-using rope_test::basic_edit;
-using rope_test::expect_content;
-using rope_test::pick;
-using rope_test::random_text;
-using rope_test::test_seed;
-using rope_test::tree_of;
+using namespace rope_test;  // rope_support.hpp
 
 // The main differential test: random edits on a set of ropes mirrored on
 // std::string, including copies that are then edited on both sides.

@@ -20,14 +20,7 @@
 #include <utility>
 #include <vector>
 
-using rope_test::apply_edit;
-using rope_test::basic_edit;
-using rope_test::expect_content;
-using rope_test::pick;
-using rope_test::random_text;
-using rope_test::random_utf8;
-using rope_test::test_seed;
-using rope_test::tree_of;
+using namespace rope_test;  // rope_support.hpp
 
 // ---------------------------------------------------------------- text metrics
 

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -119,55 +120,40 @@ TEST(RopeMetricsBig, MillionQueriesAgreeWithAPrecomputedIndex) {
     ASSERT_EQ(r->utf16_count(), total_units);
     ASSERT_EQ(r->line_count(), newlines + 1);
   }
+  // Each query: its name, how many arguments it takes (drawn uniformly below
+  // that), the rope's member, and the reference's answer.
+  struct metric {
+    const char* kind;
+    std::size_t args;
+    fl::rope::size_type (fl::rope::*query)(fl::rope::size_type) const;
+    std::function<std::size_t(std::size_t)> want;
+  };
+  const metric metrics[] = {
+      {"byte_to_line", s.size() + 1, &fl::rope::byte_to_line,
+       [&](std::size_t arg) {
+         return static_cast<std::size_t>(
+             std::upper_bound(ref.line_at.begin() + 1, ref.line_at.end() - 1, arg) -
+             (ref.line_at.begin() + 1));
+       }},
+      {"line_to_byte", newlines + 2, &fl::rope::line_to_byte,
+       [&](std::size_t arg) { return ref.line_at[arg]; }},
+      {"byte_to_char", s.size() + 1, &fl::rope::byte_to_char, chars_before},
+      {"char_to_byte", total_chars, &fl::rope::char_to_byte,
+       [&](std::size_t arg) { return locate(ref.chars, char_w, arg); }},
+      {"byte_to_utf16", s.size() + 1, &fl::rope::byte_to_utf16, units_before},
+      {"utf16_to_byte", total_units, &fl::rope::utf16_to_byte,
+       [&](std::size_t arg) { return locate(ref.u16, unit_w, arg); }},
+  };
   std::mt19937_64 rng(seed + 1);
   constexpr int queries = 1'000'000;
   for (int q = 0; q < queries; ++q) {
     const fl::rope& r = q % 2 ? tree : flat;
-    const char* kind = "";
-    bool ok = true;
-    std::size_t arg = 0, got = 0, want = 0;
-    switch (q / 2 % 6) {
-      case 0:
-        kind = "byte_to_line";
-        arg = rng() % (s.size() + 1);
-        got = r.byte_to_line(arg);
-        want = static_cast<std::size_t>(
-            std::upper_bound(ref.line_at.begin() + 1, ref.line_at.end() - 1, arg) -
-            (ref.line_at.begin() + 1));
-        break;
-      case 1:
-        kind = "line_to_byte";
-        arg = rng() % (newlines + 2);
-        got = r.line_to_byte(arg);
-        want = ref.line_at[arg];
-        break;
-      case 2:
-        kind = "byte_to_char";
-        arg = rng() % (s.size() + 1);
-        got = r.byte_to_char(arg);
-        want = chars_before(arg);
-        break;
-      case 3:
-        kind = "char_to_byte";
-        arg = rng() % total_chars;
-        got = r.char_to_byte(arg);
-        want = locate(ref.chars, char_w, arg);
-        break;
-      case 4:
-        kind = "byte_to_utf16";
-        arg = rng() % (s.size() + 1);
-        got = r.byte_to_utf16(arg);
-        want = units_before(arg);
-        break;
-      default:
-        kind = "utf16_to_byte";
-        arg = rng() % total_units;
-        got = r.utf16_to_byte(arg);
-        want = locate(ref.u16, unit_w, arg);
-        break;
-    }
-    ok = got == want;
-    ASSERT_TRUE(ok) << kind << "(" << arg << ") gave " << got << ", want " << want << " on the "
+    const metric& m = metrics[q / 2 % 6];
+    const std::size_t arg = rng() % m.args;
+    const std::size_t got = (r.*m.query)(arg);
+    const std::size_t want = m.want(arg);
+    const bool ok = got == want;
+    ASSERT_TRUE(ok) << m.kind << "(" << arg << ") gave " << got << ", want " << want << " on the "
                     << (q % 2 ? "tree" : "flat rope") << "; seed " << seed << " query " << q;
   }
 }

@@ -24,11 +24,8 @@ namespace rope_test {
 using fl_test::test_seed;
 
 // Small alphabet so that find() has many partial matches.
-inline std::string random_text(std::mt19937_64& rng, std::size_t n, int alphabet = 4) {
-  std::string s(n, '\0');
-  for (char& c : s)
-    c = static_cast<char>('a' + static_cast<int>(rng() % static_cast<unsigned>(alphabet)));
-  return s;
+inline std::string random_text(std::mt19937_64& rng, std::size_t n, unsigned alphabet = 4) {
+  return fl_test::random_text(rng, n, alphabet, 'a');
 }
 
 inline std::size_t pick(std::mt19937_64& rng, std::size_t n) {

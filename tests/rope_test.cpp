@@ -19,12 +19,7 @@
 #include <utility>
 #include <vector>
 
-using rope_test::expect_content;
-using rope_test::pick;
-using rope_test::random_text;
-using rope_test::random_utf8;
-using rope_test::test_seed;
-using rope_test::tree_of;
+using namespace rope_test;  // rope_support.hpp
 
 static_assert(std::random_access_iterator<fl::rope::const_iterator>);
 static_assert(std::ranges::forward_range<fl::rope::chunk_range>);

@@ -21,10 +21,9 @@ namespace {
 
 using fl_test::test_seed;
 
+// Lowercase letters.
 std::string random_text(std::mt19937_64& rng, std::size_t n) {
-  std::string s(n, '\0');
-  for (char& c : s) c = static_cast<char>('a' + static_cast<int>(rng() % 26));
-  return s;
+  return fl_test::random_text(rng, n, 26, 'a');
 }
 
 // Edits a private copy of `shared` and its mirror; checks both agree, and

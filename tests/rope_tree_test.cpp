@@ -22,9 +22,7 @@
 namespace {
 
 namespace d = fl::detail;
-using rope_test::pick;
-using rope_test::random_text;
-using rope_test::test_seed;
+using namespace rope_test;  // rope_support.hpp
 
 // The bytes under an edge, leaf by leaf.
 void append_text(const d::edge& e, std::string& out) {

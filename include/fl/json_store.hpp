@@ -72,7 +72,28 @@ enum class json_type : std::uint8_t { null, boolean, number, string, array, obje
 
 namespace detail::json {
 class store_file;
-}
+
+// The input iterator of json_value::elements() and members(): child i of the
+// value `v`, read with `Read` (json_value::element or json_value::member).
+template <class V, class T, T (V::*Read)(std::size_t) const>
+class child_iterator {
+ public:
+  using iterator_category = std::input_iterator_tag;
+  using value_type = T;
+  using difference_type = std::ptrdiff_t;
+  child_iterator(const V* v, std::size_t i) noexcept : v_(v), i_(i) {}
+  T operator*() const { return (v_->*Read)(i_); }
+  child_iterator& operator++() noexcept {
+    ++i_;
+    return *this;
+  }
+  bool operator==(const child_iterator& o) const noexcept { return i_ == o.i_; }
+
+ private:
+  const V* v_;
+  std::size_t i_;
+};
+}  // namespace detail::json
 
 class json_value;
 struct json_member;
@@ -81,6 +102,10 @@ struct json_member;
 // when the value has another type (and as_int64/as_uint64 when the number is
 // not an integer in range); reads that meet damage throw fl::persist_error.
 class json_value {
+  // Child i of an array or object (elements() and members() iterate them).
+  json_value element(std::size_t i) const;
+  json_member member(std::size_t i) const;
+
  public:
   json_type type() const noexcept;
   bool is_null() const noexcept { return type() == json_type::null; }
@@ -103,8 +128,10 @@ class json_value {
   // The value at an RFC 6901 pointer relative to this one.
   std::optional<json_value> at_pointer(std::string_view json_pointer) const;
 
-  class element_iterator;
-  class member_iterator;
+  using element_iterator =
+      detail::json::child_iterator<json_value, json_value, &json_value::element>;
+  using member_iterator =
+      detail::json::child_iterator<json_value, json_member, &json_value::member>;
   struct element_range;
   struct member_range;
   element_range elements() const;  // an array's elements (empty for other values)
@@ -123,9 +150,6 @@ class json_value {
     return ref_.k == static_cast<std::uint8_t>(detail::json::kind::array) ||
            ref_.k == static_cast<std::uint8_t>(detail::json::kind::object);
   }
-  json_value element(std::size_t i) const;
-  json_member member(std::size_t i) const;
-
   const detail::json::store_file* file_;
   detail::json::json_ref ref_;
   std::uint64_t limit_;  // everything this value refers to lies below this offset
@@ -134,42 +158,6 @@ class json_value {
 struct json_member {
   std::string_view key;
   json_value value;
-};
-
-class json_value::element_iterator {
- public:
-  using iterator_category = std::input_iterator_tag;
-  using value_type = json_value;
-  using difference_type = std::ptrdiff_t;
-  element_iterator(const json_value* v, std::size_t i) noexcept : v_(v), i_(i) {}
-  json_value operator*() const { return v_->element(i_); }
-  element_iterator& operator++() noexcept {
-    ++i_;
-    return *this;
-  }
-  bool operator==(const element_iterator& o) const noexcept { return i_ == o.i_; }
-
- private:
-  const json_value* v_;
-  std::size_t i_;
-};
-
-class json_value::member_iterator {
- public:
-  using iterator_category = std::input_iterator_tag;
-  using value_type = json_member;
-  using difference_type = std::ptrdiff_t;
-  member_iterator(const json_value* v, std::size_t i) noexcept : v_(v), i_(i) {}
-  json_member operator*() const { return v_->member(i_); }
-  member_iterator& operator++() noexcept {
-    ++i_;
-    return *this;
-  }
-  bool operator==(const member_iterator& o) const noexcept { return i_ == o.i_; }
-
- private:
-  const json_value* v_;
-  std::size_t i_;
 };
 
 struct json_value::element_range {
