@@ -6,7 +6,7 @@
 // This file includes no standard header with inline functions beyond the C
 // ones, so no AVX2-compiled copy of a shared inline function can be picked by
 // the linker for code that runs on other CPUs.
-#include <fl/detail/find_simd.hpp>
+#include "find_simd.hpp"
 
 namespace fl::detail {
 

@@ -1,8 +1,8 @@
 // src/find_sse2.cpp: the 16-byte SSE2 search kernels (baseline x86-64), for
-// CPUs without AVX2. The kernels themselves are in fl/detail/find_simd.hpp.
+// CPUs without AVX2. The kernels themselves are in src/find_simd.hpp.
 #ifndef FL_NO_SIMD
 
-#include <fl/detail/find_simd.hpp>
+#include "find_simd.hpp"
 
 namespace fl::detail {
 

@@ -102,33 +102,10 @@ class basic_string {
     core_.set_empty();
     append(first, last);
   }
-  basic_string(const basic_string& other)
-      : alloc_(alloc_traits::select_on_container_copy_construction(other.alloc_)) {
-    if (!other.core_.is_heap()) [[likely]] {
-      core_ = other.core_;  // an inline string is its 24 bytes
-    } else {
-      init_copy(other.core_.ptr, other.core_.size);
-    }
-  }
-  basic_string(const basic_string& other, const Allocator& a) : alloc_(a) {
-    if (!other.core_.is_heap()) {
-      core_ = other.core_;
-    } else {
-      init_copy(other.core_.ptr, other.core_.size);
-    }
-  }
-  basic_string(basic_string&& other) noexcept : alloc_(std::move(other.alloc_)) {
-    core_.copy_words(other.core_);
-    other.core_.set_empty();
-  }
-  basic_string(basic_string&& other, const Allocator& a) : alloc_(a) {
-    if (!other.core_.is_heap() || alloc_traits::is_always_equal::value || alloc_ == other.alloc_) {
-      core_ = other.core_;
-      other.core_.set_empty();
-    } else {
-      init_copy(other.core_.ptr, other.core_.size);
-    }
-  }
+  basic_string(const basic_string& other);
+  basic_string(const basic_string& other, const Allocator& a);
+  basic_string(basic_string&& other) noexcept;
+  basic_string(basic_string&& other, const Allocator& a);
   basic_string(std::initializer_list<char> il, const Allocator& a = Allocator()) : alloc_(a) {
     init_copy(il.begin(), il.size());
   }
@@ -380,29 +357,7 @@ class basic_string {
   // The fast paths copy into spare capacity, one per mode (as in
   // push_back); a source inside *this lies in [data(), data() + size()) and so
   // never overlaps the bytes written.
-  basic_string& append(const char* s, size_type count) {
-    if (core_.is_heap()) {
-      const size_type sz = core_.size;
-      const size_type cap_low = core_.heap_capacity_low();
-      if (count <= cap_low - sz && sz <= cap_low) [[likely]] {
-        char* p = core_.ptr;
-        detail::copy_bytes(p + sz, s, count);
-        p[sz + count] = '\0';
-        core_.size = sz + count;
-        return *this;
-      }
-    } else {
-      const size_type left = core_.tag();
-      if (left > core::inline_capacity) __builtin_unreachable();
-      if (count <= left) [[likely]] {
-        const size_type sz = core::inline_capacity - left;
-        detail::copy_short(core_.bytes() + sz, s, count);
-        core_.set_inline_size(sz + count);
-        return *this;
-      }
-    }
-    return append_slow(s, count);
-  }
+  basic_string& append(const char* s, size_type count);
   basic_string& append(const char* s) { return append(s, traits_type::length(s)); }
   template <detail::legacy_input_iterator InputIt>
   basic_string& append(InputIt first, InputIt last) {
@@ -505,21 +460,10 @@ class basic_string {
 
   // Copies [pos, pos + min(count, size() - pos)) to dest (no terminator).
   // Throws std::out_of_range if pos > size().
-  size_type copy(char* dest, size_type count, size_type pos = 0) const {
-    const std::string_view sv = substr_view(pos, count, "fl::string::copy");
-    if (!sv.empty()) std::memcpy(dest, sv.data(), sv.size());
-    return sv.size();
-  }
+  size_type copy(char* dest, size_type count, size_type pos = 0) const;
 
   void resize(size_type count) { resize(count, '\0'); }
-  void resize(size_type count, char ch) {
-    const size_type sz = size();
-    if (count > sz) {
-      append(count - sz, ch);
-    } else {
-      core_.set_size_any(count);
-    }
-  }
+  void resize(size_type count, char ch);
   // Makes room for count chars, lets op write them, and keeps the first
   // op(data(), count) of them. Chars past the old size() are indeterminate
   // when op sees them. Throws std::length_error if count > max_size().
@@ -604,19 +548,7 @@ class basic_string {
   // combined mode test and read ptr and size directly; when their first 8
   // bytes differ (the common case when sorting or probing distinct keys)
   // those bytes, read as big-endian words, decide without calling memcmp.
-  int compare(const basic_string& str) const noexcept {
-    if (core::both_heap(core_, str.core_)) [[likely]] {
-      if (core_.size >= 8 && str.core_.size >= 8) {
-        std::uint64_t x, y;
-        std::memcpy(&x, core_.ptr, 8);
-        std::memcpy(&y, str.core_.ptr, 8);
-        if (x != y) return __builtin_bswap64(x) < __builtin_bswap64(y) ? -1 : 1;
-      }
-      return std::string_view(core_.ptr, core_.size)
-          .compare(std::string_view(str.core_.ptr, str.core_.size));
-    }
-    return view().compare(str.view());
-  }
+  int compare(const basic_string& str) const noexcept;
   int compare(size_type pos1, size_type count1, const basic_string& str) const {
     return substr_view(pos1, count1, "fl::string::compare").compare(str.view());
   }
@@ -697,25 +629,12 @@ class basic_string {
     return static_cast<size_type>(it.base() - data());
   }
   void init_copy(std::string_view sv) { init_copy(sv.data(), sv.size()); }
-  void init_copy(const char* s, size_type n) {
-    if (n <= core::inline_capacity) [[likely]] {
-      core_.set_inline_zeroed(n);
-      detail::copy_short(core_.bytes(), s, n);
-    } else {
-      init_heap_copy(s, n);
-    }
-  }
+  void init_copy(const char* s, size_type n);
   basic_string& replace_iters(const_iterator first, const_iterator last, const char* s,
                               size_type n) {
     return replace_raw(index_of(first), static_cast<size_type>(last - first), s, n);
   }
-  void erase_raw(size_type pos, size_type n) noexcept {
-    const size_type sz = size();
-    char* p = data();
-    const size_type tail = sz - pos - n;
-    if (n && tail) std::memmove(p + pos, p + pos + n, tail);
-    core_.set_size_any(sz - n);
-  }
+  void erase_raw(size_type pos, size_type n) noexcept;
 
   // Cold and heavy paths (fl/detail/string_impl.hpp).
   void init_heap_copy(const char* s, size_type n);
@@ -735,7 +654,6 @@ class basic_string {
   char* grow_keep(size_type new_size, const char*& src);
   size_type grown_capacity(size_type new_size) const;
   static size_type block_bytes(size_type min_capacity) noexcept;
-  char* allocate_block(size_type capacity) { return alloc_traits::allocate(alloc_, capacity + 1); }
   void deallocate_block(char* p, size_type capacity) noexcept {
     alloc_traits::deallocate(alloc_, p, capacity + 1);
   }
@@ -801,21 +719,12 @@ void swap(basic_string<A>& a, basic_string<A>& b) noexcept(noexcept(a.swap(b))) 
   a.swap(b);
 }
 
-// Erases every ch / every char satisfying pred; returns how many. O(n).
+// fl::erase(s, ch), fl::erase_if(s, pred): std::erase and std::erase_if for
+// fl strings (fl/detail/string_impl.hpp).
 template <class A, class U>
-typename basic_string<A>::size_type erase(basic_string<A>& s, const U& value) {
-  const auto it = std::remove(s.begin(), s.end(), value);
-  const auto n = static_cast<typename basic_string<A>::size_type>(s.end() - it);
-  s.erase(it, s.end());
-  return n;
-}
+typename basic_string<A>::size_type erase(basic_string<A>& s, const U& value);
 template <class A, class Pred>
-typename basic_string<A>::size_type erase_if(basic_string<A>& s, Pred pred) {
-  const auto it = std::remove_if(s.begin(), s.end(), pred);
-  const auto n = static_cast<typename basic_string<A>::size_type>(s.end() - it);
-  s.erase(it, s.end());
-  return n;
-}
+typename basic_string<A>::size_type erase_if(basic_string<A>& s, Pred pred);
 
 // Streams behave exactly like std::string's (width, padding, skipws, failbit).
 // Only <iosfwd> is included here: operator<< writes through std::string_view's

@@ -17,6 +17,133 @@ inline bool points_into(const char* p, const char* first, const char* last) noex
 
 }  // namespace detail
 
+// ---- construction, append and compare (declared in the class) ----
+
+template <class A>
+inline basic_string<A>::basic_string(const basic_string& other)
+    : alloc_(alloc_traits::select_on_container_copy_construction(other.alloc_)) {
+  if (!other.core_.is_heap()) [[likely]] {
+    core_ = other.core_;  // an inline string is its 24 bytes
+  } else {
+    init_copy(other.core_.ptr, other.core_.size);
+  }
+}
+template <class A>
+inline basic_string<A>::basic_string(const basic_string& other, const A& a) : alloc_(a) {
+  if (!other.core_.is_heap()) {
+    core_ = other.core_;
+  } else {
+    init_copy(other.core_.ptr, other.core_.size);
+  }
+}
+template <class A>
+inline basic_string<A>::basic_string(basic_string&& other) noexcept
+    : alloc_(std::move(other.alloc_)) {
+  core_.copy_words(other.core_);
+  other.core_.set_empty();
+}
+template <class A>
+inline basic_string<A>::basic_string(basic_string&& other, const A& a) : alloc_(a) {
+  if (!other.core_.is_heap() || alloc_traits::is_always_equal::value || alloc_ == other.alloc_) {
+    core_ = other.core_;
+    other.core_.set_empty();
+  } else {
+    init_copy(other.core_.ptr, other.core_.size);
+  }
+}
+
+template <class A>
+inline basic_string<A>& basic_string<A>::append(const char* s, size_type count) {
+  if (core_.is_heap()) {
+    const size_type sz = core_.size;
+    const size_type cap_low = core_.heap_capacity_low();
+    if (count <= cap_low - sz && sz <= cap_low) [[likely]] {
+      char* p = core_.ptr;
+      detail::copy_bytes(p + sz, s, count);
+      p[sz + count] = '\0';
+      core_.size = sz + count;
+      return *this;
+    }
+  } else {
+    const size_type left = core_.tag();
+    if (left > core::inline_capacity) __builtin_unreachable();
+    if (count <= left) [[likely]] {
+      const size_type sz = core::inline_capacity - left;
+      detail::copy_short(core_.bytes() + sz, s, count);
+      core_.set_inline_size(sz + count);
+      return *this;
+    }
+  }
+  return append_slow(s, count);
+}
+
+template <class A>
+inline int basic_string<A>::compare(const basic_string& str) const noexcept {
+  if (core::both_heap(core_, str.core_)) [[likely]] {
+    if (core_.size >= 8 && str.core_.size >= 8) {
+      std::uint64_t x, y;
+      std::memcpy(&x, core_.ptr, 8);
+      std::memcpy(&y, str.core_.ptr, 8);
+      if (x != y) return __builtin_bswap64(x) < __builtin_bswap64(y) ? -1 : 1;
+    }
+    return std::string_view(core_.ptr, core_.size)
+        .compare(std::string_view(str.core_.ptr, str.core_.size));
+  }
+  return view().compare(str.view());
+}
+
+template <class A>
+inline void basic_string<A>::init_copy(const char* s, size_type n) {
+  if (n <= core::inline_capacity) [[likely]] {
+    core_.set_inline_zeroed(n);
+    detail::copy_short(core_.bytes(), s, n);
+  } else {
+    init_heap_copy(s, n);
+  }
+}
+
+template <class A>
+inline void basic_string<A>::erase_raw(size_type pos, size_type n) noexcept {
+  const size_type sz = size();
+  char* p = data();
+  const size_type tail = sz - pos - n;
+  if (n && tail) std::memmove(p + pos, p + pos + n, tail);
+  core_.set_size_any(sz - n);
+}
+
+// Erases every ch / every char satisfying pred; returns how many. O(n).
+template <class A, class U>
+typename basic_string<A>::size_type erase(basic_string<A>& s, const U& value) {
+  const auto it = std::remove(s.begin(), s.end(), value);
+  const auto n = static_cast<typename basic_string<A>::size_type>(s.end() - it);
+  s.erase(it, s.end());
+  return n;
+}
+template <class A, class Pred>
+typename basic_string<A>::size_type erase_if(basic_string<A>& s, Pred pred) {
+  const auto it = std::remove_if(s.begin(), s.end(), pred);
+  const auto n = static_cast<typename basic_string<A>::size_type>(s.end() - it);
+  s.erase(it, s.end());
+  return n;
+}
+
+template <class A>
+inline auto basic_string<A>::copy(char* dest, size_type count, size_type pos) const -> size_type {
+  const std::string_view sv = substr_view(pos, count, "fl::string::copy");
+  if (!sv.empty()) std::memcpy(dest, sv.data(), sv.size());
+  return sv.size();
+}
+
+template <class A>
+inline void basic_string<A>::resize(size_type count, char ch) {
+  const size_type sz = size();
+  if (count > sz) {
+    append(count - sz, ch);
+  } else {
+    core_.set_size_any(count);
+  }
+}
+
 // ---- sizing ----
 
 // Bytes of the block that holds min_capacity chars and the terminator. With

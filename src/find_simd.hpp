@@ -1,4 +1,4 @@
-// fl/detail/find_simd.hpp: the SIMD search kernels, written once over a vector
+// src/find_simd.hpp: the SIMD search kernels, written once over a vector
 // type V and instantiated by src/find_sse2.cpp (V = 16-byte SSE2) and
 // src/find_avx2.cpp (32-byte AVX2). Included only by those files; never by a
 // public header. The AVX2 type exists only where the translation unit is
