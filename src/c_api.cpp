@@ -1,5 +1,8 @@
-// The C API (<fl/fl.h>): every function views its fl_str in place as the
-// fl::string with the same bytes and calls the member that does the work.
+// The C API (<fl/fl.h>): every function that edits its fl_str views it in
+// place as the fl::string with the same bytes (fl::as_string, which creates
+// that string from the bytes: see the rule in fl.h) and calls the member that
+// does the work; functions that only read it read the bytes through
+// detail::string_core::load and never write them.
 // No exception crosses into C: each call is wrapped by c_call(), which maps
 //   std::bad_alloc, std::length_error -> FL_ENOMEM (a length beyond what can
 //                                        be allocated is an allocation failure)
@@ -17,6 +20,7 @@
 #include <fl/fl.h>
 
 #include <fl/detail/string_access.hpp>
+#include <fl/detail/string_core.hpp>
 #include <fl/find.hpp>
 #include <fl/io.hpp>
 
@@ -33,15 +37,22 @@
 
 namespace {
 
-static_assert(sizeof(fl_str) == 24 && alignof(fl_str) == 8);
-static_assert(sizeof(fl::string) == 24 && alignof(fl::string) == 8);
-static_assert(std::is_standard_layout_v<fl::string>);
-static_assert(FL_STR_INLINE_CAPACITY == fl::detail::string_rep::inline_capacity);
+using fl::detail::string_core;
+
+static_assert(sizeof(fl_str) == FL_STR_BYTES && alignof(fl_str) == alignof(string_core));
+static_assert(sizeof(fl::string) == FL_STR_BYTES && std::is_standard_layout_v<fl::string>);
+static_assert(FL_STR_INLINE_CAPACITY == string_core::inline_capacity);
 static_assert(FL_NPOS == fl::npos);
 
 fl::string& as(fl_str* s) noexcept { return fl::as_string(s); }
-const fl::string& as(const fl_str* s) noexcept { return fl::as_string(s); }
-std::string_view view(const fl_str* s) noexcept { return as(s); }
+
+// The text of s, read through the core (no write, so concurrent readers of one
+// fl_str stay readers).
+std::string_view view(const fl_str* s) noexcept {
+  const string_core c = string_core::load(s);
+  if (c.is_heap()) return {c.ptr, c.size};
+  return {reinterpret_cast<const char*>(s), c.size_any()};
+}
 
 // Constructs an fl::string in the raw storage of s (placement new, so that an
 // fl::string object really lives there from now on).
@@ -116,8 +127,8 @@ void fl_str_free(fl_str* s) {
   construct(s, fl::string());
 }
 
-size_t fl_str_len(const fl_str* s) { return s == nullptr ? 0 : as(s).size(); }
-const char* fl_str_cstr(const fl_str* s) { return s == nullptr ? "" : as(s).c_str(); }
+size_t fl_str_len(const fl_str* s) { return s == nullptr ? 0 : view(s).size(); }
+const char* fl_str_cstr(const fl_str* s) { return s == nullptr ? "" : view(s).data(); }
 char* fl_str_data(fl_str* s) { return s == nullptr ? nullptr : as(s).data(); }
 
 void fl_str_clear(fl_str* s) {
@@ -128,7 +139,7 @@ void fl_str_clear(fl_str* s) {
 
 fl_status fl_str_clone(fl_str* dst, const fl_str* src) {
   if (dst == nullptr || src == nullptr) return FL_EINVAL;
-  return c_call([&] { construct(dst, fl::string(as(src))); });
+  return c_call([&] { construct(dst, fl::string(view(src))); });
 }
 
 fl_status fl_str_move(fl_str* dst, fl_str* src) {
@@ -137,7 +148,9 @@ fl_status fl_str_move(fl_str* dst, fl_str* src) {
   return FL_OK;
 }
 
-size_t fl_str_capacity(const fl_str* s) { return s == nullptr ? 0 : as(s).capacity(); }
+size_t fl_str_capacity(const fl_str* s) {
+  return s == nullptr ? 0 : string_core::load(s).capacity_any();
+}
 
 // --- Modification -----------------------------------------------------------
 
@@ -160,10 +173,12 @@ fl_status fl_str_append_n(fl_str* s, const char* p, size_t n) {
 fl_status fl_str_appendf(fl_str* s, const char* fmt, ...) {
   if (s == nullptr || fmt == nullptr) return FL_EINVAL;
   fl::string& str = as(s);
-  fl::detail::string_rep& rep = fl::detail::string_access::rep(str);
-  const fl::detail::string_rep saved = rep;  // restored if the text does not fit
+  // The 24 bytes, restored byte for byte if the text does not fit (inline,
+  // vsnprintf's terminator may land on the tag) or the format fails.
+  const string_core saved = string_core::load(s);
   const std::size_t old = str.size();
   const std::size_t spare = str.capacity() - old;
+  const auto keep = [](char*, std::size_t n) noexcept { return n; };
 
   va_list ap;
   va_start(ap, fmt);
@@ -176,20 +191,16 @@ fl_status fl_str_appendf(fl_str* s, const char* fmt, ...) {
   fl_status st = FL_OK;
   if (k < 0) {
     st = FL_EINVAL;
-    rep = saved;
-    rep.set_size_any(old);
+    saved.store(s);
   } else if (static_cast<std::size_t>(k) <= spare) {
-    rep.set_size_any(old + static_cast<std::size_t>(k));
+    str.resize_and_overwrite(old + static_cast<std::size_t>(k), keep);  // within the capacity
   } else {
-    // It did not fit: undo the truncated output (inline, the terminator may
-    // have landed on the length byte), grow, format again.
-    rep = saved;
-    rep.set_size_any(old);
+    saved.store(s);
     const auto n = static_cast<std::size_t>(k);
     st = c_call([&] { str.reserve(old + n); });
     if (st == FL_OK) {
       std::vsnprintf(str.data() + old, n + 1, fmt, again);
-      rep.set_size_any(old + n);
+      str.resize_and_overwrite(old + n, keep);
     }
   }
   va_end(again);

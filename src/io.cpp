@@ -1,16 +1,19 @@
 // fl::read_file / fl::write_file over POSIX open/fstat/read/write.
 //
 // read_file's buffer is a pool block handed to the string without copying
-// (detail::string_access::adopt); it is never zero-filled, so the only pass
+// (detail::string_access::adopt, which string_core::adopt decides); it is
+// never zero-filled, so the only pass
 // over the bytes is the kernel's copy from the page cache.
 #include <fl/io.hpp>
 
 #include <fl/detail/string_access.hpp>
+#include <fl/detail/string_core.hpp>
 #include <fl/pool.hpp>
 
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <new>
 #include <string>
 #include <system_error>
 
@@ -95,9 +98,13 @@ std::size_t read_some(int fd, char* dst, std::size_t n, const char* path) {
   }
 }
 
-// The capacity to allocate for at least n bytes of text: the whole block the
-// pool would reserve anyway, minus the terminator.
-std::size_t good_capacity(std::size_t n) { return detail::pool_good_size(n + 1) - 1; }
+// The block to move to when `needed` bytes do not fit `cap`: fl::string's
+// growth policy, rounded up to the pool's block.
+std::size_t grown_block(std::size_t cap, std::size_t needed) {
+  if (needed > detail::pool_string_max_size) throw std::bad_alloc();
+  return detail::pool_block_capacity(
+      detail::grown_capacity(cap, needed, detail::pool_string_max_size));
+}
 
 // Copies a std::string_view path into a NUL-terminated buffer; embedded NULs
 // cannot name a file.
@@ -173,11 +180,11 @@ string read_file(const char* path) {
 
   // More data than fstat said (or an unsized file past the probe): grow
   // geometrically and read to EOF.
-  b.grow(good_capacity(got + pn > b.cap * 2 ? got + pn : b.cap * 2));
+  b.grow(grown_block(b.cap, got + pn));
   std::memcpy(b.p + got, probe, pn);
   got += pn;
   for (;;) {
-    if (got == b.cap) b.grow(good_capacity(b.cap * 2));
+    if (got == b.cap) b.grow(grown_block(b.cap, got + 1));
     const std::size_t r = read_some(fd, b.p + got, b.cap - got, path);
     if (r == 0) break;
     got += r;

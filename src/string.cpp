@@ -1,6 +1,9 @@
-// The non-template, cold parts of fl::basic_string: the throws, kept out of
-// line so that the inline hot paths carry only a call.
+// The compiled parts of fl::basic_string: the throws, kept out of line so that
+// the inline hot paths carry only a call; fl::string's one instantiation (its
+// members that are not inline: the cold paths), and the stream extractors of
+// fl::string and fl::pmr::string, all declared extern in fl/string.hpp.
 #include <fl/string.hpp>
+#include <fl/string_stream.hpp>
 
 #include <cstdio>
 #include <stdexcept>
@@ -31,5 +34,7 @@ void throw_string_length_error(const char* what) { throw std::length_error(what)
 }  // namespace detail
 
 template class basic_string<pool_allocator<char>>;
+FL_STRING_STREAM_INSTANCES_(string, )
+FL_STRING_STREAM_INSTANCES_(pmr::string, )
 
 }  // namespace fl

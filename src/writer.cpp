@@ -109,7 +109,7 @@ void writer::make_room(size_type n) {
 
 // Makes the string's whole capacity its size (at least min_room past what
 // was written), so the window [pos_, end_) is real storage of the string.
-// Growth is geometric: resize_and_overwrite reallocates (copying the whole
+// Growth is fl::string's (detail::grown_capacity): resize_and_overwrite reallocates (copying the whole
 // old block, written text included) only when the room asked for is not there.
 void writer::open_string(size_type min_room) {
   const size_type used =
@@ -123,10 +123,7 @@ void writer::open_string(size_type min_room) {
   // them inside before a growth copies the block.
   out_->resize_and_overwrite(out_->capacity(), [](char*, size_type k) { return k; });
   if (need > out_->capacity()) {
-    const size_type max = out_->max_size();
-    const size_type cap = out_->capacity();
-    size_type want = cap < max / 2 ? 2 * cap : max;
-    if (want < need) want = need;
+    const size_type want = detail::grown_capacity(out_->capacity(), need, out_->max_size());
     // The whole old capacity is the string's size here, so the text written
     // so far moves along with the block.
     out_->resize_and_overwrite(want, [](char*, size_type k) { return k; });

@@ -9,10 +9,11 @@
 // When all pieces are known at once, fl::concat is simpler; to edit text in
 // place, use fl::string.
 //
-// Growth: the capacity at least doubles (minimum 63 chars) and is rounded up to
-// the pool's block size (detail::pool_good_size), so no byte of a block is
-// wasted. Growing copies into a new block before the old one is freed, so an
-// argument may point into the builder itself (b.append(b.view())).
+// A thin wrapper over fl::string (the builder is that string, kept in a heap
+// block once it holds text): growth is fl::string's (detail::grown_capacity,
+// at least doubling, rounded up to the pool's block size, the first block 63
+// chars), and a growth copies into a new block before the old one is freed, so
+// an argument may point into the builder itself (b.append(b.view())).
 //
 // Threads: a plain value; do not use one builder from two threads at once.
 #pragma once
@@ -20,8 +21,7 @@
 #include <fl/detail/config.hpp>
 
 #include <fl/concat.hpp>
-#include <fl/detail/string_access.hpp>
-#include <fl/pool.hpp>
+#include <fl/detail/string_core.hpp>
 #include <fl/string.hpp>
 
 #include <cstddef>
@@ -41,20 +41,9 @@ class string_builder {
 
   string_builder(const string_builder&) = delete;
   string_builder& operator=(const string_builder&) = delete;
-  string_builder(string_builder&& other) noexcept
-      : data_(std::exchange(other.data_, nullptr)),
-        size_(std::exchange(other.size_, 0)),
-        cap_(std::exchange(other.cap_, 0)) {}
-  string_builder& operator=(string_builder&& other) noexcept {
-    if (this != &other) {
-      free_block();
-      data_ = std::exchange(other.data_, nullptr);
-      size_ = std::exchange(other.size_, 0);
-      cap_ = std::exchange(other.cap_, 0);
-    }
-    return *this;
-  }
-  ~string_builder() { free_block(); }
+  string_builder(string_builder&&) noexcept = default;
+  string_builder& operator=(string_builder&&) noexcept = default;
+  ~string_builder() = default;
 
   // Appends the text of every argument (as fl::concat writes it). At most one
   // allocation per call. Throws std::bad_alloc or std::length_error; the
@@ -66,13 +55,9 @@ class string_builder {
         "fl::string_builder::append: every argument must be text, char, bool, an integer or a "
         "floating-point number");
     const auto pieces = detail::concat_pieces(args...);
-    const size_type n = pieces.size();
-    if (n <= cap_ - size_) {
-      pieces.write(data_ + size_);  // cap_ - size_ is 0 while data_ is null
-    } else {
-      grow_and_write(n, pieces);
-    }
-    size_ += n;
+    if (!has_block()) [[unlikely]]
+      first_block(pieces.size());
+    text_.append(pieces);
     return *this;
   }
   // b << x is b.append(x).
@@ -84,67 +69,49 @@ class string_builder {
   // Room for at least `capacity` chars without further allocation. Throws
   // std::bad_alloc or std::length_error (capacity > max_size()).
   void reserve(size_type capacity) {
-    if (capacity > cap_) reallocate(capacity);
+    if (capacity > this->capacity())
+      text_.reserve(has_block() ? capacity : at_least_first(capacity));
   }
   // Forgets the text, keeps the buffer.
-  void clear() noexcept { size_ = 0; }
+  void clear() noexcept { text_.clear(); }
 
-  size_type size() const noexcept { return size_; }
-  size_type length() const noexcept { return size_; }
-  bool empty() const noexcept { return size_ == 0; }
-  size_type capacity() const noexcept { return cap_; }
-  static constexpr size_type max_size() noexcept { return (std::size_t{1} << 62) - 1; }
+  size_type size() const noexcept { return text_.size(); }
+  size_type length() const noexcept { return text_.size(); }
+  bool empty() const noexcept { return text_.empty(); }
+  // Chars the buffer holds; 0 while the builder has none (before the first
+  // append or reserve, and after build()).
+  size_type capacity() const noexcept { return has_block() ? text_.capacity() : 0; }
+  static constexpr size_type max_size() noexcept { return detail::pool_string_max_size; }
   // The text so far; valid until the next append, reserve or build.
-  std::string_view view() const noexcept { return {data_, size_}; }
-  const char* data() const noexcept { return data_; }
+  std::string_view view() const noexcept { return text_; }
+  const char* data() const noexcept { return text_.data(); }
 
   // A copy of the text so far (the builder keeps it).
-  string str() const { return string(view()); }
+  string str() const { return text_; }
   // Hands the buffer to an fl::string without copying it (a result of up to
   // 23 chars is copied into the string's inline storage instead and the
   // buffer freed). The builder is left empty, without a buffer.
   [[nodiscard]] string build() && {
-    if (size_ <= inline_result_max) {
-      string s(view());  // cannot allocate: fits inline
-      free_block();
-      return s;
-    }
-    const detail::heap_block b{std::exchange(data_, nullptr), std::exchange(size_, 0),
-                               std::exchange(cap_, 0)};
-    return detail::string_access::adopt(b);
+    if (text_.size() <= detail::string_core::inline_capacity) text_.shrink_to_fit();
+    return std::move(text_);
   }
 
  private:
-  // fl::string's inline capacity: shorter results are not worth a heap block.
-  static constexpr size_type inline_result_max = 23;
   // The first block holds 63 chars and the terminator: 64 bytes.
   static constexpr size_type min_capacity = 63;
 
-  char* data_ = nullptr;  // a pool block of cap_ + 1 bytes, or null (then cap_ == 0)
-  size_type size_ = 0;    // chars written; size_ <= cap_
-  size_type cap_ = 0;     // chars that fit; the block keeps one more byte for build()'s terminator
+  // Empty and inline until the first append or reserve; a heap block from
+  // then on (a longer capacity than inline means a block).
+  string text_;
 
-  void free_block() noexcept {
-    if (data_ != nullptr) detail::pool_deallocate(data_, cap_ + 1);
-    data_ = nullptr;
-    size_ = cap_ = 0;
+  bool has_block() const noexcept {
+    return text_.capacity() > detail::string_core::inline_capacity;
   }
-  // The capacity to grow to for `needed` chars: at least double, then the
-  // whole pool block. Throws std::length_error.
-  size_type grown_capacity(size_type needed) const;
-  // Moves the text to a block of exactly `capacity` rounded up (pool_reallocate,
-  // which grows large blocks in place when it can).
-  void reallocate(size_type capacity);
-  // Out of line so that append's fast path stays small.
-  char* grow_begin(size_type n, size_type& new_cap);
-  void grow_end(char* block, size_type new_cap) noexcept;
-
-  template <class Pieces>
-  void grow_and_write(size_type n, const Pieces& pieces) {
-    size_type new_cap = 0;
-    char* block = grow_begin(n, new_cap);  // new block holding the old text
-    pieces.write(block + size_);           // may read the old block, still alive
-    grow_end(block, new_cap);              // frees the old block
+  static size_type at_least_first(size_type n) noexcept {
+    return n > min_capacity ? n : min_capacity;
+  }
+  void first_block(size_type n) {
+    if (n != 0) text_.reserve(at_least_first(n));
   }
 };
 

@@ -26,6 +26,8 @@
 #ifndef FL_FL_H
 #define FL_FL_H
 
+#include <fl/detail/string_layout.h>
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
@@ -56,31 +58,25 @@ typedef enum fl_status {
 #define FL_C_INLINE_ static inline
 #endif
 
-/* The longest string held inline, without any allocation. */
-#define FL_STR_INLINE_CAPACITY 23
+/* FL_STR_INLINE_CAPACITY, the longest string held inline without any
+ * allocation (23), is defined with the rest of the encoding in
+ * <fl/detail/string_layout.h>. */
 
-/* Opaque: use the functions. The 24 bytes are fl::string's representation
- * (64-bit little endian): inline, bytes 0..22 hold the text and byte 23 holds
- * 23 - length (so a 23-byte string's byte 23 is its terminator); heap, the
- * words are pointer | length | capacity with the top bit of byte 23 set. */
+/* Opaque: use the functions. The 24 bytes are fl::string's representation,
+ * described and defined once in <fl/detail/string_layout.h>. The words give
+ * the size and alignment; the inline functions below (in C and in C++) read
+ * and write the bytes only through unsigned char and memcpy, never through a
+ * member, so no union member is read after another was written. */
 typedef union fl_str {
-  size_t fl_w_[3];
-  unsigned char fl_b_[24];
-  char* fl_p_;
+  size_t fl_w_[FL_STR_BYTES / sizeof(size_t)];
+  unsigned char fl_b_[FL_STR_BYTES];
 } fl_str;
 
-/* An empty string, for declarations: fl_str s = FL_STR_INIT; */
-#ifdef __cplusplus
-#define FL_STR_INIT                                             \
-  {                                                             \
-    { 0, 0, static_cast<size_t>(FL_STR_INLINE_CAPACITY) << 56 } \
+/* An empty string, for declarations: fl_str s = FL_STR_INIT; (C and C++) */
+#define FL_STR_INIT                 \
+  {                                 \
+    { 0, 0, FL_STR_EMPTY_CAP_WORD } \
   }
-#else
-#define FL_STR_INIT                                \
-  {                                                \
-    { 0, 0, (size_t)FL_STR_INLINE_CAPACITY << 56 } \
-  }
-#endif
 
 /* A list of strings (fl_str_split). items[0..len) are initialized strings
  * owned by the list; release them all with fl_str_list_free. */
@@ -187,8 +183,6 @@ fl_status fl_str_from_n_heap_(fl_str* s, const char* p, size_t n);
 void fl_str_free_heap_(fl_str* s);
 fl_status fl_str_append_n_grow_(fl_str* s, const char* p, size_t n);
 
-#define FL_STR_HEAP_BIT_ 0x80u
-
 #if !defined(FL_C_NO_INLINE)
 
 /* The bodies below are C; C++ projects that warn about C casts compile them
@@ -201,22 +195,44 @@ fl_status fl_str_append_n_grow_(fl_str* s, const char* p, size_t n);
 #endif
 #endif
 
+/* The encoding's fields, through the bytes (see fl_str). */
+static inline unsigned char* fl_str_bytes_(fl_str* s) { return (unsigned char*)s; }
+static inline size_t fl_str_word_(const fl_str* s, int i) {
+  size_t w;
+  memcpy(&w, (const unsigned char*)s + i * sizeof(size_t), sizeof w);
+  return w;
+}
+static inline void fl_str_set_word_(fl_str* s, int i, size_t w) {
+  memcpy((unsigned char*)s + i * sizeof(size_t), &w, sizeof w);
+}
+static inline unsigned char fl_str_tag_(const fl_str* s) {
+  return ((const unsigned char*)s)[FL_STR_TAG_BYTE];
+}
+static inline char* fl_str_heap_ptr_(const fl_str* s) {
+  char* p;
+  memcpy(&p, (const unsigned char*)s + FL_STR_WORD_PTR * sizeof(size_t), sizeof p);
+  return p;
+}
+/* Inline mode of length n <= 23: the terminator, then the tag (for n == 23
+ * both are the tag byte, and both are 0). */
+static inline void fl_str_set_inline_size_(fl_str* s, size_t n) {
+  fl_str_bytes_(s)[n] = 0;
+  fl_str_bytes_(s)[FL_STR_TAG_BYTE] = (unsigned char)(FL_STR_INLINE_CAPACITY - n);
+}
+
 static inline fl_status fl_str_init(fl_str* s) {
   if (s == NULL) return FL_EINVAL;
-  s->fl_w_[0] = 0;
-  s->fl_w_[1] = 0;
-  s->fl_w_[2] = (size_t)FL_STR_INLINE_CAPACITY << 56;
+  fl_str_set_word_(s, FL_STR_WORD_PTR, 0);
+  fl_str_set_word_(s, FL_STR_WORD_SIZE, 0);
+  fl_str_set_word_(s, FL_STR_WORD_CAP, FL_STR_EMPTY_CAP_WORD);
   return FL_OK;
 }
 
 static inline fl_status fl_str_from_n(fl_str* s, const char* p, size_t n) {
   if (s == NULL || (p == NULL && n != 0)) return FL_EINVAL;
   if (n > FL_STR_INLINE_CAPACITY) return fl_str_from_n_heap_(s, p, n);
-  /* Inline: the text, its terminator, then 23 - n in byte 23 (for n == 23
-   * both are byte 23, and both are 0). */
-  if (n != 0) memcpy(s->fl_b_, p, n);
-  s->fl_b_[n] = 0;
-  s->fl_b_[23] = (unsigned char)(FL_STR_INLINE_CAPACITY - n);
+  if (n != 0) memcpy(fl_str_bytes_(s), p, n);
+  fl_str_set_inline_size_(s, n);
   return FL_OK;
 }
 
@@ -227,28 +243,27 @@ static inline fl_status fl_str_from(fl_str* s, const char* cstr) {
 
 static inline void fl_str_free(fl_str* s) {
   if (s == NULL) return;
-  if (s->fl_b_[23] & FL_STR_HEAP_BIT_) {
+  if (fl_str_tag_(s) & FL_STR_TAG_HEAP) {
     fl_str_free_heap_(s);
   } else {
-    s->fl_b_[0] = 0;
-    s->fl_b_[23] = FL_STR_INLINE_CAPACITY;
+    fl_str_set_inline_size_(s, 0);
   }
 }
 
 static inline size_t fl_str_len(const fl_str* s) {
   if (s == NULL) return 0;
-  return (s->fl_b_[23] & FL_STR_HEAP_BIT_) ? s->fl_w_[1]
-                                           : (size_t)(FL_STR_INLINE_CAPACITY - s->fl_b_[23]);
+  return (fl_str_tag_(s) & FL_STR_TAG_HEAP) ? fl_str_word_(s, FL_STR_WORD_SIZE)
+                                            : (size_t)(FL_STR_INLINE_CAPACITY - fl_str_tag_(s));
 }
 
 static inline const char* fl_str_cstr(const fl_str* s) {
   if (s == NULL) return "";
-  return (s->fl_b_[23] & FL_STR_HEAP_BIT_) ? s->fl_p_ : (const char*)s->fl_b_;
+  return (fl_str_tag_(s) & FL_STR_TAG_HEAP) ? fl_str_heap_ptr_(s) : (const char*)s;
 }
 
 static inline char* fl_str_data(fl_str* s) {
   if (s == NULL) return NULL;
-  return (s->fl_b_[23] & FL_STR_HEAP_BIT_) ? s->fl_p_ : (char*)s->fl_b_;
+  return (fl_str_tag_(s) & FL_STR_TAG_HEAP) ? fl_str_heap_ptr_(s) : (char*)s;
 }
 
 /* Appends in place when the text fits the capacity; otherwise the library
@@ -259,23 +274,22 @@ static inline char* fl_str_data(fl_str* s) {
 static inline fl_status fl_str_append_n(fl_str* s, const char* p, size_t n) {
   if (s == NULL || (p == NULL && n != 0)) return FL_EINVAL;
   if (n == 0) return FL_OK;
-  const size_t w2 = s->fl_w_[2]; /* byte 23's top bit is bit 63 of word 2 */
-  if (w2 >> 63) {
-    char* const d = s->fl_p_;
-    const size_t len = s->fl_w_[1];
-    const size_t cap = w2 & ~((size_t)1 << 63);
+  const size_t w2 = fl_str_word_(s, FL_STR_WORD_CAP); /* holds the tag */
+  if (w2 & FL_STR_HEAP_FLAG) {
+    char* const d = fl_str_heap_ptr_(s);
+    const size_t len = fl_str_word_(s, FL_STR_WORD_SIZE);
+    const size_t cap = w2 & ~FL_STR_HEAP_FLAG;
     if (n <= cap - len) {
       memcpy(d + len, p, n);
       d[len + n] = 0;
-      s->fl_w_[1] = len + n;
+      fl_str_set_word_(s, FL_STR_WORD_SIZE, len + n);
       return FL_OK;
     }
   } else {
-    const size_t len = (size_t)(FL_STR_INLINE_CAPACITY - s->fl_b_[23]);
+    const size_t len = (size_t)(FL_STR_INLINE_CAPACITY - fl_str_tag_(s));
     if (n <= FL_STR_INLINE_CAPACITY - len) {
-      memcpy(s->fl_b_ + len, p, n);
-      s->fl_b_[len + n] = 0;
-      s->fl_b_[23] = (unsigned char)(FL_STR_INLINE_CAPACITY - (len + n));
+      memcpy(fl_str_bytes_(s) + len, p, n);
+      fl_str_set_inline_size_(s, len + n);
       return FL_OK;
     }
   }
@@ -289,12 +303,11 @@ static inline fl_status fl_str_append(fl_str* s, const char* cstr) {
 
 static inline void fl_str_clear(fl_str* s) {
   if (s == NULL) return;
-  if (s->fl_b_[23] & FL_STR_HEAP_BIT_) {
-    s->fl_w_[1] = 0;
-    s->fl_p_[0] = 0;
+  if (fl_str_tag_(s) & FL_STR_TAG_HEAP) {
+    fl_str_set_word_(s, FL_STR_WORD_SIZE, 0);
+    fl_str_heap_ptr_(s)[0] = 0;
   } else {
-    s->fl_b_[0] = 0;
-    s->fl_b_[23] = FL_STR_INLINE_CAPACITY;
+    fl_str_set_inline_size_(s, 0);
   }
 }
 
@@ -312,19 +325,39 @@ static inline void fl_str_clear(fl_str* s) {
  *   fl::as_string(&s) += "text";          // edits s
  *   fl::string owned = std::move(fl::as_string(&s));  // takes the buffer; s empty
  * The reference aliases *s: it is valid while s is, and s keeps ownership
- * (release it with fl_str_free, never by destroying the reference). */
+ * (release it with fl_str_free, never by destroying the reference).
+ *
+ * The rule that makes this defined behaviour: an fl_str's 24 bytes are the
+ * object representation of fl::detail::string_core, the first and only
+ * non-empty member of the standard-layout fl::string (both static_asserted
+ * below against <fl/detail/string_layout.h>). as_string reads the bytes with
+ * string_core::load (memcpy) and creates the fl::string that lives in s's
+ * storage from them (placement new writes the same 24 bytes back), so the
+ * reference always names a live fl::string, whatever wrote the bytes (C code,
+ * the inline functions above, or an earlier view). Creating it again over an
+ * earlier view is storage reuse by an object of the same type, so earlier
+ * references keep naming the string. Consequences: the const overload also
+ * stores those bytes, so s must not be an object defined const, and a view is
+ * taken by one thread at a time, like any edit. */
+#include <fl/detail/string_access.hpp>
 #include <fl/string.hpp>
 
 #include <new>
 #include <type_traits>
 
 namespace fl {
-inline string& as_string(fl_str* s) noexcept { return *std::launder(reinterpret_cast<string*>(s)); }
+inline string& as_string(fl_str* s) noexcept {
+  return *::new (static_cast<void*>(s))
+      string(detail::string_access::from_core(detail::string_core::load(s)));
+}
 inline const string& as_string(const fl_str* s) noexcept {
-  return *std::launder(reinterpret_cast<const string*>(s));
+  return as_string(const_cast<fl_str*>(s));
 }
 static_assert(sizeof(fl_str) == sizeof(string) && alignof(fl_str) == alignof(string));
-static_assert(std::is_standard_layout_v<string> && std::is_standard_layout_v<fl_str>);
+static_assert(sizeof(fl_str) == sizeof(detail::string_core) &&
+              alignof(fl_str) == alignof(detail::string_core));
+static_assert(std::is_standard_layout_v<string> && std::is_trivially_copyable_v<fl_str> &&
+              std::is_trivially_copyable_v<detail::string_core>);
 }  // namespace fl
 #endif
 

@@ -15,7 +15,9 @@
 #pragma once
 
 #include <fl/detail/concat_fwd.hpp>
-#include <fl/detail/string_rep.hpp>
+#include <fl/detail/string_core.hpp>
+#include <fl/detail/string_fwd.hpp>
+#include <fl/detail/string_iterator.hpp>
 #include <fl/find.hpp>
 #include <fl/pool.hpp>
 
@@ -36,170 +38,6 @@
 
 namespace fl {
 
-template <class Allocator = pool_allocator<char>>
-class basic_string;
-
-using string = basic_string<>;
-namespace pmr {
-using string = basic_string<std::pmr::polymorphic_allocator<char>>;
-}
-
-namespace detail {
-
-struct string_access;
-
-// Out of line (src/string.cpp) so the throwing code stays off hot paths.
-// what(): "<fn>: pos (which is <pos>) > size() (which is <size>)", the
-// values named as libstdc++ names them; the at() form says ">=".
-[[noreturn]] void throw_string_out_of_range(const char* fn, std::size_t pos, std::size_t size);
-[[noreturn]] void throw_string_at_out_of_range(std::size_t pos, std::size_t size);
-[[noreturn]] void throw_string_length_error(const char* what);
-
-// Searches go through these so that the search engine is chosen in one place
-// (fl::find and friends: linear worst case, SIMD, std::string_view semantics).
-[[gnu::always_inline]] inline std::size_t str_find(std::string_view h, std::string_view n,
-                                                   std::size_t pos) noexcept {
-  return fl::find(h, n, pos);
-}
-inline std::size_t str_rfind(std::string_view h, std::string_view n, std::size_t pos) noexcept {
-  return fl::rfind(h, n, pos);
-}
-inline std::size_t str_find_first_of(std::string_view h, std::string_view s,
-                                     std::size_t pos) noexcept {
-  return fl::find_first_of(h, s, pos);
-}
-inline std::size_t str_find_last_of(std::string_view h, std::string_view s,
-                                    std::size_t pos) noexcept {
-  return fl::find_last_of(h, s, pos);
-}
-inline std::size_t str_find_first_not_of(std::string_view h, std::string_view s,
-                                         std::size_t pos) noexcept {
-  return fl::find_first_not_of(h, s, pos);
-}
-inline std::size_t str_find_last_not_of(std::string_view h, std::string_view s,
-                                        std::size_t pos) noexcept {
-  return fl::find_last_not_of(h, s, pos);
-}
-
-template <class T>
-struct is_fl_string : std::false_type {};
-template <class A>
-struct is_fl_string<basic_string<A>> : std::true_type {};
-template <class T>
-inline constexpr bool is_fl_string_v = is_fl_string<std::remove_cvref_t<T>>::value;
-
-// The standard's "string_view-like" parameter: converts to std::string_view
-// but not to const char*; concatenation expressions have their own overloads.
-template <class T>
-concept string_view_like = std::is_convertible_v<const T&, std::string_view> &&
-                           !std::is_convertible_v<const T&, const char*> &&
-                           !is_concat_expr_v<T>;
-
-// The (t, pos, n) overloads only require the conversion to std::string_view.
-template <class T>
-concept string_view_convertible =
-    std::is_convertible_v<const T&, std::string_view> && !is_concat_expr_v<T>;
-
-template <class A>
-inline constexpr bool is_pool_allocator_v = false;
-template <>
-inline constexpr bool is_pool_allocator_v<pool_allocator<char>> = true;
-
-// LegacyInputIterator, as the standard's iterator-pair overloads require.
-template <class It>
-concept legacy_input_iterator = requires {
-  typename std::iterator_traits<It>::iterator_category;
-}
-&&std::is_convertible_v<typename std::iterator_traits<It>::iterator_category,
-                        std::input_iterator_tag>;
-
-// A range of chars the container-compatible-range members accept.
-template <class R>
-concept char_range =
-    std::ranges::input_range<R> && std::is_convertible_v < std::ranges::range_reference_t<R>,
-char > ;
-
-// A contiguous, random-access iterator over the chars of a string. A class
-// rather than a raw pointer so that calls such as erase(0) and
-// insert(0, 5, 'x') are not ambiguous with the iterator overloads.
-template <class T>
-class string_iterator {
- public:
-  using iterator_concept = std::contiguous_iterator_tag;
-  using iterator_category = std::random_access_iterator_tag;
-  using value_type = char;
-  using element_type = T;
-  using difference_type = std::ptrdiff_t;
-  using pointer = T*;
-  using reference = T&;
-
-  constexpr string_iterator() noexcept = default;
-  constexpr explicit string_iterator(T* p) noexcept : p_(p) {}
-  template <class U>
-  requires(std::is_same_v<T, const char>&& std::is_same_v<U, char>) constexpr string_iterator(
-      const string_iterator<U>& o) noexcept
-      : p_(o.base()) {}
-
-  constexpr T* base() const noexcept { return p_; }
-  constexpr T& operator*() const noexcept { return *p_; }
-  constexpr T* operator->() const noexcept { return p_; }
-  constexpr T& operator[](difference_type n) const noexcept { return p_[n]; }
-  constexpr string_iterator& operator++() noexcept {
-    ++p_;
-    return *this;
-  }
-  constexpr string_iterator operator++(int) noexcept {
-    auto t = *this;
-    ++p_;
-    return t;
-  }
-  constexpr string_iterator& operator--() noexcept {
-    --p_;
-    return *this;
-  }
-  constexpr string_iterator operator--(int) noexcept {
-    auto t = *this;
-    --p_;
-    return t;
-  }
-  constexpr string_iterator& operator+=(difference_type n) noexcept {
-    p_ += n;
-    return *this;
-  }
-  constexpr string_iterator& operator-=(difference_type n) noexcept {
-    p_ -= n;
-    return *this;
-  }
-  friend constexpr string_iterator operator+(string_iterator i, difference_type n) noexcept {
-    return string_iterator(i.p_ + n);
-  }
-  friend constexpr string_iterator operator+(difference_type n, string_iterator i) noexcept {
-    return string_iterator(i.p_ + n);
-  }
-  friend constexpr string_iterator operator-(string_iterator i, difference_type n) noexcept {
-    return string_iterator(i.p_ - n);
-  }
-  template <class U>
-  friend constexpr difference_type operator-(string_iterator a, string_iterator<U> b) noexcept {
-    return a.p_ - b.base();
-  }
-  template <class U>
-  friend constexpr bool operator==(string_iterator a, string_iterator<U> b) noexcept {
-    return a.p_ == b.base();
-  }
-  template <class U>
-  friend constexpr std::strong_ordering operator<=>(string_iterator a,
-                                                    string_iterator<U> b) noexcept {
-    return std::compare_three_way{}(static_cast<const char*>(a.p_),
-                                    static_cast<const char*>(b.base()));
-  }
-
- private:
-  T* p_ = nullptr;
-};
-
-}  // namespace detail
-
 // A byte string with the interface of std::basic_string<char>. See the file
 // comment for what differs; every member below has std::string's contract
 // (effects, complexity, exceptions) unless its comment says more.
@@ -211,7 +49,7 @@ class basic_string {
                 "fl::basic_string holds char");
   static_assert(std::is_same_v<typename alloc_traits::pointer, char*>,
                 "fancy pointers are not supported");
-  using rep = detail::string_rep;
+  using core = detail::string_core;
 
  public:
   using traits_type = std::char_traits<char>;
@@ -232,7 +70,7 @@ class basic_string {
 
   // ---- construction (never allocates for <= 23 chars) ----
   basic_string() noexcept(noexcept(Allocator())) : basic_string(Allocator()) {}
-  explicit basic_string(const Allocator& a) noexcept : alloc_(a) { rep_.set_empty(); }
+  explicit basic_string(const Allocator& a) noexcept : alloc_(a) { core_.set_empty(); }
   basic_string(size_type count, char ch, const Allocator& a = Allocator()) : alloc_(a) {
     init_fill(count, ch);
   }
@@ -261,36 +99,13 @@ class basic_string {
   }
   template <detail::legacy_input_iterator InputIt>
   basic_string(InputIt first, InputIt last, const Allocator& a = Allocator()) : alloc_(a) {
-    rep_.set_empty();
+    core_.set_empty();
     append(first, last);
   }
-  basic_string(const basic_string& other)
-      : alloc_(alloc_traits::select_on_container_copy_construction(other.alloc_)) {
-    if (!other.rep_.is_heap()) [[likely]] {
-      rep_ = other.rep_;  // an inline string is its 24 bytes
-    } else {
-      init_copy(other.rep_.ptr, other.rep_.size);
-    }
-  }
-  basic_string(const basic_string& other, const Allocator& a) : alloc_(a) {
-    if (!other.rep_.is_heap()) {
-      rep_ = other.rep_;
-    } else {
-      init_copy(other.rep_.ptr, other.rep_.size);
-    }
-  }
-  basic_string(basic_string&& other) noexcept : alloc_(std::move(other.alloc_)) {
-    rep_.copy_words(other.rep_);
-    other.rep_.set_empty();
-  }
-  basic_string(basic_string&& other, const Allocator& a) : alloc_(a) {
-    if (!other.rep_.is_heap() || alloc_traits::is_always_equal::value || alloc_ == other.alloc_) {
-      rep_ = other.rep_;
-      other.rep_.set_empty();
-    } else {
-      init_copy(other.rep_.ptr, other.rep_.size);
-    }
-  }
+  basic_string(const basic_string& other);
+  basic_string(const basic_string& other, const Allocator& a);
+  basic_string(basic_string&& other) noexcept;
+  basic_string(basic_string&& other, const Allocator& a);
   basic_string(std::initializer_list<char> il, const Allocator& a = Allocator()) : alloc_(a) {
     init_copy(il.begin(), il.size());
   }
@@ -319,9 +134,9 @@ class basic_string {
   }
 
   ~basic_string() {
-    if (rep_.is_heap()) {
+    if (core_.is_heap()) {
       if constexpr (detail::is_pool_allocator_v<Allocator>) {
-        detail::pool_deallocate(rep_.ptr, heap_capacity() + 1);
+        detail::pool_deallocate(core_.ptr, heap_capacity() + 1);
       } else {
         destroy_heap();  // out of line: GCC otherwise "sees" inline bytes freed
       }
@@ -401,9 +216,9 @@ class basic_string {
   const_reference front() const noexcept { return data()[0]; }
   reference back() noexcept { return data()[size() - 1]; }
   const_reference back() const noexcept { return data()[size() - 1]; }
-  char* data() noexcept { return rep_.data_any(); }
-  const char* data() const noexcept { return rep_.data_any(); }
-  const char* c_str() const noexcept { return rep_.data_any(); }
+  char* data() noexcept { return core_.data_any(); }
+  const char* data() const noexcept { return core_.data_any(); }
+  const char* c_str() const noexcept { return core_.data_any(); }
   operator std::string_view() const noexcept { return std::string_view(data(), size()); }
   // A copy as a std::string, for the many APIs that take `const std::string&`
   // (std::stoi, std::istringstream, ...). Implicit so that such calls port
@@ -426,14 +241,12 @@ class basic_string {
 
   // ---- capacity ----
   [[nodiscard]] bool empty() const noexcept { return size() == 0; }
-  size_type size() const noexcept { return rep_.size_any(); }
+  size_type size() const noexcept { return core_.size_any(); }
   size_type length() const noexcept { return size(); }
   // The capacity word keeps its top bit as the mode flag, so capacities stay
   // below 2^63; the allocator may allow less.
   size_type max_size() const noexcept {
-    const size_type a = alloc_traits::max_size(alloc_);
-    const size_type r = static_cast<size_type>(PTRDIFF_MAX);
-    return (a < r ? a : r) - 1;
+    return detail::string_max_size(alloc_traits::max_size(alloc_));
   }
   // Grows the capacity to at least new_cap (rounded up to the pool's size
   // class); never shrinks (C++20). Throws std::length_error if
@@ -442,14 +255,14 @@ class basic_string {
   void reserve(size_type new_cap) {
     if (new_cap > capacity()) reserve_slow(new_cap);
   }
-  size_type capacity() const noexcept { return rep_.capacity_any(); }
+  size_type capacity() const noexcept { return core_.capacity_any(); }
   // Returns to inline storage when size() <= 23, else to the smallest block
   // that holds size() + 1 bytes. Non-binding like std::string's: a failed
   // allocation leaves the string as it was.
   void shrink_to_fit();
 
   // ---- modifiers ----
-  void clear() noexcept { rep_.set_size_any(0); }
+  void clear() noexcept { core_.set_size_any(0); }
 
   basic_string& insert(size_type index, size_type count, char ch) {
     check_pos(index, "fl::string::insert");
@@ -527,53 +340,13 @@ class basic_string {
     return begin() + static_cast<difference_type>(i);
   }
 
-  // Amortized O(1). One 8-byte load of the capacity word decides the mode
-  // (its top bit) and, on the heap, the room: testing the tag byte and then
-  // loading the word that contains it made push_back loops up to 1.8x slower
-  // depending on code alignment (AMD Zen). For the load to be forwarded from
-  // the previous push_back's store, the inline path also writes that word
-  // whole (chars 16..22 and byte 23 live in it), never byte 23 alone.
+  // Amortized O(1): string_core::push_back_fits, then growth when full.
   void push_back(char ch) {
-    std::size_t w = rep_.cap;
-    if (w & rep::heap_flag) {
-      const size_type sz = rep_.size;
-      if (sz < (w & ~rep::heap_flag)) [[likely]] {
-        char* p = rep_.ptr;
-        p[sz] = ch;
-        rep_.size = sz + 1;
-        p[sz + 1] = '\0';
-        return;
-      }
-    } else {
-      const std::size_t left = w >> 56;  // byte 23: 23 - size
-      if (left > rep::inline_capacity) __builtin_unreachable();
-      if (left != 0) [[likely]] {
-        const size_type sz = rep::inline_capacity - left;
-        if (sz < 15) {
-          char* b = rep_.bytes();
-          b[sz] = ch;
-          b[sz + 1] = '\0';
-          w -= std::size_t{1} << 56;
-        } else {
-          if (sz == 15) {
-            rep_.bytes()[15] = ch;
-            w &= ~std::size_t{0xff};  // the terminator is char 16, byte 0 of w
-          } else {
-            // Char sz and its terminator are bytes sz - 16 and sz - 15 of w
-            // (for sz == 22 the terminator is byte 23, which becomes 0).
-            const unsigned shift = static_cast<unsigned>(sz - 16) * 8;
-            w = (w & ~(std::size_t{0xffff} << shift)) |
-                (std::size_t{static_cast<unsigned char>(ch)} << shift);
-          }
-          w = (w & ((std::size_t{1} << 56) - 1)) | ((left - 1) << 56);
-        }
-        rep_.cap = w;
-        return;
-      }
-    }
+    if (core_.push_back_fits(ch)) [[likely]]
+      return;
     push_back_slow(ch);
   }
-  void pop_back() noexcept { rep_.set_size_any(size() - 1); }
+  void pop_back() noexcept { core_.set_size_any(size() - 1); }
 
   basic_string& append(size_type count, char ch) { return replace_fill(size(), 0, count, ch); }
   basic_string& append(const basic_string& str) { return append(str.data(), str.size()); }
@@ -584,29 +357,7 @@ class basic_string {
   // The fast paths copy into spare capacity, one per mode (as in
   // push_back); a source inside *this lies in [data(), data() + size()) and so
   // never overlaps the bytes written.
-  basic_string& append(const char* s, size_type count) {
-    if (rep_.is_heap()) {
-      const size_type sz = rep_.size;
-      const size_type cap_low = rep_.heap_capacity_low();
-      if (count <= cap_low - sz && sz <= cap_low) [[likely]] {
-        char* p = rep_.ptr;
-        detail::copy_bytes(p + sz, s, count);
-        p[sz + count] = '\0';
-        rep_.size = sz + count;
-        return *this;
-      }
-    } else {
-      const size_type left = rep_.tag();
-      if (left > rep::inline_capacity) __builtin_unreachable();
-      if (count <= left) [[likely]] {
-        const size_type sz = rep::inline_capacity - left;
-        detail::copy_short(rep_.bytes() + sz, s, count);
-        rep_.set_inline_size(sz + count);
-        return *this;
-      }
-    }
-    return append_slow(s, count);
-  }
+  basic_string& append(const char* s, size_type count);
   basic_string& append(const char* s) { return append(s, traits_type::length(s)); }
   template <detail::legacy_input_iterator InputIt>
   basic_string& append(InputIt first, InputIt last) {
@@ -709,21 +460,10 @@ class basic_string {
 
   // Copies [pos, pos + min(count, size() - pos)) to dest (no terminator).
   // Throws std::out_of_range if pos > size().
-  size_type copy(char* dest, size_type count, size_type pos = 0) const {
-    const std::string_view sv = substr_view(pos, count, "fl::string::copy");
-    if (!sv.empty()) std::memcpy(dest, sv.data(), sv.size());
-    return sv.size();
-  }
+  size_type copy(char* dest, size_type count, size_type pos = 0) const;
 
   void resize(size_type count) { resize(count, '\0'); }
-  void resize(size_type count, char ch) {
-    const size_type sz = size();
-    if (count > sz) {
-      append(count - sz, ch);
-    } else {
-      rep_.set_size_any(count);
-    }
-  }
+  void resize(size_type count, char ch);
   // Makes room for count chars, lets op write them, and keeps the first
   // op(data(), count) of them. Chars past the old size() are indeterminate
   // when op sees them. Throws std::length_error if count > max_size().
@@ -737,7 +477,7 @@ class basic_string {
       using std::swap;
       swap(alloc_, other.alloc_);
     }
-    std::swap(rep_, other.rep_);
+    std::swap(core_, other.core_);
   }
 
   // ---- search (fl::find and friends; std::string's semantics) ----
@@ -808,19 +548,7 @@ class basic_string {
   // combined mode test and read ptr and size directly; when their first 8
   // bytes differ (the common case when sorting or probing distinct keys)
   // those bytes, read as big-endian words, decide without calling memcmp.
-  int compare(const basic_string& str) const noexcept {
-    if ((rep_.tag() & str.rep_.tag()) & 0x80) [[likely]] {
-      if (rep_.size >= 8 && str.rep_.size >= 8) {
-        std::uint64_t x, y;
-        std::memcpy(&x, rep_.ptr, 8);
-        std::memcpy(&y, str.rep_.ptr, 8);
-        if (x != y) return __builtin_bswap64(x) < __builtin_bswap64(y) ? -1 : 1;
-      }
-      return std::string_view(rep_.ptr, rep_.size)
-          .compare(std::string_view(str.rep_.ptr, str.rep_.size));
-    }
-    return view().compare(str.view());
-  }
+  int compare(const basic_string& str) const noexcept;
   int compare(size_type pos1, size_type count1, const basic_string& str) const {
     return substr_view(pos1, count1, "fl::string::compare").compare(str.view());
   }
@@ -880,7 +608,7 @@ class basic_string {
 
  private:
   std::string_view view() const noexcept { return std::string_view(data(), size()); }
-  size_type heap_capacity() const noexcept { return rep_.cap & ~rep::heap_flag; }
+  size_type heap_capacity() const noexcept { return core_.heap_capacity(); }
   void check_pos(size_type pos, const char* what) const {
     if (pos > size()) [[unlikely]]
       detail::throw_string_out_of_range(what, pos, size());
@@ -901,25 +629,12 @@ class basic_string {
     return static_cast<size_type>(it.base() - data());
   }
   void init_copy(std::string_view sv) { init_copy(sv.data(), sv.size()); }
-  void init_copy(const char* s, size_type n) {
-    if (n <= rep::inline_capacity) [[likely]] {
-      rep_.set_inline_zeroed(n);
-      detail::copy_short(rep_.bytes(), s, n);
-    } else {
-      init_heap_copy(s, n);
-    }
-  }
+  void init_copy(const char* s, size_type n);
   basic_string& replace_iters(const_iterator first, const_iterator last, const char* s,
                               size_type n) {
     return replace_raw(index_of(first), static_cast<size_type>(last - first), s, n);
   }
-  void erase_raw(size_type pos, size_type n) noexcept {
-    const size_type sz = size();
-    char* p = data();
-    const size_type tail = sz - pos - n;
-    if (n && tail) std::memmove(p + pos, p + pos + n, tail);
-    rep_.set_size_any(sz - n);
-  }
+  void erase_raw(size_type pos, size_type n) noexcept;
 
   // Cold and heavy paths (fl/detail/string_impl.hpp).
   void init_heap_copy(const char* s, size_type n);
@@ -939,19 +654,22 @@ class basic_string {
   char* grow_keep(size_type new_size, const char*& src);
   size_type grown_capacity(size_type new_size) const;
   static size_type block_bytes(size_type min_capacity) noexcept;
-  char* allocate_block(size_type capacity) { return alloc_traits::allocate(alloc_, capacity + 1); }
   void deallocate_block(char* p, size_type capacity) noexcept {
     alloc_traits::deallocate(alloc_, p, capacity + 1);
   }
-  [[gnu::noinline]] void destroy_heap() noexcept { deallocate_block(rep_.ptr, heap_capacity()); }
+  [[gnu::noinline]] void destroy_heap() noexcept { deallocate_block(core_.ptr, heap_capacity()); }
   void free_storage() noexcept {
-    if (rep_.is_heap()) deallocate_block(rep_.ptr, heap_capacity());
-    rep_.set_empty();
+    if (core_.is_heap()) deallocate_block(core_.ptr, heap_capacity());
+    core_.set_empty();
   }
+
+  // The string whose representation is c (string_access::from_core).
+  struct from_core_tag {};
+  basic_string(from_core_tag, const core& c) noexcept : core_(c) {}
 
   // Laid out first so that the string's bytes are its first 24 bytes; a
   // stateless allocator takes no space.
-  rep rep_;
+  core core_;
   [[no_unique_address]] Allocator alloc_;
 };
 
@@ -988,175 +706,35 @@ requires(!std::is_same_v<T, basic_string<A>>) std::strong_ordering operator<=>(
 }
 
 // ---- operator+ ----
-// std::string's operator+, overload for overload: every + returns a new string
-// that owns its text, so `auto x = a + b;` is a value and no operand is read
-// after the + that named it has returned. When an operand is an rvalue string
-// (the result of an earlier +), the other text is appended to it (or, on the
-// right, inserted in front) in place, so a chain a + b + c + ... grows one
-// buffer geometrically on the pool. fl::concat(...) (<fl/concat.hpp>) is the
-// one-allocation form, and formats numbers too.
-//
-// What may stand beside an fl string: another string of the same type, a C
-// string (char arrays decay to one), a char, and any string_view-like value
-// (std::string, std::string_view, fl::immutable_string, ...). A number is not
-// text: `s + 42` does not compile (std::string appends the char '*' there),
-// nor does `s + 0` (std::string rejects it too); write fl::concat(s, 42), or
-// s + char(42) when a char is meant.
-namespace detail {
-
-template <class T>
-concept plus_c_string = std::is_same_v<T, const char*> || std::is_same_v<T, char*>;
-template <class T>
-concept plus_char = std::is_same_v<T, char>;
-template <class T>
-concept plus_view = string_view_like<T> && !is_fl_string_v<T>;
-
-// A text, as basic_string's one-allocation constructor, assignment and
-// append read it (the protocol of detail/concat_fwd.hpp): size(), then
-// write(out) copies exactly size() bytes. An empty view's data() may be null,
-// and memcpy must not see a null pointer even for 0 bytes. fl::concat's plan
-// (detail/concat_expr.hpp) is made of these too.
-struct view_operand {
-  std::string_view text;
-  std::size_t size() const noexcept { return text.size(); }
-  char* write(char* out) const noexcept {
-    if (!text.empty()) std::memcpy(out, text.data(), text.size());
-    return out + text.size();
-  }
-};
-
-// l then r: the plan of `lvalue + lvalue`.
-struct joined_views {
-  view_operand l, r;
-  std::size_t size() const noexcept { return l.size() + r.size(); }
-  char* write(char* out) const noexcept { return r.write(l.write(out)); }
-};
-template <>
-struct is_concat_expr<joined_views> : std::true_type {};
-
-// The result of an lvalue + lvalue: one block of exactly the joined size (or
-// none, up to 23 chars), with the allocator a copy of the string operand's
-// would get, as std::string does.
-template <class A>
-basic_string<A> plus_new(std::string_view l, std::string_view r, const A& alloc) {
-  return basic_string<A>(joined_views{{l}, {r}},
-                         std::allocator_traits<A>::select_on_container_copy_construction(alloc));
-}
-
-}  // namespace detail
-
-template <class A>
-basic_string<A> operator+(const basic_string<A>& l, const basic_string<A>& r) {
-  return detail::plus_new<A>(l, r, l.get_allocator());
-}
-template <class A, detail::plus_c_string P>
-basic_string<A> operator+(const basic_string<A>& l, P r) {
-  return detail::plus_new<A>(l, std::string_view(r), l.get_allocator());
-}
-template <class A, detail::plus_char C>
-basic_string<A> operator+(const basic_string<A>& l, C r) {
-  return detail::plus_new<A>(l, std::string_view(&r, 1), l.get_allocator());
-}
-template <class A, detail::plus_view T>
-basic_string<A> operator+(const basic_string<A>& l, const T& r) {
-  return detail::plus_new<A>(l, std::string_view(r), l.get_allocator());
-}
-template <class A, detail::plus_c_string P>
-basic_string<A> operator+(P l, const basic_string<A>& r) {
-  return detail::plus_new<A>(std::string_view(l), r, r.get_allocator());
-}
-template <class A, detail::plus_char C>
-basic_string<A> operator+(C l, const basic_string<A>& r) {
-  return detail::plus_new<A>(std::string_view(&l, 1), r, r.get_allocator());
-}
-template <class A, detail::plus_view T>
-basic_string<A> operator+(const T& l, const basic_string<A>& r) {
-  return detail::plus_new<A>(std::string_view(l), r, r.get_allocator());
-}
-
-// An rvalue on the left: append to it and hand it on.
-template <class A>
-basic_string<A> operator+(basic_string<A>&& l, const basic_string<A>& r) {
-  l.append(r);
-  return std::move(l);
-}
-template <class A, detail::plus_c_string P>
-basic_string<A> operator+(basic_string<A>&& l, P r) {
-  l.append(r);
-  return std::move(l);
-}
-template <class A, detail::plus_char C>
-basic_string<A> operator+(basic_string<A>&& l, C r) {
-  l.push_back(r);
-  return std::move(l);
-}
-template <class A, detail::plus_view T>
-basic_string<A> operator+(basic_string<A>&& l, const T& r) {
-  l.append(std::string_view(r));
-  return std::move(l);
-}
-
-// An rvalue on the right: insert in front of it and hand it on.
-template <class A>
-basic_string<A> operator+(const basic_string<A>& l, basic_string<A>&& r) {
-  r.insert(0, l);
-  return std::move(r);
-}
-template <class A, detail::plus_c_string P>
-basic_string<A> operator+(P l, basic_string<A>&& r) {
-  r.insert(0, l);
-  return std::move(r);
-}
-template <class A, detail::plus_char C>
-basic_string<A> operator+(C l, basic_string<A>&& r) {
-  r.insert(r.begin(), l);
-  return std::move(r);
-}
-template <class A, detail::plus_view T>
-basic_string<A> operator+(const T& l, basic_string<A>&& r) {
-  r.insert(0, std::string_view(l));
-  return std::move(r);
-}
-
-// Two rvalues: reuse whichever block already holds the result (the left one
-// unless only the right one is big enough), as std::string does.
-template <class A>
-basic_string<A> operator+(basic_string<A>&& l, basic_string<A>&& r) {
-  using traits = std::allocator_traits<A>;
-  const bool same_alloc = traits::is_always_equal::value || l.get_allocator() == r.get_allocator();
-  const std::size_t n = l.size() + r.size();
-  if (same_alloc && n > l.capacity() && n <= r.capacity()) {
-    r.insert(0, l);
-    return std::move(r);
-  }
-  l.append(r);
-  return std::move(l);
-}
+// std::string's operator+, overload for overload (fl/detail/string_plus.hpp,
+// included below): every + returns a new string that owns its text, so
+// `auto x = a + b;` is a value; an rvalue operand (the result of an earlier +)
+// is appended to in place, so a + b + c + ... grows one buffer on the pool.
+// Beside an fl string may stand another string of the same type, a C string, a
+// char, or any string_view-like value; a number does not compile (`s + 42`):
+// write fl::concat(s, 42), or s + char(42) when a char is meant.
 
 template <class A>
 void swap(basic_string<A>& a, basic_string<A>& b) noexcept(noexcept(a.swap(b))) {
   a.swap(b);
 }
 
-// Erases every ch / every char satisfying pred; returns how many. O(n).
+// fl::erase(s, ch), fl::erase_if(s, pred): std::erase and std::erase_if for
+// fl strings (fl/detail/string_impl.hpp).
 template <class A, class U>
-typename basic_string<A>::size_type erase(basic_string<A>& s, const U& value) {
-  const auto it = std::remove(s.begin(), s.end(), value);
-  const auto n = static_cast<typename basic_string<A>::size_type>(s.end() - it);
-  s.erase(it, s.end());
-  return n;
-}
+typename basic_string<A>::size_type erase(basic_string<A>& s, const U& value);
 template <class A, class Pred>
-typename basic_string<A>::size_type erase_if(basic_string<A>& s, Pred pred) {
-  const auto it = std::remove_if(s.begin(), s.end(), pred);
-  const auto n = static_cast<typename basic_string<A>::size_type>(s.end() - it);
-  s.erase(it, s.end());
-  return n;
-}
+typename basic_string<A>::size_type erase_if(basic_string<A>& s, Pred pred);
 
 // Streams behave exactly like std::string's (width, padding, skipws, failbit).
+// Only <iosfwd> is included here: operator<< writes through std::string_view's
+// inserter, and the extractors are compiled into libfl for fl::string and
+// fl::pmr::string (see the extern templates below); for another allocator,
+// include <fl/string_stream.hpp>, which holds their definitions.
 template <class A>
-std::ostream& operator<<(std::ostream& os, const basic_string<A>& s);
+std::ostream& operator<<(std::ostream& os, const basic_string<A>& s) {
+  return os << std::string_view(s);
+}
 template <class A>
 std::istream& operator>>(std::istream& is, basic_string<A>& s);
 template <class A>
@@ -1171,6 +749,16 @@ template <class A>
 std::istream& getline(std::istream&& is, basic_string<A>& s) {
   return getline(is, s);
 }
+
+// Compiled once, in src/string.cpp: the members of fl::string that are not
+// inline (the cold paths) and the extractors of both library string types.
+extern template class basic_string<pool_allocator<char>>;
+#define FL_STRING_STREAM_INSTANCES_(S, EXTERN)                    \
+  EXTERN template std::istream& operator>>(std::istream&, S&);    \
+  EXTERN template std::istream& getline(std::istream&, S&, char); \
+  EXTERN template std::istream& getline(std::istream&, S&);
+FL_STRING_STREAM_INSTANCES_(string, extern)
+FL_STRING_STREAM_INSTANCES_(pmr::string, extern)
 
 namespace literals {
 // "text"_fs is an fl::string (embedded NULs kept).
@@ -1204,4 +792,5 @@ struct string_hash {
 }  // namespace fl
 
 #include <fl/detail/string_impl.hpp>
+#include <fl/detail/string_plus.hpp>
 #include <fl/detail/string_access.hpp>

@@ -30,7 +30,7 @@
 #include <fl/detail/config.hpp>
 
 #include <fl/detail/number_text.hpp>
-#include <fl/detail/string_rep.hpp>
+#include <fl/detail/string_core.hpp>
 #include <fl/string.hpp>
 
 #include <charconv>

@@ -11,7 +11,7 @@
 # docs/debugging.md). By hand: (gdb) source tools/gdb/fl_printers.py
 #
 # Layouts read here (the C++ headers own them; keep this file in step):
-#   detail/string_rep.hpp     ptr | size | cap; the top bit of cap (byte 23) set
+#   detail/string_core.hpp    ptr | size | cap; the top bit of cap (byte 23) set
 #                             means heap, else byte 23 = 23 - size, text inline
 #   detail/immutable_rep.hpp  16 bytes; top bit of byte 15 set: bytes 0..7 point
 #                             at an immutable_rep header (its size read from
@@ -77,13 +77,13 @@ def _words(val, n):
 
 
 class StringPrinter:
-    """fl::basic_string<A>: 24 bytes of fl::detail::string_rep."""
+    """fl::basic_string<A>: 24 bytes of fl::detail::string_core."""
 
     def __init__(self, val):
         self.val = val
 
     def text(self):
-        rep = self.val["rep_"]
+        rep = self.val["core_"]
         ptr = int(rep["ptr"]) & 0xFFFFFFFFFFFFFFFF
         size = int(rep["size"]) & 0xFFFFFFFFFFFFFFFF
         cap = int(rep["cap"]) & 0xFFFFFFFFFFFFFFFF

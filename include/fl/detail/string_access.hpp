@@ -1,46 +1,35 @@
-// fl/detail/string_access.hpp: hands heap buffers between fl::string and the
-// parts of fl that build text elsewhere (string_builder, rope, the C API)
-// without copying. Not for users: a block handed over must come from the pool.
+// fl/detail/string_access.hpp: the gate through which the parts of fl that
+// build text elsewhere (string_builder, read_file, rope, the C API) hand pool
+// blocks to and from an fl::string without copying. What a block is, and how
+// it enters and leaves the 24 bytes, is decided by detail::string_core
+// (adopt/release); this only reaches the string's core. Not for users: a
+// block handed over must come from the pool.
 #pragma once
 
 #include <fl/string.hpp>
 
-#include <cstddef>
-
 namespace fl::detail {
 
-// A pool block of capacity + 1 bytes (from pool_allocate(capacity + 1) or
-// pool_reallocate(..., capacity + 1)) whose first size bytes are the text.
-struct heap_block {
-  char* data;
-  std::size_t size;
-  std::size_t capacity;
-};
-
 struct string_access {
+  using pool_string = basic_string<pool_allocator<char>>;
+
   // Heap mode: hands the block over (data[size] == 0) and leaves s empty and
   // inline. Inline mode: returns {nullptr, 0, 0} and leaves s unchanged.
-  static heap_block release(basic_string<pool_allocator<char>>& s) noexcept {
-    if (!s.rep_.is_heap()) return {nullptr, 0, 0};
-    const heap_block b{s.rep_.ptr, s.rep_.size, s.heap_capacity()};
-    s.rep_.set_empty();
-    return b;
+  static heap_block release(pool_string& s) noexcept { return s.core_.release(); }
+
+  // Takes ownership of b (string_core::adopt: any capacity, terminator
+  // written at data[size], a null data gives an empty string).
+  static pool_string adopt(heap_block b) noexcept {
+    string_core c;
+    c.adopt(b);
+    return from_core(c);
   }
 
-  // Takes ownership of b and writes the terminator at data[size]. Any
-  // capacity is accepted (size <= capacity < 2^63): the string stays in heap
-  // mode even for small blocks, and frees capacity + 1 bytes later. A null
-  // data gives an empty string.
-  static basic_string<pool_allocator<char>> adopt(heap_block b) noexcept {
-    basic_string<pool_allocator<char>> s;
-    if (b.data == nullptr) return s;
-    b.data[b.size] = '\0';
-    s.rep_.set_heap(b.data, b.size, b.capacity);
-    return s;
+  // The string whose 24 bytes are c, which it now owns (the C API and
+  // fl::as_string: an fl_str's bytes, read with string_core::load).
+  static pool_string from_core(const string_core& c) noexcept {
+    return pool_string(typename pool_string::from_core_tag{}, c);
   }
-
-  // The representation, for the C API's in-place view of fl_str.
-  static string_rep& rep(basic_string<pool_allocator<char>>& s) noexcept { return s.rep_; }
 };
 
 }  // namespace fl::detail

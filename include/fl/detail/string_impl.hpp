@@ -4,9 +4,6 @@
 #pragma once
 
 #include <functional>
-#include <istream>
-#include <locale>
-#include <ostream>
 
 namespace fl {
 
@@ -20,6 +17,133 @@ inline bool points_into(const char* p, const char* first, const char* last) noex
 
 }  // namespace detail
 
+// ---- construction, append and compare (declared in the class) ----
+
+template <class A>
+inline basic_string<A>::basic_string(const basic_string& other)
+    : alloc_(alloc_traits::select_on_container_copy_construction(other.alloc_)) {
+  if (!other.core_.is_heap()) [[likely]] {
+    core_ = other.core_;  // an inline string is its 24 bytes
+  } else {
+    init_copy(other.core_.ptr, other.core_.size);
+  }
+}
+template <class A>
+inline basic_string<A>::basic_string(const basic_string& other, const A& a) : alloc_(a) {
+  if (!other.core_.is_heap()) {
+    core_ = other.core_;
+  } else {
+    init_copy(other.core_.ptr, other.core_.size);
+  }
+}
+template <class A>
+inline basic_string<A>::basic_string(basic_string&& other) noexcept
+    : alloc_(std::move(other.alloc_)) {
+  core_.copy_words(other.core_);
+  other.core_.set_empty();
+}
+template <class A>
+inline basic_string<A>::basic_string(basic_string&& other, const A& a) : alloc_(a) {
+  if (!other.core_.is_heap() || alloc_traits::is_always_equal::value || alloc_ == other.alloc_) {
+    core_ = other.core_;
+    other.core_.set_empty();
+  } else {
+    init_copy(other.core_.ptr, other.core_.size);
+  }
+}
+
+template <class A>
+inline basic_string<A>& basic_string<A>::append(const char* s, size_type count) {
+  if (core_.is_heap()) {
+    const size_type sz = core_.size;
+    const size_type cap_low = core_.heap_capacity_low();
+    if (count <= cap_low - sz && sz <= cap_low) [[likely]] {
+      char* p = core_.ptr;
+      detail::copy_bytes(p + sz, s, count);
+      p[sz + count] = '\0';
+      core_.size = sz + count;
+      return *this;
+    }
+  } else {
+    const size_type left = core_.tag();
+    if (left > core::inline_capacity) __builtin_unreachable();
+    if (count <= left) [[likely]] {
+      const size_type sz = core::inline_capacity - left;
+      detail::copy_short(core_.bytes() + sz, s, count);
+      core_.set_inline_size(sz + count);
+      return *this;
+    }
+  }
+  return append_slow(s, count);
+}
+
+template <class A>
+inline int basic_string<A>::compare(const basic_string& str) const noexcept {
+  if (core::both_heap(core_, str.core_)) [[likely]] {
+    if (core_.size >= 8 && str.core_.size >= 8) {
+      std::uint64_t x, y;
+      std::memcpy(&x, core_.ptr, 8);
+      std::memcpy(&y, str.core_.ptr, 8);
+      if (x != y) return __builtin_bswap64(x) < __builtin_bswap64(y) ? -1 : 1;
+    }
+    return std::string_view(core_.ptr, core_.size)
+        .compare(std::string_view(str.core_.ptr, str.core_.size));
+  }
+  return view().compare(str.view());
+}
+
+template <class A>
+inline void basic_string<A>::init_copy(const char* s, size_type n) {
+  if (n <= core::inline_capacity) [[likely]] {
+    core_.set_inline_zeroed(n);
+    detail::copy_short(core_.bytes(), s, n);
+  } else {
+    init_heap_copy(s, n);
+  }
+}
+
+template <class A>
+inline void basic_string<A>::erase_raw(size_type pos, size_type n) noexcept {
+  const size_type sz = size();
+  char* p = data();
+  const size_type tail = sz - pos - n;
+  if (n && tail) std::memmove(p + pos, p + pos + n, tail);
+  core_.set_size_any(sz - n);
+}
+
+// Erases every ch / every char satisfying pred; returns how many. O(n).
+template <class A, class U>
+typename basic_string<A>::size_type erase(basic_string<A>& s, const U& value) {
+  const auto it = std::remove(s.begin(), s.end(), value);
+  const auto n = static_cast<typename basic_string<A>::size_type>(s.end() - it);
+  s.erase(it, s.end());
+  return n;
+}
+template <class A, class Pred>
+typename basic_string<A>::size_type erase_if(basic_string<A>& s, Pred pred) {
+  const auto it = std::remove_if(s.begin(), s.end(), pred);
+  const auto n = static_cast<typename basic_string<A>::size_type>(s.end() - it);
+  s.erase(it, s.end());
+  return n;
+}
+
+template <class A>
+inline auto basic_string<A>::copy(char* dest, size_type count, size_type pos) const -> size_type {
+  const std::string_view sv = substr_view(pos, count, "fl::string::copy");
+  if (!sv.empty()) std::memcpy(dest, sv.data(), sv.size());
+  return sv.size();
+}
+
+template <class A>
+inline void basic_string<A>::resize(size_type count, char ch) {
+  const size_type sz = size();
+  if (count > sz) {
+    append(count - sz, ch);
+  } else {
+    core_.set_size_any(count);
+  }
+}
+
 // ---- sizing ----
 
 // Bytes of the block that holds min_capacity chars and the terminator. With
@@ -27,33 +151,29 @@ inline bool points_into(const char* p, const char* first, const char* last) noex
 // becomes capacity; other allocators get multiples of 16 (what malloc-like
 // resources hand out anyway). Callers keep min_capacity <= max_size() < 2^63.
 template <class A>
-auto basic_string<A>::block_bytes(size_type min_capacity) noexcept -> size_type {
+inline auto basic_string<A>::block_bytes(size_type min_capacity) noexcept -> size_type {
   if constexpr (detail::is_pool_allocator_v<A>) {
-    return detail::pool_good_size(min_capacity + 1);
+    return detail::pool_block_capacity(min_capacity) + 1;
   } else {
     return (min_capacity + 16) & ~size_type{15};
   }
 }
 
-// Geometric growth for appends: at least double the old capacity (measured
-// against 1.5x on the append benchmarks: doubling makes fewer trips to the
-// allocator, and pool_reallocate extends large blocks in place), never past
-// max_size(). Throws std::length_error if new_size > max_size().
+// Growth for appends: detail::grown_capacity (string_core.hpp), the policy of
+// every fl text container. Throws std::length_error if new_size > max_size().
 template <class A>
-auto basic_string<A>::grown_capacity(size_type new_size) const -> size_type {
+inline auto basic_string<A>::grown_capacity(size_type new_size) const -> size_type {
   const size_type max = max_size();
   if (new_size > max) [[unlikely]]
     detail::throw_string_length_error("fl::string: length exceeds max_size()");
-  const size_type cap = capacity();
-  size_type want = cap < max / 2 ? 2 * cap : max;
-  return want > new_size ? want : new_size;
+  return detail::grown_capacity(capacity(), new_size, max);
 }
 
 // Moves the content [0, size()] to a block of at least new_size + 1 bytes
 // (geometric), returning the new data(). If src points into the old content it
 // is moved along. Strong guarantee: on std::bad_alloc nothing changed.
 template <class A>
-char* basic_string<A>::grow_keep(size_type new_size, const char*& src) {
+inline char* basic_string<A>::grow_keep(size_type new_size, const char*& src) {
   const size_type sz = size();
   const char* old = data();
   const bool rebase = src != nullptr && detail::points_into(src, old, old + sz);
@@ -62,18 +182,18 @@ char* basic_string<A>::grow_keep(size_type new_size, const char*& src) {
   if (bytes - 1 > max_size()) bytes = max_size() + 1;
   char* p;
   if constexpr (detail::is_pool_allocator_v<A>) {
-    if (rep_.is_heap()) {
+    if (core_.is_heap()) {
       // Large blocks grow in place when malloc can extend them.
-      p = static_cast<char*>(detail::pool_reallocate(rep_.ptr, heap_capacity() + 1, bytes));
-      rep_.set_heap(p, sz, bytes - 1);
+      p = static_cast<char*>(detail::pool_reallocate(core_.ptr, heap_capacity() + 1, bytes));
+      core_.set_heap(p, sz, bytes - 1);
       if (rebase) src = p + offset;
       return p;
     }
   }
   p = alloc_traits::allocate(alloc_, bytes);
   std::memcpy(p, old, sz + 1);
-  if (rep_.is_heap()) deallocate_block(rep_.ptr, heap_capacity());
-  rep_.set_heap(p, sz, bytes - 1);
+  if (core_.is_heap()) deallocate_block(core_.ptr, heap_capacity());
+  core_.set_heap(p, sz, bytes - 1);
   if (rebase) src = p + offset;
   return p;
 }
@@ -85,40 +205,40 @@ void basic_string<A>::reserve_slow(size_type new_cap) {
   const size_type bytes = block_bytes(new_cap);
   char* p;
   if constexpr (detail::is_pool_allocator_v<A>) {
-    if (rep_.is_heap()) {
-      p = static_cast<char*>(detail::pool_reallocate(rep_.ptr, heap_capacity() + 1, bytes));
-      rep_.set_heap(p, sz, bytes - 1);
+    if (core_.is_heap()) {
+      p = static_cast<char*>(detail::pool_reallocate(core_.ptr, heap_capacity() + 1, bytes));
+      core_.set_heap(p, sz, bytes - 1);
       return;
     }
   }
   p = alloc_traits::allocate(alloc_, bytes);
   std::memcpy(p, data(), sz + 1);
-  if (rep_.is_heap()) deallocate_block(rep_.ptr, heap_capacity());
-  rep_.set_heap(p, sz, bytes - 1);
+  if (core_.is_heap()) deallocate_block(core_.ptr, heap_capacity());
+  core_.set_heap(p, sz, bytes - 1);
 }
 
 template <class A>
 void basic_string<A>::shrink_to_fit() {
-  if (!rep_.is_heap()) return;
-  const size_type sz = rep_.size;
-  if (sz <= rep::inline_capacity) {
-    char* old = rep_.ptr;
+  if (!core_.is_heap()) return;
+  const size_type sz = core_.size;
+  if (sz <= core::inline_capacity) {
+    char* old = core_.ptr;
     const size_type cap = heap_capacity();
-    rep r;
+    core r;
     r.set_empty();
     std::memcpy(r.bytes(), old, sz);
     r.set_inline_size(sz);
     deallocate_block(old, cap);
-    rep_ = r;
+    core_ = r;
     return;
   }
   if (block_bytes(sz) < heap_capacity() + 1) {
     try {
       const size_type bytes = block_bytes(sz);
       char* p = alloc_traits::allocate(alloc_, bytes);
-      std::memcpy(p, rep_.ptr, sz + 1);
-      deallocate_block(rep_.ptr, heap_capacity());
-      rep_.set_heap(p, sz, bytes - 1);
+      std::memcpy(p, core_.ptr, sz + 1);
+      deallocate_block(core_.ptr, heap_capacity());
+      core_.set_heap(p, sz, bytes - 1);
     } catch (...) {
       // Non-binding request: keep the larger block.
     }
@@ -128,21 +248,21 @@ void basic_string<A>::shrink_to_fit() {
 // ---- construction ----
 
 template <class A>
-void basic_string<A>::init_heap_copy(const char* s, size_type n) {
+inline void basic_string<A>::init_heap_copy(const char* s, size_type n) {
   if (n > max_size()) detail::throw_string_length_error("fl::string::basic_string");
   const size_type bytes = block_bytes(n);
   char* p = alloc_traits::allocate(alloc_, bytes);
   std::memcpy(p, s, n);
   p[n] = '\0';
-  rep_.set_heap(p, n, bytes - 1);
+  core_.set_heap(p, n, bytes - 1);
 }
 
 template <class A>
-void basic_string<A>::init_fill(size_type n, char ch) {
-  if (n <= rep::inline_capacity) {
-    rep_.set_empty();
-    std::memset(rep_.bytes(), static_cast<unsigned char>(ch), n);
-    rep_.set_inline_size(n);
+inline void basic_string<A>::init_fill(size_type n, char ch) {
+  if (n <= core::inline_capacity) {
+    core_.set_empty();
+    std::memset(core_.bytes(), static_cast<unsigned char>(ch), n);
+    core_.set_inline_size(n);
     return;
   }
   if (n > max_size()) detail::throw_string_length_error("fl::string::basic_string");
@@ -150,7 +270,7 @@ void basic_string<A>::init_fill(size_type n, char ch) {
   char* p = alloc_traits::allocate(alloc_, bytes);
   std::memset(p, static_cast<unsigned char>(ch), n);
   p[n] = '\0';
-  rep_.set_heap(p, n, bytes - 1);
+  core_.set_heap(p, n, bytes - 1);
 }
 
 // The C++23 rvalue-substring constructors: reuse other's buffer when the
@@ -160,12 +280,12 @@ void basic_string<A>::init_from_rvalue(basic_string&& other, size_type pos, size
   const size_type sz = other.size();
   if (pos > sz) detail::throw_string_out_of_range("fl::string::basic_string", pos, sz);
   const size_type len = std::min(count, sz - pos);
-  if (!other.rep_.is_heap() || alloc_traits::is_always_equal::value || alloc_ == other.alloc_) {
-    rep_ = other.rep_;
-    other.rep_.set_empty();
+  if (!other.core_.is_heap() || alloc_traits::is_always_equal::value || alloc_ == other.alloc_) {
+    core_ = other.core_;
+    other.core_.set_empty();
     char* p = data();
     if (pos && len) std::memmove(p, p + pos, len);
-    rep_.set_size_any(len);
+    core_.set_size_any(len);
   } else {
     init_copy(other.data() + pos, len);
   }
@@ -175,10 +295,10 @@ template <class A>
 template <class E>
 void basic_string<A>::init_expr(const E& e) {
   const size_type n = static_cast<size_type>(e.size());
-  if (n <= rep::inline_capacity) {
-    rep_.set_empty();
-    e.write(rep_.bytes());
-    rep_.set_inline_size(n);
+  if (n <= core::inline_capacity) {
+    core_.set_empty();
+    e.write(core_.bytes());
+    core_.set_inline_size(n);
     return;
   }
   if (n > max_size()) detail::throw_string_length_error("fl::string::basic_string");
@@ -186,13 +306,13 @@ void basic_string<A>::init_expr(const E& e) {
   char* p = alloc_traits::allocate(alloc_, bytes);
   e.write(p);
   p[n] = '\0';
-  rep_.set_heap(p, n, bytes - 1);
+  core_.set_heap(p, n, bytes - 1);
 }
 
 // ---- assignment ----
 
 template <class A>
-basic_string<A>& basic_string<A>::operator=(const basic_string& other) {
+inline basic_string<A>& basic_string<A>::operator=(const basic_string& other) {
   if (this == &other) return *this;
   if constexpr (alloc_traits::propagate_on_container_copy_assignment::value) {
     if (!alloc_traits::is_always_equal::value && alloc_ != other.alloc_) free_storage();
@@ -201,24 +321,24 @@ basic_string<A>& basic_string<A>::operator=(const basic_string& other) {
   // Two distinct strings never overlap, so a plain copy is enough here. The
   // common case of a kept string (capacity that fits) falls through to a
   // copy without a library call for up to 64 bytes.
-  if (rep_.is_heap()) [[likely]] {
+  if (core_.is_heap()) [[likely]] {
     const size_type n = other.size();
     if (n <= heap_capacity()) [[likely]] {
-      char* p = rep_.ptr;
+      char* p = core_.ptr;
       detail::copy_bytes(p, other.data(), n);
       p[n] = '\0';
-      rep_.size = n;
+      core_.size = n;
       return *this;
     }
-  } else if (!other.rep_.is_heap()) {
-    rep_ = other.rep_;  // inline to inline: 24 bytes
+  } else if (!other.core_.is_heap()) {
+    core_ = other.core_;  // inline to inline: 24 bytes
     return *this;
   }
   return assign(other.data(), other.size());
 }
 
 template <class A>
-basic_string<A>& basic_string<A>::operator=(basic_string&& other) noexcept(
+inline basic_string<A>& basic_string<A>::operator=(basic_string&& other) noexcept(
     alloc_traits::propagate_on_container_move_assignment::value ||
     alloc_traits::is_always_equal::value) {
   if (this == &other) return *this;
@@ -227,13 +347,13 @@ basic_string<A>& basic_string<A>::operator=(basic_string&& other) noexcept(
     free_storage();
     if constexpr (alloc_traits::propagate_on_container_move_assignment::value)
       alloc_ = std::move(other.alloc_);
-    rep_.copy_words(other.rep_);
-    other.rep_.set_empty();
+    core_.copy_words(other.core_);
+    other.core_.set_empty();
   } else {
-    if (!other.rep_.is_heap() || alloc_ == other.alloc_) {
+    if (!other.core_.is_heap() || alloc_ == other.alloc_) {
       free_storage();
-      rep_.copy_words(other.rep_);
-      other.rep_.set_empty();
+      core_.copy_words(other.core_);
+      other.core_.set_empty();
     } else {
       assign(other.data(), other.size());  // different resources: copy
     }
@@ -245,11 +365,11 @@ basic_string<A>& basic_string<A>::operator=(basic_string&& other) noexcept(
 // memmove); otherwise allocates exactly (rounded to the size class), copies,
 // and only then frees the old block.
 template <class A>
-basic_string<A>& basic_string<A>::assign(const char* s, size_type n) {
+inline basic_string<A>& basic_string<A>::assign(const char* s, size_type n) {
   if (n <= capacity()) {
     char* p = data();
     if (n) std::memmove(p, s, n);
-    rep_.set_size_any(n);
+    core_.set_size_any(n);
     return *this;
   }
   if (n > max_size()) detail::throw_string_length_error("fl::string::assign");
@@ -257,8 +377,8 @@ basic_string<A>& basic_string<A>::assign(const char* s, size_type n) {
   char* p = alloc_traits::allocate(alloc_, bytes);
   std::memcpy(p, s, n);
   p[n] = '\0';
-  if (rep_.is_heap()) deallocate_block(rep_.ptr, heap_capacity());
-  rep_.set_heap(p, n, bytes - 1);
+  if (core_.is_heap()) deallocate_block(core_.ptr, heap_capacity());
+  core_.set_heap(p, n, bytes - 1);
   return *this;
 }
 
@@ -268,8 +388,8 @@ template <class A>
 template <class E>
 basic_string<A>& basic_string<A>::assign_expr(const E& e) {
   const size_type n = static_cast<size_type>(e.size());
-  if (n <= rep::inline_capacity) {
-    char tmp[rep::inline_capacity + 1];
+  if (n <= core::inline_capacity) {
+    char tmp[core::inline_capacity + 1];
     e.write(tmp);
     return assign(tmp, n);
   }
@@ -278,24 +398,35 @@ basic_string<A>& basic_string<A>::assign_expr(const E& e) {
   char* p = alloc_traits::allocate(alloc_, bytes);
   e.write(p);
   p[n] = '\0';
-  if (rep_.is_heap()) deallocate_block(rep_.ptr, heap_capacity());
-  rep_.set_heap(p, n, bytes - 1);
+  if (core_.is_heap()) deallocate_block(core_.ptr, heap_capacity());
+  core_.set_heap(p, n, bytes - 1);
   return *this;
 }
 
 // In place when the capacity suffices (the expression then reads only
-// [0, size()), which the write does not touch); otherwise a fresh block that
-// receives the old content and the expression before the old block is freed.
+// [0, size()), which the write does not touch), with one fast path per mode as
+// in append(const char*, n); otherwise a fresh block that receives the old
+// content and the expression before the old block is freed.
 template <class A>
 template <class E>
 basic_string<A>& basic_string<A>::append_expr(const E& e) {
   const size_type n = static_cast<size_type>(e.size());
-  const size_type sz = size();
-  if (n <= capacity() - sz) {
-    e.write(data() + sz);
-    rep_.set_size_any(sz + n);
+  if (core_.is_heap()) {
+    const size_type sz = core_.size;
+    if (n <= core_.heap_capacity() - sz) [[likely]] {
+      char* p = core_.ptr;
+      e.write(p + sz);
+      p[sz + n] = '\0';
+      core_.size = sz + n;
+      return *this;
+    }
+  } else if (n <= size_type{core_.tag()}) {  // the tag is the inline room
+    const size_type sz = core::inline_capacity - core_.tag();
+    e.write(core_.bytes() + sz);
+    core_.set_inline_size(sz + n);
     return *this;
   }
+  const size_type sz = size();
   if (n > max_size() - sz) detail::throw_string_length_error("fl::string::append");
   size_type bytes = block_bytes(grown_capacity(sz + n));
   if (bytes - 1 > max_size()) bytes = max_size() + 1;
@@ -303,8 +434,8 @@ basic_string<A>& basic_string<A>::append_expr(const E& e) {
   std::memcpy(p, data(), sz);
   e.write(p + sz);
   p[sz + n] = '\0';
-  if (rep_.is_heap()) deallocate_block(rep_.ptr, heap_capacity());
-  rep_.set_heap(p, sz + n, bytes - 1);
+  if (core_.is_heap()) deallocate_block(core_.ptr, heap_capacity());
+  core_.set_heap(p, sz + n, bytes - 1);
   return *this;
 }
 
@@ -314,8 +445,8 @@ basic_string<A>& basic_string<A>::append_expr(const E& e) {
 // and clamped n1 <= size() - pos. The source may lie inside *this (before or
 // after growth: grow_keep moves s along), and may straddle the replaced part.
 template <class A>
-basic_string<A>& basic_string<A>::replace_raw(size_type pos, size_type n1, const char* s,
-                                              size_type n2) {
+inline basic_string<A>& basic_string<A>::replace_raw(size_type pos, size_type n1, const char* s,
+                                                     size_type n2) {
   const size_type sz = size();
   if (n2 > n1 && n2 - n1 > max_size() - sz)
     detail::throw_string_length_error("fl::string::replace");
@@ -347,12 +478,13 @@ basic_string<A>& basic_string<A>::replace_raw(size_type pos, size_type n1, const
       std::memcpy(d + left, d + n2, n2 - left);
     }
   }
-  rep_.set_size_any(new_size);
+  core_.set_size_any(new_size);
   return *this;
 }
 
 template <class A>
-basic_string<A>& basic_string<A>::replace_fill(size_type pos, size_type n1, size_type n2, char ch) {
+inline basic_string<A>& basic_string<A>::replace_fill(size_type pos, size_type n1, size_type n2,
+                                                      char ch) {
   const size_type sz = size();
   if (n2 > n1 && n2 - n1 > max_size() - sz)
     detail::throw_string_length_error("fl::string::replace");
@@ -366,7 +498,7 @@ basic_string<A>& basic_string<A>::replace_fill(size_type pos, size_type n1, size
   const size_type tail = sz - pos - n1;
   if (tail && n1 != n2) std::memmove(d + n2, d + n1, tail);
   if (n2) std::memset(d, static_cast<unsigned char>(ch), n2);
-  rep_.set_size_any(new_size);
+  core_.set_size_any(new_size);
   return *this;
 }
 
@@ -381,7 +513,7 @@ basic_string<A>& basic_string<A>::append_slow(const char* s, size_type n) {
     detail::throw_string_length_error("fl::string::append");
   char* p = n <= capacity() - sz ? data() : grow_keep(sz + n, s);
   detail::copy_bytes(p + sz, s, n);
-  rep_.set_size_any(sz + n);
+  core_.set_size_any(sz + n);
   return *this;
 }
 
@@ -393,7 +525,7 @@ void basic_string<A>::push_back_slow(char ch) {
   const char* none = nullptr;
   char* p = grow_keep(sz + 1, none);
   p[sz] = ch;
-  rep_.set_size_any(sz + 1);
+  core_.set_size_any(sz + 1);
 }
 
 // Contiguous char ranges go straight to replace_raw (which handles a source
@@ -441,108 +573,7 @@ void basic_string<A>::resize_and_overwrite(size_type count, Operation op) {
   if (count > capacity()) reserve_slow(count);
   char* p = data();
   const auto r = std::move(op)(p, count);
-  rep_.set_size_any(static_cast<size_type>(r));
-}
-
-// ---- streams ----
-
-template <class A>
-std::ostream& operator<<(std::ostream& os, const basic_string<A>& s) {
-  return os << std::string_view(s);
-}
-
-// Skips leading whitespace (unless noskipws), then reads up to width() chars
-// (or max_size()) until whitespace; sets failbit when nothing was read and
-// eofbit at end of input, then resets width() to 0.
-template <class A>
-std::istream& operator>>(std::istream& is, basic_string<A>& s) {
-  std::ios_base::iostate state = std::ios_base::goodbit;
-  std::size_t extracted = 0;
-  const std::istream::sentry ok(is, false);
-  if (ok) {
-    try {
-      s.clear();
-      const std::streamsize w = is.width();
-      const std::size_t limit = w > 0 ? static_cast<std::size_t>(w) : s.max_size();
-      const auto& ct = std::use_facet<std::ctype<char>>(is.getloc());
-      std::streambuf* sb = is.rdbuf();
-      auto c = sb->sgetc();
-      char buf[128];
-      std::size_t nbuf = 0;
-      while (extracted < limit) {
-        if (std::istream::traits_type::eq_int_type(c, std::istream::traits_type::eof())) {
-          state |= std::ios_base::eofbit;
-          break;
-        }
-        const char ch = std::istream::traits_type::to_char_type(c);
-        if (ct.is(std::ctype_base::space, ch)) break;
-        buf[nbuf++] = ch;
-        if (nbuf == sizeof buf) {
-          s.append(buf, nbuf);
-          nbuf = 0;
-        }
-        ++extracted;
-        c = sb->snextc();
-      }
-      s.append(buf, nbuf);
-      is.width(0);
-    } catch (...) { state |= std::ios_base::badbit; }
-  }
-  if (extracted == 0) state |= std::ios_base::failbit;
-  if (state != std::ios_base::goodbit) is.setstate(state);
-  return is;
-}
-
-// Reads until delim (extracted, not stored), end of input (eofbit) or
-// max_size() chars (failbit); failbit also when nothing at all was extracted.
-template <class A>
-std::istream& getline(std::istream& is, basic_string<A>& s, char delim) {
-  std::ios_base::iostate state = std::ios_base::goodbit;
-  std::size_t extracted = 0;
-  const std::istream::sentry ok(is, true);
-  if (ok) {
-    try {
-      s.clear();
-      using tr = std::istream::traits_type;
-      const std::size_t limit = s.max_size();
-      std::streambuf* sb = is.rdbuf();
-      auto c = sb->sgetc();
-      const auto d = tr::to_int_type(delim);
-      char buf[128];
-      std::size_t nbuf = 0;
-      while (true) {
-        if (tr::eq_int_type(c, tr::eof())) {
-          state |= std::ios_base::eofbit;
-          break;
-        }
-        if (tr::eq_int_type(c, d)) {
-          ++extracted;
-          sb->sbumpc();
-          break;
-        }
-        if (s.size() + nbuf >= limit) {
-          state |= std::ios_base::failbit;
-          break;
-        }
-        buf[nbuf++] = tr::to_char_type(c);
-        if (nbuf == sizeof buf) {
-          s.append(buf, nbuf);
-          nbuf = 0;
-        }
-        ++extracted;
-        c = sb->snextc();
-      }
-      s.append(buf, nbuf);
-    } catch (...) { state |= std::ios_base::badbit; }
-  }
-  if (extracted == 0) state |= std::ios_base::failbit;
-  if (state != std::ios_base::goodbit) is.setstate(state);
-  return is;
-}
-
-template <class A>
-std::istream& getline(std::istream& is, basic_string<A>& s) {
-  return getline(is, s, is.widen('\n'));
+  core_.set_size_any(static_cast<size_type>(r));
 }
 
 }  // namespace fl

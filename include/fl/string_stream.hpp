@@ -1,0 +1,113 @@
+// fl/string_stream.hpp: the definitions of operator>> and fl::getline for
+// fl::basic_string with any allocator. fl::string and fl::pmr::string do not
+// need it (libfl holds their instances, declared in <fl/string.hpp>); include
+// it for a basic_string over an allocator of your own. It pulls in <istream>
+// and <locale>, which <fl/string.hpp> keeps out of every other user's build.
+//
+// Threads: as the stream and the string used.
+#pragma once
+
+#include <fl/string.hpp>
+
+#include <istream>
+#include <locale>
+
+namespace fl {
+
+// ---- streams ----
+
+// Skips leading whitespace (unless noskipws), then reads up to width() chars
+// (or max_size()) until whitespace; sets failbit when nothing was read and
+// eofbit at end of input, then resets width() to 0.
+template <class A>
+std::istream& operator>>(std::istream& is, basic_string<A>& s) {
+  std::ios_base::iostate state = std::ios_base::goodbit;
+  std::size_t extracted = 0;
+  const std::istream::sentry ok(is, false);
+  if (ok) {
+    try {
+      s.clear();
+      const std::streamsize w = is.width();
+      const std::size_t limit = w > 0 ? static_cast<std::size_t>(w) : s.max_size();
+      const auto& ct = std::use_facet<std::ctype<char>>(is.getloc());
+      std::streambuf* sb = is.rdbuf();
+      auto c = sb->sgetc();
+      char buf[128];
+      std::size_t nbuf = 0;
+      while (extracted < limit) {
+        if (std::istream::traits_type::eq_int_type(c, std::istream::traits_type::eof())) {
+          state |= std::ios_base::eofbit;
+          break;
+        }
+        const char ch = std::istream::traits_type::to_char_type(c);
+        if (ct.is(std::ctype_base::space, ch)) break;
+        buf[nbuf++] = ch;
+        if (nbuf == sizeof buf) {
+          s.append(buf, nbuf);
+          nbuf = 0;
+        }
+        ++extracted;
+        c = sb->snextc();
+      }
+      s.append(buf, nbuf);
+      is.width(0);
+    } catch (...) { state |= std::ios_base::badbit; }
+  }
+  if (extracted == 0) state |= std::ios_base::failbit;
+  if (state != std::ios_base::goodbit) is.setstate(state);
+  return is;
+}
+
+// Reads until delim (extracted, not stored), end of input (eofbit) or
+// max_size() chars (failbit); failbit also when nothing at all was extracted.
+template <class A>
+std::istream& getline(std::istream& is, basic_string<A>& s, char delim) {
+  std::ios_base::iostate state = std::ios_base::goodbit;
+  std::size_t extracted = 0;
+  const std::istream::sentry ok(is, true);
+  if (ok) {
+    try {
+      s.clear();
+      using tr = std::istream::traits_type;
+      const std::size_t limit = s.max_size();
+      std::streambuf* sb = is.rdbuf();
+      auto c = sb->sgetc();
+      const auto d = tr::to_int_type(delim);
+      char buf[128];
+      std::size_t nbuf = 0;
+      while (true) {
+        if (tr::eq_int_type(c, tr::eof())) {
+          state |= std::ios_base::eofbit;
+          break;
+        }
+        if (tr::eq_int_type(c, d)) {
+          ++extracted;
+          sb->sbumpc();
+          break;
+        }
+        if (s.size() + nbuf >= limit) {
+          state |= std::ios_base::failbit;
+          break;
+        }
+        buf[nbuf++] = tr::to_char_type(c);
+        if (nbuf == sizeof buf) {
+          s.append(buf, nbuf);
+          nbuf = 0;
+        }
+        ++extracted;
+        c = sb->snextc();
+      }
+      s.append(buf, nbuf);
+    } catch (...) { state |= std::ios_base::badbit; }
+  }
+  if (extracted == 0) state |= std::ios_base::failbit;
+  if (state != std::ios_base::goodbit) is.setstate(state);
+  return is;
+}
+
+template <class A>
+std::istream& getline(std::istream& is, basic_string<A>& s) {
+  return getline(is, s, is.widen('\n'));
+}
+
+}  // namespace fl
