@@ -33,7 +33,8 @@ void throw_string_at_out_of_range(std::size_t pos, std::size_t size) {
 void throw_string_length_error(const char* what) { throw std::length_error(what); }
 }  // namespace detail
 
-template class basic_string<pool_allocator<char>>;
+template class basic_string<
+    pool_allocator<char>>;  // every member; the cold ones are declared extern
 FL_STRING_STREAM_INSTANCES_(string, )
 FL_STRING_STREAM_INSTANCES_(pmr::string, )
 

@@ -187,7 +187,7 @@ TEST(StringCoreTest, StringAndBuilderGrowByTheSamePolicy) {
   fl::string_builder b;
   b.append('b');
   cap = b.capacity();
-  EXPECT_EQ(cap, fl::detail::pool_block_capacity(63));  // the builder's first block
+  EXPECT_EQ(cap, FL_STR_INLINE_CAPACITY);  // the builder is an fl::string: inline first
   growths = 0;
   for (int i = 0; i < 5000; ++i) {
     b.append("bb");

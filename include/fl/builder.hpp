@@ -9,11 +9,11 @@
 // When all pieces are known at once, fl::concat is simpler; to edit text in
 // place, use fl::string.
 //
-// A thin wrapper over fl::string (the builder is that string, kept in a heap
-// block once it holds text): growth is fl::string's (detail::grown_capacity,
-// at least doubling, rounded up to the pool's block size, the first block 63
-// chars), and a growth copies into a new block before the old one is freed, so
-// an argument may point into the builder itself (b.append(b.view())).
+// A thin wrapper over fl::string (the builder is that string): up to 23 chars
+// need no allocation, growth is fl::string's (detail::grown_capacity, at least
+// doubling, rounded up to the pool's block size), and a growth copies into a
+// new block before the old one is freed, so an argument may point into the
+// builder itself (b.append(b.view())).
 //
 // Threads: a plain value; do not use one builder from two threads at once.
 #pragma once
@@ -54,10 +54,7 @@ class string_builder {
         (detail::concat_argument<Args> && ...),
         "fl::string_builder::append: every argument must be text, char, bool, an integer or a "
         "floating-point number");
-    const auto pieces = detail::concat_pieces(args...);
-    if (!has_block()) [[unlikely]]
-      first_block(pieces.size());
-    text_.append(pieces);
+    text_.append(detail::concat_pieces(args...));
     return *this;
   }
   // b << x is b.append(x).
@@ -66,21 +63,24 @@ class string_builder {
     return append(x);
   }
 
-  // Room for at least `capacity` chars without further allocation. Throws
-  // std::bad_alloc or std::length_error (capacity > max_size()).
-  void reserve(size_type capacity) {
-    if (capacity > this->capacity())
-      text_.reserve(has_block() ? capacity : at_least_first(capacity));
-  }
+  // Room for at least `capacity` chars without further allocation (up to 23
+  // need no buffer). Throws std::bad_alloc or std::length_error (capacity >
+  // max_size()).
+  void reserve(size_type capacity) { text_.reserve(capacity); }
   // Forgets the text, keeps the buffer.
   void clear() noexcept { text_.clear(); }
 
   size_type size() const noexcept { return text_.size(); }
   size_type length() const noexcept { return text_.size(); }
   bool empty() const noexcept { return text_.empty(); }
-  // Chars the buffer holds; 0 while the builder has none (before the first
-  // append or reserve, and after build()).
-  size_type capacity() const noexcept { return has_block() ? text_.capacity() : 0; }
+  // Chars the builder holds without allocating; 0 while it holds nothing
+  // (an empty builder owns no buffer: before the first append or reserve,
+  // and after build()).
+  size_type capacity() const noexcept {
+    return text_.empty() && text_.capacity() <= detail::string_core::inline_capacity
+               ? 0
+               : text_.capacity();
+  }
   static constexpr size_type max_size() noexcept { return detail::pool_string_max_size; }
   // The text so far; valid until the next append, reserve or build.
   std::string_view view() const noexcept { return text_; }
@@ -97,22 +97,9 @@ class string_builder {
   }
 
  private:
-  // The first block holds 63 chars and the terminator: 64 bytes.
-  static constexpr size_type min_capacity = 63;
-
-  // Empty and inline until the first append or reserve; a heap block from
-  // then on (a longer capacity than inline means a block).
+  // The text: inline up to 23 chars, then a heap block that grows as
+  // fl::string's does.
   string text_;
-
-  bool has_block() const noexcept {
-    return text_.capacity() > detail::string_core::inline_capacity;
-  }
-  static size_type at_least_first(size_type n) noexcept {
-    return n > min_capacity ? n : min_capacity;
-  }
-  void first_block(size_type n) {
-    if (n != 0) text_.reserve(at_least_first(n));
-  }
 };
 
 }  // namespace fl

@@ -14,23 +14,17 @@
 // thread (the pool accepts frees from any thread).
 #pragma once
 
-#include <fl/detail/concat_fwd.hpp>
+#include <fl/detail/string_fwd.hpp>  // first: config, concat_fwd, find, pool, the traits
+
 #include <fl/detail/string_core.hpp>
-#include <fl/detail/string_fwd.hpp>
 #include <fl/detail/string_iterator.hpp>
-#include <fl/find.hpp>
-#include <fl/pool.hpp>
 
 #include <algorithm>
 #include <compare>
-#include <cstddef>
 #include <cstring>
 #include <initializer_list>
 #include <iosfwd>
-#include <iterator>
 #include <memory>
-#include <memory_resource>
-#include <ranges>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -646,6 +640,8 @@ class basic_string {
   basic_string& assign_expr(const E& e);
   template <class E>
   basic_string& append_expr(const E& e);
+  template <class E>
+  [[gnu::noinline]] basic_string& append_expr_grow(const E& e, size_type n);
   basic_string& replace_raw(size_type pos, size_type n1, const char* s, size_type n2);
   basic_string& replace_fill(size_type pos, size_type n1, size_type n2, char ch);
   [[gnu::noinline]] basic_string& append_slow(const char* s, size_type n);
@@ -750,9 +746,16 @@ std::istream& getline(std::istream&& is, basic_string<A>& s) {
   return getline(is, s);
 }
 
-// Compiled once, in src/string.cpp: the members of fl::string that are not
-// inline (the cold paths) and the extractors of both library string types.
-extern template class basic_string<pool_allocator<char>>;
+// Compiled once, in src/string.cpp: fl::string's cold paths and both library
+// types' extractors. Only cold members are extern: GCC does not inline the
+// members of a class declared `extern template`, and hot paths must inline.
+#define FL_STRING_COLD_INSTANCES_(S, EXTERN)                   \
+  EXTERN template S& S::append_slow(const char*, std::size_t); \
+  EXTERN template void S::push_back_slow(char);                \
+  EXTERN template void S::reserve_slow(std::size_t);           \
+  EXTERN template void S::shrink_to_fit();                     \
+  EXTERN template void S::init_from_rvalue(S&&, std::size_t, std::size_t);
+FL_STRING_COLD_INSTANCES_(string, extern)
 #define FL_STRING_STREAM_INSTANCES_(S, EXTERN)                    \
   EXTERN template std::istream& operator>>(std::istream&, S&);    \
   EXTERN template std::istream& getline(std::istream&, S&, char); \

@@ -151,7 +151,7 @@ inline void basic_string<A>::resize(size_type count, char ch) {
 // becomes capacity; other allocators get multiples of 16 (what malloc-like
 // resources hand out anyway). Callers keep min_capacity <= max_size() < 2^63.
 template <class A>
-inline auto basic_string<A>::block_bytes(size_type min_capacity) noexcept -> size_type {
+auto basic_string<A>::block_bytes(size_type min_capacity) noexcept -> size_type {
   if constexpr (detail::is_pool_allocator_v<A>) {
     return detail::pool_block_capacity(min_capacity) + 1;
   } else {
@@ -162,7 +162,7 @@ inline auto basic_string<A>::block_bytes(size_type min_capacity) noexcept -> siz
 // Growth for appends: detail::grown_capacity (string_core.hpp), the policy of
 // every fl text container. Throws std::length_error if new_size > max_size().
 template <class A>
-inline auto basic_string<A>::grown_capacity(size_type new_size) const -> size_type {
+auto basic_string<A>::grown_capacity(size_type new_size) const -> size_type {
   const size_type max = max_size();
   if (new_size > max) [[unlikely]]
     detail::throw_string_length_error("fl::string: length exceeds max_size()");
@@ -173,7 +173,7 @@ inline auto basic_string<A>::grown_capacity(size_type new_size) const -> size_ty
 // (geometric), returning the new data(). If src points into the old content it
 // is moved along. Strong guarantee: on std::bad_alloc nothing changed.
 template <class A>
-inline char* basic_string<A>::grow_keep(size_type new_size, const char*& src) {
+char* basic_string<A>::grow_keep(size_type new_size, const char*& src) {
   const size_type sz = size();
   const char* old = data();
   const bool rebase = src != nullptr && detail::points_into(src, old, old + sz);
@@ -248,7 +248,7 @@ void basic_string<A>::shrink_to_fit() {
 // ---- construction ----
 
 template <class A>
-inline void basic_string<A>::init_heap_copy(const char* s, size_type n) {
+void basic_string<A>::init_heap_copy(const char* s, size_type n) {
   if (n > max_size()) detail::throw_string_length_error("fl::string::basic_string");
   const size_type bytes = block_bytes(n);
   char* p = alloc_traits::allocate(alloc_, bytes);
@@ -258,7 +258,7 @@ inline void basic_string<A>::init_heap_copy(const char* s, size_type n) {
 }
 
 template <class A>
-inline void basic_string<A>::init_fill(size_type n, char ch) {
+void basic_string<A>::init_fill(size_type n, char ch) {
   if (n <= core::inline_capacity) {
     core_.set_empty();
     std::memset(core_.bytes(), static_cast<unsigned char>(ch), n);
@@ -312,7 +312,7 @@ void basic_string<A>::init_expr(const E& e) {
 // ---- assignment ----
 
 template <class A>
-inline basic_string<A>& basic_string<A>::operator=(const basic_string& other) {
+basic_string<A>& basic_string<A>::operator=(const basic_string& other) {
   if (this == &other) return *this;
   if constexpr (alloc_traits::propagate_on_container_copy_assignment::value) {
     if (!alloc_traits::is_always_equal::value && alloc_ != other.alloc_) free_storage();
@@ -338,7 +338,7 @@ inline basic_string<A>& basic_string<A>::operator=(const basic_string& other) {
 }
 
 template <class A>
-inline basic_string<A>& basic_string<A>::operator=(basic_string&& other) noexcept(
+basic_string<A>& basic_string<A>::operator=(basic_string&& other) noexcept(
     alloc_traits::propagate_on_container_move_assignment::value ||
     alloc_traits::is_always_equal::value) {
   if (this == &other) return *this;
@@ -365,7 +365,7 @@ inline basic_string<A>& basic_string<A>::operator=(basic_string&& other) noexcep
 // memmove); otherwise allocates exactly (rounded to the size class), copies,
 // and only then frees the old block.
 template <class A>
-inline basic_string<A>& basic_string<A>::assign(const char* s, size_type n) {
+basic_string<A>& basic_string<A>::assign(const char* s, size_type n) {
   if (n <= capacity()) {
     char* p = data();
     if (n) std::memmove(p, s, n);
@@ -405,27 +405,42 @@ basic_string<A>& basic_string<A>::assign_expr(const E& e) {
 
 // In place when the capacity suffices (the expression then reads only
 // [0, size()), which the write does not touch), with one fast path per mode as
-// in append(const char*, n); otherwise a fresh block that receives the old
-// content and the expression before the old block is freed.
+// in append(const char*, n); otherwise append_expr_grow.
 template <class A>
 template <class E>
-basic_string<A>& basic_string<A>::append_expr(const E& e) {
+inline basic_string<A>& basic_string<A>::append_expr(const E& e) {
   const size_type n = static_cast<size_type>(e.size());
   if (core_.is_heap()) {
     const size_type sz = core_.size;
     if (n <= core_.heap_capacity() - sz) [[likely]] {
+      // Room in a real block: below 2^62 bytes, past any 64-bit address
+      // space (48 or 57 bits). Saying so spares GCC's -Wrestrict false alarms
+      // about the huge writes it imagines for a view of max_size() chars.
+      if (n >= (std::size_t{1} << 62)) __builtin_unreachable();
       char* p = core_.ptr;
       e.write(p + sz);
       p[sz + n] = '\0';
       core_.size = sz + n;
       return *this;
     }
-  } else if (n <= size_type{core_.tag()}) {  // the tag is the inline room
-    const size_type sz = core::inline_capacity - core_.tag();
-    e.write(core_.bytes() + sz);
-    core_.set_inline_size(sz + n);
-    return *this;
+  } else {
+    const size_type left = core_.tag();  // inline: the room
+    if (left > core::inline_capacity) __builtin_unreachable();
+    if (n <= left) [[likely]] {
+      const size_type sz = core::inline_capacity - left;
+      e.write(core_.bytes() + sz);
+      core_.set_inline_size(sz + n);
+      return *this;
+    }
   }
+  return append_expr_grow(e, n);
+}
+
+// A fresh block receives the old content and the expression before the old
+// block is freed (the expression may read the old content).
+template <class A>
+template <class E>
+basic_string<A>& basic_string<A>::append_expr_grow(const E& e, size_type n) {
   const size_type sz = size();
   if (n > max_size() - sz) detail::throw_string_length_error("fl::string::append");
   size_type bytes = block_bytes(grown_capacity(sz + n));
@@ -445,8 +460,8 @@ basic_string<A>& basic_string<A>::append_expr(const E& e) {
 // and clamped n1 <= size() - pos. The source may lie inside *this (before or
 // after growth: grow_keep moves s along), and may straddle the replaced part.
 template <class A>
-inline basic_string<A>& basic_string<A>::replace_raw(size_type pos, size_type n1, const char* s,
-                                                     size_type n2) {
+basic_string<A>& basic_string<A>::replace_raw(size_type pos, size_type n1, const char* s,
+                                              size_type n2) {
   const size_type sz = size();
   if (n2 > n1 && n2 - n1 > max_size() - sz)
     detail::throw_string_length_error("fl::string::replace");
@@ -483,8 +498,7 @@ inline basic_string<A>& basic_string<A>::replace_raw(size_type pos, size_type n1
 }
 
 template <class A>
-inline basic_string<A>& basic_string<A>::replace_fill(size_type pos, size_type n1, size_type n2,
-                                                      char ch) {
+basic_string<A>& basic_string<A>::replace_fill(size_type pos, size_type n1, size_type n2, char ch) {
   const size_type sz = size();
   if (n2 > n1 && n2 - n1 > max_size() - sz)
     detail::throw_string_length_error("fl::string::replace");
