@@ -59,12 +59,16 @@ namespace {
 // end.
 bool append_flat_grow(edge& root, std::string_view text) {
   chunk* c = static_cast<chunk*>(root.p);
+  // The longest flat chunk: its capacity + 1 still fits a size_t with room.
+  constexpr std::size_t flat_max = std::size_t{1} << 62;
   const std::size_t need = root.len + text.size();
-  if (need < root.len || need > (std::size_t{1} << 62))
-    throw std::length_error("fl::rope: too long");
+  if (need < root.len || need > flat_max) throw std::length_error("fl::rope: too long");
+  // Growth is fl::string's policy (grown_capacity), capped at a leaf while
+  // the rope is small.
   if (need <= leaf_max_bytes) {
     const std::size_t cap =
-        std::min(leaf_max_bytes, std::max({need, root.len * 2, append_cap(need, 0)}));
+        std::min(leaf_max_bytes,
+                 std::max(grown_capacity(root.len, need, leaf_max_bytes), append_cap(need, 0)));
     chunk* f = new_chunk(cap);
     std::memcpy(f->data, leaf_text(root).data(), root.len);
     std::memcpy(f->data + root.len, text.data(), text.size());
@@ -73,7 +77,7 @@ bool append_flat_grow(edge& root, std::string_view text) {
     root = edge{f, 0, need};
     return true;
   }
-  const std::size_t cap = std::max(need, root.len * 2);
+  const std::size_t cap = grown_capacity(root.len, need, flat_max);
   if (c->kind == node_kind::chunk_adopted && root.off == 0 && !overlaps(text, c)) {
     c->data = static_cast<char*>(rope_reallocate(c->data, c->cap + 1, cap + 1));
     c->cap = cap;

@@ -21,6 +21,7 @@
 #pragma once
 
 #include <fl/detail/rope_node.hpp>
+#include <fl/detail/string_core.hpp>
 #include <fl/pool.hpp>
 #include <fl/rope.hpp>
 
