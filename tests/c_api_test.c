@@ -15,15 +15,7 @@
 #include <unistd.h>
 #include <wchar.h>
 
-static int failures = 0;
-
-#define CHECK(cond)                                                            \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-      ++failures;                                                              \
-    }                                                                          \
-  } while (0)
+#include "c_check.h"
 
 /* s holds exactly the n bytes at p, and is terminated. */
 static int holds(const fl_str* s, const char* p, size_t n) {

@@ -21,14 +21,7 @@ _Static_assert(FL_STR_HEAP_FLAG == (size_t)1 << 63, "the heap flag is the capaci
 _Static_assert((FL_STR_EMPTY_CAP_WORD >> FL_STR_TAG_SHIFT) == FL_STR_INLINE_CAPACITY,
                "an empty string's tag is 23");
 
-static int failures = 0;
-#define CHECK(cond)                                                            \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-      ++failures;                                                              \
-    }                                                                          \
-  } while (0)
+#include "c_check.h"
 
 static size_t word(const fl_str* s, int i) {
   size_t w;

@@ -14,6 +14,30 @@
 
 namespace fl {
 
+namespace detail {
+// Chars read from a stream go to the string 128 at a time, not one append
+// per char; the extractors flush what is pending when the read ends.
+template <class A>
+class stream_append_buffer {
+ public:
+  explicit stream_append_buffer(basic_string<A>& s) noexcept : s_(s) {}
+  std::size_t pending() const noexcept { return n_; }
+  void put(char ch) {
+    buf_[n_++] = ch;
+    if (n_ == sizeof buf_) flush();
+  }
+  void flush() {
+    s_.append(buf_, n_);
+    n_ = 0;
+  }
+
+ private:
+  basic_string<A>& s_;
+  char buf_[128];
+  std::size_t n_ = 0;
+};
+}  // namespace detail
+
 // ---- streams ----
 
 // Skips leading whitespace (unless noskipws), then reads up to width() chars
@@ -32,8 +56,7 @@ std::istream& operator>>(std::istream& is, basic_string<A>& s) {
       const auto& ct = std::use_facet<std::ctype<char>>(is.getloc());
       std::streambuf* sb = is.rdbuf();
       auto c = sb->sgetc();
-      char buf[128];
-      std::size_t nbuf = 0;
+      detail::stream_append_buffer<A> out(s);
       while (extracted < limit) {
         if (std::istream::traits_type::eq_int_type(c, std::istream::traits_type::eof())) {
           state |= std::ios_base::eofbit;
@@ -41,15 +64,11 @@ std::istream& operator>>(std::istream& is, basic_string<A>& s) {
         }
         const char ch = std::istream::traits_type::to_char_type(c);
         if (ct.is(std::ctype_base::space, ch)) break;
-        buf[nbuf++] = ch;
-        if (nbuf == sizeof buf) {
-          s.append(buf, nbuf);
-          nbuf = 0;
-        }
+        out.put(ch);
         ++extracted;
         c = sb->snextc();
       }
-      s.append(buf, nbuf);
+      out.flush();
       is.width(0);
     } catch (...) { state |= std::ios_base::badbit; }
   }
@@ -73,8 +92,7 @@ std::istream& getline(std::istream& is, basic_string<A>& s, char delim) {
       std::streambuf* sb = is.rdbuf();
       auto c = sb->sgetc();
       const auto d = tr::to_int_type(delim);
-      char buf[128];
-      std::size_t nbuf = 0;
+      detail::stream_append_buffer<A> out(s);
       while (true) {
         if (tr::eq_int_type(c, tr::eof())) {
           state |= std::ios_base::eofbit;
@@ -85,19 +103,15 @@ std::istream& getline(std::istream& is, basic_string<A>& s, char delim) {
           sb->sbumpc();
           break;
         }
-        if (s.size() + nbuf >= limit) {
+        if (s.size() + out.pending() >= limit) {
           state |= std::ios_base::failbit;
           break;
         }
-        buf[nbuf++] = tr::to_char_type(c);
-        if (nbuf == sizeof buf) {
-          s.append(buf, nbuf);
-          nbuf = 0;
-        }
+        out.put(tr::to_char_type(c));
         ++extracted;
         c = sb->snextc();
       }
-      s.append(buf, nbuf);
+      out.flush();
     } catch (...) { state |= std::ios_base::badbit; }
   }
   if (extracted == 0) state |= std::ios_base::failbit;
