@@ -139,19 +139,14 @@ consteval std::array<std::uint16_t, pool_class_count> pool_make_class_batch() {
     if (n > pool_batch_max_blocks) n = pool_batch_max_blocks;
     if (n * pool_class_size[c] > pool_batch_budget_bytes)
       n = pool_batch_budget_bytes / pool_class_size[c];
+    // At least 2, so a consumer's class (limit one batch) has room again
+    // after its overflow hands the list on.
     b[c] = static_cast<std::uint16_t>(n < 2 ? 2 : n);
   }
   return b;
 }
 inline constexpr std::array<std::uint16_t, pool_class_count> pool_class_batch =
     pool_make_class_batch();
-consteval bool pool_batches_hold_two() {
-  for (std::size_t c = 0; c < pool_class_count; ++c)
-    if (pool_class_batch[c] < 2) return false;
-  return true;
-}
-static_assert(pool_batches_hold_two(),
-              "a consumer's class (limit one batch) always has room after an overflow");
 
 struct pool_free_block {
   pool_free_block* next;
@@ -203,17 +198,32 @@ void pool_deallocate_slow(void* p, std::size_t bytes) noexcept;
 std::size_t pool_good_size_large(std::size_t bytes) noexcept;
 [[nodiscard]] void* pool_reallocate_slow(void* p, std::size_t old_bytes, std::size_t new_bytes);
 
+// The fast paths' two list operations, shared by allocate, deallocate and
+// reallocate: pop needs a non-empty list, push a class with room.
+[[gnu::always_inline]] inline pool_free_block* pool_pop(pool_thread_cache& t,
+                                                        std::size_t c) noexcept {
+  pool_free_block* b = t.head[c];
+  FL_POOL_UNPOISON(b, pool_class_size[c]);
+  t.head[c] = b->next;
+  ++t.room[c];
+  ++t.hits[c];
+  return b;
+}
+[[gnu::always_inline]] inline void pool_push(pool_thread_cache& t, std::size_t c,
+                                             void* p) noexcept {
+  pool_free_block* b = static_cast<pool_free_block*>(p);
+  b->next = t.head[c];
+  t.head[c] = b;
+  --t.room[c];
+  FL_POOL_POISON(b, pool_class_size[c]);
+}
+
 [[nodiscard]] inline void* pool_allocate(std::size_t bytes) {
   if (bytes <= pool_max_cached_bytes) [[likely]] {
     const std::size_t c = pool_class_index(bytes);
     pool_thread_cache& t = pool_tls;
-    if (pool_free_block* b = t.head[c]) [[likely]] {
-      FL_POOL_UNPOISON(b, pool_class_size[c]);
-      t.head[c] = b->next;
-      ++t.room[c];
-      ++t.hits[c];
-      return b;
-    }
+    if (t.head[c] != nullptr) [[likely]]
+      return pool_pop(t, c);
   }
   return pool_allocate_slow(bytes);
 }
@@ -223,11 +233,7 @@ inline void pool_deallocate(void* p, std::size_t bytes) noexcept {
     const std::size_t c = pool_class_index(bytes);
     pool_thread_cache& t = pool_tls;
     if (t.room[c] != 0) [[likely]] {
-      pool_free_block* b = static_cast<pool_free_block*>(p);
-      b->next = t.head[c];
-      t.head[c] = b;
-      --t.room[c];
-      FL_POOL_POISON(b, pool_class_size[c]);
+      pool_push(t, c, p);
       return;
     }
   }
@@ -247,22 +253,14 @@ inline void pool_deallocate(void* p, std::size_t bytes) noexcept {
     const std::size_t to = pool_class_index(new_bytes);
     if (from == to) return p;
     pool_thread_cache& t = pool_tls;
-    pool_free_block* b = t.head[to];
-    if (b != nullptr && t.room[from] != 0) [[likely]] {
-      FL_POOL_UNPOISON(b, pool_class_size[to]);
-      t.head[to] = b->next;
-      ++t.room[to];
-      ++t.hits[to];
+    if (t.head[to] != nullptr && t.room[from] != 0) [[likely]] {
+      pool_free_block* b = pool_pop(t, to);
       std::size_t n = old_bytes < new_bytes ? old_bytes : new_bytes;
       // Hide the bound from GCC, which would otherwise expand the copy as
       // `rep movsq` (see pool_reallocate_slow).
       asm("" : "+r"(n));
       __builtin_memcpy(b, p, n);
-      pool_free_block* old = static_cast<pool_free_block*>(p);
-      old->next = t.head[from];
-      t.head[from] = old;
-      --t.room[from];
-      FL_POOL_POISON(old, pool_class_size[from]);
+      pool_push(t, from, p);
       return b;
     }
   }
