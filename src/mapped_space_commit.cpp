@@ -175,6 +175,106 @@ void mark_committed(space_state& s, std::uint64_t old_pages, const std::vector<l
 }
 
 }  // namespace
+
+// Writes the record of commit `m` (changed page runs `runs`) at s.log_head,
+// opening or creating the log first; not flushed. Returns its size. Where the
+// record ends past the bytes the log file has, zeros follow it up to the next
+// size step (doubling, up to log_bound), so later records overwrite written
+// blocks and their flush has no block allocation or file size to record.
+std::uint64_t write_record(space_state& s, const space_meta& m, const std::vector<log_extent>& runs) {
+  if (!s.log_fd) {
+    s.log_fd = unique_fd(::open(s.log_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666));
+    if (!s.log_fd) throw_errno(s.log_path, "open of the log", errno);
+    struct stat sb;
+    if (::fstat(s.log_fd.get(), &sb) != 0) throw_errno(s.log_path, "fstat", errno);
+    s.log_written = static_cast<std::uint64_t>(sb.st_size);
+    s.log_name_durable = false;
+  }
+  if (s.durable && !s.log_name_durable) {
+    // The log's directory entry, once, before the first durable commit uses it.
+    fsync_parent(s.log_path);
+    s.log_name_durable = true;
+  }
+  if (!s.log_open) s.log_head = 0;  // a new run starts at 0
+  std::uint64_t data_bytes = 0;
+  for (const log_extent& r : runs) data_bytes += r.length;
+  const std::size_t ext_bytes = runs.size() * sizeof(log_extent);
+  const std::uint64_t head_bytes = record_head_bytes(runs.size());
+  std::vector<std::byte> head(static_cast<std::size_t>(head_bytes));
+  log_record h{};
+  std::memcpy(h.magic, record_magic, sizeof h.magic);
+  h.format_version = space_format_version;
+  h.byte_order = byte_order_mark;
+  h.uuid = m.uuid;
+  h.generation = m.generation;
+  h.extent_count = runs.size();
+  h.data_bytes = data_bytes;
+  h.record_bytes = head_bytes + data_bytes;
+  std::uint32_t data_crc = 0;
+  for (const log_extent& r : runs) data_crc = crc32c(s.base + r.offset, r.length, data_crc);
+  h.data_crc = data_crc;
+  std::memcpy(head.data(), &h, sizeof h);
+  std::memcpy(head.data() + sizeof h, &m, sizeof m);
+  if (ext_bytes) std::memcpy(head.data() + sizeof h + sizeof m, runs.data(), ext_bytes);
+  h.head_crc = crc32c(head.data() + sizeof h, sizeof m + ext_bytes, crc32c(&h, record_crc_span));
+  std::memcpy(head.data(), &h, sizeof h);
+
+  static const std::byte zeros[65536] = {};
+  const std::uint64_t end = s.log_head + h.record_bytes;
+  std::uint64_t fill_to = end;
+  if (end > s.log_written) {
+    fill_to = std::max(end, std::min(std::max<std::uint64_t>(2 * s.log_written, sizeof zeros),
+                                     log_bound));
+    fill_to = round_up(fill_to, sizeof zeros);
+  }
+  std::vector<iovec> iov;
+  iov.reserve(1 + runs.size() + (fill_to - end) / sizeof zeros + 1);
+  iov.push_back({head.data(), head.size()});
+  for (const log_extent& r : runs) iov.push_back({s.base + r.offset, r.length});
+  for (std::uint64_t at = end; at < fill_to;) {
+    const std::uint64_t n = std::min<std::uint64_t>(sizeof zeros, fill_to - at);
+    iov.push_back({const_cast<std::byte*>(zeros), n});
+    at += n;
+  }
+  if (const int e = pwritev_all(s.log_fd.get(), iov.data(), iov.size(), s.log_head))
+    throw_errno(s.log_path, "write of the log", e);
+  s.log_written = std::max(s.log_written, fill_to);
+  return h.record_bytes;
+}
+
+void write_slot(space_state& s, space_meta m, bool log_bit) {
+  const int slot = 1 - s.newest_slot;
+  const std::uint32_t seq = (s.meta_seq + 1) & meta_seq_mask;
+  m.format_version = space_format_version;
+  m.state = seq << 1 | (log_bit ? meta_log_bit : 0u);
+  m.crc = meta_crc(m);
+  if (const int e = pwrite_all(s.fd.get(), &m, sizeof m, static_cast<std::uint64_t>(slot) * space_page))
+    throw_errno(s.path, "write of the meta page", e);
+  if (s.durable) {
+    if (const int e = sync_data(s.fd.get())) throw_errno(s.path, "fdatasync", e);
+  }
+  s.data_unflushed = false;
+  s.newest_slot = slot;
+  s.meta_seq = seq;
+}
+
+int checkpoint(space_state& s) noexcept {
+  if (!s.log_open) return 0;
+  if (s.in_place_failed) return EIO;
+  if (s.durable && s.data_unflushed) {
+    if (const int e = sync_data(s.fd.get())) return e;
+  }
+  s.data_unflushed = false;
+  try {
+    write_slot(s, s.committed, false);
+  } catch (...) {
+    return EIO;
+  }
+  s.log_open = false;
+  s.log_head = 0;
+  return 0;
+}
+
 }  // namespace detail
 
 const std::byte* mapped_space::checked(fptr<const void> p, std::uint64_t bytes) const {
@@ -224,6 +324,9 @@ std::uint32_t zero_page_crc() {
 
 void mapped_space::sync() {
   detail::space_state& s = *st_;
+  if (s.log_head >= detail::log_bound) {
+    if (const int e = detail::checkpoint(s)) detail::throw_errno(s.path, "checkpoint", e);
+  }
   // Pages the committed table covers; without a table (the commit that
   // created the file) every page but the meta pages is recomputed.
   const std::uint64_t old_pages =
@@ -272,70 +375,38 @@ void mapped_space::sync() {
   if (!s.fresh.empty() && s.durable) {
     if (const int e = detail::sync_data(s.fd.get())) detail::throw_errno(s.path, "fdatasync", e);
   }
-  // 1. The log: header page (with the new meta), extent table, page images.
-  if (!s.log_fd) {
-    s.log_fd = detail::unique_fd(::open(s.log_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666));
-    if (!s.log_fd) detail::throw_errno(s.log_path, "open of the log", errno);
-    s.log_name_durable = false;
-  }
-  if (s.durable && !s.log_name_durable) {
-    // The log's directory entry, once, before the first durable commit uses it.
-    detail::fsync_parent(s.log_path);
-    s.log_name_durable = true;
-  }
-  std::uint64_t data_bytes = 0;
-  for (const log_extent& r : runs) data_bytes += r.length;
-  const std::size_t ext_bytes = runs.size() * sizeof(log_extent);
-  std::uint32_t body = detail::crc32c(runs.data(), ext_bytes);
-  for (const log_extent& r : runs) body = detail::crc32c(s.base + r.offset, r.length, body);
-  detail::log_header h{};
-  std::memcpy(h.magic, detail::log_magic, sizeof h.magic);
-  h.format_version = detail::space_format_version;
-  h.byte_order = detail::byte_order_mark;
-  h.uuid = m.uuid;
-  h.generation = m.generation;
-  h.extent_count = runs.size();
-  h.data_bytes = data_bytes;
-  h.body_crc = body;
-  h.header_crc = detail::crc32c(&m, sizeof m, detail::crc32c(&h, detail::log_header_crc_span));
-  std::byte head[space_page] = {};
-  std::memcpy(head, &h, sizeof h);
-  std::memcpy(head + detail::log_meta_offset, &m, sizeof m);
-  const int lfd = s.log_fd.get();
-  if (const int e = detail::pwrite_all(lfd, head, sizeof head, 0))
-    detail::throw_errno(s.log_path, "write of the log", e);
-  if (const int e = detail::pwrite_all(lfd, runs.data(), ext_bytes, detail::log_extents_offset))
-    detail::throw_errno(s.log_path, "write of the log", e);
-  // The page images start at the next page boundary (the gap is not read).
-  std::uint64_t at = detail::round_up(detail::log_extents_offset + ext_bytes, space_page);
-  for (const log_extent& r : runs) {
-    if (const int e = detail::pwrite_all(lfd, s.base + r.offset, r.length, at))
-      detail::throw_errno(s.log_path, "write of the log", e);
-    at += r.length;
-  }
+  // 1. The record, flushed: the commit point when the newest meta slot
+  // already sends recovery to the log.
+  const std::uint64_t record_bytes = detail::write_record(s, m, runs);
   if (s.durable) {
-    if (const int e = detail::sync_data(lfd))
+    if (const int e = detail::sync_data(s.log_fd.get()))
       detail::throw_errno(s.log_path, "fdatasync of the log", e);
   }
-  // 2. The pages in place, then the meta slot of this generation.
-  const int fd = s.fd.get();
-  for (const log_extent& r : runs) {
-    if (const int e = detail::pwrite_all(fd, s.base + r.offset, r.length, r.offset))
-      detail::throw_errno(s.path, "write", e);
-  }
-  if (const int e = detail::pwrite_all(fd, &m, sizeof m, (m.generation % 2) * space_page))
-    detail::throw_errno(s.path, "write of the meta page", e);
-  if (s.durable) {
-    if (const int e = detail::sync_data(fd)) detail::throw_errno(s.path, "fdatasync", e);
-  }
-  // 3. The private copies now equal the file: drop them, so that the page
-  // tables show only changes made after this commit.
-  for (const log_extent& r : runs) ::madvise(s.base + r.offset, r.length, MADV_DONTNEED);
+  // The first record of a run: a meta slot naming it is the commit point.
+  if (!s.log_open) detail::write_slot(s, m, true);
+  s.log_open = true;
+  s.log_head += record_bytes;
   const std::uint64_t before_pages = s.committed.file_size / space_page;
   s.committed = m;
   s.fresh.clear();
+  std::uint64_t data_bytes = 0;
+  for (const log_extent& r : runs) data_bytes += r.length;
   s.last_sync_pages = data_bytes / space_page;
   detail::mark_committed(s, before_pages, runs);
+  // 2. The pages in place, not flushed: the log holds them until a
+  // checkpoint. After a failed write the private copies stay (the next
+  // commit finds, logs and writes them again) and no checkpoint runs.
+  const int fd = s.fd.get();
+  s.data_unflushed = true;
+  s.in_place_failed = true;
+  for (const log_extent& r : runs) {
+    if (const int e = detail::pwrite_all(fd, s.base + r.offset, r.length, r.offset))
+      detail::throw_errno(s.path, "write (the commit is durable in the log)", e);
+  }
+  s.in_place_failed = false;
+  // 3. The private copies now equal the file: drop them, so that the page
+  // tables show only changes made after this commit.
+  for (const log_extent& r : runs) ::madvise(s.base + r.offset, r.length, MADV_DONTNEED);
 }
 
 void mapped_space::rollback() {
@@ -368,12 +439,19 @@ void mapped_space::verify() const {
   } guard{map, file_bytes};
   const auto* f = static_cast<const std::byte*>(map);
 
-  space_meta m;
-  std::memcpy(&m, f + (s.committed.generation % 2) * space_page, sizeof m);
+  // The slots on disk name the committed state, or (meta_log_bit) an earlier
+  // commit of the log's run that leads to it.
+  const detail::meta_slots slots = detail::read_slots(f);
+  if (slots.newest < 0) detail::fail(s, "verify: " + slots.why[0]);
+  const space_meta& disk = slots.meta[slots.newest];
+  const bool logged = (disk.state & detail::meta_log_bit) != 0;
+  if (disk.uuid != s.committed.uuid ||
+      (logged ? disk.generation > s.committed.generation
+              : disk.generation != s.committed.generation))
+    detail::fail(s, "verify: meta page changed under the space");
+  const space_meta& m = s.committed;
   if (const std::string why = detail::check_meta(m, file_bytes); !why.empty())
     detail::fail(s, "verify: " + why);
-  if (m.generation != s.committed.generation)
-    detail::fail(s, "verify: meta page changed under the space");
   const detail::space_alloc_state& a = m.alloc;
   const std::uint64_t pages = m.file_size / space_page;
 

@@ -29,6 +29,18 @@ struct space_state {
   unique_fd fd;      // the data file, locked (flock LOCK_EX) while open
   unique_fd log_fd;  // opened (and created) by the first sync
   bool log_name_durable = false;
+  // The log: where the next record goes, and the bytes of the file known
+  // written (records overwrite them; past it a record is followed by zeros,
+  // so that later records overwrite written blocks: see write_record).
+  std::uint64_t log_head = 0;
+  std::uint64_t log_written = 0;
+  // The meta slots on disk: the newest one's index and write count, and
+  // whether it has meta_log_bit (commits since it are in the log only).
+  int newest_slot = 0;
+  std::uint32_t meta_seq = 0;
+  bool log_open = false;
+  bool data_unflushed = false;   // pages written in place since the last fdatasync of the file
+  bool in_place_failed = false;  // a commit's in-place write failed: no checkpoint until redone
   // Page runs past the committed file that write_fresh() wrote to the file
   // directly since the last commit (clean in the mapping, so not logged).
   std::vector<log_extent> fresh;  // the directory holding log_fd's name was fsynced
@@ -89,7 +101,10 @@ inline void store_u64(std::byte* base, std::uint64_t off, std::uint64_t v) noexc
   std::memcpy(base + off, &v, sizeof v);
 }
 
-inline std::uint32_t meta_crc(const space_meta& m) noexcept { return crc32c(&m, meta_crc_span); }
+inline std::uint32_t meta_crc(const space_meta& m) noexcept {
+  const std::uint32_t c = crc32c(&m, meta_crc_span);
+  return m.format_version == 1 ? c : crc32c(&m.state, sizeof m.state, c);
+}
 
 // ---- mapped_space_open.cpp ----
 
@@ -100,7 +115,30 @@ space_meta make_meta(std::uint64_t uuid, std::uint64_t generation, std::uint64_t
                      const space_alloc_state& a);
 void fsync_parent(const std::filesystem::path& p);
 
+// The two meta slots as read from a file: each one's meta and, if it is not
+// valid, why (check_meta without the size check, and the page's padding);
+// `newest` is the slot of the newest state (by write count, then generation),
+// or -1 with `why[0]` the reason when neither slot can be used.
+struct meta_slots {
+  space_meta meta[2];
+  std::string why[2];
+  int newest = -1;
+};
+meta_slots read_slots(const std::byte* two_pages);
+
 // ---- mapped_space_commit.cpp ----
+
+// Writes the log record of commit `m` (changed runs `runs`) at the log's
+// head, unflushed; returns its size (see mapped_space_commit.cpp).
+std::uint64_t write_record(space_state& s, const space_meta& m, const std::vector<log_extent>& runs);
+// Writes `m` with `log_bit` into the older meta slot and flushes the file
+// (when durable): the one way a meta reaches its slot after creation.
+void write_slot(space_state& s, space_meta m, bool log_bit);
+// If commits since the newest meta slot are in the log only: flushes the data
+// file, writes the committed meta into a slot without meta_log_bit and starts
+// the log again from 0. Returns 0 or the errno of the failed step (the state
+// on disk is then still complete; the log stays in use).
+int checkpoint(space_state& s) noexcept;
 
 // Checks the committed pages under [off, off + len) against the page CRC
 // table, once each (see mapped_space::checked).

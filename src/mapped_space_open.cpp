@@ -30,16 +30,18 @@ std::string check_meta(const space_meta& m, std::uint64_t file_bytes) {
   if (std::memcmp(m.magic, space_magic, sizeof m.magic) != 0)
     return "not an fl::mapped_space file (bad magic)";
   if (m.byte_order != byte_order_mark) return "written on a machine of the other byte order";
-  if (m.format_version != space_format_version)
+  if (m.format_version < space_oldest_version || m.format_version > space_format_version)
     return "format version " + std::to_string(m.format_version) +
            (m.format_version > space_format_version ? " is newer than" : " is not") +
-           " the supported version " + std::to_string(space_format_version);
+           " the supported versions " + std::to_string(space_oldest_version) + " to " +
+           std::to_string(space_format_version);
   if (m.word_bits != word_bits)
     return "written with " + std::to_string(m.word_bits) + "-bit words, this build uses " +
            std::to_string(word_bits);
   if (m.page_size != space_page || m.class_count != space_class_count)
     return "page size or class count differs";
-  if (meta_crc(m) != m.crc || m.reserved != 0) return "meta page checksum mismatch (damaged)";
+  if (meta_crc(m) != m.crc || (m.format_version == 1 && m.state != 0))
+    return "meta page checksum mismatch (damaged)";
   const space_alloc_state& a = m.alloc;
   if (m.file_size % space_page != 0 || m.file_size < initial_file_size)
     return "meta page: bad file size";
@@ -73,99 +75,43 @@ std::string check_meta(const space_meta& m, std::uint64_t file_bytes) {
 }
 
 namespace {
+bool all_zero(const std::byte* p, std::size_t n) noexcept;
+}  // namespace
 
-// The valid meta slot the file's state is, and the log to replay if any.
-struct open_choice {
-  space_meta meta;
-  bool replay = false;
-};
-
-// Reads the log; true if it holds commit `want_gen` of file `uuid`, with
-// every byte checked. Fills `meta` and `extents`. Any invalid log is "no log":
-// it is a commit that did not finish, or belongs to another file.
-bool read_log(const space_state& s, int log_fd, std::uint64_t uuid, std::uint64_t want_gen,
-              space_meta& meta, std::vector<log_extent>& extents) {
-  // The header page first: a log of an earlier commit (the usual case) is
-  // rejected by it, before anything else is read.
-  std::vector<std::byte> page(space_page);
-  if (pread_full(log_fd, page.data(), space_page, 0) != static_cast<long long>(space_page))
-    return false;
-  log_header h;
-  std::memcpy(&h, page.data(), sizeof h);
-  std::memcpy(&meta, page.data() + log_meta_offset, sizeof meta);
-  if (std::memcmp(h.magic, log_magic, sizeof h.magic) != 0 || h.byte_order != byte_order_mark ||
-      h.format_version != space_format_version || h.uuid != uuid || h.generation != want_gen)
-    return false;
-  if (crc32c(&meta, sizeof meta, crc32c(&h, log_header_crc_span)) != h.header_crc) return false;
-  if (meta.generation != want_gen || meta.uuid != uuid) return false;
-  struct stat sb;
-  if (::fstat(log_fd, &sb) != 0) return false;
-  const auto len = static_cast<std::uint64_t>(sb.st_size);
-  if (len < space_page) return false;
-  if (!check_meta(meta, meta.file_size).empty()) return false;
-  if (h.extent_count > (len - log_extents_offset) / sizeof(log_extent)) return false;
-  const std::uint64_t data_off =
-      round_up(log_extents_offset + h.extent_count * sizeof(log_extent), space_page);
-  if (data_off > len || h.data_bytes > len - data_off) return false;
-  extents.resize(h.extent_count);
-  const std::size_t ext_bytes = extents.size() * sizeof(log_extent);
-  if (pread_full(log_fd, extents.data(), ext_bytes, log_extents_offset) !=
-      static_cast<long long>(ext_bytes))
-    return false;
-  std::uint64_t sum = 0;
-  std::uint64_t prev_end = space_data_start;
-  for (const log_extent& e : extents) {
-    if (e.offset % space_page != 0 || e.length % space_page != 0 || e.length == 0 ||
-        e.offset < prev_end || e.offset > meta.file_size || meta.file_size - e.offset < e.length)
-      return false;
-    prev_end = e.offset + e.length;
-    sum += e.length;
+meta_slots read_slots(const std::byte* two_pages) {
+  meta_slots r;
+  for (int i = 0; i < 2; ++i) {
+    const std::byte* page = two_pages + static_cast<std::size_t>(i) * space_page;
+    std::memcpy(&r.meta[i], page, sizeof r.meta[i]);
+    r.why[i] = check_meta(r.meta[i], ~std::uint64_t{0});
+    // The rest of the page is zeros; nothing else covers it.
+    if (r.why[i].empty() && !all_zero(page + sizeof(space_meta), space_page - sizeof(space_meta)))
+      r.why[i] = "meta page padding is not zero (damaged)";
   }
-  if (sum != h.data_bytes) return false;
-  std::uint32_t crc = crc32c(extents.data(), ext_bytes);
-  std::vector<std::byte> buf(
-      static_cast<std::size_t>(std::min<std::uint64_t>(copy_chunk, h.data_bytes)));
-  for (std::uint64_t done = 0; done < h.data_bytes;) {
-    const std::size_t n =
-        static_cast<std::size_t>(std::min<std::uint64_t>(copy_chunk, h.data_bytes - done));
-    if (pread_full(log_fd, buf.data(), n, data_off + done) != static_cast<long long>(n))
-      return false;
-    crc = crc32c(buf.data(), n, crc);
-    done += n;
+  if (!r.why[0].empty() && !r.why[1].empty()) {
+    if (r.why[0] != r.why[1])
+      r.why[0] = "both meta pages invalid (slot 0: " + r.why[0] + "; slot 1: " + r.why[1] + ")";
+    return r;
   }
-  (void)s;
-  return crc == h.body_crc;
+  if (!r.why[0].empty() || !r.why[1].empty()) {
+    r.newest = r.why[0].empty() ? 0 : 1;
+    return r;
+  }
+  // Both valid: the newest was written last, so its count is the other's
+  // plus one; equal counts (format 1, or a new file) go by generation.
+  const space_meta &a = r.meta[0], &b = r.meta[1];
+  const std::uint32_t d = ((a.state >> 1) - (b.state >> 1)) & meta_seq_mask;
+  r.newest = d == 1 ? 0 : d == meta_seq_mask ? 1 : d == 0 && a.generation != b.generation
+                                                      ? (a.generation > b.generation ? 0 : 1)
+                                                      : -1;
+  if (r.newest < 0 || a.uuid != b.uuid || r.meta[r.newest].generation < r.meta[1 - r.newest].generation) {
+    r.newest = -1;
+    r.why[0] = "meta pages disagree (damaged)";
+  }
+  return r;
 }
 
-// Writes the logged commit into the data file and makes it durable.
-void replay_log(const space_state& s, int log_fd, const space_meta& meta,
-                const std::vector<log_extent>& extents) {
-  const std::uint64_t data_off =
-      round_up(log_extents_offset + extents.size() * sizeof(log_extent), space_page);
-  struct stat sb;
-  if (::fstat(s.fd.get(), &sb) != 0) throw_errno(s.path, "fstat", errno);
-  if (static_cast<std::uint64_t>(sb.st_size) < meta.file_size &&
-      ::ftruncate(s.fd.get(), static_cast<off_t>(meta.file_size)) != 0)
-    throw_errno(s.path, "ftruncate (log replay)", errno);
-  std::vector<std::byte> buf(copy_chunk);
-  std::uint64_t src = data_off;
-  for (const log_extent& e : extents) {
-    for (std::uint64_t done = 0; done < e.length;) {
-      const std::size_t n =
-          static_cast<std::size_t>(std::min<std::uint64_t>(copy_chunk, e.length - done));
-      if (pread_full(log_fd, buf.data(), n, src) != static_cast<long long>(n))
-        fail(s, "log shrank during replay");
-      if (const int err = pwrite_all(s.fd.get(), buf.data(), n, e.offset + done))
-        throw_errno(s.path, "write (log replay)", err);
-      src += n;
-      done += n;
-    }
-  }
-  if (const int err =
-          pwrite_all(s.fd.get(), &meta, sizeof meta, (meta.generation % 2) * space_page))
-    throw_errno(s.path, "write of the meta page (log replay)", err);
-  if (const int err = sync_data(s.fd.get())) throw_errno(s.path, "fdatasync (log replay)", err);
-}
+namespace {
 
 // True if the `n` bytes at p are all zero (a word at a time).
 bool all_zero(const std::byte* p, std::size_t n) noexcept {
@@ -179,54 +125,189 @@ bool all_zero(const std::byte* p, std::size_t n) noexcept {
   return any == 0;
 }
 
-// Picks the committed state of an open, locked data file; replays the log
-// when it holds the next commit (then sets `replayed`). Never writes unless a
-// valid log is replayed.
-space_meta choose_meta(space_state& s, std::uint64_t file_bytes, bool& replayed) {
-  space_meta slot[2];
-  std::string why[2];
-  // Both meta pages in one read.
-  std::vector<std::byte> pages(2 * space_page);
-  if (pread_full(s.fd.get(), pages.data(), pages.size(), 0) != static_cast<long long>(pages.size()))
-    throw_errno(s.path, "read of the meta pages", errno ? errno : EIO);
-  for (int i = 0; i < 2; ++i) {
-    const std::byte* page = pages.data() + static_cast<std::size_t>(i) * space_page;
-    std::memcpy(&slot[i], page, sizeof slot[i]);
-    why[i] = check_meta(slot[i], file_bytes);
-    if (why[i].empty() && slot[i].generation % 2 != static_cast<std::uint64_t>(i))
-      why[i] = "meta page in the wrong slot (damaged)";
-    // The rest of the page is zeros; nothing else covers it.
-    if (why[i].empty() && !all_zero(page + sizeof(space_meta), space_page - sizeof(space_meta)))
-      why[i] = "meta page padding is not zero (damaged)";
-  }
-  if (!why[0].empty() && !why[1].empty()) {
-    if (why[0] == why[1]) fail(s, why[0]);
-    fail(s, "both meta pages invalid (slot 0: " + why[0] + "; slot 1: " + why[1] + ")");
-  }
-  const int best = !why[0].empty()   ? 1
-                   : !why[1].empty() ? 0
-                                     : (slot[1].generation > slot[0].generation ? 1 : 0);
-  const space_meta& m = slot[best];
-  const bool other_ok = why[1 - best].empty();
-  if (other_ok && (slot[1 - best].uuid != m.uuid || m.generation - slot[1 - best].generation != 1))
-    fail(s, "meta pages disagree (damaged)");
+// A record of the log, checked: its place, head and extents.
+struct record {
+  std::uint64_t at = 0;
+  log_record head{};
+  space_meta meta{};
+  std::vector<log_extent> extents;
+};
 
-  // A log holding generation m + 1 is a commit that was durable in the log
-  // but maybe not in place: finish it.
-  unique_fd log(::open(s.log_path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (log) {
-    space_meta next;
-    std::vector<log_extent> extents;
-    if (read_log(s, log.get(), m.uuid, m.generation + 1, next, extents)) {
-      replay_log(s, log.get(), next, extents);
-      replayed = true;
-      return next;
+// Reads the record at `at` of the log; true if it holds commit `gen` of file
+// `uuid` with every byte checked (both CRCs, the meta, every extent inside
+// the meta's file size, in order).
+bool read_record(int log_fd, std::uint64_t log_bytes, std::uint64_t at, std::uint64_t uuid,
+                 std::uint64_t gen, record& r) {
+  if (at >= log_bytes || log_bytes - at < space_page) return false;
+  std::vector<std::byte> page(space_page);
+  if (pread_full(log_fd, page.data(), space_page, at) != static_cast<long long>(space_page))
+    return false;
+  std::memcpy(&r.head, page.data(), sizeof r.head);
+  const log_record& h = r.head;
+  if (std::memcmp(h.magic, record_magic, sizeof h.magic) != 0 || h.byte_order != byte_order_mark ||
+      h.format_version != space_format_version || h.uuid != uuid || h.generation != gen)
+    return false;
+  const std::uint64_t room = log_bytes - at;
+  if (h.extent_count > room / sizeof(log_extent)) return false;
+  const std::uint64_t head_bytes = record_head_bytes(h.extent_count);
+  if (head_bytes > room || h.data_bytes > room - head_bytes ||
+      h.record_bytes != head_bytes + h.data_bytes)
+    return false;
+  std::vector<std::byte> head(static_cast<std::size_t>(head_bytes));
+  std::memcpy(head.data(), page.data(), space_page);
+  if (head_bytes > space_page &&
+      pread_full(log_fd, head.data() + space_page, head_bytes - space_page, at + space_page) !=
+          static_cast<long long>(head_bytes - space_page))
+    return false;
+  const std::size_t ext_bytes = static_cast<std::size_t>(h.extent_count) * sizeof(log_extent);
+  std::uint32_t crc = crc32c(head.data(), record_crc_span);
+  crc = crc32c(head.data() + sizeof h, sizeof(space_meta) + ext_bytes, crc);
+  if (crc != h.head_crc) return false;
+  std::memcpy(&r.meta, head.data() + sizeof h, sizeof r.meta);
+  if (r.meta.generation != gen || r.meta.uuid != uuid || !check_meta(r.meta, r.meta.file_size).empty())
+    return false;
+  r.extents.resize(static_cast<std::size_t>(h.extent_count));
+  std::memcpy(r.extents.data(), head.data() + sizeof h + sizeof(space_meta), ext_bytes);
+  std::uint64_t sum = 0;
+  std::uint64_t prev_end = space_data_start;
+  for (const log_extent& e : r.extents) {
+    if (e.offset % space_page != 0 || e.length % space_page != 0 || e.length == 0 ||
+        e.offset < prev_end || e.offset > r.meta.file_size || r.meta.file_size - e.offset < e.length)
+      return false;
+    prev_end = e.offset + e.length;
+    sum += e.length;
+  }
+  if (sum != h.data_bytes) return false;
+  std::vector<std::byte> buf(static_cast<std::size_t>(std::min<std::uint64_t>(copy_chunk, sum)));
+  crc = 0;
+  for (std::uint64_t done = 0; done < sum;) {
+    const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(copy_chunk, sum - done));
+    if (pread_full(log_fd, buf.data(), n, at + head_bytes + done) != static_cast<long long>(n))
+      return false;
+    crc = crc32c(buf.data(), n, crc);
+    done += n;
+  }
+  r.at = at;
+  return crc == h.data_crc;
+}
+
+// After the last valid record of a run (ending at `from`): a later record of
+// the same file and run means a record in between was damaged, and the
+// commits after it would be lost. Looks at every page boundary past `from`.
+void check_no_later_record(const space_state& s, int log_fd, std::uint64_t log_bytes,
+                           std::uint64_t from, std::uint64_t uuid, std::uint64_t next_gen) {
+  std::vector<std::byte> buf(copy_chunk);
+  for (std::uint64_t at = from; at < log_bytes;) {
+    const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(copy_chunk, log_bytes - at));
+    const long long got = pread_full(log_fd, buf.data(), n, at);
+    if (got <= 0) return;
+    for (std::size_t k = 0; k + sizeof(log_record) <= static_cast<std::size_t>(got); k += space_page) {
+      log_record h;
+      std::memcpy(&h, buf.data() + k, sizeof h);
+      if (std::memcmp(h.magic, record_magic, sizeof h.magic) != 0 || h.uuid != uuid ||
+          h.generation <= next_gen || h.generation - next_gen > (std::uint64_t{1} << 32))
+        continue;
+      record r;
+      if (read_record(log_fd, log_bytes, at + k, uuid, h.generation, r))
+        fail(s, "the log record of commit " + std::to_string(next_gen) + " is damaged (" +
+                    s.log_path.string() + " holds commit " + std::to_string(h.generation) +
+                    " after it at offset " + hex(at + k) + ")");
+    }
+    at += static_cast<std::uint64_t>(got);
+  }
+}
+
+// Writes the records into the data file, in order, and flushes it.
+void replay(const space_state& s, int log_fd, const std::vector<record>& run) {
+  const std::uint64_t size = run.back().meta.file_size;
+  struct stat sb;
+  if (::fstat(s.fd.get(), &sb) != 0) throw_errno(s.path, "fstat", errno);
+  if (static_cast<std::uint64_t>(sb.st_size) < size &&
+      ::ftruncate(s.fd.get(), static_cast<off_t>(size)) != 0)
+    throw_errno(s.path, "ftruncate (log replay)", errno);
+  std::vector<std::byte> buf(copy_chunk);
+  for (const record& r : run) {
+    std::uint64_t src = r.at + record_head_bytes(r.extents.size());
+    for (const log_extent& e : r.extents) {
+      for (std::uint64_t done = 0; done < e.length;) {
+        const std::size_t n =
+            static_cast<std::size_t>(std::min<std::uint64_t>(copy_chunk, e.length - done));
+        if (pread_full(log_fd, buf.data(), n, src) != static_cast<long long>(n))
+          fail(s, "log shrank during replay");
+        if (const int err = pwrite_all(s.fd.get(), buf.data(), n, e.offset + done))
+          throw_errno(s.path, "write (log replay)", err);
+        src += n;
+        done += n;
+      }
     }
   }
-  // Without such a log, one invalid slot is damage, not an interrupted commit
-  // (a commit writes its slot only after the log holding it is durable).
-  if (!other_ok) fail(s, "meta page " + std::to_string(1 - best) + ": " + why[1 - best]);
-  return m;
+  if (const int err = sync_data(s.fd.get())) throw_errno(s.path, "fdatasync (log replay)", err);
+}
+
+// A format-1 file whose log holds the commit after its meta: format 1 wrote
+// that commit in place only after its log was durable, so the file may hold
+// part of it. Refused: a build of format 1 finishes it.
+void refuse_unfinished_v1(const space_state& s, const space_meta& m) {
+  unique_fd log(::open(s.log_path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!log) return;
+  log_header_v1 h;
+  if (pread_full(log.get(), &h, sizeof h, 0) != static_cast<long long>(sizeof h)) return;
+  if (std::memcmp(h.magic, log_magic_v1, sizeof h.magic) == 0 && h.format_version == 1 &&
+      h.uuid == m.uuid && h.generation == m.generation + 1)
+    fail(s, "format 1 file with an unfinished commit in " + s.log_path.string() +
+                ": open it once with a build that writes format 1 to finish the commit");
+}
+
+// Picks the committed state of an open, locked data file. When the newest
+// meta slot has meta_log_bit (or the other slot is torn), replays the run of
+// records the log holds from offset 0, then writes the final state into a
+// slot (sets `replayed`). Never writes unless a valid run is replayed.
+space_meta choose_meta(space_state& s, std::uint64_t file_bytes, bool& replayed) {
+  std::vector<std::byte> pages(2 * space_page);  // both meta pages in one read
+  if (pread_full(s.fd.get(), pages.data(), pages.size(), 0) != static_cast<long long>(pages.size()))
+    throw_errno(s.path, "read of the meta pages", errno ? errno : EIO);
+  const meta_slots slots = read_slots(pages.data());
+  if (slots.newest < 0) fail(s, slots.why[0]);
+  const int n = slots.newest, o = 1 - n;
+  const space_meta& m = slots.meta[n];
+  s.newest_slot = n;
+  s.meta_seq = m.state >> 1;
+  const bool log_bit = (m.state & meta_log_bit) != 0;
+  if (!log_bit && slots.why[o].empty()) {
+    if (const std::string why = check_meta(m, file_bytes); !why.empty()) fail(s, why);
+    if (m.format_version == 1) refuse_unfinished_v1(s, m);
+    return m;
+  }
+  // The log is needed: it holds the commits since the newest slot, or the
+  // commit whose slot write was torn (the other slot; its record was durable
+  // before the write began). Anything else is damage.
+  const std::uint64_t first = log_bit ? m.generation : m.generation + 1;
+  const std::string missing =
+      log_bit ? "the log " + s.log_path.string() + " does not hold commit " +
+                    std::to_string(first) + ", which the meta page names (missing or damaged)"
+              : "meta page " + std::to_string(o) + ": " + slots.why[o];
+  unique_fd log(::open(s.log_path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!log) fail(s, missing);
+  struct stat sb;
+  if (::fstat(log.get(), &sb) != 0) throw_errno(s.log_path, "fstat", errno);
+  const auto log_bytes = static_cast<std::uint64_t>(sb.st_size);
+  std::vector<record> run;
+  for (std::uint64_t at = 0, gen = first;; ++gen) {
+    record r;
+    if (!read_record(log.get(), log_bytes, at, m.uuid, gen, r)) {
+      if (run.empty()) fail(s, missing);
+      check_no_later_record(s, log.get(), log_bytes, at, m.uuid, gen);
+      break;
+    }
+    at += r.head.record_bytes;
+    run.push_back(std::move(r));
+  }
+  replay(s, log.get(), run);
+  space_meta last = run.back().meta;
+  s.newest_slot = n;
+  write_slot(s, last, false);
+  replayed = true;
+  return last;
 }
 
 std::uint64_t random_uuid() {
@@ -408,9 +489,22 @@ mapped_space::mapped_space(mapped_space&& o) noexcept
       remaps_(std::exchange(o.remaps_, 0)),
       st_(std::move(o.st_)) {}
 
+namespace {
+
+// A clean close: the commits the log alone holds go to the data file and a
+// meta slot (detail::checkpoint), so the next open reads no log. A failure
+// leaves them in the log, where the next open finds them.
+void close_space(detail::space_state* s) noexcept {
+  if (s == nullptr || s->base == nullptr) return;
+  (void)detail::checkpoint(*s);
+  ::munmap(s->base, s->reserve);
+}
+
+}  // namespace
+
 mapped_space& mapped_space::operator=(mapped_space&& o) noexcept {
   if (this != &o) {
-    if (st_ && st_->base) ::munmap(st_->base, st_->reserve);
+    close_space(st_.get());
     base_ = std::exchange(o.base_, nullptr);
     size_ = std::exchange(o.size_, 0);
     remaps_ = std::exchange(o.remaps_, 0);
@@ -419,9 +513,7 @@ mapped_space& mapped_space::operator=(mapped_space&& o) noexcept {
   return *this;
 }
 
-mapped_space::~mapped_space() {
-  if (st_ && st_->base) ::munmap(st_->base, st_->reserve);
-}
+mapped_space::~mapped_space() { close_space(st_.get()); }
 
 bool mapped_space::created() const noexcept { return st_->created; }
 const std::filesystem::path& mapped_space::path() const noexcept { return st_->path; }

@@ -14,6 +14,7 @@
 #include <string>
 
 #include <fcntl.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 namespace fl::detail {
@@ -60,6 +61,34 @@ inline int pwrite_all(int fd, const void* data, std::size_t n, std::uint64_t off
     p += w;
     n -= static_cast<std::size_t>(w);
     off += static_cast<std::uint64_t>(w);
+  }
+  return 0;
+}
+
+// Writes every buffer of `iov` (which it consumes) at `off`, in order, with
+// as few calls as IOV_MAX allows; returns 0 or the errno of the failure.
+inline int pwritev_all(int fd, iovec* iov, std::size_t count, std::uint64_t off) noexcept {
+  constexpr std::size_t max_iov = 1024;  // IOV_MAX on Linux
+  while (count > 0) {
+    const ssize_t w = ::pwritev(fd, iov, static_cast<int>(count < max_iov ? count : max_iov),
+                                static_cast<off_t>(off));
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    if (w == 0) return EIO;
+    off += static_cast<std::uint64_t>(w);
+    for (auto left = static_cast<std::size_t>(w); left > 0 || (count > 0 && iov->iov_len == 0);) {
+      const std::size_t take = left < iov->iov_len ? left : iov->iov_len;
+      iov->iov_base = static_cast<char*>(iov->iov_base) + take;
+      iov->iov_len -= take;
+      left -= take;
+      if (iov->iov_len == 0) {
+        ++iov;
+        --count;
+        if (count == 0) break;
+      }
+    }
   }
   return 0;
 }

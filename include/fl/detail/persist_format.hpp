@@ -46,8 +46,9 @@ inline constexpr std::size_t value_crc_span = 32;  // header bytes the CRC cover
 // ---- fl::mapped_space data file ------------------------------------------
 // Offsets are bytes from the start of the file; the mapping starts at 0, so
 // an fptr's offset is its file offset.
-//   [0, 4096)       meta slot 0   (written by commits of even generation)
-//   [4096, 8192)    meta slot 1   (odd generation)
+//   [0, 4096)       meta slot 0
+//   [4096, 8192)    meta slot 1   (each write goes to the slot not holding the
+//                   newest meta, and is flushed before the next one)
 //   [8192, top)     blocks, carved in order; the first at 8200
 //   [top, size)     zeros, not yet carved
 // A block starts at an offset = 8 (mod 16) with an 8-byte block_header, so
@@ -55,9 +56,11 @@ inline constexpr std::size_t value_crc_span = 32;  // header bytes the CRC cover
 inline constexpr std::uint64_t space_page = 4096;  // unit of meta slots, CRC table, growth
 inline constexpr std::uint64_t space_data_start = 2 * space_page;
 inline constexpr std::uint64_t space_first_block = space_data_start + 8;
-inline constexpr std::uint32_t space_format_version = 1;
+// Version 2 added the redo log of records and the meta's `state`; version 1
+// files (state 0) are read and become version 2 on their first commit.
+inline constexpr std::uint32_t space_format_version = 2;
+inline constexpr std::uint32_t space_oldest_version = 1;
 inline constexpr char space_magic[8] = {'f', 'l', '.', 's', 'p', 'a', 'c', 'e'};
-inline constexpr char log_magic[8] = {'f', 'l', '.', 's', 'l', 'o', 'g', '\0'};
 
 // Size classes: 16, 32, ..., 128 (8 classes), then 4 per doubling (2^k +
 // j * 2^(k-2), j = 1..4) up to 2^46. A request of n bytes (header included)
@@ -126,39 +129,72 @@ struct space_meta {
   std::uint32_t class_count;  // space_class_count
   std::uint32_t table_crc;    // CRC-32C of the page-CRC table's first file_size/4096 entries
   std::uint64_t uuid;         // random, fixed at creation; ties the log to the file
-  std::uint64_t generation;   // commits so far; slot = generation % 2
+  std::uint64_t generation;   // commits so far
   std::uint64_t file_size;    // committed data file size (multiple of space_page)
   space_alloc_state alloc;
-  std::uint32_t crc;  // CRC-32C of every byte before this field
-  std::uint32_t reserved;
+  std::uint32_t crc;    // CRC-32C of every byte before this field, then of `state`
+  std::uint32_t state;  // meta_log_bit | slot writes << 1 (version 1: 0, outside the CRC)
 };
 static_assert(std::is_trivially_copyable_v<space_meta> && sizeof(space_meta) <= space_page);
 inline constexpr std::size_t meta_crc_span = offsetof(space_meta, crc);
+// state bit 0: the log holds this meta's commit as the first record at offset
+// 0, then the commits after it; the newest state is the last valid record.
+// Clear: the data file alone is the state and the log is not read.
+// Bits 1..31 count the slot writes (mod 2^31): the newest slot's count is the
+// other's plus one (a format-1 pair has 0 in both: the higher generation).
+inline constexpr std::uint32_t meta_log_bit = 1;
+inline constexpr std::uint32_t meta_seq_mask = 0x7FFFFFFFu;
 
 // ---- redo log "<path>-log" -----------------------------------------------
-//   [0, 4096)           log_header, then the new meta (at offset 1024)
-//   [4096, 4096 + 16n)  n extents: file offset and length, both multiples of 4096
-//   data                the extents' bytes, in order, from the next 4096 boundary
-struct log_header {
+// An append-only run of commit records from offset 0, reused from 0 after each
+// checkpoint. A record, each part starting where the previous ends:
+//   log_record (64 bytes), the new meta (sizeof(space_meta)), n extents
+//   (file offset and length, both multiples of 4096), zeros to a 4096 boundary
+//   the extents' bytes, in order
+// Records of one run have consecutive generations; the run starts with the
+// generation the newest meta slot names (see meta_log_bit), so a record left
+// from an earlier run (a smaller generation) is never taken for part of it.
+inline constexpr char record_magic[8] = {'f', 'l', '.', 's', 'r', 'e', 'c', '\0'};
+struct log_record {
   char magic[8];
   std::uint32_t format_version;
   std::uint32_t byte_order;
   std::uint64_t uuid;        // the data file's
-  std::uint64_t generation;  // the commit it holds (= meta.generation)
+  std::uint64_t generation;  // the commit it holds (= its meta's generation)
   std::uint64_t extent_count;
-  std::uint64_t data_bytes;  // sum of extent lengths
-  std::uint32_t body_crc;    // CRC-32C of the extent table, then of the data
-  std::uint32_t header_crc;  // CRC-32C of bytes [0, 52) and of the meta image
+  std::uint64_t data_bytes;    // sum of extent lengths
+  std::uint64_t record_bytes;  // the whole record: head rounded to 4096, then data_bytes
+  std::uint32_t data_crc;      // CRC-32C of the extents' bytes
+  std::uint32_t head_crc;      // CRC-32C of bytes [0, 60), the meta image and the extent table
 };
-static_assert(sizeof(log_header) == 56);
-inline constexpr std::size_t log_header_crc_span = offsetof(log_header, header_crc);
-inline constexpr std::uint64_t log_meta_offset = 1024;
-inline constexpr std::uint64_t log_extents_offset = space_page;
+static_assert(sizeof(log_record) == 64 && std::is_trivially_copyable_v<log_record>);
+inline constexpr std::size_t record_crc_span = offsetof(log_record, head_crc);
+// Bytes of a record before its page images.
+constexpr std::uint64_t record_head_bytes(std::uint64_t extents) noexcept {
+  return (sizeof(log_record) + sizeof(space_meta) + extents * 16 + space_page - 1) / space_page *
+         space_page;
+}
 struct log_extent {
   std::uint64_t offset;
   std::uint64_t length;
 };
 static_assert(sizeof(log_extent) == 16);
+// A commit that ends its record at or past this offset of the log makes the
+// next commit start with a checkpoint (the data file flushed, the log reused
+// from 0): it bounds the log and the replay after a crash.
+inline constexpr std::uint64_t log_bound = std::uint64_t{4} << 20;
+
+// Format 1 kept one commit in the log, behind this header (the old log's
+// first bytes); a format-1 file is read, and refused only while such a log
+// holds a commit it never finished (log generation = meta generation + 1).
+inline constexpr char log_magic_v1[8] = {'f', 'l', '.', 's', 'l', 'o', 'g', '\0'};
+struct log_header_v1 {
+  char magic[8];
+  std::uint32_t format_version;
+  std::uint32_t byte_order;
+  std::uint64_t uuid;
+  std::uint64_t generation;
+};
 
 constexpr std::uint64_t round_up(std::uint64_t n, std::uint64_t a) noexcept {
   return (n + a - 1) / a * a;
