@@ -181,7 +181,8 @@ void mark_committed(space_state& s, std::uint64_t old_pages, const std::vector<l
 // record ends past the bytes the log file has, zeros follow it up to the next
 // size step (doubling, up to log_bound), so later records overwrite written
 // blocks and their flush has no block allocation or file size to record.
-std::uint64_t write_record(space_state& s, const space_meta& m, const std::vector<log_extent>& runs) {
+std::uint64_t write_record(space_state& s, const space_meta& m,
+                           const std::vector<log_extent>& runs) {
   if (!s.log_fd) {
     s.log_fd = unique_fd(::open(s.log_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666));
     if (!s.log_fd) throw_errno(s.log_path, "open of the log", errno);
@@ -223,8 +224,8 @@ std::uint64_t write_record(space_state& s, const space_meta& m, const std::vecto
   const std::uint64_t end = s.log_head + h.record_bytes;
   std::uint64_t fill_to = end;
   if (end > s.log_written) {
-    fill_to = std::max(end, std::min(std::max<std::uint64_t>(2 * s.log_written, sizeof zeros),
-                                     log_bound));
+    fill_to = std::max(
+        end, std::min(std::max<std::uint64_t>(2 * s.log_written, sizeof zeros), log_bound));
     fill_to = round_up(fill_to, sizeof zeros);
   }
   std::vector<iovec> iov;
@@ -248,7 +249,8 @@ void write_slot(space_state& s, space_meta m, bool log_bit) {
   m.format_version = space_format_version;
   m.state = seq << 1 | (log_bit ? meta_log_bit : 0u);
   m.crc = meta_crc(m);
-  if (const int e = pwrite_all(s.fd.get(), &m, sizeof m, static_cast<std::uint64_t>(slot) * space_page))
+  if (const int e =
+          pwrite_all(s.fd.get(), &m, sizeof m, static_cast<std::uint64_t>(slot) * space_page))
     throw_errno(s.path, "write of the meta page", e);
   if (s.durable) {
     if (const int e = sync_data(s.fd.get())) throw_errno(s.path, "fdatasync", e);
@@ -267,9 +269,7 @@ int checkpoint(space_state& s) noexcept {
   s.data_unflushed = false;
   try {
     write_slot(s, s.committed, false);
-  } catch (...) {
-    return EIO;
-  }
+  } catch (...) { return EIO; }
   s.log_open = false;
   s.log_head = 0;
   return 0;
@@ -445,9 +445,8 @@ void mapped_space::verify() const {
   if (slots.newest < 0) detail::fail(s, "verify: " + slots.why[0]);
   const space_meta& disk = slots.meta[slots.newest];
   const bool logged = (disk.state & detail::meta_log_bit) != 0;
-  if (disk.uuid != s.committed.uuid ||
-      (logged ? disk.generation > s.committed.generation
-              : disk.generation != s.committed.generation))
+  if (disk.uuid != s.committed.uuid || (logged ? disk.generation > s.committed.generation
+                                               : disk.generation != s.committed.generation))
     detail::fail(s, "verify: meta page changed under the space");
   const space_meta& m = s.committed;
   if (const std::string why = detail::check_meta(m, file_bytes); !why.empty())

@@ -101,11 +101,6 @@ inline void store_u64(std::byte* base, std::uint64_t off, std::uint64_t v) noexc
   std::memcpy(base + off, &v, sizeof v);
 }
 
-inline std::uint32_t meta_crc(const space_meta& m) noexcept {
-  const std::uint32_t c = crc32c(&m, meta_crc_span);
-  return m.format_version == 1 ? c : crc32c(&m.state, sizeof m.state, c);
-}
-
 // ---- mapped_space_open.cpp ----
 
 // Checks a meta slot read from a file of `file_bytes` bytes: empty if valid,
@@ -130,7 +125,8 @@ meta_slots read_slots(const std::byte* two_pages);
 
 // Writes the log record of commit `m` (changed runs `runs`) at the log's
 // head, unflushed; returns its size (see mapped_space_commit.cpp).
-std::uint64_t write_record(space_state& s, const space_meta& m, const std::vector<log_extent>& runs);
+std::uint64_t write_record(space_state& s, const space_meta& m,
+                           const std::vector<log_extent>& runs);
 // Writes `m` with `log_bit` into the older meta slot and flushes the file
 // (when durable): the one way a meta reaches its slot after creation.
 void write_slot(space_state& s, space_meta m, bool log_bit);

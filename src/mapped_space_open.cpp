@@ -101,10 +101,12 @@ meta_slots read_slots(const std::byte* two_pages) {
   // plus one; equal counts (format 1, or a new file) go by generation.
   const space_meta &a = r.meta[0], &b = r.meta[1];
   const std::uint32_t d = ((a.state >> 1) - (b.state >> 1)) & meta_seq_mask;
-  r.newest = d == 1 ? 0 : d == meta_seq_mask ? 1 : d == 0 && a.generation != b.generation
-                                                      ? (a.generation > b.generation ? 0 : 1)
+  r.newest = d == 1                                   ? 0
+             : d == meta_seq_mask                     ? 1
+             : d == 0 && a.generation != b.generation ? (a.generation > b.generation ? 0 : 1)
                                                       : -1;
-  if (r.newest < 0 || a.uuid != b.uuid || r.meta[r.newest].generation < r.meta[1 - r.newest].generation) {
+  if (r.newest < 0 || a.uuid != b.uuid ||
+      r.meta[r.newest].generation < r.meta[1 - r.newest].generation) {
     r.newest = -1;
     r.why[0] = "meta pages disagree (damaged)";
   }
@@ -164,7 +166,8 @@ bool read_record(int log_fd, std::uint64_t log_bytes, std::uint64_t at, std::uin
   crc = crc32c(head.data() + sizeof h, sizeof(space_meta) + ext_bytes, crc);
   if (crc != h.head_crc) return false;
   std::memcpy(&r.meta, head.data() + sizeof h, sizeof r.meta);
-  if (r.meta.generation != gen || r.meta.uuid != uuid || !check_meta(r.meta, r.meta.file_size).empty())
+  if (r.meta.generation != gen || r.meta.uuid != uuid ||
+      !check_meta(r.meta, r.meta.file_size).empty())
     return false;
   r.extents.resize(static_cast<std::size_t>(h.extent_count));
   std::memcpy(r.extents.data(), head.data() + sizeof h + sizeof(space_meta), ext_bytes);
@@ -172,7 +175,8 @@ bool read_record(int log_fd, std::uint64_t log_bytes, std::uint64_t at, std::uin
   std::uint64_t prev_end = space_data_start;
   for (const log_extent& e : r.extents) {
     if (e.offset % space_page != 0 || e.length % space_page != 0 || e.length == 0 ||
-        e.offset < prev_end || e.offset > r.meta.file_size || r.meta.file_size - e.offset < e.length)
+        e.offset < prev_end || e.offset > r.meta.file_size ||
+        r.meta.file_size - e.offset < e.length)
       return false;
     prev_end = e.offset + e.length;
     sum += e.length;
@@ -198,10 +202,12 @@ void check_no_later_record(const space_state& s, int log_fd, std::uint64_t log_b
                            std::uint64_t from, std::uint64_t uuid, std::uint64_t next_gen) {
   std::vector<std::byte> buf(copy_chunk);
   for (std::uint64_t at = from; at < log_bytes;) {
-    const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(copy_chunk, log_bytes - at));
+    const std::size_t n =
+        static_cast<std::size_t>(std::min<std::uint64_t>(copy_chunk, log_bytes - at));
     const long long got = pread_full(log_fd, buf.data(), n, at);
     if (got <= 0) return;
-    for (std::size_t k = 0; k + sizeof(log_record) <= static_cast<std::size_t>(got); k += space_page) {
+    for (std::size_t k = 0; k + sizeof(log_record) <= static_cast<std::size_t>(got);
+         k += space_page) {
       log_record h;
       std::memcpy(&h, buf.data() + k, sizeof h);
       if (std::memcmp(h.magic, record_magic, sizeof h.magic) != 0 || h.uuid != uuid ||
@@ -282,10 +288,10 @@ space_meta choose_meta(space_state& s, std::uint64_t file_bytes, bool& replayed)
   // commit whose slot write was torn (the other slot; its record was durable
   // before the write began). Anything else is damage.
   const std::uint64_t first = log_bit ? m.generation : m.generation + 1;
-  const std::string missing =
-      log_bit ? "the log " + s.log_path.string() + " does not hold commit " +
-                    std::to_string(first) + ", which the meta page names (missing or damaged)"
-              : "meta page " + std::to_string(o) + ": " + slots.why[o];
+  const std::string missing = log_bit ? "the log " + s.log_path.string() +
+                                            " does not hold commit " + std::to_string(first) +
+                                            ", which the meta page names (missing or damaged)"
+                                      : "meta page " + std::to_string(o) + ": " + slots.why[o];
   unique_fd log(::open(s.log_path.c_str(), O_RDONLY | O_CLOEXEC));
   if (!log) fail(s, missing);
   struct stat sb;

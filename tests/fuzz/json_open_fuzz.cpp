@@ -72,7 +72,7 @@ void repair(std::string& f) {
       }
       m.table_crc = fd::crc32c(f.data() + table, bytes);
     }
-    m.crc = fd::crc32c(&m, fd::meta_crc_span);
+    m.crc = fd::meta_crc(m);
     std::memcpy(f.data() + at, &m, sizeof m);
   }
 }

@@ -119,38 +119,47 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     fl::detail::space_meta m;
     std::memcpy(&m, file.data(), sizeof m);
     std::memcpy(&m, rest.data(), std::min(rest.size(), sizeof m));
-    m.crc = fl::detail::crc32c(&m, fl::detail::meta_crc_span);
+    m.crc = fl::detail::meta_crc(m);
     std::memcpy(file.data(), &m, sizeof m);
     write(path, file.data(), file.size());
     open_space(path);
     return 0;
   }
-  // mode 3: the log's header page is the input (meta image included), with
-  // the header checksum fixed; the rest of the input follows as extents and data.
+  // mode 3: the newest meta slot sends the open to the log, whose first
+  // record is the input, with its marks, generation and head checksum set
+  // (the meta image, extents and page images as they come).
   fl::detail::space_meta current[2];
   std::memcpy(&current[0], file.data(), sizeof(fl::detail::space_meta));
   std::memcpy(&current[1], file.data() + fl::detail::space_page, sizeof(fl::detail::space_meta));
-  const fl::detail::space_meta& newest =
-      current[0].generation > current[1].generation ? current[0] : current[1];
-  std::vector<char> logbytes(fl::detail::space_page, 0);
-  logbytes.insert(logbytes.end(), rest.begin(), rest.end());
-  fl::detail::log_header h;
-  std::memcpy(&h, rest.data(), std::min(rest.size(), sizeof h));
-  std::memcpy(h.magic, fl::detail::log_magic, sizeof h.magic);
+  const std::uint32_t d =
+      ((current[0].state >> 1) - (current[1].state >> 1)) & fl::detail::meta_seq_mask;
+  const int n = d == 1 ? 0 : 1;
+  fl::detail::space_meta& newest = current[n];
+  newest.state |= fl::detail::meta_log_bit;
+  newest.crc = fl::detail::meta_crc(newest);
+  std::memcpy(file.data() + n * fl::detail::space_page, &newest, sizeof newest);
+  std::vector<char> logbytes(rest.begin(), rest.end());
+  fl::detail::log_record h;
+  const std::size_t need = sizeof h + sizeof(fl::detail::space_meta);
+  if (logbytes.size() < need) logbytes.resize(need, 0);
+  std::memcpy(&h, logbytes.data(), sizeof h);
+  std::memcpy(h.magic, fl::detail::record_magic, sizeof h.magic);
   h.byte_order = fl::detail::byte_order_mark;
   h.format_version = fl::detail::space_format_version;
   h.uuid = newest.uuid;
-  h.generation = newest.generation + 1;
-  fl::detail::space_meta m = newest;
-  if (rest.size() > sizeof h)
-    std::memcpy(&m, rest.data() + sizeof h, std::min(rest.size() - sizeof h, sizeof m));
+  h.generation = newest.generation;
+  fl::detail::space_meta m;
+  std::memcpy(&m, logbytes.data() + sizeof h, sizeof m);
   m.uuid = newest.uuid;
-  m.generation = newest.generation + 1;
-  m.crc = fl::detail::crc32c(&m, fl::detail::meta_crc_span);
-  h.header_crc =
-      fl::detail::crc32c(&m, sizeof m, fl::detail::crc32c(&h, fl::detail::log_header_crc_span));
+  m.generation = newest.generation;
+  m.crc = fl::detail::meta_crc(m);
+  std::memcpy(logbytes.data() + sizeof h, &m, sizeof m);
+  const std::size_t ext_room = logbytes.size() - need;
+  const std::size_t ext_bytes =
+      static_cast<std::size_t>(std::min<std::uint64_t>(h.extent_count, ext_room / 16)) * 16;
+  h.head_crc = fl::detail::crc32c(logbytes.data() + sizeof h, sizeof m + ext_bytes,
+                                  fl::detail::crc32c(&h, fl::detail::record_crc_span));
   std::memcpy(logbytes.data(), &h, sizeof h);
-  std::memcpy(logbytes.data() + fl::detail::log_meta_offset, &m, sizeof m);
   write(path, file.data(), file.size());
   write(log, logbytes.data(), logbytes.size());
   open_space(path);

@@ -144,6 +144,10 @@ inline constexpr std::size_t meta_crc_span = offsetof(space_meta, crc);
 // other's plus one (a format-1 pair has 0 in both: the higher generation).
 inline constexpr std::uint32_t meta_log_bit = 1;
 inline constexpr std::uint32_t meta_seq_mask = 0x7FFFFFFFu;
+inline std::uint32_t meta_crc(const space_meta& m) noexcept {
+  const std::uint32_t c = crc32c(&m, meta_crc_span);
+  return m.format_version == 1 ? c : crc32c(&m.state, sizeof m.state, c);
+}
 
 // ---- redo log "<path>-log" -----------------------------------------------
 // An append-only run of commit records from offset 0, reused from 0 after each
