@@ -219,7 +219,7 @@ class json_store {
   // Commits every edit since the last sync (or the import): after it returns
   // a crash never loses them. mapped_space::sync(): the pages the edits
   // changed (the new value's block, the head, the checksum table's entries)
-  // go to the redo log and in place, with two fdatasyncs.
+  // go to the redo log, flushed once, then in place without a flush.
   void sync();
 
   const std::filesystem::path& path() const noexcept;

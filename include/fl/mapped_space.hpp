@@ -13,15 +13,19 @@
 // fl::persist<T> (fl/persist.hpp) is simpler.
 //
 // Commits. The file is mapped privately: changes made through pointers stay
-// in this process until sync(), which writes every page changed since the
-// previous commit to a redo log beside the file ("<path>-log"), makes it
-// durable, then writes the pages to their place in the file and makes that
-// durable. After sync() returns, a crash (of the process or of the machine)
-// loses nothing it committed; a crash before it returns leaves the previous
-// commit, which the next open restores or completes from the log. Closing the
-// space (the destructor) without sync() discards the changes since the last
-// commit, as rollback() does. docs/design.md ("Persistence") gives the file
-// layout and the cost of a commit.
+// in this process until sync(), which appends every page changed since the
+// previous commit, with the new meta, as one checksummed record to a redo log
+// beside the file ("<path>-log") and makes the log durable (one fdatasync):
+// that is the commit. The pages are then written to their place in the file
+// without waiting for the disk; a checkpoint (a flush of the file, a meta
+// page that no longer needs the log) runs when the log passes 4 MiB and when
+// the space is closed. After sync() returns, a crash (of the process or of
+// the machine) loses nothing it committed; a crash before it returns leaves
+// the previous commit, or this one. The next open replays the log's records
+// in order when the file alone is not the state. Closing the space (the
+// destructor) without sync() discards the changes since the last commit, as
+// rollback() does. docs/design.md ("Persistence") gives the file layout and
+// the cost of a commit.
 //
 // Files: "<path>" and "<path>-log" together are the space; copy or move them
 // together (the log matters only after a crash, and open() checks that it
@@ -152,9 +156,12 @@ class mapped_space {
   // Opens the space at `path` (and its log "<path>-log"), creating it per
   // options.mode. An existing file is checked before anything is mapped:
   // magic, format version, byte order, word size, page size, both meta
-  // pages' checksums, every allocator field against the file size; a valid
-  // log left by a crash during sync() is replayed. Cost: O(1) in the file's
-  // size (two pages read, nothing scanned) plus the replay, if any.
+  // pages' checksums, every allocator field against the file size. When the
+  // newest meta page says commits are in the log only (the space was not
+  // closed), the log's records are checked and replayed into the file, which
+  // is then flushed; a damaged record that later commits follow throws. Cost:
+  // O(1) in the file's size (two pages read, nothing scanned, the log not
+  // opened after a clean close) plus the replay, if any.
   // Throws persist_error (damaged, foreign or incompatible file, locked by
   // another process, I/O error), std::bad_alloc.
   explicit mapped_space(const std::filesystem::path& path,
@@ -163,7 +170,10 @@ class mapped_space {
   mapped_space& operator=(mapped_space&& other) noexcept;
   mapped_space(const mapped_space&) = delete;
   mapped_space& operator=(const mapped_space&) = delete;
-  // Unmaps and unlocks; changes since the last sync() are discarded.
+  // Unmaps and unlocks; changes since the last sync() are discarded. If
+  // commits since the open are in the log only, checkpoints first (flushes
+  // the file and writes a meta page), so that the next open reads no log; an
+  // I/O error there is not reported (the log keeps the commits).
   ~mapped_space();
 
   // True if this open created the file (open_or_create on a missing file,
@@ -261,10 +271,13 @@ class mapped_space {
   // Commits every change since the previous commit (see the file comment).
   // Cost: the changed pages, found from the kernel's page tables
   // (/proc/self/pagemap) without scanning memory, are written twice (log and
-  // place) with two fdatasyncs; nothing changed costs no I/O. Throws
-  // persist_error on an I/O error: the previous commit is then still the
-  // committed state on disk and the changes stay in memory (sync() may be
-  // retried).
+  // place) with one fdatasync (of the log); the first commit after an open or
+  // a checkpoint also flushes a meta page (two), and every ~4 MiB of log a
+  // checkpoint adds two more. Nothing changed costs no I/O. Throws
+  // persist_error on an I/O error before the log is durable: the previous
+  // commit is then still the committed state and the changes stay in memory
+  // (sync() may be retried); an error writing the pages in place after that
+  // says so, and the commit stands (the next sync() writes them again).
   void sync();
   // Discards every change since the previous commit: objects, allocations
   // and root return to the committed state; addresses stay valid.
