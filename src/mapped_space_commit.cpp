@@ -203,9 +203,7 @@ std::uint64_t write_record(space_state& s, const space_meta& m,
   const std::uint64_t head_bytes = record_head_bytes(runs.size());
   std::vector<std::byte> head(static_cast<std::size_t>(head_bytes));
   log_record h{};
-  std::memcpy(h.magic, record_magic, sizeof h.magic);
-  h.format_version = space_format_version;
-  h.byte_order = byte_order_mark;
+  stamp_marks(h, record_magic, space_format_version);
   h.uuid = m.uuid;
   h.generation = m.generation;
   h.extent_count = runs.size();

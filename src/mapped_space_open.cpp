@@ -330,9 +330,7 @@ space_meta make_meta(std::uint64_t uuid, std::uint64_t generation, std::uint64_t
                      const space_alloc_state& a) {
   space_meta m;
   std::memset(&m, 0, sizeof m);
-  std::memcpy(m.magic, space_magic, sizeof m.magic);
-  m.format_version = space_format_version;
-  m.byte_order = byte_order_mark;
+  stamp_marks(m, space_magic, space_format_version);
   m.word_bits = word_bits;
   m.page_size = space_page;
   m.class_count = space_class_count;

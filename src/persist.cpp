@@ -125,9 +125,7 @@ void persist_file::save(const void* value) const {
     buf = big.data();
   }
   value_header h{};
-  std::memcpy(h.magic, value_magic, sizeof h.magic);
-  h.format_version = value_format_version;
-  h.byte_order = byte_order_mark;
+  stamp_marks(h, value_magic, value_format_version);
   h.value_size = s.value_size;
   h.type_tag = s.type_tag;
   h.crc = crc32c(value, s.value_size, crc32c(&h, value_crc_span));

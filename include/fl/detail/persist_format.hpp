@@ -25,6 +25,15 @@ namespace fl::detail {
 inline constexpr std::uint32_t byte_order_mark = 0x01020304u;
 inline constexpr std::uint32_t word_bits = sizeof(void*) * 8;
 
+// The marks every header of these formats starts with: magic, format
+// version, byte order.
+template <class Header>
+void stamp_marks(Header& h, const char (&magic)[8], std::uint32_t version) noexcept {
+  std::memcpy(h.magic, magic, sizeof h.magic);
+  h.format_version = version;
+  h.byte_order = byte_order_mark;
+}
+
 // ---- fl::persist<T> value file -------------------------------------------
 // [value_header: 40 bytes][the value: value_size bytes]; nothing else, so the
 // file size is exactly 40 + value_size.
