@@ -253,7 +253,8 @@ void write_slot(space_state& s, space_meta m, bool log_bit) {
   if (s.durable) {
     if (const int e = sync_data(s.fd.get())) throw_errno(s.path, "fdatasync", e);
   }
-  s.data_unflushed = false;
+  s.data_unflushed = !s.durable;
+  s.slot_unflushed = !s.durable;
   s.newest_slot = slot;
   s.meta_seq = seq;
 }
@@ -322,7 +323,10 @@ std::uint32_t zero_page_crc() {
 
 void mapped_space::sync() {
   detail::space_state& s = *st_;
-  if (s.log_head >= detail::log_bound) {
+  // A full log, or a run whose meta slot was written without a flush (the
+  // space was not durable then): a checkpoint first, so that a durable commit
+  // never relies on a slot the disk may not have.
+  if (s.log_head >= detail::log_bound || (s.durable && s.slot_unflushed && s.log_open)) {
     if (const int e = detail::checkpoint(s)) detail::throw_errno(s.path, "checkpoint", e);
   }
   // Pages the committed table covers; without a table (the commit that

@@ -39,7 +39,8 @@ struct space_state {
   int newest_slot = 0;
   std::uint32_t meta_seq = 0;
   bool log_open = false;
-  bool data_unflushed = false;   // pages written in place since the last fdatasync of the file
+  bool data_unflushed = false;   // pages or a slot written since the last fdatasync of the file
+  bool slot_unflushed = false;   // the newest slot was written while not durable
   bool in_place_failed = false;  // a commit's in-place write failed: no checkpoint until redone
   // Page runs past the committed file that write_fresh() wrote to the file
   // directly since the last commit (clean in the mapping, so not logged).
