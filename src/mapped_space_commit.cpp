@@ -321,8 +321,22 @@ std::uint32_t zero_page_crc() {
 
 }  // namespace
 
+namespace detail {
+namespace {
+
+void refuse_after_failed_write(const space_state& s) {
+  if (s.in_place_failed)
+    fail(s,
+         "an earlier commit could not be written in place; reopen the space (its log holds "
+         "the commit)");
+}
+
+}  // namespace
+}  // namespace detail
+
 void mapped_space::sync() {
   detail::space_state& s = *st_;
+  detail::refuse_after_failed_write(s);
   // A full log, or a run whose meta slot was written without a flush (the
   // space was not durable then): a checkpoint first, so that a durable commit
   // never relies on a slot the disk may not have.
@@ -396,8 +410,9 @@ void mapped_space::sync() {
   s.last_sync_pages = data_bytes / space_page;
   detail::mark_committed(s, before_pages, runs);
   // 2. The pages in place, not flushed: the log holds them until a
-  // checkpoint. After a failed write the private copies stay (the next
-  // commit finds, logs and writes them again) and no checkpoint runs.
+  // checkpoint. After a failed write the file lacks part of a commit that
+  // the log holds: no checkpoint runs, and sync() and rollback() refuse
+  // until the space is reopened (the open replays the log).
   const int fd = s.fd.get();
   s.data_unflushed = true;
   s.in_place_failed = true;
@@ -413,6 +428,7 @@ void mapped_space::sync() {
 
 void mapped_space::rollback() {
   detail::space_state& s = *st_;
+  detail::refuse_after_failed_write(s);
   const std::uint64_t top = std::max(s.alloc.top, s.committed.alloc.top);
   std::vector<log_extent> runs;
   detail::find_dirty(s, detail::space_data_start,

@@ -276,11 +276,13 @@ class mapped_space {
   // checkpoint adds two more. Nothing changed costs no I/O. Throws
   // persist_error on an I/O error before the log is durable: the previous
   // commit is then still the committed state and the changes stay in memory
-  // (sync() may be retried); an error writing the pages in place after that
-  // says so, and the commit stands (the next sync() writes them again).
+  // (sync() may be retried). An error writing the pages in place after that
+  // says so: the commit stands in the log, and sync() and rollback() throw
+  // until the space is reopened (the open replays the log).
   void sync();
   // Discards every change since the previous commit: objects, allocations
-  // and root return to the committed state; addresses stay valid.
+  // and root return to the committed state; addresses stay valid. Throws
+  // persist_error only after a failed in-place write (see sync()).
   void rollback();
   // Checks the whole committed file: meta pages, every page's checksum (the
   // meta keeps a CRC-32C per page, updated by sync()), every block header
