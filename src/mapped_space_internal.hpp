@@ -110,6 +110,11 @@ std::string check_meta(const space_meta& m, std::uint64_t file_bytes);
 space_meta make_meta(std::uint64_t uuid, std::uint64_t generation, std::uint64_t file_size,
                      const space_alloc_state& a);
 void fsync_parent(const std::filesystem::path& p);
+// A reserved range of exactly `bytes` left by a closed space, or nullptr.
+void* take_reservation(std::uint64_t bytes) noexcept;
+// Releases a space's range: its first `mapped` bytes map the file; kept (as
+// PROT_NONE) for the next open if none is kept yet, else unmapped.
+void give_reservation(std::byte* base, std::uint64_t mapped, std::uint64_t bytes) noexcept;
 
 // The two meta slots as read from a file: each one's meta and, if it is not
 // valid, why (check_meta without the size check, and the page's padding);

@@ -14,7 +14,9 @@
 #include <string>
 #include <vector>
 #include <chrono>
+#include <mutex>
 #include <random>
+#include <utility>
 
 #include <sys/file.h>
 #include <sys/mman.h>
@@ -387,6 +389,45 @@ bool create_file(const space_state& s) {
 
 }  // namespace
 
+namespace {
+
+// One address reservation a closed space left, for the next open of the same
+// size. Reusing it keeps the page tables under its start (the kernel frees
+// them only with the range), which a reopen would otherwise build again.
+struct reservation_cache {
+  std::mutex m;
+  void* base = nullptr;
+  std::uint64_t bytes = 0;
+};
+reservation_cache& cached_reservation() {
+  static reservation_cache c;
+  return c;
+}
+
+}  // namespace
+
+void* take_reservation(std::uint64_t bytes) noexcept {
+  reservation_cache& c = cached_reservation();
+  const std::lock_guard<std::mutex> lock(c.m);
+  if (c.base == nullptr || c.bytes != bytes) return nullptr;
+  return std::exchange(c.base, nullptr);
+}
+
+void give_reservation(std::byte* base, std::uint64_t mapped, std::uint64_t bytes) noexcept {
+  // The file's pages become part of the reservation again (private copies
+  // dropped), in one call; a failure or a full cache unmaps the range.
+  reservation_cache& c = cached_reservation();
+  const std::lock_guard<std::mutex> lock(c.m);
+  if (c.base == nullptr &&
+      ::mmap(base, mapped, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1,
+             0) != MAP_FAILED) {
+    c.base = base;
+    c.bytes = bytes;
+    return;
+  }
+  ::munmap(base, bytes);
+}
+
 void fsync_parent(const std::filesystem::path& p) {
   std::filesystem::path dir = p.parent_path();
   if (dir.empty()) dir = ".";
@@ -464,11 +505,14 @@ mapped_space::mapped_space(const std::filesystem::path& path, const mapped_space
   s.alloc = m.alloc;
   s.verified.assign((m.file_size / space_page + 63) / 64, 0);
 
-  // Reserve the address range, then map the file over its start.
+  // Reserve the address range (or reuse one a closed space left), then map
+  // the file over its start.
   std::uint64_t want =
       options.reserve != 0 ? options.reserve : std::max(detail::default_reserve, 4 * file_bytes);
   want = detail::round_up(std::max(want, file_bytes), s.granule);
-  void* r = ::mmap(nullptr, want, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  void* r = detail::take_reservation(want);
+  if (r == nullptr)
+    r = ::mmap(nullptr, want, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (r == MAP_FAILED) detail::throw_errno(path, "mmap (address reservation)", errno);
   s.base = static_cast<std::byte*>(r);
   s.reserve = want;
@@ -501,7 +545,7 @@ namespace {
 void close_space(detail::space_state* s) noexcept {
   if (s == nullptr || s->base == nullptr) return;
   (void)detail::checkpoint(*s);
-  ::munmap(s->base, s->reserve);
+  detail::give_reservation(s->base, s->size, s->reserve);
 }
 
 }  // namespace
