@@ -95,8 +95,7 @@ inline int basic_string<A>::compare(const basic_string& str) const noexcept {
 template <class A>
 inline void basic_string<A>::init_copy(const char* s, size_type n) {
   if (n <= core::inline_capacity) [[likely]] {
-    core_.set_inline_zeroed(n);
-    detail::copy_short(core_.bytes(), s, n);
+    core_.set_inline_copy(s, n);
   } else {
     init_heap_copy(s, n);
   }
@@ -169,6 +168,14 @@ auto basic_string<A>::grown_capacity(size_type new_size) const -> size_type {
   return detail::grown_capacity(capacity(), new_size, max);
 }
 
+// The block bytes of a growth to new_size: grown_capacity rounded up to a
+// block, at most max_size() + 1.
+template <class A>
+auto basic_string<A>::grown_block_bytes(size_type new_size) const -> size_type {
+  const size_type bytes = block_bytes(grown_capacity(new_size));
+  return bytes - 1 > max_size() ? max_size() + 1 : bytes;
+}
+
 // Moves the content [0, size()] to a block of at least new_size + 1 bytes
 // (geometric), returning the new data(). If src points into the old content it
 // is moved along. Strong guarantee: on std::bad_alloc nothing changed.
@@ -178,8 +185,7 @@ char* basic_string<A>::grow_keep(size_type new_size, const char*& src) {
   const char* old = data();
   const bool rebase = src != nullptr && detail::points_into(src, old, old + sz);
   const size_type offset = rebase ? static_cast<size_type>(src - old) : 0;
-  size_type bytes = block_bytes(grown_capacity(new_size));
-  if (bytes - 1 > max_size()) bytes = max_size() + 1;
+  const size_type bytes = grown_block_bytes(new_size);
   char* p;
   if constexpr (detail::is_pool_allocator_v<A>) {
     if (core_.is_heap()) {
@@ -252,7 +258,7 @@ void basic_string<A>::init_heap_copy(const char* s, size_type n) {
   if (n > max_size()) detail::throw_string_length_error("fl::string::basic_string");
   const size_type bytes = block_bytes(n);
   char* p = alloc_traits::allocate(alloc_, bytes);
-  std::memcpy(p, s, n);
+  detail::copy_bytes(p, s, n);
   p[n] = '\0';
   core_.set_heap(p, n, bytes - 1);
 }
@@ -436,18 +442,27 @@ inline basic_string<A>& basic_string<A>::append_expr(const E& e) {
   return append_expr_grow(e, n);
 }
 
-// A fresh block receives the old content and the expression before the old
-// block is freed (the expression may read the old content).
 template <class A>
 template <class E>
 basic_string<A>& basic_string<A>::append_expr_grow(const E& e, size_type n) {
   const size_type sz = size();
   if (n > max_size() - sz) detail::throw_string_length_error("fl::string::append");
-  size_type bytes = block_bytes(grown_capacity(sz + n));
-  if (bytes - 1 > max_size()) bytes = max_size() + 1;
+  return append_fresh(grown_block_bytes(sz + n), n, [&e](char* dest) { e.write(dest); });
+}
+
+// Growth by a fresh block of `bytes` (grown_block_bytes): it receives the old
+// content and then the n new chars, written by write(dest), before the old
+// block is freed, so the new chars may come from the old content. On a cached pool class this is two
+// inline list operations (pop, push) around the copies; a string built by
+// appends grows this way about three times before it passes 256 bytes.
+// Callers have checked that size() + n <= max_size(). Strong guarantee.
+template <class A>
+template <class W>
+basic_string<A>& basic_string<A>::append_fresh(size_type bytes, size_type n, const W& write) {
+  const size_type sz = size();
   char* p = alloc_traits::allocate(alloc_, bytes);
-  std::memcpy(p, data(), sz);
-  e.write(p + sz);
+  detail::copy_bytes(p, data(), sz);
+  write(p + sz);
   p[sz + n] = '\0';
   if (core_.is_heap()) deallocate_block(core_.ptr, heap_capacity());
   core_.set_heap(p, sz + n, bytes - 1);
@@ -518,14 +533,24 @@ basic_string<A>& basic_string<A>::replace_fill(size_type pos, size_type n1, size
 
 // Reached when append's inline test fails: the string must grow (or is so
 // large that its capacity does not fit the 32 bits the fast path reads). A
-// source inside *this lies in [data(), data() + size()), so it never overlaps
-// the bytes written after size(), and grow_keep moves it along with the text.
+// source inside *this lies in [data(), data() + size()): append_fresh copies
+// it before it frees the old block, grow_keep (for blocks past the pool's
+// cached classes) moves it along with the text, and in place it never
+// overlaps the bytes written after size().
 template <class A>
 basic_string<A>& basic_string<A>::append_slow(const char* s, size_type n) {
   const size_type sz = size();
   if (n > max_size() - sz) [[unlikely]]
     detail::throw_string_length_error("fl::string::append");
-  char* p = n <= capacity() - sz ? data() : grow_keep(sz + n, s);
+  char* p;
+  const size_type bytes = n <= capacity() - sz ? 0 : grown_block_bytes(sz + n);
+  if (bytes == 0) [[unlikely]] {
+    p = data();  // room to spare in a string of 4 GiB or more
+  } else if (detail::is_pool_allocator_v<A> && bytes > detail::pool_max_cached_bytes) {
+    p = grow_keep(sz + n, s);  // pool_reallocate may extend the block in place
+  } else {
+    return append_fresh(bytes, n, [s, n](char* dest) { detail::copy_bytes(dest, s, n); });
+  }
   detail::copy_bytes(p + sz, s, n);
   core_.set_size_any(sz + n);
   return *this;
