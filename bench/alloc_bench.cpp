@@ -186,8 +186,11 @@ class inbox {
 
 // Random numbers drawn before the timing: 4,096 values uniform in [lo, hi],
 // handed out in a cycle, so the timed loops spend no time in a generator (a
-// 64-bit modulo per draw would cost as much as the allocation measured).
-class draws {
+// 64-bit modulo per draw would cost as much as the allocation measured). Each
+// on a cache line of its own: the cursor changes on every draw, and the
+// threads' draws sit side by side in one vector, so shared lines would make
+// the threads contend for them (false sharing) in every library's rows.
+class alignas(64) draws {
  public:
   draws(std::uint64_t seed, std::size_t lo, std::size_t hi) : v_(size) {
     fl_bench::rng r(seed);
