@@ -168,12 +168,24 @@ auto basic_string<A>::grown_capacity(size_type new_size) const -> size_type {
   return detail::grown_capacity(capacity(), new_size, max);
 }
 
-// The block bytes of a growth to new_size: grown_capacity rounded up to a
-// block, at most max_size() + 1.
+// A block for at least min_capacity chars and the terminator (min_capacity
+// <= max_size()), with the capacity it really has (at most max_size()). With
+// the pool, one class lookup gives the block and its size
+// (pool_allocate_at_least): a lookup of the size and then of the block made a
+// chain of dependent loads that the construction of short heap strings waited
+// on (alloc/token_stream/1, perf: the most sampled instructions of
+// init_heap_copy). Throws what the allocator throws.
 template <class A>
-auto basic_string<A>::grown_block_bytes(size_type new_size) const -> size_type {
-  const size_type bytes = block_bytes(grown_capacity(new_size));
-  return bytes - 1 > max_size() ? max_size() + 1 : bytes;
+auto basic_string<A>::allocate_block(size_type min_capacity) -> block {
+  if constexpr (detail::is_pool_allocator_v<A>) {
+    const detail::pool_block b = detail::pool_allocate_at_least(min_capacity + 1);
+    const size_type cap = b.bytes - 1;
+    return {static_cast<char*>(b.p), cap < max_size() ? cap : max_size()};
+  } else {
+    size_type bytes = block_bytes(min_capacity);
+    if (bytes - 1 > max_size()) bytes = max_size() + 1;
+    return {alloc_traits::allocate(alloc_, bytes), bytes - 1};
+  }
 }
 
 // Moves the content [0, size()] to a block of at least new_size + 1 bytes
@@ -185,7 +197,8 @@ char* basic_string<A>::grow_keep(size_type new_size, const char*& src) {
   const char* old = data();
   const bool rebase = src != nullptr && detail::points_into(src, old, old + sz);
   const size_type offset = rebase ? static_cast<size_type>(src - old) : 0;
-  const size_type bytes = grown_block_bytes(new_size);
+  size_type bytes = block_bytes(grown_capacity(new_size));
+  if (bytes - 1 > max_size()) bytes = max_size() + 1;
   char* p;
   if constexpr (detail::is_pool_allocator_v<A>) {
     if (core_.is_heap()) {
@@ -256,11 +269,10 @@ void basic_string<A>::shrink_to_fit() {
 template <class A>
 void basic_string<A>::init_heap_copy(const char* s, size_type n) {
   if (n > max_size()) detail::throw_string_length_error("fl::string::basic_string");
-  const size_type bytes = block_bytes(n);
-  char* p = alloc_traits::allocate(alloc_, bytes);
-  detail::copy_bytes(p, s, n);
-  p[n] = '\0';
-  core_.set_heap(p, n, bytes - 1);
+  const block b = allocate_block(n);
+  detail::copy_bytes(b.data, s, n);
+  b.data[n] = '\0';
+  core_.set_heap(b.data, n, b.capacity);
 }
 
 template <class A>
@@ -447,25 +459,25 @@ template <class E>
 basic_string<A>& basic_string<A>::append_expr_grow(const E& e, size_type n) {
   const size_type sz = size();
   if (n > max_size() - sz) detail::throw_string_length_error("fl::string::append");
-  return append_fresh(grown_block_bytes(sz + n), n, [&e](char* dest) { e.write(dest); });
+  return append_fresh(grown_capacity(sz + n), n, [&e](char* dest) { e.write(dest); });
 }
 
-// Growth by a fresh block of `bytes` (grown_block_bytes): it receives the old
-// content and then the n new chars, written by write(dest), before the old
-// block is freed, so the new chars may come from the old content. On a cached pool class this is two
-// inline list operations (pop, push) around the copies; a string built by
-// appends grows this way about three times before it passes 256 bytes.
-// Callers have checked that size() + n <= max_size(). Strong guarantee.
+// Growth by a fresh block for at least `capacity` chars (grown_capacity): it
+// receives the old content and then the n new chars, written by
+// write(dest), before the old block is freed, so the new chars may come from
+// the old content. On a cached pool class this is two inline list operations
+// (pop, push) around the copies. Callers have checked that size() + n <=
+// max_size(). Strong guarantee.
 template <class A>
 template <class W>
-basic_string<A>& basic_string<A>::append_fresh(size_type bytes, size_type n, const W& write) {
+basic_string<A>& basic_string<A>::append_fresh(size_type capacity, size_type n, const W& write) {
   const size_type sz = size();
-  char* p = alloc_traits::allocate(alloc_, bytes);
-  detail::copy_bytes(p, data(), sz);
-  write(p + sz);
-  p[sz + n] = '\0';
+  const block b = allocate_block(capacity);
+  detail::copy_bytes(b.data, data(), sz);
+  write(b.data + sz);
+  b.data[sz + n] = '\0';
   if (core_.is_heap()) deallocate_block(core_.ptr, heap_capacity());
-  core_.set_heap(p, sz + n, bytes - 1);
+  core_.set_heap(b.data, sz + n, b.capacity);
   return *this;
 }
 
@@ -543,13 +555,13 @@ basic_string<A>& basic_string<A>::append_slow(const char* s, size_type n) {
   if (n > max_size() - sz) [[unlikely]]
     detail::throw_string_length_error("fl::string::append");
   char* p;
-  const size_type bytes = n <= capacity() - sz ? 0 : grown_block_bytes(sz + n);
-  if (bytes == 0) [[unlikely]] {
+  const size_type cap = n <= capacity() - sz ? 0 : grown_capacity(sz + n);
+  if (cap == 0) [[unlikely]] {
     p = data();  // room to spare in a string of 4 GiB or more
-  } else if (detail::is_pool_allocator_v<A> && bytes > detail::pool_max_cached_bytes) {
+  } else if (detail::is_pool_allocator_v<A> && cap >= detail::pool_max_cached_bytes) {
     p = grow_keep(sz + n, s);  // pool_reallocate may extend the block in place
   } else {
-    return append_fresh(bytes, n, [s, n](char* dest) { detail::copy_bytes(dest, s, n); });
+    return append_fresh(cap, n, [s, n](char* dest) { detail::copy_bytes(dest, s, n); });
   }
   detail::copy_bytes(p + sz, s, n);
   core_.set_size_any(sz + n);
