@@ -186,8 +186,11 @@ class inbox {
 
 // Random numbers drawn before the timing: 4,096 values uniform in [lo, hi],
 // handed out in a cycle, so the timed loops spend no time in a generator (a
-// 64-bit modulo per draw would cost as much as the allocation measured).
-class draws {
+// 64-bit modulo per draw would cost as much as the allocation measured). Each
+// on a cache line of its own: the cursor changes on every draw, and the
+// threads' draws sit side by side in one vector, so shared lines would make
+// the threads contend for them (false sharing) in every library's rows.
+class alignas(64) draws {
  public:
   draws(std::uint64_t seed, std::size_t lo, std::size_t hi) : v_(size) {
     fl_bench::rng r(seed);
@@ -242,6 +245,7 @@ struct larson_state {
   static constexpr phase_t setup = phase_t::setup, timed = phase_t::timed,
                            teardown = phase_t::teardown;
   static constexpr std::size_t window = 1000, replacements = 1000;
+  static std::size_t items(std::size_t n) { return n * replacements; }
 
   // Per thread: lengths, source offsets and window slots.
   struct thread_draws {
@@ -293,12 +297,6 @@ struct larson_state {
   phase_t phase = phase_t::setup;
 };
 
-template <class Str>
-void bm_larson(benchmark::State& st, std::size_t n) {
-  larson_state<Str> state(n);
-  run_rounds(st, n, n * larson_state<Str>::replacements, state);
-}
-
 // ---- producer_consumer ----
 
 // A queue of batches from the producer to one consumer; an empty batch ends a
@@ -332,6 +330,7 @@ struct producer_consumer_state {
   static constexpr phase_t setup = phase_t::setup, timed = phase_t::timed,
                            teardown = phase_t::teardown;
   static constexpr std::size_t per_round = 4096, batch = 64;
+  static std::size_t items(std::size_t) { return per_round; }
 
   explicit producer_consumer_state(std::size_t n)
       : threads(n),
@@ -370,12 +369,6 @@ struct producer_consumer_state {
   phase_t phase = phase_t::setup;
 };
 
-template <class Str>
-void bm_producer_consumer(benchmark::State& st, std::size_t n) {
-  producer_consumer_state<Str> state(n);
-  run_rounds(st, n, producer_consumer_state<Str>::per_round, state);
-}
-
 // ---- builder_churn ----
 
 template <class Str>
@@ -383,6 +376,7 @@ struct builder_churn_state {
   static constexpr phase_t setup = phase_t::setup, timed = phase_t::timed,
                            teardown = phase_t::teardown;
   static constexpr std::size_t per_round = 1000;
+  static std::size_t items(std::size_t n) { return n * per_round; }
 
   struct thread_draws {
     explicit thread_draws(std::uint64_t s)
@@ -413,12 +407,6 @@ struct builder_churn_state {
   phase_t phase = phase_t::setup;
 };
 
-template <class Str>
-void bm_builder_churn(benchmark::State& st, std::size_t n) {
-  builder_churn_state<Str> state(n);
-  run_rounds(st, n, n * builder_churn_state<Str>::per_round, state);
-}
-
 // ---- token_stream ----
 
 // The 1 MB text: words of 1 to 40 random letters separated by single spaces.
@@ -445,6 +433,7 @@ struct token_stream_state {
   static constexpr phase_t setup = phase_t::setup, timed = phase_t::timed,
                            teardown = phase_t::teardown;
   static constexpr std::size_t ring = 4096;
+  static std::size_t items(std::size_t);  // the tokens of the text (all threads)
 
   explicit token_stream_state(std::size_t n) : threads(n), rings(n) {}
 
@@ -499,9 +488,18 @@ std::size_t token_count() {
 }
 
 template <class Str>
-void bm_token_stream(benchmark::State& st, std::size_t n) {
-  token_stream_state<Str> state(n);
-  run_rounds(st, n, token_count(), state);
+std::size_t token_stream_state<Str>::items(std::size_t) {
+  return token_count();
+}
+
+// ---- one benchmark: a case's state, driven by run_rounds ----
+
+// A case's state holds its per-thread data and round(t); State::items(n) is
+// the strings n threads make per round.
+template <class State>
+void bm_rounds(benchmark::State& st, std::size_t n) {
+  State state(n);
+  run_rounds(st, n, State::items(n), state);
 }
 
 // ---- registration ----
@@ -525,10 +523,13 @@ const bool registered = [] {
     void (*std)(benchmark::State&, std::size_t);
   };
   const one_case cases[] = {
-      {"larson", bm_larson<fl::string>, bm_larson<std::string>},
-      {"producer_consumer", bm_producer_consumer<fl::string>, bm_producer_consumer<std::string>},
-      {"builder_churn", bm_builder_churn<fl::string>, bm_builder_churn<std::string>},
-      {"token_stream", bm_token_stream<fl::string>, bm_token_stream<std::string>},
+      {"larson", bm_rounds<larson_state<fl::string>>, bm_rounds<larson_state<std::string>>},
+      {"producer_consumer", bm_rounds<producer_consumer_state<fl::string>>,
+       bm_rounds<producer_consumer_state<std::string>>},
+      {"builder_churn", bm_rounds<builder_churn_state<fl::string>>,
+       bm_rounds<builder_churn_state<std::string>>},
+      {"token_stream", bm_rounds<token_stream_state<fl::string>>,
+       bm_rounds<token_stream_state<std::string>>},
   };
   for (const one_case& c : cases) {
     for (std::size_t n : {1, 2, 4}) {

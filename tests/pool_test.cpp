@@ -169,6 +169,25 @@ TEST(PoolTest, GoodSizeBlocksAreFullyUsableAboveTheCacheLimit) {
   }
 }
 
+// pool_allocate_at_least hands out what pool_allocate(pool_good_size(n))
+// would, in one lookup: the size is good_size, every byte of it is usable,
+// and the block is freed by that size, at every class boundary and beyond
+// the cache (where the second round takes the blocks the first cached).
+TEST(PoolTest, AllocateAtLeastGivesTheGoodSizeBlock) {
+  for (int round = 0; round < 2; ++round) {
+    for (std::size_t n : boundary_sizes()) {
+      const fl::detail::pool_block b = fl::detail::pool_allocate_at_least(n);
+      ASSERT_NE(b.p, nullptr) << n;
+      ASSERT_EQ(b.bytes, pool_good_size(n)) << n;
+      ASSERT_EQ(reinterpret_cast<std::uintptr_t>(b.p) % 16, 0u) << n;
+      fill(b.p, b.bytes, 5);
+      ASSERT_TRUE(check(b.p, b.bytes, 5)) << n;
+      pool_deallocate(b.p, b.bytes);
+    }
+  }
+  EXPECT_THROW((void)fl::detail::pool_allocate_at_least(std::size_t{1} << 62), std::bad_alloc);
+}
+
 TEST(PoolTest, ReallocateKeepsContentsAcrossTransitions) {
   const auto seed = test_seed();
   std::mt19937_64 rng(seed);

@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <cstring>
+#include <memory>
 #include <memory_resource>
 #include <sstream>
 #include <string>
@@ -156,12 +157,36 @@ TEST(StringCoreTest, MaxSizeHasOneDefinition) {
   EXPECT_LT(fl::detail::pool_string_max_size, FL_STR_HEAP_FLAG);  // the flag never collides
 }
 
+// set_inline_copy composes the inline words from loads that stay inside the
+// source: every length, from a source that ends where its allocation ends (so
+// ASan reports any read past it), gives the same bytes as an inline string
+// written char by char, zeros after the text and the tag last.
+TEST(StringCoreTest, InlineCopyOfEveryLengthReadsOnlyItsSource) {
+  for (std::size_t n = 0; n <= string_core::inline_capacity; ++n) {
+    const auto src = std::make_unique<char[]>(n == 0 ? 1 : n);  // exactly the text
+    for (std::size_t i = 0; i < n; ++i) src[i] = static_cast<char>('A' + i);
+    string_core c;
+    c.set_inline_copy(src.get(), n);
+    string_core want;
+    want.set_empty();
+    std::memcpy(want.bytes(), src.get(), n);
+    want.set_inline_size(n);
+    ASSERT_EQ(std::memcmp(&c, &want, sizeof c), 0) << "n = " << n;
+    ASSERT_FALSE(c.is_heap());
+    ASSERT_EQ(c.size_any(), n);
+    ASSERT_EQ(std::string_view(c.data_any(), n), std::string_view(src.get(), n));
+    ASSERT_EQ(c.data_any()[n], '\0');
+  }
+}
+
 TEST(StringCoreTest, GrowthPolicyDoublesAndNeverPassesMax) {
   using fl::detail::grown_capacity;
-  EXPECT_EQ(grown_capacity(23, 24, 1000), 46u);
+  EXPECT_EQ(grown_capacity(23, 24, 1000), 63u);  // the floor: a 64-byte block
+  EXPECT_EQ(grown_capacity(40, 41, 1000), 80u);
   EXPECT_EQ(grown_capacity(100, 500, 1000), 500u);   // needed beats doubling
   EXPECT_EQ(grown_capacity(600, 601, 1000), 1000u);  // capped at max
-  EXPECT_EQ(grown_capacity(0, 1, 1000), 1u);
+  EXPECT_EQ(grown_capacity(0, 1, 1000), 63u);
+  EXPECT_EQ(grown_capacity(0, 1, 16), 16u);  // the floor never passes max
 }
 
 // fl::string and the builder (and read_file, fl::writer) take every growth

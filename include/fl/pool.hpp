@@ -88,6 +88,17 @@ void pool_deallocate(void* p, std::size_t bytes) noexcept;
 // new block; on std::bad_alloc p is untouched and still owned by the caller.
 [[nodiscard]] void* pool_reallocate(void* p, std::size_t old_bytes, std::size_t new_bytes);
 
+// A block of at least `bytes` bytes (bytes > 0) and its whole size,
+// pool_good_size(bytes), from one class lookup (the shape of C++23's
+// allocate_at_least): the size and the free list come from the same class
+// index instead of two lookups one after the other. Freed as `bytes` bytes
+// (the size returned). Throws std::bad_alloc.
+struct pool_block {
+  void* p;
+  std::size_t bytes;
+};
+[[nodiscard]] pool_block pool_allocate_at_least(std::size_t bytes);
+
 // The size pool_allocate would really reserve for `bytes`: a request of
 // pool_good_size(n) costs the same as one of n. Containers round their
 // capacity up to it so that no byte of a block is wasted.

@@ -649,6 +649,13 @@ class basic_string {
   [[gnu::noinline]] void reserve_slow(size_type new_cap);
   char* grow_keep(size_type new_size, const char*& src);
   size_type grown_capacity(size_type new_size) const;
+  struct block {
+    char* data;
+    size_type capacity;
+  };
+  block allocate_block(size_type min_capacity);
+  template <class W>
+  basic_string& append_fresh(size_type capacity, size_type n, const W& write);
   static size_type block_bytes(size_type min_capacity) noexcept;
   void deallocate_block(char* p, size_type capacity) noexcept {
     alloc_traits::deallocate(alloc_, p, capacity + 1);

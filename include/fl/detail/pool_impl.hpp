@@ -228,6 +228,19 @@ std::size_t pool_good_size_large(std::size_t bytes) noexcept;
   return pool_allocate_slow(bytes);
 }
 
+[[nodiscard]] inline pool_block pool_allocate_at_least(std::size_t bytes) {
+  if (bytes <= pool_max_cached_bytes) [[likely]] {
+    const std::size_t c = pool_class_index(bytes);
+    pool_thread_cache& t = pool_tls;
+    if (t.head[c] != nullptr) [[likely]]
+      return {pool_pop(t, c), pool_class_size[c]};
+    // A miss returns a block of the class size too.
+    return {pool_allocate_slow(bytes), pool_class_size[c]};
+  }
+  const std::size_t n = pool_good_size_large(bytes);
+  return {pool_allocate_slow(n), n};
+}
+
 inline void pool_deallocate(void* p, std::size_t bytes) noexcept {
   if (bytes <= pool_max_cached_bytes && p != nullptr) [[likely]] {
     const std::size_t c = pool_class_index(bytes);
