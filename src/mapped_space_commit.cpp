@@ -422,8 +422,14 @@ void mapped_space::sync() {
   }
   s.in_place_failed = false;
   // 3. The private copies now equal the file: drop them, so that the page
-  // tables show only changes made after this commit.
-  for (const log_extent& r : runs) ::madvise(s.base + r.offset, r.length, MADV_DONTNEED);
+  // tables show only changes made after this commit. The whole scanned range
+  // in one call: read-only entries go too, so the next commit's pagemap walk
+  // meets only the pages touched after this one (a later read faults its
+  // page back from the page cache, which holds the same bytes).
+  if (!runs.empty()) {
+    const std::uint64_t end = std::max(scan_end, runs.back().offset + runs.back().length);
+    ::madvise(s.base + detail::space_data_start, end - detail::space_data_start, MADV_DONTNEED);
+  }
 }
 
 void mapped_space::rollback() {
