@@ -649,13 +649,8 @@ class basic_string {
   [[gnu::noinline]] void reserve_slow(size_type new_cap);
   char* grow_keep(size_type new_size, const char*& src);
   size_type grown_capacity(size_type new_size) const;
-  struct block {
-    char* data;
-    size_type capacity;
-  };
-  block allocate_block(size_type min_capacity);
-  template <class W>
-  basic_string& append_fresh(size_type capacity, size_type n, const W& write);
+  detail::heap_block allocate_block(size_type min_capacity);
+  basic_string& append_fresh(size_type capacity, size_type n, const auto& write);
   static size_type block_bytes(size_type min_capacity) noexcept;
   void deallocate_block(char* p, size_type capacity) noexcept {
     alloc_traits::deallocate(alloc_, p, capacity + 1);
@@ -670,8 +665,7 @@ class basic_string {
   struct from_core_tag {};
   basic_string(from_core_tag, const core& c) noexcept : core_(c) {}
 
-  // Laid out first so that the string's bytes are its first 24 bytes; a
-  // stateless allocator takes no space.
+  // First, so the string's bytes are its first 24; a stateless allocator takes no space.
   core core_;
   [[no_unique_address]] Allocator alloc_;
 };

@@ -66,9 +66,10 @@ inline std::size_t pool_block_capacity(std::size_t min_capacity) noexcept {
   return pool_good_size(min_capacity + 1) - 1;
 }
 
-// A pool block of capacity + 1 bytes (from pool_allocate(capacity + 1) or
-// pool_reallocate(..., capacity + 1)) whose first size bytes are text. The
-// unit adopt and release hand over.
+// A block of capacity + 1 bytes from a string's allocator (pool_allocate or
+// pool_reallocate of capacity + 1, or basic_string::allocate_block, which
+// returns size 0) whose first size bytes are text. The unit adopt and release
+// hand over.
 struct heap_block {
   char* data;
   std::size_t size;

@@ -176,15 +176,15 @@ auto basic_string<A>::grown_capacity(size_type new_size) const -> size_type {
 // on (alloc/token_stream/1, perf: the most sampled instructions of
 // init_heap_copy). Throws what the allocator throws.
 template <class A>
-auto basic_string<A>::allocate_block(size_type min_capacity) -> block {
+auto basic_string<A>::allocate_block(size_type min_capacity) -> detail::heap_block {
   if constexpr (detail::is_pool_allocator_v<A>) {
     const detail::pool_block b = detail::pool_allocate_at_least(min_capacity + 1);
     const size_type cap = b.bytes - 1;
-    return {static_cast<char*>(b.p), cap < max_size() ? cap : max_size()};
+    return {static_cast<char*>(b.p), 0, cap < max_size() ? cap : max_size()};
   } else {
     size_type bytes = block_bytes(min_capacity);
     if (bytes - 1 > max_size()) bytes = max_size() + 1;
-    return {alloc_traits::allocate(alloc_, bytes), bytes - 1};
+    return {alloc_traits::allocate(alloc_, bytes), 0, bytes - 1};
   }
 }
 
@@ -272,7 +272,7 @@ void basic_string<A>::shrink_to_fit() {
 template <class A>
 inline void basic_string<A>::init_heap_copy(const char* s, size_type n) {
   if (n > max_size()) detail::throw_string_length_error("fl::string::basic_string");
-  const block b = allocate_block(n);
+  const detail::heap_block b = allocate_block(n);
   detail::copy_bytes(b.data, s, n);
   b.data[n] = '\0';
   core_.set_heap(b.data, n, b.capacity);
@@ -472,10 +472,9 @@ basic_string<A>& basic_string<A>::append_expr_grow(const E& e, size_type n) {
 // (pop, push) around the copies. Callers have checked that size() + n <=
 // max_size(). Strong guarantee.
 template <class A>
-template <class W>
-basic_string<A>& basic_string<A>::append_fresh(size_type capacity, size_type n, const W& write) {
+basic_string<A>& basic_string<A>::append_fresh(size_type capacity, size_type n, const auto& write) {
   const size_type sz = size();
-  const block b = allocate_block(capacity);
+  const detail::heap_block b = allocate_block(capacity);
   detail::copy_bytes(b.data, data(), sz);
   write(b.data + sz);
   b.data[sz + n] = '\0';
