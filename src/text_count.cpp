@@ -39,7 +39,7 @@ bool scalar_is_char(byte b) noexcept { return (b & 0xC0) != 0x80; }
 
 }  // namespace
 
-text_counts count_text(const char* p, std::size_t n) noexcept {
+text_counts count_text_bulk(const char* p, std::size_t n) noexcept {
   text_counts r;
 #ifndef FL_NO_SIMD
   const int k = isa();

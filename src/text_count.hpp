@@ -19,6 +19,8 @@
 
 #include <cstddef>
 
+#include "text_count_word.hpp"
+
 namespace fl::detail {
 
 struct text_counts {
@@ -29,8 +31,23 @@ struct text_counts {
 
 enum class text_metric : unsigned char { chars, newlines, utf16 };
 
-// The three counts of [p, p + n), in one pass.
-text_counts count_text(const char* p, std::size_t n) noexcept;
+// The three counts of [p, p + n), in one pass, by the vector kernel the CPU
+// runs (any n).
+text_counts count_text_bulk(const char* p, std::size_t n) noexcept;
+
+namespace {
+// The same. Inline: an edit counts the few bytes it inserts and removes, and
+// for up to 16 bytes two words counted in registers cost less than the call
+// and the ISA dispatch. (Internal linkage, like count_short, so that no
+// translation unit's copy depends on another's compile flags.)
+inline text_counts count_text(const char* p, std::size_t n) noexcept {
+  if (n <= 16) {
+    const word_counts t = count_short(reinterpret_cast<const unsigned char*>(p), n);
+    return {t.chars, t.newlines, t.astral};
+  }
+  return count_text_bulk(p, n);
+}
+}  // namespace
 
 // The position in [p, p + n) of item k (0-based) of the metric: the k-th
 // char start, the k-th '\n', or the start of the char holding UTF-16 unit k.

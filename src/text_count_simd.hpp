@@ -9,6 +9,7 @@
 #pragma once
 
 #include "simd_vec.hpp"
+#include "text_count_word.hpp"
 
 #include <immintrin.h>
 
@@ -23,25 +24,6 @@ inline size_t popcount32(uint32_t x) noexcept { return static_cast<size_t>(__bui
 // Per-byte predicates, shared by the scalar tails.
 inline bool is_char(uchar b) noexcept { return (b & 0xC0) != 0x80; }
 inline size_t utf16_units(uchar b) noexcept { return is_char(b) ? 1u + (b >= 0xF0 ? 1u : 0u) : 0u; }
-
-// The counts of the 8 bytes of w, by bit tricks on the high bit of each
-// byte (SWAR): a continuation byte has bit 7 set and bit 6 clear; a newline
-// is a byte of w ^ 0x0A.. that is zero (exact: the low 7 bits are added
-// below the high bit, so no carry crosses a byte); an astral byte has bits
-// 7..4 all set.
-struct swar_counts {
-  size_t continuation, newlines, astral;
-};
-inline swar_counts count_word(uint64_t w) noexcept {
-  constexpr uint64_t high = 0x8080808080808080ULL, low7 = 0x7F7F7F7F7F7F7F7FULL;
-  const uint64_t cont = w & ~(w << 1) & high;
-  const uint64_t x = w ^ 0x0A0A0A0A0A0A0A0AULL;
-  const uint64_t zero = ~(((x & low7) + low7) | x) & high;
-  const uint64_t top = w & (w << 1) & (w << 2) & (w << 3) & high;
-  return {static_cast<size_t>(__builtin_popcountll(cont)),
-          static_cast<size_t>(__builtin_popcountll(zero)),
-          static_cast<size_t>(__builtin_popcountll(top))};
-}
 
 // Lanes: non-continuation bytes are those > 0xBF as signed (-65): 0x00..0x7F
 // and 0xC0..0xFF. Astral bytes are those with max(b, 0xF0) == b.
@@ -77,18 +59,11 @@ void count_text_simd(const uchar* p, size_t n, size_t& chars, size_t& newlines,
     astral += popcount32(
         static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(v, top16), v))));
   }
-  // The last 0..15 bytes: 8 at a time as one 64-bit word (a short tail is
-  // zero-padded; zero bytes are chars, not newlines, not astral).
-  while (i < n) {
-    const size_t k = n - i < 8 ? n - i : 8;
-    uint64_t w = 0;
-    __builtin_memcpy(&w, p + i, k);
-    const swar_counts t = count_word(w);
-    chars += k - t.continuation;
-    newlines += t.newlines;
-    astral += t.astral;
-    i += k;
-  }
+  // The last 0..15 bytes in 64-bit words.
+  const word_counts t = count_short(p + i, n - i);
+  chars += t.chars;
+  newlines += t.newlines;
+  astral += t.astral;
 }
 
 template <class V>

@@ -2,8 +2,9 @@
 // fl::count (src/text_count.hpp): every length from 0 to 300 at every start
 // offset within a vector, over random bytes biased towards the bytes the
 // predicates turn on ('\n', continuation bytes 0x80..0xBF, lead bytes
-// 0xC0..0xFF), against a byte-by-byte count. Covers the whole-vector loop,
-// the 16-byte step and the 64-bit tail of whichever kernel the CPU selects.
+// 0xC0..0xFF), against a byte-by-byte count. Covers the inline path for up
+// to 16 bytes, and the whole-vector loop, the 16-byte step and the 64-bit
+// tail of whichever kernel the CPU selects.
 #include "../src/text_count.hpp"
 
 #include <gtest/gtest.h>
@@ -49,6 +50,11 @@ TEST(TextCount, EveryLengthAndOffsetAgreesWithAByteByByteCount) {
       ASSERT_EQ(got.chars, want.chars) << "seed " << seed << " off " << off << " n " << n;
       ASSERT_EQ(got.newlines, want.newlines) << "seed " << seed << " off " << off << " n " << n;
       ASSERT_EQ(got.astral, want.astral) << "seed " << seed << " off " << off << " n " << n;
+      // The vector kernel on its own, whose tails also serve short ranges.
+      const text_counts bulk = fl::detail::count_text_bulk(base + off, n);
+      ASSERT_EQ(bulk.chars, want.chars) << "seed " << seed << " off " << off << " n " << n;
+      ASSERT_EQ(bulk.newlines, want.newlines) << "seed " << seed << " off " << off << " n " << n;
+      ASSERT_EQ(bulk.astral, want.astral) << "seed " << seed << " off " << off << " n " << n;
       std::size_t nl = 0;
       for (std::size_t i = 0; i < n; ++i) nl += buf[off + i] == '\n';
       ASSERT_EQ(fl::detail::count_byte(base + off, n, '\n'), nl) << "off " << off << " n " << n;
