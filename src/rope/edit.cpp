@@ -130,16 +130,50 @@ edge replace_child(inner* n, unsigned at, const edge* pieces, unsigned k, inner*
   return edge{r, 0, node_len(r)};
 }
 
+// A leaf of at most this many bytes that cannot be edited in place is
+// copied whole; a longer one is cut around the edit (a window of at most
+// 2.5 window_block old bytes is copied), so that an edit of a shared 4 KiB
+// leaf, the first edit after a copy of the rope, copies an eighth to about
+// a half of it.
+constexpr std::size_t copy_whole_max = leaf_max_bytes / 2;
+// The window's ends lie on multiples of this in the chunk: index_block, so
+// that the kept pieces' metrics are exact lookups in the chunk's index, or
+// less in the tiny-leaf test builds, whose index blocks are a whole leaf
+// (3 window_block + text <= leaf_max_bytes <= leaf_edit_max, so the window
+// always fits a fresh chunk).
+constexpr std::size_t window_block = std::min(index_block, leaf_max_bytes / 4);
+static_assert(3 * window_block + leaf_max_bytes / 4 <= leaf_edit_max);
+
+// The bytes [lo, hi) of the chunk to copy for an edit of [p, p + n) of the
+// leaf viewing chunk bytes [off, off + len): at least a quarter block of
+// context on each side of the edit (so that typing on, or an edit just
+// before, stays in the window) where the leaf has it, rounded out to
+// window_block boundaries. Context is what keeps the window non-empty: lo <
+// off + p unless p == 0, hi > off + p + n unless the edit reaches the end.
+struct window {
+  std::size_t lo, hi;
+};
+window edit_window(std::size_t off, std::size_t len, std::size_t p, std::size_t n) noexcept {
+  constexpr std::size_t W = window_block, margin = W / 4 > 0 ? W / 4 : 1;
+  const std::size_t from = off + p, to = off + p + n, end = off + len;
+  const std::size_t lo = from - off > margin ? (from - margin) / W * W : off;
+  const std::size_t hi = end - to > margin ? (to + margin + W - 1) / W * W : end;
+  return {std::max(lo, off), std::min(hi, end)};
+}
+
 // The splice of bytes [pos, pos + n) of the rope `root` (a tree, or a flat
 // chunk too big for flat_edit_max) into
 // `text`, done on the one leaf that holds the range: the nodes on the path
 // are made writable (copied when shared), the leaf is rewritten in place when
-// its chunk is unique and roomy, else its new bytes go to a fresh chunk with
-// room up to leaf_edit_max (so that the next edits nearby are in place); a
-// leaf that outgrows leaf_edit_max becomes up to three edges, a fresh chunk
-// of about leaf_max_bytes / 2 around the text between pieces that keep
-// sharing the old chunk, and full nodes split on the way up. O(height +
-// leaf_max_bytes), no tree is split or joined. Returns false, with the
+// its chunk is unique and roomy; a leaf of at most copy_whole_max bytes
+// that cannot be is copied whole to a fresh chunk with room up to
+// leaf_edit_max (so that the next edits nearby are in place). A longer leaf
+// (shared, or outgrowing leaf_edit_max) becomes up to three edges: a fresh
+// chunk holding the text and a window of old bytes around it, between
+// pieces that keep sharing the old chunk, with full nodes split on the way
+// up. The window's ends lie on index blocks of the old chunk (see
+// edit_window), so the kept pieces' metrics are exact index lookups. O(height
+// + leaf_max_bytes), no tree is split or joined. Returns false, with the
 // content unchanged, when the edit is not of that kind (range across leaves,
 // text longer than leaf_max_bytes / 4, a leaf that would become empty).
 // Allocates everything it needs before the first write, so a throw leaves
@@ -170,7 +204,9 @@ bool edit_in_leaf(edge& root, std::size_t pos, std::size_t n, std::string_view t
   chunk* c = static_cast<chunk*>(leaf.p);
   const char* old = c->data + leaf.off;
 
-  if (out <= leaf_edit_max) {
+  const bool in_place = out <= leaf_edit_max && unique(c) && leaf.off + out <= c->cap &&
+                        !overlaps(text, c);
+  if (in_place || (out <= leaf_edit_max && e->len <= copy_whole_max)) {
     // The metrics change by those of `text` minus those of the bytes it
     // replaces, on the leaf and every edge above it that is known.
     const edge before = leaf;
@@ -182,7 +218,7 @@ bool edit_in_leaf(edge& root, std::size_t pos, std::size_t n, std::string_view t
       x.newlines = x.newlines + add.newlines - sub.newlines;
       x.astral = x.astral + add.astral - sub.astral;
     };
-    if (unique(c) && leaf.off + out <= c->cap && !overlaps(text, c)) {
+    if (in_place) {
       index_truncate(c, leaf.off + p);
       char* base = c->data + leaf.off;
       std::memmove(base + p + ins, base + p + n, tail);
@@ -212,15 +248,13 @@ bool edit_in_leaf(edge& root, std::size_t pos, std::size_t n, std::string_view t
   }
 
   // The new leaf text is A | text | B with A = old[0, p) and B = old[p + n,
-  // len). A window of about leaf_max_bytes / 2 around the text is copied;
-  // what lies outside it keeps pointing into c.
-  const std::size_t want = leaf_max_bytes / 2 - ins;  // ins <= leaf_max / 4
-  std::size_t ta = std::min(p, want / 2);
-  const std::size_t tb = std::min(tail, want - ta);
-  ta = std::min(p, want - tb);
-  const std::size_t a_keep = p - ta;      // shared head: old[0, a_keep)
-  const std::size_t b_keep = tail - tb;   // shared tail: old[len - b_keep, len)
-  const std::size_t mid = ta + ins + tb;  // copied window
+  // len). A window of old bytes around the text is copied; what lies
+  // outside it keeps pointing into c.
+  const window w = edit_window(leaf.off, e->len, p, n);
+  const std::size_t a_keep = w.lo - leaf.off;            // shared head: old[0, a_keep)
+  const std::size_t b_keep = leaf.off + e->len - w.hi;   // shared tail: old[len - b_keep, len)
+  const std::size_t ta = p - a_keep, tb = tail - b_keep;  // the window's old bytes
+  const std::size_t mid = ta + ins + tb;                  // copied window, >= 1 byte
   edge pieces[3];
   // New inner nodes the split may need: the leaf's parent overflows if it
   // gains k - 1 edges, then each full ancestor, then a new root.

@@ -253,7 +253,9 @@ chunk_cut chunk_cut_counts(const chunk* c, std::size_t off, std::size_t len,
                            const text_counts* whole, std::size_t a, std::size_t b) noexcept {
   chunk_cut r;
   const chunk_index* ix = len < index_min_range ? nullptr : usable_index(c, off + len);
-  const bool look_a = ix && a >= index_min_range, look_b = ix && b >= index_min_range;
+  // A lookup scans at most half a block (none at a block boundary, where
+  // edits cut: see edit_window), so it wins over a scan of a part longer.
+  const bool look_a = ix && a > B / 2, look_b = ix && b > B / 2;
   if (!look_a && !look_b) {
     r.whole = whole ? *whole : chunk_counts(c, off, len);
     if (a) r.head = count_text(c->data + off, a);

@@ -1,0 +1,181 @@
+// tests/rope_check.hpp: what the rope tests share whatever their leaf size:
+// random text (UTF-8 and invalid bytes), positions, reading a rope every
+// way, the five basic edits on a rope and its std::string mirror, trees of
+// given leaves, and every text metric checked against plain scans. The
+// small-leaf programs include it through rope_support.hpp.
+#pragma once
+
+#include <fl/rope.hpp>
+
+#include <gtest/gtest.h>
+#include "test_support.hpp"
+
+#include <cstddef>
+#include <iterator>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace rope_test {
+
+using fl_test::test_seed;
+
+// Small alphabet so that find() has many partial matches.
+inline std::string random_text(std::mt19937_64& rng, std::size_t n, unsigned alphabet = 4) {
+  return fl_test::random_text(rng, n, alphabet, 'a');
+}
+
+inline std::size_t pick(std::mt19937_64& rng, std::size_t n) {
+  return n == 0 ? 0 : static_cast<std::size_t>(rng() % n);
+}
+
+// Every way of reading a rope must give `want`.
+inline void expect_content(const fl::rope& r, const std::string& want, const std::string& ctx) {
+  ASSERT_EQ(r.size(), want.size()) << ctx;
+  ASSERT_EQ(r.empty(), want.empty()) << ctx;
+  std::string via_chunks;
+  for (std::string_view c : r.chunks()) {
+    ASSERT_FALSE(c.empty()) << ctx;
+    via_chunks.append(c);
+  }
+  ASSERT_EQ(via_chunks, want) << ctx;
+  ASSERT_EQ(std::string(r.begin(), r.end()), want) << ctx;
+  ASSERT_EQ(r.to_std(), want) << ctx;
+  ASSERT_EQ(std::string_view(r.flatten()), want) << ctx;
+}
+
+// Text with everything the metrics must survive: ASCII, '\n', "\r\n", 2-,
+// 3- and 4-byte UTF-8 sequences, and invalid bytes (stray continuation
+// bytes, lone lead bytes, 0xF8..0xFF).
+inline std::string random_utf8(std::mt19937_64& rng, std::size_t n) {
+  static const char* const pieces[] = {
+      "a",    "b",    "\n",   "\r\n", "\xC3\xA9", "\xE2\x82\xAC", "\xF0\x9F\x98\x80",
+      "\x80", "\xBF", "\xC3", "\xF0", "\xFF",     "\xF8\x88",     "x\ny",
+      " "};
+  std::string s;
+  while (s.size() < n) s += pieces[pick(rng, std::size(pieces))];
+  s.resize(n);  // may cut a sequence: more invalid bytes
+  return s;
+}
+
+// The five basic edits, applied alike to a rope and to its std::string
+// mirror (n is clamped by both the same way).
+enum class basic_edit { append, prepend, insert, erase, replace };
+inline void apply_edit(basic_edit e, fl::rope& r, std::string& s, std::size_t pos, std::size_t n,
+                       const std::string& piece) {
+  switch (e) {
+    case basic_edit::append:
+      r.append(piece);
+      s.append(piece);
+      break;
+    case basic_edit::prepend:
+      r.prepend(piece);
+      s.insert(0, piece);
+      break;
+    case basic_edit::insert:
+      r.insert(pos, piece);
+      s.insert(pos, piece);
+      break;
+    case basic_edit::erase:
+      r.erase(pos, n);
+      s.erase(pos, n);
+      break;
+    case basic_edit::replace:
+      r.replace(pos, n, piece);
+      s.replace(pos, n, piece);
+      break;
+  }
+}
+
+// A tree of `text` cut into `piece`-byte leaves: a copy alive during each
+// append keeps the rope shared, so each piece joins as a leaf instead of
+// growing one flat chunk in place.
+inline fl::rope tree_of(std::string_view text, std::size_t piece) {
+  fl::rope r;
+  for (std::size_t i = 0; i < text.size(); i += piece) {
+    const fl::rope before = r;
+    r.append(text.substr(i, piece));
+  }
+  return r;
+}
+
+// ---------------------------------------------------------------- text metrics
+
+inline bool is_char_byte(char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }
+inline std::size_t units_of(char c) {
+  return is_char_byte(c) ? (static_cast<unsigned char>(c) >= 0xF0 ? 2u : 1u) : 0u;
+}
+
+// The metrics of a std::string by plain scans: the definitions of SPEC.
+struct naive_metrics {
+  std::vector<std::size_t> chars, lines, units;        // prefix counts, size() + 1 entries
+  std::vector<std::size_t> char_at, line_at, unit_at;  // char_to_byte, line_to_byte, utf16_to_byte
+  explicit naive_metrics(const std::string& s) {
+    chars.assign(1, 0);
+    lines.assign(1, 0);
+    units.assign(1, 0);
+    line_at.assign(1, 0);
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      if (is_char_byte(s[i])) {
+        char_at.push_back(i);
+        for (std::size_t u = 0; u < units_of(s[i]); ++u) unit_at.push_back(i);
+      }
+      if (s[i] == '\n') line_at.push_back(i + 1);
+      chars.push_back(chars.back() + (is_char_byte(s[i]) ? 1 : 0));
+      lines.push_back(lines.back() + (s[i] == '\n' ? 1 : 0));
+      units.push_back(units.back() + units_of(s[i]));
+    }
+    char_at.push_back(s.size());
+    unit_at.push_back(s.size());
+    line_at.push_back(s.size());
+  }
+};
+
+// Checks every metric of r against s: the totals, the queries at `probes`
+// random arguments (every argument when all is set), and the throws just
+// past each end.
+inline void expect_metrics(const fl::rope& r, const std::string& s, std::mt19937_64& rng, int probes,
+                    bool all, const std::string& ctx) {
+  const naive_metrics m(s);
+  ASSERT_EQ(r.char_count(), m.chars.back()) << ctx;
+  ASSERT_EQ(r.line_count(), m.lines.back() + 1) << ctx;
+  ASSERT_EQ(r.utf16_count(), m.units.back()) << ctx;
+  auto by_pos = [&](std::size_t pos) {
+    ASSERT_EQ(r.byte_to_char(pos), m.chars[pos]) << ctx << " pos " << pos;
+    ASSERT_EQ(r.byte_to_line(pos), m.lines[pos]) << ctx << " pos " << pos;
+    ASSERT_EQ(r.byte_to_utf16(pos), m.units[pos]) << ctx << " pos " << pos;
+  };
+  auto by_char = [&](std::size_t i) {
+    ASSERT_EQ(r.char_to_byte(i), m.char_at[i]) << ctx << " char " << i;
+  };
+  auto by_line = [&](std::size_t i) {
+    ASSERT_EQ(r.line_to_byte(i), m.line_at[i]) << ctx << " line " << i;
+  };
+  auto by_unit = [&](std::size_t i) {
+    ASSERT_EQ(r.utf16_to_byte(i), m.unit_at[i]) << ctx << " unit " << i;
+  };
+  if (all) {
+    for (std::size_t i = 0; i <= s.size(); ++i) by_pos(i);
+    for (std::size_t i = 0; i < m.char_at.size(); ++i) by_char(i);
+    for (std::size_t i = 0; i < m.line_at.size(); ++i) by_line(i);
+    for (std::size_t i = 0; i < m.unit_at.size(); ++i) by_unit(i);
+  } else {
+    for (int k = 0; k < probes; ++k) {
+      by_pos(pick(rng, s.size() + 1));
+      by_char(pick(rng, m.char_at.size()));
+      by_line(pick(rng, m.line_at.size()));
+      by_unit(pick(rng, m.unit_at.size()));
+    }
+    by_pos(s.size());
+  }
+  ASSERT_THROW((void)r.byte_to_char(s.size() + 1), std::out_of_range) << ctx;
+  ASSERT_THROW((void)r.byte_to_line(s.size() + 1), std::out_of_range) << ctx;
+  ASSERT_THROW((void)r.byte_to_utf16(s.size() + 1), std::out_of_range) << ctx;
+  ASSERT_THROW((void)r.char_to_byte(m.char_at.size()), std::out_of_range) << ctx;
+  ASSERT_THROW((void)r.line_to_byte(m.line_at.size()), std::out_of_range) << ctx;
+  ASSERT_THROW((void)r.utf16_to_byte(m.unit_at.size()), std::out_of_range) << ctx;
+}
+
+}  // namespace rope_test

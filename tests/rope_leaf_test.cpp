@@ -1,0 +1,105 @@
+// fl::rope with the library's own leaf size (4 KiB leaves, 1 KiB index
+// blocks), which the small-leaf programs cannot show: an edit of a long leaf
+// that is shared with a copy, or that outgrows its room, copies a window of
+// old bytes cut at index-block boundaries, not the whole leaf; and random
+// edits on shared copies of a tree of such leaves agree with a std::string
+// mirror in content and every metric.
+#include <fl/rope.hpp>
+
+#include <gtest/gtest.h>
+#include "rope_check.hpp"
+
+#include <cstddef>
+#include <random>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+static_assert(fl::detail::leaf_max_bytes == 4096 && fl::detail::index_block == 1024,
+              "rope_leaf_test checks the library's own leaf size");
+
+using namespace rope_test;  // rope_check.hpp
+
+namespace {
+
+std::vector<std::size_t> chunk_sizes(const fl::rope& r) {
+  std::vector<std::size_t> out;
+  for (std::string_view c : r.chunks()) out.push_back(c.size());
+  return out;
+}
+
+}  // namespace
+
+TEST(RopeLeafTest, EditOfASharedLeafCopiesAWindowOnBlockBoundaries) {
+  std::mt19937_64 rng(11);
+  const std::string text = random_utf8(rng, 4 * 4096);
+  const fl::rope original = tree_of(text, 4096);
+  ASSERT_EQ(chunk_sizes(original), (std::vector<std::size_t>{4096, 4096, 4096, 4096}));
+
+  // Byte 1500 of leaf 1: the window is [1024, 2048) of that leaf (256 bytes
+  // of context on each side, rounded out to 1 KiB); head and tail keep
+  // sharing the original's chunk.
+  fl::rope r = original;
+  r.insert(4096 + 1500, "abc");
+  std::string want = text;
+  want.insert(4096 + 1500, "abc");
+  EXPECT_EQ(chunk_sizes(r), (std::vector<std::size_t>{4096, 1024, 1024 + 3, 2048, 4096, 4096}));
+  fl::detail::check_invariants(r);
+  expect_content(r, want, "edited copy");
+  expect_metrics(r, want, rng, 200, false, "edited copy");
+  expect_content(original, text, "original");
+
+  // The next edits nearby fall inside the window, which is now unique:
+  // rewritten in place, no new leaf.
+  r.replace(4096 + 1400, 20, "xy");
+  want.replace(4096 + 1400, 20, "xy");
+  r.erase(4096 + 1600, 5);
+  want.erase(4096 + 1600, 5);
+  EXPECT_EQ(chunk_sizes(r), (std::vector<std::size_t>{4096, 1024, 1024 + 3 - 18 - 5, 2048, 4096, 4096}));
+  fl::detail::check_invariants(r);
+  expect_metrics(r, want, rng, 200, false, "edits in the window");
+
+  // At the start of a leaf the window has no head: [0, 1024).
+  fl::rope s = original;
+  s.insert(0, "\n");
+  EXPECT_EQ(chunk_sizes(s), (std::vector<std::size_t>{1024 + 1, 3072, 4096, 4096, 4096}));
+  fl::detail::check_invariants(s);
+}
+
+// Random edits, most of them on copies that share leaves, on a tree of 4 KiB
+// leaves: content, invariants and every metric against the mirror.
+TEST(RopeLeafTest, RandomEditsOfSharedCopiesAgreeWithStdString) {
+  const auto seed = test_seed();
+  std::mt19937_64 rng(seed ^ 0x6c656166ULL);
+  const std::string text = random_utf8(rng, 64 * 1024);
+  std::vector<std::pair<fl::rope, std::string>> slots(4, {tree_of(text, 4096), text});
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  constexpr int steps = 400;  // every step rescans the whole text
+#else
+  constexpr int steps = 2'000;
+#endif
+  for (int step = 0; step < steps; ++step) {
+    const std::string ctx = "seed " + std::to_string(seed) + " step " + std::to_string(step);
+    auto& [r, s] = slots[pick(rng, slots.size())];
+    if (pick(rng, 3) == 0) {  // edit a fresh copy: every leaf it reaches is shared
+      auto& [r2, s2] = slots[pick(rng, slots.size())];
+      r2 = r;
+      s2 = s;
+    }
+    const std::size_t pos = pick(rng, s.size() + 1);
+    const std::size_t n = pick(rng, 2) ? pick(rng, 40) : pick(rng, 3000);
+    const std::string piece = random_utf8(rng, pick(rng, 4) == 0 ? pick(rng, 1200) : pick(rng, 12));
+    const auto e = static_cast<basic_edit>(pick(rng, 5));
+    apply_edit(e, r, s, pos, n, piece);
+    fl::detail::check_invariants(r);
+    expect_content(r, s, ctx);
+    expect_metrics(r, s, rng, 4, false, ctx);
+    if (HasFatalFailure()) return;
+  }
+  for (const auto& [r, s] : slots) {
+    fl::detail::check_invariants(r);
+    expect_content(r, s, "end, seed " + std::to_string(seed));
+    expect_metrics(r, s, rng, 100, false, "end, seed " + std::to_string(seed));
+  }
+}
