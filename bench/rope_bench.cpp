@@ -21,7 +21,9 @@
 //                        through the type's char iterators (fl: a rope built
 //                        by appends alone is one flat chunk; iterate_1m_tree
 //                        walks the same bytes as a tree of 256 4 KiB leaves;
-//                        fl_chunks: the same sum through fl::for_each_chunk)
+//                        fl_chunks: the same sum through fl::for_each_chunk;
+//                        std_scalar: the std loop not vectorized, the
+//                        ceiling of any one-byte-per-step iterator)
 //   random_index_1m      1,000 operator[] reads at random positions
 //   edit_mix_tree/B      edit_mix on the text held as 4 KiB pieces (fl: a tree
 //                        of 4 KiB leaves; cord, gnu_rope: 4 KiB appends), B >= 64k
@@ -269,6 +271,22 @@ void iterate_fl(benchmark::State& st) {
 }
 void iterate_tree_fl(benchmark::State& st) { iterate_loop(st, tree_of(flat_1m("rope/iterate"))); }
 void iterate_std(benchmark::State& st) { iterate_loop(st, flat_1m("rope/iterate")); }
+// std_scalar: the std loop with GCC's vectorizer off in this function: one
+// byte per step, the most any iterator can give a loop that GCC does not
+// vectorize. GCC vectorizes no loop over a chunked text's per-char
+// iterator: the step into the next chunk is a second path back to the loop
+// head, and the loop's sum passes through it unchanged, so GCC keeps one
+// loop with a branch inside (-fopt-info-vec: "control flow in loop").
+[[gnu::optimize("no-tree-vectorize")]] void iterate_std_scalar(benchmark::State& st) {
+  const std::string r = flat_1m("rope/iterate");
+  for (auto _ : st) {
+    benchmark::DoNotOptimize(r);
+    std::uint64_t sum = 0;
+    for (char c : r) sum += static_cast<unsigned char>(c);
+    benchmark::DoNotOptimize(sum);
+  }
+  fl_bench::set_bytes(st, r.size());
+}
 // fl_chunks: the same sum through fl::for_each_chunk, the segmented form (a
 // plain loop over each chunk's bytes, which the compiler vectorizes).
 void iterate_chunks_loop(benchmark::State& st, const fl::rope& r) {
@@ -480,6 +498,7 @@ const bool registered = [] {
 #endif
   fl_bench::reg("rope/iterate_1m/std", iterate_std)->Unit(benchmark::kMicrosecond);
   fl_bench::reg("rope/iterate_1m/gnu_rope", iterate_gnu)->Unit(benchmark::kMicrosecond);
+  fl_bench::reg("rope/iterate_1m/std_scalar", iterate_std_scalar)->Unit(benchmark::kMicrosecond);
   fl_bench::reg("rope/iterate_1m/fl_chunks", iterate_chunks_fl)->Unit(benchmark::kMicrosecond);
   fl_bench::reg("rope/iterate_1m_tree/fl", iterate_tree_fl)->Unit(benchmark::kMicrosecond);
   fl_bench::reg("rope/iterate_1m_tree/fl_chunks", iterate_chunks_tree_fl)
