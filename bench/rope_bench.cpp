@@ -74,106 +74,121 @@ fl::rope tree_of(std::string_view flat) {
   for (std::size_t i = 0; i < flat.size(); i += 4096) r.append(fl::rope(flat.substr(i, 4096)));
   return r;
 }
-std::string flat_1m(std::string_view label) {
-  std::string flat;
-  for (const auto& p : pieces_1m(label)) flat.append(p);
-  return flat;
-}
-// ---------------------------------------------------------------- concat_flatten
+// ---------------------------------------------------------------- concat_flatten / rebalance
 
-void concat_fl(benchmark::State& st, std::size_t n) {
-  const std::string piece = fl_bench::random_text(100, fl_bench::salt("rope/concat"));
+// Each library's append of a std::string piece.
+const auto add_fl = [](fl::rope& r, const std::string& p) { r.append(p); };
+const auto add_std = [](std::string& r, const std::string& p) { r.append(p); };
+const auto add_gnu = [](__gnu_cxx::crope& r, const std::string& p) {
+  r.append(p.data(), p.size());
+};
+#ifdef FL_BENCH_HAVE_ABSL
+const auto add_cord = [](absl::Cord& r, const std::string& p) { r.Append(p); };
+#endif
+
+// The 1 MB text of pieces_1m(label), appended piece by piece to an empty R
+// (fl: a rope grown by appends alone is one flat chunk).
+template <class R, class Add>
+R appended_1m(std::string_view label, Add add) {
+  R r;
+  for (const auto& p : pieces_1m(label)) add(r, p);
+  return r;
+}
+std::string flat_1m(std::string_view label) { return appended_1m<std::string>(label, add_std); }
+
+// Builds an R of n appended pieces of `piece_bytes` random bytes, then hands
+// it to `done`, which reads it (the flattening cases) or lets it escape.
+template <class R, class Add, class Done>
+void build_loop(benchmark::State& st, std::string_view label, std::size_t piece_bytes,
+                std::size_t n, Add add, Done done) {
+  const std::string piece = fl_bench::random_text(piece_bytes, fl_bench::salt(label));
   n = fl_bench::runtime_count(n);
   for (auto _ : st) {
-    fl::rope r;
-    for (std::size_t i = 0; i < n; ++i) r.append(piece);
+    R r;
+    for (std::size_t i = 0; i < n; ++i) add(r, piece);
+    done(r);
+  }
+  fl_bench::set_bytes(st, n * piece_bytes);
+}
+
+// concat_flatten: n 100-byte pieces, then the whole text contiguous.
+template <class R, class Add, class Done>
+void concat_loop(benchmark::State& st, std::size_t n, Add add, Done done) {
+  build_loop<R>(st, "rope/concat", 100, n, add, done);
+}
+void concat_fl(benchmark::State& st, std::size_t n) {
+  concat_loop<fl::rope>(st, n, add_fl, [](fl::rope& r) {
     fl::string flat = std::move(r).flatten();
     benchmark::DoNotOptimize(flat.data());
-  }
-  fl_bench::set_bytes(st, n * 100);
+  });
 }
 // The same with the copying flatten (the rope stays usable), like cord's.
 void concat_fl_copy(benchmark::State& st, std::size_t n) {
-  const std::string piece = fl_bench::random_text(100, fl_bench::salt("rope/concat"));
-  n = fl_bench::runtime_count(n);
-  for (auto _ : st) {
-    fl::rope r;
-    for (std::size_t i = 0; i < n; ++i) r.append(piece);
+  concat_loop<fl::rope>(st, n, add_fl, [](fl::rope& r) {
     fl::string flat = r.flatten();
     benchmark::DoNotOptimize(flat.data());
     benchmark::DoNotOptimize(r);
-  }
-  fl_bench::set_bytes(st, n * 100);
+  });
 }
 void concat_std(benchmark::State& st, std::size_t n) {
-  const std::string piece = fl_bench::random_text(100, fl_bench::salt("rope/concat"));
-  n = fl_bench::runtime_count(n);
-  for (auto _ : st) {
-    std::string s;
-    for (std::size_t i = 0; i < n; ++i) s.append(piece);
-    benchmark::DoNotOptimize(s.data());
-  }
-  fl_bench::set_bytes(st, n * 100);
+  concat_loop<std::string>(st, n, add_std,
+                           [](std::string& s) { benchmark::DoNotOptimize(s.data()); });
 }
 void concat_gnu(benchmark::State& st, std::size_t n) {
-  const std::string piece = fl_bench::random_text(100, fl_bench::salt("rope/concat"));
-  n = fl_bench::runtime_count(n);
-  for (auto _ : st) {
-    __gnu_cxx::crope r;
-    for (std::size_t i = 0; i < n; ++i) r.append(piece.data(), piece.size());
-    benchmark::DoNotOptimize(r.c_str());
-  }
-  fl_bench::set_bytes(st, n * 100);
+  concat_loop<__gnu_cxx::crope>(st, n, add_gnu,
+                                [](__gnu_cxx::crope& r) { benchmark::DoNotOptimize(r.c_str()); });
 }
 #ifdef FL_BENCH_HAVE_ABSL
 void concat_cord(benchmark::State& st, std::size_t n) {
-  const std::string piece = fl_bench::random_text(100, fl_bench::salt("rope/concat"));
-  n = fl_bench::runtime_count(n);
-  for (auto _ : st) {
-    absl::Cord c;
-    for (std::size_t i = 0; i < n; ++i) c.Append(piece);
+  concat_loop<absl::Cord>(st, n, add_cord, [](absl::Cord& c) {
     std::string flat(c);
     benchmark::DoNotOptimize(flat.data());
-  }
-  fl_bench::set_bytes(st, n * 100);
+  });
 }
+#endif
+
+// rebalance: 5,000 appends of a 1,000-byte piece.
+template <class R, class Add>
+void rebalance_loop(benchmark::State& st, Add add) {
+  build_loop<R>(st, "rope/rebalance", 1000, 5000, add, [](R& r) { benchmark::DoNotOptimize(r); });
+}
+void rebalance_fl(benchmark::State& st) { rebalance_loop<fl::rope>(st, add_fl); }
+void rebalance_std(benchmark::State& st) { rebalance_loop<std::string>(st, add_std); }
+void rebalance_gnu(benchmark::State& st) { rebalance_loop<__gnu_cxx::crope>(st, add_gnu); }
+#ifdef FL_BENCH_HAVE_ABSL
+void rebalance_cord(benchmark::State& st) { rebalance_loop<absl::Cord>(st, add_cord); }
 #endif
 
 // ---------------------------------------------------------------- substr
 
-void substr_fl(benchmark::State& st) {
-  const fl::rope r(fl_bench::random_text(mb, fl_bench::salt("rope/substr")));
-  std::size_t pos = fl_bench::runtime_count(mb / 2);
+// 1,000 bytes from the middle of a 1 MB text held by r, cut by `cut`.
+template <class R, class Cut>
+void substr_loop(benchmark::State& st, const R& r, Cut cut) {
+  const std::size_t pos = fl_bench::runtime_count(mb / 2);
   for (auto _ : st) {
-    fl::rope s = r.substr(pos, 1000);
+    auto s = cut(r, pos, std::size_t{1000});
     benchmark::DoNotOptimize(s);
   }
+}
+std::string substr_text() { return fl_bench::random_text(mb, fl_bench::salt("rope/substr")); }
+void substr_fl(benchmark::State& st) {
+  substr_loop(st, fl::rope(substr_text()),
+              [](const fl::rope& r, std::size_t p, std::size_t n) { return r.substr(p, n); });
 }
 void substr_std(benchmark::State& st) {
-  const std::string r(fl_bench::random_text(mb, fl_bench::salt("rope/substr")));
-  std::size_t pos = fl_bench::runtime_count(mb / 2);
-  for (auto _ : st) {
-    std::string s = r.substr(pos, 1000);
-    benchmark::DoNotOptimize(s);
-  }
+  substr_loop(st, substr_text(),
+              [](const std::string& r, std::size_t p, std::size_t n) { return r.substr(p, n); });
 }
 void substr_gnu(benchmark::State& st) {
-  const std::string text = fl_bench::random_text(mb, fl_bench::salt("rope/substr"));
-  const __gnu_cxx::crope r(text.data(), text.size());
-  std::size_t pos = fl_bench::runtime_count(mb / 2);
-  for (auto _ : st) {
-    __gnu_cxx::crope s = r.substr(pos, 1000);
-    benchmark::DoNotOptimize(s);
-  }
+  const std::string text = substr_text();
+  substr_loop(
+      st, __gnu_cxx::crope(text.data(), text.size()),
+      [](const __gnu_cxx::crope& r, std::size_t p, std::size_t n) { return r.substr(p, n); });
 }
 #ifdef FL_BENCH_HAVE_ABSL
 void substr_cord(benchmark::State& st) {
-  const absl::Cord r(fl_bench::random_text(mb, fl_bench::salt("rope/substr")));
-  std::size_t pos = fl_bench::runtime_count(mb / 2);
-  for (auto _ : st) {
-    absl::Cord s = r.Subcord(pos, 1000);
-    benchmark::DoNotOptimize(s);
-  }
+  substr_loop(st, absl::Cord(substr_text()),
+              [](const absl::Cord& r, std::size_t p, std::size_t n) { return r.Subcord(p, n); });
 }
 #endif
 
@@ -253,77 +268,72 @@ void edit_tree_cord(benchmark::State& st, std::size_t b) {
 
 // ---------------------------------------------------------------- iterate / index
 
-// Sums the bytes through the text's own char iterators (cord: Chars()).
+// The sum of the bytes of r through its char iterators, inline in the
+// timed loop (so that the compiler vectorizes it where it can).
 template <class R>
-void iterate_loop(benchmark::State& st, const R& r) {
-  for (auto _ : st) {
-    benchmark::DoNotOptimize(r);
-    std::uint64_t sum = 0;
-    for (char c : r) sum += static_cast<unsigned char>(c);
-    benchmark::DoNotOptimize(sum);
-  }
-  fl_bench::set_bytes(st, r.size());
+std::uint64_t byte_sum(const R& r) {
+  std::uint64_t sum = 0;
+  for (char c : r) sum += static_cast<unsigned char>(c);
+  return sum;
 }
-void iterate_fl(benchmark::State& st) {
-  fl::rope r;
-  for (const auto& p : pieces_1m("rope/iterate")) r.append(p);
-  iterate_loop(st, r);
-}
-void iterate_tree_fl(benchmark::State& st) { iterate_loop(st, tree_of(flat_1m("rope/iterate"))); }
-void iterate_std(benchmark::State& st) { iterate_loop(st, flat_1m("rope/iterate")); }
-// std_scalar: the std loop with GCC's vectorizer off in this function: one
-// byte per step, the most any iterator can give a loop that GCC does not
+// std_scalar: the same for a std::string with GCC's vectorizer off: one byte
+// per step, the most any iterator can give a loop that GCC does not
 // vectorize. GCC vectorizes no loop over a chunked text's per-char
 // iterator: the step into the next chunk is a second path back to the loop
 // head, and the loop's sum passes through it unchanged, so GCC keeps one
 // loop with a branch inside (-fopt-info-vec: "control flow in loop").
-[[gnu::optimize("no-tree-vectorize")]] void iterate_std_scalar(benchmark::State& st) {
-  const std::string r = flat_1m("rope/iterate");
+[[gnu::optimize("no-tree-vectorize"), gnu::noinline]] std::uint64_t byte_sum_scalar(
+    const std::string& r) {
+  std::uint64_t sum = 0;
+  for (char c : r) sum += static_cast<unsigned char>(c);
+  return sum;
+}
+// fl_chunks: the sum through fl::for_each_chunk, the segmented form (a plain
+// loop over each chunk's bytes, which the compiler vectorizes).
+std::uint64_t chunk_sum(const fl::rope& r) {
+  std::uint64_t sum = 0;
+  fl::for_each_chunk(r, [&sum](std::string_view c) {
+    for (char ch : c) sum += static_cast<unsigned char>(ch);
+  });
+  return sum;
+}
+
+template <class R, class Sum>
+void iterate_loop(benchmark::State& st, const R& r, Sum sum) {
   for (auto _ : st) {
     benchmark::DoNotOptimize(r);
-    std::uint64_t sum = 0;
-    for (char c : r) sum += static_cast<unsigned char>(c);
-    benchmark::DoNotOptimize(sum);
+    benchmark::DoNotOptimize(sum(r));
   }
   fl_bench::set_bytes(st, r.size());
 }
-// fl_chunks: the same sum through fl::for_each_chunk, the segmented form (a
-// plain loop over each chunk's bytes, which the compiler vectorizes).
-void iterate_chunks_loop(benchmark::State& st, const fl::rope& r) {
-  for (auto _ : st) {
-    benchmark::DoNotOptimize(r);
-    std::uint64_t sum = 0;
-    fl::for_each_chunk(r, [&sum](std::string_view c) {
-      for (char ch : c) sum += static_cast<unsigned char>(ch);
-    });
-    benchmark::DoNotOptimize(sum);
-  }
-  fl_bench::set_bytes(st, r.size());
+const auto sum_fl = [](const fl::rope& r) { return byte_sum(r); };
+void iterate_fl(benchmark::State& st) {
+  iterate_loop(st, appended_1m<fl::rope>("rope/iterate", add_fl), sum_fl);
+}
+void iterate_tree_fl(benchmark::State& st) {
+  iterate_loop(st, tree_of(flat_1m("rope/iterate")), sum_fl);
+}
+void iterate_std(benchmark::State& st) {
+  iterate_loop(st, flat_1m("rope/iterate"), [](const std::string& r) { return byte_sum(r); });
+}
+void iterate_std_scalar(benchmark::State& st) {
+  iterate_loop(st, flat_1m("rope/iterate"), byte_sum_scalar);
 }
 void iterate_chunks_fl(benchmark::State& st) {
-  fl::rope r;
-  for (const auto& p : pieces_1m("rope/iterate")) r.append(p);
-  iterate_chunks_loop(st, r);
+  iterate_loop(st, appended_1m<fl::rope>("rope/iterate", add_fl), chunk_sum);
 }
 void iterate_chunks_tree_fl(benchmark::State& st) {
-  iterate_chunks_loop(st, tree_of(flat_1m("rope/iterate")));
+  iterate_loop(st, tree_of(flat_1m("rope/iterate")), chunk_sum);
 }
 void iterate_gnu(benchmark::State& st) {
-  __gnu_cxx::crope r;
-  for (const auto& p : pieces_1m("rope/iterate")) r.append(p.data(), p.size());
-  iterate_loop(st, r);
+  iterate_loop(st, appended_1m<__gnu_cxx::crope>("rope/iterate", add_gnu),
+               [](const __gnu_cxx::crope& r) { return byte_sum(r); });
 }
 #ifdef FL_BENCH_HAVE_ABSL
+// cord: its char range, Chars().
 void iterate_cord(benchmark::State& st) {
-  absl::Cord r;
-  for (const auto& p : pieces_1m("rope/iterate")) r.Append(p);
-  for (auto _ : st) {
-    benchmark::DoNotOptimize(r);
-    std::uint64_t sum = 0;
-    for (char c : r.Chars()) sum += static_cast<unsigned char>(c);
-    benchmark::DoNotOptimize(sum);
-  }
-  fl_bench::set_bytes(st, r.size());
+  iterate_loop(st, appended_1m<absl::Cord>("rope/iterate", add_cord),
+               [](const absl::Cord& r) { return byte_sum(r.Chars()); });
 }
 #endif
 
@@ -343,56 +353,17 @@ void index_loop(benchmark::State& st, const R& r) {
   }
   fl_bench::set_items(st, pos.size());
 }
-void index_fl(benchmark::State& st) {
-  fl::rope r;
-  for (const auto& p : pieces_1m("rope/index")) r.append(p);
-  index_loop(st, r);
-}
+void index_fl(benchmark::State& st) { index_loop(st, appended_1m<fl::rope>("rope/index", add_fl)); }
 void index_tree_fl(benchmark::State& st) { index_loop(st, tree_of(flat_1m("rope/index"))); }
 void index_std(benchmark::State& st) {
-  std::string r;
-  for (const auto& p : pieces_1m("rope/index")) r.append(p);
-  index_loop(st, r);
+  index_loop(st, appended_1m<std::string>("rope/index", add_std));
 }
 void index_gnu(benchmark::State& st) {
-  __gnu_cxx::crope r;
-  for (const auto& p : pieces_1m("rope/index")) r.append(p.data(), p.size());
-  index_loop(st, r);
+  index_loop(st, appended_1m<__gnu_cxx::crope>("rope/index", add_gnu));
 }
 #ifdef FL_BENCH_HAVE_ABSL
 void index_cord(benchmark::State& st) {
-  absl::Cord r;
-  for (const auto& p : pieces_1m("rope/index")) r.Append(p);
-  index_loop(st, r);
-}
-#endif
-
-// ---------------------------------------------------------------- rebalance
-
-template <class R, class Add>
-void rebalance_loop(benchmark::State& st, Add add) {
-  const std::string piece = fl_bench::random_text(1000, fl_bench::salt("rope/rebalance"));
-  const std::size_t n = fl_bench::runtime_count(5000);
-  for (auto _ : st) {
-    R r;
-    for (std::size_t i = 0; i < n; ++i) add(r, piece);
-    benchmark::DoNotOptimize(r);
-  }
-  fl_bench::set_bytes(st, n * piece.size());
-}
-void rebalance_fl(benchmark::State& st) {
-  rebalance_loop<fl::rope>(st, [](fl::rope& r, const std::string& p) { r.append(p); });
-}
-void rebalance_std(benchmark::State& st) {
-  rebalance_loop<std::string>(st, [](std::string& r, const std::string& p) { r.append(p); });
-}
-void rebalance_gnu(benchmark::State& st) {
-  rebalance_loop<__gnu_cxx::crope>(
-      st, [](__gnu_cxx::crope& r, const std::string& p) { r.append(p.data(), p.size()); });
-}
-#ifdef FL_BENCH_HAVE_ABSL
-void rebalance_cord(benchmark::State& st) {
-  rebalance_loop<absl::Cord>(st, [](absl::Cord& r, const std::string& p) { r.Append(p); });
+  index_loop(st, appended_1m<absl::Cord>("rope/index", add_cord));
 }
 #endif
 
@@ -405,53 +376,33 @@ std::string absent_needle(std::string_view text) {
     if (text.find(n) == std::string_view::npos) return n;
   }
 }
-void find_fl(benchmark::State& st) {
-  fl::rope r;
-  std::string flat;
-  for (const auto& p : pieces_1m("rope/find")) {
-    r.append(p);
-    flat.append(p);
-  }
-  std::string needle = absent_needle(flat);
+// Searches r for a needle that the 1 MB text does not hold.
+template <class R, class Find>
+void find_loop(benchmark::State& st, const R& r, std::string_view flat, Find find) {
+  const std::string needle = absent_needle(flat);
   for (auto _ : st) {
     benchmark::DoNotOptimize(needle.data());
-    benchmark::DoNotOptimize(r.find(needle));
+    benchmark::DoNotOptimize(find(r, needle));
   }
-  fl_bench::set_bytes(st, r.size());
+  fl_bench::set_bytes(st, flat.size());
+}
+const auto find_in_rope = [](const fl::rope& r, const std::string& n) { return r.find(n); };
+void find_fl(benchmark::State& st) {
+  const auto r = appended_1m<fl::rope>("rope/find", add_fl);
+  find_loop(st, r, flat_1m("rope/find"), find_in_rope);
 }
 void find_tree_fl(benchmark::State& st) {
   const std::string flat = flat_1m("rope/find");
-  const fl::rope r = tree_of(flat);
-  std::string needle = absent_needle(flat);
-  for (auto _ : st) {
-    benchmark::DoNotOptimize(needle.data());
-    benchmark::DoNotOptimize(r.find(needle));
-  }
-  fl_bench::set_bytes(st, r.size());
+  find_loop(st, tree_of(flat), flat, find_in_rope);
 }
 void find_std(benchmark::State& st) {
-  std::string flat;
-  for (const auto& p : pieces_1m("rope/find")) flat.append(p);
-  std::string needle = absent_needle(flat);
-  for (auto _ : st) {
-    benchmark::DoNotOptimize(needle.data());
-    benchmark::DoNotOptimize(flat.find(needle));
-  }
-  fl_bench::set_bytes(st, flat.size());
+  const std::string flat = flat_1m("rope/find");
+  find_loop(st, flat, flat, [](const std::string& r, const std::string& n) { return r.find(n); });
 }
 void find_gnu(benchmark::State& st) {
-  __gnu_cxx::crope r;
-  std::string flat;
-  for (const auto& p : pieces_1m("rope/find")) {
-    r.append(p.data(), p.size());
-    flat.append(p);
-  }
-  std::string needle = absent_needle(flat);
-  for (auto _ : st) {
-    benchmark::DoNotOptimize(needle.data());
-    benchmark::DoNotOptimize(r.find(needle.c_str()));
-  }
-  fl_bench::set_bytes(st, flat.size());
+  const auto r = appended_1m<__gnu_cxx::crope>("rope/find", add_gnu);
+  find_loop(st, r, flat_1m("rope/find"),
+            [](const __gnu_cxx::crope& r, const std::string& n) { return r.find(n.c_str()); });
 }
 
 const bool registered = [] {
@@ -473,24 +424,17 @@ const bool registered = [] {
   fl_bench::reg("rope/substr_1k_of_1m/gnu_rope", substr_gnu);
   const std::pair<const char*, std::size_t> blocks[] = {
       {"1k", 1024}, {"4k", 4096}, {"16k", 16384}, {"64k", 65536}, {"256k", 262144}, {"1m", mb}};
-  for (const auto& [label, b] : blocks) {
-    const std::string c = std::string("rope/edit_mix/") + label;
-    fl_bench::reg(c + "/fl", edit_fl, b);
+  for (const bool tree : {false, true}) {
+    for (const auto& [label, b] : blocks) {
+      if (tree && b < 65536) continue;  // below 64 KiB a text is a handful of leaves
+      const std::string c = std::string(tree ? "rope/edit_mix_tree/" : "rope/edit_mix/") + label;
+      fl_bench::reg(c + "/fl", tree ? edit_tree_fl : edit_fl, b);
 #ifdef FL_BENCH_HAVE_ABSL
-    fl_bench::reg(c + "/cord", edit_cord, b);
+      fl_bench::reg(c + "/cord", tree ? edit_tree_cord : edit_cord, b);
 #endif
-    fl_bench::reg(c + "/std", edit_std, b);
-    fl_bench::reg(c + "/gnu_rope", edit_gnu, b);
-  }
-  for (const auto& [label, b] : blocks) {
-    if (b < 65536) continue;  // below 64 KiB a text is a handful of leaves
-    const std::string c = std::string("rope/edit_mix_tree/") + label;
-    fl_bench::reg(c + "/fl", edit_tree_fl, b);
-#ifdef FL_BENCH_HAVE_ABSL
-    fl_bench::reg(c + "/cord", edit_tree_cord, b);
-#endif
-    fl_bench::reg(c + "/std", edit_std, b);
-    fl_bench::reg(c + "/gnu_rope", edit_tree_gnu, b);
+      fl_bench::reg(c + "/std", edit_std, b);
+      fl_bench::reg(c + "/gnu_rope", tree ? edit_tree_gnu : edit_gnu, b);
+    }
   }
   fl_bench::reg("rope/iterate_1m/fl", iterate_fl)->Unit(benchmark::kMicrosecond);
 #ifdef FL_BENCH_HAVE_ABSL
