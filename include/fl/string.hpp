@@ -636,8 +636,7 @@ class basic_string {
   void init_from_rvalue(basic_string&& other, size_type pos, size_type count);
   template <class E>
   void init_expr(const E& e);
-  template <class E>
-  basic_string& assign_expr(const E& e);
+  basic_string& assign_expr(const auto& e);
   template <class E>
   basic_string& append_expr(const E& e);
   template <class E>
@@ -650,6 +649,7 @@ class basic_string {
   char* grow_keep(size_type new_size, const char*& src);
   size_type grown_capacity(size_type new_size) const;
   detail::heap_block allocate_block(size_type min_capacity);
+  basic_string& assign_fresh(size_type n, const char* fn, const auto& write);
   basic_string& append_fresh(size_type capacity, size_type n, const auto& write);
   static size_type block_bytes(size_type min_capacity) noexcept;
   void deallocate_block(char* p, size_type capacity) noexcept {
