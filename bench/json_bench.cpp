@@ -33,6 +33,7 @@
 #if defined(FL_BENCH_HAVE_JSON)
 
 #include "common.hpp"
+#include "json_pointers.hpp"
 
 #include <fl/json_store.hpp>
 
@@ -253,34 +254,10 @@ void bm_reopen_rapidjson(benchmark::State& st, std::string name) {
 
 // ---- pointer lookups ----
 
-std::string escape_token(const std::string& k) {
-  std::string out;
-  for (char c : k) {
-    if (c == '~')
-      out += "~0";
-    else if (c == '/')
-      out += "~1";
-    else
-      out += c;
-  }
-  return out;
-}
-
-void collect(const nlohmann::json& v, const std::string& at, std::vector<std::string>& out) {
-  out.push_back(at);
-  if (v.is_object()) {
-    for (auto it = v.begin(); it != v.end(); ++it)
-      collect(it.value(), at + "/" + escape_token(it.key()), out);
-  } else if (v.is_array()) {
-    for (std::size_t i = 0; i < v.size(); ++i) collect(v[i], at + "/" + std::to_string(i), out);
-  }
-}
-
-// 1,000 pointers to values of the document, the same for every peer.
 const std::vector<std::string>& lookup_pointers() {
   static const std::vector<std::string> picked = [] {
     std::vector<std::string> all, out;
-    collect(nlohmann::json::parse(*document("twitter")), "", all);
+    fl_test::collect_pointers(nlohmann::json::parse(*document("twitter")), "", all);
     fl_bench::rng r(fl_bench::salt("json/pointer_lookup"));
     for (int i = 0; i < 1000; ++i) out.push_back(all[r.below(all.size())]);
     return out;
