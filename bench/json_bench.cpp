@@ -33,6 +33,7 @@
 #if defined(FL_BENCH_HAVE_JSON)
 
 #include "common.hpp"
+#include "json_pointers.hpp"
 
 #include <fl/json_store.hpp>
 
@@ -253,34 +254,19 @@ void bm_reopen_rapidjson(benchmark::State& st, std::string name) {
 
 // ---- pointer lookups ----
 
-std::string escape_token(const std::string& k) {
-  std::string out;
-  for (char c : k) {
-    if (c == '~')
-      out += "~0";
-    else if (c == '/')
-      out += "~1";
-    else
-      out += c;
-  }
-  return out;
+// The twitter document in simdjson's DOM, whose memory `parser` owns; marks
+// the run failed when simdjson rejects the text.
+simdjson::dom::element simdjson_twitter(benchmark::State& st, simdjson::dom::parser& parser) {
+  simdjson::dom::element doc;
+  if (parser.parse(*document("twitter")).get(doc) != simdjson::SUCCESS)
+    st.SkipWithError("simdjson parse failed");
+  return doc;
 }
 
-void collect(const nlohmann::json& v, const std::string& at, std::vector<std::string>& out) {
-  out.push_back(at);
-  if (v.is_object()) {
-    for (auto it = v.begin(); it != v.end(); ++it)
-      collect(it.value(), at + "/" + escape_token(it.key()), out);
-  } else if (v.is_array()) {
-    for (std::size_t i = 0; i < v.size(); ++i) collect(v[i], at + "/" + std::to_string(i), out);
-  }
-}
-
-// 1,000 pointers to values of the document, the same for every peer.
 const std::vector<std::string>& lookup_pointers() {
   static const std::vector<std::string> picked = [] {
     std::vector<std::string> all, out;
-    collect(nlohmann::json::parse(*document("twitter")), "", all);
+    fl_test::collect_pointers(nlohmann::json::parse(*document("twitter")), "", all);
     fl_bench::rng r(fl_bench::salt("json/pointer_lookup"));
     for (int i = 0; i < 1000; ++i) out.push_back(all[r.below(all.size())]);
     return out;
@@ -288,106 +274,92 @@ const std::vector<std::string>& lookup_pointers() {
   return picked;
 }
 
+// Times lookup(p) over the pointers of lookup_pointers(); items/s count
+// lookups.
+template <class Lookup>
+void time_lookups(benchmark::State& st, const Lookup& lookup) {
+  const auto& ptrs = lookup_pointers();
+  for (auto _ : st) {
+    for (const std::string& p : ptrs) lookup(p);
+  }
+  st.SetItemsProcessed(st.iterations() * static_cast<std::int64_t>(ptrs.size()));
+}
+
 void bm_lookup_fl(benchmark::State& st) {
   if (!have(st, "twitter")) return;
   const fs::path file = scratch() / "lookup.fljson";
   fl::json_store::import(*document("twitter"), file).sync();
   auto s = fl::json_store::open(file);
-  const auto& ptrs = lookup_pointers();
-  for (auto _ : st) {
-    for (const std::string& p : ptrs) {
-      auto v = s.find(p);
-      benchmark::DoNotOptimize(v);
-    }
-  }
-  st.SetItemsProcessed(st.iterations() * static_cast<std::int64_t>(ptrs.size()));
+  time_lookups(st, [&](const std::string& p) {
+    auto v = s.find(p);
+    benchmark::DoNotOptimize(v);
+  });
 }
 
 void bm_lookup_nlohmann(benchmark::State& st) {
   if (!have(st, "twitter")) return;
   const nlohmann::json j = nlohmann::json::parse(*document("twitter"));
-  const auto& ptrs = lookup_pointers();
-  for (auto _ : st) {
-    for (const std::string& p : ptrs) {
-      const nlohmann::json& v = j.at(nlohmann::json::json_pointer(p));
-      benchmark::DoNotOptimize(&v);
-    }
-  }
-  st.SetItemsProcessed(st.iterations() * static_cast<std::int64_t>(ptrs.size()));
+  time_lookups(st, [&](const std::string& p) {
+    const nlohmann::json& v = j.at(nlohmann::json::json_pointer(p));
+    benchmark::DoNotOptimize(&v);
+  });
 }
 
 void bm_lookup_simdjson(benchmark::State& st) {
   if (!have(st, "twitter")) return;
   simdjson::dom::parser parser;
-  simdjson::dom::element doc;
-  if (parser.parse(*document("twitter")).get(doc) != simdjson::SUCCESS)
-    st.SkipWithError("simdjson parse failed");
-  const auto& ptrs = lookup_pointers();
-  for (auto _ : st) {
-    for (const std::string& p : ptrs) {
-      simdjson::dom::element v;
-      if (doc.at_pointer(p).get(v) != simdjson::SUCCESS) st.SkipWithError("value not found");
-      benchmark::DoNotOptimize(v);
-    }
-  }
-  st.SetItemsProcessed(st.iterations() * static_cast<std::int64_t>(ptrs.size()));
+  const simdjson::dom::element doc = simdjson_twitter(st, parser);
+  time_lookups(st, [&](const std::string& p) {
+    simdjson::dom::element v;
+    if (doc.at_pointer(p).get(v) != simdjson::SUCCESS) st.SkipWithError("value not found");
+    benchmark::DoNotOptimize(v);
+  });
 }
 
 void bm_lookup_rapidjson(benchmark::State& st) {
   if (!have(st, "twitter")) return;
   rapidjson::Document d;
   d.Parse(document("twitter")->data(), document("twitter")->size());
-  const auto& ptrs = lookup_pointers();
-  for (auto _ : st) {
-    for (const std::string& p : ptrs) {
-      const rapidjson::Value* v = rapidjson::Pointer(p.data(), p.size()).Get(d);
-      benchmark::DoNotOptimize(v);
-    }
-  }
-  st.SetItemsProcessed(st.iterations() * static_cast<std::int64_t>(ptrs.size()));
+  time_lookups(st, [&](const std::string& p) {
+    const rapidjson::Value* v = rapidjson::Pointer(p.data(), p.size()).Get(d);
+    benchmark::DoNotOptimize(v);
+  });
 }
 
 // ---- dump ----
+
+// Times dump(), which returns the document as JSON text in a string (data(),
+// size()); bytes/s count that text.
+template <class Dump>
+void time_dump(benchmark::State& st, const Dump& dump) {
+  std::size_t n = 0;
+  for (auto _ : st) {
+    auto out = dump();
+    n = out.size();
+    benchmark::DoNotOptimize(out.data());
+  }
+  fl_bench::set_bytes(st, n);
+}
 
 void bm_dump_fl(benchmark::State& st) {
   if (!have(st, "twitter")) return;
   const fs::path file = scratch() / "dump.fljson";
   fl::json_store::import(*document("twitter"), file).sync();
   auto s = fl::json_store::open(file);
-  std::size_t n = 0;
-  for (auto _ : st) {
-    fl::string out = s.dump();
-    n = out.size();
-    benchmark::DoNotOptimize(out.data());
-  }
-  fl_bench::set_bytes(st, n);
+  time_dump(st, [&] { return s.dump(); });
 }
 
 void bm_dump_nlohmann(benchmark::State& st) {
   if (!have(st, "twitter")) return;
   const nlohmann::json j = nlohmann::json::parse(*document("twitter"));
-  std::size_t n = 0;
-  for (auto _ : st) {
-    std::string out = j.dump();
-    n = out.size();
-    benchmark::DoNotOptimize(out.data());
-  }
-  fl_bench::set_bytes(st, n);
+  time_dump(st, [&] { return j.dump(); });
 }
 
 void bm_dump_simdjson(benchmark::State& st) {
   if (!have(st, "twitter")) return;
   simdjson::dom::parser parser;
-  simdjson::dom::element doc;
-  if (parser.parse(*document("twitter")).get(doc) != simdjson::SUCCESS)
-    st.SkipWithError("simdjson parse failed");
-  std::size_t n = 0;
-  for (auto _ : st) {
-    std::string out = simdjson::to_string(doc);
-    n = out.size();
-    benchmark::DoNotOptimize(out.data());
-  }
-  fl_bench::set_bytes(st, n);
+  const simdjson::dom::element doc = simdjson_twitter(st, parser);
+  time_dump(st, [&] { return simdjson::to_string(doc); });
 }
 
 void bm_dump_rapidjson(benchmark::State& st) {

@@ -109,11 +109,7 @@ void bm_copy_by_value(benchmark::State& st) {
   const std::size_t n = fl_bench::runtime_count(batch);
   typename P::arena arena;
   for (auto _ : st) {
-    for (std::size_t i = 0; i < n; ++i) {
-      benchmark::DoNotOptimize(s);
-      std::size_t r = fl_bench::pass_by_value<typename P::string>(s);
-      benchmark::DoNotOptimize(r);
-    }
+    for (std::size_t i = 0; i < n; ++i) fl_bench::call_pass_by_value(s);
     arena.recycle();
   }
   fl_bench::set_items(st, batch);
@@ -125,11 +121,7 @@ void bm_t5_copy_by_ref(benchmark::State& st) {
   typename P::string out;  // kept across calls, on the heap for pmr too
   const std::size_t n = fl_bench::runtime_count(batch);
   for (auto _ : st) {
-    for (std::size_t i = 0; i < n; ++i) {
-      benchmark::DoNotOptimize(s);
-      std::size_t r = fl_bench::pass_by_ref<typename P::string>(s, out);
-      benchmark::DoNotOptimize(r);
-    }
+    for (std::size_t i = 0; i < n; ++i) fl_bench::call_pass_by_ref(s, out);
   }
   fl_bench::set_items(st, batch);
 }

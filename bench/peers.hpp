@@ -49,6 +49,7 @@
 #include <memory_resource>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include <fl/string.hpp>
 #if defined(FL_BENCH_HAVE_BOOST)
@@ -215,6 +216,24 @@ template <class Str>
   out = s;
   benchmark::DoNotOptimize(out);
   return out.size();
+}
+
+// One call of each, as string/ and paper/ time it: the argument goes through
+// DoNotOptimize before the call and the result after, so no call is hoisted
+// out of the loop or dropped. S is the string type, const or not. Always
+// inlined, so the timed loop holds the call itself, not a call to this.
+template <class S>
+[[gnu::always_inline]] inline void call_pass_by_value(S& s) {
+  benchmark::DoNotOptimize(s);
+  std::size_t r = pass_by_value<std::remove_const_t<S>>(s);
+  benchmark::DoNotOptimize(r);
+}
+
+template <class S>
+[[gnu::always_inline]] inline void call_pass_by_ref(S& s, std::remove_const_t<S>& out) {
+  benchmark::DoNotOptimize(s);
+  std::size_t r = pass_by_ref<std::remove_const_t<S>>(s, out);
+  benchmark::DoNotOptimize(r);
 }
 
 // Names of the peers compiled into this binary, and of those left out with

@@ -144,9 +144,7 @@ void bm_copy_by_value(benchmark::State& st) {
   typename P::string s = fl_bench::make<P>(text);
   typename P::arena arena;
   for (auto _ : st) {
-    benchmark::DoNotOptimize(s);
-    std::size_t n = fl_bench::pass_by_value<typename P::string>(s);
-    benchmark::DoNotOptimize(n);
+    fl_bench::call_pass_by_value(s);
     arena.recycle();
   }
   fl_bench::set_bytes(st, N);
@@ -160,11 +158,7 @@ void bm_copy_by_ref_64(benchmark::State& st) {
   // which is the point of passing by reference into a kept string. It is
   // made before the arena, so for pmr it lives on the heap like `s`.
   typename P::string out;
-  for (auto _ : st) {
-    benchmark::DoNotOptimize(s);
-    std::size_t n = fl_bench::pass_by_ref<typename P::string>(s, out);
-    benchmark::DoNotOptimize(n);
-  }
+  for (auto _ : st) fl_bench::call_pass_by_ref(s, out);
   fl_bench::set_bytes(st, 64);
 }
 

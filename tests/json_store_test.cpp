@@ -6,6 +6,7 @@
 #include <fl/json_store.hpp>
 #include <fl/mapped_space.hpp>
 
+#include "json_pointers.hpp"
 #include "json_test_support.hpp"
 #include "test_support.hpp"
 
@@ -561,29 +562,6 @@ struct doc_gen {
   }
 };
 
-std::string escape_token(const std::string& k) {
-  std::string out;
-  for (char c : k) {
-    if (c == '~')
-      out += "~0";
-    else if (c == '/')
-      out += "~1";
-    else
-      out += c;
-  }
-  return out;
-}
-
-void pointers(const ojson& v, const std::string& at, std::vector<std::string>& out) {
-  out.push_back(at);
-  if (v.is_object()) {
-    for (auto it = v.begin(); it != v.end(); ++it)
-      pointers(it.value(), at + "/" + escape_token(it.key()), out);
-  } else if (v.is_array()) {
-    for (std::size_t i = 0; i < v.size(); ++i) pointers(v[i], at + "/" + std::to_string(i), out);
-  }
-}
-
 TEST_F(JsonStoreTest, RandomEditsAgreeWithNlohmann) {
   const auto seed = fl_test::test_seed();
   std::mt19937_64 rng(seed);
@@ -597,7 +575,7 @@ TEST_F(JsonStoreTest, RandomEditsAgreeWithNlohmann) {
     ojson committed = model;
     for (int step = 0; step < 150; ++step, ++steps) {
       std::vector<std::string> ptrs;
-      pointers(model, "", ptrs);
+      fl_test::collect_pointers(model, "", ptrs);
       const std::string& p = ptrs[gen.below(ptrs.size())];
       const ojson::json_pointer jp(p);
       const ojson& target = model.at(jp);
@@ -609,7 +587,7 @@ TEST_F(JsonStoreTest, RandomEditsAgreeWithNlohmann) {
       } else if (op == 1 && target.is_object()) {  // add or replace a member
         const std::string k = gen.key();
         const ojson v = gen.value(2);
-        s.set(p + "/" + escape_token(k), v.dump());
+        s.set(p + "/" + fl_test::pointer_token(k), v.dump());
         model.at(jp)[k] = v;
       } else if (op == 2 && target.is_array()) {  // append
         const ojson v = gen.value(2);

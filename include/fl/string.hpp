@@ -478,57 +478,57 @@ class basic_string {
   // find is always inlined: a literal needle's strlen folds to a constant and
   // short haystacks are searched in place (detail/find_short.hpp), at -O2 too.
   [[gnu::always_inline]] size_type find(const basic_string& str, size_type pos = 0) const noexcept {
-    return detail::str_find(*this, str, pos);
+    return fl::find(*this, str, pos);
   }
   [[gnu::always_inline]] size_type find(const char* s, size_type pos,
                                         size_type count) const noexcept {
-    return detail::str_find(*this, {s, count}, pos);
+    return fl::find(*this, {s, count}, pos);
   }
   [[gnu::always_inline]] size_type find(const char* s, size_type pos = 0) const noexcept {
-    return detail::str_find(*this, s, pos);
+    return fl::find(*this, s, pos);
   }
   [[gnu::always_inline]] size_type find(char ch, size_type pos = 0) const noexcept {
-    return detail::str_find(*this, std::string_view(&ch, 1), pos);
+    return fl::find(*this, std::string_view(&ch, 1), pos);
   }
   template <detail::string_view_like T>
   [[gnu::always_inline]] size_type find(const T& t, size_type pos = 0) const
       noexcept(std::is_nothrow_convertible_v<const T&, std::string_view>) {
-    return detail::str_find(*this, t, pos);
+    return fl::find(*this, t, pos);
   }
   size_type rfind(const basic_string& str, size_type pos = npos) const noexcept {
-    return detail::str_rfind(*this, str, pos);
+    return fl::rfind(*this, str, pos);
   }
   size_type rfind(const char* s, size_type pos, size_type count) const noexcept {
-    return detail::str_rfind(*this, {s, count}, pos);
+    return fl::rfind(*this, {s, count}, pos);
   }
   size_type rfind(const char* s, size_type pos = npos) const noexcept {
-    return detail::str_rfind(*this, s, pos);
+    return fl::rfind(*this, s, pos);
   }
   size_type rfind(char ch, size_type pos = npos) const noexcept {
-    return detail::str_rfind(*this, {&ch, 1}, pos);
+    return fl::rfind(*this, {&ch, 1}, pos);
   }
   template <detail::string_view_like T>
   size_type rfind(const T& t, size_type pos = npos) const
       noexcept(std::is_nothrow_convertible_v<const T&, std::string_view>) {
-    return detail::str_rfind(*this, t, pos);
+    return fl::rfind(*this, t, pos);
   }
 #define FL_STRING_SET_SEARCH(name, dflt)                                          \
   size_type name(const basic_string& str, size_type pos = dflt) const noexcept {  \
-    return detail::str_##name(*this, str, pos);                                   \
+    return fl::name(*this, str, pos);                                             \
   }                                                                               \
   size_type name(const char* s, size_type pos, size_type count) const noexcept {  \
-    return detail::str_##name(*this, {s, count}, pos);                            \
+    return fl::name(*this, {s, count}, pos);                                      \
   }                                                                               \
   size_type name(const char* s, size_type pos = dflt) const noexcept {            \
-    return detail::str_##name(*this, s, pos);                                     \
+    return fl::name(*this, s, pos);                                               \
   }                                                                               \
   size_type name(char ch, size_type pos = dflt) const noexcept {                  \
-    return detail::str_##name(*this, {&ch, 1}, pos);                              \
+    return fl::name(*this, {&ch, 1}, pos);                                        \
   }                                                                               \
   template <detail::string_view_like T>                                           \
   size_type name(const T& t, size_type pos = dflt)                                \
       const noexcept(std::is_nothrow_convertible_v<const T&, std::string_view>) { \
-    return detail::str_##name(*this, t, pos);                                     \
+    return fl::name(*this, t, pos);                                               \
   }
   FL_STRING_SET_SEARCH(find_first_of, 0)
   FL_STRING_SET_SEARCH(find_last_of, npos)
@@ -636,8 +636,7 @@ class basic_string {
   void init_from_rvalue(basic_string&& other, size_type pos, size_type count);
   template <class E>
   void init_expr(const E& e);
-  template <class E>
-  basic_string& assign_expr(const E& e);
+  basic_string& assign_expr(const auto& e);
   template <class E>
   basic_string& append_expr(const E& e);
   template <class E>
@@ -650,6 +649,7 @@ class basic_string {
   char* grow_keep(size_type new_size, const char*& src);
   size_type grown_capacity(size_type new_size) const;
   detail::heap_block allocate_block(size_type min_capacity);
+  basic_string& assign_fresh(size_type n, const char* fn, const auto& write);
   basic_string& append_fresh(size_type capacity, size_type n, const auto& write);
   static size_type block_bytes(size_type min_capacity) noexcept;
   void deallocate_block(char* p, size_type capacity) noexcept {

@@ -36,6 +36,27 @@ class stream_append_buffer {
   char buf_[128];
   std::size_t n_ = 0;
 };
+
+// What operator>> and getline share: the sentry (which skips leading
+// whitespace unless `noskipws`), s cleared, then read(sb, extracted, state)
+// appends chars from the stream buffer to s, counting them in `extracted` and
+// adding eofbit or failbit to `state`. badbit if anything throws; failbit if
+// nothing at all was extracted; the stream gets the bits at the end.
+template <class A, class Read>
+std::istream& extract(std::istream& is, basic_string<A>& s, bool noskipws, const Read& read) {
+  std::ios_base::iostate state = std::ios_base::goodbit;
+  std::size_t extracted = 0;
+  const std::istream::sentry ok(is, noskipws);
+  if (ok) {
+    try {
+      s.clear();
+      read(*is.rdbuf(), extracted, state);
+    } catch (...) { state |= std::ios_base::badbit; }
+  }
+  if (extracted == 0) state |= std::ios_base::failbit;
+  if (state != std::ios_base::goodbit) is.setstate(state);
+  return is;
+}
 }  // namespace detail
 
 // ---- streams ----
@@ -45,78 +66,61 @@ class stream_append_buffer {
 // eofbit at end of input, then resets width() to 0.
 template <class A>
 std::istream& operator>>(std::istream& is, basic_string<A>& s) {
-  std::ios_base::iostate state = std::ios_base::goodbit;
-  std::size_t extracted = 0;
-  const std::istream::sentry ok(is, false);
-  if (ok) {
-    try {
-      s.clear();
-      const std::streamsize w = is.width();
-      const std::size_t limit = w > 0 ? static_cast<std::size_t>(w) : s.max_size();
-      const auto& ct = std::use_facet<std::ctype<char>>(is.getloc());
-      std::streambuf* sb = is.rdbuf();
-      auto c = sb->sgetc();
-      detail::stream_append_buffer<A> out(s);
-      while (extracted < limit) {
-        if (std::istream::traits_type::eq_int_type(c, std::istream::traits_type::eof())) {
-          state |= std::ios_base::eofbit;
-          break;
+  using tr = std::istream::traits_type;
+  return detail::extract(
+      is, s, false, [&](std::streambuf& sb, std::size_t& extracted, std::ios_base::iostate& state) {
+        detail::stream_append_buffer<A> out(s);
+        const std::streamsize w = is.width();
+        const std::size_t limit = w > 0 ? static_cast<std::size_t>(w) : s.max_size();
+        const auto& ct = std::use_facet<std::ctype<char>>(is.getloc());
+        auto c = sb.sgetc();
+        while (extracted < limit) {
+          if (tr::eq_int_type(c, tr::eof())) {
+            state |= std::ios_base::eofbit;
+            break;
+          }
+          const char ch = tr::to_char_type(c);
+          if (ct.is(std::ctype_base::space, ch)) break;
+          out.put(ch);
+          ++extracted;
+          c = sb.snextc();
         }
-        const char ch = std::istream::traits_type::to_char_type(c);
-        if (ct.is(std::ctype_base::space, ch)) break;
-        out.put(ch);
-        ++extracted;
-        c = sb->snextc();
-      }
-      out.flush();
-      is.width(0);
-    } catch (...) { state |= std::ios_base::badbit; }
-  }
-  if (extracted == 0) state |= std::ios_base::failbit;
-  if (state != std::ios_base::goodbit) is.setstate(state);
-  return is;
+        out.flush();
+        is.width(0);
+      });
 }
 
 // Reads until delim (extracted, not stored), end of input (eofbit) or
 // max_size() chars (failbit); failbit also when nothing at all was extracted.
 template <class A>
 std::istream& getline(std::istream& is, basic_string<A>& s, char delim) {
-  std::ios_base::iostate state = std::ios_base::goodbit;
-  std::size_t extracted = 0;
-  const std::istream::sentry ok(is, true);
-  if (ok) {
-    try {
-      s.clear();
-      using tr = std::istream::traits_type;
-      const std::size_t limit = s.max_size();
-      std::streambuf* sb = is.rdbuf();
-      auto c = sb->sgetc();
-      const auto d = tr::to_int_type(delim);
-      detail::stream_append_buffer<A> out(s);
-      while (true) {
-        if (tr::eq_int_type(c, tr::eof())) {
-          state |= std::ios_base::eofbit;
-          break;
-        }
-        if (tr::eq_int_type(c, d)) {
+  using tr = std::istream::traits_type;
+  return detail::extract(
+      is, s, true, [&](std::streambuf& sb, std::size_t& extracted, std::ios_base::iostate& state) {
+        detail::stream_append_buffer<A> out(s);
+        const std::size_t limit = s.max_size();
+        const auto d = tr::to_int_type(delim);
+        auto c = sb.sgetc();
+        while (true) {
+          if (tr::eq_int_type(c, tr::eof())) {
+            state |= std::ios_base::eofbit;
+            break;
+          }
+          if (tr::eq_int_type(c, d)) {
+            ++extracted;
+            sb.sbumpc();
+            break;
+          }
+          if (s.size() + out.pending() >= limit) {
+            state |= std::ios_base::failbit;
+            break;
+          }
+          out.put(tr::to_char_type(c));
           ++extracted;
-          sb->sbumpc();
-          break;
+          c = sb.snextc();
         }
-        if (s.size() + out.pending() >= limit) {
-          state |= std::ios_base::failbit;
-          break;
-        }
-        out.put(tr::to_char_type(c));
-        ++extracted;
-        c = sb->snextc();
-      }
-      out.flush();
-    } catch (...) { state |= std::ios_base::badbit; }
-  }
-  if (extracted == 0) state |= std::ios_base::failbit;
-  if (state != std::ios_base::goodbit) is.setstate(state);
-  return is;
+        out.flush();
+      });
 }
 
 template <class A>

@@ -223,16 +223,39 @@ class strict_parser {
       fail(p_, "nesting deeper than " + std::to_string(max_depth) + " levels");
   }
 
+  // Steps over the opening '{' or '[' and the white space after it; true,
+  // past `close` too, when the container is empty. `expected` names what may
+  // come next, for the error at the end of the text.
+  bool open_is_empty(char close, const char* expected) {
+    ++p_;
+    ws();
+    expect_more(expected);
+    if (*p_ != close) return false;
+    ++p_;
+    return true;
+  }
+
+  // After a member or an element: true past a ',' and the white space after
+  // it (another one follows), false past `close`. `expected` and `found` are
+  // the two errors: the end of the text, and any other byte.
+  bool next_item(char close, const char* expected, const char* found) {
+    ws();
+    expect_more(expected);
+    if (*p_ == ',') {
+      ++p_;
+      ws();
+      return true;
+    }
+    if (*p_ != close) fail(p_, describe(found));
+    ++p_;
+    return false;
+  }
+
   void object() {
     enter();
     out_.begin_object();
-    ++p_;
-    ws();
-    expect_more("'}' or a member name");
-    if (*p_ == '}') {
-      ++p_;
-    } else {
-      for (;;) {
+    if (!open_is_empty('}', "'}' or a member name")) {
+      do {
         expect_more("a member name");
         if (*p_ != '"') fail(p_, describe("expected a member name (a string), found"));
         out_.key(string_body());
@@ -242,19 +265,7 @@ class strict_parser {
         ++p_;
         ws();
         value();
-        ws();
-        expect_more("',' or '}'");
-        if (*p_ == ',') {
-          ++p_;
-          ws();
-          continue;
-        }
-        if (*p_ == '}') {
-          ++p_;
-          break;
-        }
-        fail(p_, describe("expected ',' or '}' in an object, found"));
-      }
+      } while (next_item('}', "',' or '}'", "expected ',' or '}' in an object, found"));
     }
     out_.end_object();
     --depth_;
@@ -263,27 +274,10 @@ class strict_parser {
   void array() {
     enter();
     out_.begin_array();
-    ++p_;
-    ws();
-    expect_more("']' or a value");
-    if (*p_ == ']') {
-      ++p_;
-    } else {
-      for (;;) {
+    if (!open_is_empty(']', "']' or a value")) {
+      do {
         value();
-        ws();
-        expect_more("',' or ']'");
-        if (*p_ == ',') {
-          ++p_;
-          ws();
-          continue;
-        }
-        if (*p_ == ']') {
-          ++p_;
-          break;
-        }
-        fail(p_, describe("expected ',' or ']' in an array, found"));
-      }
+      } while (next_item(']', "',' or ']'", "expected ',' or ']' in an array, found"));
     }
     out_.end_array();
     --depth_;

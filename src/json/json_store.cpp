@@ -187,26 +187,15 @@ class store_file {
           dump_string(
               std::string_view(reinterpret_cast<const char*>(f.bytes(r.x, r.n, limit)), r.n), out);
           return;
-        case kind::array: {
-          if (depth >= max_depth) f.damaged("nesting deeper than the format allows");
-          const unsigned char* t = f.bytes(r.x, std::uint64_t{r.n} * sizeof(json_ref), limit);
-          out.append("[", 1);
-          for (std::uint32_t i = 0; i < r.n; ++i) {
-            if (i) out.append(",", 1);
-            value(f.read_ref(t + std::size_t{i} * sizeof(json_ref)), r.x, depth + 1);
-          }
-          out.append("]", 1);
-          check_budget();
+        case kind::array:
+          items<json_ref>(r, limit, depth, '[', ']', [&](const unsigned char* item) {
+            value(f.read_ref(item), r.x, depth + 1);
+          });
           return;
-        }
-        case kind::object: {
-          if (depth >= max_depth) f.damaged("nesting deeper than the format allows");
-          const unsigned char* t = f.bytes(r.x, std::uint64_t{r.n} * sizeof(json_member), limit);
-          out.append("{", 1);
-          for (std::uint32_t i = 0; i < r.n; ++i) {
-            if (i) out.append(",", 1);
+        case kind::object:
+          items<json_member>(r, limit, depth, '{', '}', [&](const unsigned char* item) {
             json_member m;
-            std::memcpy(&m, t + std::size_t{i} * sizeof(json_member), sizeof m);
+            std::memcpy(&m, item, sizeof m);
             dump_string(
                 std::string_view(reinterpret_cast<const char*>(f.bytes(m.key, m.key_len, r.x)),
                                  m.key_len),
@@ -214,13 +203,27 @@ class store_file {
             out.append(":", 1);
             if (!valid_kind(m.value.k)) f.damaged("a value of unknown kind");
             value(m.value, r.x, depth + 1);
-          }
-          out.append("}", 1);
-          check_budget();
+          });
           return;
-        }
       }
       f.damaged("a value of unknown kind");
+    }
+    // The r.n items of an array (Item = json_ref) or an object (json_member)
+    // stored at r.x: `open`, the items separated by commas, each written by
+    // write_item(its stored bytes), then `close`. Checks the depth before and
+    // the output budget after.
+    template <class Item, class WriteItem>
+    void items(const json_ref& r, std::uint64_t limit, std::uint32_t depth, char open, char close,
+               const WriteItem& write_item) {
+      if (depth >= max_depth) f.damaged("nesting deeper than the format allows");
+      const unsigned char* t = f.bytes(r.x, std::uint64_t{r.n} * sizeof(Item), limit);
+      out.append(&open, 1);
+      for (std::uint32_t i = 0; i < r.n; ++i) {
+        if (i) out.append(",", 1);
+        write_item(t + std::size_t{i} * sizeof(Item));
+      }
+      out.append(&close, 1);
+      check_budget();
     }
     void check_budget() const {
       if (out.size() > budget) f.damaged("the structure refers to one value twice");

@@ -35,32 +35,6 @@ struct string_access;
 [[noreturn]] void throw_string_at_out_of_range(std::size_t pos, std::size_t size);
 [[noreturn]] void throw_string_length_error(const char* what);
 
-// Searches go through these so that the search engine is chosen in one place
-// (fl::find and friends: linear worst case, SIMD, std::string_view semantics).
-[[gnu::always_inline]] inline std::size_t str_find(std::string_view h, std::string_view n,
-                                                   std::size_t pos) noexcept {
-  return fl::find(h, n, pos);
-}
-inline std::size_t str_rfind(std::string_view h, std::string_view n, std::size_t pos) noexcept {
-  return fl::rfind(h, n, pos);
-}
-inline std::size_t str_find_first_of(std::string_view h, std::string_view s,
-                                     std::size_t pos) noexcept {
-  return fl::find_first_of(h, s, pos);
-}
-inline std::size_t str_find_last_of(std::string_view h, std::string_view s,
-                                    std::size_t pos) noexcept {
-  return fl::find_last_of(h, s, pos);
-}
-inline std::size_t str_find_first_not_of(std::string_view h, std::string_view s,
-                                         std::size_t pos) noexcept {
-  return fl::find_first_not_of(h, s, pos);
-}
-inline std::size_t str_find_last_not_of(std::string_view h, std::string_view s,
-                                        std::size_t pos) noexcept {
-  return fl::find_last_not_of(h, s, pos);
-}
-
 template <class T>
 struct is_fl_string : std::false_type {};
 template <class A>

@@ -393,31 +393,32 @@ basic_string<A>& basic_string<A>::assign(const char* s, size_type n) {
     core_.set_size_any(n);
     return *this;
   }
-  if (n > max_size()) detail::throw_string_length_error("fl::string::assign");
-  const size_type bytes = block_bytes(n);
-  char* p = alloc_traits::allocate(alloc_, bytes);
-  std::memcpy(p, s, n);
-  p[n] = '\0';
-  if (core_.is_heap()) deallocate_block(core_.ptr, heap_capacity());
-  core_.set_heap(p, n, bytes - 1);
-  return *this;
+  return assign_fresh(n, "fl::string::assign", [s, n](char* dest) { std::memcpy(dest, s, n); });
 }
 
 // The expression may read *this (s = s + "x"), so it is written to a fresh
 // place first: the stack for a short result, a new block otherwise.
 template <class A>
-template <class E>
-basic_string<A>& basic_string<A>::assign_expr(const E& e) {
+basic_string<A>& basic_string<A>::assign_expr(const auto& e) {
   const size_type n = static_cast<size_type>(e.size());
   if (n <= core::inline_capacity) {
     char tmp[core::inline_capacity + 1];
     e.write(tmp);
     return assign(tmp, n);
   }
-  if (n > max_size()) detail::throw_string_length_error("fl::string::operator=");
+  return assign_fresh(n, "fl::string::operator=", [&e](char* dest) { e.write(dest); });
+}
+
+// The content becomes the n chars that write(dest) puts in a fresh block of
+// exactly n chars (rounded up to the size class) and the terminator; the old
+// block is freed only after, so write may read it. Throws std::length_error
+// naming `fn` if n > max_size(); *this is unchanged after a throw.
+template <class A>
+basic_string<A>& basic_string<A>::assign_fresh(size_type n, const char* fn, const auto& write) {
+  if (n > max_size()) detail::throw_string_length_error(fn);
   const size_type bytes = block_bytes(n);
   char* p = alloc_traits::allocate(alloc_, bytes);
-  e.write(p);
+  write(p);
   p[n] = '\0';
   if (core_.is_heap()) deallocate_block(core_.ptr, heap_capacity());
   core_.set_heap(p, n, bytes - 1);
