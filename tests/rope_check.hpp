@@ -136,8 +136,8 @@ struct naive_metrics {
 // Checks every metric of r against s: the totals, the queries at `probes`
 // random arguments (every argument when all is set), and the throws just
 // past each end.
-inline void expect_metrics(const fl::rope& r, const std::string& s, std::mt19937_64& rng, int probes,
-                    bool all, const std::string& ctx) {
+inline void expect_metrics(const fl::rope& r, const std::string& s, std::mt19937_64& rng,
+                           int probes, bool all, const std::string& ctx) {
   const naive_metrics m(s);
   ASSERT_EQ(r.char_count(), m.chars.back()) << ctx;
   ASSERT_EQ(r.line_count(), m.lines.back() + 1) << ctx;

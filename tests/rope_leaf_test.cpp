@@ -56,7 +56,8 @@ TEST(RopeLeafTest, EditOfASharedLeafCopiesAWindowOnBlockBoundaries) {
   want.replace(4096 + 1400, 20, "xy");
   r.erase(4096 + 1600, 5);
   want.erase(4096 + 1600, 5);
-  EXPECT_EQ(chunk_sizes(r), (std::vector<std::size_t>{4096, 1024, 1024 + 3 - 18 - 5, 2048, 4096, 4096}));
+  EXPECT_EQ(chunk_sizes(r),
+            (std::vector<std::size_t>{4096, 1024, 1024 + 3 - 18 - 5, 2048, 4096, 4096}));
   fl::detail::check_invariants(r);
   expect_metrics(r, want, rng, 200, false, "edits in the window");
 
