@@ -309,9 +309,37 @@ TEST(PoolTest, DepthBoundIsRespected) {
     bound += blocks.size() * size;
   }
   EXPECT_EQ(fl::pool_stats().bytes_cached, bound);
-  EXPECT_LE(bound, 1024u * 1024u);
+  EXPECT_LE(bound, 1792u * 1024u);  // ~1.7 MiB: 64 KiB per class above 128 bytes
   fl::pool_trim();
   EXPECT_EQ(fl::pool_stats().bytes_cached, 0u);
+}
+
+// The classes above 1 KiB exchange batches of pool_batch_min_blocks (4), not
+// the 2 or 3 of their 4 KiB batch budget, and keep at least two batches: a
+// full class of 4 KiB blocks hands on 4 of its 16 and keeps 13 with the one
+// freed.
+TEST(PoolTest, LargeClassesExchangeBatchesOfFourBlocks) {
+  namespace d = fl::detail;
+  for (std::size_t c = 0; c < d::pool_class_count; ++c) {
+    EXPECT_GE(d::pool_class_batch[c], d::pool_batch_min_blocks) << c;
+    EXPECT_LE(2 * std::size_t{d::pool_class_batch[c]}, d::pool_class_depth[c]) << c;
+    if (d::pool_class_size[c] > 1024) {
+      EXPECT_EQ(d::pool_class_batch[c], d::pool_batch_min_blocks) << c;
+      EXPECT_EQ(d::pool_class_depth[c], d::pool_class_budget_bytes / d::pool_class_size[c]) << c;
+    }
+  }
+  EXPECT_EQ(d::pool_class_depth[d::pool_class_index(4096)], 16u);
+  fl::pool_trim();
+  constexpr std::size_t n = 4096;
+  const std::size_t depth = d::pool_class_depth[d::pool_class_index(n)];
+  std::vector<void*> blocks(depth + 1);
+  for (auto& p : blocks) p = pool_allocate(n);  // runs dry: the class opens to its depth
+  const fl::pool_statistics before = fl::pool_stats();
+  for (void* p : blocks) pool_deallocate(p, n);
+  const fl::pool_statistics after = fl::pool_stats();
+  EXPECT_EQ(after.batches_given - before.batches_given, 1u);
+  EXPECT_EQ(after.bytes_cached - before.bytes_cached, (depth + 1 - 4) * n);
+  fl::pool_trim();
 }
 
 // The exchange is bounded too: once a class's share is full, the batches a

@@ -419,6 +419,54 @@ TEST(PoolThreadsTest, ConsumerKeepsOneBatchPerClass) {
   fl::pool_trim();
 }
 
+// A consumer's class holds one batch; its overflow hands that list on whole
+// (without following its links) as a batch of exactly pool_class_batch[c]
+// blocks, and the next thread that runs dry of the class gets exactly those
+// blocks, still null-terminated: batch hits, then a miss.
+TEST(PoolThreadsTest, ConsumerHandsItsWholeListOnAsOneBatch) {
+  namespace d = fl::detail;
+  for (const std::size_t n : {std::size_t{64}, std::size_t{512}, std::size_t{4096},
+                              std::size_t{8192}}) {
+    fl::pool_trim();  // an empty exchange
+    const std::size_t c = d::pool_class_index(n);
+    const std::size_t batch = d::pool_class_batch[c];
+    std::vector<void*> blocks(batch + 1);
+    std::thread producer([&] {
+      for (std::size_t i = 0; i < blocks.size(); ++i) {
+        blocks[i] = pool_allocate(n);
+        std::memset(blocks[i], static_cast<int>(i + 1), n);
+      }
+    });
+    producer.join();
+    fl::pool_statistics given{};
+    std::thread consumer([&] {
+      for (void* p : blocks) pool_deallocate(p, n);  // the last one overflows
+      given = fl::pool_stats();
+    });
+    consumer.join();
+    EXPECT_EQ(given.batches_given, 1u) << n;
+    EXPECT_EQ(given.frees_released, 0u) << n;
+    EXPECT_EQ(given.bytes_cached, n) << n;  // the last block, in a fresh list
+    std::vector<void*> taken(batch + 1);
+    fl::pool_statistics took{};
+    std::thread taker([&] {
+      for (auto& p : taken) p = pool_allocate(n);
+      took = fl::pool_stats();
+      for (void* p : taken) pool_deallocate(p, n);
+    });
+    taker.join();
+    EXPECT_EQ(took.batches_taken, 1u) << n;
+    EXPECT_EQ(took.hits, batch) << n;
+    EXPECT_EQ(took.misses, 1u) << n;
+    std::vector<void*> want(blocks.begin(), blocks.begin() + static_cast<std::ptrdiff_t>(batch));
+    std::vector<void*> got(taken.begin(), taken.begin() + static_cast<std::ptrdiff_t>(batch));
+    std::sort(want.begin(), want.end());
+    std::sort(got.begin(), got.end());
+    EXPECT_EQ(got, want) << n;
+  }
+  fl::pool_trim();
+}
+
 // Threads created and ended in a loop, each using the pool (and leaving
 // blocks in the exchange for the next): LSan (ASan build) reports a leak if a
 // thread's cache or the records behind it are not returned.

@@ -97,16 +97,21 @@ constexpr std::size_t pool_class_index(std::size_t bytes) noexcept {
 
 // Depth bound: the classes up to pool_short_class_bytes (the short heap
 // strings that dominate real programs) keep up to pool_short_class_depth
-// blocks each; larger classes keep max(2, 32 KiB / class size) blocks (8 of
-// 4096 bytes, 4 of 8192), a byte budget that keeps big classes from pinning
-// memory. One thread never holds more than ~900 KiB of cached memory. A
+// blocks each; larger classes keep max(2, 64 KiB / class size) blocks (16 of
+// 4096 bytes, 8 of 8192), a byte budget that keeps big classes from pinning
+// memory. One thread never holds more than ~1.7 MiB of cached memory. 64 KiB
+// rather than 32: a thread that frees and allocates strings of mixed sizes up
+// to 4 KiB (alloc/larson/1) random-walks each class between empty and full,
+// and with 8 blocks of 4 KiB it went to the exchange once every 30
+// allocations (3,355 batches per 100,000), with 16 once every 270 (372;
+// callgrind: 382.9 -> 374.6 instructions per replacement). A
 // longer burst (a thousand short strings built, then destroyed) overflows
 // into the exchange half a class at a time and is refilled from there, one
 // lock per batch, so the depth only needs to cover the common case; keeping
 // it small keeps consumer threads from hoarding blocks.
 inline constexpr std::size_t pool_short_class_bytes = 128;
 inline constexpr std::size_t pool_short_class_depth = 256;
-inline constexpr std::size_t pool_class_budget_bytes = 32 * 1024;
+inline constexpr std::size_t pool_class_budget_bytes = 64 * 1024;
 consteval std::array<std::uint16_t, pool_class_count> pool_make_class_depth() {
   std::array<std::uint16_t, pool_class_count> d{};
   for (std::size_t c = 0; c < pool_class_count; ++c) {
@@ -122,7 +127,7 @@ inline constexpr std::array<std::uint16_t, pool_class_count> pool_class_depth =
 
 // A full class hands this many blocks to the exchange, and an empty class
 // takes as many back: half its depth, but at most pool_batch_max_blocks and
-// pool_batch_budget_bytes (and at least 2 blocks). Small batches because the
+// pool_batch_budget_bytes, and at least pool_batch_min_blocks. Small batches because the
 // batch a consumer thread is filling (see pool_thread_cache), and the rest of
 // the one the producer last took, are memory no other thread can use; the
 // lock is taken once per batch, so only the slow paths pay for it. Measured
@@ -133,7 +138,16 @@ inline constexpr std::array<std::uint16_t, pool_class_count> pool_class_depth =
 // the same bound on memory (producer_consumer/4, separate processes, medians
 // of 5, two runs: CPU time 398 -> 235-261 us per round, std 369-467 us; peak
 // RSS 1.01-1.02x std).
+// The floor of 4 blocks concerns the classes above 1 KiB, whose 4 KiB
+// budget would give 2 or 3: one lock moved two strings of 2-4 KiB between
+// threads. With 4 (and the 64 KiB depth), alloc/larson/4, where a third of
+// the strings are freed on another thread, takes 16,000-19,000 batches per
+// 400,000 allocations instead of 44,000 (callgrind, threads serialized: 432.1
+// -> 410.6 instructions per replacement). The classes up to 1 KiB, which
+// alloc/producer_consumer uses, keep their batches, and with them the
+// consumer's bound.
 inline constexpr std::size_t pool_batch_max_blocks = 32;
+inline constexpr std::size_t pool_batch_min_blocks = 4;
 inline constexpr std::size_t pool_batch_budget_bytes = 4 * 1024;
 consteval std::array<std::uint16_t, pool_class_count> pool_make_class_batch() {
   std::array<std::uint16_t, pool_class_count> b{};
@@ -142,14 +156,23 @@ consteval std::array<std::uint16_t, pool_class_count> pool_make_class_batch() {
     if (n > pool_batch_max_blocks) n = pool_batch_max_blocks;
     if (n * pool_class_size[c] > pool_batch_budget_bytes)
       n = pool_batch_budget_bytes / pool_class_size[c];
-    // At least 2, so a consumer's class (limit one batch) has room again
-    // after its overflow hands the list on.
-    b[c] = static_cast<std::uint16_t>(n < 2 ? 2 : n);
+    // At least pool_batch_min_blocks (never below 2, so a consumer's class,
+    // limit one batch, has room again after its overflow hands the list on).
+    if (n < pool_batch_min_blocks) n = pool_batch_min_blocks;
+    b[c] = static_cast<std::uint16_t>(n);
   }
   return b;
 }
 inline constexpr std::array<std::uint16_t, pool_class_count> pool_class_batch =
     pool_make_class_batch();
+// A full class that hands one batch on keeps blocks and room (half its depth
+// or more): every depth holds at least two batches.
+consteval bool pool_batches_fit_twice() {
+  for (std::size_t c = 0; c < pool_class_count; ++c)
+    if (2 * std::size_t{pool_class_batch[c]} > pool_class_depth[c]) return false;
+  return true;
+}
+static_assert(pool_batches_fit_twice());
 
 struct pool_free_block {
   pool_free_block* next;
