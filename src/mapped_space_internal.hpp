@@ -142,6 +142,10 @@ void write_slot(space_state& s, space_meta m, bool log_bit);
 // on disk is then still complete; the log stays in use).
 int checkpoint(space_state& s) noexcept;
 
+// Makes the page-CRC table (a block of the space) cover every page of the
+// file, carving a bigger one when needed; returns the replaced table's page
+// run, if any (its pages now need checksums). Not a commit.
+std::vector<log_extent> ensure_table(mapped_space& space, space_state& s);
 // Checks the committed pages under [off, off + len) against the page CRC
 // table, once each (see mapped_space::checked).
 void check_pages(const space_state& s, std::uint64_t off, std::uint64_t len);

@@ -526,9 +526,10 @@ mapped_space::mapped_space(const std::filesystem::path& path, const mapped_space
   s.size = file_bytes;
   base_ = s.base;
   size_ = s.size;
-  // A new space commits once, so that every later commit has its page
-  // checksum table.
-  if (s.created) sync();
+  // A new space carves its page checksum table now, where the first blocks
+  // go, but commits nothing: the file stays at generation 1 (empty, no
+  // table) until the first sync(), which fills the table and writes the log.
+  if (s.created) detail::ensure_table(*this, s);
 }
 
 mapped_space::mapped_space(mapped_space&& o) noexcept
