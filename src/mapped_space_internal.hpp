@@ -110,10 +110,13 @@ std::string check_meta(const space_meta& m, std::uint64_t file_bytes);
 space_meta make_meta(std::uint64_t uuid, std::uint64_t generation, std::uint64_t file_size,
                      const space_alloc_state& a);
 void fsync_parent(const std::filesystem::path& p);
-// A reserved range of exactly `bytes` left by a closed space, or nullptr.
-void* take_reservation(std::uint64_t bytes) noexcept;
-// Releases a space's range: its first `mapped` bytes map the file; kept (as
-// PROT_NONE) for the next open if none is kept yet, else unmapped.
+// A reserved range of exactly `bytes` left by a closed space, with the file
+// `fd` of `file_bytes` bytes mapped (private, read-write) at its start, or
+// nullptr (no such range, or its start was taken meanwhile: then released).
+void* take_reservation(std::uint64_t bytes, int fd, std::uint64_t file_bytes) noexcept;
+// Releases a space's range: its first `mapped` bytes map the file and are
+// unmapped; the rest is kept for the next open if none is kept yet, else
+// unmapped too.
 void give_reservation(std::byte* base, std::uint64_t mapped, std::uint64_t bytes) noexcept;
 
 // The two meta slots as read from a file: each one's meta and, if it is not
