@@ -107,6 +107,9 @@ inline void store_u64(std::byte* base, std::uint64_t off, std::uint64_t v) noexc
 // Checks a meta slot read from a file of `file_bytes` bytes: empty if valid,
 // else the reason.
 std::string check_meta(const space_meta& m, std::uint64_t file_bytes);
+// The part of check_meta that depends on the file's size (the rest passes
+// with file_bytes = ~0): empty if the file holds the committed size.
+std::string check_size(const space_meta& m, std::uint64_t file_bytes);
 space_meta make_meta(std::uint64_t uuid, std::uint64_t generation, std::uint64_t file_size,
                      const space_alloc_state& a);
 void fsync_parent(const std::filesystem::path& p);

@@ -25,6 +25,14 @@
 namespace fl {
 namespace detail {
 
+// The one check of check_meta that depends on the file's size: empty if the
+// file holds the committed size, else the reason.
+std::string check_size(const space_meta& m, std::uint64_t file_bytes) {
+  if (m.file_size <= file_bytes) return {};
+  return "truncated: " + std::to_string(file_bytes) + " bytes, the last commit has " +
+         std::to_string(m.file_size);
+}
+
 // Checks a meta slot read from a file of `file_bytes` bytes. Empty if valid,
 // else the reason. Format marks first, so that a foreign or newer file gets
 // its own reason rather than "checksum mismatch".
@@ -47,9 +55,7 @@ std::string check_meta(const space_meta& m, std::uint64_t file_bytes) {
   const space_alloc_state& a = m.alloc;
   if (m.file_size % space_page != 0 || m.file_size < initial_file_size)
     return "meta page: bad file size";
-  if (m.file_size > file_bytes)
-    return "truncated: " + std::to_string(file_bytes) + " bytes, the last commit has " +
-           std::to_string(m.file_size);
+  if (std::string why = check_size(m, file_bytes); !why.empty()) return why;
   if (a.top % 16 != 8 || a.top < space_first_block || a.top > m.file_size)
     return "meta page: bad allocator end";
   if (a.root != 0 && (a.root % 16 != 0 || a.root < space_first_block + 8 || a.root >= a.top))
@@ -271,10 +277,10 @@ void refuse_unfinished_v1(const space_state& s, const space_meta& m) {
 // records the log holds from offset 0, then writes the final state into a
 // slot (sets `replayed`). Never writes unless a valid run is replayed.
 space_meta choose_meta(space_state& s, std::uint64_t file_bytes, bool& replayed) {
-  std::vector<std::byte> pages(2 * space_page);  // both meta pages in one read
-  if (pread_full(s.fd.get(), pages.data(), pages.size(), 0) != static_cast<long long>(pages.size()))
+  alignas(8) std::byte pages[2 * space_page];  // both meta pages in one read
+  if (pread_full(s.fd.get(), pages, sizeof pages, 0) != static_cast<long long>(sizeof pages))
     throw_errno(s.path, "read of the meta pages", errno ? errno : EIO);
-  const meta_slots slots = read_slots(pages.data());
+  const meta_slots slots = read_slots(pages);
   if (slots.newest < 0) fail(s, slots.why[0]);
   const int n = slots.newest, o = 1 - n;
   const space_meta& m = slots.meta[n];
@@ -282,7 +288,8 @@ space_meta choose_meta(space_state& s, std::uint64_t file_bytes, bool& replayed)
   s.meta_seq = m.state >> 1;
   const bool log_bit = (m.state & meta_log_bit) != 0;
   if (!log_bit && slots.why[o].empty()) {
-    if (const std::string why = check_meta(m, file_bytes); !why.empty()) fail(s, why);
+    // read_slots checked everything but the size.
+    if (const std::string why = check_size(m, file_bytes); !why.empty()) fail(s, why);
     if (m.format_version == 1) refuse_unfinished_v1(s, m);
     return m;
   }
