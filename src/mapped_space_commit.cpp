@@ -286,11 +286,11 @@ const std::byte* mapped_space::checked(fptr<const void> p, std::uint64_t bytes) 
 
 // ---- commit ------------------------------------------------------------------
 
-namespace {
+namespace detail {
 
 // Makes the page-CRC table cover every page of the file; returns the old
 // table's page run if it was replaced (its pages now need checksums).
-std::vector<log_extent> ensure_table(mapped_space& space, detail::space_state& s) {
+std::vector<log_extent> ensure_table(mapped_space& space, space_state& s) {
   std::vector<log_extent> old;
   for (;;) {
     const std::uint64_t pages = s.size / space_page;
@@ -310,6 +310,10 @@ std::vector<log_extent> ensure_table(mapped_space& space, detail::space_state& s
     s.alloc.crc_table_bytes = bytes;
   }
 }
+
+}  // namespace detail
+
+namespace {
 
 std::uint32_t zero_page_crc() {
   static const std::uint32_t crc = [] {
@@ -347,7 +351,7 @@ void mapped_space::sync() {
   // created the file) every page but the meta pages is recomputed.
   const std::uint64_t old_pages =
       s.committed.alloc.crc_table != 0 ? s.committed.file_size / space_page : 2;
-  std::vector<log_extent> extra = ensure_table(*this, s);
+  std::vector<log_extent> extra = detail::ensure_table(*this, s);
   const std::uint64_t pages = s.size / space_page;
   const std::uint64_t scan_end = std::min(s.size, detail::round_up(s.alloc.top, s.sys_page));
   std::vector<log_extent> runs;

@@ -107,13 +107,19 @@ inline void store_u64(std::byte* base, std::uint64_t off, std::uint64_t v) noexc
 // Checks a meta slot read from a file of `file_bytes` bytes: empty if valid,
 // else the reason.
 std::string check_meta(const space_meta& m, std::uint64_t file_bytes);
+// The part of check_meta that depends on the file's size (the rest passes
+// with file_bytes = ~0): empty if the file holds the committed size.
+std::string check_size(const space_meta& m, std::uint64_t file_bytes);
 space_meta make_meta(std::uint64_t uuid, std::uint64_t generation, std::uint64_t file_size,
                      const space_alloc_state& a);
 void fsync_parent(const std::filesystem::path& p);
-// A reserved range of exactly `bytes` left by a closed space, or nullptr.
-void* take_reservation(std::uint64_t bytes) noexcept;
-// Releases a space's range: its first `mapped` bytes map the file; kept (as
-// PROT_NONE) for the next open if none is kept yet, else unmapped.
+// A reserved range of exactly `bytes` left by a closed space, with the file
+// `fd` of `file_bytes` bytes mapped (private, read-write) at its start, or
+// nullptr (no such range, or its start was taken meanwhile: then released).
+void* take_reservation(std::uint64_t bytes, int fd, std::uint64_t file_bytes) noexcept;
+// Releases a space's range: its first `mapped` bytes map the file and are
+// unmapped; the rest is kept for the next open if none is kept yet, else
+// unmapped too.
 void give_reservation(std::byte* base, std::uint64_t mapped, std::uint64_t bytes) noexcept;
 
 // The two meta slots as read from a file: each one's meta and, if it is not
@@ -142,6 +148,10 @@ void write_slot(space_state& s, space_meta m, bool log_bit);
 // on disk is then still complete; the log stays in use).
 int checkpoint(space_state& s) noexcept;
 
+// Makes the page-CRC table (a block of the space) cover every page of the
+// file, carving a bigger one when needed; returns the replaced table's page
+// run, if any (its pages now need checksums). Not a commit.
+std::vector<log_extent> ensure_table(mapped_space& space, space_state& s);
 // Checks the committed pages under [off, off + len) against the page CRC
 // table, once each (see mapped_space::checked).
 void check_pages(const space_state& s, std::uint64_t off, std::uint64_t len);

@@ -25,6 +25,14 @@
 namespace fl {
 namespace detail {
 
+// The one check of check_meta that depends on the file's size: empty if the
+// file holds the committed size, else the reason.
+std::string check_size(const space_meta& m, std::uint64_t file_bytes) {
+  if (m.file_size <= file_bytes) return {};
+  return "truncated: " + std::to_string(file_bytes) + " bytes, the last commit has " +
+         std::to_string(m.file_size);
+}
+
 // Checks a meta slot read from a file of `file_bytes` bytes. Empty if valid,
 // else the reason. Format marks first, so that a foreign or newer file gets
 // its own reason rather than "checksum mismatch".
@@ -47,9 +55,7 @@ std::string check_meta(const space_meta& m, std::uint64_t file_bytes) {
   const space_alloc_state& a = m.alloc;
   if (m.file_size % space_page != 0 || m.file_size < initial_file_size)
     return "meta page: bad file size";
-  if (m.file_size > file_bytes)
-    return "truncated: " + std::to_string(file_bytes) + " bytes, the last commit has " +
-           std::to_string(m.file_size);
+  if (std::string why = check_size(m, file_bytes); !why.empty()) return why;
   if (a.top % 16 != 8 || a.top < space_first_block || a.top > m.file_size)
     return "meta page: bad allocator end";
   if (a.root != 0 && (a.root % 16 != 0 || a.root < space_first_block + 8 || a.root >= a.top))
@@ -271,10 +277,10 @@ void refuse_unfinished_v1(const space_state& s, const space_meta& m) {
 // records the log holds from offset 0, then writes the final state into a
 // slot (sets `replayed`). Never writes unless a valid run is replayed.
 space_meta choose_meta(space_state& s, std::uint64_t file_bytes, bool& replayed) {
-  std::vector<std::byte> pages(2 * space_page);  // both meta pages in one read
-  if (pread_full(s.fd.get(), pages.data(), pages.size(), 0) != static_cast<long long>(pages.size()))
+  alignas(8) std::byte pages[2 * space_page];  // both meta pages in one read
+  if (pread_full(s.fd.get(), pages, sizeof pages, 0) != static_cast<long long>(sizeof pages))
     throw_errno(s.path, "read of the meta pages", errno ? errno : EIO);
-  const meta_slots slots = read_slots(pages.data());
+  const meta_slots slots = read_slots(pages);
   if (slots.newest < 0) fail(s, slots.why[0]);
   const int n = slots.newest, o = 1 - n;
   const space_meta& m = slots.meta[n];
@@ -282,7 +288,8 @@ space_meta choose_meta(space_state& s, std::uint64_t file_bytes, bool& replayed)
   s.meta_seq = m.state >> 1;
   const bool log_bit = (m.state & meta_log_bit) != 0;
   if (!log_bit && slots.why[o].empty()) {
-    if (const std::string why = check_meta(m, file_bytes); !why.empty()) fail(s, why);
+    // read_slots checked everything but the size.
+    if (const std::string why = check_size(m, file_bytes); !why.empty()) fail(s, why);
     if (m.format_version == 1) refuse_unfinished_v1(s, m);
     return m;
   }
@@ -393,36 +400,79 @@ namespace {
 
 // One address reservation a closed space left, for the next open of the same
 // size. Reusing it keeps the page tables under its start (the kernel frees
-// them only with the range), which a reopen would otherwise build again.
+// them only with the range), which a reopen would otherwise build again. The
+// closed file's pages were unmapped, not replaced: [base, base + hole) is a
+// hole in the range, which another mapping of the process may have taken
+// since, so the next open maps into it only with MAP_FIXED_NOREPLACE.
 struct reservation_cache {
   std::mutex m;
-  void* base = nullptr;
+  std::byte* base = nullptr;
   std::uint64_t bytes = 0;
+  std::uint64_t hole = 0;
 };
 reservation_cache& cached_reservation() {
   static reservation_cache c;
   return c;
 }
 
+// mmap at exactly `at` where nothing is mapped; false if anything is (or if
+// the kernel predates MAP_FIXED_NOREPLACE and put the mapping elsewhere).
+bool map_at_free(std::byte* at, std::uint64_t len, int prot, int flags, int fd) noexcept {
+  void* p = ::mmap(at, len, prot, flags | MAP_FIXED_NOREPLACE, fd, 0);
+  if (p == MAP_FAILED) return false;
+  if (p != at) {
+    ::munmap(p, len);
+    return false;
+  }
+  return true;
+}
+
+constexpr int reserve_flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
+
 }  // namespace
 
-void* take_reservation(std::uint64_t bytes) noexcept {
+void* take_reservation(std::uint64_t bytes, int fd, std::uint64_t file_bytes) noexcept {
   reservation_cache& c = cached_reservation();
   const std::lock_guard<std::mutex> lock(c.m);
   if (c.base == nullptr || c.bytes != bytes) return nullptr;
-  return std::exchange(c.base, nullptr);
+  std::byte* const base = std::exchange(c.base, nullptr);
+  const std::uint64_t hole = c.hole;
+  constexpr int file_prot = PROT_READ | PROT_WRITE;
+  bool ok;
+  if (file_bytes <= hole) {
+    // The file into the hole; the rest of the hole reserved again.
+    ok = map_at_free(base, file_bytes, file_prot, MAP_PRIVATE, fd);
+    if (ok && file_bytes < hole &&
+        !map_at_free(base + file_bytes, hole - file_bytes, PROT_NONE, reserve_flags, -1)) {
+      ::munmap(base, file_bytes);
+      ok = false;
+    }
+  } else {
+    // The hole reserved again, then the file over it and the reserved part.
+    ok = map_at_free(base, hole, PROT_NONE, reserve_flags, -1);
+    if (ok && ::mmap(base, file_bytes, file_prot, MAP_PRIVATE | MAP_FIXED, fd, 0) == MAP_FAILED) {
+      ::munmap(base, hole);
+      ok = false;
+    }
+  }
+  if (!ok) {
+    ::munmap(base + hole, bytes - hole);  // the part still reserved
+    return nullptr;
+  }
+  return base;
 }
 
 void give_reservation(std::byte* base, std::uint64_t mapped, std::uint64_t bytes) noexcept {
-  // The file's pages become part of the reservation again (private copies
-  // dropped), in one call; a failure or a full cache unmaps the range.
+  // The file's pages (private copies included) are unmapped, leaving a hole
+  // at the range's start: one call, cheaper than mapping PROT_NONE over them
+  // (no new mapping to merge back into the range). A full cache or a failure
+  // unmaps the whole range.
   reservation_cache& c = cached_reservation();
   const std::lock_guard<std::mutex> lock(c.m);
-  if (c.base == nullptr &&
-      ::mmap(base, mapped, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1,
-             0) != MAP_FAILED) {
+  if (c.base == nullptr && ::munmap(base, mapped) == 0) {
     c.base = base;
     c.bytes = bytes;
+    c.hole = mapped;
     return;
   }
   ::munmap(base, bytes);
@@ -510,14 +560,15 @@ mapped_space::mapped_space(const std::filesystem::path& path, const mapped_space
   std::uint64_t want =
       options.reserve != 0 ? options.reserve : std::max(detail::default_reserve, 4 * file_bytes);
   want = detail::round_up(std::max(want, file_bytes), s.granule);
-  void* r = detail::take_reservation(want);
+  void* r = detail::take_reservation(want, s.fd.get(), file_bytes);  // the file mapped in it
+  const bool file_mapped = r != nullptr;
   if (r == nullptr)
     r = ::mmap(nullptr, want, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (r == MAP_FAILED) detail::throw_errno(path, "mmap (address reservation)", errno);
   s.base = static_cast<std::byte*>(r);
   s.reserve = want;
-  if (::mmap(s.base, file_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, s.fd.get(), 0) ==
-      MAP_FAILED) {
+  if (!file_mapped && ::mmap(s.base, file_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED,
+                             s.fd.get(), 0) == MAP_FAILED) {
     const int e = errno;
     ::munmap(s.base, s.reserve);
     s.base = nullptr;
@@ -526,9 +577,10 @@ mapped_space::mapped_space(const std::filesystem::path& path, const mapped_space
   s.size = file_bytes;
   base_ = s.base;
   size_ = s.size;
-  // A new space commits once, so that every later commit has its page
-  // checksum table.
-  if (s.created) sync();
+  // A new space carves its page checksum table now, where the first blocks
+  // go, but commits nothing: the file stays at generation 1 (empty, no
+  // table) until the first sync(), which fills the table and writes the log.
+  if (s.created) detail::ensure_table(*this, s);
 }
 
 mapped_space::mapped_space(mapped_space&& o) noexcept

@@ -17,6 +17,8 @@
 #include <random>
 #include <string>
 
+#include <sys/mman.h>
+
 namespace {
 
 using fl_test::scratch_dir;
@@ -198,8 +200,62 @@ TEST(MappedSpaceTest, AlignedAllocations) {
     }
   }
   for (const fl::fptr<void> p : blocks) s.deallocate(p);
-  EXPECT_EQ(s.stats().live_blocks, 1u);
+  EXPECT_EQ(s.stats().live_blocks, 1u);  // the page checksum table
   s.sync();
+  s.verify();
+}
+
+// A closed space leaves its address range for the next open, with a hole
+// where its file was mapped. A mapping the process makes in that hole
+// meanwhile must survive the next open, which then maps elsewhere.
+TEST(MappedSpaceTest, ReopenLeavesAMappingInTheKeptRangeAlone) {
+  scratch_dir d;
+  std::byte* old_base = nullptr;
+  {
+    fl::mapped_space s(d / "s");
+    const fl::fptr<node> n = s.make<node>(node{7, {}});
+    s.set_root(n);
+    s.sync();
+    old_base = reinterpret_cast<std::byte*>(s.get(n)) - n.offset();
+  }
+  void* taken = ::mmap(old_base, 4096, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+  ASSERT_EQ(taken, static_cast<void*>(old_base));
+  std::memset(taken, 0x5A, 4096);
+  {
+    fl::mapped_space s(d / "s", {.mode = fl::open_mode::open_existing});
+    EXPECT_EQ(s.get(s.root<node>())->value, 7u);
+    EXPECT_NE(reinterpret_cast<std::byte*>(s.get(s.root<node>())) - s.root<node>().offset(),
+              old_base);
+  }
+  for (std::size_t i = 0; i < 4096; ++i)
+    ASSERT_EQ(static_cast<unsigned char*>(taken)[i], 0x5A) << "byte " << i;
+  ::munmap(taken, 4096);
+  // The range kept by that close is whole: the next open uses it.
+  fl::mapped_space s(d / "s", {.mode = fl::open_mode::open_existing});
+  EXPECT_EQ(s.get(s.root<node>())->value, 7u);
+}
+
+TEST(MappedSpaceTest, CreationCommitsNothingUntilTheFirstSync) {
+  scratch_dir d;
+  {
+    fl::mapped_space s(d / "s");
+    EXPECT_TRUE(s.created());
+    EXPECT_EQ(s.stats().generation, 1u);
+    EXPECT_FALSE(std::filesystem::exists(d / "s-log"));
+    s.verify();
+  }
+  {
+    fl::mapped_space s(d / "s", {.mode = fl::open_mode::open_existing});
+    EXPECT_EQ(s.stats().generation, 1u);
+    EXPECT_FALSE(s.root());
+    s.set_root(s.make<node>(node{42, {}}));
+    s.sync();
+    EXPECT_EQ(s.stats().generation, 2u);
+    s.verify();
+  }
+  fl::mapped_space s(d / "s", {.mode = fl::open_mode::open_existing});
+  EXPECT_EQ(s.get(s.root<node>())->value, 42u);
   s.verify();
 }
 

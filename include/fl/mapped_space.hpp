@@ -134,9 +134,9 @@ struct mapped_space_options {
   // mapping once (remap_count() + 1) into a range twice the new size.
   std::uint64_t reserve = 0;
   // true: sync() waits for the disk (fdatasync), so a commit survives power
-  // loss. false: sync() (and the creation of a new file) still writes the log
-  // and the pages in order, so a commit survives the death of the process,
-  // but not of the machine. set_durable() changes it later.
+  // loss. false: sync() still writes the log and the pages in order, so a
+  // commit survives the death of the process, but not of the machine.
+  // set_durable() changes it later.
   bool durable = true;
 };
 
