@@ -29,7 +29,7 @@ void grow(detail::space_state& s, std::uint64_t need) {
   if (next > s.reserve) {
     // Move the mapping into a new, larger reserved range: raw pointers change.
     const std::uint64_t res = detail::round_up(2 * next, s.granule);
-    void* r = ::mmap(nullptr, res, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    void* r = ::mmap(nullptr, res, detail::reserve_prot, detail::reserve_flags, -1, 0);
     if (r == MAP_FAILED) detail::throw_errno(s.path, "mmap (address reservation)", errno);
     if (::mremap(s.base, s.size, s.size, MREMAP_MAYMOVE | MREMAP_FIXED, r) == MAP_FAILED) {
       const int e = errno;
@@ -43,7 +43,7 @@ void grow(detail::space_state& s, std::uint64_t need) {
   }
   if (::ftruncate(s.fd.get(), static_cast<off_t>(next)) != 0)
     detail::throw_errno(s.path, "ftruncate (growth)", errno);
-  if (::mmap(s.base + s.size, next - s.size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED,
+  if (::mmap(s.base + s.size, next - s.size, detail::file_prot, detail::file_flags | MAP_FIXED,
              s.fd.get(), static_cast<off_t>(s.size)) == MAP_FAILED)
     detail::throw_errno(s.path, "mmap (growth)", errno);
   s.size = next;

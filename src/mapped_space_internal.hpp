@@ -21,7 +21,18 @@
 #include <string>
 #include <vector>
 
+#include <sys/mman.h>
+
 namespace fl::detail {
+
+// How a space maps: its whole address range is reserved (inaccessible,
+// anonymous, no swap accounted), and the file is mapped over the range's
+// start, private and read-write (writes reach the file only through a
+// commit). Every mmap of the space's sources uses these.
+inline constexpr int reserve_prot = PROT_NONE;
+inline constexpr int reserve_flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
+inline constexpr int file_prot = PROT_READ | PROT_WRITE;
+inline constexpr int file_flags = MAP_PRIVATE;
 
 struct space_state {
   std::filesystem::path path;

@@ -427,8 +427,6 @@ bool map_at_free(std::byte* at, std::uint64_t len, int prot, int flags, int fd) 
   return true;
 }
 
-constexpr int reserve_flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
-
 }  // namespace
 
 void* take_reservation(std::uint64_t bytes, int fd, std::uint64_t file_bytes) noexcept {
@@ -437,20 +435,19 @@ void* take_reservation(std::uint64_t bytes, int fd, std::uint64_t file_bytes) no
   if (c.base == nullptr || c.bytes != bytes) return nullptr;
   std::byte* const base = std::exchange(c.base, nullptr);
   const std::uint64_t hole = c.hole;
-  constexpr int file_prot = PROT_READ | PROT_WRITE;
   bool ok;
   if (file_bytes <= hole) {
     // The file into the hole; the rest of the hole reserved again.
-    ok = map_at_free(base, file_bytes, file_prot, MAP_PRIVATE, fd);
+    ok = map_at_free(base, file_bytes, file_prot, file_flags, fd);
     if (ok && file_bytes < hole &&
-        !map_at_free(base + file_bytes, hole - file_bytes, PROT_NONE, reserve_flags, -1)) {
+        !map_at_free(base + file_bytes, hole - file_bytes, reserve_prot, reserve_flags, -1)) {
       ::munmap(base, file_bytes);
       ok = false;
     }
   } else {
     // The hole reserved again, then the file over it and the reserved part.
-    ok = map_at_free(base, hole, PROT_NONE, reserve_flags, -1);
-    if (ok && ::mmap(base, file_bytes, file_prot, MAP_PRIVATE | MAP_FIXED, fd, 0) == MAP_FAILED) {
+    ok = map_at_free(base, hole, reserve_prot, reserve_flags, -1);
+    if (ok && ::mmap(base, file_bytes, file_prot, file_flags | MAP_FIXED, fd, 0) == MAP_FAILED) {
       ::munmap(base, hole);
       ok = false;
     }
@@ -562,12 +559,11 @@ mapped_space::mapped_space(const std::filesystem::path& path, const mapped_space
   want = detail::round_up(std::max(want, file_bytes), s.granule);
   void* r = detail::take_reservation(want, s.fd.get(), file_bytes);  // the file mapped in it
   const bool file_mapped = r != nullptr;
-  if (r == nullptr)
-    r = ::mmap(nullptr, want, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (r == nullptr) r = ::mmap(nullptr, want, detail::reserve_prot, detail::reserve_flags, -1, 0);
   if (r == MAP_FAILED) detail::throw_errno(path, "mmap (address reservation)", errno);
   s.base = static_cast<std::byte*>(r);
   s.reserve = want;
-  if (!file_mapped && ::mmap(s.base, file_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED,
+  if (!file_mapped && ::mmap(s.base, file_bytes, detail::file_prot, detail::file_flags | MAP_FIXED,
                              s.fd.get(), 0) == MAP_FAILED) {
     const int e = errno;
     ::munmap(s.base, s.reserve);
