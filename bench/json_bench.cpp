@@ -254,6 +254,19 @@ void bm_reopen_rapidjson(benchmark::State& st, std::string name) {
 
 // ---- pointer lookups ----
 
+// The twitter document imported into the store file `name` (in scratch())
+// and synced, then opened again, as by a program that saved it earlier.
+fl::json_store saved_twitter(const char* name) {
+  const fs::path file = scratch() / name;
+  fl::json_store::import(*document("twitter"), file).sync();
+  return fl::json_store::open(file);
+}
+
+// The twitter document parsed into d.
+void rapidjson_twitter(rapidjson::Document& d) {
+  d.Parse(document("twitter")->data(), document("twitter")->size());
+}
+
 // The twitter document in simdjson's DOM, whose memory `parser` owns; marks
 // the run failed when simdjson rejects the text.
 simdjson::dom::element simdjson_twitter(benchmark::State& st, simdjson::dom::parser& parser) {
@@ -287,9 +300,7 @@ void time_lookups(benchmark::State& st, const Lookup& lookup) {
 
 void bm_lookup_fl(benchmark::State& st) {
   if (!have(st, "twitter")) return;
-  const fs::path file = scratch() / "lookup.fljson";
-  fl::json_store::import(*document("twitter"), file).sync();
-  auto s = fl::json_store::open(file);
+  auto s = saved_twitter("lookup.fljson");
   time_lookups(st, [&](const std::string& p) {
     auto v = s.find(p);
     benchmark::DoNotOptimize(v);
@@ -319,7 +330,7 @@ void bm_lookup_simdjson(benchmark::State& st) {
 void bm_lookup_rapidjson(benchmark::State& st) {
   if (!have(st, "twitter")) return;
   rapidjson::Document d;
-  d.Parse(document("twitter")->data(), document("twitter")->size());
+  rapidjson_twitter(d);
   time_lookups(st, [&](const std::string& p) {
     const rapidjson::Value* v = rapidjson::Pointer(p.data(), p.size()).Get(d);
     benchmark::DoNotOptimize(v);
@@ -343,9 +354,7 @@ void time_dump(benchmark::State& st, const Dump& dump) {
 
 void bm_dump_fl(benchmark::State& st) {
   if (!have(st, "twitter")) return;
-  const fs::path file = scratch() / "dump.fljson";
-  fl::json_store::import(*document("twitter"), file).sync();
-  auto s = fl::json_store::open(file);
+  auto s = saved_twitter("dump.fljson");
   time_dump(st, [&] { return s.dump(); });
 }
 
@@ -365,7 +374,7 @@ void bm_dump_simdjson(benchmark::State& st) {
 void bm_dump_rapidjson(benchmark::State& st) {
   if (!have(st, "twitter")) return;
   rapidjson::Document d;
-  d.Parse(document("twitter")->data(), document("twitter")->size());
+  rapidjson_twitter(d);
   std::size_t n = 0;
   for (auto _ : st) {
     rapidjson::StringBuffer buf;
@@ -383,9 +392,7 @@ constexpr const char* edit_pointer = "/statuses/0/retweet_count";
 
 void bm_edit_sync_fl(benchmark::State& st) {
   if (!have(st, "twitter")) return;
-  const fs::path file = scratch() / "edit.fljson";
-  fl::json_store::import(*document("twitter"), file).sync();
-  auto s = fl::json_store::open(file);
+  auto s = saved_twitter("edit.fljson");
   std::uint64_t i = fl_bench::seed() % 1000;
   for (auto _ : st) {
     s.set(edit_pointer, std::to_string(++i));
@@ -410,7 +417,7 @@ void bm_edit_sync_rapidjson(benchmark::State& st) {
   if (!have(st, "twitter")) return;
   const fs::path file = scratch() / "edit_rapidjson.json";
   rapidjson::Document d;
-  d.Parse(document("twitter")->data(), document("twitter")->size());
+  rapidjson_twitter(d);
   std::uint64_t i = fl_bench::seed() % 1000;
   for (auto _ : st) {
     rapidjson::Pointer(edit_pointer).Set(d, ++i);
