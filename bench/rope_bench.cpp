@@ -268,8 +268,8 @@ void edit_tree_cord(benchmark::State& st, std::size_t b) {
 
 // ---------------------------------------------------------------- iterate / index
 
-// The sum of the bytes of r through its char iterators, inline in the
-// timed loop (so that the compiler vectorizes it where it can).
+// The sum of the bytes of r through its char iterators (the compiler
+// vectorizes the loop where it can).
 template <class R>
 std::uint64_t byte_sum(const R& r) {
   std::uint64_t sum = 0;
@@ -292,9 +292,7 @@ std::uint64_t byte_sum(const R& r) {
 // loop over each chunk's bytes, which the compiler vectorizes).
 std::uint64_t chunk_sum(const fl::rope& r) {
   std::uint64_t sum = 0;
-  fl::for_each_chunk(r, [&sum](std::string_view c) {
-    for (char ch : c) sum += static_cast<unsigned char>(ch);
-  });
+  fl::for_each_chunk(r, [&sum](std::string_view c) { sum += byte_sum(c); });
   return sum;
 }
 
@@ -306,15 +304,14 @@ void iterate_loop(benchmark::State& st, const R& r, Sum sum) {
   }
   fl_bench::set_bytes(st, r.size());
 }
-const auto sum_fl = [](const fl::rope& r) { return byte_sum(r); };
 void iterate_fl(benchmark::State& st) {
-  iterate_loop(st, appended_1m<fl::rope>("rope/iterate", add_fl), sum_fl);
+  iterate_loop(st, appended_1m<fl::rope>("rope/iterate", add_fl), byte_sum<fl::rope>);
 }
 void iterate_tree_fl(benchmark::State& st) {
-  iterate_loop(st, tree_of(flat_1m("rope/iterate")), sum_fl);
+  iterate_loop(st, tree_of(flat_1m("rope/iterate")), byte_sum<fl::rope>);
 }
 void iterate_std(benchmark::State& st) {
-  iterate_loop(st, flat_1m("rope/iterate"), [](const std::string& r) { return byte_sum(r); });
+  iterate_loop(st, flat_1m("rope/iterate"), byte_sum<std::string>);
 }
 void iterate_std_scalar(benchmark::State& st) {
   iterate_loop(st, flat_1m("rope/iterate"), byte_sum_scalar);
@@ -327,7 +324,7 @@ void iterate_chunks_tree_fl(benchmark::State& st) {
 }
 void iterate_gnu(benchmark::State& st) {
   iterate_loop(st, appended_1m<__gnu_cxx::crope>("rope/iterate", add_gnu),
-               [](const __gnu_cxx::crope& r) { return byte_sum(r); });
+               byte_sum<__gnu_cxx::crope>);
 }
 #ifdef FL_BENCH_HAVE_ABSL
 // cord: its char range, Chars().
