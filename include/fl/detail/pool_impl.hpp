@@ -112,18 +112,20 @@ constexpr std::size_t pool_class_index(std::size_t bytes) noexcept {
 inline constexpr std::size_t pool_short_class_bytes = 128;
 inline constexpr std::size_t pool_short_class_depth = 256;
 inline constexpr std::size_t pool_class_budget_bytes = 64 * 1024;
-consteval std::array<std::uint16_t, pool_class_count> pool_make_class_depth() {
-  std::array<std::uint16_t, pool_class_count> d{};
-  for (std::size_t c = 0; c < pool_class_count; ++c) {
-    const std::size_t n = pool_class_size[c] <= pool_short_class_bytes
-                              ? pool_short_class_depth
-                              : pool_class_budget_bytes / pool_class_size[c];
-    d[c] = static_cast<std::uint16_t>(n < 2 ? 2 : n);
-  }
-  return d;
+// A per-class table: entry c is f(c) (each fits 16 bits).
+template <class F>
+consteval std::array<std::uint16_t, pool_class_count> pool_per_class(F f) {
+  std::array<std::uint16_t, pool_class_count> t{};
+  for (std::size_t c = 0; c < pool_class_count; ++c) t[c] = static_cast<std::uint16_t>(f(c));
+  return t;
 }
 inline constexpr std::array<std::uint16_t, pool_class_count> pool_class_depth =
-    pool_make_class_depth();
+    pool_per_class([](std::size_t c) {
+      const std::size_t n = pool_class_size[c] <= pool_short_class_bytes
+                                ? pool_short_class_depth
+                                : pool_class_budget_bytes / pool_class_size[c];
+      return n < 2 ? 2 : n;
+    });
 
 // A full class hands this many blocks to the exchange, and an empty class
 // takes as many back: half its depth, but at most pool_batch_max_blocks and
@@ -149,22 +151,16 @@ inline constexpr std::array<std::uint16_t, pool_class_count> pool_class_depth =
 inline constexpr std::size_t pool_batch_max_blocks = 32;
 inline constexpr std::size_t pool_batch_min_blocks = 4;
 inline constexpr std::size_t pool_batch_budget_bytes = 4 * 1024;
-consteval std::array<std::uint16_t, pool_class_count> pool_make_class_batch() {
-  std::array<std::uint16_t, pool_class_count> b{};
-  for (std::size_t c = 0; c < pool_class_count; ++c) {
-    std::size_t n = pool_class_depth[c] / 2;
-    if (n > pool_batch_max_blocks) n = pool_batch_max_blocks;
-    if (n * pool_class_size[c] > pool_batch_budget_bytes)
-      n = pool_batch_budget_bytes / pool_class_size[c];
-    // At least pool_batch_min_blocks (never below 2, so a consumer's class,
-    // limit one batch, has room again after its overflow hands the list on).
-    if (n < pool_batch_min_blocks) n = pool_batch_min_blocks;
-    b[c] = static_cast<std::uint16_t>(n);
-  }
-  return b;
-}
 inline constexpr std::array<std::uint16_t, pool_class_count> pool_class_batch =
-    pool_make_class_batch();
+    pool_per_class([](std::size_t c) {
+      std::size_t n = pool_class_depth[c] / 2;
+      if (n > pool_batch_max_blocks) n = pool_batch_max_blocks;
+      if (n * pool_class_size[c] > pool_batch_budget_bytes)
+        n = pool_batch_budget_bytes / pool_class_size[c];
+      // At least pool_batch_min_blocks (never below 2, so a consumer's class,
+      // limit one batch, has room again after its overflow hands the list on).
+      return n < pool_batch_min_blocks ? pool_batch_min_blocks : n;
+    });
 // A full class that hands one batch on keeps blocks and room (half its depth
 // or more): every depth holds at least two batches.
 consteval bool pool_batches_fit_twice() {
