@@ -352,6 +352,48 @@ TEST_F(JsonStoreTest, SetAndEraseFollowThePointer) {
   EXPECT_EQ(str(s.dump()), "[true]");
 }
 
+// A number, boolean or null replacing an entry is written over it: the store
+// does not grow, and a commit of it logs the entry's page and the checksum
+// table's page. Containers, strings and additions still copy their path.
+TEST_F(JsonStoreTest, ScalarSetsAreWrittenInPlace) {
+  std::string text = R"({"a":[1,"two",{"x":3}],"big":{)";
+  for (int i = 0; i < 40; ++i) text += (i ? ",\"k" : "\"k") + std::to_string(i) + "\":" + std::to_string(i);
+  text += R"(},"s":"str"})";
+  fl::json_store::import(text, file()).sync();
+  // Every edit that copies writes one new block; in-place sets write none.
+  auto blocks = [&] { return fl::mapped_space(file()).stats().live_blocks; };
+  const std::uint64_t imported = blocks();
+  {
+    auto s = fl::json_store::open(file());
+    s.set("/a/0", "-9223372036854775808");
+    s.set("/a/1", "18446744073709551615");  // a string becomes a number
+    s.set("/a/2", "null");                  // an object becomes null
+    s.set("/big/k39", "2.5");               // in an indexed object
+    s.set("/big/k0", "true");
+    s.set("/s", "false");
+    EXPECT_EQ(s.find("/big/k39")->as_double(), 2.5);
+    EXPECT_EQ(s.find("/big/k38")->as_int64(), 38);
+    s.sync();
+  }
+  EXPECT_EQ(blocks(), imported);
+  fl::string dumped;
+  {
+    auto s = fl::json_store::open(file());
+    EXPECT_EQ(str(*s.at("/a")), R"([-9223372036854775808,18446744073709551615,null])");
+    s.set("/s", "\"a string again\"");  // copies the root
+    s.set("/a/-", "7");                   // an append copies its path
+    s.sync();
+    dumped = s.dump();
+  }
+  EXPECT_EQ(blocks(), imported + 2);
+  auto r = fl::json_store::open(file());
+  EXPECT_EQ(r.dump(), dumped);
+  EXPECT_EQ(r.find("/a/0")->as_int64(), INT64_MIN);
+  EXPECT_EQ(str(*r.at("/a")), R"([-9223372036854775808,18446744073709551615,null,7])");
+  EXPECT_EQ(r.find("/big/k0")->as_bool(), true);
+  EXPECT_EQ(str(*r.at("/s")), R"("a string again")");
+}
+
 // Small values in a long array take 8 times their text in the store: the
 // import outgrows its first estimate and keeps building in place.
 TEST_F(JsonStoreTest, ImportGrowsPastItsFirstEstimate) {

@@ -10,6 +10,7 @@
 #include <fl/mapped_space.hpp>
 
 #include <charconv>
+#include <cstddef>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -24,6 +25,13 @@ namespace {
 bool valid_kind(std::uint8_t k) noexcept {
   return k >= static_cast<std::uint8_t>(kind::null_v) &&
          k <= static_cast<std::uint8_t>(kind::object);
+}
+
+// A value held entirely in its json_ref (null, booleans, int64, uint64,
+// real): it refers to no bytes, so writing it anywhere keeps every
+// reference below its container.
+bool inline_kind(std::uint8_t k) noexcept {
+  return k >= static_cast<std::uint8_t>(kind::null_v) && k <= static_cast<std::uint8_t>(kind::real);
 }
 
 std::filesystem::path with_suffix(const std::filesystem::path& p, const char* suffix) {
@@ -312,8 +320,26 @@ class store_file {
     return {static_cast<std::uint8_t>(kind::object), {}, n2, x};
   }
 
+  // Entry `pos` of container `c` becomes `v`, an inline value, in place: no
+  // path copy, so a commit of a changed number or flag logs the one page the
+  // entry is on. Every container reachable from the root has one reachable
+  // parent (path copying leaves old parents unreachable), so no other value
+  // sees the change; views taken before are invalidated by the edit (see
+  // fl/json_store.hpp). `c` was read on the way here, so its pages are
+  // checked.
+  void overwrite_entry(const json_ref& c, std::size_t pos, const json_ref& v) {
+    const bool array = c.k == static_cast<std::uint8_t>(kind::array);
+    const std::uint64_t off = array ? c.x + pos * sizeof(json_ref)
+                                    : c.x + pos * sizeof(json_member) + offsetof(json_member, value);
+    unsigned char* at = off >= tail_base_
+                            ? tail_.data() + (off - tail_base_)
+                            : space_->get(fptr<unsigned char>(off));
+    std::memcpy(at, &v, sizeof v);
+  }
+
   // set (v given) or erase (v null): the path to the parent of the last token,
-  // then copies of the containers on it, bottom-up.
+  // then copies of the containers on it, bottom-up; an inline value replacing
+  // an entry is written over it (overwrite_entry).
   bool edit(std::string_view ptr, const json_ref* v) {
     struct step {
       json_ref c;
@@ -366,6 +392,12 @@ class store_file {
       return true;
     }
     step& s = path.back();
+    const bool replaces = s.pos != std::string_view::npos &&
+                          !(s.c.k == static_cast<std::uint8_t>(kind::array) && s.pos == s.c.n);
+    if (v && replaces && inline_kind(v->k)) {
+      overwrite_entry(s.c, s.pos, *v);
+      return true;
+    }
     json_ref r;
     if (!v) {
       if (s.pos == std::string_view::npos) return false;
@@ -405,7 +437,9 @@ class store_file {
         std::memcpy(space_->get(block.cast<unsigned char>()), tail_.data(), tail_.size());
       tail_.clear();
     }
-    space_->get(head_)->root = root_;
+    // Unchanged after an in-place edit: left alone, so its page stays clean.
+    json_ref& head_root = space_->get(head_)->root;
+    if (std::memcmp(&head_root, &root_, sizeof root_) != 0) head_root = root_;
     start_tail();
   }
 
