@@ -372,9 +372,16 @@ void mapped_space::sync() {
   auto* table = reinterpret_cast<std::uint32_t*>(s.base + s.alloc.crc_table);
   const std::uint64_t t_first = s.alloc.crc_table / space_page;
   const std::uint64_t t_end = (s.alloc.crc_table + s.alloc.crc_table_bytes) / space_page;
+  // The table's pages this commit writes: those the scan above found dirty
+  // (already in runs) and those of the entries set here, so that no second
+  // pagemap read is needed.
+  std::vector<log_extent> table_runs;
   auto set_entry = [&](std::uint64_t i, std::uint32_t v) {
     if (i >= t_first && i < t_end) v = 0;
-    if (table[i] != v) table[i] = v;  // untouched entries leave their page clean
+    if (table[i] == v) return;  // untouched entries leave their page clean
+    table[i] = v;
+    const std::uint64_t at = (s.alloc.crc_table + i * 4) / s.sys_page * s.sys_page;
+    if (table_runs.empty() || table_runs.back().offset != at) table_runs.push_back({at, s.sys_page});
   };
   for (std::uint64_t i = std::max<std::uint64_t>(old_pages, 2); i < pages; ++i)
     set_entry(i, zero_page_crc());
@@ -385,12 +392,7 @@ void mapped_space::sync() {
         set_entry(i, detail::crc32c(s.base + i * space_page, space_page));
     }
   }
-  std::vector<log_extent> table_runs;
-  detail::find_dirty(
-      s, s.alloc.crc_table / s.sys_page * s.sys_page,
-      std::min(s.size, detail::round_up(s.alloc.crc_table + s.alloc.crc_table_bytes, s.sys_page)),
-      table_runs);
-  runs = detail::merge_runs(runs, table_runs);
+  if (!table_runs.empty()) runs = detail::merge_runs(runs, table_runs);
 
   space_meta m = detail::make_meta(s.committed.uuid, s.committed.generation + 1, s.size, s.alloc);
   m.table_crc = detail::crc32c(table, s.alloc.crc_table_bytes);
