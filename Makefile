@@ -3,6 +3,9 @@
 JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
 BENCH_FILTER ?= .
 BENCH_REPS  ?= 5
+# The alloc/ rows vary most from process to process (threads on a shared
+# machine): more rounds of their interleaved runs (bench/alloc_runs.sh).
+ALLOC_REPS  ?= 9
 # Seconds per benchmark and repetition (fl_bench's default when empty; see bench/common.hpp).
 BENCH_MIN_TIME ?=
 # Debian's python3-matplotlib belongs to /usr/bin/python3, which a pyenv/venv
@@ -77,7 +80,7 @@ bench: bench-deps
 	  --benchmark_filter='$(BENCH_FILTER)' --benchmark_repetitions=$(BENCH_REPS) \
 	  --benchmark_out=bench-results/results.json --benchmark_out_format=json
 	$(if $(BENCH_MIN_TIME),FL_BENCH_MIN_TIME=$(BENCH_MIN_TIME)) bench/alloc_runs.sh build-bench/bench/fl_bench \
-	  bench-results/alloc '$(BENCH_FILTER)' $(BENCH_REPS)
+	  bench-results/alloc '$(BENCH_FILTER)' $(ALLOC_REPS)
 	$(PYTHON) bench/report/report.py bench-results/results.json bench-results --merge bench-results/alloc
 
 # Writes the tables of the last `make bench` into docs/performance.md.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/alloc_runs.sh FL_BENCH OUT_DIR [FILTER] [REPS]: runs the alloc/ section
-# (bench/alloc_bench.cpp) of fl_bench, one process per row, into
-# OUT_DIR/<n>.json, for report.py --merge.
+# (bench/alloc_bench.cpp) of fl_bench, one process per row and repetition,
+# into OUT_DIR/<n>.json, for report.py --merge.
 #
 # Why one process per row: peak_rss_mb is the process's resident set, and a
 # heap keeps memory that earlier benchmarks freed; in a process of its own each
@@ -30,22 +30,9 @@ peers=(
 
 pkg_version() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo unknown; }
 
-# run_rows PEER PRELOAD VERSION: every alloc/ row of PEER matching the filter.
-n=0
-run_rows() {
-  local peer=$1 preload=$2 version=$3 rows row
-  rows=$(FL_BENCH_ALLOC_PEER=$peer "$bin" --benchmark_list_tests --benchmark_filter="$filter" |
-         grep '^alloc/' | cut -d/ -f1-4 | awk '!seen[$0]++' || true)
-  for row in $rows; do
-    n=$((n + 1))
-    echo "alloc_runs: $row${preload:+ (LD_PRELOAD=$preload)}"
-    env ${preload:+LD_PRELOAD=$preload} FL_BENCH_ALLOC_PEER="$peer" FL_BENCH_ALLOC_VERSION="$version" \
-      "$bin" --benchmark_filter="^$row/" --benchmark_repetitions="$reps" \
-      --benchmark_out="$out/$n.json" --benchmark_out_format=json >/dev/null
-  done
-}
-
-run_rows "" "" "glibc $(pkg_version libc6)"
+# Libraries as "peer|preload|version": fl and std first (no preload), then
+# each installed allocator.
+libs=("||glibc $(pkg_version libc6)")
 for p in "${peers[@]}"; do
   IFS=: read -r peer so pkg <<<"$p"
   path=$( (ldconfig -p 2>/dev/null || /sbin/ldconfig -p 2>/dev/null || true) | awk -v so="$so" '$1 == so { print $NF; exit }')
@@ -53,6 +40,34 @@ for p in "${peers[@]}"; do
     echo "alloc_runs: $so not installed ($pkg): $peer rows skipped" >&2
     continue
   fi
-  run_rows "$peer" "$path" "$pkg $(pkg_version "$pkg")"
+  libs+=("$peer|$path|$pkg $(pkg_version "$pkg")")
+done
+
+# The cases matching the filter (alloc/<case>/<threads>), in order.
+cases=$("$bin" --benchmark_list_tests --benchmark_filter="$filter" |
+        grep '^alloc/' | cut -d/ -f1-3 | awk '!seen[$0]++' || true)
+
+# Why interleaved: the machine's speed drifts over seconds (other jobs, the
+# disk), so REPS processes of one library in a row and then REPS of the next
+# would compare different moments. Instead each round runs every case once
+# for every library, one repetition per process, the libraries in a new
+# order each round; report.py pools a row's repetitions from all its files
+# (no per-file aggregates exist with one repetition) and takes their median.
+n=0
+for ((round = 0; round < reps; ++round)); do
+  for c in $cases; do
+    count=${#libs[@]}
+    for ((k = 0; k < count; ++k)); do
+      IFS='|' read -r peer preload version <<<"${libs[$(((k + round) % count))]}"
+      for row in $(FL_BENCH_ALLOC_PEER=$peer "$bin" --benchmark_list_tests \
+                     --benchmark_filter="^$c/" | cut -d/ -f1-4 | awk '!seen[$0]++'); do
+        n=$((n + 1))
+        echo "alloc_runs: round $((round + 1))/$reps $row${preload:+ (LD_PRELOAD=$preload)}"
+        env ${preload:+LD_PRELOAD=$preload} FL_BENCH_ALLOC_PEER="$peer" FL_BENCH_ALLOC_VERSION="$version" \
+          "$bin" --benchmark_filter="^$row/" --benchmark_repetitions=1 \
+          --benchmark_out="$out/$n.json" --benchmark_out_format=json >/dev/null
+      done
+    done
+  done
 done
 echo "alloc_runs: $n processes, results in $out"

@@ -71,7 +71,8 @@ COUNTERS = ["peak_rss_mb"]
 SECTION_NOTES = {
     "alloc": "Times are process CPU time (all threads) per round; `<case>/<n>` runs n threads. "
              "The reference machine gives about 1.1 cores of parallel throughput, so 2 and 4 threads "
-             "show what contention costs, not speed-up. Each row ran in a process of its own; "
+             "show what contention costs, not speed-up. Each repetition ran in a process of its own, "
+             "every library's in turn (bench/alloc_runs.sh), and a row's time is the median over them; "
              "std_mimalloc/std_jemalloc/std_tcmalloc are std::string with that malloc preloaded.",
     "paper": "`*_2threads` rows run the test in two threads at once (time per operation of one thread); "
              "the reference machine gives about 1.1 cores of parallel throughput, so two threads show "

@@ -263,7 +263,10 @@ std::size_t pool_good_size_large(std::size_t bytes) noexcept;
   return {pool_allocate_slow(n), n};
 }
 
-inline void pool_deallocate(void* p, std::size_t bytes) noexcept {
+// Always inline: GCC otherwise emits it out of line in big callers (a string
+// destroyed inside a tokenizer loop paid a call and three register spills per
+// heap token: alloc/token_stream/1).
+[[gnu::always_inline]] inline void pool_deallocate(void* p, std::size_t bytes) noexcept {
   if (bytes <= pool_max_cached_bytes && p != nullptr) [[likely]] {
     const std::size_t c = pool_class_index(bytes);
     pool_thread_cache& t = pool_tls;
