@@ -500,6 +500,25 @@ TEST_F(JsonStoreTest, EveryFlippedDataByteIsDetected) {
       flips, detected, unread, past_top);
 }
 
+// An in-place set reads the entry it overwrites first: damage on the
+// entry's page is raised, not covered by the commit's new page checksum.
+TEST_F(JsonStoreTest, InPlaceSetOnADamagedPageThrows) {
+  constexpr std::int64_t first = 1000000007;
+  std::string text = "{\"a\":[";
+  for (int i = 0; i < 2000; ++i) text += (i ? "," : "") + std::to_string(first + i);
+  text += "]}";
+  fl::json_store::import(text, file()).sync();
+  std::string bytes = fl_test::read_whole_file(file());
+  const std::int64_t target = first + 1500;
+  const std::size_t at = bytes.find(std::string(reinterpret_cast<const char*>(&target), 8));
+  ASSERT_NE(at, std::string::npos);
+  bytes[at + 16] = static_cast<char>(bytes[at + 16] ^ 1);  // element 1501's value
+  fl_test::write_bytes(file(), bytes);
+  auto s = fl::json_store::open(file());
+  EXPECT_EQ(s.find("/a/3")->as_int64(), first + 3);  // another page reads fine
+  EXPECT_THROW(s.set("/a/1500", "7"), fl::persist_error);
+}
+
 TEST_F(JsonStoreTest, TruncatedAndForeignFilesThrow) {
   {
     auto s = fl::json_store::import(big_object(2000), file());

@@ -325,12 +325,15 @@ class store_file {
   // entry is on. Every container reachable from the root has one reachable
   // parent (path copying leaves old parents unreachable), so no other value
   // sees the change; views taken before are invalidated by the edit (see
-  // fl/json_store.hpp). `c` was read on the way here, so its pages are
-  // checked.
-  void overwrite_entry(const json_ref& c, std::size_t pos, const json_ref& v) {
+  // fl/json_store.hpp). The entry is read through bytes() first: its page is
+  // checked against its CRC before the write, so the write never hides
+  // damage there (an array's entry is not otherwise read on the way).
+  void overwrite_entry(const json_ref& c, std::uint64_t limit, std::size_t pos,
+                       const json_ref& v) {
     const bool array = c.k == static_cast<std::uint8_t>(kind::array);
     const std::uint64_t off = array ? c.x + pos * sizeof(json_ref)
                                     : c.x + pos * sizeof(json_member) + offsetof(json_member, value);
+    (void)read_ref(bytes(off, sizeof v, limit));
     unsigned char* at = off >= tail_base_
                             ? tail_.data() + (off - tail_base_)
                             : space_->get(fptr<unsigned char>(off));
@@ -395,7 +398,7 @@ class store_file {
     const bool replaces = s.pos != std::string_view::npos &&
                           !(s.c.k == static_cast<std::uint8_t>(kind::array) && s.pos == s.c.n);
     if (v && replaces && inline_kind(v->k)) {
-      overwrite_entry(s.c, s.pos, *v);
+      overwrite_entry(s.c, s.limit, s.pos, *v);
       return true;
     }
     json_ref r;
