@@ -174,6 +174,15 @@ _GB_SUFFIX = re.compile(
 _TO_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 
 
+def row_time_key(name, time_key):
+    """The clock a row is reported in: wall time for a benchmark registered
+    with UseRealTime() alone (its name ends in /real_time: rows that wait for
+    the disk, whose flushes are the point and cost no CPU time), otherwise
+    `time_key` (CPU time by default; /process_time rows count every thread)."""
+    parts = name.split("/")
+    return "real_time" if "real_time" in parts and "process_time" not in parts else time_key
+
+
 def split_name(name):
     """(section, case, library) of a benchmark name, or None."""
     parts = name.split("/")
@@ -248,7 +257,7 @@ def load(path, time_key):
             st.error = b.get("error_message", "error")
             continue
         scale = _TO_NS.get(b.get("time_unit", "ns"), 1.0)
-        t = b.get(time_key)
+        t = b.get(row_time_key(name, time_key))
         if t is None:
             continue
         if b.get("run_type") == "aggregate":
@@ -473,7 +482,9 @@ def header_lines(ctx, time_key, reps):
         f"- Compiler: {ctx.get('compiler', 'unknown')}; flags: `{ctx.get('flags', '').strip() or 'unknown'}`",
         f"- Commit: {ctx.get('commit', 'unknown')}",
         f"- Repetitions: {reps}; min time per benchmark: {ctx.get('min_time_s', '?')} s; "
-        f"seed: {ctx.get('seed', '?')}; times: {'CPU' if time_key == 'cpu_time' else 'wall'} time, median",
+        f"seed: {ctx.get('seed', '?')}; times: {'CPU' if time_key == 'cpu_time' else 'wall'} time, median"
+        + ("; rows registered with UseRealTime() alone (json/, io/: they wait for files and flushes) "
+           "in wall time" if time_key == "cpu_time" else ""),
         f"- Peers compiled in: {ctx.get('peers', 'unknown')}; missing: {ctx.get('peers_missing', 'unknown')}",
         f"- Heap: {ctx.get('malloc', 'default')}",
     ]
