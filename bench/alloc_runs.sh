@@ -43,9 +43,15 @@ for p in "${peers[@]}"; do
   libs+=("$peer|$path|$pkg $(pkg_version "$pkg")")
 done
 
-# The cases matching the filter (alloc/<case>/<threads>), in order.
-cases=$("$bin" --benchmark_list_tests --benchmark_filter="$filter" |
-        grep '^alloc/' | cut -d/ -f1-3 | awk '!seen[$0]++' || true)
+# Each library's rows matching the filter (alloc/<case>/<threads>/<library>),
+# listed once; the cases (alloc/<case>/<threads>) in order, from the first.
+rows=()
+for ((k = 0; k < ${#libs[@]}; ++k)); do
+  IFS='|' read -r peer _ _ <<<"${libs[k]}"
+  rows[k]=$(FL_BENCH_ALLOC_PEER=$peer "$bin" --benchmark_list_tests --benchmark_filter="$filter" |
+            grep '^alloc/' | cut -d/ -f1-4 | awk '!seen[$0]++' || true)
+done
+cases=$(cut -d/ -f1-3 <<<"${rows[0]}" | awk 'NF && !seen[$0]++')
 
 # Why interleaved: the machine's speed drifts over seconds (other jobs, the
 # disk), so REPS processes of one library in a row and then REPS of the next
@@ -54,13 +60,14 @@ cases=$("$bin" --benchmark_list_tests --benchmark_filter="$filter" |
 # order each round; report.py pools a row's repetitions from all its files
 # (no per-file aggregates exist with one repetition) and takes their median.
 n=0
+count=${#libs[@]}
 for ((round = 0; round < reps; ++round)); do
   for c in $cases; do
-    count=${#libs[@]}
-    for ((k = 0; k < count; ++k)); do
-      IFS='|' read -r peer preload version <<<"${libs[$(((k + round) % count))]}"
-      for row in $(FL_BENCH_ALLOC_PEER=$peer "$bin" --benchmark_list_tests \
-                     --benchmark_filter="^$c/" | cut -d/ -f1-4 | awk '!seen[$0]++'); do
+    for ((j = 0; j < count; ++j)); do
+      k=$(((j + round) % count))
+      IFS='|' read -r peer preload version <<<"${libs[k]}"
+      for row in ${rows[k]}; do
+        [[ $row == "$c"/* ]] || continue
         n=$((n + 1))
         echo "alloc_runs: round $((round + 1))/$reps $row${preload:+ (LD_PRELOAD=$preload)}"
         env ${preload:+LD_PRELOAD=$preload} FL_BENCH_ALLOC_PEER="$peer" FL_BENCH_ALLOC_VERSION="$version" \

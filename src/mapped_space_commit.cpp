@@ -442,8 +442,8 @@ void mapped_space::sync() {
   // so that walk stays cheap for a big space that reads touched widely (a
   // later read faults its page back from the page cache, same bytes).
   if (clean_mapped > detail::clean_mapped_max) {
-    const std::uint64_t end = std::max(scan_end, runs.empty() ? scan_end
-                                                              : runs.back().offset + runs.back().length);
+    std::uint64_t end = scan_end;
+    if (!runs.empty()) end = std::max(end, runs.back().offset + runs.back().length);
     ::madvise(s.base + detail::space_data_start, end - detail::space_data_start, MADV_DONTNEED);
   } else {
     for (const log_extent& r : runs) ::madvise(s.base + r.offset, r.length, MADV_DONTNEED);

@@ -23,12 +23,6 @@
 
 namespace fl::detail {
 
-struct text_counts {
-  std::size_t chars = 0;
-  std::size_t newlines = 0;
-  std::size_t astral = 0;
-};
-
 enum class text_metric : unsigned char { chars, newlines, utf16 };
 
 // The three counts of [p, p + n), in one pass, by the vector kernel the CPU
@@ -41,10 +35,7 @@ namespace {
 // and the ISA dispatch. (Internal linkage, like count_short, so that no
 // translation unit's copy depends on another's compile flags.)
 inline text_counts count_text(const char* p, std::size_t n) noexcept {
-  if (n <= 16) {
-    const word_counts t = count_short(reinterpret_cast<const unsigned char*>(p), n);
-    return {t.chars, t.newlines, t.astral};
-  }
+  if (n <= 16) return count_short(reinterpret_cast<const unsigned char*>(p), n);
   return count_text_bulk(p, n);
 }
 }  // namespace

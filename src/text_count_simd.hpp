@@ -60,7 +60,7 @@ void count_text_simd(const uchar* p, size_t n, size_t& chars, size_t& newlines,
         static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(v, top16), v))));
   }
   // The last 0..15 bytes in 64-bit words.
-  const word_counts t = count_short(p + i, n - i);
+  const text_counts t = count_short(p + i, n - i);
   chars += t.chars;
   newlines += t.newlines;
   astral += t.astral;

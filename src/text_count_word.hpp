@@ -13,6 +13,15 @@
 #include <stdint.h>
 
 namespace fl::detail {
+
+// The three counts of a range (definitions in src/text_count.hpp), which
+// every counting path returns, the word-wise ones below included.
+struct text_counts {
+  size_t chars = 0;
+  size_t newlines = 0;
+  size_t astral = 0;
+};
+
 namespace {
 
 // The high bit of each byte of w that is a continuation byte (bit 7 set,
@@ -38,11 +47,8 @@ inline size_t count_high_bits(uint64_t m) noexcept {
   return static_cast<size_t>(((m >> 7) * 0x0101010101010101ULL) >> 56);
 }
 
-struct word_counts {
-  size_t chars, newlines, astral;
-};
 // The counts of the bytes of w whose high bit is set in `valid`.
-inline word_counts count_word(uint64_t w, uint64_t valid) noexcept {
+inline text_counts count_word(uint64_t w, uint64_t valid) noexcept {
   const word_marks m = mark_word(w);
   return {count_high_bits(valid & ~m.continuation), count_high_bits(valid & m.newlines),
           count_high_bits(valid & m.astral)};
@@ -63,13 +69,13 @@ inline uint32_t load4(const unsigned char* p) noexcept {
 // variable-length copy would be a call): two overlapping words for 8..16
 // bytes, two overlapping halves of one word for 4..7, the first, middle and
 // last byte for 1..3; `valid` drops the bytes read twice.
-inline word_counts count_short(const unsigned char* p, size_t n) noexcept {
+inline text_counts count_short(const unsigned char* p, size_t n) noexcept {
   constexpr uint64_t high = 0x8080808080808080ULL;
   if (n >= 8) {
-    const word_counts a = count_word(load8(p), high);
+    const text_counts a = count_word(load8(p), high);
     if (n == 8) return a;
     // The last word's bytes [16 - n, 8) are p[8, n), the ones not yet counted.
-    const word_counts b = count_word(load8(p + n - 8), high << (8 * (16 - n)));
+    const text_counts b = count_word(load8(p + n - 8), high << (8 * (16 - n)));
     return {a.chars + b.chars, a.newlines + b.newlines, a.astral + b.astral};
   }
   if (n >= 4) {

@@ -325,19 +325,18 @@ class store_file {
   // entry is on. Every container reachable from the root has one reachable
   // parent (path copying leaves old parents unreachable), so no other value
   // sees the change; views taken before are invalidated by the edit (see
-  // fl/json_store.hpp). The entry is read through bytes() first: its page is
-  // checked against its CRC before the write, so the write never hides
-  // damage there (an array's entry is not otherwise read on the way).
+  // fl/json_store.hpp). The entry is found through bytes(), so its page is
+  // checked against its CRC before the write, which never hides damage there
+  // (an array's entry is not otherwise read on the way). bytes() returns a
+  // read view of memory the store may write: the private mapping, or the tail.
   void overwrite_entry(const json_ref& c, std::uint64_t limit, std::size_t pos,
                        const json_ref& v) {
     const bool array = c.k == static_cast<std::uint8_t>(kind::array);
     const std::uint64_t off = array ? c.x + pos * sizeof(json_ref)
                                     : c.x + pos * sizeof(json_member) + offsetof(json_member, value);
-    (void)read_ref(bytes(off, sizeof v, limit));
-    unsigned char* at = off >= tail_base_
-                            ? tail_.data() + (off - tail_base_)
-                            : space_->get(fptr<unsigned char>(off));
-    std::memcpy(at, &v, sizeof v);
+    const unsigned char* at = bytes(off, sizeof v, limit);
+    (void)read_ref(at);
+    std::memcpy(const_cast<unsigned char*>(at), &v, sizeof v);
   }
 
   // set (v given) or erase (v null): the path to the parent of the last token,
