@@ -40,13 +40,17 @@
 #include <fl/detail/config.hpp>
 
 #include <fl/detail/json_format.hpp>
+#include <fl/json_build.hpp>
 #include <fl/persist_error.hpp>
 #include <fl/string.hpp>
 
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <concepts>
+#include <iosfwd>
 #include <iterator>
+#include <utility>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -77,25 +81,50 @@ enum class json_type : std::uint8_t { null, boolean, number, string, array, obje
 namespace detail::json {
 class store_file;
 
-// The input iterator of json_value::elements() and members(): child i of the
-// value `v`, read with `Read` (json_value::element or json_value::member).
+// The iterator of json_value::elements() and members(): child i of the value
+// `v`, read with `Read` (json_value::element or json_value::member). Models
+// std::forward_iterator. operator* returns a reference to the child it read
+// last, kept in the iterator (so `for (auto& [k, v] : members())` binds), valid
+// until the iterator moves or is destroyed.
 template <class V, class T, T (V::*Read)(std::size_t) const>
 class child_iterator {
  public:
-  using iterator_category = std::input_iterator_tag;
+  using iterator_concept = std::forward_iterator_tag;
+  using iterator_category = std::input_iterator_tag;  // C++17 algorithms: one pass
   using value_type = T;
   using difference_type = std::ptrdiff_t;
+  using reference = const T&;
+  using pointer = const T*;
+  child_iterator() = default;
   child_iterator(const V* v, std::size_t i) noexcept : v_(v), i_(i) {}
-  T operator*() const { return (v_->*Read)(i_); }
+  child_iterator(const child_iterator& o) noexcept : v_(o.v_), i_(o.i_) {}
+  child_iterator& operator=(const child_iterator& o) noexcept {
+    v_ = o.v_;
+    i_ = o.i_;
+    cur_.reset();
+    return *this;
+  }
+  const T& operator*() const {
+    if (!cur_) cur_.emplace((v_->*Read)(i_));
+    return *cur_;
+  }
+  const T* operator->() const { return &**this; }
   child_iterator& operator++() noexcept {
     ++i_;
+    cur_.reset();
     return *this;
+  }
+  child_iterator operator++(int) noexcept {
+    child_iterator old = *this;
+    ++*this;
+    return old;
   }
   bool operator==(const child_iterator& o) const noexcept { return i_ == o.i_; }
 
  private:
-  const V* v_;
-  std::size_t i_;
+  const V* v_ = nullptr;
+  std::size_t i_ = 0;
+  mutable std::optional<T> cur_;  // child i_, once read
 };
 }  // namespace detail::json
 
@@ -115,6 +144,25 @@ class json_value {
   bool is_null() const noexcept { return type() == json_type::null; }
   bool is_object() const noexcept { return type() == json_type::object; }
   bool is_array() const noexcept { return type() == json_type::array; }
+  bool is_bool() const noexcept { return type() == json_type::boolean; }
+  bool is_string() const noexcept { return type() == json_type::string; }
+  bool is_number() const noexcept { return type() == json_type::number; }
+  // A number stored as an exact integer (in [INT64_MIN, UINT64_MAX]).
+  bool is_integer() const noexcept {
+    return ref_.k == static_cast<std::uint8_t>(detail::json::kind::int64) ||
+           ref_.k == static_cast<std::uint8_t>(detail::json::kind::uint64);
+  }
+  // Any other number (a double, or text beyond a double's range).
+  bool is_double() const noexcept { return is_number() && !is_integer(); }
+  // The name of the type: "null", "boolean", "number", "string", "array", "object".
+  const char* type_name() const noexcept;
+
+  // This value as T: bool, an integer type (std::out_of_range when the value
+  // does not fit), a floating type, std::string, std::string_view (a view into
+  // the map), fl::string, or json_value. std::invalid_argument naming the
+  // actual type when it is not one T can hold.
+  template <class T>
+  T get() const;
 
   bool as_bool() const;
   std::int64_t as_int64() const;
@@ -143,6 +191,9 @@ class json_value {
 
   // This value as RFC 8259 text.
   fl::string dump() const;
+  // Indented by `indent` spaces a level, one member or element a line
+  // (indent < 0: as dump()).
+  fl::string dump(int indent) const;
 
  private:
   friend class json_store;
@@ -211,8 +262,12 @@ class json_store {
   // Throws std::invalid_argument for a malformed pointer.
   std::optional<fl::string> at(std::string_view json_pointer) const;
   // The same lookup as a view, without copying anything out of the map.
-  std::optional<json_value> find(std::string_view json_pointer) const;
-  json_value root() const;
+  // Views point into the store: taking one from a temporary store does not
+  // compile (it would dangle at the end of the statement).
+  std::optional<json_value> find(std::string_view json_pointer) const&;
+  std::optional<json_value> find(std::string_view json_pointer) const&& = delete;
+  json_value root() const&;
+  json_value root() const&& = delete;
 
   // Puts the value `json_text` at the pointer: replaces an existing member or
   // element, adds a member to an object, appends to an array at index size()
@@ -220,6 +275,9 @@ class json_store {
   // parent does not exist or is not a container, or the index is past the end;
   // the document is unchanged after a throw.
   void set(std::string_view json_pointer, std::string_view json_text);
+  // RFC 6902 "add": as set(), except that at an array index the value is
+  // inserted before the element there (set() replaces it).
+  void insert(std::string_view json_pointer, std::string_view json_text);
   // Removes the member or element at the pointer; false if there is none
   // (and for "", the whole document, which cannot be removed).
   bool erase(std::string_view json_pointer);
@@ -229,13 +287,129 @@ class json_store {
   // go to the redo log, flushed once, then in place without a flush.
   void sync();
 
+  // ---- typed API ----
+  // A new store at `file` holding the empty object {}, durable when this
+  // returns. fl::persist_error "exists" if something is at `file`.
+  static json_store create(const std::filesystem::path& file);
+  // open(file) if a file is there, create(file) otherwise.
+  static json_store open_or_create(const std::filesystem::path& file);
+
+  enum class parents : bool { must_exist, create };
+  // set() with a C++ value: put("/theme", "dark") stores the string "dark",
+  // put("/size", 12), put("/tags", std::vector<std::string>{...}),
+  // put("/a", json_text::object({{"k", 1}})). With parents::create, missing
+  // objects on the pointer's path are created first (as `mkdir -p`).
+  void put(std::string_view json_pointer, const json_text& value,
+           parents p = parents::must_exist);
+
+  // The value at the pointer as T (json_value::get). std::out_of_range
+  // naming the pointer when nothing is there.
+  template <class T>
+  T get(std::string_view json_pointer) const;
+  // The value at the pointer as T, or `fallback` when nothing is there; a
+  // value of another type throws as get() does.
+  template <class T>
+  T value(std::string_view json_pointer, const T& fallback) const;
+  std::string value(std::string_view json_pointer, const char* fallback) const;
+
+  // The document indented by `indent` spaces a level (json_value::dump).
+  fl::string dump(int indent) const;
+
+  // RFC 6902 JSON Patch (an array of add, remove, replace, move, copy and
+  // test operations), all or nothing: when an operation fails (a path that
+  // is not there, a failed test, invalid text) the document is as before and
+  // the exception says which operation and why (std::invalid_argument for a
+  // malformed patch or a failed test, std::out_of_range for a missing path,
+  // fl::json_error for invalid text). Its edits become one commit at the
+  // next sync().
+  void apply_patch(std::string_view json_patch);
+  // RFC 7396 JSON Merge Patch: members of the patch object replace the
+  // document's, null members remove them, nested objects merge.
+  void merge_patch(std::string_view merge_patch_text);
+
   const std::filesystem::path& path() const noexcept;
   // Bytes of the store's data file (blocks of earlier versions included).
   std::uint64_t file_bytes() const noexcept;
 
  private:
   explicit json_store(std::unique_ptr<detail::json::store_file> f) noexcept;
+  void write(std::string_view json_pointer, std::string_view json_text, bool insert);
+  [[noreturn]] static void missing(std::string_view json_pointer);
   std::unique_ptr<detail::json::store_file> file_;
 };
+
+// The text of the value (json_value::dump).
+std::ostream& operator<<(std::ostream& os, const json_value& v);
+
+namespace detail::json {
+[[noreturn]] void wrong_type(const json_value& v, const char* want);
+[[noreturn]] void out_of_range_number(const json_value& v, const char* want);
+}  // namespace detail::json
+
+template <class T>
+T json_value::get() const {
+  if constexpr (std::same_as<T, json_value>) {
+    return *this;
+  } else if constexpr (std::same_as<T, bool>) {
+    return as_bool();
+  } else if constexpr (std::signed_integral<T>) {
+    const std::int64_t i = as_int64();
+    if (!std::in_range<T>(i))
+      detail::json::out_of_range_number(*this, "this integer type");
+    return static_cast<T>(i);
+  } else if constexpr (std::unsigned_integral<T>) {
+    const std::uint64_t u = as_uint64();
+    if (!std::in_range<T>(u))
+      detail::json::out_of_range_number(*this, "this integer type");
+    return static_cast<T>(u);
+  } else if constexpr (std::floating_point<T>) {
+    return static_cast<T>(as_double());
+  } else if constexpr (std::same_as<T, std::string_view>) {
+    return as_string_view();
+  } else if constexpr (std::same_as<T, std::string> || std::same_as<T, fl::string>) {
+    const std::string_view s = as_string_view();
+    return T(s.data(), s.size());
+  } else {
+    static_assert(sizeof(T) == 0, "json_value::get<T>: T is not a type a JSON value converts to");
+  }
+}
+
+// A value equals a C++ value of its type: null and nullptr, a boolean and
+// bool, a string and a string, a number and an integer (exactly) or a
+// floating-point value (as doubles). Values of other types are unequal.
+template <class T>
+  requires(std::same_as<T, std::nullptr_t> || std::same_as<T, bool> || std::integral<T> ||
+           std::floating_point<T> || detail::json::string_like<T>)
+bool operator==(const json_value& v, const T& x) {
+  if constexpr (std::same_as<T, std::nullptr_t>) {
+    return v.is_null();
+  } else if constexpr (std::same_as<T, bool>) {
+    return v.is_bool() && v.as_bool() == x;
+  } else if constexpr (std::integral<T>) {
+    if (!v.is_integer()) return v.is_number() && v.as_double() == static_cast<double>(x);
+    if constexpr (std::signed_integral<T>) {
+      if (x < 0) return v.as_double() < 0 && v.as_int64() == x;
+    }
+    const std::uint64_t ux = static_cast<std::uint64_t>(x);
+    return v.as_double() >= 0 && v.as_uint64() == ux;
+  } else if constexpr (std::floating_point<T>) {
+    return v.is_number() && v.as_double() == static_cast<double>(x);
+  } else {
+    return v.is_string() && v.as_string_view() == std::string_view(x);
+  }
+}
+
+template <class T>
+T json_store::get(std::string_view json_pointer) const {
+  const std::optional<json_value> v = find(json_pointer);
+  if (!v) missing(json_pointer);
+  return v->get<T>();
+}
+
+template <class T>
+T json_store::value(std::string_view json_pointer, const T& fallback) const {
+  const std::optional<json_value> v = find(json_pointer);
+  return v ? v->get<T>() : fallback;
+}
 
 }  // namespace fl

@@ -286,12 +286,13 @@ class store_file {
   // A copy of container `c` (below `limit`) in the tail with entry `pos`
   // replaced by `v` (op set), `v` added with key `key` (op add; arrays append),
   // or entry `pos` removed (op remove). Returns the new container.
-  enum class op { set, add, remove };
+  enum class op { set, add, remove, insert };  // insert: arrays only, before pos
   json_ref copy_container(const json_ref& c, std::uint64_t limit, std::size_t pos, op what,
                           const json_ref& v, std::string_view key) {
     const std::uint32_t n = c.n;
-    const std::uint32_t n2 = what == op::add ? n + 1 : what == op::remove ? n - 1 : n;
-    if (what == op::add && n == std::numeric_limits<std::uint32_t>::max())
+    const bool grows = what == op::add || what == op::insert;
+    const std::uint32_t n2 = grows ? n + 1 : what == op::remove ? n - 1 : n;
+    if (grows && n == std::numeric_limits<std::uint32_t>::max())
       throw std::length_error("fl::json_store: container too large");
     if (c.k == static_cast<std::uint8_t>(kind::array)) {
       tail_.pad_to(alignof(json_ref));
@@ -303,6 +304,10 @@ class store_file {
       if (what == op::remove) {
         std::memcpy(dst, src, pos * e);
         std::memcpy(dst + pos * e, src + (pos + 1) * e, (n - pos - 1) * e);
+      } else if (what == op::insert) {
+        std::memcpy(dst, src, pos * e);
+        std::memcpy(dst + pos * e, &v, e);
+        std::memcpy(dst + (pos + 1) * e, src + pos * e, (n - pos) * e);
       } else {
         std::memcpy(dst, src, std::size_t{n} * e);
         std::memcpy(dst + (what == op::add ? std::size_t{n} : pos) * e, &v, e);
@@ -376,7 +381,9 @@ class store_file {
   // set (v given) or erase (v null): the path to the parent of the last token,
   // then copies of the containers on it, bottom-up; an inline value replacing
   // an entry is written over it (overwrite_entry).
-  bool edit(std::string_view ptr, const json_ref* v) {
+  // insert (v given): RFC 6902 "add", which puts an array element before
+  // the index instead of replacing it.
+  bool edit(std::string_view ptr, const json_ref* v, bool insert = false) {
     struct step {
       json_ref c;
       std::uint64_t limit;
@@ -428,8 +435,9 @@ class store_file {
       return true;
     }
     step& s = path.back();
-    const bool replaces = s.pos != std::string_view::npos &&
-                          !(s.c.k == static_cast<std::uint8_t>(kind::array) && s.pos == s.c.n);
+    const bool in_array = s.c.k == static_cast<std::uint8_t>(kind::array);
+    const bool replaces = s.pos != std::string_view::npos && !(in_array && s.pos == s.c.n) &&
+                          !(in_array && insert);
     if (v && replaces && inline_kind(v->k)) {
       overwrite_entry(s.c, s.limit, s.pos, *v);
       return true;
@@ -444,8 +452,10 @@ class store_file {
             "fl::json_store::set: array index past the end (use size() or \"-\" to append)");
       }
       r = copy_container(s.c, s.limit, 0, op::add, *v, last);
-    } else if (s.c.k == static_cast<std::uint8_t>(kind::array) && s.pos == s.c.n) {
+    } else if (in_array && s.pos == s.c.n) {
       r = copy_container(s.c, s.limit, 0, op::add, *v, {});
+    } else if (in_array && insert) {
+      r = copy_container(s.c, s.limit, s.pos, op::insert, *v, {});
     } else {
       r = copy_container(s.c, s.limit, s.pos, op::set, *v, {});
     }
@@ -581,27 +591,30 @@ json_type json_value::type() const noexcept {
 }
 
 namespace {
-[[noreturn]] void wrong_type(const char* want) {
-  throw std::invalid_argument(std::string("fl::json_value: not ") + want);
+[[noreturn]] void wrong_type(const char* want, json_type actual) {
+  static constexpr const char* names[] = {"null",     "a boolean", "a number",
+                                          "a string", "an array",  "an object"};
+  throw std::invalid_argument(std::string("fl::json_value: not ") + want + " but " +
+                              names[static_cast<int>(actual)]);
 }
 }  // namespace
 
 bool json_value::as_bool() const {
   if (ref_.k == static_cast<std::uint8_t>(kind::true_v)) return true;
   if (ref_.k == static_cast<std::uint8_t>(kind::false_v)) return false;
-  wrong_type("a boolean");
+  wrong_type("a boolean", type());
 }
 
 std::int64_t json_value::as_int64() const {
   if (ref_.k == static_cast<std::uint8_t>(kind::int64)) return static_cast<std::int64_t>(ref_.x);
-  wrong_type("an integer in the range of int64");
+  wrong_type("an integer in the range of int64", type());
 }
 
 std::uint64_t json_value::as_uint64() const {
   if (ref_.k == static_cast<std::uint8_t>(kind::uint64)) return ref_.x;
   if (ref_.k == static_cast<std::uint8_t>(kind::int64) && static_cast<std::int64_t>(ref_.x) >= 0)
     return ref_.x;
-  wrong_type("an integer in the range of uint64");
+  wrong_type("an integer in the range of uint64", type());
 }
 
 double json_value::as_double() const {
@@ -618,12 +631,12 @@ double json_value::as_double() const {
                           ref_.n);
       return std::strtod(t.c_str(), nullptr);
     }
-    default: wrong_type("a number");
+    default: wrong_type("a number", type());
   }
 }
 
 std::string_view json_value::as_string_view() const {
-  if (ref_.k != static_cast<std::uint8_t>(kind::string)) wrong_type("a string");
+  if (ref_.k != static_cast<std::uint8_t>(kind::string)) wrong_type("a string", type());
   return {reinterpret_cast<const char*>(file_->bytes(ref_.x, ref_.n, limit_)), ref_.n};
 }
 
@@ -697,7 +710,7 @@ json_store json_store::open(const std::filesystem::path& file) {
 
 fl::string json_store::dump() const { return file_->dump(file_->root_value()); }
 
-std::optional<json_value> json_store::find(std::string_view json_pointer) const {
+std::optional<json_value> json_store::find(std::string_view json_pointer) const& {
   return file_->lookup(file_->root_value(), json_pointer);
 }
 
@@ -707,9 +720,17 @@ std::optional<fl::string> json_store::at(std::string_view json_pointer) const {
   return v->dump();
 }
 
-json_value json_store::root() const { return file_->root_value(); }
+json_value json_store::root() const& { return file_->root_value(); }
 
 void json_store::set(std::string_view json_pointer, std::string_view json_text) {
+  write(json_pointer, json_text, false);
+}
+
+void json_store::insert(std::string_view json_pointer, std::string_view json_text) {
+  write(json_pointer, json_text, true);
+}
+
+void json_store::write(std::string_view json_pointer, std::string_view json_text, bool insert) {
   detail::json::store_file& f = *file_;
   const std::size_t mark = f.tail_.size();
   const json_ref old_root = f.root_;
@@ -717,7 +738,7 @@ void json_store::set(std::string_view json_pointer, std::string_view json_text) 
     detail::json::builder b(f.tail_, f.tail_offset());
     detail::json::parse_fast(json_text, b);
     const json_ref v = b.result();
-    f.edit(json_pointer, &v);
+    f.edit(json_pointer, &v, insert);
     f.publish_edit();
   } catch (...) {
     f.tail_.truncate(mark);
