@@ -1,0 +1,452 @@
+// src/json/json_patch.cpp: RFC 6902 JSON Patch and RFC 7396 JSON Merge Patch
+// over json_store's edits (set, insert, erase).
+//
+// All or nothing: every edit an operation makes is recorded with its inverse
+// (the value it replaced or removed, as text); when an operation fails the
+// inverses run newest first, so the document is as before the patch. The
+// file is not touched either way until sync(), which commits the patch as one
+// commit.
+#include "json_internal.hpp"
+
+#include <fl/json_store.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <exception>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace fl {
+namespace detail::json {
+namespace {
+
+// A patch document, parsed (after parse_strict has validated it) into a tree
+// that keeps each value's text, for set() and for the "test" comparison.
+struct node {
+  json_type type = json_type::null;
+  std::string_view text;          // the value's text in the patch
+  std::string str;                // a string's value, unescaped
+  std::vector<node> items;        // an array's elements, an object's member values
+  std::vector<std::string> keys;  // an object's keys, unescaped
+  const node* member(std::string_view k) const {
+    const node* found = nullptr;  // the last one, as the store's find()
+    for (std::size_t i = 0; i < keys.size(); ++i)
+      if (keys[i] == k) found = &items[i];
+    return found;
+  }
+};
+
+void put_utf8(std::string& out, std::uint32_t cp) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+// A reader of text known to be valid JSON (parse_strict passed it).
+class tree_reader {
+ public:
+  explicit tree_reader(std::string_view s) : s_(s) {}
+  node value() {
+    skip_ws();
+    node n;
+    const std::size_t start = i_;
+    switch (s_[i_]) {
+      case '{':
+        n.type = json_type::object;
+        ++i_;
+        skip_ws();
+        while (s_[i_] != '}') {
+          n.keys.push_back(string());
+          skip_ws();
+          ++i_;  // ':'
+          n.items.push_back(value());
+          skip_ws();
+          if (s_[i_] == ',') ++i_;
+          skip_ws();
+        }
+        ++i_;
+        break;
+      case '[':
+        n.type = json_type::array;
+        ++i_;
+        skip_ws();
+        while (s_[i_] != ']') {
+          n.items.push_back(value());
+          skip_ws();
+          if (s_[i_] == ',') ++i_;
+          skip_ws();
+        }
+        ++i_;
+        break;
+      case '"':
+        n.type = json_type::string;
+        n.str = string();
+        break;
+      case 't': n.type = json_type::boolean, i_ += 4; break;
+      case 'f': n.type = json_type::boolean, i_ += 5; break;
+      case 'n': i_ += 4; break;
+      default:
+        n.type = json_type::number;
+        while (i_ < s_.size() &&
+               std::string_view("+-0123456789.eE").find(s_[i_]) != std::string_view::npos)
+          ++i_;
+    }
+    n.text = s_.substr(start, i_ - start);
+    return n;
+  }
+
+ private:
+  void skip_ws() {
+    while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\t' || s_[i_] == '\n' || s_[i_] == '\r'))
+      ++i_;
+  }
+  std::uint32_t hex4() {
+    std::uint32_t v = 0;
+    std::from_chars(s_.data() + i_, s_.data() + i_ + 4, v, 16);
+    i_ += 4;
+    return v;
+  }
+  std::string string() {
+    std::string out;
+    ++i_;  // '"'
+    while (s_[i_] != '"') {
+      const char c = s_[i_++];
+      if (c != '\\') {
+        out += c;
+        continue;
+      }
+      const char e = s_[i_++];
+      switch (e) {
+        case 'b': out += '\b'; break;
+        case 'f': out += '\f'; break;
+        case 'n': out += '\n'; break;
+        case 'r': out += '\r'; break;
+        case 't': out += '\t'; break;
+        case 'u': {
+          std::uint32_t cp = hex4();
+          if (cp >= 0xD800 && cp < 0xDC00) {  // a high surrogate: its pair follows
+            i_ += 2;
+            cp = 0x10000 + ((cp - 0xD800) << 10) + (hex4() - 0xDC00);
+          }
+          put_utf8(out, cp);
+          break;
+        }
+        default: out += e;  // '"', '\\', '/'
+      }
+    }
+    ++i_;
+    return out;
+  }
+  std::string_view s_;
+  std::size_t i_ = 0;
+};
+
+node parse_tree(std::string_view text) {
+  byte_buffer scratch;
+  builder b(scratch, 0);
+  parse_strict(text, b);  // throws json_error naming the byte and the reason
+  return tree_reader(text).value();
+}
+
+bool is_integer_text(std::string_view t) {
+  return t.find_first_of(".eE") == std::string_view::npos;
+}
+
+// RFC 6902 section 4.6: the same type and value; numbers by value, objects
+// regardless of member order.
+bool equal(const json_value& v, const node& n) {
+  if (v.type() != n.type) return false;
+  switch (n.type) {
+    case json_type::null: return true;
+    case json_type::boolean: return v.as_bool() == (n.text == "true");
+    case json_type::string: return v.as_string_view() == n.str;
+    case json_type::number: {
+      if (v.is_integer() && is_integer_text(n.text)) {
+        const char* b = n.text.data();
+        const char* e = b + n.text.size();
+        if (n.text[0] == '-') {
+          std::int64_t i = 0;
+          return std::from_chars(b, e, i).ec == std::errc() && v.as_double() < 0 &&
+                 v.as_int64() == i;
+        }
+        std::uint64_t u = 0;
+        return std::from_chars(b, e, u).ec == std::errc() && v.as_double() >= 0 &&
+               v.as_uint64() == u;
+      }
+      return v.as_double() == std::strtod(std::string(n.text).c_str(), nullptr);
+    }
+    case json_type::array: {
+      if (v.size() != n.items.size()) return false;
+      for (std::size_t i = 0; i < n.items.size(); ++i)
+        if (!equal(v[i], n.items[i])) return false;
+      return true;
+    }
+    case json_type::object: {
+      std::vector<std::string_view> distinct;
+      for (const std::string& k : n.keys)
+        if (std::find(distinct.begin(), distinct.end(), k) == distinct.end()) distinct.push_back(k);
+      std::size_t members = 0;
+      std::vector<std::string_view> seen;
+      for (const fl::json_member& m : v.members())
+        if (std::find(seen.begin(), seen.end(), m.key) == seen.end())
+          seen.push_back(m.key), ++members;
+      if (members != distinct.size()) return false;
+      for (const std::string_view k : distinct) {
+        const std::optional<json_value> c = v.find(k);
+        if (!c || !equal(*c, *n.member(k))) return false;
+      }
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string escape_token(std::string_view key) {
+  std::string t;
+  for (const char c : key) {
+    if (c == '~')
+      t += "~0";
+    else if (c == '/')
+      t += "~1";
+    else
+      t += c;
+  }
+  return t;
+}
+
+// The parent pointer and the last token (escaped, as in the pointer).
+std::pair<std::string_view, std::string_view> split_last(std::string_view ptr) {
+  const std::size_t slash = ptr.rfind('/');
+  return {ptr.substr(0, slash), ptr.substr(slash + 1)};
+}
+
+}  // namespace
+}  // namespace detail::json
+
+namespace {
+
+using detail::json::node;
+
+// The edits of one patch and how to undo them.
+class patch_session {
+ public:
+  explicit patch_session(json_store& s) : s_(s) {}
+
+  // RFC 6902 "add" of the value `text` at `path`.
+  void add(const std::string& path, std::string_view text) {
+    if (path.empty()) return replace_root(text);
+    const auto [parent_ptr, token] = detail::json::split_last(path);
+    const std::optional<json_value> parent = s_.find(parent_ptr);
+    if (!parent) throw std::out_of_range("no value at \"" + std::string(parent_ptr) + "\"");
+    if (parent->is_array()) {
+      const std::uint64_t i = token == "-" ? parent->size() : detail::json::token_index(token);
+      if (i == detail::json::no_index || i > parent->size())
+        throw std::out_of_range("array index \"" + std::string(token) + "\" is not in [0, " +
+                                std::to_string(parent->size()) + "]");
+      const std::string at = std::string(parent_ptr) + "/" + std::to_string(i);
+      s_.insert(at, text);
+      undo_.push_back({undo_kind::erase, at, {}});
+    } else if (parent->is_object()) {
+      if (const std::optional<json_value> old = s_.find(path)) {
+        std::string before(std::string_view(old->dump()));
+        s_.set(path, text);
+        undo_.push_back({undo_kind::set, path, std::move(before)});
+      } else {
+        s_.set(path, text);
+        undo_.push_back({undo_kind::erase, path, {}});
+      }
+    } else {
+      throw std::out_of_range("the parent \"" + std::string(parent_ptr) + "\" is " +
+                              parent->type_name() + ", not an object or array");
+    }
+  }
+
+  void remove(const std::string& path) {
+    if (path.empty()) throw std::invalid_argument("the whole document cannot be removed");
+    const std::string_view parent_ptr = split_parent(path);
+    const std::optional<json_value> p = s_.find(parent_ptr);
+    if (!p) throw std::out_of_range("no value at \"" + std::string(parent_ptr) + "\"");
+    const json_value parent = *p;
+    if (!parent.is_object() && !parent.is_array())
+      throw std::out_of_range("the parent \"" + std::string(parent_ptr) + "\" is " +
+                              parent.type_name() + ", not an object or array");
+    const std::optional<json_value> old = s_.find(path);
+    if (!old) throw std::out_of_range("no value at \"" + path + "\"");
+    if (parent.is_array()) {
+      std::string before(std::string_view(old->dump()));
+      s_.erase(path);
+      undo_.push_back({undo_kind::insert, path, std::move(before)});
+    } else {
+      // A member put back by set() would go to the end: the parent is put
+      // back whole, so member order survives a failed patch.
+      std::string before(std::string_view(parent.dump()));
+      s_.erase(path);
+      undo_.push_back({undo_kind::set, std::string(parent_ptr), std::move(before)});
+    }
+  }
+
+  void replace(const std::string& path, std::string_view text) {
+    const std::optional<json_value> old = s_.find(path);
+    if (!old) throw std::out_of_range("no value at \"" + path + "\"");
+    if (path.empty()) return replace_root(text);
+    std::string before(std::string_view(old->dump()));
+    s_.set(path, text);
+    undo_.push_back({undo_kind::set, path, std::move(before)});
+  }
+
+  std::string text_at(const std::string& from) const {
+    const std::optional<json_value> v = s_.find(from);
+    if (!v) throw std::out_of_range("no value at \"" + from + "\" (from)");
+    return std::string(std::string_view(v->dump()));
+  }
+
+  void rollback() noexcept {
+    try {
+      for (auto it = undo_.rbegin(); it != undo_.rend(); ++it) {
+        switch (it->what) {
+          case undo_kind::set: s_.set(it->path, it->text); break;
+          case undo_kind::insert: s_.insert(it->path, it->text); break;
+          case undo_kind::erase: s_.erase(it->path); break;
+        }
+      }
+    } catch (...) {
+      // The inverses restore values just read from this document; they fail
+      // only when the process is out of memory, which terminates below.
+      std::terminate();
+    }
+    undo_.clear();
+  }
+
+ private:
+  enum class undo_kind { set, insert, erase };
+  struct undo {
+    undo_kind what;
+    std::string path;
+    std::string text;
+  };
+  static std::string_view split_parent(std::string_view path) {
+    return detail::json::split_last(path).first;
+  }
+  void replace_root(std::string_view text) {
+    std::string before(std::string_view(s_.dump()));
+    s_.set("", text);
+    undo_.push_back({undo_kind::set, "", std::move(before)});
+  }
+
+  json_store& s_;
+  std::vector<undo> undo_;
+};
+
+const node& field(const node& op, std::string_view name, std::size_t i) {
+  const node* f = op.member(name);
+  if (!f)
+    throw std::invalid_argument("operation " + std::to_string(i) + " has no \"" +
+                                std::string(name) + "\"");
+  return *f;
+}
+
+const std::string& string_field(const node& op, std::string_view name, std::size_t i) {
+  const node& f = field(op, name, i);
+  if (f.type != json_type::string)
+    throw std::invalid_argument("operation " + std::to_string(i) + ": \"" + std::string(name) +
+                                "\" is not a string");
+  return f.str;
+}
+
+void apply_one(patch_session& p, json_store& s, const node& op, std::size_t i) {
+  if (op.type != json_type::object)
+    throw std::invalid_argument("operation " + std::to_string(i) + " is not an object");
+  const std::string& name = string_field(op, "op", i);
+  const std::string& path = string_field(op, "path", i);
+  if (name == "add") {
+    p.add(path, field(op, "value", i).text);
+  } else if (name == "remove") {
+    p.remove(path);
+  } else if (name == "replace") {
+    p.replace(path, field(op, "value", i).text);
+  } else if (name == "move") {
+    const std::string& from = string_field(op, "from", i);
+    if (path.size() > from.size() && path.compare(0, from.size(), from) == 0 &&
+        path[from.size()] == '/')
+      throw std::invalid_argument("\"" + from + "\" cannot move into its own child \"" + path +
+                                  "\"");
+    // As RFC 6902 4.4 defines it, a remove and an add: a member moved onto
+    // itself goes to the end of its object.
+    const std::string text = p.text_at(from);
+    p.remove(from);
+    p.add(path, text);
+  } else if (name == "copy") {
+    p.add(path, p.text_at(string_field(op, "from", i)));
+  } else if (name == "test") {
+    const std::optional<json_value> v = s.find(path);
+    if (!v) throw std::out_of_range("test: no value at \"" + path + "\"");
+    if (!detail::json::equal(*v, field(op, "value", i)))
+      throw std::invalid_argument("test failed: the value at \"" + path + "\" is " +
+                                  std::string(std::string_view(v->dump())));
+  } else {
+    throw std::invalid_argument("unknown operation \"" + name + "\"");
+  }
+}
+
+void merge(json_store& s, const std::string& ptr, const node& patch) {
+  const std::optional<json_value> target = s.find(ptr);
+  if (!target || !target->is_object()) s.set(ptr, "{}");
+  for (std::size_t i = 0; i < patch.keys.size(); ++i) {
+    const std::string child = ptr + "/" + detail::json::escape_token(patch.keys[i]);
+    const node& v = patch.items[i];
+    if (v.type == json_type::null)
+      s.erase(child);
+    else if (v.type == json_type::object)
+      merge(s, child, v);
+    else
+      s.set(child, v.text);
+  }
+}
+
+}  // namespace
+
+void json_store::apply_patch(std::string_view json_patch) {
+  const node patch = detail::json::parse_tree(json_patch);
+  if (patch.type != json_type::array)
+    throw std::invalid_argument("fl::json_store::apply_patch: a patch is an array of operations");
+  patch_session p(*this);
+  for (std::size_t i = 0; i < patch.items.size(); ++i) {
+    const std::string where = "fl::json_store::apply_patch: operation " + std::to_string(i) + ": ";
+    try {
+      apply_one(p, *this, patch.items[i], i);
+    } catch (const std::out_of_range& e) {
+      p.rollback();
+      throw std::out_of_range(where + e.what());
+    } catch (const std::invalid_argument& e) {
+      p.rollback();
+      throw std::invalid_argument(where + e.what());
+    } catch (...) {
+      p.rollback();
+      throw;
+    }
+  }
+}
+
+void json_store::merge_patch(std::string_view merge_patch_text) {
+  const node patch = detail::json::parse_tree(merge_patch_text);
+  if (patch.type != json_type::object) return set("", patch.text);
+  merge(*this, "", patch);
+}
+
+}  // namespace fl
