@@ -511,7 +511,8 @@ def header_lines(ctx, time_key, reps):
         f"- Commit: {ctx.get('commit', 'unknown')}",
         f"- Repetitions: {reps}; min time per benchmark: {ctx.get('min_time_s', '?')} s; "
         f"seed: {ctx.get('seed', '?')}; times: {'CPU' if time_key == 'cpu_time' else 'wall'} time, median"
-        + ("; rows registered with UseRealTime() alone (json/, io/: they wait for files and flushes) "
+        + ("; rows registered with UseRealTime() alone (json/, io/, persist/sync_4k_dirty: they wait for "
+           "files and flushes) "
            "in wall time" if time_key == "cpu_time" else ""),
         f"- Peers compiled in: {ctx.get('peers', 'unknown')}; missing: {ctx.get('peers_missing', 'unknown')}",
         f"- Heap: {ctx.get('malloc', 'default')}",
