@@ -486,7 +486,10 @@ inline std::string generated_citm() {
       "Musique",   "baroque",   "Jazz",    "Ensemble",              "Ch\xC5\x93ur", "Piano"};
   auto title = [&](std::size_t n) {
     std::string s;
-    for (std::size_t i = 0; i < n; ++i) s += (i ? " " : "") + std::string(r.pick(words));
+    for (std::size_t i = 0; i < n; ++i) {
+      if (i) s += ' ';
+      s += r.pick(words);
+    }
     return s;
   };
   auto names = [&](std::string_view key, const std::vector<std::uint64_t>& of, auto name) {
