@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <cstdint>
 #include <map>
 #include <ranges>
@@ -196,6 +197,26 @@ TEST(JsonTyped, IteratorsWorkWithAlgorithmsRangesAndBindings) {
     if (k == "c") sum += 10 * val.as_int64();
   EXPECT_EQ(sum, 36);
   EXPECT_EQ(std::ranges::distance(r.members()), 4);
+}
+
+// README.md's json_store snippet, as written, in one function (the second
+// open takes the file over from `doc`, which has nothing uncommitted).
+TEST(JsonTyped, ReadmeSnippetRunsInOneFunction) {
+  temp_dir d;
+  const std::filesystem::path cwd = std::filesystem::current_path();
+  std::filesystem::current_path(d.path());
+  const std::string text = R"({"user":{"name":"ann","visits":41}})";
+  {
+    auto doc = fl::json_store::import(text, "state.fljson");  // parse once (strict RFC 8259)
+    doc.sync();                                              // commit
+    auto again = fl::json_store::open("state.fljson");       // later: map, no parsing
+    std::string_view name = again.find("/user/name")->as_string_view();
+    EXPECT_EQ(name, "ann");  // (a view: valid until the next edit)
+    again.set("/user/visits", "42");
+    again.sync();
+  }
+  EXPECT_EQ(fl::json_store::open("state.fljson").get<int>("/user/visits"), 42);
+  std::filesystem::current_path(cwd);
 }
 
 }  // namespace
