@@ -15,6 +15,12 @@
 #include <vector>
 
 #ifdef FL_TEST_HAVE_NLOHMANN
+#include <stdexcept>
+// nlohmann's patch() asserts (in builds with assertions) on an "add" below a
+// scalar, a patch RFC 6902 rejects; its assertions are off here, so it does
+// in every build what it does in release builds (skips the operation), and
+// the rounds where it accepts what the store refuses are counted below.
+#define JSON_ASSERT(x) static_cast<void>(sizeof(x))
 #include <nlohmann/json.hpp>
 #endif
 

@@ -208,8 +208,8 @@ TEST(JsonTyped, ReadmeSnippetRunsInOneFunction) {
   const std::string text = R"({"user":{"name":"ann","visits":41}})";
   {
     auto doc = fl::json_store::import(text, "state.fljson");  // parse once (strict RFC 8259)
-    doc.sync();                                              // commit
-    auto again = fl::json_store::open("state.fljson");       // later: map, no parsing
+    doc.sync();                                               // commit
+    auto again = fl::json_store::open("state.fljson");        // later: map, no parsing
     std::string_view name = again.find("/user/name")->as_string_view();
     EXPECT_EQ(name, "ann");  // (a view: valid until the next edit)
     again.set("/user/visits", "42");
