@@ -498,6 +498,12 @@ mapped_space::mapped_space(const std::filesystem::path& path, const mapped_space
   if (ps <= 0 || ps % 4096 != 0 || ps > 65536) detail::fail(s, "unsupported system page size");
   s.sys_page = static_cast<std::uint64_t>(ps);
   s.granule = std::max<std::uint64_t>(65536, s.sys_page);
+  if (options.mode == open_mode::read_only) {
+    detail::open_as_reader(s, options.reserve);
+    base_ = s.base;
+    size_ = s.size;
+    return;
+  }
 
   for (int attempt = 0;; ++attempt) {
     s.fd = detail::unique_fd(::open(path.c_str(), O_RDWR | O_CLOEXEC));
@@ -577,7 +583,21 @@ mapped_space::mapped_space(const std::filesystem::path& path, const mapped_space
   // go, but commits nothing: the file stays at generation 1 (empty, no
   // table) until the first sync(), which fills the table and writes the log.
   if (s.created) detail::ensure_table(*this, s);
+  detail::open_readers_as_writer(s);
 }
+
+mapped_space mapped_space::open(const std::filesystem::path& path, open_mode mode) {
+  return mapped_space(path, mapped_space_options{.mode = mode});
+}
+
+void mapped_space::refresh() {
+  detail::refresh_reader(*st_);
+  if (base_ != st_->base) ++remaps_;
+  base_ = st_->base;
+  size_ = st_->size;
+}
+
+bool mapped_space::read_only() const noexcept { return st_->read_only; }
 
 mapped_space::mapped_space(mapped_space&& o) noexcept
     : base_(std::exchange(o.base_, nullptr)),
@@ -623,6 +643,7 @@ void mapped_space::bad_fptr(std::uint64_t offset, std::size_t bytes) const {
 fptr<void> mapped_space::root_offset() const noexcept { return fptr<void>(st_->alloc.root); }
 
 void mapped_space::set_root(fptr<void> root) {
+  detail::refuse_read_only(*st_, "set_root");
   const std::uint64_t off = root.offset();
   if (off != 0 && (off % 16 != 0 || off < space_first_block + 8 || off >= st_->alloc.top))
     throw std::invalid_argument("fl::mapped_space::set_root: not a block of this space");
@@ -640,11 +661,13 @@ space_stats mapped_space::stats() const {
   r.generation = s.committed.generation;
   r.remap_count = s.remaps;
   r.last_sync_pages = s.last_sync_pages;
+  r.pinned_generation = detail::oldest_pinned_generation(s);
   return r;
 }
 
 void mapped_space::rename(const std::filesystem::path& to) {
   detail::space_state& s = *st_;
+  detail::refuse_read_only(s, "rename");
   std::filesystem::path log_to = to;
   log_to += "-log";
   if (::rename(s.path.c_str(), to.c_str()) != 0) detail::throw_errno(s.path, "rename", errno);
@@ -655,6 +678,13 @@ void mapped_space::rename(const std::filesystem::path& to) {
     if (errno != ENOENT) detail::throw_errno(s.log_path, "rename", errno);
     ::unlink(log_to.c_str());
   }
+  // The reader table goes with them (readers of the file replaced there keep
+  // theirs open; they belong to a file no longer named).
+  std::filesystem::path table_from = s.path, table_to = to;
+  table_from += "-readers";
+  table_to += "-readers";
+  if (::rename(table_from.c_str(), table_to.c_str()) != 0 && errno != ENOENT)
+    detail::throw_errno(table_from, "rename", errno);
   s.path = to;
   s.log_path = log_to;
   if (s.durable) detail::fsync_parent(s.path);

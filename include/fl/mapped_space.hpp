@@ -48,11 +48,20 @@
 // processes), pstring, and arrays of them. The format is native: a file
 // written on a machine of other byte order or word size is refused.
 //
-// Threads and processes: one process has a space open at a time (open() takes
+// Threads and processes: one writer has a space open at a time (open() takes
 // an exclusive lock on the file and throws fl::persist_error if another
-// process holds it). Within that process, calls that allocate, free, sync,
-// roll back or set the root need exclusive access to the space; get(),
-// root(), stats() and reads of objects may run concurrently with each other.
+// process or handle holds it); beside it, any number of readers
+// (open_mode::read_only) in any processes, this one included. A reader sees
+// exactly the state of one commit (the newest when it opened), whatever the
+// writer does meanwhile, until refresh() moves it to the newest commit; it
+// never waits for the writer and the writer never waits for it. The shared
+// table that makes this work is the file "<path>-readers" (rebuilt by every
+// writer's open; see docs/design.md, "Readers"). A reader that holds an old
+// commit for long makes the log grow until it refreshes or closes; a reader
+// that dies (even by SIGKILL) holds nothing. Within a process, calls that
+// allocate, free, sync, roll back, refresh or set the root need exclusive
+// access to the handle; get(), root(), stats() and reads of objects may run
+// concurrently with each other.
 #pragma once
 
 #include <fl/detail/config.hpp>
@@ -125,6 +134,11 @@ enum class open_mode {
   open_or_create,  // open the file, or create an empty space if it is missing
   open_existing,   // a missing file throws persist_error
   create_new,      // an existing file throws persist_error
+  // A reader of an existing space beside its one writer (in this process or
+  // another): it sees one committed state until refresh(); every call that
+  // would change the space throws persist_error ("opened read-only").
+  read_only,
+  read_write = open_existing,  // the writer of an existing space
 };
 
 struct mapped_space_options {
@@ -149,6 +163,10 @@ struct space_stats {
   std::uint64_t generation = 0;       // commits so far (1 after creation)
   std::uint64_t remap_count = 0;      // times growth moved the mapping
   std::uint64_t last_sync_pages = 0;  // pages the last sync() wrote
+  // The oldest commit a live reader (open_mode::read_only, any process)
+  // holds, or `generation` when none holds an older one: the data file holds
+  // that commit in place, the log the ones after it.
+  std::uint64_t pinned_generation = 0;
 };
 
 class mapped_space {
@@ -166,6 +184,9 @@ class mapped_space {
   // another process, I/O error), std::bad_alloc.
   explicit mapped_space(const std::filesystem::path& path,
                         const mapped_space_options& options = {});
+  // The same as mapped_space(path, {.mode = mode}): open_mode::read_only for
+  // a reader, open_mode::read_write for the writer of an existing space.
+  static mapped_space open(const std::filesystem::path& path, open_mode mode);
   mapped_space(mapped_space&& other) noexcept;
   mapped_space& operator=(mapped_space&& other) noexcept;
   mapped_space(const mapped_space&) = delete;
@@ -290,6 +311,16 @@ class mapped_space {
   // classes, no cycles). O(file size). Throws persist_error naming the first
   // damage found. Call it on a space without uncommitted changes.
   void verify() const;
+
+  // A reader: moves to the newest commit (the pages that commits since the
+  // reader's changed are read from the log, a few microseconds for a small
+  // commit); raw pointers and views taken before may then show the new state
+  // or, if the file grew past the reservation, dangle (remap_count()).
+  // O(the pages changed since). The writer: nothing (it is always at its
+  // newest commit). Throws persist_error if the log no longer holds a commit
+  // it needs (damaged, or replaced by another file of that name).
+  void refresh();
+  bool read_only() const noexcept;
 
   space_stats stats() const;
   std::uint64_t remap_count() const noexcept { return remaps_; }
