@@ -350,6 +350,7 @@ void mapped_space::sync() {
   detail::space_state& s = *st_;
   detail::refuse_read_only(s, "sync");
   detail::refuse_after_failed_write(s);
+  detail::catch_up(s);
   // While a reader holds a commit the file lacks, no checkpoint: a slot
   // written without a flush is flushed instead.
   if (s.durable && s.slot_unflushed && s.log_open && !detail::file_is_current(s)) {

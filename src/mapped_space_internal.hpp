@@ -234,6 +234,10 @@ void drop_unchanged_lagging(space_state& s, std::vector<log_extent>& runs);
 // The writer's rollback(), after dropping every private page: puts back the
 // committed pages the data file does not hold yet (from the log).
 void restore_lagging(space_state& s);
+// The writer, before a commit or a close: moves the data file forward from
+// the log as far as the readers now allow, so that a checkpoint may run.
+// Throws persist_error on an I/O error.
+void catch_up(space_state& s);
 // Whether a checkpoint may run: the data file holds the newest commit.
 bool file_is_current(const space_state& s) noexcept;
 

@@ -612,6 +612,12 @@ namespace {
 // leaves them in the log, where the next open finds them.
 void close_space(detail::space_state* s) noexcept {
   if (s == nullptr || s->base == nullptr) return;
+  if (!s->read_only && !s->in_place_failed) {
+    try {
+      detail::catch_up(*s);
+    } catch (...) {  // the log keeps the commits
+    }
+  }
   (void)detail::checkpoint(*s);
   detail::give_reservation(s->base, s->size, s->reserve);
 }

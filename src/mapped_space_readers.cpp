@@ -228,12 +228,15 @@ bool read_head(int log_fd, std::uint64_t at, std::uint64_t uuid, std::uint64_t g
   return sum == h.data_bytes;
 }
 
-// Finds commit `gen`'s record: where the ring says, else by walking the
-// log's run from offset 0.
+// Finds commit `gen`'s record: at `next` (where the previous commit's record
+// ends: a run's records follow each other), where the ring says, else by
+// walking the log's run from offset 0.
 bool find_record(const reader_table& t, int log_fd, std::uint64_t uuid, std::uint64_t gen,
-                 record_head& r) {
+                 std::uint64_t next, record_head& r) {
+  if (next != ~std::uint64_t{0} && read_head(log_fd, next, uuid, gen, r)) return true;
   const std::uint64_t hint = ring_get(t.map, gen);
-  if (hint != ~std::uint64_t{0} && read_head(log_fd, hint, uuid, gen, r)) return true;
+  if (hint != ~std::uint64_t{0} && hint != next && read_head(log_fd, hint, uuid, gen, r))
+    return true;
   struct stat sb;
   if (::fstat(log_fd, &sb) != 0) return false;
   const auto log_bytes = static_cast<std::uint64_t>(sb.st_size);
@@ -269,16 +272,19 @@ void grow_reader_map(space_state& s, std::uint64_t bytes) {
 }
 
 // Reads commit `gen`'s pages from the log into the reader's mapping and
-// checks them against the record's CRC. Returns false if the log no longer
-// holds the record as the ring or the run said.
-bool overlay(space_state& s, std::uint64_t gen, std::vector<std::uint64_t>* pages) {
+// checks them against the record's CRC; `next` is where the record may be
+// (see find_record), and becomes where the next one may be. Returns false if
+// the log no longer holds the record.
+bool overlay(space_state& s, std::uint64_t gen, std::vector<std::uint64_t>* pages,
+             std::uint64_t& next) {
   reader_table& t = *s.readers;
   if (!t.log_fd) {
     t.log_fd = unique_fd(::open(s.log_path.c_str(), O_RDONLY | O_CLOEXEC));
     if (!t.log_fd) return false;
   }
   record_head r;
-  if (!find_record(t, t.log_fd.get(), s.committed.uuid, gen, r)) return false;
+  if (!find_record(t, t.log_fd.get(), s.committed.uuid, gen, next, r)) return false;
+  next = r.at + r.h.record_bytes;
   grow_reader_map(s, r.meta.file_size);
   std::uint64_t src = r.at + record_head_bytes(r.ext.size());
   std::uint32_t crc = 0;
@@ -495,7 +501,8 @@ void open_as_reader(space_state& s, std::uint64_t reserve) {
     grow_reader_map(s, first_size);
     s.committed = m;
     bool ok = true;
-    for (std::uint64_t g = from + 1; ok && g <= newest; ++g) ok = overlay(s, g, nullptr);
+    std::uint64_t next = ~std::uint64_t{0};
+    for (std::uint64_t g = from + 1; ok && g <= newest; ++g) ok = overlay(s, g, nullptr, next);
     if (ok) {
       word(t.map, slot_at(static_cast<std::uint64_t>(t.slot))).store(newest,
                                                                      std::memory_order_seq_cst);
@@ -523,8 +530,9 @@ void refresh_reader(space_state& s) {
   if (const std::string why = check_meta(m, ~std::uint64_t{0}); !why.empty())
     fail(s, "the reader table " + table_path(s.path).string() + " is damaged (" + why + ")");
   std::vector<std::uint64_t> pages;
+  std::uint64_t next = ~std::uint64_t{0};
   for (std::uint64_t g = pinned + 1; g <= newest; ++g) {
-    if (!overlay(s, g, &pages))
+    if (!overlay(s, g, &pages, next))
       fail(s, "the log " + s.log_path.string() + " does not hold commit " + std::to_string(g) +
                   " (damaged, or replaced by another file)");
   }
@@ -563,6 +571,42 @@ void set_file_gen(reader_table& t, std::uint64_t g) {
   t.file_gen = g;
   word(t.map, file_gen_at).store(g, std::memory_order_seq_cst);
   word(t.map, intent_at).store(g, std::memory_order_seq_cst);
+}
+
+}  // namespace
+
+namespace {
+
+// Writes into the data file, from the log, the records of the commits after
+// the one it holds up to `target` (in order), and publishes that it holds
+// `target`. The private pages are the caller's to drop.
+void advance_from_log(space_state& s, reader_table& t, std::uint64_t target) {
+  std::vector<std::byte> buf(copy_chunk);
+  std::size_t done_records = 0;
+  for (const reader_table::logged& rec : t.records) {
+    if (rec.gen > target) break;
+    ++done_records;
+    if (rec.gen <= t.file_gen) continue;
+    record_head r;
+    if (!read_head(s.log_fd.get(), rec.at, s.committed.uuid, rec.gen, r))
+      fail(s, "the log's record of commit " + std::to_string(rec.gen) +
+                  " changed under the writer (damaged)");
+    std::uint64_t src = rec.at + record_head_bytes(r.ext.size());
+    for (const log_extent& e : r.ext) {
+      for (std::uint64_t done = 0; done < e.length;) {
+        const std::size_t n =
+            static_cast<std::size_t>(std::min<std::uint64_t>(copy_chunk, e.length - done));
+        if (pread_full(s.log_fd.get(), buf.data(), n, src) != static_cast<long long>(n))
+          throw_errno(s.log_path, "read of the log", errno ? errno : EIO);
+        if (const int err = pwrite_all(s.fd.get(), buf.data(), n, e.offset + done))
+          throw_errno(s.path, "write (the commit is durable in the log)", err);
+        src += n;
+        done += n;
+      }
+    }
+  }
+  t.records.erase(t.records.begin(), t.records.begin() + static_cast<std::ptrdiff_t>(done_records));
+  set_file_gen(t, target);
 }
 
 }  // namespace
@@ -662,36 +706,9 @@ void place_commit(space_state& s, std::uint64_t record_at, const std::vector<log
   }
   t->records.push_back({g, record_at});
   if (target <= t->file_gen) return;
-  // Move the file to `target`, record by record, from the log.
-  std::vector<std::byte> buf(copy_chunk);
-  std::size_t done_records = 0;
-  for (const reader_table::logged& rec : t->records) {
-    if (rec.gen <= t->file_gen) {
-      ++done_records;
-      continue;
-    }
-    if (rec.gen > target) break;
-    record_head r;
-    if (!read_head(s.log_fd.get(), rec.at, s.committed.uuid, rec.gen, r))
-      fail(s, "the log's record of commit " + std::to_string(rec.gen) +
-                  " changed under the writer (damaged)");
-    std::uint64_t src = rec.at + record_head_bytes(r.ext.size());
-    for (const log_extent& e : r.ext) {
-      for (std::uint64_t done = 0; done < e.length;) {
-        const std::size_t n =
-            static_cast<std::size_t>(std::min<std::uint64_t>(copy_chunk, e.length - done));
-        if (pread_full(s.log_fd.get(), buf.data(), n, src) != static_cast<long long>(n))
-          throw_errno(s.log_path, "read of the log", errno ? errno : EIO);
-        if (const int err = pwrite_all(fd, buf.data(), n, e.offset + done))
-          throw_errno(s.path, "write (the commit is durable in the log)", err);
-        src += n;
-        done += n;
-      }
-    }
-    ++done_records;
-  }
-  t->records.erase(t->records.begin(),
-                   t->records.begin() + static_cast<std::ptrdiff_t>(done_records));
+  advance_from_log(s, *t, target);
+  // No change since the commit: the private copies of pages whose last
+  // change the file now holds equal the file.
   for (auto it = t->lagging.begin(); it != t->lagging.end();) {
     if (it->second.gen <= target) {
       ::madvise(s.base + it->first, s.sys_page, MADV_DONTNEED);
@@ -700,7 +717,22 @@ void place_commit(space_state& s, std::uint64_t record_at, const std::vector<log
       ++it;
     }
   }
-  set_file_gen(*t, target);
+}
+
+void catch_up(space_state& s) {
+  reader_table* t = s.readers.get();
+  if (t == nullptr || t->file_gen == s.committed.generation) return;
+  const std::uint64_t target = advance_target(*t, s.committed.generation);
+  if (target <= t->file_gen) return;
+  advance_from_log(s, *t, target);
+  // The pages may have changed since the commit (not committed yet): they
+  // stay private, and the next commit logs them (whatever it finds dirty).
+  for (auto it = t->lagging.begin(); it != t->lagging.end();) {
+    if (it->second.gen <= target)
+      it = t->lagging.erase(it);
+    else
+      ++it;
+  }
 }
 
 }  // namespace fl::detail
