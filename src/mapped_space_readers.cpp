@@ -32,6 +32,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -188,10 +189,12 @@ struct record_head {
 // generation, head CRC, meta, extents inside the meta's file, in order).
 bool read_head(int log_fd, std::uint64_t at, std::uint64_t uuid, std::uint64_t gen,
                record_head& r) {
-  std::vector<std::byte> page(space_page);
-  if (pread_full(log_fd, page.data(), space_page, at) != static_cast<long long>(space_page))
+  // One page holds the head of a record of up to 170 extents: read into the
+  // stack, a bigger head into the heap.
+  alignas(8) std::byte page[space_page];
+  if (pread_full(log_fd, page, space_page, at) != static_cast<long long>(space_page))
     return false;
-  std::memcpy(&r.h, page.data(), sizeof r.h);
+  std::memcpy(&r.h, page, sizeof r.h);
   const log_record& h = r.h;
   if (std::memcmp(h.magic, record_magic, sizeof h.magic) != 0 || h.byte_order != byte_order_mark ||
       h.format_version != space_format_version || h.uuid != uuid || h.generation != gen ||
@@ -199,22 +202,27 @@ bool read_head(int log_fd, std::uint64_t at, std::uint64_t uuid, std::uint64_t g
     return false;
   const std::uint64_t head_bytes = record_head_bytes(h.extent_count);
   if (h.record_bytes != head_bytes + h.data_bytes) return false;
-  std::vector<std::byte> head(static_cast<std::size_t>(head_bytes));
-  std::memcpy(head.data(), page.data(), space_page);
-  if (head_bytes > space_page &&
-      pread_full(log_fd, head.data() + space_page, head_bytes - space_page, at + space_page) !=
-          static_cast<long long>(head_bytes - space_page))
-    return false;
+  std::unique_ptr<std::byte[]> big;
+  const std::byte* head_p = page;
+  if (head_bytes > space_page) {
+    big.reset(new std::byte[static_cast<std::size_t>(head_bytes)]);
+    std::memcpy(big.get(), page, space_page);
+    if (pread_full(log_fd, big.get() + space_page, head_bytes - space_page, at + space_page) !=
+        static_cast<long long>(head_bytes - space_page))
+      return false;
+    head_p = big.get();
+  }
+  const std::byte* head = head_p;
   const std::size_t ext_bytes = static_cast<std::size_t>(h.extent_count) * sizeof(log_extent);
-  std::uint32_t crc = crc32c(head.data(), record_crc_span);
-  crc = crc32c(head.data() + sizeof h, sizeof(space_meta) + ext_bytes, crc);
+  std::uint32_t crc = crc32c(head, record_crc_span);
+  crc = crc32c(head + sizeof h, sizeof(space_meta) + ext_bytes, crc);
   if (crc != h.head_crc) return false;
-  std::memcpy(&r.meta, head.data() + sizeof h, sizeof r.meta);
+  std::memcpy(&r.meta, head + sizeof h, sizeof r.meta);
   if (r.meta.generation != gen || r.meta.uuid != uuid ||
       !check_meta(r.meta, r.meta.file_size).empty())
     return false;
   r.ext.resize(static_cast<std::size_t>(h.extent_count));
-  if (ext_bytes) std::memcpy(r.ext.data(), head.data() + sizeof h + sizeof(space_meta), ext_bytes);
+  if (ext_bytes) std::memcpy(r.ext.data(), head + sizeof h + sizeof(space_meta), ext_bytes);
   std::uint64_t sum = 0, prev_end = space_data_start;
   for (const log_extent& e : r.ext) {
     if (e.offset % space_page != 0 || e.length % space_page != 0 || e.length == 0 ||
@@ -259,6 +267,30 @@ bool find_record(const reader_table& t, int log_fd, std::uint64_t uuid, std::uin
 
 // ---- readers ----
 
+// Reads every buffer of `iov` (consumed) from `off` on; false on an error or
+// the end of the file.
+bool preadv_all(int fd, iovec* iov, std::size_t count, std::uint64_t off) {
+  constexpr std::size_t max_iov = 1024;  // IOV_MAX on Linux
+  while (count > 0) {
+    const ssize_t got = ::preadv(fd, iov, static_cast<int>(std::min(count, max_iov)),
+                                 static_cast<off_t>(off));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return false;
+    off += static_cast<std::uint64_t>(got);
+    auto left = static_cast<std::size_t>(got);
+    while (count > 0 && left >= iov->iov_len) {
+      left -= iov->iov_len;
+      ++iov;
+      --count;
+    }
+    if (count > 0) {
+      iov->iov_base = static_cast<char*>(iov->iov_base) + left;
+      iov->iov_len -= left;
+    }
+  }
+  return true;
+}
+
 // Extends a reader's mapping of the file to `bytes`.
 void grow_reader_map(space_state& s, std::uint64_t bytes) {
   if (bytes <= s.size) return;
@@ -286,14 +318,16 @@ bool overlay(space_state& s, std::uint64_t gen, std::vector<std::uint64_t>* page
   if (!find_record(t, t.log_fd.get(), s.committed.uuid, gen, next, r)) return false;
   next = r.at + r.h.record_bytes;
   grow_reader_map(s, r.meta.file_size);
-  std::uint64_t src = r.at + record_head_bytes(r.ext.size());
+  // The extents' images follow the head: one preadv into their places.
+  std::vector<iovec> iov;
+  iov.reserve(r.ext.size());
+  for (const log_extent& e : r.ext)
+    iov.push_back({s.base + e.offset, static_cast<std::size_t>(e.length)});
+  if (!preadv_all(t.log_fd.get(), iov.data(), iov.size(), r.at + record_head_bytes(r.ext.size())))
+    return false;
   std::uint32_t crc = 0;
   for (const log_extent& e : r.ext) {
-    if (pread_full(t.log_fd.get(), s.base + e.offset, e.length, src) !=
-        static_cast<long long>(e.length))
-      return false;
     crc = crc32c(s.base + e.offset, e.length, crc);
-    src += e.length;
     if (pages)
       for (std::uint64_t p = e.offset / space_page; p < (e.offset + e.length) / space_page; ++p)
         pages->push_back(p);
@@ -541,9 +575,10 @@ void refresh_reader(space_state& s) {
   grow_reader_map(s, m.file_size);
   s.committed = m;
   s.alloc = m.alloc;
+  // The pages read from the log are the commit's (its record's CRC matched
+  // them): checked. The checksum table, if it changed, is among them.
   s.verified.resize((s.size / space_page + 63) / 64, 0);
-  for (const std::uint64_t p : pages) s.verified[p / 64] &= ~(std::uint64_t{1} << (p % 64));
-  s.table_checked.store(false, std::memory_order_release);
+  for (const std::uint64_t p : pages) s.verified[p / 64] |= std::uint64_t{1} << (p % 64);
 }
 
 std::uint64_t oldest_pinned_generation(const space_state& s) {
@@ -581,7 +616,8 @@ namespace {
 // the one it holds up to `target` (in order), and publishes that it holds
 // `target`. The private pages are the caller's to drop.
 void advance_from_log(space_state& s, reader_table& t, std::uint64_t target) {
-  std::vector<std::byte> buf(copy_chunk);
+  std::uint64_t most = 0;  // the longest extent: the buffer's size (not zeroed)
+  std::unique_ptr<std::byte[]> buf;
   std::size_t done_records = 0;
   for (const reader_table::logged& rec : t.records) {
     if (rec.gen > target) break;
@@ -593,12 +629,16 @@ void advance_from_log(space_state& s, reader_table& t, std::uint64_t target) {
                   " changed under the writer (damaged)");
     std::uint64_t src = rec.at + record_head_bytes(r.ext.size());
     for (const log_extent& e : r.ext) {
+      if (e.length > most && most < copy_chunk) {
+        most = std::min<std::uint64_t>(std::max(e.length, 4 * space_page), copy_chunk);
+        buf.reset(new std::byte[static_cast<std::size_t>(most)]);
+      }
       for (std::uint64_t done = 0; done < e.length;) {
         const std::size_t n =
-            static_cast<std::size_t>(std::min<std::uint64_t>(copy_chunk, e.length - done));
-        if (pread_full(s.log_fd.get(), buf.data(), n, src) != static_cast<long long>(n))
+            static_cast<std::size_t>(std::min<std::uint64_t>(most, e.length - done));
+        if (pread_full(s.log_fd.get(), buf.get(), n, src) != static_cast<long long>(n))
           throw_errno(s.log_path, "read of the log", errno ? errno : EIO);
-        if (const int err = pwrite_all(s.fd.get(), buf.data(), n, e.offset + done))
+        if (const int err = pwrite_all(s.fd.get(), buf.get(), n, e.offset + done))
           throw_errno(s.path, "write (the commit is durable in the log)", err);
         src += n;
         done += n;
@@ -615,14 +655,14 @@ void drop_unchanged_lagging(space_state& s, std::vector<log_extent>& runs) {
   if (!s.readers || s.readers->lagging.empty()) return;
   const auto& lag = s.readers->lagging;
   std::vector<log_extent> out;
-  std::vector<std::byte> buf(s.sys_page);
+  std::unique_ptr<std::byte[]> buf(new std::byte[s.sys_page]);
   for (const log_extent& r : runs) {
     for (std::uint64_t off = r.offset; off < r.offset + r.length; off += s.sys_page) {
       const auto it = lag.find(off);
       if (it != lag.end() &&
-          pread_full(s.log_fd.get(), buf.data(), s.sys_page, it->second.at) ==
+          pread_full(s.log_fd.get(), buf.get(), s.sys_page, it->second.at) ==
               static_cast<long long>(s.sys_page) &&
-          std::memcmp(buf.data(), s.base + off, s.sys_page) == 0)
+          std::memcmp(buf.get(), s.base + off, s.sys_page) == 0)
         continue;  // the log's image of its commit still holds it
       if (!out.empty() && out.back().offset + out.back().length == off)
         out.back().length += s.sys_page;
