@@ -519,20 +519,29 @@ void open_as_reader(space_state& s, std::uint64_t reserve) {
     if (static_cast<std::uint64_t>(sb.st_size) < m.file_size)
       fail(s, check_size(m, static_cast<std::uint64_t>(sb.st_size)));
     if (s.base == nullptr) {
+      // As the writer: a range a closed space left (its page tables kept),
+      // with the file mapped at its start, else a new one.
       std::uint64_t want = reserve != 0 ? reserve : std::max(default_reserve, 4 * m.file_size);
       want = round_up(std::max(want, m.file_size), s.granule);
-      void* r = ::mmap(nullptr, want, reserve_prot, reserve_flags, -1, 0);
-      if (r == MAP_FAILED) throw_errno(s.path, "mmap (address reservation)", errno);
-      s.base = static_cast<std::byte*>(r);
+      void* r = take_reservation(want, s.fd.get(), m.file_size);
       s.reserve = want;
+      if (r != nullptr) {
+        s.base = static_cast<std::byte*>(r);
+        s.size = m.file_size;
+      } else {
+        r = ::mmap(nullptr, want, reserve_prot, reserve_flags, -1, 0);
+        if (r == MAP_FAILED) throw_errno(s.path, "mmap (address reservation)", errno);
+        s.base = static_cast<std::byte*>(r);
+        s.size = 0;
+      }
     } else {
-      ::munmap(s.base, s.size);  // a failed attempt's mapping, private copies included
-      ::mmap(s.base, s.size, reserve_prot, reserve_flags | MAP_FIXED, -1, 0);
+      // A failed attempt's mapping, private copies included, goes.
+      if (::mmap(s.base, s.size, reserve_prot, reserve_flags | MAP_FIXED, -1, 0) == MAP_FAILED)
+        throw_errno(s.path, "mmap (reader retry)", errno);
+      s.size = 0;
     }
-    s.size = 0;
     // The file's state at `from`, then the commits after it.
-    const std::uint64_t first_size = m.file_size;
-    grow_reader_map(s, first_size);
+    grow_reader_map(s, m.file_size);
     s.committed = m;
     bool ok = true;
     std::uint64_t next = ~std::uint64_t{0};
