@@ -194,6 +194,35 @@ TEST(StoreReaders, RollbackWhileAReaderLagsRestoresTheLastCommit) {
   EXPECT_EQ(*r.get(r.root<std::uint64_t>()), 2u);
 }
 
+// The writer closes while a reader holds an older commit: the log keeps the
+// commits the file lacks, and the reader still moves to the last one.
+TEST(StoreReaders, AWriterClosingBesideALaggingReaderKeepsItsLog) {
+  fl_test::temp_dir d;
+  const auto file = d.path() / "doc.fl";
+  std::uint64_t n = 0;
+  fl::json_store r = [&] {
+    fl::json_store w = make_store(file);
+    edit(w, ++n);
+    w.sync();
+    fl::json_store reader = fl::json_store::open(file, fl::open_mode::read_only);
+    for (int k = 0; k < 30; ++k) {
+      edit(w, ++n);
+      w.sync();
+    }
+    return reader;
+  }();  // the writer is closed here
+  std::uint64_t seen = 0;
+  ASSERT_EQ(check(r, &seen), "");
+  EXPECT_EQ(seen, 1u);
+  r.refresh();
+  ASSERT_EQ(check(r, &seen), "");
+  EXPECT_EQ(seen, n);
+  // A new reader, with no writer: the same commit.
+  fl::json_store r2 = fl::json_store::open(file, fl::open_mode::read_only);
+  ASSERT_EQ(check(r2, &seen), "");
+  EXPECT_EQ(seen, n);
+}
+
 // ---- processes ----
 
 struct figures {
