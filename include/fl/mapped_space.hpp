@@ -339,6 +339,9 @@ class mapped_space {
 
   space_stats stats() const;
   std::uint64_t remap_count() const noexcept { return remaps_; }
+  // Bytes of the data file mapped (stats().file_bytes without the rest of
+  // stats(), which asks the reader table for pinned_generation).
+  std::uint64_t file_bytes() const noexcept { return size_; }
 
  private:
   fptr<void> root_offset() const noexcept;

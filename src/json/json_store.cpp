@@ -493,7 +493,7 @@ class store_file {
   // space (publish_edit, sync).
   void check_tail_page() {
     if (tail_page_checked_) return;
-    if (tail_base_ - 8 < space_->stats().file_bytes)
+    if (tail_base_ - 8 < space_->file_bytes())
       space_->checked(fptr<const void>(tail_base_ - 8), 8);
     tail_page_checked_ = true;
   }
@@ -777,6 +777,6 @@ void json_store::sync() {
 
 const std::filesystem::path& json_store::path() const noexcept { return file_->path_; }
 
-std::uint64_t json_store::file_bytes() const noexcept { return file_->space_->stats().file_bytes; }
+std::uint64_t json_store::file_bytes() const noexcept { return file_->space_->file_bytes(); }
 
 }  // namespace fl
