@@ -368,6 +368,24 @@ TEST(PowerLoss, MappedSpace) {
       r->block[i] = b;
       r->size[i] = size;
     }
+    // Twice a run, a block carved at the end that reaches 32-64 KiB past the
+    // file's end: the file grows and write_fresh writes those pages to it
+    // directly, before the commit's log.
+    if (k == 6 || k == 21) {
+      const int i = slots - 1;
+      if (r->block[i]) sp->deallocate(r->block[i]);
+      const fl::space_stats st = sp->stats();
+      const std::size_t size =
+          static_cast<std::size_t>(st.file_bytes - st.top) + (32 + rng() % 32) * 1024;
+      std::vector<unsigned char> bytes(size);
+      fill(bytes.data(), size, tag++);
+      const auto b = sp->allocate_end(size).cast<unsigned char>();
+      sp->write_fresh(b, bytes.data(), size);
+      run.known_bug(fresh_bug);
+      r = sp->get(sp->root<ms_root>());
+      r->block[i] = b;
+      r->size[i] = size;
+    }
     // Part of the ballast, 64-256 KiB: with the blocks about 200 KiB of log
     // per commit, so the log passes 4 MiB before the close.
     const std::size_t len = (64 + rng() % 193) * 1024;

@@ -200,6 +200,7 @@ void renamed(const char* from, const char* to, int inode, bool keep_from) {
   const std::string a = *name_in_dir(from), b = *name_in_dir(to);
   if (a == b) return;  // rename onto itself changes nothing
   r.names[b] = inode;
+  r.t.inode_names[static_cast<std::size_t>(inode)] = b;  // messages name a file by its last name
   if (keep_from) {
     push({op_kind::link, inode, a, b, 0, {}});
   } else {

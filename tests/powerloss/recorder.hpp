@@ -48,7 +48,7 @@ struct op {
 
 struct trace {
   std::vector<op> ops;
-  std::vector<std::string> inode_names;  // the name each inode was created with
+  std::vector<std::string> inode_names;  // the last name each inode was given
   std::vector<std::string> unmodelled;   // calls the model does not cover
 };
 
