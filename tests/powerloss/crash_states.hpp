@@ -41,9 +41,6 @@ struct commit {
   std::size_t begin = 0;  // recorded_ops() before its first change
   std::size_t ack = 0;    // recorded_ops() when sync()/flush() returned
   std::string value;      // the store's value after it
-  // Non-empty (the bug, in words): a commit that meets a known bug; crash
-  // points inside it are checked only with check_options::check_known_bugs.
-  std::string known_bug;
 };
 
 // What reopening one state gave: the value read at the first open, and the
@@ -58,12 +55,10 @@ struct check_options {
   unsigned scale = 1;
   std::uint64_t seed = 0;
   std::size_t max_failures_kept = 8;
-  bool check_known_bugs = false;
 };
 
 struct check_report {
   std::size_t crash_points = 0;
-  std::size_t skipped_points = 0;  // inside commits that meet a known bug
   std::size_t states = 0;           // states built (crash point and selection)
   std::size_t distinct_states = 0;  // states opened (identical ones once)
   std::size_t failures = 0;

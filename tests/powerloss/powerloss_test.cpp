@@ -19,9 +19,11 @@
 //
 // Environment: FL_POWERLOSS_SCALE=n (default 1) runs n times the commits and
 // samples n times the subsets per crash point; FL_TEST_SEED replays a run.
-// FL_POWERLOSS_KNOWN_BUGS=1 runs the cases that meet the two known protocol
-// bugs (a re-import renames the data file before its log; write_fresh pages
-// past the committed size outlive a crash) until their fix is merged.
+// Two protocol bugs this test found are fixed: an import's publication
+// renamed the data file before its log (json_store's imports), and pages
+// write_fresh put past the committed size outlived a crash before the
+// commit's log flush (mapped_space's growth blocks); both fail here without
+// the fix.
 #include <fl/detail/crc32c.hpp>
 #include <fl/json_store.hpp>
 #include <fl/mapped_space.hpp>
@@ -55,11 +57,6 @@ unsigned scale() {
   const char* s = std::getenv("FL_POWERLOSS_SCALE");
   const int v = s ? std::atoi(s) : 1;
   return v > 0 ? static_cast<unsigned>(v) : 1u;
-}
-
-bool known_bugs_enabled() {
-  const char* s = std::getenv("FL_POWERLOSS_KNOWN_BUGS");
-  return s && *s && std::strcmp(s, "0") != 0;
 }
 
 std::string read_file(const fs::path& p) {
@@ -98,7 +95,7 @@ class recorded_run {
  public:
   recorded_run() {
     skip_flushes(true);
-    commits_.push_back({0, 0, "absent", {}});
+    commits_.push_back({0, 0, "absent"});
     start_recording(work_.path());
   }
   ~recorded_run() {
@@ -107,15 +104,11 @@ class recorded_run {
   }
 
   const fs::path& dir() const { return work_.path(); }
-  void begin() { commits_.push_back({recorded_ops(), 0, {}, {}}); }
+  void begin() { commits_.push_back({recorded_ops(), 0, {}}); }
   void ack(std::string value) {
     commits_.back().ack = recorded_ops();
     commits_.back().value = std::move(value);
   }
-  // The commit begun last meets a known bug (`why`): its crash points are
-  // checked only with FL_POWERLOSS_KNOWN_BUGS=1.
-  void known_bug(std::string why) { commits_.back().known_bug = std::move(why); }
-
   // Stops recording, checks the recorder saw every change (the files equal
   // the trace replayed), then checks every crash state with `reopen`.
   check_report finish(const char* store,
@@ -135,13 +128,11 @@ class recorded_run {
     check_options o;
     o.scale = scale();
     o.seed = fl_test::test_seed();
-    o.check_known_bugs = known_bugs_enabled();
     const check_report r = check_crash_states(t, commits_, states_.path(), reopen, o);
     std::printf(
-        "powerloss %s: %zu operations, %zu commits, %zu crash points (%zu skipped inside commits "
-        "that meet a known bug), %zu states built, %zu distinct states opened, %zu failures "
-        "(seed %llu)\n",
-        store, t.ops.size(), commits_.size() - 1, r.crash_points, r.skipped_points, r.states,
+        "powerloss %s: %zu operations, %zu commits, %zu crash points, %zu states built, %zu "
+        "distinct states opened, %zu failures (seed %llu)\n",
+        store, t.ops.size(), commits_.size() - 1, r.crash_points, r.states,
         r.distinct_states, r.failures, static_cast<unsigned long long>(o.seed));
     for (const std::string& f : r.first_failures) std::printf("  %s\n", f.c_str());
     return r;
@@ -313,10 +304,6 @@ reopened reopen_space(const fs::path& dir) {
   });
 }
 
-constexpr const char* fresh_bug =
-    "pages write_fresh put past the committed size outlive a crash before the commit's log "
-    "flush, and fail their checksum after the next commit";
-
 TEST(PowerLoss, MappedSpace) {
   recorded_run run;
   const fs::path f = run.dir() / "space";
@@ -359,7 +346,6 @@ TEST(PowerLoss, MappedSpace) {
       if (fresh && size >= 3 * 4096) {
         b = sp->allocate_end(size).cast<unsigned char>();
         sp->write_fresh(b, bytes.data(), size);
-        run.known_bug(fresh_bug);
       } else {
         b = sp->allocate(size).cast<unsigned char>();
         std::memcpy(sp->get(b), bytes.data(), size);
@@ -381,7 +367,6 @@ TEST(PowerLoss, MappedSpace) {
       fill(bytes.data(), size, tag++);
       const auto b = sp->allocate_end(size).cast<unsigned char>();
       sp->write_fresh(b, bytes.data(), size);
-      run.known_bug(fresh_bug);
       r = sp->get(sp->root<ms_root>());
       r->block[i] = b;
       r->size[i] = size;
@@ -399,7 +384,7 @@ TEST(PowerLoss, MappedSpace) {
   // The first run, one after the checkpoint at the log's bound (at least),
   // and one after the close.
   EXPECT_GE(run.log_runs(closed_at_op), 2u) << "no checkpoint at the log's bound before the close";
-  EXPECT_GE(r.crash_points - r.skipped_points, 200u);
+  EXPECT_GE(r.crash_points, 200u);
   EXPECT_EQ(r.failures, 0u);
 }
 
@@ -454,10 +439,6 @@ reopened reopen_json(const fs::path& dir) {
   });
 }
 
-constexpr const char* import_bug =
-    "an import's first sync renames the data file before its log: between the two (until the "
-    "directory is flushed) the new file names a commit only its log holds";
-
 // Edits of every kind, one or two per commit: numbers in place, small and
 // multi-page strings, appended and erased elements. After a third of the
 // commits the store is closed and a new document imported over it; near the
@@ -468,7 +449,6 @@ TEST(PowerLoss, JsonStore) {
   std::mt19937_64 rng(fl_test::test_seed() ^ 0x15);
   std::optional<fl::json_store> s;
   run.begin();
-  run.known_bug(import_bug);
   s.emplace(fl::json_store::import(document(rng, 20), f));
   s->sync();
   run.ack(std::string(s->dump()));
@@ -480,8 +460,7 @@ TEST(PowerLoss, JsonStore) {
     if (k == reimport_at) {
       s.reset();  // a clean close: a checkpoint
       run.begin();
-      run.known_bug(import_bug);
-      items = 10;
+          items = 10;
       s.emplace(fl::json_store::import(document(rng, items), f));
       s->sync();
       run.ack(std::string(s->dump()));
@@ -522,7 +501,7 @@ TEST(PowerLoss, JsonStore) {
   // log's bound (before the close at the end).
   EXPECT_GE(run.log_runs(~std::size_t{0}) - run.log_runs(blobs_op), 1u)
       << "no checkpoint at the log's bound";
-  EXPECT_GE(r.crash_points - r.skipped_points, 200u);
+  EXPECT_GE(r.crash_points, 200u);
   EXPECT_EQ(r.failures, 0u);
 }
 

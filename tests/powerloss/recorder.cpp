@@ -21,6 +21,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <linux/fs.h>  // RENAME_NOREPLACE
+
 namespace fl_powerloss {
 namespace {
 
@@ -83,7 +85,12 @@ std::optional<std::string> name_in_dir(const char* path) {
 
 void unmodelled(std::string what) { rec().t.unmodelled.push_back(std::move(what)); }
 
-void push(op o) { rec().t.ops.push_back(std::move(o)); }
+// Appends `o`; a data operation carries its file's name at that moment.
+void push(op o) {
+  trace& t = rec().t;
+  if (o.name.empty() && o.inode >= 0) o.name = t.inode_names[static_cast<std::size_t>(o.inode)];
+  t.ops.push_back(std::move(o));
+}
 
 int file_inode(int fd) {
   const recorder& r = rec();
@@ -200,7 +207,7 @@ void renamed(const char* from, const char* to, int inode, bool keep_from) {
   const std::string a = *name_in_dir(from), b = *name_in_dir(to);
   if (a == b) return;  // rename onto itself changes nothing
   r.names[b] = inode;
-  r.t.inode_names[static_cast<std::size_t>(inode)] = b;  // messages name a file by its last name
+  r.t.inode_names[static_cast<std::size_t>(inode)] = b;
   if (keep_from) {
     push({op_kind::link, inode, a, b, 0, {}});
   } else {
@@ -257,7 +264,7 @@ void skip_flushes(bool skip) { rec().skip_flushes = skip; }
 std::string describe(const trace& t, std::size_t i) {
   if (i >= t.ops.size()) return "the end of the run";
   const op& o = t.ops[i];
-  auto file = [&] { return o.inode >= 0 ? t.inode_names[o.inode] : std::string("?"); };
+  auto file = [&] { return o.name; };
   char buf[96];
   switch (o.kind) {
     case op_kind::create: return "create " + o.name;
@@ -499,10 +506,19 @@ int renameat(int fromfd, const char* from, int tofd, const char* to) noexcept {
   return rc;
 }
 
+// RENAME_NOREPLACE succeeds only where `to` does not exist: a rename then.
 int renameat2(int fromfd, const char* from, int tofd, const char* to, unsigned flags) noexcept {
   FL_REAL(renameat2);
-  if (rec().on) unmodelled(std::string("renameat2: ") + from);
-  return real(fromfd, from, tofd, to, flags);
+  int inode = -1;
+  if (rec().on && (flags & ~static_cast<unsigned>(RENAME_NOREPLACE)) != 0)
+    unmodelled(std::string("renameat2 with flags ") + std::to_string(flags) + ": " + from);
+  else if (at_cwd(fromfd, from) && at_cwd(tofd, to))
+    inode = rename_inode(from, to, "renameat2");
+  else if (rec().on)
+    unmodelled(std::string("renameat2 relative to a directory descriptor: ") + from);
+  const int rc = real(fromfd, from, tofd, to, flags);
+  if (rc == 0 && inode >= 0) renamed(from, to, inode, false);
+  return rc;
 }
 
 int link(const char* from, const char* to) noexcept {

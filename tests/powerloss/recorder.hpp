@@ -3,7 +3,7 @@
 // The test program itself defines the POSIX calls through which a store
 // changes files (recorder.cpp: open/openat/creat with O_CREAT or O_TRUNC,
 // write, pwrite, pwritev, writev, ftruncate, fallocate, posix_fallocate,
-// fsync, fdatasync, rename, renameat, link, linkat, unlink, unlinkat, close,
+// fsync, fdatasync, rename, renameat, renameat2, link, linkat, unlink, unlinkat, close,
 // and their 64-bit and fortified names). The dynamic linker binds the
 // library's calls to these definitions, which forward to the C library's
 // (dlsym(RTLD_NEXT)) and, while recording, append what they did to files of
@@ -41,7 +41,7 @@ enum class op_kind {
 struct op {
   op_kind kind;
   int inode = -1;
-  std::string name, to;      // directory entries (file names in the directory)
+  std::string name, to;      // directory entries; for the others, the file's name then
   std::uint64_t offset = 0;  // write: where; truncate: the new size
   std::string data;          // write
 };
