@@ -78,6 +78,18 @@ struct durable_state {
   std::vector<std::size_t> pending;
 };
 
+// The state before the first operation: the files recording started with.
+durable_state initial_state(const trace& t) {
+  durable_state d;
+  d.images.resize(t.inode_names.size());
+  d.versions.resize(t.inode_names.size(), 0);
+  for (const trace::initial_file& f : t.initial) {
+    d.ns[f.name] = f.inode;
+    d.images[static_cast<std::size_t>(f.inode)] = f.bytes;
+  }
+  return d;
+}
+
 void advance(durable_state& d, const trace& t, std::size_t i) {
   const op& o = t.ops[i];
   if (d.images.size() < t.inode_names.size()) {
@@ -206,7 +218,6 @@ std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
   return h * 0xFF51AFD7ED558CCDull;
 }
 
-using files = std::vector<std::pair<std::string, std::string>>;
 
 // The state a selection leaves, and a key that names it without its bytes
 // (the durable versions and the operations applied): equal keys, equal
@@ -255,8 +266,10 @@ void fail_io(const std::filesystem::path& p, const char* what) {
                            std::strerror(errno));
 }
 
-// Writes `state` as the only files of `dir`; all-zero 4 KiB blocks are left
-// as holes (a log's zero fill reads the same and costs nothing).
+}  // namespace
+
+// All-zero 4 KiB blocks are left as holes (a log's zero fill reads the same
+// and costs nothing).
 void write_state(const std::filesystem::path& dir, const files& state) {
   for (const auto& e : std::filesystem::directory_iterator(dir)) std::filesystem::remove(e.path());
   static const char zeros[4096] = {};
@@ -275,6 +288,8 @@ void write_state(const std::filesystem::path& dir, const files& state) {
   }
 }
 
+namespace {
+
 std::string unknown_value(const std::string& value) {
   std::string v = value.substr(0, 60);
   for (char& c : v)
@@ -284,17 +299,15 @@ std::string unknown_value(const std::string& value) {
 
 }  // namespace
 
-files final_state(const trace& t) {
-  durable_state d;
-  for (std::size_t i = 0; i < t.ops.size(); ++i) advance(d, t, i);
-  if (d.images.size() < t.inode_names.size()) {
-    d.images.resize(t.inode_names.size());
-    d.versions.resize(t.inode_names.size(), 0);
-  }
-  const selection all{"all", std::vector<char>(d.pending.size(), 1),
-                      std::vector<std::vector<bool>>(d.pending.size())};
-  return materialize(t, d, all, resolve(t, d, all));
+files state_at(const trace& t, std::size_t c, bool flushed_only) {
+  durable_state d = initial_state(t);
+  for (std::size_t i = 0; i < c && i < t.ops.size(); ++i) advance(d, t, i);
+  const selection s{"", std::vector<char>(d.pending.size(), flushed_only ? 0 : 1),
+                    std::vector<std::vector<bool>>(d.pending.size())};
+  return materialize(t, d, s, resolve(t, d, s));
 }
+
+files final_state(const trace& t) { return state_at(t, t.ops.size(), false); }
 
 check_report check_crash_states(const trace& t, const std::vector<commit>& commits,
                                 const std::filesystem::path& state_dir,
@@ -311,9 +324,7 @@ check_report check_crash_states(const trace& t, const std::vector<commit>& commi
     std::string error;
   };
   std::unordered_map<std::uint64_t, result> seen;
-  durable_state d;
-  d.images.resize(t.inode_names.size());
-  d.versions.resize(t.inode_names.size(), 0);
+  durable_state d = initial_state(t);
   for (std::size_t c = 0; c <= t.ops.size(); ++c) {
     if (c > 0) advance(d, t, c - 1);
     ++report.crash_points;

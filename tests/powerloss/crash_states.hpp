@@ -65,8 +65,15 @@ struct check_report {
   std::vector<std::string> first_failures;
 };
 
+using files = std::vector<std::pair<std::string, std::string>>;
+
 // The state every operation of `t` leaves (no crash): file name -> bytes.
-std::vector<std::pair<std::string, std::string>> final_state(const trace& t);
+files final_state(const trace& t);
+// The state at crash point `c`: only what was flushed, or everything (what
+// a kill -9 leaves).
+files state_at(const trace& t, std::size_t c, bool flushed_only);
+// Writes `state` as the only files of `dir`.
+void write_state(const std::filesystem::path& dir, const files& state);
 
 // Builds the crash states of `t`, writes each into `state_dir` (emptied
 // first) and calls `reopen(state_dir)`; `commits` must begin with the state

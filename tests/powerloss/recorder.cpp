@@ -237,15 +237,29 @@ void start_recording(const std::filesystem::path& dir) {
     std::fprintf(stderr, "powerloss recorder: %s is not a directory\n", dir.c_str());
     std::abort();
   }
-  if (!std::filesystem::is_empty(dir)) {
-    std::fprintf(stderr, "powerloss recorder: %s is not empty\n", dir.c_str());
-    std::abort();
-  }
   r.dir_dev = sb.st_dev;
   r.dir_ino = sb.st_ino;
   r.fds.clear();
   r.names.clear();
   r.t = trace{};
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    if (!e.is_regular_file()) {
+      std::fprintf(stderr, "powerloss recorder: %s is not a regular file\n", e.path().c_str());
+      std::abort();
+    }
+    const std::string name = e.path().filename().string();
+    const int inode = static_cast<int>(r.t.inode_names.size());
+    std::string bytes(static_cast<std::size_t>(e.file_size()), '\0');
+    const int fd = ::open(e.path().c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || ::pread(fd, bytes.data(), bytes.size(), 0) != static_cast<ssize_t>(bytes.size())) {
+      std::fprintf(stderr, "powerloss recorder: cannot read %s\n", e.path().c_str());
+      std::abort();
+    }
+    ::close(fd);
+    r.t.inode_names.push_back(name);
+    r.names[name] = inode;
+    r.t.initial.push_back({inode, name, std::move(bytes)});
+  }
   r.on = true;
 }
 

@@ -47,13 +47,20 @@ struct op {
 };
 
 struct trace {
+  // Files the directory held when recording started (durable: what a state
+  // being recovered holds), as inode, name, bytes.
+  struct initial_file {
+    int inode;
+    std::string name, bytes;
+  };
+  std::vector<initial_file> initial;
   std::vector<op> ops;
   std::vector<std::string> inode_names;  // the last name each inode was given
   std::vector<std::string> unmodelled;   // calls the model does not cover
 };
 
-// Starts recording the changes to files in `dir` (which must exist and be
-// empty; a file there that recording did not see created is refused).
+// Starts recording the changes to files in `dir` (which must exist and hold
+// regular files only: they become trace::initial).
 void start_recording(const std::filesystem::path& dir);
 // Stops recording and returns the trace.
 trace stop_recording();
