@@ -5,6 +5,7 @@
 // errno is kept as the real call left it.
 #include "recorder.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdarg>
 #include <cstdio>
@@ -13,7 +14,6 @@
 #include <optional>
 #include <unordered_map>
 
-#include <dirent.h>
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <sys/mman.h>
