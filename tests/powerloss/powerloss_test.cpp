@@ -202,7 +202,8 @@ struct counter {
 };
 static_assert(sizeof(counter) == 512);
 
-TEST(PowerLoss, PersistFlush) {
+// 40 saves, flush() and update() in turn, a new handle every 8th.
+TEST(PowerLoss, PersistFlushAndUpdate) {
   recorded_run run;
   const fs::path file = run.dir() / "value";
   {
@@ -210,8 +211,13 @@ TEST(PowerLoss, PersistFlush) {
     for (std::uint64_t k = 1; k <= 40 * scale(); ++k) {
       if (k % 8 == 0) p.emplace(file);  // a new handle: reads the file, opens the directory
       run.begin();
-      (*p)->set(k);
-      p->flush();
+      if (k % 2) {
+        (*p)->set(k);
+        p->flush();
+      } else {  // the locked read-modify-write: the file holds k - 1
+        p->update([](counter& c) { c.set(c.seq + 1); });
+      }
+      ASSERT_EQ((*p)->value(), "seq " + std::to_string(k));
       run.ack((*p)->value());
     }
   }
