@@ -10,8 +10,12 @@
 // only after a directory fsync), reopens each one and requires exactly the
 // last acknowledged commit or a later one in flight, then continues the
 // reopened store (more commits, verify(), another reopen), so that damage
-// that shows only later is seen too. Each test prints its counts: crash
-// points, states built, distinct states opened, failures.
+// that shows only later is seen too. MappedSpaceRecovery crashes the
+// recovery itself. Each test prints its counts: crash points, states built,
+// distinct states opened, failures.
+//
+// Registered only in the build without sanitizers (tests/powerloss/
+// CMakeLists.txt): ASan and UBSan intercept the same calls.
 //
 // The model is itself tested: toy protocols with a known flaw (a value
 // rewritten in place, a rename never made durable) must fail, the correct
@@ -19,6 +23,7 @@
 //
 // Environment: FL_POWERLOSS_SCALE=n (default 1) runs n times the commits and
 // samples n times the subsets per crash point; FL_TEST_SEED replays a run.
+//
 // Two protocol bugs this test found are fixed: an import's publication
 // renamed the data file before its log (json_store's imports), and pages
 // write_fresh put past the committed size outlived a crash before the
