@@ -85,6 +85,14 @@ std::optional<std::string> name_in_dir(const char* path) {
 
 void unmodelled(std::string what) { rec().t.unmodelled.push_back(std::move(what)); }
 
+// A mapped_space's reader table ("<path>-readers"): shared memory that holds
+// nothing durable (every writer's open rebuilds it), so not part of the
+// states a power cut leaves; not recorded.
+bool volatile_name(const std::string& name) {
+  constexpr std::string_view suffix = "-readers";
+  return name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
 // Appends `o`; a data operation carries its file's name at that moment.
 void push(op o) {
   trace& t = rec().t;
@@ -108,7 +116,7 @@ void opened(const char* path, int flags, int fd) {
     return;
   }
   const auto name = name_in_dir(path);
-  if (!name) return;
+  if (!name || volatile_name(*name)) return;
   int inode;
   const auto it = r.names.find(*name);
   if (it == r.names.end()) {
@@ -189,6 +197,7 @@ int rename_inode(const char* from, const char* to, const char* call) {
   const auto a = name_in_dir(from);
   const auto b = name_in_dir(to);
   if (!a && !b) return -1;
+  if (a && b && volatile_name(*a) && volatile_name(*b)) return -1;
   if (!a || !b) {
     unmodelled(std::string(call) + " into or out of the recorded directory: " + from + " -> " + to);
     return -1;
@@ -221,7 +230,7 @@ void unlinked(const char* path) {
   if (!r.on) return;
   const errno_keeper keep;
   const auto name = name_in_dir(path);
-  if (!name) return;
+  if (!name || volatile_name(*name)) return;
   r.names.erase(*name);
   push({op_kind::unlink, -1, *name, {}, 0, {}});
 }
@@ -248,6 +257,7 @@ void start_recording(const std::filesystem::path& dir) {
       std::abort();
     }
     const std::string name = e.path().filename().string();
+    if (volatile_name(name)) continue;
     const int inode = static_cast<int>(r.t.inode_names.size());
     std::string bytes(static_cast<std::size_t>(e.file_size()), '\0');
     const int fd = ::open(e.path().c_str(), O_RDONLY | O_CLOEXEC);
