@@ -353,6 +353,11 @@ void mapped_space::sync() {
   if (s.log_head >= detail::log_bound || (s.durable && s.slot_unflushed && s.log_open)) {
     if (const int e = detail::checkpoint(s)) detail::throw_errno(s.path, "checkpoint", e);
   }
+  // Deferred frees: batches the oldest needed state no longer reaches return
+  // to the free lists, and the blocks retired since the last commit become
+  // this commit's batch (both part of this commit).
+  detail::release_deferred(s);
+  detail::write_retired_batch(*this, s, s.committed.generation + 1);
   // Pages the committed table covers; without a table (the commit that
   // created the file) every page but the meta pages is recomputed.
   const std::uint64_t old_pages =
@@ -363,7 +368,7 @@ void mapped_space::sync() {
   std::vector<log_extent> runs;
   const std::uint64_t clean_mapped = detail::find_dirty(s, detail::space_data_start, scan_end, runs);
   if (!extra.empty()) runs = detail::merge_runs(runs, extra);
-  if (runs.empty() && s.size == s.committed.file_size &&
+  if (runs.empty() && s.size == s.committed.file_size && s.deferred_head == s.committed.deferred &&
       std::memcmp(&s.alloc, &s.committed.alloc, sizeof s.alloc) == 0)
     return;  // nothing to commit
 
@@ -395,6 +400,7 @@ void mapped_space::sync() {
   if (!table_runs.empty()) runs = detail::merge_runs(runs, table_runs);
 
   space_meta m = detail::make_meta(s.committed.uuid, s.committed.generation + 1, s.size, s.alloc);
+  m.deferred = s.deferred_head;
   m.table_crc = detail::crc32c(table, s.alloc.crc_table_bytes);
   m.crc = detail::meta_crc(m);
 
@@ -433,6 +439,16 @@ void mapped_space::sync() {
       detail::throw_errno(s.path, "write (the commit is durable in the log)", e);
   }
   s.in_place_failed = false;
+  // After compact(): the commit that no longer covers the file's end is
+  // durable, so the end can go (a crash before this leaves a longer file,
+  // which opens as the committed state).
+  if (s.shrink_from > s.size) {
+    if (::ftruncate(fd, static_cast<off_t>(s.size)) != 0)
+      detail::throw_errno(s.path, "ftruncate (compact; the commit is durable)", errno);
+    ::mmap(s.base + s.size, s.shrink_from - s.size, detail::reserve_prot,
+           detail::reserve_flags | MAP_FIXED, -1, 0);
+  }
+  s.shrink_from = 0;
   // 3. The private copies now equal the file: drop them, so that the page
   // tables show only changes made after this commit. Clean pages that reads
   // mapped stay while there are few of them: the next read needs no fault,
@@ -453,12 +469,20 @@ void mapped_space::sync() {
 void mapped_space::rollback() {
   detail::space_state& s = *st_;
   detail::refuse_after_failed_write(s);
+  if (s.shrink_from != 0) {  // compact() undone: the file still has its end
+    s.size = s.shrink_from;
+    size_ = s.size;
+    s.shrink_from = 0;
+  }
   const std::uint64_t top = std::max(s.alloc.top, s.committed.alloc.top);
   std::vector<log_extent> runs;
   detail::find_dirty(s, detail::space_data_start,
                      std::min(s.size, detail::round_up(top, s.sys_page)), runs);
   for (const log_extent& r : runs) ::madvise(s.base + r.offset, r.length, MADV_DONTNEED);
   s.alloc = s.committed.alloc;
+  s.deferred_loaded = false;  // the committed chain, read again on first use
+  s.retired.clear();
+  s.deferred.clear();
   s.fresh.clear();
   // The dropped pages read from the file again: check them again.
   std::fill(s.verified.begin(), s.verified.end(), 0);

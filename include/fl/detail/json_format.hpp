@@ -40,7 +40,11 @@ namespace fl::detail::json {
 
 // "flJSONst" read as a little-endian uint64.
 inline constexpr std::uint64_t file_magic = 0x74734e4f534a6c66ULL;
-inline constexpr std::uint32_t format_version = 2;
+// Version 3: every value with bytes has a block of its own (reused once
+// freed); version 2 (blocks of many values, ordered below their containers)
+// is read and edited without reclaiming space until compacted.
+inline constexpr std::uint32_t format_version = 3;
+inline constexpr std::uint32_t oldest_format_version = 2;
 
 // Containers nested deeper than this are rejected by the parser and treated as
 // damage by the reader (which recurses once per level when dumping). The same
