@@ -356,15 +356,39 @@ void mapped_space::compact() {
       b = detail::load_u64(s.base, b + 8);
     }
   }
+  // The page-CRC table is the space's own block: when it lies in the run of
+  // free blocks at the end (growth carves a bigger one at the end), it goes
+  // too, and the next commit carves a new one and computes every page's CRC.
+  std::uint64_t table_block = 0;
+  if (a.crc_table != 0) {
+    std::uint64_t b;
+    unsigned c;
+    if (find_live_block(s, a.crc_table, b, c)) table_block = b;
+  }
   std::sort(free_blocks.begin(), free_blocks.end());
   std::uint64_t top = a.top;
-  while (!free_blocks.empty() &&
-         free_blocks.back() + class_size(detail::load_header(s.base, free_blocks.back()).cls()) ==
-             top) {
-    top = free_blocks.back();
-    free_blocks.pop_back();
+  bool drop_table = false;
+  for (;;) {
+    if (!free_blocks.empty() &&
+        free_blocks.back() + class_size(detail::load_header(s.base, free_blocks.back()).cls()) ==
+            top) {
+      top = free_blocks.back();
+      free_blocks.pop_back();
+    } else if (table_block != 0 && !drop_table &&
+               table_block + class_size(detail::load_header(s.base, table_block).cls()) == top) {
+      top = table_block;
+      drop_table = true;
+    } else {
+      break;
+    }
   }
   if (top == a.top) return;
+  if (drop_table) {
+    free_block(s, table_block, detail::load_header(s.base, table_block).cls());
+    a.crc_table = 0;
+    a.crc_table_bytes = 0;
+    s.table_rebuild = true;
+  }
   // Unlink the blocks at or past the new end from their lists.
   for (unsigned c = 0; c < space_class_count; ++c) {
     std::uint64_t prev = 0;

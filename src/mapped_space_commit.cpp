@@ -388,8 +388,13 @@ void mapped_space::sync() {
     const std::uint64_t at = (s.alloc.crc_table + i * 4) / s.sys_page * s.sys_page;
     if (table_runs.empty() || table_runs.back().offset != at) table_runs.push_back({at, s.sys_page});
   };
-  for (std::uint64_t i = std::max<std::uint64_t>(old_pages, 2); i < pages; ++i)
-    set_entry(i, zero_page_crc());
+  if (s.table_rebuild) {
+    for (std::uint64_t i = 2; i < pages; ++i)
+      set_entry(i, detail::crc32c(s.base + i * space_page, space_page));
+  } else {
+    for (std::uint64_t i = std::max<std::uint64_t>(old_pages, 2); i < pages; ++i)
+      set_entry(i, zero_page_crc());
+  }
   for (const std::vector<log_extent>* list : {&runs, &s.fresh}) {
     for (const log_extent& r : *list) {
       for (std::uint64_t i = r.offset / space_page;
@@ -449,6 +454,7 @@ void mapped_space::sync() {
            detail::reserve_flags | MAP_FIXED, -1, 0);
   }
   s.shrink_from = 0;
+  s.table_rebuild = false;
   // 3. The private copies now equal the file: drop them, so that the page
   // tables show only changes made after this commit. Clean pages that reads
   // mapped stay while there are few of them: the next read needs no fault,
@@ -474,6 +480,7 @@ void mapped_space::rollback() {
     size_ = s.size;
     s.shrink_from = 0;
   }
+  s.table_rebuild = false;
   const std::uint64_t top = std::max(s.alloc.top, s.committed.alloc.top);
   std::vector<log_extent> runs;
   detail::find_dirty(s, detail::space_data_start,

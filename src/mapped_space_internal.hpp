@@ -72,6 +72,9 @@ struct space_state {
   // compact() lowered `size` from this (the file's size on disk, still
   // mapped past `size`); the next commit cuts the file. 0: nothing pending.
   std::uint64_t shrink_from = 0;
+  // compact() dropped the page-CRC table: the next commit carves a new one
+  // and computes every page's CRC.
+  bool table_rebuild = false;
   std::uint64_t remaps = 0;
   space_alloc_state alloc{};  // live
   // Deferred frees (persist_format.hpp, "deferred frees"): the blocks retired

@@ -80,6 +80,7 @@ struct churn_result {
   std::uint64_t end_bytes = 0;      // after the last commit
   std::uint64_t fresh_bytes = 0;    // a fresh import of the final document
   std::uint64_t compact_bytes = 0;  // after compact() and sync()
+  fl::space_stats end_space;        // the space after the last commit
 };
 
 // Runs `edits` edits of `w` on a store imported from `text`, committing
@@ -133,13 +134,7 @@ churn_result churn(fl_test::churn_gen::workload w, const std::string& text, std:
   {
     const fl::json_store closing = std::move(s);
   }
-  {
-    const fl::space_stats st = fl::mapped_space(file).stats();
-    std::printf("DEBUG file %llu top %llu used %llu free %llu deferred %llu live %llu\n",
-                (unsigned long long)st.file_bytes, (unsigned long long)st.top,
-                (unsigned long long)st.used_bytes, (unsigned long long)st.free_bytes,
-                (unsigned long long)st.deferred_bytes, (unsigned long long)st.live_blocks);
-  }
+  r.end_space = fl::mapped_space(file).stats();
   s = fl::json_store::open(file);
   r.max_bytes = std::max(r.max_bytes, r.end_bytes);
   EXPECT_EQ(ojson::parse(str(s.dump())), model) << "seed " << seed;
@@ -160,10 +155,11 @@ churn_result churn(fl_test::churn_gen::workload w, const std::string& text, std:
 
 void report(const char* name, const churn_result& r) {
   std::printf(
-      "%s: %llu edits: file at most %.2f MiB, %.2f MiB at the end; fresh import %.2f MiB; "
-      "compact %.2f MiB (%.2fx)\n",
+      "%s: %llu edits: file at most %.2f MiB, %.2f MiB at the end (blocks end at %.2f MiB: "
+      "%.2f live, %.2f free); fresh import %.2f MiB; compact %.2f MiB (%.2fx)\n",
       name, static_cast<unsigned long long>(r.edits), r.max_bytes / 1048576.0,
-      r.end_bytes / 1048576.0, r.fresh_bytes / 1048576.0, r.compact_bytes / 1048576.0,
+      r.end_bytes / 1048576.0, r.end_space.top / 1048576.0, r.end_space.used_bytes / 1048576.0,
+      r.end_space.free_bytes / 1048576.0, r.fresh_bytes / 1048576.0, r.compact_bytes / 1048576.0,
       static_cast<double>(r.compact_bytes) / static_cast<double>(r.fresh_bytes));
   EXPECT_LE(r.max_bytes, 2 * r.fresh_bytes + (std::uint64_t{1} << 20)) << name;
   EXPECT_LE(static_cast<double>(r.compact_bytes), 1.2 * static_cast<double>(r.fresh_bytes)) << name;

@@ -222,7 +222,7 @@ class json_store {
   // go to the redo log, flushed once, then in place without a flush.
   void sync();
   // Rewrites the document compactly (as an import of its dump() would lay it
-  // out) into "<file>.tmp"; the next sync() commits it and renames it over
+  // out) into "<file>.compact"; the next sync() commits it and renames it over
   // the store, which then takes about the live data's size. Until then the
   // store stays open and locked as it is; destroyed before that sync(), the
   // compaction (and the edits since the last sync) is discarded and the

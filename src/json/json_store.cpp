@@ -64,10 +64,11 @@ class store_file {
   // compact(): the store being replaced, kept open (and locked) until the
   // sync() that publishes the compact copy.
   std::optional<mapped_space> old_space_;
-  // What the edit in progress replaces: old container tables (their
-  // children move to the copies) and old values (with everything below).
-  std::vector<std::uint64_t> retire_tables_;
-  std::vector<json_ref> drop_values_;
+  // The blocks the edit in progress replaces (old container tables on its
+  // path, whose children move to the copies, and every block of the value
+  // it replaces or removes), found and checked before the edit changes
+  // anything, retired once it is published.
+  std::vector<std::uint64_t> replaced_;
 
   store_file() = default;
   store_file(const store_file&) = delete;
@@ -424,11 +425,10 @@ class store_file {
       cur = child.ref_;
       limit = child.limit_;
     }
-    retire_tables_.clear();
-    drop_values_.clear();
+    replaced_.clear();
     if (path.empty()) {  // the pointer "" names the document
       if (!v) return false;
-      drop_values_.push_back(root_);
+      find_replaced(root_);
       root_ = *v;
       return true;
     }
@@ -436,14 +436,17 @@ class store_file {
     const bool replaces = s.pos != std::string_view::npos &&
                           !(s.c.k == static_cast<std::uint8_t>(kind::array) && s.pos == s.c.n);
     if (v && replaces && inline_kind(v->k)) {
-      drop_values_.push_back(overwrite_entry(s.c, s.limit, s.pos, *v));
+      find_replaced(entry(s.c, s.limit, s.pos));
+      overwrite_entry(s.c, s.limit, s.pos, *v);
       return true;
     }
-    for (const step& p : path) retire_tables_.push_back(p.c.x);
+    if (!v && s.pos == std::string_view::npos) return false;
+    if (s.pos != std::string_view::npos && !(s.c.k == static_cast<std::uint8_t>(kind::array) &&
+                                              s.pos == s.c.n))
+      find_replaced(entry(s.c, s.limit, s.pos));
+    for (const step& p : path) find_replaced_table(p.c);
     json_ref r;
     if (!v) {
-      if (s.pos == std::string_view::npos) return false;
-      drop_values_.push_back(entry(s.c, s.limit, s.pos));
       r = copy_container(s.c, s.limit, s.pos, op::remove, {}, {});
     } else if (s.pos == std::string_view::npos) {
       if (s.c.k == static_cast<std::uint8_t>(kind::array)) {
@@ -454,7 +457,6 @@ class store_file {
     } else if (s.c.k == static_cast<std::uint8_t>(kind::array) && s.pos == s.c.n) {
       r = copy_container(s.c, s.limit, 0, op::add, *v, {});
     } else {
-      drop_values_.push_back(entry(s.c, s.limit, s.pos));
       r = copy_container(s.c, s.limit, s.pos, op::set, *v, {});
     }
     for (std::size_t i = path.size() - 1; i-- > 0;)
@@ -545,44 +547,69 @@ class store_file {
     start_tail();
   }
 
-  // Retires what the edit just published replaced (format 3 only): the old
-  // tables on its path and every block of the old value. A damaged document
-  // (a value reachable twice, a cycle) cannot make this loop: it visits at
-  // most max_depth levels and as many blocks as the space has live.
+  // Retires the blocks the edit just published replaced.
   void retire_replaced() {
-    if (!reuse_) return;
-    std::uint64_t budget = space_->stats().live_blocks;
+    for (std::uint64_t x : replaced_) space_->retire(fptr<void>(x));
+    replaced_.clear();
+  }
+
+  // The bytes a value with a block keeps in it.
+  static std::uint64_t payload_bytes(const json_ref& r) noexcept {
+    switch (static_cast<kind>(r.k)) {
+      case kind::array: return std::uint64_t{r.n} * sizeof(json_ref);
+      case kind::object: return std::uint64_t{r.n} * sizeof(json_member);
+      default: return r.n;
+    }
+  }
+
+  // Adds the block of `r` to replaced_ (format 3 only), after checking that
+  // it is a live block of the space holding the value's bytes: a damaged
+  // document fails here, before the edit changes anything.
+  void add_replaced(const json_ref& r) {
+    std::size_t room = 0;
     try {
-      for (std::uint64_t x : retire_tables_)
-        if (x != 0) space_->retire(fptr<void>(x));
-      for (const json_ref& r : drop_values_) retire_value(r, 0, budget);
+      room = space_->block_size(fptr<void>(r.x));
     } catch (const std::invalid_argument&) {
       damaged("a value's bytes are not a block of the space");
     }
-    retire_tables_.clear();
-    drop_values_.clear();
+    if (room < payload_bytes(r)) damaged("a value's bytes are larger than its block");
+    replaced_.push_back(r.x);
   }
 
-  void retire_value(const json_ref& r, std::uint32_t depth, std::uint64_t& budget) {
+  // A container on an edit's path: its table is replaced by the copy; its
+  // children move to the copy.
+  void find_replaced_table(const json_ref& c) {
+    if (reuse_ && has_block(c)) add_replaced(c);
+  }
+
+  // Every block of value `r`, which the edit replaces or removes. A damaged
+  // document (a value reachable twice, a cycle) cannot make this loop: it
+  // visits at most max_depth levels and as many blocks as the space has live.
+  void find_replaced(const json_ref& r) {
+    if (!reuse_) return;
+    std::uint64_t budget = space_->stats().live_blocks;
+    find_replaced(r, 0, budget);
+  }
+  void find_replaced(const json_ref& r, std::uint32_t depth, std::uint64_t& budget) {
     if (!has_block(r)) return;
     if (depth >= max_depth) damaged("nesting deeper than the format allows");
     if (budget == 0) damaged("the structure refers to one value twice");
     --budget;
+    add_replaced(r);
     const std::uint64_t limit = root_limit();
     if (r.k == static_cast<std::uint8_t>(kind::array)) {
       const unsigned char* t = bytes(r.x, std::uint64_t{r.n} * sizeof(json_ref), limit);
       for (std::uint32_t i = 0; i < r.n; ++i)
-        retire_value(read_ref(t + std::size_t{i} * sizeof(json_ref)), depth + 1, budget);
+        find_replaced(read_ref(t + std::size_t{i} * sizeof(json_ref)), depth + 1, budget);
     } else if (r.k == static_cast<std::uint8_t>(kind::object)) {
       const unsigned char* t = bytes(r.x, std::uint64_t{r.n} * sizeof(json_member), limit);
       for (std::uint32_t i = 0; i < r.n; ++i) {
         json_member m;
         std::memcpy(&m, t + std::size_t{i} * sizeof m, sizeof m);
         if (!valid_kind(m.value.k)) damaged("a value of unknown kind");
-        retire_value(m.value, depth + 1, budget);
+        find_replaced(m.value, depth + 1, budget);
       }
     }
-    space_->retire(fptr<void>(r.x));
   }
 
   // Starts a new tail at the space's end (a block's start). The page there
@@ -602,11 +629,12 @@ class store_file {
     tail_page_checked_ = true;
   }
 
-  // A new, empty space under path_ + ".tmp" (any old file there is a
+  // A new, empty space under path_ + `suffix` (any old file there is a
   // leftover of an import or compaction never synced) with its head, for an
-  // import or a compaction; published by the first sync().
-  mapped_space new_space() {
-    const std::filesystem::path tmp = with_suffix(path_, ".tmp");
+  // import (".tmp") or a compaction (".compact"); published by the first
+  // sync().
+  mapped_space new_space(const char* suffix) {
+    const std::filesystem::path tmp = with_suffix(path_, suffix);
     ::unlink(tmp.c_str());
     ::unlink(with_suffix(tmp, "-log").c_str());
     // Not durable until the first sync(), which publishes it: nothing waits
@@ -621,7 +649,7 @@ class store_file {
   }
 
   void create() {
-    space_.emplace(new_space());
+    space_.emplace(new_space(".tmp"));
     head_ = space_->root<json_head>();
     reuse_ = true;
     start_tail();
@@ -682,19 +710,31 @@ class store_file {
   // Rewrites the document into a new space laid out as an import would
   // (format 3, no free blocks), which replaces the store at the next sync().
   void compact() {
-    mapped_space fresh = new_space();
+    // Not the name of the space in use (a compaction not yet synced).
+    const char* suffix =
+        !published_ && space_->path() == with_suffix(path_, ".compact") ? ".tmp" : ".compact";
+    mapped_space fresh = new_space(suffix);
     const fptr<json_head> fresh_head = fresh.root<json_head>();
-    const std::uint64_t base = fresh.end_block().offset() - 8;
-    byte_buffer out;
-    std::vector<tail_block> blocks;
-    builder b(out, blocks, base);
-    emit(root_, b, out, 8 * root_limit() + 64, 0);
-    const json_ref root = b.result();
-    if (!blocks.empty()) {
-      const fptr<void> run = fresh.allocate_end_run(out.size(), blocks.size());
-      if (run.offset() != base)
-        throw std::logic_error("fl::json_store: the space was allocated from behind its back");
-      fresh.write_fresh(run, out.data(), out.size());
+    json_ref root;
+    try {
+      const std::uint64_t base = fresh.end_block().offset() - 8;
+      byte_buffer out;
+      std::vector<tail_block> blocks;
+      builder b(out, blocks, base);
+      emit(root_, b, out, 8 * root_limit() + 64, 0);
+      root = b.result();
+      if (!blocks.empty()) {
+        const fptr<void> run = fresh.allocate_end_run(out.size(), blocks.size());
+        if (run.offset() != base)
+          throw std::logic_error("fl::json_store: the space was allocated from behind its back");
+        fresh.write_fresh(run, out.data(), out.size());
+      }
+    } catch (...) {
+      const std::filesystem::path tmp = fresh.path();
+      { const mapped_space closing = std::move(fresh); }
+      ::unlink(tmp.c_str());
+      ::unlink(with_suffix(tmp, "-log").c_str());
+      throw;
     }
     fresh.get(fresh_head)->root = root;
     // A published store stays open (and locked) until the sync() that
@@ -910,6 +950,7 @@ void json_store::set(std::string_view json_pointer, std::string_view json_text) 
     f.tail_.truncate(mark);
     f.tail_blocks_.resize(blocks_mark);
     f.root_ = old_root;
+    f.replaced_.clear();
     throw;
   }
 }
@@ -931,6 +972,7 @@ bool json_store::erase(std::string_view json_pointer) {
     f.tail_.truncate(mark);
     f.tail_blocks_.resize(blocks_mark);
     f.root_ = old_root;
+    f.replaced_.clear();
     throw;
   }
 }
