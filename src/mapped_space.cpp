@@ -23,15 +23,17 @@ namespace fl {
 namespace {
 
 // Makes the file and the mapping at least `need` bytes long, in steps of an
-// eighth of the file (at least one granule, at most max_growth_step): a
+// eighth of the file (at least a system page, at most max_growth_step): a
 // space whose freed blocks are reused grows slowly, and the step bounds
 // what the file holds past its end of blocks (a doubling would leave up to
 // half the file unused).
 void grow(detail::space_state& s, std::uint64_t need) {
-  const std::uint64_t step = std::min(std::max(s.size / detail::growth_divisor, s.granule),
+  const std::uint64_t step = std::min(std::max(s.size / detail::growth_divisor, s.sys_page),
                                       detail::max_growth_step);
   std::uint64_t next = std::max(need, s.size + step);
-  next = detail::round_up(next, s.granule);
+  // Small files grow by system pages (a small store stays tens of KiB),
+  // larger ones by the granule.
+  next = detail::round_up(next, next < detail::small_file_bytes ? s.sys_page : s.granule);
   if (next > s.reserve) {
     // Move the mapping into a new, larger reserved range: raw pointers change.
     const std::uint64_t res = detail::round_up(2 * next, s.granule);
