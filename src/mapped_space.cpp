@@ -185,7 +185,7 @@ void mapped_space::retire(fptr<void> p) {
     throw std::invalid_argument("fl::mapped_space::retire: " + detail::hex(p.offset()) +
                                 " is not a live block of this space");
   if (!s.deferred_loaded) detail::load_deferred(s);
-  s.retired.push_back(p.offset());
+  s.retired_blocks.push_back(p.offset());
   s.deferred_bytes += class_size(c);
 }
 
@@ -193,7 +193,7 @@ namespace detail {
 
 void load_deferred(space_state& s) {
   s.deferred.clear();
-  s.retired.clear();
+  s.retired_blocks.clear();
   s.deferred_bytes = 0;
   s.deferred_head = s.committed.deferred;
   s.deferred_loaded = true;
@@ -266,8 +266,8 @@ void release_deferred(space_state& s) {
 
 void write_retired_batch(mapped_space& space, space_state& s, std::uint64_t generation) {
   if (!s.deferred_loaded) load_deferred(s);
-  if (s.retired.empty()) return;
-  std::vector<std::uint64_t>& r = s.retired;
+  if (s.retired_blocks.empty()) return;
+  std::vector<std::uint64_t>& r = s.retired_blocks;
   std::sort(r.begin(), r.end());
   // One block retired twice (a damaged document that names it twice) is
   // freed once.

@@ -520,7 +520,7 @@ void mapped_space::rollback() {
        ::ftruncate(s.fd.get(), static_cast<off_t>(s.size)) != 0))
     detail::throw_errno(s.path, "ftruncate (rollback)", errno);
   s.deferred_loaded = false;  // the committed chain, read again on first use
-  s.retired.clear();
+  s.retired_blocks.clear();
   s.deferred.clear();
   s.fresh.clear();
   // The dropped pages read from the file again: check them again.

@@ -90,7 +90,7 @@ struct space_state {
     std::uint64_t block;  // the batch's own block (payload offset)
     std::vector<std::uint64_t> offsets;
   };
-  std::vector<std::uint64_t> retired;
+  std::vector<std::uint64_t> retired_blocks;
   std::deque<deferred_batch> deferred;
   std::uint64_t deferred_head = 0;   // the newest batch, as the next commit records it
   std::uint64_t deferred_bytes = 0;  // class bytes of retired and batched blocks
