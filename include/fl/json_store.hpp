@@ -32,9 +32,11 @@
 // uncommitted (the earlier json_store is retired: its reads and writes throw
 // "superseded"), and throws "locked" otherwise. A json_store and the
 // json_values taken from it may be used by one thread at a time. Views
-// (json_value, string_views from it) are valid until the next set/erase/sync
-// or the store's destruction. import() keeps one simdjson parser per thread,
-// its buffers sized by the largest text that thread imported.
+// (json_value, string_views from it) are valid until the next set, erase,
+// sync or compact, or the store's destruction (an edit reuses the blocks of
+// values replaced before the last commit). import() keeps one simdjson
+// parser per thread, its buffers sized by the largest text that thread
+// imported.
 #pragma once
 
 #include <fl/detail/config.hpp>
