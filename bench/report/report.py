@@ -65,7 +65,7 @@ BASELINE = {
 DEFAULT_BASELINE = "std"
 
 # User counters shown in a table of their own, next to the times.
-COUNTERS = ["peak_rss_mb"]
+COUNTERS = ["peak_rss_mb", "idle_rss_mb"]
 
 # Said under a section's heading.
 SECTION_NOTES = {
@@ -411,6 +411,8 @@ def counter_table(section, cases, counter):
     lines = [f"{counter} (median):", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for case, per_lib in cases.items():
         vals = {l: per_lib[l].counter(counter) for l in order if l in per_lib}
+        if all(v is None for v in vals.values()):
+            continue  # a case that does not report this counter (alloc/'s idle_rss_mb)
         base = vals.get(want)
         cells = [case] + [("-" if vals.get(l) is None else f"{vals[l]:.1f}") for l in order]
         cells += [fmt_ratio(vals[l] / base) if vals.get(l) is not None and base else "" for l in others]
