@@ -121,11 +121,20 @@ fptr<void> mapped_space::allocate(std::size_t bytes, std::size_t align) {
   if (align < 16) align = 16;
   if (bytes > detail::space_max_block - space_page) throw std::bad_alloc();
   const std::uint64_t need = std::max<std::uint64_t>(16, bytes + 8 + (align - 16));
-  const unsigned c = detail::size_class(need);
-  const std::uint64_t cs = class_size(c);
+  unsigned c = detail::size_class(need);
   detail::space_alloc_state& a = s.alloc;
   if (deferred_due(s)) [[unlikely]]
     detail::release_deferred(s);
+  // An empty class takes a free block of one of the next classes before
+  // carving: freed space serves requests of neighbouring sizes (blocks are
+  // never split or merged, so without this each class would keep its own
+  // high-water mark of free blocks).
+  for (unsigned k = 1; a.free_heads[c] == 0 && k <= detail::space_fit_classes &&
+                       c + k < space_class_count;
+       ++k) {
+    if (a.free_heads[c + k] != 0) c += k;
+  }
+  const std::uint64_t cs = class_size(c);
   std::uint64_t b = a.free_heads[c];
   if (b != 0) {
     // Pop; the list lives in the file, so check what it says before use.

@@ -112,6 +112,9 @@ inline constexpr std::uint64_t default_reserve = std::uint64_t{64} << 30;
 inline constexpr std::uint64_t small_file_bytes = std::uint64_t{1} << 20;
 inline constexpr std::uint64_t max_growth_step = std::uint64_t{1} << 30;
 inline constexpr std::uint64_t growth_divisor = 8;  // growth step: file size / 8
+// allocate() may take a free block up to this many classes above the one
+// asked for (up to 32 bytes more below 128, up to ~56% above) before carving.
+inline constexpr unsigned space_fit_classes = 2;
 inline constexpr std::size_t copy_chunk = std::size_t{1}
                                           << 20;  // bounded buffers for log reading and replay
 // Clean pages a commit leaves mapped (see mapped_space::sync, step 3): up to
