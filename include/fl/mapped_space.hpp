@@ -201,7 +201,9 @@ class mapped_space {
   // to 4096), zero-filled if it was never used before, else holding what its
   // last owner left. O(1) amortized: the request is rounded to one of ~170
   // size classes (16-byte steps to 128, then 4 per doubling), taken from that
-  // class's free list or carved from the end, growing the file when needed.
+  // class's free list (or, when it is empty, one of the next two classes':
+  // the block is then larger than asked) or carved from the end, growing the
+  // file when needed.
   // Throws std::invalid_argument (bad align), persist_error (the file cannot
   // grow, or a free list in the file is damaged), std::bad_alloc.
   fptr<void> allocate(std::size_t bytes, std::size_t align = alignof(std::max_align_t));
