@@ -8,11 +8,13 @@
 // Counts: FL_CHURN_FULL=1 runs the full ones (1,000,000 edits of the small
 // document, 100,000 of twitter.json); by default a scaled count keeps the
 // test to a few seconds (smaller under sanitizers). twitter.json comes from
-// FL_JSON_DATA or the shared data directory; skipped when absent.
+// FL_JSON_DATA or the shared data directory; without it, the generated
+// document of its shape (json_documents.hpp).
 #include <fl/json_store.hpp>
 #include <fl/mapped_space.hpp>
 
 #include "json_churn.hpp"
+#include "json_documents.hpp"
 #include "json_test_support.hpp"
 #include "test_support.hpp"
 
@@ -173,11 +175,12 @@ TEST(JsonChurn, SmallDocumentStaysBounded) {
 }
 
 TEST(JsonChurn, TwitterStaysBounded) {
-  const auto text = fl_test::json_document("twitter.json");
-  if (!text) GTEST_SKIP() << "twitter.json not found (FL_JSON_DATA, the shared data directory)";
+  // twitter.json when present, else the generated document of its shape.
+  const std::string text =
+      fl_test::json_document("twitter.json").value_or(fl_test::generated_twitter());
   const std::uint64_t edits = full_counts() ? 100'000 : 6'000 / scale_down;
   const churn_result r =
-      churn(fl_test::churn_gen::workload::twitter, *text, edits, 16, 2'500);
+      churn(fl_test::churn_gen::workload::twitter, text, edits, 16, 2'500);
   report("churn_twitter", r);
 }
 #else
