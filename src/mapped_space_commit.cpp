@@ -387,6 +387,11 @@ void mapped_space::sync() {
   if (s.log_head >= detail::log_bound || (s.durable && s.slot_unflushed && s.log_open)) {
     if (const int e = detail::checkpoint(s)) detail::throw_errno(s.path, "checkpoint", e);
   }
+  // Deferred frees: batches the oldest needed state no longer reaches return
+  // to the free lists, and the blocks retired since the last commit become
+  // this commit's batch (both part of this commit).
+  detail::release_deferred(s);
+  detail::write_retired_batch(*this, s, s.committed.generation + 1);
   // Pages the committed table covers; without a table (the commit that
   // created the file) every page but the meta pages is recomputed.
   const std::uint64_t old_pages =
@@ -398,7 +403,7 @@ void mapped_space::sync() {
   const std::uint64_t clean_mapped = detail::find_dirty(s, detail::space_data_start, scan_end, runs);
   detail::drop_unchanged_lagging(s, runs);
   if (!extra.empty()) runs = detail::merge_runs(runs, extra);
-  if (runs.empty() && s.size == s.committed.file_size &&
+  if (runs.empty() && s.size == s.committed.file_size && s.deferred_head == s.committed.deferred &&
       std::memcmp(&s.alloc, &s.committed.alloc, sizeof s.alloc) == 0)
     return;  // nothing to commit
 
@@ -418,8 +423,13 @@ void mapped_space::sync() {
     const std::uint64_t at = (s.alloc.crc_table + i * 4) / s.sys_page * s.sys_page;
     if (table_runs.empty() || table_runs.back().offset != at) table_runs.push_back({at, s.sys_page});
   };
-  for (std::uint64_t i = std::max<std::uint64_t>(old_pages, 2); i < pages; ++i)
-    set_entry(i, zero_page_crc());
+  if (s.table_rebuild) {
+    for (std::uint64_t i = 2; i < pages; ++i)
+      set_entry(i, detail::crc32c(s.base + i * space_page, space_page));
+  } else {
+    for (std::uint64_t i = std::max<std::uint64_t>(old_pages, 2); i < pages; ++i)
+      set_entry(i, zero_page_crc());
+  }
   for (const std::vector<log_extent>* list : {&runs, &s.fresh}) {
     for (const log_extent& r : *list) {
       for (std::uint64_t i = r.offset / space_page;
@@ -430,6 +440,7 @@ void mapped_space::sync() {
   if (!table_runs.empty()) runs = detail::merge_runs(runs, table_runs);
 
   space_meta m = detail::make_meta(s.committed.uuid, s.committed.generation + 1, s.size, s.alloc);
+  m.deferred = s.deferred_head;
   m.table_crc = detail::crc32c(table, s.alloc.crc_table_bytes);
   m.crc = detail::meta_crc(m);
 
@@ -467,6 +478,27 @@ void mapped_space::sync() {
   s.in_place_failed = true;
   detail::place_commit(s, record_at, runs, clean_mapped, scan_end);
   s.in_place_failed = false;
+  // After compact(): the commit that no longer covers the file's end is
+  // durable, so the end can go (a crash before this leaves a longer file,
+  // which opens as the committed state). While a reader holds an older
+  // commit the file still serves it (place_commit left it behind), so its
+  // end stays until a later commit finds the file current; growth into that
+  // dead end zeroes what it maps (grow() in mapped_space.cpp).
+  const std::uint64_t file_end = std::max(s.shrink_from, s.stale_end);
+  if (file_end > s.size) {
+    if (detail::file_is_current(s)) {
+      if (::ftruncate(s.fd.get(), static_cast<off_t>(s.size)) != 0)
+        detail::throw_errno(s.path, "ftruncate (compact; the commit is durable)", errno);
+      s.stale_end = 0;
+    } else {
+      s.stale_end = file_end;
+    }
+    if (s.shrink_from > s.size)
+      ::mmap(s.base + s.size, s.shrink_from - s.size, detail::reserve_prot,
+             detail::reserve_flags | MAP_FIXED, -1, 0);
+  }
+  s.shrink_from = 0;
+  s.table_rebuild = false;
 }
 
 void mapped_space::rollback() {
@@ -474,6 +506,12 @@ void mapped_space::rollback() {
   detail::refuse_read_only(s, "rollback");
   detail::check_not_retired(s);
   detail::refuse_after_failed_write(s);
+  if (s.shrink_from != 0) {  // compact() undone: the file still has its end
+    s.size = s.shrink_from;
+    size_ = s.size;
+    s.shrink_from = 0;
+  }
+  s.table_rebuild = false;
   const std::uint64_t top = std::max(s.alloc.top, s.committed.alloc.top);
   std::vector<log_extent> runs;
   detail::find_dirty(s, detail::space_data_start,
@@ -488,6 +526,9 @@ void mapped_space::rollback() {
       (::ftruncate(s.fd.get(), static_cast<off_t>(s.committed.file_size)) != 0 ||
        ::ftruncate(s.fd.get(), static_cast<off_t>(s.size)) != 0))
     detail::throw_errno(s.path, "ftruncate (rollback)", errno);
+  s.deferred_loaded = false;  // the committed chain, read again on first use
+  s.retired_blocks.clear();
+  s.deferred.clear();
   s.fresh.clear();
   // The dropped pages read from the file again: check them again.
   std::fill(s.verified.begin(), s.verified.end(), 0);

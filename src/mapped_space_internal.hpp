@@ -16,6 +16,7 @@
 #include <atomic>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -104,8 +105,33 @@ struct space_state {
   std::byte* base = nullptr;      // start of the reserved range = file offset 0
   std::uint64_t reserve = 0;      // bytes reserved at base
   std::uint64_t size = 0;         // bytes of the file mapped (= the file's size)
+  // compact() lowered `size` from this (the file's size on disk, still
+  // mapped past `size`); the next commit cuts the file. 0: nothing pending.
+  std::uint64_t shrink_from = 0;
+  // A committed shrink found the file behind the newest commit (a reader
+  // holds an older one), so the file keeps its end up to here: those bytes
+  // belong to no committed state of this size, and growth zeroes what it maps
+  // of them. 0: the file ends at `size`.
+  std::uint64_t stale_end = 0;
+  // compact() dropped the page-CRC table: the next commit carves a new one
+  // and computes every page's CRC.
+  bool table_rebuild = false;
   std::uint64_t remaps = 0;
   space_alloc_state alloc{};  // live
+  // Deferred frees (persist_format.hpp, "deferred frees"): the blocks retired
+  // since the last commit, then the batches of earlier commits not yet
+  // released, oldest first (the chain on disk runs newest first from
+  // deferred_head). Loaded from the committed chain on first use.
+  struct deferred_batch {
+    std::uint64_t generation;
+    std::uint64_t block;  // the batch's own block (payload offset)
+    std::vector<std::uint64_t> offsets;
+  };
+  std::vector<std::uint64_t> retired_blocks;
+  std::deque<deferred_batch> deferred;
+  std::uint64_t deferred_head = 0;   // the newest batch, as the next commit records it
+  std::uint64_t deferred_bytes = 0;  // class bytes of retired and batched blocks
+  bool deferred_loaded = false;
   space_meta committed{};     // the last commit, as on disk
   std::uint64_t last_sync_pages = 0;
   // One bit per committed page: set once the page is known to hold what the
@@ -123,6 +149,10 @@ inline constexpr std::uint64_t default_reserve = std::uint64_t{64} << 30;
 // Below this size the file grows in system pages rather than granules.
 inline constexpr std::uint64_t small_file_bytes = std::uint64_t{1} << 20;
 inline constexpr std::uint64_t max_growth_step = std::uint64_t{1} << 30;
+inline constexpr std::uint64_t growth_divisor = 8;  // growth step: file size / 8
+// allocate() may take a free block up to this many classes above the one
+// asked for (up to 32 bytes more below 128, up to ~56% above) before carving.
+inline constexpr unsigned space_fit_classes = 2;
 inline constexpr std::size_t copy_chunk = std::size_t{1}
                                           << 20;  // bounded buffers for log reading and replay
 // Clean pages a commit leaves mapped (see mapped_space::sync, step 3): up to
@@ -155,6 +185,25 @@ inline std::uint64_t load_u64(const std::byte* base, std::uint64_t off) noexcept
 inline void store_u64(std::byte* base, std::uint64_t off, std::uint64_t v) noexcept {
   std::memcpy(base + off, &v, sizeof v);
 }
+
+// ---- mapped_space.cpp ----
+
+// The oldest generation whose state may still be read: blocks that commit g
+// no longer reaches are reused once this is g or later. The one place that
+// decides it: the last commit (it is durable once sync() returns; the state
+// before it is then never read again).
+inline std::uint64_t oldest_needed_generation(const space_state& s) noexcept {
+  return s.committed.generation;
+}
+// Reads the committed chain of deferred batches into s.deferred, once per
+// open or rollback (checked: bounds, live blocks, generations, length).
+void load_deferred(space_state& s);
+// Returns to the free lists every batch that oldest_needed_generation()
+// allows, and drops the batches from the chain. Part of the next commit.
+void release_deferred(space_state& s);
+// sync(): writes the blocks retired since the last commit as a new batch of
+// generation `generation` (one block) at the head of the chain.
+void write_retired_batch(mapped_space& space, space_state& s, std::uint64_t generation);
 
 // ---- mapped_space_open.cpp ----
 

@@ -63,6 +63,9 @@ std::string check_meta(const space_meta& m, std::uint64_t file_bytes) {
     return "meta page: bad allocator end";
   if (a.root != 0 && (a.root % 16 != 0 || a.root < space_first_block + 8 || a.root >= a.top))
     return "meta page: root outside the blocks";
+  if (m.deferred != 0 &&
+      (m.deferred % 16 != 0 || m.deferred < space_first_block + 8 || m.deferred >= a.top))
+    return "meta page: deferred batch outside the blocks";
   if (a.used_bytes + a.free_bytes != a.top - space_first_block || a.used_bytes > a.top ||
       a.free_bytes > a.top)
     return "meta page: block byte counts do not add up";
@@ -158,11 +161,13 @@ bool read_record(int log_fd, std::uint64_t log_bytes, std::uint64_t at, std::uin
   std::memcpy(&r.head, page.data(), sizeof r.head);
   const log_record& h = r.head;
   if (std::memcmp(h.magic, record_magic, sizeof h.magic) != 0 || h.byte_order != byte_order_mark ||
-      h.format_version != space_format_version || h.uuid != uuid || h.generation != gen)
+      h.format_version < 2 || h.format_version > space_format_version || h.uuid != uuid ||
+      h.generation != gen)
     return false;
+  const std::size_t meta_bytes = meta_image_bytes(h.format_version);
   const std::uint64_t room = log_bytes - at;
   if (h.extent_count > room / sizeof(log_extent)) return false;
-  const std::uint64_t head_bytes = record_head_bytes(h.extent_count);
+  const std::uint64_t head_bytes = record_head_bytes(h.extent_count, h.format_version);
   if (head_bytes > room || h.data_bytes > room - head_bytes ||
       h.record_bytes != head_bytes + h.data_bytes)
     return false;
@@ -174,14 +179,15 @@ bool read_record(int log_fd, std::uint64_t log_bytes, std::uint64_t at, std::uin
     return false;
   const std::size_t ext_bytes = static_cast<std::size_t>(h.extent_count) * sizeof(log_extent);
   std::uint32_t crc = crc32c(head.data(), record_crc_span);
-  crc = crc32c(head.data() + sizeof h, sizeof(space_meta) + ext_bytes, crc);
+  crc = crc32c(head.data() + sizeof h, meta_bytes + ext_bytes, crc);
   if (crc != h.head_crc) return false;
-  std::memcpy(&r.meta, head.data() + sizeof h, sizeof r.meta);
+  r.meta = space_meta{};
+  std::memcpy(&r.meta, head.data() + sizeof h, meta_bytes);
   if (r.meta.generation != gen || r.meta.uuid != uuid ||
       !check_meta(r.meta, r.meta.file_size).empty())
     return false;
   r.extents.resize(static_cast<std::size_t>(h.extent_count));
-  std::memcpy(r.extents.data(), head.data() + sizeof h + sizeof(space_meta), ext_bytes);
+  std::memcpy(r.extents.data(), head.data() + sizeof h + meta_bytes, ext_bytes);
   std::uint64_t sum = 0;
   std::uint64_t prev_end = space_data_start;
   for (const log_extent& e : r.extents) {
@@ -244,7 +250,7 @@ void replay(const space_state& s, int log_fd, const std::vector<record>& run) {
     throw_errno(s.path, "ftruncate (log replay)", errno);
   std::vector<std::byte> buf(copy_chunk);
   for (const record& r : run) {
-    std::uint64_t src = r.at + record_head_bytes(r.extents.size());
+    std::uint64_t src = r.at + record_head_bytes(r.extents.size(), r.head.format_version);
     for (const log_extent& e : r.extents) {
       for (std::uint64_t done = 0; done < e.length;) {
         const std::size_t n =
@@ -817,6 +823,7 @@ space_stats mapped_space::stats() const {
   r.remap_count = s.remaps;
   r.last_sync_pages = s.last_sync_pages;
   r.pinned_generation = detail::oldest_pinned_generation(s);
+  r.deferred_bytes = s.deferred_bytes;
   return r;
 }
 

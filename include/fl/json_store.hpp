@@ -35,9 +35,11 @@
 // included, each see one committed document until refresh(), never waiting
 // for the writer nor making it wait (fl/mapped_space.hpp). A json_store and the
 // json_values taken from it may be used by one thread at a time. Views
-// (json_value, string_views from it) are valid until the next set/erase/sync
-// or the store's destruction. import() keeps one simdjson parser per thread,
-// its buffers sized by the largest text that thread imported.
+// (json_value, string_views from it) are valid until the next set, erase,
+// sync or compact, or the store's destruction (an edit reuses the blocks of
+// values replaced before the last commit). import() keeps one simdjson
+// parser per thread, its buffers sized by the largest text that thread
+// imported.
 #pragma once
 
 #include <fl/detail/config.hpp>
@@ -160,7 +162,7 @@ class json_value {
   }
   const detail::json::store_file* file_;
   detail::json::json_ref ref_;
-  std::uint64_t limit_;  // everything this value refers to lies below this offset
+  std::uint64_t limit_;  // the end of the store's data: every reference it follows lies below
 };
 
 struct json_member {
@@ -244,9 +246,18 @@ class json_store {
   // changed (the new value's block, the head, the checksum table's entries)
   // go to the redo log, flushed once, then in place without a flush.
   void sync();
+  // Rewrites the document compactly (as an import of its dump() would lay it
+  // out) into "<file>.compact"; the next sync() commits it and renames it over
+  // the store, which then takes about the live data's size. Until then the
+  // store stays open and locked as it is; destroyed before that sync(), the
+  // compaction (and the edits since the last sync) is discarded and the
+  // store is as it was. O(document). A store written by an earlier format
+  // (which edits do not reclaim space in) becomes the current one. Throws
+  // fl::persist_error on I/O errors or damage met while reading.
+  void compact();
 
   const std::filesystem::path& path() const noexcept;
-  // Bytes of the store's data file (blocks of earlier versions included).
+  // Bytes of the store's data file (free blocks kept for reuse included).
   std::uint64_t file_bytes() const noexcept;
 
  private:

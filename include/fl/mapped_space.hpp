@@ -178,6 +178,9 @@ struct space_stats {
   // holds, or `generation` when none holds an older one: the data file holds
   // that commit in place, the log the ones after it.
   std::uint64_t pinned_generation = 0;
+  // Bytes of live blocks retired (retire()) and not yet reusable, counted
+  // from the space's first allocation, free or commit after the open.
+  std::uint64_t deferred_bytes = 0;
 };
 
 class mapped_space {
@@ -218,7 +221,9 @@ class mapped_space {
   // to 4096), zero-filled if it was never used before, else holding what its
   // last owner left. O(1) amortized: the request is rounded to one of ~170
   // size classes (16-byte steps to 128, then 4 per doubling), taken from that
-  // class's free list or carved from the end, growing the file when needed.
+  // class's free list (or, when it is empty, one of the next two classes':
+  // the block is then larger than asked) or carved from the end, growing the
+  // file when needed.
   // Throws std::invalid_argument (bad align), persist_error (the file cannot
   // grow, or a free list in the file is damaged), std::bad_alloc.
   fptr<void> allocate(std::size_t bytes, std::size_t align = alignof(std::max_align_t));
@@ -228,6 +233,24 @@ class mapped_space {
   void deallocate(fptr<void> p);
   // Usable bytes of the live block `p` (at least what was asked).
   std::size_t block_size(fptr<void> p) const;
+  // Frees `p` once no state that may still be read refers to it: the
+  // committed state (until the next sync() makes a state without `p`
+  // durable) and, later, readers of older states. Until then the block
+  // stays live with its bytes unchanged. The space remembers retired blocks
+  // across commits and crashes (they are part of each commit), so a crash
+  // between a commit and the reuse neither leaks nor frees twice. For data
+  // structures that copy on write (json_store's path copies): the old
+  // version stays readable while the new one is built. O(1); each commit
+  // that retired blocks writes one list of them. Throws
+  // std::invalid_argument if `p` is not a live block of this space.
+  void retire(fptr<void> p);
+  // Shrinks the file to the end of its last live or retired block: free
+  // blocks at the end of the space are dropped from the free lists and the
+  // file is cut to them by the next sync() (after its commit is durable).
+  // Live blocks never move (fptrs name them), so free blocks between live
+  // ones stay for reuse; a structure that can move its own blocks (such as
+  // json_store::compact) rewrites itself instead. O(free blocks).
+  void compact();
 
   // Bulk carving at the end, for a builder that must know where its bytes
   // will land before it writes them (offsets inside them point to each other):
@@ -238,6 +261,13 @@ class mapped_space {
   // allocate().
   fptr<void> end_block() const noexcept;
   fptr<void> allocate_end(std::size_t bytes);
+  // Carves `bytes` at the end (from end_block() - 8, a block's start) as a
+  // run of `blocks` consecutive live blocks whose headers the caller lays
+  // out in the run's bytes (persist_format.hpp: block_header, each block its
+  // class's size) and writes with write_fresh(). For a builder that lays out
+  // many blocks at once, each of which can be freed alone later. Returns the
+  // run's start; throws as allocate().
+  fptr<void> allocate_end_run(std::size_t bytes, std::size_t blocks);
   // Fills [p, p + bytes) of a block just carved by allocate_end (before
   // anything was written to it through get()) with `src`, as a copy through
   // the mapping would, but writes the whole system pages past the committed
