@@ -143,6 +143,9 @@ class basic_string {
   }
 
   // ---- assignment ----
+  // When the allocator propagates on copy assignment, *this takes other's
+  // allocator, and its new block comes from that allocator; after a throw,
+  // *this keeps its text and its allocator.
   basic_string& operator=(const basic_string& other);
   basic_string& operator=(basic_string&& other) noexcept(
       alloc_traits::propagate_on_container_move_assignment::value ||
