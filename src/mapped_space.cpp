@@ -87,6 +87,7 @@ bool find_live_block(const detail::space_state& s, std::uint64_t off, std::uint6
 }  // namespace
 
 fptr<void> mapped_space::allocate(std::size_t bytes, std::size_t align) {
+  detail::refuse_read_only(*st_, "allocate");
   detail::space_state& s = *st_;
   if (align == 0 || (align & (align - 1)) != 0 || align > space_page)
     throw std::invalid_argument("fl::mapped_space::allocate: align must be a power of two <= 4096");
@@ -136,6 +137,7 @@ damaged:
 }
 
 void mapped_space::deallocate(fptr<void> p) {
+  detail::refuse_read_only(*st_, "deallocate");
   if (!p) return;
   detail::space_state& s = *st_;
   std::uint64_t b;
@@ -167,6 +169,7 @@ std::size_t mapped_space::block_size(fptr<void> p) const {
 fptr<void> mapped_space::end_block() const noexcept { return fptr<void>(st_->alloc.top + 8); }
 
 void mapped_space::write_fresh(fptr<void> p, const void* src, std::size_t bytes) {
+  detail::refuse_read_only(*st_, "write_fresh");
   detail::space_state& s = *st_;
   const std::uint64_t off = p.offset();
   if (off < space_first_block || off > s.alloc.top || bytes > s.alloc.top - off)
@@ -189,6 +192,7 @@ void mapped_space::write_fresh(fptr<void> p, const void* src, std::size_t bytes)
 }
 
 fptr<void> mapped_space::allocate_end(std::size_t bytes) {
+  detail::refuse_read_only(*st_, "allocate_end");
   detail::space_state& s = *st_;
   if (bytes > detail::space_max_block - space_page) throw std::bad_alloc();
   const unsigned c = detail::size_class(std::max<std::uint64_t>(16, bytes + 8));

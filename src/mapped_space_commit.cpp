@@ -288,7 +288,9 @@ bool has_uncommitted(space_state& s) {
 }
 
 int checkpoint(space_state& s) noexcept {
-  if (!s.log_open) return 0;
+  // The log is reused from 0 only when the file holds the newest commit: a
+  // reader may still read the records of the commits the file lacks.
+  if (!s.log_open || !file_is_current(s)) return 0;
   if (s.in_place_failed) return EIO;
   if (s.durable && s.data_unflushed) {
     if (const int e = sync_data(s.fd.get())) return e;
@@ -368,9 +370,17 @@ void refuse_after_failed_write(const space_state& s) {
 
 void mapped_space::sync() {
   detail::space_state& s = *st_;
+  detail::refuse_read_only(s, "sync");
   detail::check_not_retired(s);
   detail::refuse_after_failed_write(s);
   detail::check_bound(s);
+  detail::catch_up(s);
+  // While a reader holds a commit the file lacks, no checkpoint: a slot
+  // written without a flush is flushed instead.
+  if (s.durable && s.slot_unflushed && s.log_open && !detail::file_is_current(s)) {
+    if (const int e = detail::sync_data(s.fd.get())) detail::throw_errno(s.path, "fdatasync", e);
+    s.slot_unflushed = false;
+  }
   // A full log, or a run whose meta slot was written without a flush (the
   // space was not durable then): a checkpoint first, so that a durable commit
   // never relies on a slot the disk may not have.
@@ -386,6 +396,7 @@ void mapped_space::sync() {
   const std::uint64_t scan_end = std::min(s.size, detail::round_up(s.alloc.top, s.sys_page));
   std::vector<log_extent> runs;
   const std::uint64_t clean_mapped = detail::find_dirty(s, detail::space_data_start, scan_end, runs);
+  detail::drop_unchanged_lagging(s, runs);
   if (!extra.empty()) runs = detail::merge_runs(runs, extra);
   if (runs.empty() && s.size == s.committed.file_size &&
       std::memcmp(&s.alloc, &s.committed.alloc, sizeof s.alloc) == 0)
@@ -430,6 +441,7 @@ void mapped_space::sync() {
   // 1. The record, flushed: the commit point when the newest meta slot
   // already sends recovery to the log.
   const std::uint64_t record_bytes = detail::write_record(s, m, runs);
+  const std::uint64_t record_at = s.log_head;
   if (s.durable) {
     if (const int e = detail::sync_data(s.log_fd.get()))
       detail::throw_errno(s.log_path, "fdatasync of the log", e);
@@ -445,37 +457,21 @@ void mapped_space::sync() {
   for (const log_extent& r : runs) data_bytes += r.length;
   s.last_sync_pages = data_bytes / space_page;
   detail::mark_committed(s, before_pages, runs);
-  // 2. The pages in place, not flushed: the log holds them until a
-  // checkpoint. After a failed write the file lacks part of a commit that
-  // the log holds: no checkpoint runs, and sync() and rollback() refuse
-  // until the space is reopened (the open replays the log).
-  const int fd = s.fd.get();
+  // 2. The pages in place, not flushed (as far as readers allow: see
+  // mapped_space_readers.cpp): the log holds them until a checkpoint. After a
+  // failed write the file lacks part of a commit that the log holds: no
+  // checkpoint runs, and sync() and rollback() refuse until the space is
+  // reopened (the open replays the log). 3. The private copies the file now
+  // holds are dropped.
   s.data_unflushed = true;
   s.in_place_failed = true;
-  for (const log_extent& r : runs) {
-    if (const int e = detail::pwrite_all(fd, s.base + r.offset, r.length, r.offset))
-      detail::throw_errno(s.path, "write (the commit is durable in the log)", e);
-  }
+  detail::place_commit(s, record_at, runs, clean_mapped, scan_end);
   s.in_place_failed = false;
-  // 3. The private copies now equal the file: drop them, so that the page
-  // tables show only changes made after this commit. Clean pages that reads
-  // mapped stay while there are few of them: the next read needs no fault,
-  // and the next commit's pagemap walk reads their entries (about 40 ns each
-  // here, against about 8 ns for an unmapped one). Past
-  // detail::clean_mapped_max the whole scanned range is dropped in one call,
-  // so that walk stays cheap for a big space that reads touched widely (a
-  // later read faults its page back from the page cache, same bytes).
-  if (clean_mapped > detail::clean_mapped_max) {
-    std::uint64_t end = scan_end;
-    if (!runs.empty()) end = std::max(end, runs.back().offset + runs.back().length);
-    ::madvise(s.base + detail::space_data_start, end - detail::space_data_start, MADV_DONTNEED);
-  } else {
-    for (const log_extent& r : runs) ::madvise(s.base + r.offset, r.length, MADV_DONTNEED);
-  }
 }
 
 void mapped_space::rollback() {
   detail::space_state& s = *st_;
+  detail::refuse_read_only(s, "rollback");
   detail::check_not_retired(s);
   detail::refuse_after_failed_write(s);
   const std::uint64_t top = std::max(s.alloc.top, s.committed.alloc.top);
@@ -483,6 +479,7 @@ void mapped_space::rollback() {
   detail::find_dirty(s, detail::space_data_start,
                      std::min(s.size, detail::round_up(top, s.sys_page)), runs);
   for (const log_extent& r : runs) ::madvise(s.base + r.offset, r.length, MADV_DONTNEED);
+  detail::restore_lagging(s);  // committed pages the file does not hold yet
   s.alloc = s.committed.alloc;
   // Pages past the committed size may hold what write_fresh() put in the
   // file: cut to the committed size and grow back, so they read as zeros
@@ -501,6 +498,9 @@ void mapped_space::rollback() {
 
 void mapped_space::verify() const {
   const detail::space_state& s = *st_;
+  // A reader's file may lag its commit (see mapped_space_readers.cpp): the
+  // writer verifies the file.
+  detail::refuse_read_only(s, "verify");
   struct stat sb;
   if (::fstat(s.fd.get(), &sb) != 0) detail::throw_errno(s.path, "fstat", errno);
   const auto file_bytes = static_cast<std::uint64_t>(sb.st_size);

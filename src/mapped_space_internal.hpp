@@ -17,11 +17,14 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
 
 #include <sys/mman.h>
+#include <sys/stat.h>
 
 namespace fl::detail {
 
@@ -33,6 +36,35 @@ inline constexpr int reserve_prot = PROT_NONE;
 inline constexpr int reserve_flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
 inline constexpr int file_prot = PROT_READ | PROT_WRITE;
 inline constexpr int file_flags = MAP_PRIVATE;
+
+// The reader table ("<path>-readers", fl/detail/persist_format.hpp) as one
+// handle sees it, and what the writer keeps to honour it. See
+// mapped_space_readers.cpp for the protocol.
+struct reader_table {
+  unique_fd fd;             // the table file; its OFD lock on a slot's byte owns the slot
+  std::byte* map = nullptr;  // MAP_SHARED, reader_file_bytes
+  // A reader: its slot and the generation its mapping shows; its log, open
+  // while it reads records.
+  int slot = -1;
+  unique_fd log_fd;
+  // The writer: the commit the data file holds in place (older than the
+  // newest while a reader holds an older one), the log records of the commits
+  // after it, and the pages the mapping holds privately because the file
+  // lacks them: page offset -> (the commit that last changed it, where that
+  // commit's image of it lies in the log).
+  std::uint64_t file_gen = 0;
+  struct logged {
+    std::uint64_t gen;
+    std::uint64_t at;
+  };
+  std::vector<logged> records;
+  std::map<std::uint64_t, logged> lagging;
+
+  reader_table() = default;
+  reader_table(const reader_table&) = delete;
+  reader_table& operator=(const reader_table&) = delete;
+  ~reader_table();
+};
 
 struct space_state {
   std::filesystem::path path;
@@ -81,6 +113,8 @@ struct space_state {
   // Atomic bit operations (std::atomic_ref), so const readers may share it.
   mutable std::vector<std::uint64_t> verified;
   mutable std::atomic<bool> table_checked{false};  // the CRC table matched the meta's table_crc
+  bool read_only = false;
+  std::unique_ptr<reader_table> readers;  // the reader table (writer and readers)
 };
 
 inline constexpr std::uint64_t initial_file_size =
@@ -137,9 +171,9 @@ inline void check_not_retired(const space_state& s) {
 // data file or a log that another writer replaced. Two fstat calls.
 void check_bound(const space_state& s);
 // Opens s.path as its writer (see mapped_space_open.cpp): s.fd then holds
-// the file's lock. Returns the earlier handle of this process it takes the
-// file over from, or nullptr.
-space_state* open_writer(space_state& s, open_mode mode);
+// the file's lock and `sb` its fstat. Returns the earlier handle of this
+// process it takes the file over from, or nullptr.
+space_state* open_writer(space_state& s, open_mode mode, struct stat& sb);
 // Truncates the log to `keep` bytes after a checkpoint left it unneeded (a
 // clean close keeps no multi-megabyte log). Errors are ignored: the log's
 // content is not needed.
@@ -199,6 +233,44 @@ std::vector<log_extent> ensure_table(mapped_space& space, space_state& s);
 // Checks the committed pages under [off, off + len) against the page CRC
 // table, once each (see mapped_space::checked).
 void check_pages(const space_state& s, std::uint64_t off, std::uint64_t len);
+
+// ---- mapped_space_readers.cpp ----
+
+// "opened read-only" as persist_error when `s` is a reader; `what` names the call.
+void refuse_read_only(const space_state& s, const char* what);
+// The writer, at open (after any replay): opens or creates the reader table
+// and publishes s.committed as the newest commit, held in place.
+void open_readers_as_writer(space_state& s);
+// A reader's open: takes a slot, pins the newest commit and maps the file
+// (reserving like the writer) with the pages of commits the data file does not
+// hold yet read from the log. Sets s.committed, s.alloc, s.base, s.size.
+void open_as_reader(space_state& s, std::uint64_t reserve);
+// A reader's move to the newest commit; the writer's is a no-op.
+void refresh_reader(space_state& s);
+// The oldest commit a live reader pins, or the last commit when none does:
+// blocks freed by commits after it may be reused; the data file may hold in
+// place the state of at most this commit.
+std::uint64_t oldest_pinned_generation(const space_state& s);
+// The writer's sync(), after the record of commit s.committed (at log offset
+// `record_at`, its page runs `runs`) is durable: publishes it to readers, then
+// writes in place as far as the readers allow (all of `runs` and every
+// lagging page when none holds an older commit), dropping the private pages
+// the file then holds. Throws persist_error on an I/O error (the commit stands
+// in the log).
+void place_commit(space_state& s, std::uint64_t record_at, const std::vector<log_extent>& runs,
+                  std::uint64_t clean_mapped, std::uint64_t scan_end);
+// The writer's sync(), before the record: drops from `runs` the lagging pages
+// that hold what the log already has for them (unchanged since their commit).
+void drop_unchanged_lagging(space_state& s, std::vector<log_extent>& runs);
+// The writer's rollback(), after dropping every private page: puts back the
+// committed pages the data file does not hold yet (from the log).
+void restore_lagging(space_state& s);
+// The writer, before a commit or a close: moves the data file forward from
+// the log as far as the readers now allow, so that a checkpoint may run.
+// Throws persist_error on an I/O error.
+void catch_up(space_state& s);
+// Whether a checkpoint may run: the data file holds the newest commit.
+bool file_is_current(const space_state& s) noexcept;
 
 }  // namespace fl::detail
 

@@ -424,8 +424,8 @@ writer_table& writers() {
   return *t;
 }
 
-std::vector<open_file>::iterator find_file(writer_table& t, const struct stat& sb) {
-  const pid_t self = ::getpid();
+std::vector<open_file>::iterator find_file(writer_table& t, const struct stat& sb,
+                                           pid_t self) {
   return std::find_if(t.files.begin(), t.files.end(), [&](const open_file& f) {
     return f.dev == sb.st_dev && f.ino == sb.st_ino && f.pid == self;
   });
@@ -437,6 +437,15 @@ std::string takeover_refused(space_state& w) {
   if (has_uncommitted(w))
     return "locked: this process has it open in another handle with uncommitted changes "
            "(sync() or destroy that handle first)";
+  try {
+    catch_up(w);  // readers may hold older commits than the file: moved as far as they allow
+  } catch (const persist_error& e) {
+    return std::string("locked: the other handle of this process could not write its commits "
+                       "in place (") + e.what() + ")";
+  }
+  if (!file_is_current(w))
+    return "locked: readers hold older commits than the other handle of this process can drop "
+           "(its log is still needed)";
   if (const int e = checkpoint(w))
     return std::string("locked: the other handle of this process could not checkpoint (") +
            std::strerror(e) + ")";
@@ -450,7 +459,7 @@ std::string takeover_refused(space_state& w) {
 // with a rename onto the path locked the replaced file: it retries).
 // Creates the file per `mode`. Sets s.created; returns the handle this open
 // takes the file over from (see writer_table), or nullptr.
-space_state* open_writer(space_state& s, open_mode mode) {
+space_state* open_writer(space_state& s, open_mode mode, struct stat& sb) {
   for (int attempt = 0;; ++attempt) {
     if (attempt > 16) fail(s, "the file keeps being replaced while it is opened");
     unique_fd fd(::open(s.path.c_str(), O_RDWR | O_CLOEXEC));
@@ -468,21 +477,21 @@ space_state* open_writer(space_state& s, open_mode mode) {
       // dead weight.
       ::unlink(s.log_path.c_str());
       s.created = true;
+      if (::fstat(fd.get(), &sb) != 0) throw_errno(s.path, "fstat", errno);
       s.fd = std::move(fd);
       return nullptr;
     }
     if (mode == open_mode::create_new) fail(s, "file exists (open_mode::create_new)");
     if (::flock(fd.get(), LOCK_EX | LOCK_NB) == 0) {
-      if (!names_file(s.path, fd.get())) continue;  // replaced while we opened it
+      if (!names_file(s.path, fd.get(), &sb)) continue;  // replaced while we opened it
       s.fd = std::move(fd);
       return nullptr;
     }
     if (errno != EWOULDBLOCK) throw_errno(s.path, "flock", errno);
-    struct stat sb;
     if (::fstat(fd.get(), &sb) != 0) throw_errno(s.path, "fstat", errno);
     writer_table& t = writers();
     const std::lock_guard<std::mutex> lock(t.m);
-    const auto it = find_file(t, sb);
+    const auto it = find_file(t, sb, ::getpid());
     if (it == t.files.end()) {
       if (!names_file(s.path, fd.get())) continue;  // replaced: its lock was the replacer's
       fail(s, "locked: another process has it open");
@@ -497,19 +506,18 @@ space_state* open_writer(space_state& s, open_mode mode) {
 
 namespace {
 
-// Enters s in the writer table (after a successful open), retiring the
-// handle it took the file over from.
-void register_writer(space_state& s, space_state* from) {
-  struct stat sb;
-  if (::fstat(s.fd.get(), &sb) != 0) throw_errno(s.path, "fstat", errno);
+// Enters s (its file's fstat `sb`) in the writer table after a successful
+// open, retiring the handle it took the file over from.
+void register_writer(space_state& s, const struct stat& sb, space_state* from) {
   writer_table& t = writers();
+  const pid_t self = ::getpid();
   const std::lock_guard<std::mutex> lock(t.m);
-  const auto it = find_file(t, sb);
+  const auto it = find_file(t, sb, self);
   if (it != t.files.end()) {
     if (it->writer == from && from != nullptr) from->retired.store(true);
     it->writer = &s;
   } else {
-    t.files.push_back({sb.st_dev, sb.st_ino, ::getpid(), &s});
+    t.files.push_back({sb.st_dev, sb.st_ino, self, &s});
   }
 }
 
@@ -644,10 +652,15 @@ mapped_space::mapped_space(const std::filesystem::path& path, const mapped_space
   if (ps <= 0 || ps % 4096 != 0 || ps > 65536) detail::fail(s, "unsupported system page size");
   s.sys_page = static_cast<std::uint64_t>(ps);
   s.granule = std::max<std::uint64_t>(65536, s.sys_page);
+  if (options.mode == open_mode::read_only) {
+    detail::open_as_reader(s, options.reserve);
+    base_ = s.base;
+    size_ = s.size;
+    return;
+  }
 
-  detail::space_state* const from = detail::open_writer(s, options.mode);
   struct stat sb;
-  if (::fstat(s.fd.get(), &sb) != 0) detail::throw_errno(path, "fstat", errno);
+  detail::space_state* const from = detail::open_writer(s, options.mode, sb);
   if (!S_ISREG(sb.st_mode)) detail::fail(s, "not a regular file");
   auto file_bytes = static_cast<std::uint64_t>(sb.st_size);
   if (file_bytes == 0) detail::fail(s, "empty file (0 bytes)");
@@ -712,8 +725,22 @@ mapped_space::mapped_space(const std::filesystem::path& path, const mapped_space
   // go, but commits nothing: the file stays at generation 1 (empty, no
   // table) until the first sync(), which fills the table and writes the log.
   if (s.created) detail::ensure_table(*this, s);
-  detail::register_writer(s, from);
+  detail::register_writer(s, sb, from);
+  detail::open_readers_as_writer(s);
 }
+
+mapped_space mapped_space::open(const std::filesystem::path& path, open_mode mode) {
+  return mapped_space(path, mapped_space_options{.mode = mode});
+}
+
+void mapped_space::refresh() {
+  detail::refresh_reader(*st_);
+  if (base_ != st_->base) ++remaps_;
+  base_ = st_->base;
+  size_ = st_->size;
+}
+
+bool mapped_space::read_only() const noexcept { return st_->read_only; }
 
 mapped_space::mapped_space(mapped_space&& o) noexcept
     : base_(std::exchange(o.base_, nullptr)),
@@ -728,9 +755,19 @@ namespace {
 // leaves them in the log, where the next open finds them.
 void close_space(detail::space_state* s) noexcept {
   if (s == nullptr || s->base == nullptr) return;
-  detail::unregister_writer(s);
-  if (!s->retired.load(std::memory_order_relaxed) && detail::checkpoint(*s) == 0)
-    detail::shrink_log(*s, 0);  // the state is whole in the file: keep no log bytes
+  if (!s->read_only) {
+    detail::unregister_writer(s);
+    if (!s->retired.load(std::memory_order_relaxed) && !s->in_place_failed) {
+      try {
+        detail::catch_up(*s);  // as far as readers allow
+      } catch (...) {          // the log keeps the commits
+      }
+    }
+    // A reader holding an older commit keeps the log (checkpoint declines).
+    if (!s->retired.load(std::memory_order_relaxed) && detail::file_is_current(*s) &&
+        detail::checkpoint(*s) == 0)
+      detail::shrink_log(*s, 0);  // the state is whole in the file: keep no log bytes
+  }
   detail::give_reservation(s->base, s->size, s->reserve);
 }
 
@@ -761,6 +798,7 @@ void mapped_space::bad_fptr(std::uint64_t offset, std::size_t bytes) const {
 fptr<void> mapped_space::root_offset() const noexcept { return fptr<void>(st_->alloc.root); }
 
 void mapped_space::set_root(fptr<void> root) {
+  detail::refuse_read_only(*st_, "set_root");
   const std::uint64_t off = root.offset();
   if (off != 0 && (off % 16 != 0 || off < space_first_block + 8 || off >= st_->alloc.top))
     throw std::invalid_argument("fl::mapped_space::set_root: not a block of this space");
@@ -778,12 +816,20 @@ space_stats mapped_space::stats() const {
   r.generation = s.committed.generation;
   r.remap_count = s.remaps;
   r.last_sync_pages = s.last_sync_pages;
+  r.pinned_generation = detail::oldest_pinned_generation(s);
   return r;
 }
 
 void mapped_space::rename(const std::filesystem::path& to) {
   detail::space_state& s = *st_;
+  detail::refuse_read_only(s, "rename");
   detail::check_not_retired(s);
+  // Readers of this file hold no commit the file lacks (the renamed file
+  // must be whole without the log).
+  detail::catch_up(s);
+  if (!detail::file_is_current(s))
+    detail::fail(s, "rename: a reader holds an older commit than the file can drop; retry when "
+                    "readers have refreshed");
   // 1. The file alone becomes the state (durable, when the space is): the
   // renamed file never needs a log, so no crash between the steps below can
   // pair it with the log of the store it replaces.
@@ -830,6 +876,13 @@ void mapped_space::rename(const std::filesystem::path& to) {
   s.log_written = 0;
   s.log_head = 0;
   s.log_name_durable = false;
+  // The reader table goes with them (readers of the file replaced there keep
+  // theirs open; they belong to a file no longer named).
+  std::filesystem::path table_from = s.path, table_to = to;
+  table_from += "-readers";
+  table_to += "-readers";
+  if (::rename(table_from.c_str(), table_to.c_str()) != 0 && errno != ENOENT)
+    detail::throw_errno(table_from, "rename", errno);
   s.path = to;
   s.log_path = log_to;
   if (s.durable) detail::fsync_parent(s.path);

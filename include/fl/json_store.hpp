@@ -30,7 +30,10 @@
 // fl::persist_error "locked" and changes nothing). In one process, open() of
 // a file another json_store has open takes it over when that one has nothing
 // uncommitted (the earlier json_store is retired: its reads and writes throw
-// "superseded"), and throws "locked" otherwise. A json_store and the
+// "superseded"), and throws "locked" otherwise. Beside the writer, any number
+// of readers (open(file, open_mode::read_only)) in any processes, this one
+// included, each see one committed document until refresh(), never waiting
+// for the writer nor making it wait (fl/mapped_space.hpp). A json_store and the
 // json_values taken from it may be used by one thread at a time. Views
 // (json_value, string_views from it) are valid until the next set/erase/sync
 // or the store's destruction. import() keeps one simdjson parser per thread,
@@ -40,6 +43,7 @@
 #include <fl/detail/config.hpp>
 
 #include <fl/detail/json_format.hpp>
+#include <fl/mapped_space.hpp>
 #include <fl/persist_error.hpp>
 #include <fl/string.hpp>
 
@@ -198,7 +202,19 @@ class json_store {
   // fl::persist_error for a missing file, a file that is not a store,
   // truncated or damaged, one another json_store or process has open, or an
   // I/O error.
-  static json_store open(const std::filesystem::path& file);
+  // open_mode::read_only opens a reader: it sees the newest commit at the
+  // time of the open (a writer's edits not yet synced are not part of it)
+  // until refresh(); set(), erase() and sync() throw persist_error ("opened
+  // read-only"). Cost: that of the space's open, plus reading from the redo
+  // log the pages of commits the data file does not hold yet (a writer keeps
+  // the file behind the oldest reader). Throws std::invalid_argument for a
+  // mode other than read_write and read_only.
+  static json_store open(const std::filesystem::path& file,
+                         open_mode mode = open_mode::read_write);
+  // A reader: moves to the newest commit (views taken before are invalid).
+  // A few microseconds for a small commit: the pages it changed are read
+  // from the log. The writer: nothing.
+  void refresh();
 
   json_store(json_store&&) noexcept;
   json_store& operator=(json_store&&) noexcept;

@@ -48,7 +48,15 @@
 // processes), pstring, and arrays of them. The format is native: a file
 // written on a machine of other byte order or word size is refused.
 //
-// Threads and processes: one writer per file. open() takes an exclusive lock
+// Threads and processes: one writer per file, and beside it any number of
+// readers (open_mode::read_only) in any processes, this one included: a
+// reader sees exactly the state of one commit (the newest when it opened),
+// whatever the writer does meanwhile, until refresh() moves it to the newest
+// commit; it takes no lock on the file, never waits for the writer and the
+// writer never waits for it. Their shared table is the file "<path>-readers"
+// (rebuilt by every writer's open; docs/design.md, "Readers"). While a reader
+// holds an older commit the log does not restart; a reader that dies (even by
+// SIGKILL) holds nothing. The writer: open() takes an exclusive lock
 // on the file (flock) and throws fl::persist_error "locked" if another process
 // holds it; every call that creates a file or renames onto a path respects
 // that lock too, and sync() refuses to commit into a file or log that was
@@ -137,6 +145,11 @@ enum class open_mode {
   open_or_create,  // open the file, or create an empty space if it is missing
   open_existing,   // a missing file throws persist_error
   create_new,      // an existing file throws persist_error
+  // A reader of an existing space beside its one writer (in this process or
+  // another): it sees one committed state until refresh(); every call that
+  // would change the space throws persist_error ("opened read-only").
+  read_only,
+  read_write = open_existing,  // the writer of an existing space
 };
 
 struct mapped_space_options {
@@ -161,6 +174,10 @@ struct space_stats {
   std::uint64_t generation = 0;       // commits so far (1 after creation)
   std::uint64_t remap_count = 0;      // times growth moved the mapping
   std::uint64_t last_sync_pages = 0;  // pages the last sync() wrote
+  // The oldest commit a live reader (open_mode::read_only, any process)
+  // holds, or `generation` when none holds an older one: the data file holds
+  // that commit in place, the log the ones after it.
+  std::uint64_t pinned_generation = 0;
 };
 
 class mapped_space {
@@ -178,6 +195,9 @@ class mapped_space {
   // another process, I/O error), std::bad_alloc.
   explicit mapped_space(const std::filesystem::path& path,
                         const mapped_space_options& options = {});
+  // The same as mapped_space(path, {.mode = mode}): open_mode::read_only for
+  // a reader, open_mode::read_write for the writer of an existing space.
+  static mapped_space open(const std::filesystem::path& path, open_mode mode);
   mapped_space(mapped_space&& other) noexcept;
   mapped_space& operator=(mapped_space&& other) noexcept;
   mapped_space(const mapped_space&) = delete;
@@ -307,8 +327,21 @@ class mapped_space {
   // damage found. Call it on a space without uncommitted changes.
   void verify() const;
 
+  // A reader: moves to the newest commit (the pages that commits since the
+  // reader's changed are read from the log, a few microseconds for a small
+  // commit); raw pointers and views taken before may then show the new state
+  // or, if the file grew past the reservation, dangle (remap_count()).
+  // O(the pages changed since). The writer: nothing (it is always at its
+  // newest commit). Throws persist_error if the log no longer holds a commit
+  // it needs (damaged, or replaced by another file of that name).
+  void refresh();
+  bool read_only() const noexcept;
+
   space_stats stats() const;
   std::uint64_t remap_count() const noexcept { return remaps_; }
+  // Bytes of the data file mapped (stats().file_bytes without the rest of
+  // stats(), which asks the reader table for pinned_generation).
+  std::uint64_t file_bytes() const noexcept { return size_; }
 
  private:
   fptr<void> root_offset() const noexcept;

@@ -97,6 +97,7 @@ class store_file {
       space_.reset();
       ::unlink(tmp.c_str());
       ::unlink(with_suffix(tmp, "-log").c_str());
+      ::unlink(with_suffix(tmp, "-readers").c_str());
     }
   }
 
@@ -492,7 +493,7 @@ class store_file {
   // space (publish_edit, sync).
   void check_tail_page() {
     if (tail_page_checked_) return;
-    if (tail_base_ - 8 < space_->stats().file_bytes)
+    if (tail_base_ - 8 < space_->file_bytes())
       space_->checked(fptr<const void>(tail_base_ - 8), 8);
     tail_page_checked_ = true;
   }
@@ -537,9 +538,26 @@ class store_file {
     start_tail();  // a commit may carve a bigger page checksum table
   }
 
-  void open() {
-    space_.emplace(path_, mapped_space_options{.mode = open_mode::open_existing});
+  void open(open_mode mode) {
+    space_.emplace(path_, mapped_space_options{.mode = mode});
     published_ = true;
+    read_head();
+  }
+
+  // A reader: the space moves to the newest commit, and the document with it.
+  void refresh() {
+    space_->refresh();
+    read_head();
+  }
+
+  void refuse_read_only(const char* what) const {
+    if (space_->read_only())
+      throw persist_error(path_, std::string("json_store::") + what +
+                                     ": the store is opened read-only");
+  }
+
+  // The head object (the space's root) and the document's root in it.
+  void read_head() {
     head_ = space_->root<json_head>();
     if (!head_) damaged("not a json_store file (the space has no root object)");
     json_head h;
@@ -688,12 +706,17 @@ json_store json_store::import(std::string_view json_text, const std::filesystem:
   return json_store(std::move(f));
 }
 
-json_store json_store::open(const std::filesystem::path& file) {
+json_store json_store::open(const std::filesystem::path& file, open_mode mode) {
+  if (mode != open_mode::read_write && mode != open_mode::read_only)
+    throw std::invalid_argument(
+        "fl::json_store::open: the mode is open_mode::read_write or open_mode::read_only");
   auto f = std::make_unique<detail::json::store_file>();
   f->path_ = file;
-  f->open();
+  f->open(mode);
   return json_store(std::move(f));
 }
+
+void json_store::refresh() { file_->refresh(); }
 
 fl::string json_store::dump() const { return file_->dump(file_->root_value()); }
 
@@ -711,6 +734,7 @@ json_value json_store::root() const { return file_->root_value(); }
 
 void json_store::set(std::string_view json_pointer, std::string_view json_text) {
   detail::json::store_file& f = *file_;
+  f.refuse_read_only("set");
   const std::size_t mark = f.tail_.size();
   const json_ref old_root = f.root_;
   try {
@@ -728,6 +752,7 @@ void json_store::set(std::string_view json_pointer, std::string_view json_text) 
 
 bool json_store::erase(std::string_view json_pointer) {
   detail::json::store_file& f = *file_;
+  f.refuse_read_only("erase");
   const std::size_t mark = f.tail_.size();
   const json_ref old_root = f.root_;
   try {
@@ -745,10 +770,13 @@ bool json_store::erase(std::string_view json_pointer) {
   }
 }
 
-void json_store::sync() { file_->sync(); }
+void json_store::sync() {
+  file_->refuse_read_only("sync");
+  file_->sync();
+}
 
 const std::filesystem::path& json_store::path() const noexcept { return file_->path_; }
 
-std::uint64_t json_store::file_bytes() const noexcept { return file_->space_->stats().file_bytes; }
+std::uint64_t json_store::file_bytes() const noexcept { return file_->space_->file_bytes(); }
 
 }  // namespace fl

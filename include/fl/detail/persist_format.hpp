@@ -209,6 +209,52 @@ struct log_header_v1 {
   std::uint64_t generation;
 };
 
+// ---- reader table "<path>-readers" ----------------------------------------
+// Shared memory (MAP_SHARED) between the one writer of a space and its
+// read-only openers; never flushed, rebuilt by each writer's open, so it
+// holds nothing a crash could lose. Three pages:
+//   [0, 4096)      reader_file_head: the newest commit (generation and meta,
+//                  under a sequence counter), the generation the data file
+//                  holds in place, and the writer's intent to advance it
+//   [4096, 8192)   a ring of reader_ring_size (generation, log offset) pairs:
+//                  where the record of each recent commit starts in the log
+//   [8192, 12288)  reader_slot_count slots of 32 bytes; slot i is owned by
+//                  whoever holds an OFD write lock on byte 8192 + 32 i (the
+//                  kernel drops it when the owner dies, even by SIGKILL)
+// Every field is a native u64 read and written with atomic operations; a
+// reader checks every value it takes from here against the log's CRCs.
+inline constexpr char reader_magic[8] = {'f', 'l', '.', 'r', 'e', 'a', 'd', 'r'};
+inline constexpr std::uint32_t reader_format_version = 1;
+inline constexpr std::uint64_t reader_ring_at = space_page;
+inline constexpr std::uint64_t reader_ring_size = space_page / 16;
+inline constexpr std::uint64_t reader_slots_at = 2 * space_page;
+inline constexpr std::uint64_t reader_slot_bytes = 32;
+inline constexpr std::uint64_t reader_slot_count = space_page / reader_slot_bytes;
+inline constexpr std::uint64_t reader_file_bytes = 3 * space_page;
+struct reader_file_head {
+  char magic[8];
+  std::uint32_t format_version;
+  std::uint32_t byte_order;
+  std::uint64_t uuid;          // the data file's
+  std::uint64_t seq;           // odd while the writer changes `newest` and `meta`
+  std::uint64_t newest;        // the newest commit whose record is durable
+  std::uint64_t file_gen;      // the commit the data file holds in place
+  std::uint64_t file_intent;   // >= file_gen: the commit in-place writes may be heading to
+  std::uint64_t slot_high;     // slots at or past it were never used
+  std::uint64_t reserved[9];   // 0
+  space_meta meta;             // the meta of `newest`
+};
+static_assert(sizeof(reader_file_head) <= space_page &&
+              offsetof(reader_file_head, meta) % 8 == 0 && sizeof(space_meta) % 8 == 0);
+// A slot: the generation its reader pins (0: none) and the reader's pid (for
+// people reading the file; liveness is the lock).
+struct reader_slot {
+  std::uint64_t pin;
+  std::uint64_t pid;
+  std::uint64_t reserved[2];
+};
+static_assert(sizeof(reader_slot) == reader_slot_bytes);
+
 constexpr std::uint64_t round_up(std::uint64_t n, std::uint64_t a) noexcept {
   return (n + a - 1) / a * a;
 }
