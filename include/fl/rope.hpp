@@ -168,6 +168,21 @@ class rope {
     return replace(pos, n, std::string_view(text));
   }
 
+  // ---- edits addressed by char (code point) or by UTF-16 unit, as editors
+  // and language servers count: the same edits as above, after one descent
+  // by the metric to the start of the range (O(log n); inside an all-ASCII
+  // leaf no scan at all) and a conversion of the count relative to it, in
+  // the same leaf when the range ends there. Chars and units are those of
+  // the metrics below. Throw std::out_of_range if the start is past the end
+  // (i > char_count(), u > utf16_count()); a count past the end stops at it.
+  // A UTF-16 position inside a surrogate pair means the char holding it. ----
+  rope& insert_chars(size_type i, std::string_view text) { return replace_chars(i, 0, text); }
+  rope& erase_chars(size_type i, size_type n = npos) { return replace_chars(i, n, {}); }
+  rope& replace_chars(size_type i, size_type n, std::string_view text);
+  rope& insert_utf16(size_type u, std::string_view text) { return replace_utf16(u, 0, text); }
+  rope& erase_utf16(size_type u, size_type n = npos) { return replace_utf16(u, n, {}); }
+  rope& replace_utf16(size_type u, size_type n, std::string_view text);
+
   // The bytes [pos, pos + min(n, size() - pos)), sharing this rope's chunks:
   // a range inside one leaf is one edge into that leaf's chunk (O(log n), no
   // copy); a range across leaves of at most one leaf's size is copied into
@@ -259,6 +274,37 @@ class rope {
   // surrogate pair gives the start of its char); u == utf16_count() gives
   // size(). Throws std::out_of_range if u > utf16_count().
   size_type utf16_to_byte(size_type u) const;
+
+  // Relative conversions: where the char n chars after the one holding
+  // byte pos starts (chars_after(pos, 0) is the start of that char), or
+  // size() when fewer remain; the same by UTF-16 units. One descent, and
+  // when the result lies in the same leaf, a scan of the bytes between only.
+  // Throw std::out_of_range if pos > size().
+  size_type chars_after(size_type pos, size_type n) const;
+  size_type utf16_after(size_type pos, size_type n) const;
+
+  // Line of char i (number of '\n' before it) and the first char of line
+  // `line` (line == line_count() gives char_count()). Throw
+  // std::out_of_range past char_count() / line_count().
+  size_type char_to_line(size_type i) const;
+  size_type line_to_char(size_type line) const;
+
+  // A position as the Language Server Protocol gives it: a line (0-based,
+  // lines separated by '\n') and a column in UTF-16 units from the line's
+  // start.
+  struct line_column {
+    size_type line;
+    size_type column;
+    friend bool operator==(const line_column&, const line_column&) = default;
+  };
+  // The line and UTF-16 column of byte pos (a pos inside a char counts the
+  // whole char, as byte_to_utf16). Throws std::out_of_range if pos > size().
+  line_column byte_to_line_column(size_type pos) const;
+  // The byte where that line and column start. A column past the end of
+  // the line means the end of the line (before its '\n'), as LSP asks; a
+  // column inside a surrogate pair gives the start of its char. Throws
+  // std::out_of_range if line >= line_count().
+  size_type line_column_to_byte(line_column lc) const;
 
   // Line i with its terminating '\n' (the last line has none), sharing
   // chunks: O(log n). Throws std::out_of_range if i >= line_count().

@@ -429,16 +429,45 @@ void rope::splice(size_type pos, size_type n, std::string_view text, const rope*
   const size_type out = sz - n + ins;
   if (!other && out > 0 && out <= detail::flat_edit_max && (!root_.p || root_.p->height == 0)) {
     const size_type tail = sz - pos - n;
+    // The flat root keeps its metrics, as a tree's edges do: shifted by
+    // those of the bytes removed and inserted when known, else counted once
+    // over the (at most flat_edit_max) bytes of the result. So a metric
+    // query after an edit never recounts the chunk.
+    const edge before = root_;
+    const auto settle_flat = [&](const char* bytes) {
+      if (!before.known()) {
+        detail::set_counts(root_, detail::count_text(bytes, out));
+        return;
+      }
+      const detail::text_counts add =
+          ins ? detail::count_text(text.data(), ins) : detail::text_counts{};
+      const detail::text_counts sub =
+          n ? detail::count_text(detail::leaf_text(before).data() + pos, n) : detail::text_counts{};
+      root_.chars = before.chars + add.chars - sub.chars;
+      root_.newlines = before.newlines + add.newlines - sub.newlines;
+      root_.astral = before.astral + add.astral - sub.astral;
+    };
     if (root_.p && detail::unique(root_.p)) {
       auto* c = static_cast<detail::chunk*>(root_.p);
       if (c->cap >= out + root_.off && !detail::overlaps(text, c)) {
         detail::index_truncate(c, root_.off + pos);
         char* base = c->data + root_.off;
+        // The removed bytes are counted before the memmove overwrites them.
+        const detail::text_counts sub =
+            before.known() && n ? detail::count_text(base + pos, n) : detail::text_counts{};
         std::memmove(base + pos + ins, base + pos + n, tail);
         if (ins) std::memcpy(base + pos, text.data(), ins);
         c->used = root_.off + out;
         root_.len = out;
-        root_.forget();
+        if (before.known()) {
+          const detail::text_counts add =
+              ins ? detail::count_text(text.data(), ins) : detail::text_counts{};
+          root_.chars = before.chars + add.chars - sub.chars;
+          root_.newlines = before.newlines + add.newlines - sub.newlines;
+          root_.astral = before.astral + add.astral - sub.astral;
+        } else {
+          detail::set_counts(root_, detail::count_text(base, out));
+        }
         return;
       }
     }
@@ -451,8 +480,9 @@ void rope::splice(size_type pos, size_type n, std::string_view text, const rope*
     if (ins) std::memcpy(c->data + pos, text.data(), ins);
     if (tail) std::memcpy(c->data + pos + ins, old + pos + n, tail);
     c->used = out;
-    detail::release(root_.p);
     root_ = edge{c, 0, out};
+    settle_flat(c->data);
+    detail::release(before.p);
     return;
   }
   if (!other && root_.p && detail::edit_in_leaf(root_, pos, n, text)) {

@@ -27,6 +27,7 @@
 
 #include <algorithm>
 #include <new>
+#include <utility>
 #include <stdexcept>
 
 namespace fl::detail {
@@ -165,9 +166,30 @@ text_counts edge_counts(const edge& e) noexcept {
   return chunk_counts(static_cast<const chunk*>(e.p), e.off, e.len);
 }
 
-// Position of item k of metric m in the rope `root` (non-empty), or npos
-// when it has k items or fewer.
-std::size_t rope_nth(const edge& root, text_metric m, std::size_t k) noexcept {
+// Whether item k of metric m in the leaf e is simply byte k: every byte
+// of e is a char (no continuation byte) and, for UTF-16, none is astral, as
+// in ASCII text. Then a conversion needs no scan at all.
+bool one_per_byte(const edge& e, text_metric m) noexcept {
+  return m != text_metric::newlines && e.known() && e.chars == e.len &&
+         (m == text_metric::chars || e.astral == 0);
+}
+
+// Position in the leaf e of its item k of metric m, or e.len when it has k
+// items or fewer.
+std::size_t leaf_nth(const edge& e, text_metric m, std::size_t k) noexcept {
+  if (one_per_byte(e, m)) return k < e.len ? k : e.len;
+  return chunk_nth(static_cast<const chunk*>(e.p), e.off, e.len, m, k);
+}
+
+// The leaf holding item k of metric m of the rope `root` (non-empty), the
+// rope offset of its first byte and k relative to it; leaf null when the
+// rope has k items or fewer.
+struct metric_hit {
+  const edge* leaf;
+  std::size_t lo;
+  std::size_t k;
+};
+metric_hit descend_metric(const edge& root, text_metric m, std::size_t k) noexcept {
   const edge* e = &root;
   std::size_t lo = 0;
   while (e->p->height > 0) {
@@ -179,15 +201,48 @@ std::size_t rope_nth(const edge& root, text_metric m, std::size_t k) noexcept {
       k -= w;
       lo += n->child[i].len;
     }
-    if (i == n->count) return rope::npos;
+    if (i == n->count) return {nullptr, 0, 0};
     e = &n->child[i];
   }
-  const std::size_t r = chunk_nth(static_cast<const chunk*>(e->p), e->off, e->len, m, k);
-  return r == e->len ? rope::npos : lo + r;
+  return {e, lo, k};
 }
 
-// Metrics of the rope's bytes [0, pos), pos <= root.len.
-text_counts rope_prefix(const edge& root, std::size_t pos) noexcept {
+// Position of item k of metric m in the rope `root` (non-empty), or npos
+// when it has k items or fewer.
+std::size_t rope_nth(const edge& root, text_metric m, std::size_t k) noexcept {
+  const metric_hit h = descend_metric(root, m, k);
+  if (!h.leaf) return rope::npos;
+  const std::size_t r = leaf_nth(*h.leaf, m, h.k);
+  return r == h.leaf->len ? rope::npos : h.lo + r;
+}
+
+// Positions of items k and k + n of metric m (each npos when the rope has
+// too few): one descent to item k; item k + n is looked for in the same
+// leaf first (a second descent only when it lies beyond).
+std::pair<std::size_t, std::size_t> rope_nth_pair(const edge& root, text_metric m, std::size_t k,
+                                                  std::size_t n) noexcept {
+  const metric_hit h = descend_metric(root, m, k);
+  if (!h.leaf) return {rope::npos, rope::npos};
+  const std::size_t r = leaf_nth(*h.leaf, m, h.k);
+  if (r == h.leaf->len) return {rope::npos, rope::npos};
+  if (n == 0) return {h.lo + r, h.lo + r};
+  const std::size_t len = h.leaf->len;
+  std::size_t r2 = len;
+  if (one_per_byte(*h.leaf, m)) {
+    if (n < len - r) r2 = r + n;
+  } else {
+    std::size_t skipped = 0;
+    const chunk* c = static_cast<const chunk*>(h.leaf->p);
+    r2 = r + nth_item(c->data + h.leaf->off + r, len - r, m, n, skipped);
+  }
+  if (r2 < len) return {h.lo + r, h.lo + r2};
+  return {h.lo + r, n > static_cast<std::size_t>(-1) - k ? rope::npos : rope_nth(root, m, k + n)};
+}
+
+// Metrics of the rope's bytes [0, pos), pos <= root.len. With
+// !want_newlines the newline count may be left short (a leaf of one char per
+// byte then needs no scan).
+text_counts rope_prefix(const edge& root, std::size_t pos, bool want_newlines = true) noexcept {
   if (!root.p) return {};
   if (pos == root.len) return edge_counts(root);
   text_counts r;
@@ -200,6 +255,10 @@ text_counts rope_prefix(const edge& root, std::size_t pos) noexcept {
       pos -= n->child[i++].len;
     }
     e = &n->child[i];
+  }
+  if (!want_newlines && one_per_byte(*e, text_metric::utf16)) {
+    r.chars += pos;
+    return r;
   }
   add(r, chunk_counts(static_cast<const chunk*>(e->p), e->off, pos));
   return r;
@@ -316,7 +375,7 @@ rope::size_type rope::utf16_count() const noexcept {
 
 rope::size_type rope::byte_to_char(size_type pos) const {
   if (pos > size()) detail::out_of_range("byte_to_char", "pos", pos, "size()", size());
-  return detail::rope_prefix(root_, pos).chars;
+  return detail::rope_prefix(root_, pos, false).chars;
 }
 rope::size_type rope::byte_to_line(size_type pos) const {
   if (pos > size()) detail::out_of_range("byte_to_line", "pos", pos, "size()", size());
@@ -324,7 +383,7 @@ rope::size_type rope::byte_to_line(size_type pos) const {
 }
 rope::size_type rope::byte_to_utf16(size_type pos) const {
   if (pos > size()) detail::out_of_range("byte_to_utf16", "pos", pos, "size()", size());
-  const detail::text_counts t = detail::rope_prefix(root_, pos);
+  const detail::text_counts t = detail::rope_prefix(root_, pos, false);
   return t.chars + t.astral;
 }
 
@@ -344,6 +403,83 @@ rope::size_type rope::line_to_byte(size_type line) const {
   if (line == 0) return 0;
   if (line == lines) return size();
   return detail::rope_nth(root_, text_metric::newlines, line - 1) + 1;
+}
+
+rope& rope::replace_chars(size_type i, size_type n, std::string_view text) {
+  const size_type total = char_count();
+  if (i > total) detail::out_of_range("replace_chars", "i", i, "char_count()", total);
+  n = std::min(n, total - i);
+  if (i == total) return replace(size(), 0, text);
+  const auto [b, e] = detail::rope_nth_pair(root_, text_metric::chars, i, n);
+  return replace(b, (e == npos ? size() : e) - b, text);
+}
+
+rope& rope::replace_utf16(size_type u, size_type n, std::string_view text) {
+  const size_type total = utf16_count();
+  if (u > total) detail::out_of_range("replace_utf16", "u", u, "utf16_count()", total);
+  n = std::min(n, total - u);
+  if (u == total) return replace(size(), 0, text);
+  const auto [b, e] = detail::rope_nth_pair(root_, text_metric::utf16, u, n);
+  // A count ending inside a surrogate pair takes the whole pair.
+  const size_type end = e == npos ? size() : e;
+  const size_type stop = end < size() && byte_to_utf16(end) < u + n ? chars_after(end, 1) : end;
+  return replace(b, stop - b, text);
+}
+
+rope::size_type rope::chars_after(size_type pos, size_type n) const {
+  if (pos > size()) detail::out_of_range("chars_after", "pos", pos, "size()", size());
+  if (pos == size()) return size();
+  // The char holding pos is item byte_to_char(pos + 1) - 1 (with no char
+  // before pos + 1, the count starts at the first char).
+  const size_type upto = detail::rope_prefix(root_, pos + 1, false).chars;
+  const size_type k = upto ? upto - 1 : 0;
+  const size_type total = char_count();
+  if (n >= total - k) return size();
+  return detail::rope_nth_pair(root_, text_metric::chars, k, n).second;
+}
+
+rope::size_type rope::utf16_after(size_type pos, size_type n) const {
+  if (pos > size()) detail::out_of_range("utf16_after", "pos", pos, "size()", size());
+  if (pos == size()) return size();
+  // The first unit of the char holding pos: the units up to and including
+  // that char, less its width (two for an astral lead byte).
+  const detail::text_counts t = detail::rope_prefix(root_, pos + 1, false);
+  size_type k = 0;
+  if (t.chars > 0) {
+    size_type c = pos;
+    if ((static_cast<unsigned char>((*this)[c]) & 0xC0) == 0x80)
+      c = detail::rope_nth(root_, text_metric::chars, t.chars - 1);
+    k = t.chars + t.astral - (static_cast<unsigned char>((*this)[c]) >= 0xF0 ? 2 : 1);
+  }
+  const size_type total = utf16_count();
+  if (n >= total - k) return size();
+  return detail::rope_nth_pair(root_, text_metric::utf16, k, n).second;
+}
+
+rope::size_type rope::char_to_line(size_type i) const {
+  return byte_to_line(char_to_byte(i));
+}
+rope::size_type rope::line_to_char(size_type line) const {
+  return byte_to_char(line_to_byte(line));
+}
+
+rope::line_column rope::byte_to_line_column(size_type pos) const {
+  if (pos > size()) detail::out_of_range("byte_to_line_column", "pos", pos, "size()", size());
+  const detail::text_counts at = detail::rope_prefix(root_, pos);
+  const size_type line = at.newlines;
+  const size_type start = line_to_byte(line);
+  const detail::text_counts before = detail::rope_prefix(root_, start, false);
+  return {line, at.chars + at.astral - before.chars - before.astral};
+}
+
+rope::size_type rope::line_column_to_byte(line_column lc) const {
+  const size_type lines = line_count();
+  if (lc.line >= lines)
+    detail::out_of_range("line_column_to_byte", "line", lc.line, "line_count() - 1", lines - 1);
+  const size_type start = line_to_byte(lc.line);
+  const size_type eol = lc.line + 1 == lines ? size() : line_to_byte(lc.line + 1) - 1;
+  if (lc.column == 0 || start == eol) return start;
+  return std::min(utf16_after(start, lc.column), eol);
 }
 
 rope rope::line(size_type i) const {

@@ -32,6 +32,13 @@ struct chunk_cut {
 chunk_cut chunk_cut_counts(const chunk* c, std::size_t off, std::size_t len,
                            const text_counts* whole, std::size_t a, std::size_t b) noexcept;
 
+// Stores t as e's metrics.
+inline void set_counts(edge& e, const text_counts& t) noexcept {
+  e.chars = t.chars;
+  e.newlines = t.newlines;
+  e.astral = t.astral;
+}
+
 // Computes the metrics of e and of every edge below it that is unknown.
 // Writes only edges reached through unknown edges: those sit in nodes that
 // the running edit made or changed, which no other rope can see.
