@@ -34,6 +34,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -74,6 +75,20 @@ void report(benchmark::State& st, const fl_trace::trace& t) {
   fl_bench::set_items(st, t.patches.size());
 }
 
+// The start text as each library takes it.
+template <class Text>
+Text make_text(std::string_view s) {
+  if constexpr (std::is_same_v<Text, __gnu_cxx::crope>) {
+    return Text(s.data(), s.size());
+#ifdef FL_BENCH_HAVE_ABSL
+  } else if constexpr (std::is_same_v<Text, absl::Cord>) {
+    return Text(absl::string_view(s.data(), s.size()));
+#endif
+  } else {
+    return Text(s);
+  }
+}
+
 template <class Text, class Apply, class Final>
 void replay(benchmark::State& st, const std::string& name, bool ascii, Apply apply, Final final) {
   const fl_trace::trace* t = get_trace(name, ascii);
@@ -83,7 +98,7 @@ void replay(benchmark::State& st, const std::string& name, bool ascii, Apply app
   }
   Text last;
   for (auto _ : st) {
-    Text doc(t->start);
+    Text doc = make_text<Text>(t->start);
     for (const fl_trace::patch& p : t->patches) apply(doc, p, t->ins(p));
     benchmark::DoNotOptimize(doc);
     last = std::move(doc);
@@ -128,7 +143,7 @@ void trace_cord(benchmark::State& st, const std::string& name) {
       st, name, true,
       [](absl::Cord& c, const fl_trace::patch& p, std::string_view ins) {
         absl::Cord out = c.Subcord(0, p.pos);
-        out.Append(ins);
+        out.Append(absl::string_view(ins.data(), ins.size()));
         out.Append(c.Subcord(p.pos + p.del, c.size() - p.pos - p.del));
         c = std::move(out);
       },

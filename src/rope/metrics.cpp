@@ -57,9 +57,6 @@ std::size_t weight(const text_counts& t, text_metric m) noexcept {
   }
   return 0;
 }
-std::size_t weight(const edge& e, text_metric m) noexcept {
-  return weight(text_counts{e.chars, e.newlines, e.astral}, m);
-}
 
 text_counts operator-(const text_counts& a, const text_counts& b) noexcept {
   return {a.chars - b.chars, a.newlines - b.newlines, a.astral - b.astral};
@@ -166,54 +163,88 @@ text_counts edge_counts(const edge& e) noexcept {
   return chunk_counts(static_cast<const chunk*>(e.p), e.off, e.len);
 }
 
+}  // namespace
+
 // Whether item k of metric m in the leaf e is simply byte k: every byte
 // of e is a char (no continuation byte) and, for UTF-16, none is astral, as
 // in ASCII text. Then a conversion needs no scan at all.
-bool one_per_byte(const edge& e, text_metric m) noexcept {
-  return m != text_metric::newlines && e.known() && e.chars == e.len &&
-         (m == text_metric::chars || e.astral == 0);
-}
 
 // Position in the leaf e of its item k of metric m, or e.len when it has k
 // items or fewer.
-std::size_t leaf_nth(const edge& e, text_metric m, std::size_t k) noexcept {
-  if (one_per_byte(e, m)) return k < e.len ? k : e.len;
+std::size_t leaf_nth_scan(const edge& e, text_metric m, std::size_t k) noexcept {
+  // A leaf whose count is known is scanned from the nearer end (the item's
+  // rank against half the count), unless the chunk's block index covers the
+  // item's part of the leaf (then chunk_nth scans at most one block).
+  if (e.known() && e.len <= 2 * leaf_max_bytes) {
+    const std::size_t total = weight(text_counts{e.chars, e.newlines, e.astral}, m);
+    if (k >= total) return e.len;
+    const chunk* c = static_cast<const chunk*>(e.p);
+    const chunk_index* ix =
+        e.len >= index_min_range ? c->index.load(std::memory_order_acquire) : nullptr;
+    // Where the item lies, about (k * len < 2^26: no overflow).
+    const bool indexed = ix && ix->blocks * B > e.off + k * e.len / total + B;
+    if (!indexed && 2 * k >= total) return nth_item_back(c->data + e.off, e.len, m, total - 1 - k);
+    if (!indexed) {
+      std::size_t skipped = 0;
+      return nth_item(c->data + e.off, e.len, m, k, skipped);
+    }
+  }
   return chunk_nth(static_cast<const chunk*>(e.p), e.off, e.len, m, k);
 }
 
-// The leaf holding item k of metric m of the rope `root` (non-empty), the
-// rope offset of its first byte and k relative to it; leaf null when the
-// rope has k items or fewer.
-struct metric_hit {
-  const edge* leaf;
-  std::size_t lo;
-  std::size_t k;
-};
-metric_hit descend_metric(const edge& root, text_metric m, std::size_t k) noexcept {
+namespace {
+// descend_metric for one metric, known at compile time, so that the loop
+// over a node's edges is one load, compare and subtract per edge.
+template <text_metric M>
+metric_hit descend_by(const edge& root, std::size_t k, unsigned* idx) noexcept {
+  const auto w = [](const edge& e) {
+    if constexpr (M == text_metric::chars) return e.chars;
+    if constexpr (M == text_metric::newlines) return e.newlines;
+    if constexpr (M == text_metric::utf16) return e.chars + e.astral;
+  };
   const edge* e = &root;
   std::size_t lo = 0;
+  unsigned depth = 0;
   while (e->p->height > 0) {
     const inner* n = static_cast<const inner*>(e->p);
+    const unsigned count = n->count;
     unsigned i = 0;
-    for (; i < n->count; ++i) {
-      const std::size_t w = weight(n->child[i], m);
-      if (k < w) break;
-      k -= w;
+    while (i < count && k >= w(n->child[i])) {
+      k -= w(n->child[i]);
       lo += n->child[i].len;
+      ++i;
     }
-    if (i == n->count) return {nullptr, 0, 0};
+    if (i == count) return {nullptr, 0, 0};
+    if (idx) idx[depth++] = i;
     e = &n->child[i];
   }
   return {e, lo, k};
+}
+}  // namespace
+
+metric_hit descend_metric(const edge& root, text_metric m, std::size_t k, unsigned* idx) noexcept {
+  switch (m) {
+    case text_metric::chars: return descend_by<text_metric::chars>(root, k, idx);
+    case text_metric::newlines: return descend_by<text_metric::newlines>(root, k, idx);
+    case text_metric::utf16: break;
+  }
+  return descend_by<text_metric::utf16>(root, k, idx);
 }
 
 // Position of item k of metric m in the rope `root` (non-empty), or npos
 // when it has k items or fewer.
 std::size_t rope_nth(const edge& root, text_metric m, std::size_t k) noexcept {
-  const metric_hit h = descend_metric(root, m, k);
+  const metric_hit h = descend_metric(root, m, k, nullptr);
   if (!h.leaf) return rope::npos;
   const std::size_t r = leaf_nth(*h.leaf, m, h.k);
   return r == h.leaf->len ? rope::npos : h.lo + r;
+}
+
+std::size_t leaf_nth_from_scan(const edge& e, text_metric m, std::size_t r,
+                               std::size_t n) noexcept {
+  std::size_t skipped = 0;
+  const chunk* c = static_cast<const chunk*>(e.p);
+  return r + nth_item(c->data + e.off + r, e.len - r, m, n, skipped);
 }
 
 // Positions of items k and k + n of metric m (each npos when the rope has
@@ -221,23 +252,17 @@ std::size_t rope_nth(const edge& root, text_metric m, std::size_t k) noexcept {
 // leaf first (a second descent only when it lies beyond).
 std::pair<std::size_t, std::size_t> rope_nth_pair(const edge& root, text_metric m, std::size_t k,
                                                   std::size_t n) noexcept {
-  const metric_hit h = descend_metric(root, m, k);
+  const metric_hit h = descend_metric(root, m, k, nullptr);
   if (!h.leaf) return {rope::npos, rope::npos};
   const std::size_t r = leaf_nth(*h.leaf, m, h.k);
   if (r == h.leaf->len) return {rope::npos, rope::npos};
   if (n == 0) return {h.lo + r, h.lo + r};
-  const std::size_t len = h.leaf->len;
-  std::size_t r2 = len;
-  if (one_per_byte(*h.leaf, m)) {
-    if (n < len - r) r2 = r + n;
-  } else {
-    std::size_t skipped = 0;
-    const chunk* c = static_cast<const chunk*>(h.leaf->p);
-    r2 = r + nth_item(c->data + h.leaf->off + r, len - r, m, n, skipped);
-  }
-  if (r2 < len) return {h.lo + r, h.lo + r2};
+  const std::size_t r2 = leaf_nth_from(*h.leaf, m, r, n);
+  if (r2 < h.leaf->len) return {h.lo + r, h.lo + r2};
   return {h.lo + r, n > static_cast<std::size_t>(-1) - k ? rope::npos : rope_nth(root, m, k + n)};
 }
+
+namespace {
 
 // Metrics of the rope's bytes [0, pos), pos <= root.len. With
 // !want_newlines the newline count may be left short (a leaf of one char per
@@ -403,27 +428,6 @@ rope::size_type rope::line_to_byte(size_type line) const {
   if (line == 0) return 0;
   if (line == lines) return size();
   return detail::rope_nth(root_, text_metric::newlines, line - 1) + 1;
-}
-
-rope& rope::replace_chars(size_type i, size_type n, std::string_view text) {
-  const size_type total = char_count();
-  if (i > total) detail::out_of_range("replace_chars", "i", i, "char_count()", total);
-  n = std::min(n, total - i);
-  if (i == total) return replace(size(), 0, text);
-  const auto [b, e] = detail::rope_nth_pair(root_, text_metric::chars, i, n);
-  return replace(b, (e == npos ? size() : e) - b, text);
-}
-
-rope& rope::replace_utf16(size_type u, size_type n, std::string_view text) {
-  const size_type total = utf16_count();
-  if (u > total) detail::out_of_range("replace_utf16", "u", u, "utf16_count()", total);
-  n = std::min(n, total - u);
-  if (u == total) return replace(size(), 0, text);
-  const auto [b, e] = detail::rope_nth_pair(root_, text_metric::utf16, u, n);
-  // A count ending inside a surrogate pair takes the whole pair.
-  const size_type end = e == npos ? size() : e;
-  const size_type stop = end < size() && byte_to_utf16(end) < u + n ? chars_after(end, 1) : end;
-  return replace(b, stop - b, text);
 }
 
 rope::size_type rope::chars_after(size_type pos, size_type n) const {
