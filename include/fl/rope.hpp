@@ -161,6 +161,13 @@ class rope {
   rope& insert(size_type pos, const char* text) { return insert(pos, std::string_view(text)); }
   // Removes min(n, size() - pos) bytes from pos.
   rope& erase(size_type pos = 0, size_type n = npos);
+  // Iterator forms (as std::string's): the edit at it.index(); each returns
+  // an iterator to the first byte after the removed range / the first byte
+  // inserted, valid for the edited rope. O(log n + text.size()).
+  const_iterator insert(const_iterator it, std::string_view text);
+  const_iterator insert(const_iterator it, char ch);
+  const_iterator erase(const_iterator it);
+  const_iterator erase(const_iterator first, const_iterator last);
   // Replaces min(n, size() - pos) bytes from pos with `text`.
   rope& replace(size_type pos, size_type n, std::string_view text);
   rope& replace(size_type pos, size_type n, const rope& other);
@@ -197,6 +204,12 @@ class rope {
   size_type find(char ch, size_type pos = 0) const noexcept {
     return find(std::string_view(&ch, 1), pos);
   }
+  // Last index <= pos where `needle` occurs, or npos (std::string::rfind):
+  // a walk back from pos over windows of the text, O(size() - start of the
+  // match + needle size()), matches across chunk boundaries included. An
+  // empty needle is found at min(pos, size()).
+  size_type rfind(std::string_view needle, size_type pos = npos) const;
+  size_type rfind(char ch, size_type pos = npos) const { return rfind(std::string_view(&ch, 1), pos); }
   bool contains(std::string_view needle) const noexcept { return find(needle) != npos; }
   bool starts_with(std::string_view prefix) const noexcept;
   bool ends_with(std::string_view suffix) const noexcept;
@@ -240,6 +253,10 @@ class rope {
   // The fastest way through the bytes: a loop over each view runs at
   // std::string speed (see also fl::for_each_chunk, fl::count, fl::find).
   chunk_range chunks() const noexcept;
+  // The same from byte pos on: the first view starts at pos (inside the
+  // leaf holding it), the others are whole leaves; chunks_at(size()) is
+  // empty. O(log n) to start. Throws std::out_of_range if pos > size().
+  chunk_range chunks_at(size_type pos) const;
 
   // ---- text metrics (O(log n) each; kept current by every edit) ----
   // A char is a byte that is not a UTF-8 continuation byte (10xxxxxx), so
@@ -489,14 +506,16 @@ class rope::const_iterator {
   size_type lo_ = 0;            // size() at the end
 };
 
-// A forward range of std::string_view, one per leaf, in order. Valid while
-// the rope is alive and unchanged.
+// A range of std::string_view, one per leaf, in order (from a start byte:
+// see chunks_at). Its iterators are bidirectional, so the chunks can be
+// walked backwards too (rbegin()/rend(), or --end()): each step is one
+// descent, O(log n). Valid while the rope is alive and unchanged.
 class rope::chunk_range {
  public:
   class iterator {
    public:
-    using iterator_concept = std::forward_iterator_tag;
-    using iterator_category = std::forward_iterator_tag;
+    using iterator_concept = std::bidirectional_iterator_tag;
+    using iterator_category = std::bidirectional_iterator_tag;
     using value_type = std::string_view;
     using difference_type = std::ptrdiff_t;
     using reference = std::string_view;
@@ -514,33 +533,58 @@ class rope::chunk_range {
       ++*this;
       return t;
     }
+    // To the chunk before: the leaf holding byte pos - 1, up to pos (a whole
+    // leaf, unless the range started inside it). Not before begin().
+    iterator& operator--() noexcept {
+      const detail::leaf_view v = detail::seek(rope_->root_, pos_ - 1);
+      const size_type from = v.lo > first_ ? v.lo : first_;
+      cur_ = std::string_view(v.data + (from - v.lo), pos_ - from);
+      pos_ = from;
+      return *this;
+    }
+    iterator operator--(int) noexcept {
+      iterator t = *this;
+      --*this;
+      return t;
+    }
     friend bool operator==(const iterator& a, const iterator& b) noexcept {
       return a.pos_ == b.pos_;
     }
+    // Index in the rope of the first byte of *it.
+    size_type index() const noexcept { return pos_; }
 
    private:
     friend class chunk_range;
-    iterator(const rope* r, size_type pos) noexcept : rope_(r), pos_(pos) { load(); }
+    iterator(const rope* r, size_type first, size_type pos) noexcept
+        : rope_(r), first_(first), pos_(pos) {
+      load();
+    }
+    // The chunk from pos_ to the end of its leaf (empty at the end).
     void load() noexcept {
       if (pos_ >= rope_->size()) {
         cur_ = {};
         return;
       }
       const detail::leaf_view v = detail::seek(rope_->root_, pos_);
-      cur_ = std::string_view(v.data, v.len);
+      cur_ = std::string_view(v.data + (pos_ - v.lo), v.len - (pos_ - v.lo));
     }
     const rope* rope_ = nullptr;
+    size_type first_ = 0;  // the range's first byte: -- stops there
     size_type pos_ = 0;
     std::string_view cur_;
   };
+  using reverse_iterator = std::reverse_iterator<iterator>;
 
-  iterator begin() const noexcept { return iterator(rope_, 0); }
-  iterator end() const noexcept { return iterator(rope_, rope_->size()); }
+  iterator begin() const noexcept { return iterator(rope_, first_, first_); }
+  iterator end() const noexcept { return iterator(rope_, first_, rope_->size()); }
+  reverse_iterator rbegin() const noexcept { return reverse_iterator(end()); }
+  reverse_iterator rend() const noexcept { return reverse_iterator(begin()); }
 
  private:
   friend class rope;
-  explicit chunk_range(const rope* r) noexcept : rope_(r) {}
+  chunk_range(const rope* r, size_type first) noexcept : rope_(r), first_(first) {}
   const rope* rope_;
+  size_type first_;
 };
 
 // The lines of a rope (rope::lines()): an input range of fl::rope, each
@@ -593,12 +637,15 @@ class rope::line_range {
 };
 
 inline rope::line_range rope::lines() const noexcept { return line_range(this); }
-inline rope::chunk_range rope::chunks() const noexcept { return chunk_range(this); }
+inline rope::chunk_range rope::chunks() const noexcept { return chunk_range(this, 0); }
 inline rope::const_iterator rope::begin() const noexcept { return const_iterator(this, 0); }
 inline rope::const_iterator rope::end() const noexcept {
   return const_iterator(this, const_iterator::end_tag{});
 }
 inline rope::const_iterator rope::cbegin() const noexcept { return begin(); }
+inline rope::const_iterator rope::insert(const_iterator it, char ch) {
+  return insert(it, std::string_view(&ch, 1));
+}
 inline rope::const_iterator rope::cend() const noexcept { return end(); }
 
 // ---- segmented algorithms: chunk by chunk, at std::string speed. Prefer

@@ -583,6 +583,24 @@ rope& rope::replace_utf16(size_type u, size_type n, std::string_view text) {
   return replace(b, stop - b, text);
 }
 
+rope::const_iterator rope::insert(const_iterator it, std::string_view text) {
+  const size_type at = it.index();
+  insert(at, text);
+  return const_iterator(this, at);
+}
+
+rope::const_iterator rope::erase(const_iterator it) {
+  const size_type at = it.index();
+  erase(at, 1);
+  return const_iterator(this, at);
+}
+
+rope::const_iterator rope::erase(const_iterator first, const_iterator last) {
+  const size_type at = first.index();
+  erase(at, last.index() - at);
+  return const_iterator(this, at);
+}
+
 rope& rope::insert(size_type pos, std::string_view text) {
   if (pos > size()) throw std::out_of_range("fl::rope::insert: pos > size()");
   splice(pos, 0, text, nullptr);
