@@ -25,7 +25,9 @@ namespace {
 // Makes the file and the mapping at least `need` bytes long.
 void grow(detail::space_state& s, std::uint64_t need) {
   std::uint64_t next = std::max(need, s.size + std::min(s.size, detail::max_growth_step));
-  next = detail::round_up(next, s.granule);
+  // Small files grow by system pages (a small store stays tens of KiB),
+  // larger ones by the granule.
+  next = detail::round_up(next, next < detail::small_file_bytes ? s.sys_page : s.granule);
   if (next > s.reserve) {
     // Move the mapping into a new, larger reserved range: raw pointers change.
     const std::uint64_t res = detail::round_up(2 * next, s.granule);

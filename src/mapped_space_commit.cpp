@@ -138,6 +138,7 @@ compare:
 // table, once each (see mapped_space::checked). Pages at or past the
 // committed file size are this process's own and need no check.
 void check_pages(const space_state& s, std::uint64_t off, std::uint64_t len) {
+  check_not_retired(s);
   if (len == 0) return;
   const space_alloc_state& a = s.committed.alloc;
   const std::uint64_t committed_pages = s.committed.file_size / space_page;
@@ -190,10 +191,20 @@ void mark_committed(space_state& s, std::uint64_t old_pages, const std::vector<l
 std::uint64_t write_record(space_state& s, const space_meta& m,
                            const std::vector<log_extent>& runs) {
   if (!s.log_fd) {
+    // The log is the one beside the data file this space holds locked: the
+    // file must still be at s.path (every cooperating writer renames onto a
+    // name only while holding its file's lock), and the log a regular file.
+    // check_bound() keeps it so on every later commit.
+    if (!names_file(s.path, s.fd.get()))
+      fail(s, "the file was renamed or replaced while open; nothing was committed");
     s.log_fd = unique_fd(::open(s.log_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666));
     if (!s.log_fd) throw_errno(s.log_path, "open of the log", errno);
     struct stat sb;
     if (::fstat(s.log_fd.get(), &sb) != 0) throw_errno(s.log_path, "fstat", errno);
+    if (!S_ISREG(sb.st_mode)) {
+      s.log_fd.reset();
+      fail(s, "the log " + s.log_path.string() + " is not a regular file");
+    }
     s.log_written = static_cast<std::uint64_t>(sb.st_size);
     s.log_name_durable = false;
   }
@@ -224,13 +235,15 @@ std::uint64_t write_record(space_state& s, const space_meta& m,
   h.head_crc = crc32c(head.data() + sizeof h, sizeof m + ext_bytes, crc32c(&h, record_crc_span));
   std::memcpy(head.data(), &h, sizeof h);
 
+  // The first step is small (a small store's log stays tens of KiB), then
+  // the written size doubles up to log_bound.
   static const std::byte zeros[65536] = {};
+  constexpr std::uint64_t first_step = 16384;
   const std::uint64_t end = s.log_head + h.record_bytes;
   std::uint64_t fill_to = end;
   if (end > s.log_written) {
-    fill_to = std::max(
-        end, std::min(std::max<std::uint64_t>(2 * s.log_written, sizeof zeros), log_bound));
-    fill_to = round_up(fill_to, sizeof zeros);
+    fill_to = std::max(end, std::min(std::max(2 * s.log_written, first_step), log_bound));
+    fill_to = round_up(fill_to, space_page);
   }
   std::vector<iovec> iov;
   iov.reserve(1 + runs.size() + (fill_to - end) / sizeof zeros + 1);
@@ -263,6 +276,15 @@ void write_slot(space_state& s, space_meta m, bool log_bit) {
   s.slot_unflushed = !s.durable;
   s.newest_slot = slot;
   s.meta_seq = seq;
+}
+
+bool has_uncommitted(space_state& s) {
+  if (s.size != s.committed.file_size || !s.fresh.empty() ||
+      std::memcmp(&s.alloc, &s.committed.alloc, sizeof s.alloc) != 0)
+    return true;
+  std::vector<log_extent> runs;
+  find_dirty(s, space_data_start, std::min(s.size, round_up(s.alloc.top, s.sys_page)), runs);
+  return !runs.empty();
 }
 
 int checkpoint(space_state& s) noexcept {
@@ -346,7 +368,9 @@ void refuse_after_failed_write(const space_state& s) {
 
 void mapped_space::sync() {
   detail::space_state& s = *st_;
+  detail::check_not_retired(s);
   detail::refuse_after_failed_write(s);
+  detail::check_bound(s);
   // A full log, or a run whose meta slot was written without a flush (the
   // space was not durable then): a checkpoint first, so that a durable commit
   // never relies on a slot the disk may not have.
@@ -452,6 +476,7 @@ void mapped_space::sync() {
 
 void mapped_space::rollback() {
   detail::space_state& s = *st_;
+  detail::check_not_retired(s);
   detail::refuse_after_failed_write(s);
   const std::uint64_t top = std::max(s.alloc.top, s.committed.alloc.top);
   std::vector<log_extent> runs;
@@ -459,6 +484,13 @@ void mapped_space::rollback() {
                      std::min(s.size, detail::round_up(top, s.sys_page)), runs);
   for (const log_extent& r : runs) ::madvise(s.base + r.offset, r.length, MADV_DONTNEED);
   s.alloc = s.committed.alloc;
+  // Pages past the committed size may hold what write_fresh() put in the
+  // file: cut to the committed size and grow back, so they read as zeros
+  // again (as every page a commit has not covered must).
+  if (s.size > s.committed.file_size &&
+      (::ftruncate(s.fd.get(), static_cast<off_t>(s.committed.file_size)) != 0 ||
+       ::ftruncate(s.fd.get(), static_cast<off_t>(s.size)) != 0))
+    detail::throw_errno(s.path, "ftruncate (rollback)", errno);
   s.fresh.clear();
   // The dropped pages read from the file again: check them again.
   std::fill(s.verified.begin(), s.verified.end(), 0);

@@ -63,6 +63,10 @@ struct space_state {
   mutable std::once_flag pagemap_opened;
   bool created = false;
   bool durable = true;
+  // Set when a later open of the same file in this process became its writer
+  // (see open_writer in mapped_space_open.cpp): every call that reads through
+  // checks or writes throws, and the close writes nothing.
+  std::atomic<bool> retired{false};
   std::uint64_t sys_page = 4096;
   std::uint64_t granule = 65536;  // growth unit: a multiple of both page sizes
   std::byte* base = nullptr;      // start of the reserved range = file offset 0
@@ -82,6 +86,8 @@ struct space_state {
 inline constexpr std::uint64_t initial_file_size =
     4 * space_page;  // 2 meta pages + 2 pages of blocks
 inline constexpr std::uint64_t default_reserve = std::uint64_t{64} << 30;
+// Below this size the file grows in system pages rather than granules.
+inline constexpr std::uint64_t small_file_bytes = std::uint64_t{1} << 20;
 inline constexpr std::uint64_t max_growth_step = std::uint64_t{1} << 30;
 inline constexpr std::size_t copy_chunk = std::size_t{1}
                                           << 20;  // bounded buffers for log reading and replay
@@ -117,6 +123,27 @@ inline void store_u64(std::byte* base, std::uint64_t off, std::uint64_t v) noexc
 }
 
 // ---- mapped_space_open.cpp ----
+
+// Throws persist_error if a later open of this file in this process has
+// taken it over (space_state::retired).
+inline void check_not_retired(const space_state& s) {
+  if (s.retired.load(std::memory_order_relaxed)) [[unlikely]]
+    fail(s,
+         "superseded: a later open of this file in this process is its writer now; this "
+         "handle can only be destroyed");
+}
+// Throws persist_error unless the names s.path and (when open) s.log_path
+// still refer to the files this space holds: a commit never writes into a
+// data file or a log that another writer replaced. Two fstat calls.
+void check_bound(const space_state& s);
+// Opens s.path as its writer (see mapped_space_open.cpp): s.fd then holds
+// the file's lock. Returns the earlier handle of this process it takes the
+// file over from, or nullptr.
+space_state* open_writer(space_state& s, open_mode mode);
+// Truncates the log to `keep` bytes after a checkpoint left it unneeded (a
+// clean close keeps no multi-megabyte log). Errors are ignored: the log's
+// content is not needed.
+void shrink_log(space_state& s, std::uint64_t keep) noexcept;
 
 // Checks a meta slot read from a file of `file_bytes` bytes: empty if valid,
 // else the reason.
@@ -161,6 +188,9 @@ void write_slot(space_state& s, space_meta m, bool log_bit);
 // the log again from 0. Returns 0 or the errno of the failed step (the state
 // on disk is then still complete; the log stays in use).
 int checkpoint(space_state& s) noexcept;
+// True if the space holds changes not yet committed (allocator state, size,
+// pages written since the last commit: a pagemap walk over the carved range).
+bool has_uncommitted(space_state& s);
 
 // Makes the page-CRC table (a block of the space) cover every page of the
 // file, carving a bigger one when needed; returns the replaced table's page

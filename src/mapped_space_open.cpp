@@ -18,6 +18,9 @@
 #include <random>
 #include <utility>
 
+#include <atomic>
+#include <cstdio>
+
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -352,13 +355,14 @@ space_meta make_meta(std::uint64_t uuid, std::uint64_t generation, std::uint64_t
 
 namespace {
 
-// Creates an empty space at s.path: built under a temporary name, made
-// durable, then linked into place (link fails if another process created the
-// file meanwhile: returns false then).
-bool create_file(const space_state& s) {
-  std::filesystem::path tmp = s.path;
-  tmp += ".new-" + std::to_string(::getpid());
-  unique_fd fd(::open(tmp.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0666));
+// Creates an empty space at s.path: built under a unique temporary name,
+// made durable, locked, then linked into place, so that the file appears
+// under its name already locked (no other opener can take it in between).
+// Returns the locked descriptor, or an empty one if link found a file there
+// (another process created it meanwhile).
+unique_fd create_file(const space_state& s) {
+  const std::filesystem::path tmp = unique_sibling(s.path, "new");
+  unique_fd fd(::open(tmp.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666));
   if (!fd) throw_errno(tmp, "create", errno);
   space_alloc_state a{};
   a.top = space_first_block;
@@ -374,27 +378,169 @@ bool create_file(const space_state& s) {
     }
   }
   if (::ftruncate(fd.get(), static_cast<off_t>(initial_file_size)) != 0 ||
-      (s.durable && sync_data(fd.get()) != 0)) {
+      (s.durable && sync_data(fd.get()) != 0) || ::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
     const int e = errno;
     ::unlink(tmp.c_str());
-    throw_errno(tmp, "ftruncate/fdatasync", e);
+    throw_errno(tmp, "ftruncate/fdatasync/flock", e);
   }
   const int linked = ::link(tmp.c_str(), s.path.c_str());
   const int link_err = errno;
   ::unlink(tmp.c_str());
   if (linked != 0) {
-    if (link_err == EEXIST) return false;
+    if (link_err == EEXIST) return {};
     throw_errno(s.path, "link", link_err);
   }
-  if (!s.durable) return true;
-  std::filesystem::path dir = s.path.parent_path();
-  if (dir.empty()) dir = ".";
-  unique_fd dfd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (dfd) ::fsync(dfd.get());
-  return true;
+  if (s.durable) {
+    std::filesystem::path dir = s.path.parent_path();
+    if (dir.empty()) dir = ".";
+    unique_fd dfd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (dfd) ::fsync(dfd.get());
+  }
+  return fd;
+}
+
+// ---- the writer lock ---------------------------------------------------------
+//
+// A space's writer holds flock(LOCK_EX) on its data file. flock belongs to an
+// open file description, so a second open() of the file in the same process
+// conflicts with the first as another process would. The process therefore
+// keeps a table of the files it has open as writer (by device and inode):
+// an open that finds its file there takes it over from the earlier handle
+// when that handle has nothing uncommitted (it checkpoints the earlier
+// handle, shares its locked descriptor and retires it), and is refused with
+// a reason naming the situation otherwise.
+struct open_file {
+  dev_t dev;
+  ino_t ino;
+  pid_t pid;  // a child made by fork() inherits the table, not the files' handles
+  space_state* writer;
+};
+struct writer_table {
+  std::mutex m;
+  std::vector<open_file> files;
+};
+writer_table& writers() {
+  static writer_table* t = new writer_table;  // never destroyed: spaces may close at exit
+  return *t;
+}
+
+std::vector<open_file>::iterator find_file(writer_table& t, const struct stat& sb) {
+  const pid_t self = ::getpid();
+  return std::find_if(t.files.begin(), t.files.end(), [&](const open_file& f) {
+    return f.dev == sb.st_dev && f.ino == sb.st_ino && f.pid == self;
+  });
+}
+
+// Why this process cannot take its file over from the handle `w`, or empty.
+std::string takeover_refused(space_state& w) {
+  if (w.retired.load(std::memory_order_relaxed) || !w.fd) return "locked: being closed";
+  if (has_uncommitted(w))
+    return "locked: this process has it open in another handle with uncommitted changes "
+           "(sync() or destroy that handle first)";
+  if (const int e = checkpoint(w))
+    return std::string("locked: the other handle of this process could not checkpoint (") +
+           std::strerror(e) + ")";
+  return {};
 }
 
 }  // namespace
+
+// Opens s.path as its writer: s.fd holds the file's exclusive lock, and the
+// path named that very file after the lock was taken (an opener that raced
+// with a rename onto the path locked the replaced file: it retries).
+// Creates the file per `mode`. Sets s.created; returns the handle this open
+// takes the file over from (see writer_table), or nullptr.
+space_state* open_writer(space_state& s, open_mode mode) {
+  for (int attempt = 0;; ++attempt) {
+    if (attempt > 16) fail(s, "the file keeps being replaced while it is opened");
+    unique_fd fd(::open(s.path.c_str(), O_RDWR | O_CLOEXEC));
+    if (!fd) {
+      if (errno != ENOENT) throw_errno(s.path, "open", errno);
+      if (mode == open_mode::open_existing)
+        fail(s, "no such file (open_mode::open_existing)");
+      fd = create_file(s);
+      if (!fd) {
+        if (mode == open_mode::create_new) fail(s, "file exists (open_mode::create_new)");
+        continue;  // created by another process meanwhile: open that one
+      }
+      // A stale log of an earlier file by this name must not meet the new
+      // file; its uuid differs anyway, so it would be ignored, but it is
+      // dead weight.
+      ::unlink(s.log_path.c_str());
+      s.created = true;
+      s.fd = std::move(fd);
+      return nullptr;
+    }
+    if (mode == open_mode::create_new) fail(s, "file exists (open_mode::create_new)");
+    if (::flock(fd.get(), LOCK_EX | LOCK_NB) == 0) {
+      if (!names_file(s.path, fd.get())) continue;  // replaced while we opened it
+      s.fd = std::move(fd);
+      return nullptr;
+    }
+    if (errno != EWOULDBLOCK) throw_errno(s.path, "flock", errno);
+    struct stat sb;
+    if (::fstat(fd.get(), &sb) != 0) throw_errno(s.path, "fstat", errno);
+    writer_table& t = writers();
+    const std::lock_guard<std::mutex> lock(t.m);
+    const auto it = find_file(t, sb);
+    if (it == t.files.end()) {
+      if (!names_file(s.path, fd.get())) continue;  // replaced: its lock was the replacer's
+      fail(s, "locked: another process has it open");
+    }
+    space_state& w = *it->writer;
+    if (const std::string why = takeover_refused(w); !why.empty()) fail(s, why);
+    s.fd = unique_fd(::dup(w.fd.get()));  // the same open file description: its lock
+    if (!s.fd) throw_errno(s.path, "dup", errno);
+    return &w;
+  }
+}
+
+namespace {
+
+// Enters s in the writer table (after a successful open), retiring the
+// handle it took the file over from.
+void register_writer(space_state& s, space_state* from) {
+  struct stat sb;
+  if (::fstat(s.fd.get(), &sb) != 0) throw_errno(s.path, "fstat", errno);
+  writer_table& t = writers();
+  const std::lock_guard<std::mutex> lock(t.m);
+  const auto it = find_file(t, sb);
+  if (it != t.files.end()) {
+    if (it->writer == from && from != nullptr) from->retired.store(true);
+    it->writer = &s;
+  } else {
+    t.files.push_back({sb.st_dev, sb.st_ino, ::getpid(), &s});
+  }
+}
+
+void unregister_writer(const space_state* s) noexcept {
+  writer_table& t = writers();
+  const std::lock_guard<std::mutex> lock(t.m);
+  std::erase_if(t.files, [&](const open_file& f) { return f.writer == s; });
+}
+
+}  // namespace
+
+void check_bound(const space_state& s) {
+  struct stat sb;
+  if (::fstat(s.fd.get(), &sb) != 0) throw_errno(s.path, "fstat", errno);
+  if (sb.st_nlink == 0)
+    fail(s,
+         "the file was removed or replaced while open (by a writer that ignored its lock); "
+         "nothing was committed");
+  if (s.log_fd) {
+    if (::fstat(s.log_fd.get(), &sb) != 0) throw_errno(s.log_path, "fstat", errno);
+    if (sb.st_nlink == 0)
+      fail(s, "the log " + s.log_path.string() +
+                  " was removed or replaced while open (by a writer that ignored its lock); "
+                  "nothing was committed");
+  }
+}
+
+void shrink_log(space_state& s, std::uint64_t keep) noexcept {
+  if (!s.log_fd || s.log_open || s.log_written <= keep) return;
+  if (::ftruncate(s.log_fd.get(), static_cast<off_t>(keep)) == 0) s.log_written = keep;
+}
 
 namespace {
 
@@ -499,31 +645,7 @@ mapped_space::mapped_space(const std::filesystem::path& path, const mapped_space
   s.sys_page = static_cast<std::uint64_t>(ps);
   s.granule = std::max<std::uint64_t>(65536, s.sys_page);
 
-  for (int attempt = 0;; ++attempt) {
-    s.fd = detail::unique_fd(::open(path.c_str(), O_RDWR | O_CLOEXEC));
-    if (s.fd) {
-      if (options.mode == open_mode::create_new && !s.created)
-        detail::fail(s, "file exists (open_mode::create_new)");
-      break;
-    }
-    if (errno != ENOENT) detail::throw_errno(path, "open", errno);
-    if (options.mode == open_mode::open_existing)
-      detail::fail(s, "no such file (open_mode::open_existing)");
-    if (attempt > 2) detail::fail(s, "file appears and disappears while being created");
-    // A stale log of an earlier file by this name must not meet the new file;
-    // its uuid differs anyway, so it would be ignored, but it is dead weight.
-    if (detail::create_file(s)) {
-      ::unlink(s.log_path.c_str());
-      s.created = true;
-    } else if (options.mode == open_mode::create_new) {
-      detail::fail(s, "file exists (open_mode::create_new)");
-    }
-  }
-  if (::flock(s.fd.get(), LOCK_EX | LOCK_NB) != 0) {
-    if (errno == EWOULDBLOCK)
-      detail::fail(s, "locked: another process (or another mapped_space) has it open");
-    detail::throw_errno(path, "flock", errno);
-  }
+  detail::space_state* const from = detail::open_writer(s, options.mode);
   struct stat sb;
   if (::fstat(s.fd.get(), &sb) != 0) detail::throw_errno(path, "fstat", errno);
   if (!S_ISREG(sb.st_mode)) detail::fail(s, "not a regular file");
@@ -547,6 +669,19 @@ mapped_space::mapped_space(const std::filesystem::path& path, const mapped_space
   if (replayed) {  // a replay may have grown the file
     if (::fstat(s.fd.get(), &sb) != 0) detail::throw_errno(path, "fstat", errno);
     file_bytes = static_cast<std::uint64_t>(sb.st_size);
+  }
+  if (file_bytes > m.file_size) {
+    // Bytes past the committed size belong to no commit: pages a commit that
+    // never became durable wrote ahead of its log (write_fresh), or growth
+    // that was never committed. Cut them, so that the space grows over zeros
+    // again (sync() gives new pages a zero page's checksum).
+    if (::ftruncate(s.fd.get(), static_cast<off_t>(m.file_size)) != 0)
+      detail::throw_errno(path, "ftruncate to the committed size", errno);
+    if (s.durable) {
+      if (const int e = detail::sync_data(s.fd.get()))
+        detail::throw_errno(path, "fdatasync (truncation)", e);
+    }
+    file_bytes = m.file_size;
   }
   s.committed = m;
   s.alloc = m.alloc;
@@ -577,6 +712,7 @@ mapped_space::mapped_space(const std::filesystem::path& path, const mapped_space
   // go, but commits nothing: the file stays at generation 1 (empty, no
   // table) until the first sync(), which fills the table and writes the log.
   if (s.created) detail::ensure_table(*this, s);
+  detail::register_writer(s, from);
 }
 
 mapped_space::mapped_space(mapped_space&& o) noexcept
@@ -592,7 +728,9 @@ namespace {
 // leaves them in the log, where the next open finds them.
 void close_space(detail::space_state* s) noexcept {
   if (s == nullptr || s->base == nullptr) return;
-  (void)detail::checkpoint(*s);
+  detail::unregister_writer(s);
+  if (!s->retired.load(std::memory_order_relaxed) && detail::checkpoint(*s) == 0)
+    detail::shrink_log(*s, 0);  // the state is whole in the file: keep no log bytes
   detail::give_reservation(s->base, s->size, s->reserve);
 }
 
@@ -645,19 +783,59 @@ space_stats mapped_space::stats() const {
 
 void mapped_space::rename(const std::filesystem::path& to) {
   detail::space_state& s = *st_;
+  detail::check_not_retired(s);
+  // 1. The file alone becomes the state (durable, when the space is): the
+  // renamed file never needs a log, so no crash between the steps below can
+  // pair it with the log of the store it replaces.
+  if (const int e = detail::checkpoint(s)) detail::throw_errno(s.path, "checkpoint", e);
+  if (!detail::names_file(s.path, s.fd.get()))
+    detail::fail(s, "renamed or replaced by another process while open");
   std::filesystem::path log_to = to;
   log_to += "-log";
-  if (::rename(s.path.c_str(), to.c_str()) != 0) detail::throw_errno(s.path, "rename", errno);
-  // A log left by an older file of that name belongs to another uuid; ours
-  // (if any) holds only commits already in place. Either way the new name's
-  // log must be ours or absent.
-  if (::rename(s.log_path.c_str(), log_to.c_str()) != 0) {
-    if (errno != ENOENT) detail::throw_errno(s.log_path, "rename", errno);
-    ::unlink(log_to.c_str());
+  // 2. The name `to`: a file there is replaced only while this space holds
+  // its lock (a store open elsewhere refuses), and only if `to` still names
+  // the file locked; a missing one only if it stays missing (no replace).
+  for (int attempt = 0;; ++attempt) {
+    if (attempt > 16) throw persist_error(to, "the file keeps being replaced while it is renamed onto");
+    detail::unique_fd old(::open(to.c_str(), O_RDWR | O_CLOEXEC));
+    if (!old) {
+      if (errno != ENOENT) detail::throw_errno(to, "open", errno);
+      if (::renameat2(AT_FDCWD, s.path.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) break;
+      if (errno == EEXIST) continue;
+      if (errno != EINVAL && errno != ENOSYS) detail::throw_errno(s.path, "rename", errno);
+      // A file system without RENAME_NOREPLACE: link fails on an existing name too.
+      if (::link(s.path.c_str(), to.c_str()) != 0) {
+        if (errno == EEXIST) continue;
+        detail::throw_errno(s.path, "link", errno);
+      }
+      ::unlink(s.path.c_str());
+      break;
+    }
+    if (detail::names_file(s.path, old.get())) return;  // already its name
+    if (::flock(old.get(), LOCK_EX | LOCK_NB) != 0) {
+      if (errno == EWOULDBLOCK)
+        throw persist_error(to, "locked: another process or handle has it open; nothing was changed");
+      detail::throw_errno(to, "flock", errno);
+    }
+    if (!detail::names_file(to, old.get())) continue;  // replaced meanwhile
+    if (::rename(s.path.c_str(), to.c_str()) != 0) detail::throw_errno(s.path, "rename", errno);
+    break;  // `old` (the replaced file) is unlocked as it closes
   }
+  // 3. The log under the old name holds nothing the file needs: removed (if
+  // that name is still this space's log). The next commit starts "<to>-log".
+  if (s.log_fd) {
+    if (detail::names_file(s.log_path, s.log_fd.get())) ::unlink(s.log_path.c_str());
+    s.log_fd.reset();
+  }
+  s.log_written = 0;
+  s.log_head = 0;
+  s.log_name_durable = false;
   s.path = to;
   s.log_path = log_to;
   if (s.durable) detail::fsync_parent(s.path);
+  // 4. Once the rename is durable: the replaced store's log (or a stale one)
+  // goes; it could only ever be read by the replaced file.
+  ::unlink(log_to.c_str());
 }
 
 void mapped_space::set_durable(bool durable) noexcept { st_->durable = durable; }

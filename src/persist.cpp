@@ -10,6 +10,9 @@
 #include <string>
 #include <vector>
 
+#include <cstdio>
+
+#include <sys/file.h>
 #include <sys/stat.h>
 
 namespace fl {
@@ -26,6 +29,16 @@ std::string error_text(const std::filesystem::path& path, const std::string& rea
 
 }  // namespace
 
+namespace detail {
+namespace {
+std::string hex(std::uint64_t v) {
+  char b[24];
+  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
+  return b;
+}
+}  // namespace
+}  // namespace detail
+
 persist_error::persist_error(const std::filesystem::path& path, const std::string& reason)
     : std::runtime_error(error_text(path, reason)), path_(path), reason_(reason) {}
 
@@ -33,19 +46,18 @@ namespace detail {
 
 struct persist_file::state {
   std::filesystem::path path;
-  std::filesystem::path tmp;  // "<path>.tmp", renamed over path by a save
   std::uint64_t type_tag;
+  bool untagged_ok;  // files of tag 0 (written before default tags) load too
   std::size_t value_size;
   unique_fd dir;  // the directory, kept open for the fsync after each rename
 };
 
 persist_file::persist_file(const std::filesystem::path& path, std::uint64_t type_tag,
-                           std::size_t value_size)
+                           std::size_t value_size, bool untagged_ok)
     : st_(std::make_unique<state>()) {
   st_->path = path;
-  st_->tmp = path;
-  st_->tmp += ".tmp";
   st_->type_tag = type_tag;
+  st_->untagged_ok = untagged_ok;
   st_->value_size = value_size;
   std::filesystem::path dir = path.parent_path();
   if (dir.empty()) dir = ".";
@@ -59,15 +71,15 @@ persist_file::~persist_file() = default;
 
 const std::filesystem::path& persist_file::path() const noexcept { return st_->path; }
 
-bool persist_file::load(void* out) const {
-  const state& s = *st_;
-  unique_fd fd(::open(s.path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd) {
-    if (errno == ENOENT) return false;
-    throw_errno(s.path, "open", errno);
-  }
+namespace {
+
+using state = persist_file::state;
+
+// Checks the file open as `fd` and reads its value into `out` (value_size
+// bytes), which changes only for a valid file. Throws persist_error.
+void read_value(const state& s, int fd, void* out) {
   struct stat sb;
-  if (::fstat(fd.get(), &sb) != 0) throw_errno(s.path, "fstat", errno);
+  if (::fstat(fd, &sb) != 0) throw_errno(s.path, "fstat", errno);
   if (!S_ISREG(sb.st_mode)) throw persist_error(s.path, "not a regular file");
   const auto file_size = static_cast<std::uint64_t>(sb.st_size);
   const std::uint64_t want = sizeof(value_header) + s.value_size;
@@ -76,7 +88,7 @@ bool persist_file::load(void* out) const {
     throw persist_error(s.path, "truncated: " + std::to_string(file_size) +
                                     " bytes, shorter than the 40-byte header");
   value_header h;
-  if (pread_full(fd.get(), &h, sizeof h, 0) != static_cast<long long>(sizeof h))
+  if (pread_full(fd, &h, sizeof h, 0) != static_cast<long long>(sizeof h))
     throw_errno(s.path, "read", errno ? errno : EIO);
   if (std::memcmp(h.magic, value_magic, sizeof h.magic) != 0)
     throw persist_error(s.path, "not an fl::persist file (bad magic)");
@@ -91,16 +103,17 @@ bool persist_file::load(void* out) const {
     throw persist_error(s.path, "holds a value of " + std::to_string(h.value_size) +
                                     " bytes, expected " + std::to_string(s.value_size) +
                                     " (another type's file)");
-  if (h.type_tag != s.type_tag)
-    throw persist_error(s.path, "type tag " + std::to_string(h.type_tag) + ", expected " +
-                                    std::to_string(s.type_tag) + " (another type's file)");
+  if (h.type_tag != s.type_tag && !(s.untagged_ok && h.type_tag == 0))
+    throw persist_error(s.path, "type tag " + hex(h.type_tag) + ", expected " + hex(s.type_tag) +
+                                    " (another type's file, or the type was renamed: an "
+                                    "explicit type_tag keeps a file across a rename)");
   if (file_size != want)
     throw persist_error(s.path, (file_size < want ? "truncated: " : "trailing bytes: ") +
                                     std::to_string(file_size) + " bytes, expected " +
                                     std::to_string(want));
   // Read into a scratch buffer first: `out` changes only for a valid file.
   std::vector<unsigned char> buf(s.value_size);
-  const long long got = pread_full(fd.get(), buf.data(), buf.size(), sizeof h);
+  const long long got = pread_full(fd, buf.data(), buf.size(), sizeof h);
   if (got < 0) throw_errno(s.path, "read", static_cast<int>(-got));
   if (static_cast<std::uint64_t>(got) != s.value_size)
     throw persist_error(s.path, "truncated while reading");
@@ -109,11 +122,29 @@ bool persist_file::load(void* out) const {
   if (crc != h.crc || h.reserved != 0)
     throw persist_error(s.path, "checksum mismatch (file damaged)");
   if (s.value_size != 0) std::memcpy(out, buf.data(), s.value_size);
-  return true;
 }
 
-void persist_file::save(const void* value) const {
-  const state& s = *st_;
+// The lock of the file the path names now: a descriptor holding flock
+// (LOCK_EX, waiting for it), taken when the path still names that file
+// afterwards (a save that renamed over it meanwhile makes this open again).
+// Empty if there is no file.
+unique_fd lock_current(const state& s) {
+  for (;;) {
+    unique_fd fd(::open(s.path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!fd) {
+      if (errno == ENOENT) return {};
+      throw_errno(s.path, "open", errno);
+    }
+    while (::flock(fd.get(), LOCK_EX) != 0) {
+      if (errno != EINTR) throw_errno(s.path, "flock", errno);
+    }
+    if (names_file(s.path, fd.get())) return fd;
+  }
+}
+
+// A new file beside the path, under a name of its own, holding `value` with
+// its header, written in one write and flushed. Returns its name.
+std::filesystem::path write_temp(const state& s, const void* value) {
   // Header and value go out in one write of one buffer; small values (the
   // usual case) use the stack.
   const std::size_t total = sizeof(value_header) + s.value_size;
@@ -132,25 +163,81 @@ void persist_file::save(const void* value) const {
   std::memcpy(buf, &h, sizeof h);
   if (s.value_size != 0) std::memcpy(buf + sizeof h, value, s.value_size);
 
-  unique_fd fd(::open(s.tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666));
-  if (!fd) throw_errno(s.tmp, "open of the temporary file", errno);
-  if (const int e = pwrite_all(fd.get(), buf, total, 0)) {
-    ::unlink(s.tmp.c_str());
-    throw_errno(s.tmp, "write", e);
+  const std::filesystem::path tmp = unique_sibling(s.path, "tmp");
+  unique_fd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666));
+  if (!fd) throw_errno(tmp, "open of the temporary file", errno);
+  int e = pwrite_all(fd.get(), buf, total, 0);
+  if (e == 0) e = sync_data(fd.get());
+  if (e != 0) {
+    ::unlink(tmp.c_str());
+    throw_errno(tmp, "write of the temporary file", e);
   }
-  if (const int e = sync_data(fd.get())) {
-    ::unlink(s.tmp.c_str());
-    throw_errno(s.tmp, "fdatasync", e);
+  return tmp;
+}
+
+// Puts the temporary file `tmp` at the path: over the file `held` locks
+// (rename), or, with no file held, only where none exists (false then if
+// one appeared meanwhile; `tmp` is removed). The rename is made durable.
+bool install(const state& s, const std::filesystem::path& tmp, const unique_fd& held) {
+  int r;
+  if (held) {
+    r = ::rename(tmp.c_str(), s.path.c_str());
+  } else {
+    r = ::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, s.path.c_str(), RENAME_NOREPLACE);
+    if (r != 0 && (errno == EINVAL || errno == ENOSYS)) {
+      // A file system without RENAME_NOREPLACE: link fails on an existing name too.
+      r = ::link(tmp.c_str(), s.path.c_str());
+      if (r == 0) ::unlink(tmp.c_str());
+    }
   }
-  fd.reset();
-  if (::rename(s.tmp.c_str(), s.path.c_str()) != 0) {
+  if (r != 0) {
     const int e = errno;
-    ::unlink(s.tmp.c_str());
+    ::unlink(tmp.c_str());
+    if (!held && e == EEXIST) return false;
     throw_errno(s.path, "rename of the temporary file", e);
   }
   // The rename is durable once the directory is.
   while (::fsync(s.dir.get()) != 0) {
     if (errno != EINTR) throw_errno(s.path, "fsync of the directory", errno);
+  }
+  return true;
+}
+
+}  // namespace
+
+bool persist_file::load(void* out) const {
+  const state& s = *st_;
+  unique_fd fd(::open(s.path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd) {
+    if (errno == ENOENT) return false;
+    throw_errno(s.path, "open", errno);
+  }
+  read_value(s, fd.get(), out);
+  return true;
+}
+
+void persist_file::save(const void* value) const {
+  const state& s = *st_;
+  for (;;) {
+    const unique_fd held = lock_current(s);
+    if (install(s, write_temp(s, value), held)) return;
+  }
+}
+
+void persist_file::update(void* value, void (*apply)(void*, void*), void* ctx) const {
+  const state& s = *st_;
+  for (;;) {
+    const unique_fd held = lock_current(s);
+    if (!held) {
+      // Nothing to lock yet: the value-initialized value (what a missing
+      // file means) becomes the file, unless another process creates it first.
+      (void)install(s, write_temp(s, value), held);
+      continue;
+    }
+    read_value(s, held.get(), value);
+    apply(ctx, value);
+    install(s, write_temp(s, value), held);
+    return;
   }
 }
 

@@ -13,7 +13,10 @@
 #include <filesystem>
 #include <string>
 
+#include <atomic>
+
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -108,6 +111,27 @@ inline long long pread_full(int fd, void* data, std::size_t n, std::uint64_t off
     got += static_cast<std::size_t>(r);
   }
   return static_cast<long long>(got);
+}
+
+// Does the name `p` refer to the file open as `fd` (same device and inode)?
+// A lock taken on a descriptor protects the name only while this holds: a
+// rename onto the name replaces the file, and an opener that locked the
+// replaced file must open the name again.
+inline bool names_file(const std::filesystem::path& p, int fd) noexcept {
+  struct stat a, b;
+  return ::stat(p.c_str(), &a) == 0 && ::fstat(fd, &b) == 0 && a.st_dev == b.st_dev &&
+         a.st_ino == b.st_ino;
+}
+
+// "<p>.<what>-<pid>-<n>": a name beside `p` that no other process and no
+// other call of this process uses, for a file built before it is renamed
+// or linked onto `p`.
+inline std::filesystem::path unique_sibling(const std::filesystem::path& p, const char* what) {
+  static std::atomic<std::uint64_t> counter{0};
+  std::filesystem::path r = p;
+  r += std::string(".") + what + "-" + std::to_string(::getpid()) + "-" +
+       std::to_string(counter.fetch_add(1, std::memory_order_relaxed));
+  return r;
 }
 
 inline int sync_data(int fd) noexcept {

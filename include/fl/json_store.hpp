@@ -25,8 +25,12 @@
 // so it re-parses as a double); a number whose value is beyond the range of a
 // double is kept as its text, exactly.
 //
-// Threads and processes: one json_store has a file open at a time (the
-// space's lock; a second open throws fl::persist_error). A json_store and the
+// Threads and processes: one writer per file (the space's lock: an open,
+// import or publishing sync() onto a store open in another process throws
+// fl::persist_error "locked" and changes nothing). In one process, open() of
+// a file another json_store has open takes it over when that one has nothing
+// uncommitted (the earlier json_store is retired: its reads and writes throw
+// "superseded"), and throws "locked" otherwise. A json_store and the
 // json_values taken from it may be used by one thread at a time. Views
 // (json_value, string_views from it) are valid until the next set/erase/sync
 // or the store's destruction. import() keeps one simdjson parser per thread,
@@ -178,11 +182,14 @@ class json_store {
  public:
   // Parses `json_text` (exactly RFC 8259: UTF-8, one value, whitespace around
   // it) into a new store for `file`. Throws fl::json_error for invalid text,
-  // before any file is touched. The store is built in the space `file` +
-  // ".tmp" (without waiting for the disk); the first sync() makes it durable
-  // and renames it (and its log) to `file` (an existing store there stays as
-  // it was until then); destroyed before that, the temporary file is
-  // removed. Throws fl::persist_error on I/O errors.
+  // before any file is touched. Throws fl::persist_error "locked" when a
+  // store at `file` is open (in another process or another handle) or
+  // another import to `file` is in progress. The store is built in the space
+  // `file` + ".tmp" (without waiting for the disk); the first sync() makes
+  // it durable and renames it to `file` (an existing store there stays as it
+  // was until then), and throws "locked", changing nothing, if a store was
+  // opened there meanwhile (sync() may be retried); destroyed before that,
+  // the temporary file is removed. Throws fl::persist_error on I/O errors.
   static json_store import(std::string_view json_text, const std::filesystem::path& file);
 
   // Opens a store written by sync(): opens its mapped_space (which checks

@@ -48,11 +48,23 @@
 // processes), pstring, and arrays of them. The format is native: a file
 // written on a machine of other byte order or word size is refused.
 //
-// Threads and processes: one process has a space open at a time (open() takes
-// an exclusive lock on the file and throws fl::persist_error if another
-// process holds it). Within that process, calls that allocate, free, sync,
-// roll back or set the root need exclusive access to the space; get(),
-// root(), stats() and reads of objects may run concurrently with each other.
+// Threads and processes: one writer per file. open() takes an exclusive lock
+// on the file (flock) and throws fl::persist_error "locked" if another process
+// holds it; every call that creates a file or renames onto a path respects
+// that lock too, and sync() refuses to commit into a file or log that was
+// replaced behind it. Within one process, opening a file that another handle
+// already has open takes the file over from that handle if it has nothing
+// uncommitted (it is checkpointed and retired: its later sync(), rollback(),
+// allocations and checked() reads throw "superseded"; destroying it is
+// fine), and throws "locked" otherwise. Within the writing process, calls that
+// allocate, free, sync, roll back or set the root need exclusive access to
+// the space; get(), root(), stats() and reads of objects may run concurrently
+// with each other.
+//
+// Caveats: a child made by fork() must not use the parent's spaces (it shares
+// their lock and file offsets; its own open of the same file gets "locked").
+// Do not open a file while another thread uses an earlier handle of it. A
+// network file system's flock may not lock across machines.
 #pragma once
 
 #include <fl/detail/config.hpp>
@@ -172,8 +184,9 @@ class mapped_space {
   mapped_space& operator=(const mapped_space&) = delete;
   // Unmaps and unlocks; changes since the last sync() are discarded. If
   // commits since the open are in the log only, checkpoints first (flushes
-  // the file and writes a meta page), so that the next open reads no log; an
-  // I/O error there is not reported (the log keeps the commits).
+  // the file and writes a meta page) and then truncates the log to 0 bytes,
+  // so that the next open reads no log; an I/O error there is not reported
+  // (the log keeps the commits).
   ~mapped_space();
 
   // True if this open created the file (open_or_create on a missing file,
@@ -226,11 +239,14 @@ class mapped_space {
   // and the reason. May run concurrently with other const calls.
   const std::byte* checked(fptr<const void> p, std::uint64_t bytes) const;
 
-  // Gives the data file the name `to` (replacing a file there) and its log
-  // the name "<to>-log", then makes the rename durable (fsync of the
-  // directory). For a space built under a temporary name and published once
-  // committed. Throws persist_error on an I/O error (the names are then
-  // unchanged).
+  // Gives the data file the name `to`, replacing a file there only while no
+  // other space (in any process, or another handle here) has it open: first
+  // a checkpoint makes the file alone the whole committed state (flushed when
+  // durable), then the rename, made durable (fsync of the directory); the
+  // logs beside the old name and beside `to` are removed, and the next commit
+  // starts "<to>-log". For a space built under a temporary name and published
+  // once committed. Throws persist_error "locked" (naming `to`) if a space
+  // there is open, or on an I/O error; the names are then unchanged.
   void rename(const std::filesystem::path& to);
   // See mapped_space_options::durable.
   void set_durable(bool durable) noexcept;

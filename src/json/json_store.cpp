@@ -16,6 +16,9 @@
 #include <limits>
 #include <optional>
 
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 namespace fl::detail::json {
@@ -38,6 +41,37 @@ std::filesystem::path with_suffix(const std::filesystem::path& p, const char* su
   std::filesystem::path r = p;
   r += suffix;
   return r;
+}
+
+// Throws persist_error "locked" if a store is open at `p` (its writer's
+// lock is held, by another process or another handle of this one). Takes
+// and drops the lock: sync() checks again when it renames onto `p`, this
+// check only makes import() fail before any work.
+void refuse_if_locked(const std::filesystem::path& p, const char* what) {
+  const int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;  // missing (or unreadable: the rename reports it)
+  const bool locked = ::flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  ::close(fd);
+  if (locked) throw persist_error(p, what);
+}
+
+// Removes what an import never synced left at `tmp` (its space and log),
+// unless an import in progress holds it: then throws "locked".
+void remove_leftover(const std::filesystem::path& tmp, const std::filesystem::path& store) {
+  const int fd = ::open(tmp.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      ::close(fd);
+      throw persist_error(store, "locked: another import to this path is in progress");
+    }
+    // Locked by this call: nobody's. Removed only while the name is that file.
+    struct stat a, b;
+    if (::stat(tmp.c_str(), &a) == 0 && ::fstat(fd, &b) == 0 && a.st_ino == b.st_ino &&
+        a.st_dev == b.st_dev)
+      ::unlink(tmp.c_str());
+    ::close(fd);
+  }
+  ::unlink(with_suffix(tmp, "-log").c_str());
 }
 
 }  // namespace
@@ -463,12 +497,12 @@ class store_file {
     tail_page_checked_ = true;
   }
 
-  // A new, empty space for an import under path_ + ".tmp" (any old file
-  // there is a leftover of an import never synced), with its head.
+  // A new, empty space for an import under path_ + ".tmp" (an unlocked old
+  // file there is a leftover of an import never synced; a locked one is an
+  // import in progress, which makes this one throw "locked"), with its head.
   void create() {
     const std::filesystem::path tmp = with_suffix(path_, ".tmp");
-    ::unlink(tmp.c_str());
-    ::unlink(with_suffix(tmp, "-log").c_str());
+    remove_leftover(tmp, path_);
     // Not durable until the first sync(), which publishes it: nothing waits
     // for the disk before then.
     space_.emplace(tmp, mapped_space_options{.mode = open_mode::create_new, .durable = false});
@@ -480,12 +514,22 @@ class store_file {
     start_tail();
   }
 
+  // The first sync publishes an import: the commit is written without
+  // waiting for the disk, then rename() checkpoints it durably (the file
+  // alone is the whole document, with no log it needs) and renames it onto
+  // path_ under the lock of the store there, if any: "locked" if that store
+  // is open, which leaves both as they were (the sync may be retried).
   void sync() {
     check_tail_page();
     if (!published_) {
-      space_->set_durable(true);
       space_->sync();
-      space_->rename(path_);
+      space_->set_durable(true);
+      try {
+        space_->rename(path_);
+      } catch (...) {
+        space_->set_durable(false);
+        throw;
+      }
       published_ = true;
     } else {
       space_->sync();
@@ -624,6 +668,8 @@ json_store& json_store::operator=(json_store&&) noexcept = default;
 json_store::~json_store() = default;
 
 json_store json_store::import(std::string_view json_text, const std::filesystem::path& file) {
+  detail::json::refuse_if_locked(
+      file, "locked: a store open in another process or handle; import changes nothing");
   auto f = std::make_unique<detail::json::store_file>();
   f->path_ = file;
   // The store is about 1.5x the text for typical documents (16 bytes per

@@ -1,0 +1,360 @@
+// Every path that creates or renames onto a store honours its writer's lock,
+// and a store never commits into a file or log that is no longer its own:
+// import() and its publishing sync() refuse a store open in another process
+// or another handle ("locked") and change nothing; a commit after the file
+// was replaced behind the lock's back throws instead of being lost. Also the
+// README's pattern (import, sync, open again in one function), the order of
+// a re-import's publication (the published file needs no log), truncation to
+// the committed size at open, and the size of a small store.
+#include <fl/json_store.hpp>
+#include <fl/mapped_space.hpp>
+
+#include "persist_support.hpp"
+#include "test_support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace {
+
+namespace fs = std::filesystem;
+using fl_test::scratch_dir;
+
+std::string str(const fl::string& s) { return std::string(std::string_view(s)); }
+fs::path log_of(const fs::path& p) { return p.string() + "-log"; }
+std::uint64_t size_or_0(const fs::path& p) {
+  std::error_code ec;
+  const auto n = fs::file_size(p, ec);
+  return ec ? 0 : n;
+}
+
+bool says_locked(const fl::persist_error& e) {
+  return e.reason().find("locked") != std::string::npos;
+}
+
+// ---- every path honours the lock -------------------------------------------
+
+TEST(StoreLock, ImportOntoAStoreOpenInAnotherProcessThrowsLocked) {
+  scratch_dir d;
+  const fs::path p = d / "s.fljson";
+  fl::json_store::import(R"({"n":1})", p).sync();
+  auto a = fl::json_store::open(p);
+  const int rc = fl_test::run_in_child([&] {
+    try {
+      auto b = fl::json_store::import(R"({"n":"other"})", p);
+      b.sync();
+    } catch (const fl::persist_error& e) {
+      return says_locked(e) && e.path() == p ? 0 : 1;
+    }
+    return 2;
+  });
+  EXPECT_EQ(rc, 0);
+  // The first process's commits are kept, and the store opens afterwards.
+  a.set("/n", "2");
+  a.sync();
+  a.set("/n", "3");
+  a.sync();
+  a = fl::json_store::import("0", d / "other.fljson");  // closes the store at p
+  EXPECT_EQ(fl::json_store::open(p).find("/n")->as_int64(), 3);
+  EXPECT_FALSE(fs::exists(p.string() + ".tmp"));
+}
+
+TEST(StoreLock, PublishingSyncOntoAStoreOpenInAnotherHandleThrowsLocked) {
+  scratch_dir d;
+  const fs::path p = d / "s.fljson";
+  fl::json_store::import("[1]", p).sync();
+  auto b = fl::json_store::import("[2]", p);  // nothing open at p yet: accepted
+  {
+    auto a = fl::json_store::open(p);
+    try {
+      b.sync();
+      ADD_FAILURE() << "published over an open store";
+    } catch (const fl::persist_error& e) {
+      EXPECT_TRUE(says_locked(e)) << e.what();
+    }
+    a.set("/-", "7");
+    a.sync();
+  }
+  EXPECT_EQ(str(fl::json_store::open(p).dump()), "[1,7]");
+  b.sync();  // the store is closed now: the retried sync publishes
+  EXPECT_EQ(str(b.dump()), "[2]");
+  b.set("/-", "3");
+  b.sync();
+  b = fl::json_store::import("0", d / "other.fljson");
+  EXPECT_EQ(str(fl::json_store::open(p).dump()), "[2,3]");
+}
+
+TEST(StoreLock, MappedSpaceRenameOntoAnOpenSpaceThrowsLocked) {
+  scratch_dir d;
+  fl::mapped_space held(d / "held");
+  held.set_root(held.make<std::uint64_t>(41));
+  held.sync();
+  fl::mapped_space mover(d / "mover");
+  mover.set_root(mover.make<std::uint64_t>(7));
+  mover.sync();
+  try {
+    mover.rename(d / "held");
+    ADD_FAILURE() << "renamed over an open space";
+  } catch (const fl::persist_error& e) {
+    EXPECT_TRUE(says_locked(e)) << e.what();
+    EXPECT_EQ(e.path(), d / "held");
+  }
+  EXPECT_TRUE(fs::exists(d / "mover"));
+  *held.get(held.root<std::uint64_t>()) = 42;
+  held.sync();
+  held = fl::mapped_space(d / "third");  // closes "held"
+  mover.rename(d / "held");            // now allowed
+  EXPECT_FALSE(fs::exists(d / "mover"));
+  mover = fl::mapped_space(d / "fourth");
+  fl::mapped_space check(d / "held", {.mode = fl::open_mode::open_existing});
+  EXPECT_EQ(*check.get(check.root<std::uint64_t>()), 7u);
+  check.verify();
+}
+
+TEST(StoreLock, CommitIntoAFileReplacedBehindTheLockThrows) {
+  scratch_dir d;
+  const fs::path p = d / "s.fljson";
+  fl::json_store::import("[1]", p).sync();
+  auto a = fl::json_store::open(p);
+  a.set("/-", "2");
+  a.sync();  // the log is open now
+  // A writer that ignores the lock (a copy renamed over both names).
+  fs::copy_file(p, d / "copy");
+  fs::rename(d / "copy", p);
+  fs::copy_file(log_of(p), d / "copy-log");
+  fs::rename(d / "copy-log", log_of(p));
+  a.set("/-", "3");
+  try {
+    a.sync();
+    ADD_FAILURE() << "committed into a replaced file";
+  } catch (const fl::persist_error& e) {
+    EXPECT_NE(e.reason().find("replaced"), std::string::npos) << e.what();
+  }
+}
+
+TEST(StoreLock, FirstCommitAfterTheFileWasReplacedThrows) {
+  scratch_dir d;
+  const fs::path p = d / "s.fljson";
+  fl::json_store::import("[1]", p).sync();
+  auto a = fl::json_store::open(p);  // a clean open: the log is not open
+  fs::copy_file(p, d / "copy");
+  fs::rename(d / "copy", p);
+  a.set("/-", "2");
+  EXPECT_THROW(a.sync(), fl::persist_error);
+}
+
+// ---- opening a store this process has open ---------------------------------
+
+// The README's snippet, in one function.
+TEST(StoreLock, ReadmeSnippetRunsInOneFunction) {
+  scratch_dir d;
+  const fs::path p = d / "state.fljson";
+  const std::string text = R"({"user":{"name":"Ada","visits":41}})";
+  auto doc = fl::json_store::import(text, p);
+  doc.sync();
+  auto again = fl::json_store::open(p);
+  std::string_view name = again.find("/user/name")->as_string_view();
+  EXPECT_EQ(name, "Ada");
+  again.set("/user/visits", "42");
+  again.sync();
+  // The earlier handle was retired by that open: it says so.
+  try {
+    (void)doc.dump();
+    ADD_FAILURE() << "a retired handle read";
+  } catch (const fl::persist_error& e) {
+    EXPECT_NE(e.reason().find("superseded"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(doc.sync(), fl::persist_error);
+}
+
+TEST(StoreLock, SecondOpenInThisProcessRefusedWhileTheFirstHasUncommittedChanges) {
+  scratch_dir d;
+  const fs::path p = d / "s.fljson";
+  auto a = fl::json_store::import("[1]", p);
+  a.sync();
+  a.set("/-", "2");  // not committed
+  try {
+    (void)fl::json_store::open(p);
+    ADD_FAILURE() << "opened beside uncommitted changes";
+  } catch (const fl::persist_error& e) {
+    EXPECT_TRUE(says_locked(e)) << e.what();
+    EXPECT_NE(e.reason().find("uncommitted"), std::string::npos) << e.what();
+  }
+  a.sync();  // the first handle is still the writer
+  auto b = fl::json_store::open(p);
+  EXPECT_EQ(str(b.dump()), "[1,2]");
+  b.set("/-", "3");
+  b.sync();
+  a = fl::json_store::import("0", d / "other.fljson");  // the retired handle closes, writing nothing
+  b = fl::json_store::import("0", d / "third.fljson");
+  EXPECT_EQ(str(fl::json_store::open(p).dump()), "[1,2,3]");
+}
+
+TEST(StoreLock, SecondOpenInAnotherProcessIsLocked) {
+  scratch_dir d;
+  const fs::path p = d / "s.fljson";
+  auto a = fl::json_store::import("[1]", p);
+  a.sync();
+  const int rc = fl_test::run_in_child([&] {
+    try {
+      (void)fl::json_store::open(p);
+    } catch (const fl::persist_error& e) {
+      return says_locked(e) ? 0 : 1;
+    }
+    return 2;
+  });
+  EXPECT_EQ(rc, 0);
+}
+
+// ---- publication order and truncation --------------------------------------
+
+// A re-import publishes a file that is whole without a log: a crash between
+// publishing the file and anything done to the logs (under power loss, any
+// subset of the renames and unlinks) pairs the new file with the old store's
+// log, which it must never read.
+TEST(StoreLock, PublishedImportNeedsNoLog) {
+  scratch_dir d;
+  const fs::path p = d / "s.fljson";
+  std::string old_log;
+  {
+    auto old = fl::json_store::import("[1]", p);
+    old.sync();
+    for (int i = 0; i < 5; ++i) {
+      old.set("/-", std::to_string(i));
+      old.sync();
+    }
+    old_log = fl_test::read_whole_file(log_of(p));  // the run since the last checkpoint
+  }
+  ASSERT_FALSE(old_log.empty());
+  auto fresh = fl::json_store::import(R"({"new":true})", p);
+  fresh.sync();
+  const fs::path q = d / "q.fljson";
+  fs::copy_file(p, q);
+  fl_test::write_bytes(log_of(q), std::vector<unsigned char>(old_log.begin(), old_log.end()));
+  EXPECT_EQ(str(fl::json_store::open(q).dump()), R"({"new":true})");
+  fs::remove(log_of(q));
+  EXPECT_EQ(str(fl::json_store::open(q).dump()), R"({"new":true})");
+}
+
+// Pages written ahead of a commit's log (write_fresh) by a process that died
+// before the commit: the next writer cuts the file to the committed size, so
+// that growing over those pages again gives them their true checksums.
+TEST(StoreLock, OpenCutsPagesPastTheCommittedSize) {
+  scratch_dir d;
+  const fs::path p = d / "s";
+  {
+    fl::mapped_space s(p);
+    s.set_root(s.make<std::uint64_t>(5));
+    s.sync();
+  }
+  const std::uint64_t committed = fs::file_size(p);
+  const int rc = fl_test::run_in_child([&]() -> int {
+    fl::mapped_space s(p);
+    const std::vector<unsigned char> junk(256 * 1024, 0xA5);
+    const fl::fptr<void> b = s.allocate_end(junk.size());
+    s.write_fresh(b, junk.data(), junk.size());
+    ::_exit(0);  // dies before sync(): nothing of this is committed
+  });
+  ASSERT_EQ(rc, 0);
+  ASSERT_GT(fs::file_size(p), committed);
+  {
+    fl::mapped_space s(p);
+    EXPECT_EQ(fs::file_size(p), committed);
+    const fl::fptr<unsigned char> b = s.allocate_end(256 * 1024).cast<unsigned char>();
+    s.get(b)[0] = 1;
+    s.sync();
+    s.verify();
+    const fl::fptr<unsigned char> c = s.allocate_end(64 * 1024).cast<unsigned char>();
+    s.get(c)[0] = 2;
+    s.sync();
+    s.verify();
+  }
+  fl::mapped_space s(p);
+  s.verify();
+  EXPECT_EQ(*s.get(s.root<std::uint64_t>()), 5u);
+}
+
+// rollback() after write_fresh: the pages it wrote past the committed size
+// read as zeros again, so the next commit's checksums hold.
+TEST(StoreLock, RollbackForgetsPagesWrittenAheadOfTheCommit) {
+  scratch_dir d;
+  fl::mapped_space s(d / "s");
+  s.set_root(s.make<std::uint64_t>(5));
+  s.sync();
+  const std::vector<unsigned char> junk(256 * 1024, 0x5A);
+  s.write_fresh(s.allocate_end(junk.size()), junk.data(), junk.size());
+  s.rollback();
+  const fl::fptr<unsigned char> b = s.allocate_end(128 * 1024).cast<unsigned char>();
+  s.get(b)[0] = 1;
+  s.sync();
+  s.verify();
+}
+
+// ---- small files -----------------------------------------------------------
+
+// A 318-byte document: its store and log together take tens of KiB after the
+// import and an edit, and a clean close leaves no log bytes. (The log holds
+// the commits since the last checkpoint: up to log_bound while the store is
+// open.)
+TEST(StoreSize, SmallDocumentTakesTensOfKiB) {
+  scratch_dir d;
+  const fs::path p = d / "small.fljson";
+  std::string text = R"({"service":"billing","version":3,"owner":{"name":"Ada Lovelace","team":"core"},)"
+                     R"("limits":{"rps":250,"burst":1000,"timeout_ms":1500},"regions":["eu-west-1",)"
+                     R"("us-east-1","ap-south-1"],"flags":{"beta":true,"audit":false},"notes":)";
+  text += "\"" + std::string(318 - text.size() - 3, 'n') + "\"}";
+  ASSERT_EQ(text.size(), 318u);
+  const auto report = [&](const char* when) {
+    std::printf("small document, %s: file %llu bytes, log %llu bytes\n", when,
+                static_cast<unsigned long long>(size_or_0(p)),
+                static_cast<unsigned long long>(size_or_0(log_of(p))));
+    return size_or_0(p) + size_or_0(log_of(p));
+  };
+  {
+    auto s = fl::json_store::import(text, p);
+    s.sync();
+    EXPECT_LE(report("imported"), 48u * 1024);
+    s.set("/limits/rps", "300");
+    s.set("/owner/name", "\"Grace Hopper\"");
+    s.sync();
+    EXPECT_LE(report("one edit committed"), 64u * 1024);
+    for (int i = 0; i < 10; ++i) {
+      s.set("/limits/rps", std::to_string(301 + i));
+      s.sync();
+    }
+    report("eleven commits");
+  }
+  EXPECT_LE(report("closed"), 48u * 1024);
+  EXPECT_EQ(size_or_0(log_of(p)), 0u);
+  auto s = fl::json_store::open(p);
+  EXPECT_EQ(s.find("/limits/rps")->as_int64(), 310);
+  EXPECT_EQ(s.find("/owner/name")->as_string_view(), "Grace Hopper");
+}
+
+// Past the log's 4 MiB bound, a clean close still leaves no log bytes.
+TEST(StoreSize, CleanCloseLeavesNoBigLog) {
+  scratch_dir d;
+  const fs::path p = d / "s";
+  {
+    fl::mapped_space s(p, {.durable = false});
+    const fl::fptr<unsigned char> b = s.allocate(512 * 1024).cast<unsigned char>();
+    s.set_root(b);
+    for (int i = 0; i < 12; ++i) {
+      std::memset(s.get(b), i, 512 * 1024);
+      s.sync();
+    }
+    EXPECT_GT(size_or_0(log_of(p)), 1u << 20);
+  }
+  EXPECT_EQ(size_or_0(log_of(p)), 0u);
+  fl::mapped_space s(p);
+  EXPECT_EQ(s.get(s.root<unsigned char>())[100], 11);
+  s.verify();
+}
+
+}  // namespace
