@@ -354,6 +354,8 @@ class rope {
   // Computes the metrics an edit left unknown (see detail::edge); called at
   // the end of every edit that may leave a tree.
   void settle() noexcept;
+  // Computes a flat root's unknown metrics (edits by char call it first).
+  void know_flat_metrics() noexcept;
   void splice(size_type pos, size_type n, std::string_view text, const rope* other);
   rope& append_slow(std::string_view text);
   bool unique_flat() const noexcept;

@@ -440,16 +440,14 @@ void rope::splice(size_type pos, size_type n, std::string_view text, const rope*
   const size_type out = sz - n + ins;
   if (!other && out > 0 && out <= detail::flat_edit_max && (!root_.p || root_.p->height == 0)) {
     const size_type tail = sz - pos - n;
-    // The flat root keeps its metrics, as a tree's edges do: shifted by
-    // those of the bytes removed and inserted when known, else counted once
-    // over the (at most flat_edit_max) bytes of the result. So a metric
-    // query after an edit never recounts the chunk.
+    // The flat root keeps its metrics when they are known, as a tree's
+    // edges do: shifted by those of the bytes removed and inserted. Unknown
+    // ones stay unknown (an edit by byte does not pay for counts nobody
+    // asked for); an edit by char or UTF-16 unit makes them known first
+    // (know_flat_metrics), so its queries never recount the chunk.
     const edge before = root_;
-    const auto settle_flat = [&](const char* bytes) {
-      if (!before.known()) {
-        detail::set_counts(root_, detail::count_text(bytes, out));
-        return;
-      }
+    const auto settle_flat = [&] {
+      if (!before.known()) return;
       const detail::text_counts add =
           ins ? detail::count_text(text.data(), ins) : detail::text_counts{};
       const detail::text_counts sub =
@@ -477,7 +475,7 @@ void rope::splice(size_type pos, size_type n, std::string_view text, const rope*
           root_.newlines = before.newlines + add.newlines - sub.newlines;
           root_.astral = before.astral + add.astral - sub.astral;
         } else {
-          detail::set_counts(root_, detail::count_text(base, out));
+          root_.forget();
         }
         return;
       }
@@ -492,7 +490,7 @@ void rope::splice(size_type pos, size_type n, std::string_view text, const rope*
     if (tail) std::memcpy(c->data + pos + ins, old + pos + n, tail);
     c->used = out;
     root_ = edge{c, 0, out};
-    settle_flat(c->data);
+    settle_flat();
     detail::release(before.p);
     return;
   }
@@ -536,7 +534,16 @@ void rope::splice(size_type pos, size_type n, std::string_view text, const rope*
 // there (edit_in_leaf_at) without a second descent by byte, so an edit by
 // char costs one descent, as an edit by byte does. Otherwise the byte range
 // is resolved (rope_nth_pair) and spliced.
+// A flat root whose metrics are unknown gets them now, once (an edit by
+// char or UTF-16 unit queries them, and the flat edits keep known ones).
+void rope::know_flat_metrics() noexcept {
+  if (root_.p && root_.p->height == 0 && !root_.known())
+    detail::set_counts(root_, detail::chunk_counts(static_cast<const detail::chunk*>(root_.p),
+                                                   root_.off, root_.len));
+}
+
 rope& rope::replace_chars(size_type i, size_type n, std::string_view text) {
+  know_flat_metrics();
   const size_type total = char_count();
   if (i > total) {
     char buf[160];
@@ -566,6 +573,7 @@ rope& rope::replace_chars(size_type i, size_type n, std::string_view text) {
 }
 
 rope& rope::replace_utf16(size_type u, size_type n, std::string_view text) {
+  know_flat_metrics();
   const size_type total = utf16_count();
   if (u > total) {
     char buf[160];
