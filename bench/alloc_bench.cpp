@@ -24,6 +24,12 @@
 //   token_stream       a 1 MB text (split in n slices, one per thread) cut at
 //                      spaces into tokens of 1 to 40 bytes; each token is kept
 //                      in a ring of 4,096 and destroyed when the ring wraps
+//   big_then_idle      (4 threads only) each thread builds a 100 MB string
+//                      by appends of 64 KiB and destroys it; after the last
+//                      round the threads idle for idle_seconds, and the
+//                      row's idle_rss_mb is the resident set then: what a
+//                      server whose workers each once handled one big request
+//                      keeps afterwards. Its time is the build, not a target.
 // Items are strings made (all threads together).
 //
 // Timing: the threads form a team that lives for the whole benchmark (thread 0
@@ -46,6 +52,7 @@
 #include <fl/string.hpp>
 
 #include <barrier>
+#include <chrono>
 #include <cstdint>
 #include <cstddef>
 #include <cstdio>
@@ -61,6 +68,7 @@
 #include <string_view>
 #include <sys/resource.h>
 #include <thread>
+#include <unistd.h>
 #include <utility>
 #include <vector>
 
@@ -87,6 +95,17 @@ double peak_rss_mb() {
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);
   return static_cast<double>(ru.ru_maxrss) / 1024.0;
+}
+
+// Resident set now in MiB: the second field of /proc/self/statm (pages).
+double current_rss_mb() {
+  std::FILE* f = std::fopen("/proc/self/statm", "r");
+  if (f == nullptr) return 0;
+  unsigned long size = 0, resident = 0;
+  const int got = std::fscanf(f, "%lu %lu", &size, &resident);
+  std::fclose(f);
+  if (got != 2) return 0;
+  return static_cast<double>(resident) * static_cast<double>(sysconf(_SC_PAGESIZE)) / (1024.0 * 1024.0);
 }
 
 // ---- the allocator of this process ----
@@ -492,6 +511,37 @@ std::size_t token_stream_state<Str>::items(std::size_t) {
   return token_count();
 }
 
+// ---- big_then_idle ----
+
+// How long the threads idle before the resident set is read: four times fl's
+// keep time for a large block (fl::detail::pool_keep_ms, 250 ms), the same
+// for every library. std::string's blocks of this size go back to the system
+// (munmap) at their free, so its figure does not depend on the wait.
+constexpr double idle_seconds = 1.0;
+constexpr std::size_t big_bytes = std::size_t{100} * 1000 * 1000;
+
+template <class Str>
+void bm_big_then_idle(benchmark::State& st, std::size_t n) {
+  const std::string peer = alloc_peer();
+  if (const char* sym = proof_symbol(peer); sym != nullptr && dlsym(RTLD_DEFAULT, sym) == nullptr) {
+    st.SkipWithError(
+        (peer + ": the allocator is not loaded (run with LD_PRELOAD, see Makefile)").c_str());
+    return;
+  }
+  // 64 KiB of text the compiler cannot fold, appended until 100 MB.
+  const std::string piece = fl_bench::random_text(64 * 1024, fl_bench::salt("alloc/big_then_idle"));
+  team tm(n, [&piece](std::size_t) {
+    Str s;
+    while (s.size() < big_bytes) s.append(piece.data(), piece.size());
+    benchmark::DoNotOptimize(s.data());
+    benchmark::ClobberMemory();
+  });
+  for (auto _ : st) tm.run();
+  std::this_thread::sleep_for(std::chrono::duration<double>(idle_seconds));
+  st.counters["idle_rss_mb"] = current_rss_mb();
+  fl_bench::set_items(st, n);
+}
+
 // ---- one benchmark: a case's state, driven by run_rounds ----
 
 // A case's state holds its per-thread data and round(t); State::items(n) is
@@ -531,6 +581,24 @@ const bool registered = [] {
       {"token_stream", bm_rounds<token_stream_state<fl::string>>,
        bm_rounds<token_stream_state<std::string>>},
   };
+  {
+    const std::string base = "alloc/big_then_idle/4/";
+    const auto reg_big = [](const std::string& name, void (*fn)(benchmark::State&, std::size_t)) {
+      // Three rounds of 4 x 100 MB are enough for the time, which is no
+      // target; the counter is read once, after the last.
+      fl_bench::reg(name, fn, std::size_t{4})
+          ->MeasureProcessCPUTime()
+          ->UseRealTime()
+          ->Unit(benchmark::kMillisecond)
+          ->Iterations(3);
+    };
+    if (peer.empty()) {
+      reg_big(base + "fl", bm_big_then_idle<fl::string>);
+      reg_big(base + "std", bm_big_then_idle<std::string>);
+    } else {
+      reg_big(base + peer, bm_big_then_idle<std::string>);
+    }
+  }
   for (const one_case& c : cases) {
     for (std::size_t n : {1, 2, 4}) {
       const std::string base = std::string("alloc/") + c.name + "/" + std::to_string(n) + "/";

@@ -1,11 +1,13 @@
 // bench/json_bench.cpp: section json/, fl::json_store against nlohmann::json,
-// simdjson (DOM) and RapidJSON on two real documents.
+// simdjson (DOM), RapidJSON and LMDB on four documents.
 //
-// Inputs: twitter.json (631,515 bytes) and citm_catalog.json (1,727,204 bytes)
-// from ../shared/data/json beside the source tree (FL_JSON_DATA in the
-// environment overrides); a case whose document is missing reports an error
-// naming the path instead of a time. Store and text files go to a scratch
-// directory under $TMPDIR or /tmp, removed at exit.
+// Inputs (bench/json_data.hpp): gen_twitter and gen_citm, generated from a
+// fixed seed with the shape of the real documents, always run; twitter
+// (twitter.json, 631,515 bytes) and citm (citm_catalog.json, 1,727,204 bytes)
+// from FL_JSON_DATA or ../shared/data/json beside the source tree run when
+// found, and are reported as skipped for want of data otherwise. Each case is
+// named after its document. Store and text files go to a scratch directory
+// under $TMPDIR or /tmp, removed at exit.
 //
 // Cases:
 //   import_<doc>       text in memory -> a usable document. fl: json_store::import
@@ -14,26 +16,35 @@
 //                      simdjson parser object is reused, as simdjson advises).
 //   reopen_<doc>       a program that saved the document earlier opens it and
 //                      reads one value deep inside. fl: json_store::open + find;
-//                      peers: read the text file, parse, read the same value.
-//   pointer_lookup_twitter  1,000 RFC 6901 lookups (pointer strings picked with
-//                      a seeded generator from every value of the document) on
-//                      an open document; every library gets the pointer as a
-//                      string (nlohmann::json_pointer, rapidjson::Pointer and
-//                      simdjson's at_pointer parse it per lookup, as fl does).
-//   dump_twitter       the whole document to compact JSON text.
-//   edit_sync_twitter  change one number (/statuses/0/retweet_count) and make it
-//                      durable. fl: set + sync; peers: change it, serialize the
-//                      whole text, write a temporary file, fsync, rename,
-//                      fsync the directory (the same crash guarantee). simdjson's
-//                      DOM is read-only, so its peer finds the number's bytes
-//                      with the On Demand API and splices the text instead of
-//                      serializing: the cheapest whole-file rewrite.
+//                      peers: read the text file, parse, read the same value;
+//                      lmdb: open the environment, get the top-level member that
+//                      holds the value, find the value in it (below).
+//   pointer_lookup_<twitter doc>  1,000 RFC 6901 lookups (pointer strings
+//                      picked with a seeded generator from every value of the
+//                      document) on an open document; every library gets the
+//                      pointer as a string (nlohmann::json_pointer,
+//                      rapidjson::Pointer and simdjson's at_pointer parse it per
+//                      lookup, as fl does).
+//   dump_<twitter doc> the whole document to compact JSON text.
+//   edit_sync_<twitter doc>  change one number (/statuses/0/retweet_count) and
+//                      make it durable. fl: set + sync; peers: change it,
+//                      serialize the whole text, write a temporary file, fsync,
+//                      rename, fsync the directory (the same crash guarantee).
+//                      simdjson's DOM is read-only, so its peer finds the
+//                      number's bytes with the On Demand API and splices the
+//                      text instead of serializing: the cheapest whole-file
+//                      rewrite. lmdb: the same splice in the one member's value
+//                      (/statuses), put and committed.
+// lmdb (FL_BENCH_HAVE_LMDB) stores the document as one key per top-level
+// member, each value the member's compact JSON text (bench/lmdb_peer.hpp).
 // "Faster" is less time per operation; import/reopen/dump report GB/s of the
 // document text.
 #if defined(FL_BENCH_HAVE_JSON)
 
 #include "common.hpp"
+#include "json_data.hpp"
 #include "json_pointers.hpp"
+#include "lmdb_peer.hpp"
 
 #include <fl/json_store.hpp>
 
@@ -47,26 +58,25 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fcntl.h>
-#include <stdlib.h>
 #include <unistd.h>
 
 namespace {
 
 namespace fs = std::filesystem;
-
-fs::path data_dir() {
-  if (const char* e = std::getenv("FL_JSON_DATA"); e != nullptr && *e != '\0') return e;
-  return FL_BENCH_JSON_DATA_DIR;
-}
+using fl_bench::json_data::document;
+using fl_bench::json_data::have;
 
 std::string slurp(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -75,46 +85,15 @@ std::string slurp(const fs::path& p) {
   return s.str();
 }
 
-// The document's text, read once; nullopt when it is missing.
-const std::optional<std::string>& document(const std::string& name) {
-  static std::optional<std::string> twitter, citm;
-  static bool loaded = false;
-  if (!loaded) {
-    loaded = true;
-    if (fs::exists(data_dir() / "twitter.json")) twitter = slurp(data_dir() / "twitter.json");
-    if (fs::exists(data_dir() / "citm_catalog.json"))
-      citm = slurp(data_dir() / "citm_catalog.json");
-  }
-  return name == "twitter" ? twitter : citm;
-}
-
-bool have(benchmark::State& st, const std::string& name) {
-  if (document(name)) return true;
-  const std::string file = name == "twitter" ? "twitter.json" : "citm_catalog.json";
-  st.SkipWithError((file + " not found in " + data_dir().string()).c_str());
-  return false;
-}
-
 const fs::path& scratch() {
-  static struct dir {
-    fs::path p;
-    dir() {
-      std::string t = (fs::temp_directory_path() / "fl_json_benchXXXXXX").string();
-      if (!::mkdtemp(t.data())) throw std::runtime_error("mkdtemp failed");
-      p = t;
-    }
-    ~dir() {
-      std::error_code ec;
-      fs::remove_all(p, ec);
-    }
-  } d;
-  return d.p;
+  static const fl_bench::scratch_dir dir("fl_json_bench");
+  return dir.path();
 }
 
 // A value deep inside each document, read by every reopen peer.
 std::string deep_pointer(const std::string& name) {
-  return name == "twitter" ? "/statuses/99/user/screen_name"
-                           : "/performances/200/seatCategories/0/areas/0/areaId";
+  return name.ends_with("twitter") ? "/statuses/99/user/screen_name"
+                                   : "/performances/200/seatCategories/0/areas/0/areaId";
 }
 
 // The fsync-rename commit that every peer of edit_sync uses.
@@ -254,84 +233,86 @@ void bm_reopen_rapidjson(benchmark::State& st, std::string name) {
 
 // ---- pointer lookups ----
 
-// The twitter document imported into the store file `name` (in scratch())
-// and synced, then opened again, as by a program that saved it earlier.
-fl::json_store saved_twitter(const char* name) {
-  const fs::path file = scratch() / name;
-  fl::json_store::import(*document("twitter"), file).sync();
-  return fl::json_store::open(file);
+// Document `name` imported into the store file `file` (in scratch()) and
+// synced, then opened again, as by a program that saved it earlier.
+fl::json_store saved(const std::string& name, const std::string& file) {
+  const fs::path path = scratch() / (file + "_" + name + ".fljson");
+  fl::json_store::import(*document(name), path).sync();
+  return fl::json_store::open(path);
 }
 
-// The twitter document parsed into d.
-void rapidjson_twitter(rapidjson::Document& d) {
-  d.Parse(document("twitter")->data(), document("twitter")->size());
+// Document `name` parsed into d.
+void rapidjson_parse(rapidjson::Document& d, const std::string& name) {
+  d.Parse(document(name)->data(), document(name)->size());
 }
 
-// The twitter document in simdjson's DOM, whose memory `parser` owns; marks
-// the run failed when simdjson rejects the text.
-simdjson::dom::element simdjson_twitter(benchmark::State& st, simdjson::dom::parser& parser) {
+// Document `name` in simdjson's DOM, whose memory `parser` owns; marks the
+// run failed when simdjson rejects the text.
+simdjson::dom::element simdjson_parse(benchmark::State& st, simdjson::dom::parser& parser,
+                                      const std::string& name) {
   simdjson::dom::element doc;
-  if (parser.parse(*document("twitter")).get(doc) != simdjson::SUCCESS)
+  if (parser.parse(*document(name)).get(doc) != simdjson::SUCCESS)
     st.SkipWithError("simdjson parse failed");
   return doc;
 }
 
-const std::vector<std::string>& lookup_pointers() {
-  static const std::vector<std::string> picked = [] {
-    std::vector<std::string> all, out;
-    fl_test::collect_pointers(nlohmann::json::parse(*document("twitter")), "", all);
-    fl_bench::rng r(fl_bench::salt("json/pointer_lookup"));
-    for (int i = 0; i < 1000; ++i) out.push_back(all[r.below(all.size())]);
-    return out;
-  }();
-  return picked;
+// 1,000 pointers picked from every value of document `name`, the same for
+// every library.
+const std::vector<std::string>& lookup_pointers(const std::string& name) {
+  static std::map<std::string, std::vector<std::string>> picked;
+  if (const auto it = picked.find(name); it != picked.end()) return it->second;
+  std::vector<std::string> all, out;
+  fl_test::collect_pointers(nlohmann::json::parse(*document(name)), "", all);
+  fl_bench::rng r(fl_bench::salt("json/pointer_lookup"));
+  for (int i = 0; i < 1000; ++i) out.push_back(all[r.below(all.size())]);
+  return picked.emplace(name, std::move(out)).first->second;
 }
 
-// Times lookup(p) over the pointers of lookup_pointers(); items/s count
+// Times lookup(p) over the pointers of lookup_pointers(name); items/s count
 // lookups.
 template <class Lookup>
-void time_lookups(benchmark::State& st, const Lookup& lookup) {
-  const auto& ptrs = lookup_pointers();
+void time_lookups(benchmark::State& st, const std::string& name, const Lookup& lookup) {
+  const auto& ptrs = lookup_pointers(name);
   for (auto _ : st) {
     for (const std::string& p : ptrs) lookup(p);
   }
   st.SetItemsProcessed(st.iterations() * static_cast<std::int64_t>(ptrs.size()));
 }
 
-void bm_lookup_fl(benchmark::State& st) {
-  if (!have(st, "twitter")) return;
-  auto s = saved_twitter("lookup.fljson");
-  time_lookups(st, [&](const std::string& p) {
+void bm_lookup_fl(benchmark::State& st, std::string name) {
+  if (!have(st, name)) return;
+  auto s = saved(name, "lookup");
+  time_lookups(st, name, [&](const std::string& p) {
     auto v = s.find(p);
     benchmark::DoNotOptimize(v);
   });
 }
 
-void bm_lookup_nlohmann(benchmark::State& st) {
-  if (!have(st, "twitter")) return;
-  const nlohmann::json j = nlohmann::json::parse(*document("twitter"));
-  time_lookups(st, [&](const std::string& p) {
+void bm_lookup_nlohmann(benchmark::State& st, std::string name) {
+  if (!have(st, name)) return;
+  const nlohmann::json j = nlohmann::json::parse(*document(name));
+  time_lookups(st, name, [&](const std::string& p) {
     const nlohmann::json& v = j.at(nlohmann::json::json_pointer(p));
     benchmark::DoNotOptimize(&v);
   });
 }
 
-void bm_lookup_simdjson(benchmark::State& st) {
-  if (!have(st, "twitter")) return;
+void bm_lookup_simdjson(benchmark::State& st, std::string name) {
+  if (!have(st, name)) return;
   simdjson::dom::parser parser;
-  const simdjson::dom::element doc = simdjson_twitter(st, parser);
-  time_lookups(st, [&](const std::string& p) {
+  const simdjson::dom::element doc = simdjson_parse(st, parser, name);
+  time_lookups(st, name, [&](const std::string& p) {
     simdjson::dom::element v;
     if (doc.at_pointer(p).get(v) != simdjson::SUCCESS) st.SkipWithError("value not found");
     benchmark::DoNotOptimize(v);
   });
 }
 
-void bm_lookup_rapidjson(benchmark::State& st) {
-  if (!have(st, "twitter")) return;
+void bm_lookup_rapidjson(benchmark::State& st, std::string name) {
+  if (!have(st, name)) return;
   rapidjson::Document d;
-  rapidjson_twitter(d);
-  time_lookups(st, [&](const std::string& p) {
+  rapidjson_parse(d, name);
+  time_lookups(st, name, [&](const std::string& p) {
     const rapidjson::Value* v = rapidjson::Pointer(p.data(), p.size()).Get(d);
     benchmark::DoNotOptimize(v);
   });
@@ -352,29 +333,29 @@ void time_dump(benchmark::State& st, const Dump& dump) {
   fl_bench::set_bytes(st, n);
 }
 
-void bm_dump_fl(benchmark::State& st) {
-  if (!have(st, "twitter")) return;
-  auto s = saved_twitter("dump.fljson");
+void bm_dump_fl(benchmark::State& st, std::string name) {
+  if (!have(st, name)) return;
+  auto s = saved(name, "dump");
   time_dump(st, [&] { return s.dump(); });
 }
 
-void bm_dump_nlohmann(benchmark::State& st) {
-  if (!have(st, "twitter")) return;
-  const nlohmann::json j = nlohmann::json::parse(*document("twitter"));
+void bm_dump_nlohmann(benchmark::State& st, std::string name) {
+  if (!have(st, name)) return;
+  const nlohmann::json j = nlohmann::json::parse(*document(name));
   time_dump(st, [&] { return j.dump(); });
 }
 
-void bm_dump_simdjson(benchmark::State& st) {
-  if (!have(st, "twitter")) return;
+void bm_dump_simdjson(benchmark::State& st, std::string name) {
+  if (!have(st, name)) return;
   simdjson::dom::parser parser;
-  const simdjson::dom::element doc = simdjson_twitter(st, parser);
+  const simdjson::dom::element doc = simdjson_parse(st, parser, name);
   time_dump(st, [&] { return simdjson::to_string(doc); });
 }
 
-void bm_dump_rapidjson(benchmark::State& st) {
-  if (!have(st, "twitter")) return;
+void bm_dump_rapidjson(benchmark::State& st, std::string name) {
+  if (!have(st, name)) return;
   rapidjson::Document d;
-  rapidjson_twitter(d);
+  rapidjson_parse(d, name);
   std::size_t n = 0;
   for (auto _ : st) {
     rapidjson::StringBuffer buf;
@@ -390,9 +371,28 @@ void bm_dump_rapidjson(benchmark::State& st) {
 
 constexpr const char* edit_pointer = "/statuses/0/retweet_count";
 
-void bm_edit_sync_fl(benchmark::State& st) {
-  if (!have(st, "twitter")) return;
-  auto s = saved_twitter("edit.fljson");
+// Where the number at `pointer` is in `padded` (simdjson On Demand): its
+// offset and length, without the whitespace after it.
+std::pair<std::size_t, std::size_t> locate_number(benchmark::State& st,
+                                                  simdjson::ondemand::parser& parser,
+                                                  simdjson::padded_string_view padded,
+                                                  std::string_view pointer) {
+  simdjson::ondemand::document doc = parser.iterate(padded);
+  std::string_view raw;
+  if (doc.at_pointer(pointer).raw_json_token().get(raw) != simdjson::SUCCESS) {
+    st.SkipWithError("value not found");
+    return {0, 0};
+  }
+  std::size_t len = raw.size();
+  while (len && (raw[len - 1] == ' ' || raw[len - 1] == '\n' || raw[len - 1] == '\r' ||
+                 raw[len - 1] == '\t'))
+    --len;
+  return {static_cast<std::size_t>(raw.data() - padded.data()), len};
+}
+
+void bm_edit_sync_fl(benchmark::State& st, std::string name) {
+  if (!have(st, name)) return;
+  auto s = saved(name, "edit");
   std::uint64_t i = fl_bench::seed() % 1000;
   for (auto _ : st) {
     s.set(edit_pointer, std::to_string(++i));
@@ -401,10 +401,10 @@ void bm_edit_sync_fl(benchmark::State& st) {
   benchmark::DoNotOptimize(s.file_bytes());
 }
 
-void bm_edit_sync_nlohmann(benchmark::State& st) {
-  if (!have(st, "twitter")) return;
-  const fs::path file = scratch() / "edit_nlohmann.json";
-  nlohmann::json j = nlohmann::json::parse(*document("twitter"));
+void bm_edit_sync_nlohmann(benchmark::State& st, std::string name) {
+  if (!have(st, name)) return;
+  const fs::path file = scratch() / ("edit_nlohmann_" + name + ".json");
+  nlohmann::json j = nlohmann::json::parse(*document(name));
   const nlohmann::json::json_pointer ptr(edit_pointer);
   std::uint64_t i = fl_bench::seed() % 1000;
   for (auto _ : st) {
@@ -413,11 +413,11 @@ void bm_edit_sync_nlohmann(benchmark::State& st) {
   }
 }
 
-void bm_edit_sync_rapidjson(benchmark::State& st) {
-  if (!have(st, "twitter")) return;
-  const fs::path file = scratch() / "edit_rapidjson.json";
+void bm_edit_sync_rapidjson(benchmark::State& st, std::string name) {
+  if (!have(st, name)) return;
+  const fs::path file = scratch() / ("edit_rapidjson_" + name + ".json");
   rapidjson::Document d;
-  rapidjson_twitter(d);
+  rapidjson_parse(d, name);
   std::uint64_t i = fl_bench::seed() % 1000;
   for (auto _ : st) {
     rapidjson::Pointer(edit_pointer).Set(d, ++i);
@@ -428,54 +428,150 @@ void bm_edit_sync_rapidjson(benchmark::State& st) {
   }
 }
 
-void bm_edit_sync_simdjson(benchmark::State& st) {
-  if (!have(st, "twitter")) return;
-  const fs::path file = scratch() / "edit_simdjson.json";
-  std::string text = *document("twitter");
+void bm_edit_sync_simdjson(benchmark::State& st, std::string name) {
+  if (!have(st, name)) return;
+  const fs::path file = scratch() / ("edit_simdjson_" + name + ".json");
+  std::string text = *document(name);
   simdjson::ondemand::parser parser;
   std::uint64_t i = fl_bench::seed() % 1000;
   for (auto _ : st) {
     // Locate the number's bytes, splice the new text in, write it all back.
     const simdjson::padded_string padded(text);
-    simdjson::ondemand::document doc = parser.iterate(padded);
-    std::string_view raw;
-    if (doc.at_pointer(edit_pointer).raw_json_token().get(raw) != simdjson::SUCCESS)
-      st.SkipWithError("value not found");
-    const std::size_t at = static_cast<std::size_t>(raw.data() - padded.data());
-    std::size_t len = raw.size();
-    while (len && (raw[len - 1] == ' ' || raw[len - 1] == '\n' || raw[len - 1] == '\r' ||
-                   raw[len - 1] == '\t'))
-      --len;
+    const auto [at, len] = locate_number(st, parser, padded, edit_pointer);
     text.replace(at, len, std::to_string(++i));
     write_durably(file, text);
   }
 }
 
+#if defined(FL_BENCH_HAVE_LMDB)
+// ---- the LMDB peer: one key per top-level member ----
+//
+// The document is stored as LMDB values: each top-level member's value as
+// compact JSON text under the member's name. A lookup reads the member's
+// value from the map and finds the rest of the pointer in it with simdjson On
+// Demand (the value is copied into a padded buffer first: simdjson reads up
+// to 64 bytes past the end, which a value at the end of the map does not
+// have). An edit rewrites the one member that holds the pointer, as the
+// simdjson peer rewrites the whole text: the number's bytes spliced in, the
+// value put, the transaction committed (durable on return).
+
+constexpr std::size_t lmdb_map_bytes = std::size_t{256} << 20;
+
+// The member of the top-level object that `pointer` names, and the rest of
+// the pointer inside it. The members of these documents need no unescaping.
+std::pair<std::string, std::string> split_pointer(const std::string& pointer) {
+  const std::size_t slash = pointer.find('/', 1);
+  return {pointer.substr(1, slash - 1), slash == std::string::npos ? "" : pointer.substr(slash)};
+}
+
+// Document `name` stored in a new LMDB file under scratch(); returns the file.
+fs::path lmdb_store(const std::string& name, const std::string& file) {
+  const fs::path path = scratch() / (file + "_" + name + ".mdb");
+  fs::remove(path);
+  fs::remove(path.string() + "-lock");
+  simdjson::dom::parser parser;
+  simdjson::dom::object root;
+  if (parser.parse(*document(name)).get(root) != simdjson::SUCCESS)
+    throw std::runtime_error("json_bench: simdjson parse failed");
+  fl_bench::lmdb::env e(path, lmdb_map_bytes);
+  fl_bench::lmdb::txn t(e, 0);
+  for (const auto field : root) t.put(field.key, simdjson::to_string(field.value));
+  t.commit();
+  return path;
+}
+
+// A copy of `value` with simdjson's padding after it, in `buf` (reused).
+simdjson::padded_string_view padded_copy(std::string_view value, std::vector<char>& buf) {
+  if (buf.size() < value.size() + simdjson::SIMDJSON_PADDING)
+    buf.resize(value.size() + simdjson::SIMDJSON_PADDING);
+  std::memcpy(buf.data(), value.data(), value.size());
+  return simdjson::padded_string_view(buf.data(), value.size(), buf.size());
+}
+
+void bm_reopen_lmdb(benchmark::State& st, std::string name) {
+  if (!have(st, name)) return;
+  const fs::path file = lmdb_store(name, "reopen");
+  const auto [member, rest] = split_pointer(deep_pointer(name));
+  simdjson::ondemand::parser parser;
+  std::vector<char> buf;
+  for (auto _ : st) {
+    const fl_bench::lmdb::env e(file, lmdb_map_bytes);
+    const fl_bench::lmdb::txn t(e, MDB_RDONLY);
+    simdjson::ondemand::document doc = parser.iterate(padded_copy(t.get(member), buf));
+    std::string_view raw;
+    if (doc.at_pointer(rest).raw_json_token().get(raw) != simdjson::SUCCESS)
+      st.SkipWithError("value not found");
+    benchmark::DoNotOptimize(raw.data());
+  }
+  fl_bench::set_bytes(st, document(name)->size());
+}
+
+void bm_edit_sync_lmdb(benchmark::State& st, std::string name) {
+  if (!have(st, name)) return;
+  const fs::path file = lmdb_store(name, "edit");
+  const auto [member, rest] = split_pointer(edit_pointer);
+  const fl_bench::lmdb::env e(file, lmdb_map_bytes);
+  simdjson::ondemand::parser parser;
+  std::vector<char> buf;
+  std::string value;
+  std::uint64_t i = fl_bench::seed() % 1000;
+  for (auto _ : st) {
+    fl_bench::lmdb::txn t(e, 0);
+    const std::string_view old = t.get(member);
+    const auto [at, len] = locate_number(st, parser, padded_copy(old, buf), rest);
+    value.assign(old.substr(0, at)).append(std::to_string(++i)).append(old.substr(at + len));
+    t.put(member, value);
+    t.commit();
+  }
+}
+#endif  // FL_BENCH_HAVE_LMDB
+
+// The documents of every case: the generated ones first (always there), then
+// the real ones (skipped for want of data when not found).
+constexpr const char* all_documents[] = {"gen_twitter", "gen_citm", "twitter", "citm"};
+constexpr const char* twitter_documents[] = {"gen_twitter", "twitter"};
+
 const bool registered = [] {
-  for (const std::string doc : {"twitter", "citm"}) {
+  fl_bench::json_data::describe();
+  for (const std::string doc : all_documents) {
     fl_bench::reg("json/import_" + doc + "/fl", bm_import_fl, doc)->UseRealTime();
     fl_bench::reg("json/import_" + doc + "/nlohmann", bm_import_nlohmann, doc)->UseRealTime();
     fl_bench::reg("json/import_" + doc + "/simdjson", bm_import_simdjson, doc)->UseRealTime();
     fl_bench::reg("json/import_" + doc + "/rapidjson", bm_import_rapidjson, doc)->UseRealTime();
   }
-  for (const std::string doc : {"twitter", "citm"}) {
+  for (const std::string doc : all_documents) {
     fl_bench::reg("json/reopen_" + doc + "/fl", bm_reopen_fl, doc)->UseRealTime();
     fl_bench::reg("json/reopen_" + doc + "/nlohmann", bm_reopen_nlohmann, doc)->UseRealTime();
     fl_bench::reg("json/reopen_" + doc + "/simdjson", bm_reopen_simdjson, doc)->UseRealTime();
     fl_bench::reg("json/reopen_" + doc + "/rapidjson", bm_reopen_rapidjson, doc)->UseRealTime();
+#if defined(FL_BENCH_HAVE_LMDB)
+    fl_bench::reg("json/reopen_" + doc + "/lmdb", bm_reopen_lmdb, doc)->UseRealTime();
+#endif
   }
-  fl_bench::reg("json/pointer_lookup_twitter/fl", bm_lookup_fl);
-  fl_bench::reg("json/pointer_lookup_twitter/nlohmann", bm_lookup_nlohmann);
-  fl_bench::reg("json/pointer_lookup_twitter/simdjson", bm_lookup_simdjson);
-  fl_bench::reg("json/pointer_lookup_twitter/rapidjson", bm_lookup_rapidjson);
-  fl_bench::reg("json/dump_twitter/fl", bm_dump_fl);
-  fl_bench::reg("json/dump_twitter/nlohmann", bm_dump_nlohmann);
-  fl_bench::reg("json/dump_twitter/simdjson", bm_dump_simdjson);
-  fl_bench::reg("json/dump_twitter/rapidjson", bm_dump_rapidjson);
-  fl_bench::reg("json/edit_sync_twitter/fl", bm_edit_sync_fl)->UseRealTime();
-  fl_bench::reg("json/edit_sync_twitter/nlohmann", bm_edit_sync_nlohmann)->UseRealTime();
-  fl_bench::reg("json/edit_sync_twitter/simdjson", bm_edit_sync_simdjson)->UseRealTime();
-  fl_bench::reg("json/edit_sync_twitter/rapidjson", bm_edit_sync_rapidjson)->UseRealTime();
+  for (const std::string doc : twitter_documents) {
+    fl_bench::reg("json/pointer_lookup_" + doc + "/fl", bm_lookup_fl, doc);
+    fl_bench::reg("json/pointer_lookup_" + doc + "/nlohmann", bm_lookup_nlohmann, doc);
+    fl_bench::reg("json/pointer_lookup_" + doc + "/simdjson", bm_lookup_simdjson, doc);
+    fl_bench::reg("json/pointer_lookup_" + doc + "/rapidjson", bm_lookup_rapidjson, doc);
+  }
+  for (const std::string doc : twitter_documents) {
+    fl_bench::reg("json/dump_" + doc + "/fl", bm_dump_fl, doc);
+    fl_bench::reg("json/dump_" + doc + "/nlohmann", bm_dump_nlohmann, doc);
+    fl_bench::reg("json/dump_" + doc + "/simdjson", bm_dump_simdjson, doc);
+    fl_bench::reg("json/dump_" + doc + "/rapidjson", bm_dump_rapidjson, doc);
+  }
+  for (const std::string doc : twitter_documents) {
+    fl_bench::reg("json/edit_sync_" + doc + "/fl", bm_edit_sync_fl, doc)->UseRealTime();
+    fl_bench::reg("json/edit_sync_" + doc + "/nlohmann", bm_edit_sync_nlohmann, doc)
+        ->UseRealTime();
+    fl_bench::reg("json/edit_sync_" + doc + "/simdjson", bm_edit_sync_simdjson, doc)
+        ->UseRealTime();
+    fl_bench::reg("json/edit_sync_" + doc + "/rapidjson", bm_edit_sync_rapidjson, doc)
+        ->UseRealTime();
+#if defined(FL_BENCH_HAVE_LMDB)
+    fl_bench::reg("json/edit_sync_" + doc + "/lmdb", bm_edit_sync_lmdb, doc)->UseRealTime();
+#endif
+  }
   return true;
 }();
 

@@ -249,6 +249,9 @@ inline std::string peers_compiled_in() {
 #if defined(FL_BENCH_HAVE_C_API)
   s += " fl_c";
 #endif
+#if defined(FL_BENCH_HAVE_LMDB)
+  s += " lmdb";
+#endif
   return s;
 }
 
@@ -262,6 +265,9 @@ inline std::string peers_missing() {
 #endif
 #if !defined(FL_BENCH_HAVE_C_API)
   s += "fl_c (C API library not built); ";
+#endif
+#if !defined(FL_BENCH_HAVE_LMDB)
+  s += "lmdb (liblmdb-dev not found); ";
 #endif
   if (s.empty()) return "none";
   s.resize(s.size() - 2);

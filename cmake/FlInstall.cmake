@@ -1,6 +1,7 @@
 # Install rules: headers, the fl (and fl_c) libraries, a CMake package
-# (find_package(fl CONFIG) gives fl::fl and fl::c) and, for pkg-config, fl.pc
-# (C++) and fl-c.pc (the C API, usable from plain C).
+# (find_package(fl CONFIG) gives fl::fl and fl::c; COMPONENTS json fmt add
+# fl::json and fl::fmt) and, for pkg-config, fl.pc (C++), fl-c.pc (the C API,
+# usable from plain C), fl-json.pc and fl-fmt.pc.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
@@ -9,14 +10,13 @@ install(FILES "${PROJECT_BINARY_DIR}/include/fl/version.hpp" DESTINATION ${CMAKE
 install(FILES "${PROJECT_BINARY_DIR}/include/fl/detail/build_config.hpp"
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/fl/detail)
 
+# Export sets: flTargets holds what needs nothing optional (fl::fl, fl::c);
+# each optional part has its own, loaded only when asked for as a component
+# (find_package(fl CONFIG COMPONENTS json fmt)), so a consumer of fl::fl or
+# fl::c never needs simdjson or {fmt} installed.
 set(fl_install_targets fl)
 if(TARGET fl_c)
   list(APPEND fl_install_targets fl_c)
-endif()
-set(FL_INSTALL_JSON OFF)
-if(TARGET fl_json)
-  list(APPEND fl_install_targets fl_json)
-  set(FL_INSTALL_JSON ON)
 endif()
 install(TARGETS ${fl_install_targets} EXPORT flTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
@@ -24,6 +24,31 @@ install(TARGETS ${fl_install_targets} EXPORT flTargets
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(EXPORT flTargets NAMESPACE fl:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/fl)
+set(FL_COMPONENTS "")
+if(TARGET fl_json)
+  install(TARGETS fl_json EXPORT flJsonTargets
+    ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+    LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+    RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
+    INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+  install(EXPORT flJsonTargets NAMESPACE fl:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/fl)
+  list(APPEND FL_COMPONENTS json)
+endif()
+if(TARGET fl_fmt)
+  set_target_properties(fl_fmt PROPERTIES EXPORT_NAME fmt)
+  install(TARGETS fl_fmt EXPORT flFmtTargets INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+  install(EXPORT flFmtTargets NAMESPACE fl:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/fl)
+  list(APPEND FL_COMPONENTS fmt)
+endif()
+# A static fl_json hands simdjson to its consumers' link (a shared one links
+# it itself): then the json component must find simdjson.
+set(FL_CONFIG_JSON_FINDS_SIMDJSON OFF)
+if(TARGET fl_json)
+  get_target_property(fl_json_type fl_json TYPE)
+  if(fl_json_type STREQUAL "STATIC_LIBRARY")
+    set(FL_CONFIG_JSON_FINDS_SIMDJSON ON)
+  endif()
+endif()
 
 # A static fl hands its private dependencies to the consumer's link.
 set(FL_CONFIG_FIND_MIMALLOC OFF)
@@ -92,5 +117,26 @@ install(FILES "${PROJECT_BINARY_DIR}/fl.pc" DESTINATION ${CMAKE_INSTALL_LIBDIR}/
 if(TARGET fl_c)
   configure_file(cmake/fl-c.pc.in "${PROJECT_BINARY_DIR}/fl-c.pc" @ONLY)
   install(FILES "${PROJECT_BINARY_DIR}/fl-c.pc" DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+endif()
+# fl-json.pc: -lfl_json before -lfl (fl_json calls into fl) and -lsimdjson
+# last (both need it only through fl_json), written out in Libs rather than
+# left to Requires, so the order is the one a static link needs.
+if(TARGET fl_json)
+  if(fl_json_type STREQUAL "STATIC_LIBRARY")
+    set(FL_PC_JSON_LIBS "-lfl_json ${FL_PC_LIBS} -lsimdjson")
+    set(FL_PC_JSON_LIBS_PRIVATE "")
+  else()
+    set(FL_PC_JSON_LIBS "-lfl_json ${FL_PC_LIBS}")
+    set(FL_PC_JSON_LIBS_PRIVATE "-lsimdjson ${FL_PC_LIBS_PRIVATE}")
+  endif()
+  string(STRIP "${FL_PC_JSON_LIBS_PRIVATE}" FL_PC_JSON_LIBS_PRIVATE)
+  configure_file(cmake/fl-json.pc.in "${PROJECT_BINARY_DIR}/fl-json.pc" @ONLY)
+  install(FILES "${PROJECT_BINARY_DIR}/fl-json.pc" DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+endif()
+# fl-fmt.pc: <fl/fmt.hpp> is header-only over fl and {fmt}; {fmt} brings its
+# own fmt.pc (Debian's libfmt-dev).
+if(TARGET fl_fmt)
+  configure_file(cmake/fl-fmt.pc.in "${PROJECT_BINARY_DIR}/fl-fmt.pc" @ONLY)
+  install(FILES "${PROJECT_BINARY_DIR}/fl-fmt.pc" DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 endif()
 include(FlGdb)

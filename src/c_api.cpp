@@ -104,6 +104,24 @@ void fl_str_free_heap_(fl_str* s) {
   construct(s, fl::string());
 }
 
+const char* fl_status_str(fl_status st) {
+  // A switch over the enum, not a table indexed by it: any int may arrive
+  // from C, and -Wswitch names a status added without its text.
+  switch (st) {
+    case FL_OK:
+      return "FL_OK: success";
+    case FL_ENOMEM:
+      return "FL_ENOMEM: out of memory, or a length beyond what can be allocated";
+    case FL_ERANGE:
+      return "FL_ERANGE: position past the end";
+    case FL_EIO:
+      return "FL_EIO: the operating system refused (see errno)";
+    case FL_EINVAL:
+      return "FL_EINVAL: invalid argument (a NULL pointer or a bad format)";
+  }
+  return "FL_?: not an fl_status value";
+}
+
 fl_status fl_str_init(fl_str* s) {
   if (s == nullptr) return FL_EINVAL;
   construct(s, fl::string());

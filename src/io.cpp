@@ -73,9 +73,10 @@ struct block_guard {
 // (it is only advice: where THP is off, nothing changes), but the kernel still
 // zeroes every byte: measured on a warm 100 MiB file, a fresh huge-page block
 // reads in about 1.2x the time of a buffer that is already mapped. The pool
-// therefore keeps a thread's last freed block of 32 to 256 MiB (fl/pool.hpp),
-// so that reading a big file again after the last result is gone reuses
-// mapped (and huge-page backed) memory; repeating the advice then is a no-op.
+// therefore keeps the process's last freed block of 32 to 256 MiB for 250 ms
+// (fl/pool.hpp), so that reading a big file again after the last result is
+// gone reuses mapped (and huge-page backed) memory; repeating the advice then
+// is a no-op.
 constexpr std::size_t huge_page = std::size_t{2} << 20;
 constexpr std::size_t huge_page_min_file = 4 * huge_page;
 

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include <sys/mman.h>
+#include <sys/stat.h>
 
 namespace fl::detail {
 
@@ -137,9 +138,9 @@ inline void check_not_retired(const space_state& s) {
 // data file or a log that another writer replaced. Two fstat calls.
 void check_bound(const space_state& s);
 // Opens s.path as its writer (see mapped_space_open.cpp): s.fd then holds
-// the file's lock. Returns the earlier handle of this process it takes the
-// file over from, or nullptr.
-space_state* open_writer(space_state& s, open_mode mode);
+// the file's lock and `sb` its fstat. Returns the earlier handle of this
+// process it takes the file over from, or nullptr.
+space_state* open_writer(space_state& s, open_mode mode, struct stat& sb);
 // Truncates the log to `keep` bytes after a checkpoint left it unneeded (a
 // clean close keeps no multi-megabyte log). Errors are ignored: the log's
 // content is not needed.

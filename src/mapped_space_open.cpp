@@ -424,8 +424,8 @@ writer_table& writers() {
   return *t;
 }
 
-std::vector<open_file>::iterator find_file(writer_table& t, const struct stat& sb) {
-  const pid_t self = ::getpid();
+std::vector<open_file>::iterator find_file(writer_table& t, const struct stat& sb,
+                                           pid_t self) {
   return std::find_if(t.files.begin(), t.files.end(), [&](const open_file& f) {
     return f.dev == sb.st_dev && f.ino == sb.st_ino && f.pid == self;
   });
@@ -450,7 +450,7 @@ std::string takeover_refused(space_state& w) {
 // with a rename onto the path locked the replaced file: it retries).
 // Creates the file per `mode`. Sets s.created; returns the handle this open
 // takes the file over from (see writer_table), or nullptr.
-space_state* open_writer(space_state& s, open_mode mode) {
+space_state* open_writer(space_state& s, open_mode mode, struct stat& sb) {
   for (int attempt = 0;; ++attempt) {
     if (attempt > 16) fail(s, "the file keeps being replaced while it is opened");
     unique_fd fd(::open(s.path.c_str(), O_RDWR | O_CLOEXEC));
@@ -468,21 +468,21 @@ space_state* open_writer(space_state& s, open_mode mode) {
       // dead weight.
       ::unlink(s.log_path.c_str());
       s.created = true;
+      if (::fstat(fd.get(), &sb) != 0) throw_errno(s.path, "fstat", errno);
       s.fd = std::move(fd);
       return nullptr;
     }
     if (mode == open_mode::create_new) fail(s, "file exists (open_mode::create_new)");
     if (::flock(fd.get(), LOCK_EX | LOCK_NB) == 0) {
-      if (!names_file(s.path, fd.get())) continue;  // replaced while we opened it
+      if (!names_file(s.path, fd.get(), &sb)) continue;  // replaced while we opened it
       s.fd = std::move(fd);
       return nullptr;
     }
     if (errno != EWOULDBLOCK) throw_errno(s.path, "flock", errno);
-    struct stat sb;
     if (::fstat(fd.get(), &sb) != 0) throw_errno(s.path, "fstat", errno);
     writer_table& t = writers();
     const std::lock_guard<std::mutex> lock(t.m);
-    const auto it = find_file(t, sb);
+    const auto it = find_file(t, sb, ::getpid());
     if (it == t.files.end()) {
       if (!names_file(s.path, fd.get())) continue;  // replaced: its lock was the replacer's
       fail(s, "locked: another process has it open");
@@ -497,19 +497,18 @@ space_state* open_writer(space_state& s, open_mode mode) {
 
 namespace {
 
-// Enters s in the writer table (after a successful open), retiring the
-// handle it took the file over from.
-void register_writer(space_state& s, space_state* from) {
-  struct stat sb;
-  if (::fstat(s.fd.get(), &sb) != 0) throw_errno(s.path, "fstat", errno);
+// Enters s (its file's fstat `sb`) in the writer table after a successful
+// open, retiring the handle it took the file over from.
+void register_writer(space_state& s, const struct stat& sb, space_state* from) {
   writer_table& t = writers();
+  const pid_t self = ::getpid();
   const std::lock_guard<std::mutex> lock(t.m);
-  const auto it = find_file(t, sb);
+  const auto it = find_file(t, sb, self);
   if (it != t.files.end()) {
     if (it->writer == from && from != nullptr) from->retired.store(true);
     it->writer = &s;
   } else {
-    t.files.push_back({sb.st_dev, sb.st_ino, ::getpid(), &s});
+    t.files.push_back({sb.st_dev, sb.st_ino, self, &s});
   }
 }
 
@@ -645,9 +644,8 @@ mapped_space::mapped_space(const std::filesystem::path& path, const mapped_space
   s.sys_page = static_cast<std::uint64_t>(ps);
   s.granule = std::max<std::uint64_t>(65536, s.sys_page);
 
-  detail::space_state* const from = detail::open_writer(s, options.mode);
   struct stat sb;
-  if (::fstat(s.fd.get(), &sb) != 0) detail::throw_errno(path, "fstat", errno);
+  detail::space_state* const from = detail::open_writer(s, options.mode, sb);
   if (!S_ISREG(sb.st_mode)) detail::fail(s, "not a regular file");
   auto file_bytes = static_cast<std::uint64_t>(sb.st_size);
   if (file_bytes == 0) detail::fail(s, "empty file (0 bytes)");
@@ -712,7 +710,7 @@ mapped_space::mapped_space(const std::filesystem::path& path, const mapped_space
   // go, but commits nothing: the file stays at generation 1 (empty, no
   // table) until the first sync(), which fills the table and writes the log.
   if (s.created) detail::ensure_table(*this, s);
-  detail::register_writer(s, from);
+  detail::register_writer(s, sb, from);
 }
 
 mapped_space::mapped_space(mapped_space&& o) noexcept

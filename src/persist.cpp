@@ -12,6 +12,9 @@
 
 #include <cstdio>
 
+#include <csignal>
+#include <cstdlib>
+
 #include <sys/file.h>
 #include <sys/stat.h>
 
@@ -50,6 +53,7 @@ struct persist_file::state {
   bool untagged_ok;  // files of tag 0 (written before default tags) load too
   std::size_t value_size;
   unique_fd dir;  // the directory, kept open for the fsync after each rename
+  bool swept = false;  // leftover temporaries removed (by the first save)
 };
 
 persist_file::persist_file(const std::filesystem::path& path, std::uint64_t type_tag,
@@ -203,6 +207,27 @@ bool install(const state& s, const std::filesystem::path& tmp, const unique_fd& 
   return true;
 }
 
+// Removes the temporary files ("<name>.tmp-<pid>-<n>") that saves of
+// processes no longer running left beside the file (a crash between writing
+// one and renaming it). Called by the first save of a handle, while it holds
+// the file's lock: a running saver's temporary belongs to a live pid and is
+// left alone. One pass over the directory.
+void sweep_temporaries(state& s) {
+  s.swept = true;
+  const std::string prefix = s.path.filename().string() + ".tmp-";
+  std::error_code ec;
+  std::filesystem::path dir = s.path.parent_path();
+  if (dir.empty()) dir = ".";
+  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.compare(0, prefix.size(), prefix) != 0) continue;
+    char* rest = nullptr;
+    const long pid = std::strtol(name.c_str() + prefix.size(), &rest, 10);
+    if (pid <= 0 || rest == nullptr || *rest != '-') continue;
+    if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) ::unlink(it->path().c_str());
+  }
+}
+
 }  // namespace
 
 bool persist_file::load(void* out) const {
@@ -217,15 +242,16 @@ bool persist_file::load(void* out) const {
 }
 
 void persist_file::save(const void* value) const {
-  const state& s = *st_;
+  state& s = *st_;
   for (;;) {
     const unique_fd held = lock_current(s);
+    if (held && !s.swept) sweep_temporaries(s);
     if (install(s, write_temp(s, value), held)) return;
   }
 }
 
 void persist_file::update(void* value, void (*apply)(void*, void*), void* ctx) const {
-  const state& s = *st_;
+  state& s = *st_;
   for (;;) {
     const unique_fd held = lock_current(s);
     if (!held) {
@@ -234,6 +260,7 @@ void persist_file::update(void* value, void (*apply)(void*, void*), void* ctx) c
       (void)install(s, write_temp(s, value), held);
       continue;
     }
+    if (!s.swept) sweep_temporaries(s);
     read_value(s, held.get(), value);
     apply(ctx, value);
     install(s, write_temp(s, value), held);

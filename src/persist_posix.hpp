@@ -117,10 +117,13 @@ inline long long pread_full(int fd, void* data, std::size_t n, std::uint64_t off
 // A lock taken on a descriptor protects the name only while this holds: a
 // rename onto the name replaces the file, and an opener that locked the
 // replaced file must open the name again.
-inline bool names_file(const std::filesystem::path& p, int fd) noexcept {
+// `fd_stat`, if given, receives the descriptor's fstat.
+inline bool names_file(const std::filesystem::path& p, int fd,
+                       struct stat* fd_stat = nullptr) noexcept {
   struct stat a, b;
-  return ::stat(p.c_str(), &a) == 0 && ::fstat(fd, &b) == 0 && a.st_dev == b.st_dev &&
-         a.st_ino == b.st_ino;
+  if (fd_stat == nullptr) fd_stat = &b;
+  return ::stat(p.c_str(), &a) == 0 && ::fstat(fd, fd_stat) == 0 && a.st_dev == fd_stat->st_dev &&
+         a.st_ino == fd_stat->st_ino;
 }
 
 // "<p>.<what>-<pid>-<n>": a name beside `p` that no other process and no

@@ -8,11 +8,24 @@
 // pool_class_size[c] bytes for a cached class c, or of at least the requested
 // size above pool_max_cached_bytes (exactly, except a reused kept block, which
 // may be up to twice the request), so any thread may cache or free any block.
+//
+// Memory held: each thread's cache at most pool_thread_cache_max_bytes, the
+// exchange at most pool_exchange_max_bytes, and one kept large block for at
+// most pool_keep_ms after its free; every other block above
+// pool_max_cached_bytes goes back to the system allocator when it is freed.
 #include <fl/pool.hpp>
 
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <new>
+#include <system_error>
+#include <thread>
+
+#include <pthread.h>
 
 #if defined(FL_WITH_MIMALLOC)
 #include <mimalloc.h>
@@ -64,14 +77,6 @@ void gated_free(void* p) noexcept {
 // requests fail up front with std::bad_alloc instead of reaching malloc (which
 // a sanitizer runtime would report as a fatal error rather than return null).
 constexpr std::size_t max_request = std::size_t{1} << 47;
-
-// The calling thread's kept large block (see pool_keep_min_bytes), empty
-// when p is null. Its bytes count in pool_stats().bytes_cached.
-struct kept_block {
-  void* p;
-  std::size_t bytes;
-};
-constinit thread_local kept_block pool_kept __attribute__((tls_model("initial-exec"))){};
 
 // ---- the exchange ----
 //
@@ -178,20 +183,9 @@ void exchange_release_all() noexcept {
   }
 }
 
-// Frees the kept large block, if any.
-void release_kept(pool_thread_cache& t) noexcept {
-  kept_block& k = pool_kept;
-  if (k.p == nullptr) return;
-  FL_POOL_UNPOISON(k.p, k.bytes);
-  sys_free(k.p);
-  ++t.released;
-  k = kept_block{};
-}
-
 // Returns every cached block of the calling thread to the system allocator
 // and leaves each class empty with room `room` (its depth, or 0 to close).
 void release_all(pool_thread_cache& t, bool reopen) noexcept {
-  release_kept(t);
   for (std::size_t c = 0; c < pool_class_count; ++c) {
     if (t.state == 1) t.moved_out += t.limit[c] - t.room[c];
     free_list(t.head[c], c);
@@ -261,6 +255,171 @@ void give_batch(pool_thread_cache& t, std::size_t c, std::size_t len) noexcept {
   }
 }
 
+// ---- the kept large block ----
+//
+// One block for the whole process (not one per thread: four threads that each
+// freed a 100 MB string would otherwise hold 400 MB between them), under a
+// mutex that only blocks of pool_keep_min_bytes and more ever take. A block
+// that nobody reuses within pool_keep_ms goes back to the system: a reaper
+// thread, started when a block is kept and ending when the slot is empty,
+// sleeps until the block's deadline and frees it. So a thread that goes idle
+// after a big string leaves nothing large behind for longer than
+// pool_keep_ms, whatever the other threads do.
+//
+// The slot is allocated once and never destroyed: the reaper may still be
+// waiting on it while static destructors run at exit.
+struct kept_slot {
+  std::mutex m;
+  std::condition_variable wake;
+  void* p = nullptr;  // guarded by m; null when no block is kept
+  std::size_t bytes = 0;
+  std::chrono::steady_clock::time_point deadline;
+  bool reaper = false;  // a reaper thread is running (it owns the wait on `wake`)
+};
+
+void unpoison_and_free(void* p, std::size_t bytes) noexcept {
+  if (p == nullptr) return;
+  FL_POOL_UNPOISON(p, bytes);
+  sys_free(p);
+}
+
+void fork_prepare() noexcept;
+void fork_parent() noexcept;
+void fork_child() noexcept;
+
+// The slot once it exists (read by pool_stats() and pool_trim(), which
+// never allocate).
+constinit std::atomic<kept_slot*> kept_instance{nullptr};
+
+kept_slot& kept() noexcept {
+  static kept_slot* const s = [] {
+    auto* k = new (std::nothrow) kept_slot;
+    kept_instance.store(k, std::memory_order_release);
+    // A child of fork() has no reaper thread: it frees the block it
+    // inherited (see fork_child) instead of holding it for good.
+    if (k != nullptr) ::pthread_atfork(fork_prepare, fork_parent, fork_child);
+    return k;
+  }();
+  if (s == nullptr) std::abort();  // no memory for a few words at the first large free
+  return *s;
+}
+
+void fork_prepare() noexcept { kept().m.lock(); }
+void fork_parent() noexcept { kept().m.unlock(); }
+void fork_child() noexcept {
+  kept_slot& k = kept();
+  void* p = k.p;
+  const std::size_t bytes = k.bytes;
+  k.p = nullptr;
+  k.bytes = 0;
+  k.reaper = false;
+  k.m.unlock();
+  unpoison_and_free(p, bytes);
+}
+
+// The reaper: frees the kept block once its deadline passes without a reuse,
+// and ends when the slot is empty.
+void reap() noexcept {
+  kept_slot& k = kept();
+  std::unique_lock<std::mutex> lock(k.m);
+  while (k.p != nullptr) {
+    if (std::chrono::steady_clock::now() < k.deadline) {
+      k.wake.wait_until(lock, k.deadline);
+      continue;
+    }
+    void* p = k.p;
+    const std::size_t bytes = k.bytes;
+    k.p = nullptr;
+    k.bytes = 0;
+    lock.unlock();
+    unpoison_and_free(p, bytes);
+    lock.lock();
+  }
+  k.reaper = false;
+}
+
+// Keeps p (`bytes` long) in place of the block kept before, which is freed.
+// Without a reaper thread (none could be started) p is freed at once.
+void keep_block(pool_thread_cache& t, void* p, std::size_t bytes) noexcept {
+  kept_slot& k = kept();
+  void* old = nullptr;
+  std::size_t old_bytes = 0;
+  {
+    std::lock_guard<std::mutex> lock(k.m);
+    if (!k.reaper) {
+      try {
+        std::thread(reap).detach();
+        k.reaper = true;
+      } catch (const std::system_error&) {
+      }
+    }
+    if (k.reaper) {
+      old = k.p;
+      old_bytes = k.bytes;
+      FL_POOL_POISON(p, bytes);
+      k.p = p;
+      k.bytes = bytes;
+      k.deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(pool_keep_ms);
+      ++t.kept_frees;
+    } else {
+      old = p;
+      old_bytes = bytes;
+    }
+  }
+  if (old != nullptr) ++t.released;
+  unpoison_and_free(old, old_bytes);
+}
+
+// The kept block when a request of `bytes` fits it without wasting more than
+// half of it; otherwise null, and the kept block is freed first (so the two
+// never coexist).
+void* take_kept(pool_thread_cache& t, std::size_t bytes) noexcept {
+  kept_slot& k = kept();
+  void* old;
+  std::size_t old_bytes;
+  {
+    std::lock_guard<std::mutex> lock(k.m);
+    if (k.p == nullptr) return nullptr;
+    old = k.p;
+    old_bytes = k.bytes;
+    k.p = nullptr;
+    k.bytes = 0;
+    if (bytes <= old_bytes && bytes > old_bytes / 2) {
+      FL_POOL_UNPOISON(old, old_bytes);
+      ++t.kept_hits;
+      return old;
+    }
+  }
+  ++t.released;
+  unpoison_and_free(old, old_bytes);
+  return nullptr;
+}
+
+// Frees the kept block now (pool_trim).
+void release_kept() noexcept {
+  kept_slot* const slot = kept_instance.load(std::memory_order_acquire);
+  if (slot == nullptr) return;
+  kept_slot& k = *slot;
+  void* p;
+  std::size_t bytes;
+  {
+    std::lock_guard<std::mutex> lock(k.m);
+    p = k.p;
+    bytes = k.bytes;
+    k.p = nullptr;
+    k.bytes = 0;
+  }
+  unpoison_and_free(p, bytes);
+}
+
+std::size_t kept_bytes() noexcept {
+  kept_slot* const slot = kept_instance.load(std::memory_order_acquire);
+  if (slot == nullptr) return 0;
+  kept_slot& k = *slot;
+  std::lock_guard<std::mutex> lock(k.m);
+  return k.bytes;
+}
+
 }  // namespace
 
 void* pool_allocate_slow(std::size_t bytes) {
@@ -292,20 +451,8 @@ void* pool_allocate_slow(std::size_t bytes) {
     return p;
   }
   if (bytes > max_request) throw std::bad_alloc();
-  if (bytes >= pool_keep_min_bytes) {
-    kept_block& k = pool_kept;
-    if (k.p != nullptr) {
-      // Reuse the kept block when it fits without wasting more than half of
-      // it; otherwise free it first, so the two never coexist.
-      if (bytes <= k.bytes && bytes > k.bytes / 2) {
-        void* p = k.p;
-        FL_POOL_UNPOISON(p, k.bytes);
-        ++t.kept_hits;
-        k = kept_block{};
-        return p;
-      }
-      release_kept(t);
-    }
+  if (bytes >= pool_keep_min_bytes && t.state != 2) {
+    if (void* p = take_kept(t, bytes)) return p;
   }
   void* p = sys_malloc(bytes);
   if (p == nullptr) throw std::bad_alloc();
@@ -343,13 +490,9 @@ void pool_deallocate_slow(void* p, std::size_t bytes) noexcept {
     return;
   }
   if (bytes >= pool_keep_min_bytes && bytes <= pool_keep_max_bytes && t.state != 2) {
-    // A very large block: keep it in place of the previous one. The block is
-    // at least `bytes` long, which is all the reuse test relies on.
-    if (t.state == 0) open_cache(t);  // registers the exit hook that frees it
-    release_kept(t);
-    FL_POOL_POISON(p, bytes);
-    pool_kept = kept_block{p, bytes};
-    ++t.kept_frees;
+    // A very large block: kept for pool_keep_ms in place of the previous one.
+    // The block is at least `bytes` long, which is all the reuse test relies on.
+    keep_block(t, p, bytes);
     return;
   }
   // A large block, or a thread past its exit hook.
@@ -414,7 +557,6 @@ pool_statistics pool_stats() noexcept {
       bytes += n * detail::pool_class_size[c];
     }
   }
-  bytes += detail::pool_kept.bytes;
   pool_statistics s;
   std::uint64_t hits = 0;
   for (std::size_t c = 0; c < detail::pool_class_count; ++c) hits += t.hits[c];
@@ -426,6 +568,7 @@ pool_statistics pool_stats() noexcept {
   s.frees_cached = cached_blocks + hits + t.moved_out - t.moved_in + t.kept_frees;
   s.frees_released = t.released;
   s.bytes_cached = bytes;
+  s.bytes_kept = detail::kept_bytes();
   s.batches_taken = t.batches_taken;
   s.batches_given = t.batches_given;
   return s;
@@ -447,6 +590,7 @@ void pool_trim() noexcept {
   detail::pool_thread_cache& t = detail::pool_tls;
   detail::release_all(t, t.state == 1);
   detail::exchange_release_all();
+  detail::release_kept();
 }
 
 }  // namespace fl

@@ -21,6 +21,9 @@
 #include <string_view>
 #include <vector>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -147,6 +150,71 @@ TEST(StoreLock, FirstCommitAfterTheFileWasReplacedThrows) {
   fs::rename(d / "copy", p);
   a.set("/-", "2");
   EXPECT_THROW(a.sync(), fl::persist_error);
+}
+
+// One process re-imports onto the path in a loop while this one opens, edits,
+// commits and closes it in a loop. Every commit that returns must be in the
+// file the path names (read back through a second open, which takes the
+// file over in this process): an open that raced with a rename, or a rename
+// that ignored the lock, would commit into a replaced file.
+TEST(StoreLock, ReimportsRacingWithEditsNeverLoseACommit) {
+#if defined(__SANITIZE_ADDRESS__)
+  constexpr int rounds = 40;
+#else
+  constexpr int rounds = 150;
+#endif
+  scratch_dir d;
+  const fs::path p = d / "s.fljson";
+  fl::json_store::import(R"({"n":0,"w":-1})", p).sync();
+  std::fflush(nullptr);
+  const pid_t importer = ::fork();
+  const fs::path stop = d / "stop";
+  if (importer == 0) {
+    int published = 0, k = 0;
+    for (; !fs::exists(stop); ++k) {
+      try {
+        auto b = fl::json_store::import(R"({"n":0,"w":-1})", p);
+        b.sync();
+        ++published;
+      } catch (const fl::persist_error& e) {
+        if (!says_locked(e)) {
+          std::fprintf(stderr, "importer: %s\n", e.what());
+          ::_exit(1);
+        }
+        ::usleep(100);
+      }
+    }
+    std::printf("race: %d of %d re-imports published\n", published, k);
+    std::fflush(nullptr);
+    ::_exit(0);
+  }
+  int committed = 0, refused = 0;
+  for (int i = 0; i < rounds; ++i) {
+    try {
+      auto s = fl::json_store::open(p);
+      const std::int64_t n = s.find("/n")->as_int64();
+      s.set("/n", std::to_string(n + 1));
+      s.set("/w", std::to_string(i));
+      s.sync();
+      auto again = fl::json_store::open(p);  // takes the file over: reads it from disk
+      ASSERT_EQ(again.find("/w")->as_int64(), i) << "a commit went to a replaced file";
+      ASSERT_EQ(again.find("/n")->as_int64(), n + 1);
+      ++committed;
+    } catch (const fl::persist_error& e) {
+      ASSERT_TRUE(says_locked(e)) << e.what();
+      ++refused;
+    }
+    ::usleep(i % 2 ? 200 : 5000);  // closed for a moment: the importer may publish
+  }
+  { std::FILE* f = std::fopen(stop.c_str(), "w"); std::fclose(f); }
+  int status = 0;
+  while (::waitpid(importer, &status, 0) < 0) {}
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  std::printf("race: %d of %d edit sessions committed, %d refused as locked\n", committed, rounds,
+              refused);
+  EXPECT_GT(committed, 0);
+  auto s = fl::json_store::open(p);
+  EXPECT_TRUE(s.find("/n").has_value());
 }
 
 // ---- opening a store this process has open ---------------------------------

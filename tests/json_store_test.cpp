@@ -1,8 +1,10 @@
 // fl::json_store: RFC 8259 conformance (valid texts round-trip through dump,
 // invalid ones throw json_error at the right byte, through both the strict
 // parser and the simdjson path), RFC 6901 pointers, typed reads, edits,
-// commits and reopening, damage detection, the benchmark documents, and a
-// differential test of random edits against nlohmann::ordered_json.
+// commits and reopening, damage detection, the benchmark documents (real when
+// found, generated always: tests/support/json_documents.hpp), and differential
+// tests of random edits against nlohmann::ordered_json, on random documents
+// and on the benchmark documents.
 #include <fl/json_store.hpp>
 #include <fl/mapped_space.hpp>
 
@@ -13,6 +15,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdio>
+#include <filesystem>
 #include <random>
 #include <string>
 #include <string_view>
@@ -559,31 +563,67 @@ TEST_F(JsonStoreTest, TruncatedAndForeignFilesThrow) {
 }
 
 // ---- the benchmark documents --------------------------------------------------------
+//
+// Each runs over the generated stand-in of the document and, when it is found
+// (FL_JSON_DATA or the shared data directory), the real one too.
 
 class JsonDocumentTest : public JsonStoreTest, public ::testing::WithParamInterface<const char*> {};
 
 TEST_P(JsonDocumentTest, ImportDumpReopen) {
-  const auto text = fl_test::json_document(GetParam());
-  if (!text)
-    GTEST_SKIP() << GetParam() << " not found in " FL_JSON_DATA_DIR " (the shared data directory)";
-  auto s = fl::json_store::import(*text, file());
-  const std::string d = str(s.dump());
+  for (const auto& doc : fl_test::json_documents_like(GetParam())) {
+    SCOPED_TRACE(doc.name);
+    std::filesystem::remove(file());
+    std::filesystem::remove(file().string() + "-log");
+    auto s = fl::json_store::import(doc.text, file());
+    const std::string d = str(s.dump());
 #ifdef FL_TEST_HAVE_NLOHMANN
-  EXPECT_EQ(nlohmann::ordered_json::parse(d), nlohmann::ordered_json::parse(*text));
+    EXPECT_EQ(nlohmann::ordered_json::parse(d), nlohmann::ordered_json::parse(doc.text));
 #endif
-  s.sync();
-  { const fl::json_store closing = std::move(s); }
-  auto r = fl::json_store::open(file());
-  EXPECT_EQ(str(r.dump()), d);
-  if (std::string_view(GetParam()) == "twitter.json") {
-    EXPECT_EQ(r.find("/statuses")->size(), 100u);
-    EXPECT_EQ(r.find("/statuses/0/id")->as_uint64(), 505874924095815681ull);
-    EXPECT_EQ(r.find("/search_metadata/count")->as_int64(), 100);
+    s.sync();
+    { const fl::json_store closing = std::move(s); }
+    auto r = fl::json_store::open(file());
+    EXPECT_EQ(str(r.dump()), d);
+    if (std::string_view(GetParam()) == "twitter.json") {
+      EXPECT_EQ(r.find("/statuses")->size(), 100u);
+      EXPECT_EQ(r.find("/search_metadata/count")->as_int64(), 100);
+      // 64-bit ids: the number and its decimal string agree.
+      for (int i : {0, 42, 99}) {
+        const std::string at = "/statuses/" + std::to_string(i);
+        EXPECT_EQ(std::to_string(r.find(at + "/id")->as_uint64()),
+                  r.find(at + "/id_str")->as_string_view())
+            << at;
+      }
+      EXPECT_GT(r.find("/statuses/99/user/screen_name")->as_string_view().size(), 0u);
+      if (!doc.generated) {
+        EXPECT_EQ(r.find("/statuses/0/id")->as_uint64(), 505874924095815681ull);
+      }
+    } else {
+      EXPECT_GT(r.find("/performances")->size(), 200u);
+      EXPECT_GT(r.find("/performances/200/seatCategories/0/areas/0/areaId")->as_uint64(), 0u);
+      EXPECT_GT(r.find("/events")->size(), 100u);
+    }
+    std::printf("%s: %zu bytes imported, dumped and reopened\n", doc.name.c_str(), doc.text.size());
   }
 }
 
 INSTANTIATE_TEST_SUITE_P(Documents, JsonDocumentTest,
                          ::testing::Values("twitter.json", "citm_catalog.json"));
+
+// The generated documents are the same text on every call and about the size
+// of the real ones, whose benchmark rows they stand in for.
+TEST(JsonGeneratedDocuments, StableAndSizedLikeTheRealOnes) {
+  const std::string twitter = fl_test::generated_twitter(), citm = fl_test::generated_citm();
+  EXPECT_EQ(fl_test::generated_twitter(), twitter);
+  EXPECT_EQ(fl_test::generated_citm(), citm);
+  EXPECT_NEAR(static_cast<double>(twitter.size()), 631515.0, 631515.0 * 0.05);
+  EXPECT_NEAR(static_cast<double>(citm.size()), 1727204.0, 1727204.0 * 0.05);
+  // Much non-ASCII text in the one, numeric-string keys in the other.
+  std::size_t high = 0;
+  for (const char c : twitter) high += static_cast<unsigned char>(c) >= 0x80;
+  EXPECT_GT(high, twitter.size() / 10);
+  EXPECT_NE(twitter.find("\xF0\x9F"), std::string::npos);  // 4-byte UTF-8 (emoji)
+  EXPECT_NE(citm.find("\"areaNames\": {\n        \"205705993\": "), std::string::npos);
+}
 
 // ---- differential ---------------------------------------------------------------------
 
@@ -693,8 +733,76 @@ TEST_F(JsonStoreTest, RandomEditsAgreeWithNlohmann) {
   std::printf("differential: %d edits, %d reopens agree with nlohmann::ordered_json (seed %llu)\n",
               steps, reopens, static_cast<unsigned long long>(seed));
 }
+// Random edits on the benchmark documents (generated, and real when found),
+// against nlohmann::ordered_json: replacements of any value (containers
+// too), new members, appends and erases at pointers picked from the document,
+// checked by whole dumps, a commit and a reopen. Fewer edits under the
+// sanitizers, where parsing and comparing the documents dominates.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr int document_edit_steps = 100;
+#else
+constexpr int document_edit_steps = 300;
+#endif
+
+TEST_P(JsonDocumentTest, RandomEditsAgreeWithNlohmann) {
+  const auto seed = fl_test::test_seed();
+  for (const auto& doc : fl_test::json_documents_like(GetParam())) {
+    SCOPED_TRACE(doc.name);
+    std::mt19937_64 rng(seed);
+    doc_gen gen{rng};
+    std::filesystem::remove(file());
+    std::filesystem::remove(file().string() + "-log");
+    auto s = fl::json_store::import(doc.text, file());
+    ojson model = ojson::parse(doc.text);
+    std::vector<std::string> ptrs;
+    fl_test::collect_pointers(model, "", ptrs);
+    int edits = 0;
+    for (int step = 0; step < document_edit_steps; ++step) {
+      const std::string& p = ptrs[gen.below(ptrs.size())];
+      const ojson::json_pointer jp(p);
+      if (p.empty() || !model.contains(jp)) continue;  // gone with an earlier edit
+      ojson& target = model.at(jp);
+      const int op = static_cast<int>(gen.below(4));
+      if (op == 0) {  // replace
+        const ojson v = gen.value(2);
+        s.set(p, v.dump());
+        target = v;
+      } else if (op == 1 && target.is_object()) {  // add or replace a member
+        const std::string k = gen.key();
+        const ojson v = gen.value(3);
+        s.set(p + "/" + fl_test::pointer_token(k), v.dump());
+        target[k] = v;
+      } else if (op == 2 && target.is_array()) {  // append
+        const ojson v = gen.value(3);
+        s.set(p + "/-", v.dump());
+        target.push_back(v);
+      } else if (op == 3) {  // erase
+        ASSERT_TRUE(s.erase(p)) << p;
+        ojson& parent = model.at(jp.parent_pointer());
+        if (parent.is_object())
+          parent.erase(jp.back());
+        else
+          parent.erase(static_cast<std::size_t>(std::stoul(jp.back())));
+      } else {
+        continue;
+      }
+      ++edits;
+      if (step % 100 == 50) {
+        ASSERT_EQ(ojson::parse(str(s.dump())), model) << "seed " << seed << " step " << step;
+      }
+    }
+    s.sync();
+    { const fl::json_store closing = std::move(s); }
+    ASSERT_EQ(ojson::parse(str(fl::json_store::open(file()).dump())), model) << "seed " << seed;
+    std::printf("%s: %d random edits agree with nlohmann::ordered_json (seed %llu)\n",
+                doc.name.c_str(), edits, static_cast<unsigned long long>(seed));
+  }
+}
 #else
 TEST_F(JsonStoreTest, RandomEditsAgreeWithNlohmann) {
+  GTEST_SKIP() << "nlohmann/json.hpp not found (nlohmann-json3-dev)";
+}
+TEST_P(JsonDocumentTest, RandomEditsAgreeWithNlohmann) {
   GTEST_SKIP() << "nlohmann/json.hpp not found (nlohmann-json3-dev)";
 }
 #endif

@@ -1,6 +1,6 @@
 // tests/json_test_support.hpp: what the json_store tests share beyond
 // test_support.hpp (temp_dir, read_whole_file): writing a file's bytes and the
-// benchmark documents (FL_JSON_DATA_DIR, set by json_*_test.cmake).
+// benchmark documents, real or generated.
 #pragma once
 
 #include <cstdlib>
@@ -8,7 +8,9 @@
 #include <fstream>
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "json_documents.hpp"
 #include "test_support.hpp"
 
 namespace fl_test {
@@ -18,12 +20,12 @@ inline void write_bytes(const std::filesystem::path& p, const std::string& bytes
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
 
-// The text of a benchmark document (twitter.json, citm_catalog.json), or
-// nullopt when the data directory is not beside the source tree.
-//
-// FL_JSON_DATA in the environment names another directory.
+// The text of a real benchmark document (twitter.json, citm_catalog.json), or
+// nullopt when it is not found: FL_JSON_DATA in the environment names its
+// directory, else the data directory beside the source tree
+// (FL_JSON_DATA_DIR, set by json_*_test.cmake).
 inline std::optional<std::string> json_document(const std::string& name) {
-  if (const char* d = std::getenv("FL_JSON_DATA")) {
+  if (const char* d = std::getenv("FL_JSON_DATA"); d != nullptr && *d != '\0') {
     const std::filesystem::path p = std::filesystem::path(d) / name;
     if (std::filesystem::exists(p)) return read_whole_file(p);
   }
@@ -31,8 +33,25 @@ inline std::optional<std::string> json_document(const std::string& name) {
   const std::filesystem::path p = std::filesystem::path(FL_JSON_DATA_DIR) / name;
   if (std::filesystem::exists(p)) return read_whole_file(p);
 #endif
-  (void)name;
   return std::nullopt;
+}
+
+// One document a test runs over: where it comes from and its text.
+struct test_document {
+  std::string name;  // "twitter.json" (real) or "generated twitter.json"
+  std::string text;
+  bool generated;
+};
+
+// The documents of the kind of `name` (twitter.json or citm_catalog.json):
+// the generator's stand-in always, so a fresh clone checks the same, and the
+// real document too when it is found.
+inline std::vector<test_document> json_documents_like(const std::string& name) {
+  std::vector<test_document> out;
+  out.push_back({"generated " + name,
+                 name == "twitter.json" ? generated_twitter() : generated_citm(), true});
+  if (auto real = json_document(name)) out.push_back({name, std::move(*real), false});
+  return out;
 }
 
 }  // namespace fl_test

@@ -164,6 +164,32 @@ TEST(PersistUpdate, UpdateOfAMissingFileStartsFromValueInitialized) {
   EXPECT_EQ(*fl::persist<std::uint64_t>(d / "n"), 5u);
 }
 
+// A crash between writing a temporary file and renaming it leaves the
+// temporary; the next save (of a handle's first) removes those of processes
+// that no longer run, and leaves a running process's alone.
+TEST(PersistUpdate, FirstSaveRemovesTemporariesOfDeadProcesses) {
+  scratch_dir d;
+  const pid_t dead = ::fork();
+  if (dead == 0) ::_exit(0);
+  int status = 0;
+  while (::waitpid(dead, &status, 0) < 0) {}
+  const fs::path stale = d / ("n.tmp-" + std::to_string(dead) + "-0");
+  const fs::path live = d / ("n.tmp-" + std::to_string(::getppid()) + "-0");
+  const fs::path other = d / ("m.tmp-" + std::to_string(dead) + "-0");
+  for (const fs::path& p : {stale, live, other}) {
+    std::FILE* f = std::fopen(p.c_str(), "w");
+    std::fclose(f);
+  }
+  fl::persist<std::uint64_t> p(d / "n");
+  *p = 1;
+  p.flush();  // creates the file: nothing locked, nothing swept yet
+  *p = 2;
+  p.flush();
+  EXPECT_FALSE(fs::exists(stale));
+  EXPECT_TRUE(fs::exists(live));
+  EXPECT_TRUE(fs::exists(other));
+}
+
 // ---- the default type check -------------------------------------------------
 
 struct point2 {

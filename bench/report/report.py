@@ -40,6 +40,11 @@ line per case: met, tie (a miss within the run's spread) or MISSED. A rule
 that checks no row of a section present in the results is named in a warning
 on stderr.
 
+Missing data: a row whose error message starts with "no data:" (its input
+data set was not found; bench/json_data.hpp) is shown as `skipped (no data:
+set VAR)`, not as `error`, and the header lists every data set the run
+describes in its context ("data_set/<name>" keys) with whether it was found.
+
 Counters: a section whose benchmarks report one of COUNTERS (e.g. alloc/'s
 peak_rss_mb) gets a second table of that counter's medians and ratios.
 
@@ -65,7 +70,7 @@ BASELINE = {
 DEFAULT_BASELINE = "std"
 
 # User counters shown in a table of their own, next to the times.
-COUNTERS = ["peak_rss_mb"]
+COUNTERS = ["peak_rss_mb", "idle_rss_mb"]
 
 # Said under a section's heading.
 SECTION_NOTES = {
@@ -338,6 +343,29 @@ def fmt_ratio(r):
     return "-" if r is None else f"{r:.2f}x"
 
 
+# A row that could not run for want of its input data ends with an error
+# message starting with this (bench/json_data.hpp); it is a skip, not a failure.
+NO_DATA = "no data:"
+
+
+def error_cell(message):
+    """The table cell of a row that ended with an error: `skipped (no data: set
+    VAR)` when its input data set was not found, else `error`."""
+    if not message.startswith(NO_DATA):
+        return "error"
+    m = re.match(r"no data: set (\S+)", message)
+    return f"skipped (no data: set {m.group(1)})" if m else f"skipped ({message})"
+
+
+def data_set_line(ctx):
+    """The header line listing each input data set (context keys
+    "data_set/<name>") and whether it was found, or None when none is named."""
+    found = [(k[len("data_set/"):], v) for k, v in sorted(ctx.items()) if k.startswith("data_set/")]
+    if not found:
+        return None
+    return "- Data sets: " + "; ".join(f"{name}: {what}" for name, what in found)
+
+
 def section_libs(cases):
     """Libraries of a section in first-seen order."""
     libs = []
@@ -368,7 +396,7 @@ def section_table(section, cases):
                 cells.append("")
                 continue
             if st.error:
-                cells.append("error")
+                cells.append(error_cell(st.error))
                 continue
             t = st.median()
             cell = fmt_time(t)
@@ -411,6 +439,8 @@ def counter_table(section, cases, counter):
     lines = [f"{counter} (median):", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for case, per_lib in cases.items():
         vals = {l: per_lib[l].counter(counter) for l in order if l in per_lib}
+        if all(v is None for v in vals.values()):
+            continue  # a case that does not report this counter (alloc/'s idle_rss_mb)
         base = vals.get(want)
         cells = [case] + [("-" if vals.get(l) is None else f"{vals[l]:.1f}") for l in order]
         cells += [fmt_ratio(vals[l] / base) if vals.get(l) is not None and base else "" for l in others]
@@ -483,11 +513,15 @@ def header_lines(ctx, time_key, reps):
         f"- Commit: {ctx.get('commit', 'unknown')}",
         f"- Repetitions: {reps}; min time per benchmark: {ctx.get('min_time_s', '?')} s; "
         f"seed: {ctx.get('seed', '?')}; times: {'CPU' if time_key == 'cpu_time' else 'wall'} time, median"
-        + ("; rows registered with UseRealTime() alone (json/, io/: they wait for files and flushes) "
+        + ("; rows registered with UseRealTime() alone (json/, io/, persist/sync_4k_dirty: they wait for "
+           "files and flushes) "
            "in wall time" if time_key == "cpu_time" else ""),
         f"- Peers compiled in: {ctx.get('peers', 'unknown')}; missing: {ctx.get('peers_missing', 'unknown')}",
         f"- Heap: {ctx.get('malloc', 'default')}",
     ]
+    data = data_set_line(ctx)
+    if data:
+        lines.append(data)
     if ctx.get("alloc_allocators"):
         lines.append("- alloc/ allocators (Debian packages): " + "; ".join(ctx["alloc_allocators"]))
     if ctx.get("library_build_type") == "debug":

@@ -46,6 +46,11 @@ typedef enum fl_status {
 
 #define FL_NPOS ((size_t)-1)
 
+/* The status as text for messages: its name, a colon and what it means, e.g.
+ * "FL_ERANGE: position past the end". A static string, never NULL; a value
+ * that is no fl_status gives "FL_?: not an fl_status value". */
+const char* fl_status_str(fl_status st);
+
 /* The short, hot functions (init, from, from_n, free, len, cstr, data, clear,
  * and append/append_n when the text fits the capacity) are static inline
  * here, so that creating and freeing a short string or appending within the

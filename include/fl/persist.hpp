@@ -14,7 +14,8 @@
 // file and fsyncs the directory, so a crash at any moment leaves the old value
 // or the new one, whole, and a reader (another persist<T>, another process)
 // never sees an empty or partial file. A crash during a save may leave its
-// temporary file behind. A load checks every header field and the checksum;
+// temporary file behind; the first save of a later persist<T> of that path
+// removes the temporaries of processes no longer running. A load checks every header field and the checksum;
 // a damaged, truncated, foreign or mismatched file (other sizeof(T), other
 // type tag, newer format, other byte order) throws fl::persist_error naming
 // the path and the reason and is left untouched. Only a missing file gives a
@@ -33,8 +34,8 @@
 // default before tags were derived) load under the derived tag, and the next
 // save writes the derived one.
 //
-// Threads and processes: every save (flush(), the destructor, update()) holds
-// an exclusive lock (flock) on the file while it replaces it, so saves from
+// Threads and processes: every save (flush(), the destructor, update()) waits
+// for and holds an exclusive lock (flock) on the file while it replaces it, so saves from
 // any number of processes are serialized and each leaves a whole file: the
 // last one wins. update(fn) runs a read-modify-write under that lock, so
 // concurrent updates from any number of processes lose nothing. A persist<T>

@@ -2,16 +2,27 @@
 // size-class caches, and fl::pool_stats().
 //
 // Blocks come from the system malloc (mimalloc when built with
-// FL_WITH_MIMALLOC=ON). Freed blocks of the small size classes are kept in a
-// per-thread cache of bounded depth and handed out again without touching
-// malloc; blocks above detail::pool_max_cached_bytes bypass the caches, except
-// that each thread keeps the one very large block (detail::pool_keep_min_bytes
-// to detail::pool_keep_max_bytes, e.g. a whole file just read) it freed last
-// and reuses it for the next request of about its size. That block is fresh
-// memory the kernel would otherwise fault in and zero again page by page; the
-// price is that a thread may hold up to pool_keep_max_bytes (256 MiB) after
-// its strings are gone, until its next large allocation that does not fit,
-// pool_trim() or thread exit.
+// FL_WITH_MIMALLOC=ON). Freed blocks of the small size classes (up to
+// detail::pool_max_cached_bytes, 8 KiB) are kept in a per-thread cache of
+// bounded depth and handed out again without touching malloc.
+//
+// Memory the pool holds after strings are freed, the whole rule:
+//   - a thread's cache: at most detail::pool_thread_cache_max_bytes (about
+//     1.6 MiB), small blocks only; an idle thread holds no more than that,
+//     and nothing once it exits or calls pool_trim();
+//   - the process-wide exchange of batches: at most
+//     detail::pool_exchange_max_bytes (8 MiB);
+//   - one kept large block for the whole process: the last freed block of
+//     detail::pool_keep_min_bytes to detail::pool_keep_max_bytes (32-256 MiB,
+//     e.g. a whole file just read), handed out again for the next request of
+//     about its size, and returned to the system detail::pool_keep_ms (250 ms)
+//     after its free if nobody reused it (a reaper thread, started with the
+//     first kept block and ending when none is kept, frees it);
+//   - every other block above pool_max_cached_bytes goes back to the system
+//     allocator at once.
+// The kept block is mapped memory the kernel would otherwise fault in and
+// zero again page by page on the next big read (docs/io.md); its 250 ms are
+// the bound on how long a big string outlives its free.
 //
 // Threads: a block may be freed on any thread, not only the one that allocated
 // it; it then joins the freeing thread's cache. A class that is full hands half
@@ -40,9 +51,10 @@ struct pool_statistics {
   std::uint64_t frees_cached = 0;    // frees kept in the cache
   std::uint64_t frees_released = 0;  // blocks handed to the system allocator: frees of
                                      // uncached sizes, and batches the full exchange refused
-  std::size_t bytes_cached = 0;      // bytes now held in the cache
+  std::size_t bytes_cached = 0;      // bytes now held in the cache (this thread's)
   std::uint64_t batches_taken = 0;   // batches this thread took from the exchange
   std::uint64_t batches_given = 0;   // batches this thread handed to the exchange
+  std::size_t bytes_kept = 0;        // the process's kept large block now (any thread's), 0 if none
 };
 
 // The calling thread's statistics. Costs nothing until called: the fast paths
@@ -50,9 +62,9 @@ struct pool_statistics {
 // never allocates.
 pool_statistics pool_stats() noexcept;
 
-// Returns every block cached by the calling thread (the kept large block
-// included) and every batch held by the process-wide exchange to the system
-// allocator. Other threads' caches are untouched.
+// Returns every block cached by the calling thread, every batch held by the
+// process-wide exchange and the kept large block to the system allocator.
+// Other threads' caches are untouched.
 void pool_trim() noexcept;
 
 namespace detail {
@@ -64,15 +76,19 @@ namespace detail {
 inline constexpr std::size_t pool_max_cached_bytes = 8192;
 
 // The kept large block: a freed block of pool_keep_min_bytes to
-// pool_keep_max_bytes is kept (one per thread, the last one freed) and handed
-// out again for a request of at most its size and more than half of it. 32 MiB
-// is where glibc stops recycling freed blocks itself (its mmap threshold never
-// rises above that), so every larger block is fresh kernel memory.
+// pool_keep_max_bytes is kept (one for the whole process, the last one freed)
+// and handed out again for a request of at most its size and more than half
+// of it; after pool_keep_ms without such a request it goes back to the
+// system. 32 MiB is where glibc stops recycling freed blocks itself (its mmap
+// threshold never rises above that), so every larger block is fresh kernel
+// memory.
 inline constexpr std::size_t pool_keep_min_bytes = std::size_t{32} << 20;
 inline constexpr std::size_t pool_keep_max_bytes = std::size_t{256} << 20;
+inline constexpr unsigned pool_keep_ms = 250;
 
 // The exchange holds at most this many bytes of each size class (32 classes,
-// so at most 8 MiB in all); a batch that does not fit goes back to malloc.
+// so at most pool_exchange_max_bytes, 8 MiB, in all); a batch that does not
+// fit goes back to malloc.
 inline constexpr std::size_t pool_exchange_class_bytes = std::size_t{256} << 10;
 
 // A block of at least `bytes` bytes (bytes > 0), aligned to 16. Throws

@@ -1,8 +1,10 @@
 # Builds a consumer of the installed fl with pkg-config, the way README.md
 # tells users to, and runs it:
-#   c:   cc -std=c11 main.c $(pkg-config --cflags --libs fl-c)
-#   cxx: c++ -std=c++20 main.cpp $(pkg-config --cflags --libs fl)
-# cmake -DLANG=c|cxx -DCOMPILER=... -DPKG_CONFIG=... -DPC_PATH=<prefix>/<libdir>/pkgconfig
+#   c:    cc -std=c11 main.c $(pkg-config --cflags --libs fl-c)
+#   cxx:  c++ -std=c++20 main.cpp $(pkg-config --cflags --libs fl)
+#   json: c++ -std=c++20 main_json.cpp $(pkg-config --cflags --libs fl-json)
+#   fmt:  c++ -std=c++20 main_fmt.cpp $(pkg-config --cflags --libs fl-fmt)
+# cmake -DLANG=c|cxx|json|fmt -DCOMPILER=... -DPKG_CONFIG=... -DPC_PATH=<prefix>/<libdir>/pkgconfig
 #       -DSOURCE_DIR=tests/package -DWORK_DIR=... -P pkgconfig.cmake
 foreach(v LANG COMPILER PKG_CONFIG PC_PATH SOURCE_DIR WORK_DIR)
   if(NOT DEFINED ${v})
@@ -15,8 +17,14 @@ if(LANG STREQUAL "c")
 elseif(LANG STREQUAL "cxx")
   set(package fl)
   set(cmd "'${COMPILER}' -std=c++20 -Wall -Wextra -pedantic -Werror '${SOURCE_DIR}/main.cpp'")
+elseif(LANG STREQUAL "json")
+  set(package fl-json)
+  set(cmd "'${COMPILER}' -std=c++20 -Wall -Wextra -pedantic -Werror '${SOURCE_DIR}/main_json.cpp'")
+elseif(LANG STREQUAL "fmt")
+  set(package fl-fmt)
+  set(cmd "'${COMPILER}' -std=c++20 -Wall -Wextra -pedantic -Werror '${SOURCE_DIR}/main_fmt.cpp'")
 else()
-  message(FATAL_ERROR "pkgconfig.cmake: LANG must be c or cxx, not '${LANG}'")
+  message(FATAL_ERROR "pkgconfig.cmake: LANG must be c, cxx, json or fmt, not '${LANG}'")
 endif()
 file(MAKE_DIRECTORY "${WORK_DIR}")
 set(exe "${WORK_DIR}/pkgconfig_${LANG}")
@@ -30,7 +38,7 @@ endif()
 # A shared fl in a prefix the loader does not search.
 get_filename_component(libdir "${PC_PATH}" DIRECTORY)
 set(ENV{LD_LIBRARY_PATH} "${libdir}:$ENV{LD_LIBRARY_PATH}")
-execute_process(COMMAND "${exe}" RESULT_VARIABLE rc)
+execute_process(COMMAND "${exe}" "${WORK_DIR}" RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "pkgconfig.cmake: ${exe} exited with ${rc}")
 endif()

@@ -10,17 +10,17 @@
 # its auto-load safe-path allows the program (add-auto-load-safe-path, see
 # docs/debugging.md). By hand: (gdb) source tools/gdb/fl_printers.py
 #
-# Layouts read here (the C++ headers own them; keep this file in step):
-#   detail/string_core.hpp    ptr | size | cap; the top bit of cap (byte 23) set
-#                             means heap, else byte 23 = 23 - size, text inline
-#   detail/immutable_rep.hpp  16 bytes; top bit of byte 15 set: bytes 0..7 point
-#                             at an immutable_rep header (its size read from
-#                             the debug info) followed by the text, bytes
-#                             8..15 = size | 0x80 << 56; else byte 15 = 15 - size
-#   detail/rope_node.hpp      edge {p, off, len}; node {refs, height, kind,
-#                             count}; chunk (height 0) {used, cap, data};
-#                             inner {child[count]}, edges of height - 1
-import re
+# Layouts: read from the program, not from debug info. libfl exports the
+# table fl_gdb_layout (src/gdb_scripts.cpp), every offset and size these
+# printers use, computed by the compiler from the headers that define them
+# (detail/string_layout.h, detail/immutable_rep.hpp, detail/rope_node.hpp).
+# So a Release libfl, installed, with no debug info for its internal types,
+# prints like a -g build; the program needs debug info only for the type of
+# the variable printed. The string encoding alone is also written below
+# (STRING_LAYOUT, from detail/string_layout.h), so that fl::string and fl_str
+# print even where the table cannot be found (a program whose symbol table
+# was stripped, the script sourced by hand); the gdb_printers test checks it
+# against the table.
 import struct
 
 import gdb
@@ -72,35 +72,115 @@ def _limit():
     return n if n else None
 
 
-def _words(val, n):
-    return [int(val[i]) & 0xFFFFFFFFFFFFFFFF for i in range(n)]
+# The string encoding of detail/string_layout.h (FL_STR_*), for programs
+# without the table; the table's values win where it exists.
+STRING_LAYOUT = {
+    "string_bytes": 24,
+    "string_tag_byte": 23,
+    "string_tag_heap": 0x80,
+    "string_inline_capacity": 23,
+    "string_word_ptr": 0,
+    "string_word_size": 1,
+    "string_word_cap": 2,
+}
+
+# Bytes of one fl_gdb_layout entry: a 24-byte name, then a 64-bit value.
+_ENTRY_NAME = 24
+_ENTRY_BYTES = 32
+_ENTRY_MAX = 128
+
+
+def layout_table():
+    """libfl's fl_gdb_layout as a dict, or None when the program has no such
+    symbol. Found through the symbol table, which a Release libfl keeps."""
+    try:
+        addr = int(gdb.parse_and_eval("(unsigned long)&fl_gdb_layout"))
+    except gdb.error:
+        return None
+    table = {}
+    for i in range(_ENTRY_MAX):
+        raw = _read(addr + i * _ENTRY_BYTES, _ENTRY_BYTES)
+        name = raw[:_ENTRY_NAME].split(b"\0", 1)[0].decode("ascii", errors="replace")
+        if not name:
+            return table
+        table[name] = struct.unpack_from("<Q", raw, _ENTRY_NAME)[0]
+    raise gdb.GdbError("fl printers: fl_gdb_layout has no end (not fl's table?)")
+
+
+def _layout(*needed):
+    """The table, with STRING_LAYOUT for what it lacks; an error naming the
+    first of `needed` that neither has."""
+    table = dict(STRING_LAYOUT)
+    found = layout_table()
+    if found:
+        table.update(found)
+    for name in needed:
+        if name not in table:
+            raise gdb.GdbError(
+                "fl printers: no '%s' in this program's fl_gdb_layout (libfl's symbol table "
+                "stripped, or a libfl older than these printers)" % name)
+    return table
+
+
+def check_string_layout():
+    """The names whose STRING_LAYOUT value differs from the program's table
+    (empty when they agree); None without a table. For the gdb_printers test."""
+    found = layout_table()
+    if found is None:
+        return None
+    return sorted(k for k, v in STRING_LAYOUT.items() if found.get(k) != v)
+
+
+def _object_bytes(val, n):
+    """The first n bytes of the object `val`, read from memory (or from the
+    value itself when it has no address)."""
+    if val.address is not None:
+        return _read(int(val.address), n)
+    if hasattr(val, "bytes"):
+        return bytes(val.bytes[:n])
+    raise gdb.GdbError("fl printers: the value has no address to read")
+
+
+def _u(raw, at, size=8):
+    return int.from_bytes(raw[at:at + size], "little")
+
+
+def _string_text(raw, lay, what):
+    """(bytes shown, more) of the 24-byte string encoding in raw."""
+    tag = raw[lay["string_tag_byte"]]
+    limit = _limit()
+    if tag & lay["string_tag_heap"]:
+        ptr = _u(raw, 8 * lay["string_word_ptr"])
+        size = _u(raw, 8 * lay["string_word_size"])
+        shown = size if limit is None else min(size, limit)
+        return _read(ptr, shown), shown < size
+    n = lay["string_inline_capacity"] - tag
+    if n < 0:
+        raise gdb.GdbError("%s: corrupt inline size byte %d (not initialized?)" % (what, tag))
+    shown = n if limit is None else min(n, limit)
+    return raw[:shown], shown < n
 
 
 class StringPrinter:
-    """fl::basic_string<A>: 24 bytes of fl::detail::string_core."""
+    """fl::basic_string<A> (and fl_str): the 24-byte encoding of
+    detail/string_layout.h, inline or heap."""
+
+    what = "fl::string"
 
     def __init__(self, val):
         self.val = val
 
-    def text(self):
-        rep = self.val["core_"]
-        ptr = int(rep["ptr"]) & 0xFFFFFFFFFFFFFFFF
-        size = int(rep["size"]) & 0xFFFFFFFFFFFFFFFF
-        cap = int(rep["cap"]) & 0xFFFFFFFFFFFFFFFF
-        if cap >> 63:
-            return ptr, size, True
-        raw = struct.pack("<QQQ", ptr, size, cap)
-        n = 23 - (cap >> 56)
-        if n < 0 or n > 23:
-            raise gdb.GdbError("fl::string: corrupt inline size byte %d" % (cap >> 56))
-        return raw[:n], n, False
-
     def to_string(self):
-        where, size, heap = self.text()
-        limit = _limit()
-        shown = size if limit is None else min(size, limit)
-        data = _read(where, shown) if heap else where[:shown]
-        return _quote(data, shown < size)
+        lay = _layout()
+        raw = _object_bytes(self.val, lay["string_bytes"])
+        data, more = _string_text(raw, lay, self.what)
+        return _quote(data, more)
+
+
+class CStrPrinter(StringPrinter):
+    """fl_str: the same 24 bytes as fl::string."""
+
+    what = "fl_str"
 
 
 class ImmutablePrinter:
@@ -110,87 +190,67 @@ class ImmutablePrinter:
         self.val = val
 
     def to_string(self):
-        raw = bytes(int(self.val["raw_"][i]) & 0xFF for i in range(16))
+        lay = _layout("immutable_bytes", "immutable_inline_max", "immutable_shared_tag",
+                      "immutable_header")
+        raw = _object_bytes(self.val, lay["immutable_bytes"])
+        word1 = _u(raw, 8)
+        tag = lay["immutable_shared_tag"]
         limit = _limit()
-        if raw[15] & 0x80:
-            rep, word1 = struct.unpack("<QQ", raw)
-            size = word1 & ((1 << 56) - 1)
+        if word1 & tag:
+            size = word1 & ~tag
             shown = size if limit is None else min(size, limit)
-            return _quote(_read(rep + _immutable_header_bytes(), shown), shown < size)
-        n = 15 - raw[15]
+            return _quote(_read(_u(raw, 0) + lay["immutable_header"], shown), shown < size)
+        n = lay["immutable_inline_max"] - raw[lay["immutable_bytes"] - 1]
         if n < 0:
-            raise gdb.GdbError("fl::immutable_string: corrupt inline size byte %d" % raw[15])
+            raise gdb.GdbError("fl::immutable_string: corrupt inline size byte %d" % raw[-1])
         return _quote(raw[:n])
-
-
-def _immutable_header_bytes():
-    """The size of the block header before an immutable_string's text: from
-    the program's debug info, so the printer follows the layout the program
-    was built with (48 bytes in this version: owner, local and shared
-    counts, hash, size, merge-queue link)."""
-    try:
-        return gdb.lookup_type("fl::detail::immutable_rep").sizeof
-    except gdb.error:
-        return 48
-
-
-class CStrPrinter:
-    """fl_str: the same 24 bytes as fl::string, as a union of words."""
-
-    def __init__(self, val):
-        self.val = val
-
-    def to_string(self):
-        ptr, size, cap = _words(self.val["fl_w_"], 3)
-        limit = _limit()
-        if cap >> 63:
-            shown = size if limit is None else min(size, limit)
-            return _quote(_read(ptr, shown), shown < size)
-        n = 23 - (cap >> 56)
-        if n < 0 or n > 23:
-            raise gdb.GdbError("fl_str: corrupt inline size byte %d (not initialized?)" % (cap >> 56))
-        return _quote(struct.pack("<QQQ", ptr, size, cap)[:n])
 
 
 class RopePrinter:
     """fl::rope: the size, and the first ROPE_PREVIEW bytes read leaf by leaf
     (only the leaves that hold them are visited)."""
 
+    NEEDED = ("edge_bytes", "edge_p", "edge_off", "edge_len", "node_height", "node_height_bytes",
+              "node_count", "node_count_bytes", "chunk_data", "inner_child")
+
     def __init__(self, val):
         self.val = val
-        # fl::rope_leaf4096::rope -> fl::detail::rope_leaf4096::{chunk,inner}
-        name = str(val.type.strip_typedefs().unqualified())
-        m = re.match(r"^fl::(rope_leaf\d+)::rope$", name)
-        ns = m.group(1) if m else "rope_leaf4096"
-        self.chunk_t = gdb.lookup_type("fl::detail::%s::chunk" % ns).pointer()
-        self.inner_t = gdb.lookup_type("fl::detail::%s::inner" % ns).pointer()
 
-    def collect(self, edge, want, out):
-        """Appends up to `want` bytes of `edge` to out; returns bytes added."""
-        p = edge["p"]
-        off = int(edge["off"])
-        length = int(edge["len"])
-        if int(p) == 0 or length == 0 or want == 0:
+    def collect(self, lay, edge, want, out, depth=0):
+        """Appends up to `want` bytes of the edge (raw bytes) to out; returns
+        the bytes added."""
+        p = _u(edge, lay["edge_p"])
+        off = _u(edge, lay["edge_off"])
+        length = _u(edge, lay["edge_len"])
+        if p == 0 or length == 0 or want == 0:
             return 0
-        if int(p["height"]) == 0:
-            c = p.cast(self.chunk_t)
+        if depth > 64:
+            raise gdb.GdbError("fl::rope: deeper than any rope (corrupt?)")
+        height = _u(_read(p + lay["node_height"], lay["node_height_bytes"]), 0,
+                    lay["node_height_bytes"])
+        if height == 0:
+            data = _u(_read(p + lay["chunk_data"], 8), 0)
             n = min(length, want)
-            out.append(_read(int(c["data"]) + off, n))
+            out.append(_read(data + off, n))
             return n
-        node = p.cast(self.inner_t)
+        count = _u(_read(p + lay["node_count"], lay["node_count_bytes"]), 0,
+                   lay["node_count_bytes"])
         got = 0
-        for i in range(int(node["count"])):
+        step = lay["edge_bytes"]
+        for i in range(count):
             if got >= want:
                 break
-            got += self.collect(node["child"][i], want - got, out)
+            child = _read(p + lay["inner_child"] + i * step, step)
+            got += self.collect(lay, child, want - got, out, depth + 1)
         return got
 
     def to_string(self):
-        root = self.val["root_"]
-        size = int(root["len"])
+        lay = _layout(*self.NEEDED)
+        root = _object_bytes(self.val, lay["edge_bytes"])  # the rope is its root edge
+        size = _u(root, lay["edge_len"])
         want = min(size, ROPE_PREVIEW)
         parts = []
-        self.collect(root, want, parts)
+        self.collect(lay, root, want, parts)
         data = b"".join(parts)
         return "fl::rope of %d bytes: %s" % (size, _quote(data, len(data) < size))
 

@@ -1,0 +1,103 @@
+// bench/json_data.hpp: the JSON documents of the json/ rows, by name, for
+// every bench/*_bench.cpp that measures JSON.
+//
+//   gen_twitter, gen_citm  generated from a fixed seed with the shape of the
+//                          real documents (tests/support/json_documents.hpp):
+//                          always there, so their rows run on a fresh clone.
+//   twitter, citm          the real twitter.json and citm_catalog.json, from
+//                          FL_JSON_DATA in the environment or else
+//                          ../shared/data/json beside the source tree
+//                          (FL_BENCH_JSON_DATA_DIR); their rows run when the
+//                          files are found and are skipped otherwise.
+//
+// A row of a missing document calls have(), which ends it with
+// SkipWithError("no data: set FL_JSON_DATA ..."): report.py shows such a row
+// as `skipped (no data: ...)`, not as an error. The data set's state is put in
+// the results' context as "data_set/json" (report.py lists every
+// "data_set/<name>" key in the report's header): a section with other inputs
+// that may be missing does the same with its own name and variable.
+//
+// Threads: the documents are loaded on first use, from the benchmark thread.
+#pragma once
+
+#include "common.hpp"
+#include "json_documents.hpp"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
+
+#ifndef FL_BENCH_JSON_DATA_DIR
+#define FL_BENCH_JSON_DATA_DIR "../shared/data/json"
+#endif
+
+namespace fl_bench::json_data {
+
+// What a row without its document says; report.py keys on the "no data:" prefix.
+inline constexpr const char* missing_message =
+    "no data: set FL_JSON_DATA to the directory holding twitter.json and citm_catalog.json";
+
+inline std::filesystem::path data_dir() {
+  if (const char* e = std::getenv("FL_JSON_DATA"); e != nullptr && *e != '\0') return e;
+  return std::filesystem::path(FL_BENCH_JSON_DATA_DIR).lexically_normal();
+}
+
+// The file of a real document, by its short name.
+inline std::string file_name(const std::string& name) {
+  return name == "twitter" ? "twitter.json" : "citm_catalog.json";
+}
+
+inline bool is_generated(const std::string& name) { return name.starts_with("gen_"); }
+
+// The text of document `name` (above), read or generated once; nullopt when
+// it is a real document that is not found.
+inline const std::optional<std::string>& document(const std::string& name) {
+  static std::map<std::string, std::optional<std::string>> loaded;
+  if (const auto it = loaded.find(name); it != loaded.end()) return it->second;
+  std::optional<std::string> text;
+  if (name == "gen_twitter") {
+    text = fl_test::generated_twitter();
+  } else if (name == "gen_citm") {
+    text = fl_test::generated_citm();
+  } else if (const auto p = data_dir() / file_name(name); std::filesystem::exists(p)) {
+    std::ifstream in(p, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    text = s.str();
+  }
+  return loaded.emplace(name, std::move(text)).first->second;
+}
+
+// True when document `name` is there; otherwise ends the row as skipped for
+// want of data, and the caller returns.
+inline bool have(benchmark::State& st, const std::string& name) {
+  if (document(name)) return true;
+  st.SkipWithError(missing_message);
+  return false;
+}
+
+// Records in the results' context whether the real documents were found.
+// Called while the rows are registered (before the run prints its context);
+// a second call does nothing.
+inline void describe() {
+  static bool done = false;
+  if (done) return;
+  done = true;
+  const bool twitter = std::filesystem::exists(data_dir() / "twitter.json");
+  const bool citm = std::filesystem::exists(data_dir() / "citm_catalog.json");
+  std::string what;
+  if (twitter && citm)
+    what = "found (twitter.json, citm_catalog.json in " + data_dir().string() + ")";
+  else if (twitter || citm)
+    what = "partly found (only " + std::string(twitter ? "twitter.json" : "citm_catalog.json") +
+           " in " + data_dir().string() + "; set FL_JSON_DATA)";
+  else
+    what = "not found in " + data_dir().string() + " (set FL_JSON_DATA); generated documents only";
+  benchmark::AddCustomContext("data_set/json", what);
+}
+
+}  // namespace fl_bench::json_data

@@ -1,0 +1,24 @@
+// A consumer of fl::json (<fl/json_store.hpp>) against an installed fl:
+// imports a small document into a store file and reads it back.
+#include <fl/json_store.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+int main(int argc, char** argv) {
+  const std::filesystem::path dir = argc > 1 ? argv[1] : std::filesystem::temp_directory_path();
+  const std::filesystem::path file = dir / "package_json.store";
+  std::filesystem::remove(file);
+  bool ok = false;
+  {
+    fl::json_store store = fl::json_store::import(R"({"name":"fl","parts":[1,2,3]})", file);
+    const auto name = store.root().find("name");
+    const auto parts = store.root().find("parts");
+    ok = name && name->as_string_view() == "fl" && parts && parts->size() == 3 &&
+         (*parts)[2].as_int64() == 3;
+  }
+  std::filesystem::remove(file);
+  std::puts(ok ? "fl::json package ok" : "fl::json package BROKEN");
+  return ok ? 0 : 1;
+}
