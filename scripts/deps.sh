@@ -4,10 +4,10 @@
 set -euo pipefail
 
 common=(cmake make g++ pkg-config)
-test_pkgs=(libgtest-dev clang libclang-rt-dev libfmt-dev gdb libsimdjson-dev nlohmann-json3-dev)
+test_pkgs=(libgtest-dev zlib1g-dev clang libclang-rt-dev libfmt-dev gdb libsimdjson-dev nlohmann-json3-dev)
 # The allocators under the std_mimalloc/std_jemalloc/std_tcmalloc rows of alloc/;
 # liblmdb-dev: the lmdb peer of persist/ and json/.
-bench_pkgs=(libbenchmark-dev libabsl-dev libboost-dev libfmt-dev python3 python3-matplotlib
+bench_pkgs=(libbenchmark-dev zlib1g-dev libabsl-dev libboost-dev libfmt-dev python3 python3-matplotlib
             libmimalloc2.0 libjemalloc2 libtcmalloc-minimal4 libsimdjson-dev nlohmann-json3-dev rapidjson-dev liblmdb-dev)
 
 case "${1:-test}" in

@@ -5,6 +5,7 @@
 // never zero-filled, so the only pass
 // over the bytes is the kernel's copy from the page cache.
 #include <fl/io.hpp>
+#include <fl/rope.hpp>
 
 #include <fl/detail/string_access.hpp>
 #include <fl/detail/string_core.hpp>
@@ -20,6 +21,7 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 namespace fl {
@@ -220,6 +222,59 @@ void write_file(const char* path, std::string_view data) {
 
 void write_file(std::string_view path, std::string_view data) {
   write_file(c_path(path, "fl::write_file").c_str(), data);
+}
+
+namespace {
+
+// Writes iov[0, k) whole: writev again after a partial write, from the first
+// byte not written (iov is advanced in place), and after EINTR.
+void write_batch(int fd, iovec* iov, int k, const char* path) {
+  int first = 0;
+  while (first < k) {
+    const ssize_t r = ::writev(fd, iov + first, k - first);
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      throw_io(errno, "fl::write_file", "write", path);
+    }
+    if (r == 0) throw_io(EIO, "fl::write_file", "write", path);  // no progress: never loop forever
+    auto done = static_cast<std::size_t>(r);
+    while (first < k && done >= iov[first].iov_len) done -= iov[first++].iov_len;
+    if (first < k) {
+      iov[first].iov_base = static_cast<char*>(iov[first].iov_base) + done;
+      iov[first].iov_len -= done;
+    }
+  }
+}
+
+}  // namespace
+
+// The rope's chunks as they are, up to iov_batch of them per writev (never
+// flattened). Same errors and guarantees as write_file of a string_view.
+void detail::write_rope_file(const char* path, const rope& text) {
+  const int fd = ::open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd < 0) throw_io(errno, "fl::write_file", "open", path);
+  fd_guard fg{fd};
+  constexpr int iov_batch = 64;
+  iovec iov[iov_batch];
+  const rope::chunk_range chunks = text.chunks();
+  auto it = chunks.begin();
+  const auto end = chunks.end();
+  for (;;) {
+    int k = 0;
+    for (; k < iov_batch && it != end; ++it) {
+      const std::string_view c = *it;
+      iov[k++] = iovec{const_cast<char*>(c.data()), c.size()};
+    }
+    if (k == 0) break;
+    write_batch(fd, iov, k, path);
+  }
+  // close() is where some file systems (NFS, quotas) report a failed write.
+  fg.fd = -1;
+  if (::close(fd) != 0 && errno != EINTR) throw_io(errno, "fl::write_file", "close", path);
+}
+
+void detail::write_rope_file(std::string_view path, const rope& text) {
+  write_rope_file(c_path(path, "fl::write_file").c_str(), text);
 }
 
 }  // namespace fl

@@ -22,9 +22,15 @@ namespace fl {
 
 namespace {
 
-// Makes the file and the mapping at least `need` bytes long.
+// Makes the file and the mapping at least `need` bytes long, in steps of an
+// eighth of the file (at least a system page, at most max_growth_step): a
+// space whose freed blocks are reused grows slowly, and the step bounds
+// what the file holds past its end of blocks (a doubling would leave up to
+// half the file unused).
 void grow(detail::space_state& s, std::uint64_t need) {
-  std::uint64_t next = std::max(need, s.size + std::min(s.size, detail::max_growth_step));
+  const std::uint64_t step = std::min(std::max(s.size / detail::growth_divisor, s.sys_page),
+                                      detail::max_growth_step);
+  std::uint64_t next = std::max(need, s.size + step);
   // Small files grow by system pages (a small store stays tens of KiB),
   // larger ones by the granule.
   next = detail::round_up(next, next < detail::small_file_bytes ? s.sys_page : s.granule);
@@ -43,11 +49,22 @@ void grow(detail::space_state& s, std::uint64_t need) {
     s.reserve = res;
     ++s.remaps;
   }
-  if (::ftruncate(s.fd.get(), static_cast<off_t>(next)) != 0)
+  // After compact(), the file keeps the committed size until the next commit;
+  // after a shrink a reader held back, it keeps its dead end (stale_end).
+  if (next > std::max(s.shrink_from, s.stale_end) &&
+      ::ftruncate(s.fd.get(), static_cast<off_t>(next)) != 0)
     detail::throw_errno(s.path, "ftruncate (growth)", errno);
+  if (next >= s.shrink_from) s.shrink_from = 0;
   if (::mmap(s.base + s.size, next - s.size, detail::file_prot, detail::file_flags | MAP_FIXED,
              s.fd.get(), static_cast<off_t>(s.size)) == MAP_FAILED)
     detail::throw_errno(s.path, "mmap (growth)", errno);
+  // New pages read as zeros (their checksums are a zero page's until written):
+  // the dead end's old bytes become private zero pages, which the next commit
+  // writes like any changed page.
+  if (s.stale_end > s.size) {
+    std::memset(s.base + s.size, 0, std::min(next, s.stale_end) - s.size);
+    if (next >= s.stale_end) s.stale_end = 0;
+  }
   s.size = next;
 }
 
@@ -84,18 +101,50 @@ bool find_live_block(const detail::space_state& s, std::uint64_t off, std::uint6
   return true;
 }
 
+// Pushes the live block at `b` (class `c`) on its free list.
+void free_block(detail::space_state& s, std::uint64_t b, unsigned c) {
+  const std::uint64_t cs = class_size(c);
+  detail::space_alloc_state& a = s.alloc;
+  detail::check_pages(s, b, 16);
+  detail::store_header(s.base, b, block_header::make(detail::block_free, c));
+  detail::store_u64(s.base, b + 8, a.free_heads[c]);
+  a.free_heads[c] = b;
+  a.used_bytes -= cs;
+  a.free_bytes += cs;
+  --a.live_blocks;
+  ++a.free_blocks;
+}
+
+// Is a deferred batch ready for release (or the chain not yet loaded)?
+bool deferred_due(const detail::space_state& s) noexcept {
+  return !s.deferred_loaded || (!s.deferred.empty() && s.deferred.front().generation <=
+                                                           detail::oldest_needed_generation(s));
+}
+
 }  // namespace
 
 fptr<void> mapped_space::allocate(std::size_t bytes, std::size_t align) {
+  detail::refuse_read_only(*st_, "allocate");
   detail::space_state& s = *st_;
   if (align == 0 || (align & (align - 1)) != 0 || align > space_page)
     throw std::invalid_argument("fl::mapped_space::allocate: align must be a power of two <= 4096");
   if (align < 16) align = 16;
   if (bytes > detail::space_max_block - space_page) throw std::bad_alloc();
   const std::uint64_t need = std::max<std::uint64_t>(16, bytes + 8 + (align - 16));
-  const unsigned c = detail::size_class(need);
-  const std::uint64_t cs = class_size(c);
+  unsigned c = detail::size_class(need);
   detail::space_alloc_state& a = s.alloc;
+  if (deferred_due(s)) [[unlikely]]
+    detail::release_deferred(s);
+  // An empty class takes a free block of one of the next classes before
+  // carving: freed space serves requests of neighbouring sizes (blocks are
+  // never split or merged, so without this each class would keep its own
+  // high-water mark of free blocks).
+  for (unsigned k = 1; a.free_heads[c] == 0 && k <= detail::space_fit_classes &&
+                       c + k < space_class_count;
+       ++k) {
+    if (a.free_heads[c + k] != 0) c += k;
+  }
+  const std::uint64_t cs = class_size(c);
   std::uint64_t b = a.free_heads[c];
   if (b != 0) {
     // Pop; the list lives in the file, so check what it says before use.
@@ -136,6 +185,7 @@ damaged:
 }
 
 void mapped_space::deallocate(fptr<void> p) {
+  detail::refuse_read_only(*st_, "deallocate");
   if (!p) return;
   detail::space_state& s = *st_;
   std::uint64_t b;
@@ -143,17 +193,123 @@ void mapped_space::deallocate(fptr<void> p) {
   if (!find_live_block(s, p.offset(), b, c))
     throw std::invalid_argument("fl::mapped_space::deallocate: " + detail::hex(p.offset()) +
                                 " is not a live block of this space (double free?)");
-  const std::uint64_t cs = class_size(c);
-  detail::space_alloc_state& a = s.alloc;
-  detail::check_pages(s, b, 16);
-  detail::store_header(s.base, b, block_header::make(detail::block_free, c));
-  detail::store_u64(s.base, b + 8, a.free_heads[c]);
-  a.free_heads[c] = b;
-  a.used_bytes -= cs;
-  a.free_bytes += cs;
-  --a.live_blocks;
-  ++a.free_blocks;
+  free_block(s, b, c);
 }
+
+void mapped_space::retire(fptr<void> p) {
+  if (!p) return;
+  detail::space_state& s = *st_;
+  std::uint64_t b;
+  unsigned c;
+  if (!find_live_block(s, p.offset(), b, c))
+    throw std::invalid_argument("fl::mapped_space::retire: " + detail::hex(p.offset()) +
+                                " is not a live block of this space");
+  if (!s.deferred_loaded) detail::load_deferred(s);
+  s.retired_blocks.push_back(p.offset());
+  s.deferred_bytes += class_size(c);
+}
+
+namespace detail {
+
+void load_deferred(space_state& s) {
+  s.deferred.clear();
+  s.retired_blocks.clear();
+  s.deferred_bytes = 0;
+  s.deferred_head = s.committed.deferred;
+  s.deferred_loaded = true;
+  // Newest first on disk; each batch is a live block holding its whole
+  // list, of a generation below the one before it.
+  std::uint64_t prev_gen = s.committed.generation + 1;
+  std::uint64_t batches = 0;
+  for (std::uint64_t p = s.deferred_head; p != 0;) {
+    std::uint64_t b;
+    unsigned c;
+    if (++batches > s.alloc.live_blocks || !find_live_block(s, p, b, c))
+      fail(s, "deferred batch at " + hex(p) + " is not a live block (damaged)");
+    check_pages(s, p, sizeof(deferred_batch_head));
+    deferred_batch_head h;
+    std::memcpy(&h, s.base + p, sizeof h);
+    const std::uint64_t room = b + class_size(c) - p - sizeof h;
+    if (h.generation >= prev_gen || h.count == 0 || h.count > room / 8)
+      fail(s, "deferred batch at " + hex(p) + " is damaged");
+    check_pages(s, p + sizeof h, h.count * 8);
+    space_state::deferred_batch batch{h.generation, p, std::vector<std::uint64_t>(h.count)};
+    std::memcpy(batch.offsets.data(), s.base + p + sizeof h, h.count * 8);
+    for (std::uint64_t off : batch.offsets) {
+      std::uint64_t ob;
+      unsigned oc;
+      if (!find_live_block(s, off, ob, oc))
+        fail(s, "deferred batch at " + hex(p) + " names " + hex(off) +
+                    ", which is not a live block (damaged)");
+      s.deferred_bytes += class_size(oc);
+    }
+    s.deferred_bytes += class_size(c);
+    s.deferred.push_front(std::move(batch));
+    prev_gen = h.generation;
+    p = h.next;
+  }
+}
+
+void release_deferred(space_state& s) {
+  if (!s.deferred_loaded) load_deferred(s);
+  const std::uint64_t oldest = oldest_needed_generation(s);
+  bool released = false;
+  while (!s.deferred.empty() && s.deferred.front().generation <= oldest) {
+    space_state::deferred_batch& batch = s.deferred.front();
+    for (std::uint64_t off : batch.offsets) {
+      std::uint64_t b;
+      unsigned c;
+      if (!find_live_block(s, off, b, c))
+        fail(s, "a deferred free of " + hex(off) + " finds no live block there (damaged)");
+      s.deferred_bytes -= class_size(c);
+      free_block(s, b, c);
+    }
+    std::uint64_t b;
+    unsigned c;
+    if (!find_live_block(s, batch.block, b, c))
+      fail(s, "deferred batch at " + hex(batch.block) + " is not a live block (damaged)");
+    s.deferred_bytes -= class_size(c);
+    free_block(s, b, c);
+    s.deferred.pop_front();
+    released = true;
+  }
+  if (!released) return;
+  // The oldest batch left ends the chain now.
+  if (s.deferred.empty()) {
+    s.deferred_head = 0;
+  } else {
+    const std::uint64_t at = s.deferred.front().block + offsetof(deferred_batch_head, next);
+    check_pages(s, at, 8);
+    store_u64(s.base, at, 0);
+  }
+}
+
+void write_retired_batch(mapped_space& space, space_state& s, std::uint64_t generation) {
+  if (!s.deferred_loaded) load_deferred(s);
+  if (s.retired_blocks.empty()) return;
+  std::vector<std::uint64_t>& r = s.retired_blocks;
+  std::sort(r.begin(), r.end());
+  // One block retired twice (a damaged document that names it twice) is
+  // freed once.
+  const auto dup = std::unique(r.begin(), r.end());
+  for (auto it = dup; it != r.end(); ++it) {
+    std::uint64_t b;
+    unsigned c;
+    if (find_live_block(s, *it, b, c)) s.deferred_bytes -= class_size(c);
+  }
+  r.erase(dup, r.end());
+  const std::size_t bytes = sizeof(deferred_batch_head) + r.size() * 8;
+  const fptr<void> p = space.allocate(bytes, 16);
+  const deferred_batch_head h{generation, r.size(), s.deferred_head};
+  std::memcpy(s.base + p.offset(), &h, sizeof h);
+  std::memcpy(s.base + p.offset() + sizeof h, r.data(), r.size() * 8);
+  s.deferred_bytes += space.block_size(p) + 8;  // its class size (16-aligned: no `back`)
+  s.deferred.push_back({generation, p.offset(), std::move(r)});
+  s.deferred_head = p.offset();
+  r.clear();
+}
+
+}  // namespace detail
 
 std::size_t mapped_space::block_size(fptr<void> p) const {
   std::uint64_t b;
@@ -167,6 +323,7 @@ std::size_t mapped_space::block_size(fptr<void> p) const {
 fptr<void> mapped_space::end_block() const noexcept { return fptr<void>(st_->alloc.top + 8); }
 
 void mapped_space::write_fresh(fptr<void> p, const void* src, std::size_t bytes) {
+  detail::refuse_read_only(*st_, "write_fresh");
   detail::space_state& s = *st_;
   const std::uint64_t off = p.offset();
   if (off < space_first_block || off > s.alloc.top || bytes > s.alloc.top - off)
@@ -189,6 +346,7 @@ void mapped_space::write_fresh(fptr<void> p, const void* src, std::size_t bytes)
 }
 
 fptr<void> mapped_space::allocate_end(std::size_t bytes) {
+  detail::refuse_read_only(*st_, "allocate_end");
   detail::space_state& s = *st_;
   if (bytes > detail::space_max_block - space_page) throw std::bad_alloc();
   const unsigned c = detail::size_class(std::max<std::uint64_t>(16, bytes + 8));
@@ -202,6 +360,99 @@ fptr<void> mapped_space::allocate_end(std::size_t bytes) {
   a.used_bytes += cs;
   ++a.live_blocks;
   return fptr<void>(b + 8);
+}
+
+void mapped_space::compact() {
+  detail::space_state& s = *st_;
+  detail::release_deferred(s);
+  detail::space_alloc_state& a = s.alloc;
+  // The free blocks, by offset (the lists are checked as allocate() does).
+  std::vector<std::uint64_t> free_blocks;
+  for (unsigned c = 0; c < space_class_count; ++c) {
+    for (std::uint64_t b = a.free_heads[c]; b != 0;) {
+      if (b % 16 != 8 || b < space_first_block || b >= a.top || a.top - b < class_size(c) ||
+          free_blocks.size() >= a.free_blocks ||
+          detail::load_header(s.base, b).tag() != detail::block_free ||
+          detail::load_header(s.base, b).cls() != c)
+        detail::fail(s, "free list of size class " + std::to_string(c) + " damaged at offset " +
+                            detail::hex(b));
+      free_blocks.push_back(b);
+      b = detail::load_u64(s.base, b + 8);
+    }
+  }
+  // The page-CRC table is the space's own block: when it lies in the run of
+  // free blocks at the end (growth carves a bigger one at the end), it goes
+  // too, and the next commit carves a new one and computes every page's CRC.
+  std::uint64_t table_block = 0;
+  if (a.crc_table != 0) {
+    std::uint64_t b;
+    unsigned c;
+    if (find_live_block(s, a.crc_table, b, c)) table_block = b;
+  }
+  std::sort(free_blocks.begin(), free_blocks.end());
+  std::uint64_t top = a.top;
+  bool drop_table = false;
+  for (;;) {
+    if (!free_blocks.empty() &&
+        free_blocks.back() + class_size(detail::load_header(s.base, free_blocks.back()).cls()) ==
+            top) {
+      top = free_blocks.back();
+      free_blocks.pop_back();
+    } else if (table_block != 0 && !drop_table &&
+               table_block + class_size(detail::load_header(s.base, table_block).cls()) == top) {
+      top = table_block;
+      drop_table = true;
+    } else {
+      break;
+    }
+  }
+  if (top == a.top) return;
+  if (drop_table) {
+    free_block(s, table_block, detail::load_header(s.base, table_block).cls());
+    a.crc_table = 0;
+    a.crc_table_bytes = 0;
+    s.table_rebuild = true;
+  }
+  // Unlink the blocks at or past the new end from their lists.
+  for (unsigned c = 0; c < space_class_count; ++c) {
+    std::uint64_t prev = 0;
+    for (std::uint64_t b = a.free_heads[c]; b != 0;) {
+      const std::uint64_t next = detail::load_u64(s.base, b + 8);
+      if (b >= top) {
+        if (prev == 0)
+          a.free_heads[c] = next;
+        else
+          detail::store_u64(s.base, prev + 8, next);
+        a.free_bytes -= class_size(c);
+        --a.free_blocks;
+      } else {
+        prev = b;
+      }
+      b = next;
+    }
+  }
+  a.top = top;
+  const std::uint64_t size =
+      std::max(detail::initial_file_size, detail::round_up(top, std::max(s.sys_page, space_page)));
+  if (size < s.size) {
+    if (s.shrink_from == 0) s.shrink_from = s.size;
+    s.size = size;
+    size_ = size;
+  }
+}
+
+fptr<void> mapped_space::allocate_end_run(std::size_t bytes, std::size_t blocks) {
+  detail::space_state& s = *st_;
+  if (bytes % 16 != 0 || blocks == 0 || bytes < blocks * 16)
+    throw std::invalid_argument("fl::mapped_space::allocate_end_run: not a run of blocks");
+  if (bytes > detail::space_max_block) throw std::bad_alloc();
+  const std::uint64_t b = carve_top(s, bytes);
+  base_ = s.base;
+  size_ = s.size;
+  remaps_ = s.remaps;
+  s.alloc.used_bytes += bytes;
+  s.alloc.live_blocks += blocks;
+  return fptr<void>(b);
 }
 
 // ---- pstring -----------------------------------------------------------------

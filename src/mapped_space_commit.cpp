@@ -288,7 +288,9 @@ bool has_uncommitted(space_state& s) {
 }
 
 int checkpoint(space_state& s) noexcept {
-  if (!s.log_open) return 0;
+  // The log is reused from 0 only when the file holds the newest commit: a
+  // reader may still read the records of the commits the file lacks.
+  if (!s.log_open || !file_is_current(s)) return 0;
   if (s.in_place_failed) return EIO;
   if (s.durable && s.data_unflushed) {
     if (const int e = sync_data(s.fd.get())) return e;
@@ -368,15 +370,28 @@ void refuse_after_failed_write(const space_state& s) {
 
 void mapped_space::sync() {
   detail::space_state& s = *st_;
+  detail::refuse_read_only(s, "sync");
   detail::check_not_retired(s);
   detail::refuse_after_failed_write(s);
   detail::check_bound(s);
+  detail::catch_up(s);
+  // While a reader holds a commit the file lacks, no checkpoint: a slot
+  // written without a flush is flushed instead.
+  if (s.durable && s.slot_unflushed && s.log_open && !detail::file_is_current(s)) {
+    if (const int e = detail::sync_data(s.fd.get())) detail::throw_errno(s.path, "fdatasync", e);
+    s.slot_unflushed = false;
+  }
   // A full log, or a run whose meta slot was written without a flush (the
   // space was not durable then): a checkpoint first, so that a durable commit
   // never relies on a slot the disk may not have.
   if (s.log_head >= detail::log_bound || (s.durable && s.slot_unflushed && s.log_open)) {
     if (const int e = detail::checkpoint(s)) detail::throw_errno(s.path, "checkpoint", e);
   }
+  // Deferred frees: batches the oldest needed state no longer reaches return
+  // to the free lists, and the blocks retired since the last commit become
+  // this commit's batch (both part of this commit).
+  detail::release_deferred(s);
+  detail::write_retired_batch(*this, s, s.committed.generation + 1);
   // Pages the committed table covers; without a table (the commit that
   // created the file) every page but the meta pages is recomputed.
   const std::uint64_t old_pages =
@@ -386,8 +401,9 @@ void mapped_space::sync() {
   const std::uint64_t scan_end = std::min(s.size, detail::round_up(s.alloc.top, s.sys_page));
   std::vector<log_extent> runs;
   const std::uint64_t clean_mapped = detail::find_dirty(s, detail::space_data_start, scan_end, runs);
+  detail::drop_unchanged_lagging(s, runs);
   if (!extra.empty()) runs = detail::merge_runs(runs, extra);
-  if (runs.empty() && s.size == s.committed.file_size &&
+  if (runs.empty() && s.size == s.committed.file_size && s.deferred_head == s.committed.deferred &&
       std::memcmp(&s.alloc, &s.committed.alloc, sizeof s.alloc) == 0)
     return;  // nothing to commit
 
@@ -407,8 +423,13 @@ void mapped_space::sync() {
     const std::uint64_t at = (s.alloc.crc_table + i * 4) / s.sys_page * s.sys_page;
     if (table_runs.empty() || table_runs.back().offset != at) table_runs.push_back({at, s.sys_page});
   };
-  for (std::uint64_t i = std::max<std::uint64_t>(old_pages, 2); i < pages; ++i)
-    set_entry(i, zero_page_crc());
+  if (s.table_rebuild) {
+    for (std::uint64_t i = 2; i < pages; ++i)
+      set_entry(i, detail::crc32c(s.base + i * space_page, space_page));
+  } else {
+    for (std::uint64_t i = std::max<std::uint64_t>(old_pages, 2); i < pages; ++i)
+      set_entry(i, zero_page_crc());
+  }
   for (const std::vector<log_extent>* list : {&runs, &s.fresh}) {
     for (const log_extent& r : *list) {
       for (std::uint64_t i = r.offset / space_page;
@@ -419,6 +440,7 @@ void mapped_space::sync() {
   if (!table_runs.empty()) runs = detail::merge_runs(runs, table_runs);
 
   space_meta m = detail::make_meta(s.committed.uuid, s.committed.generation + 1, s.size, s.alloc);
+  m.deferred = s.deferred_head;
   m.table_crc = detail::crc32c(table, s.alloc.crc_table_bytes);
   m.crc = detail::meta_crc(m);
 
@@ -430,6 +452,7 @@ void mapped_space::sync() {
   // 1. The record, flushed: the commit point when the newest meta slot
   // already sends recovery to the log.
   const std::uint64_t record_bytes = detail::write_record(s, m, runs);
+  const std::uint64_t record_at = s.log_head;
   if (s.durable) {
     if (const int e = detail::sync_data(s.log_fd.get()))
       detail::throw_errno(s.log_path, "fdatasync of the log", e);
@@ -445,44 +468,56 @@ void mapped_space::sync() {
   for (const log_extent& r : runs) data_bytes += r.length;
   s.last_sync_pages = data_bytes / space_page;
   detail::mark_committed(s, before_pages, runs);
-  // 2. The pages in place, not flushed: the log holds them until a
-  // checkpoint. After a failed write the file lacks part of a commit that
-  // the log holds: no checkpoint runs, and sync() and rollback() refuse
-  // until the space is reopened (the open replays the log).
-  const int fd = s.fd.get();
+  // 2. The pages in place, not flushed (as far as readers allow: see
+  // mapped_space_readers.cpp): the log holds them until a checkpoint. After a
+  // failed write the file lacks part of a commit that the log holds: no
+  // checkpoint runs, and sync() and rollback() refuse until the space is
+  // reopened (the open replays the log). 3. The private copies the file now
+  // holds are dropped.
   s.data_unflushed = true;
   s.in_place_failed = true;
-  for (const log_extent& r : runs) {
-    if (const int e = detail::pwrite_all(fd, s.base + r.offset, r.length, r.offset))
-      detail::throw_errno(s.path, "write (the commit is durable in the log)", e);
-  }
+  detail::place_commit(s, record_at, runs, clean_mapped, scan_end);
   s.in_place_failed = false;
-  // 3. The private copies now equal the file: drop them, so that the page
-  // tables show only changes made after this commit. Clean pages that reads
-  // mapped stay while there are few of them: the next read needs no fault,
-  // and the next commit's pagemap walk reads their entries (about 40 ns each
-  // here, against about 8 ns for an unmapped one). Past
-  // detail::clean_mapped_max the whole scanned range is dropped in one call,
-  // so that walk stays cheap for a big space that reads touched widely (a
-  // later read faults its page back from the page cache, same bytes).
-  if (clean_mapped > detail::clean_mapped_max) {
-    std::uint64_t end = scan_end;
-    if (!runs.empty()) end = std::max(end, runs.back().offset + runs.back().length);
-    ::madvise(s.base + detail::space_data_start, end - detail::space_data_start, MADV_DONTNEED);
-  } else {
-    for (const log_extent& r : runs) ::madvise(s.base + r.offset, r.length, MADV_DONTNEED);
+  // After compact(): the commit that no longer covers the file's end is
+  // durable, so the end can go (a crash before this leaves a longer file,
+  // which opens as the committed state). While a reader holds an older
+  // commit the file still serves it (place_commit left it behind), so its
+  // end stays until a later commit finds the file current; growth into that
+  // dead end zeroes what it maps (grow() in mapped_space.cpp).
+  const std::uint64_t file_end = std::max(s.shrink_from, s.stale_end);
+  if (file_end > s.size) {
+    if (detail::file_is_current(s)) {
+      if (::ftruncate(s.fd.get(), static_cast<off_t>(s.size)) != 0)
+        detail::throw_errno(s.path, "ftruncate (compact; the commit is durable)", errno);
+      s.stale_end = 0;
+    } else {
+      s.stale_end = file_end;
+    }
+    if (s.shrink_from > s.size)
+      ::mmap(s.base + s.size, s.shrink_from - s.size, detail::reserve_prot,
+             detail::reserve_flags | MAP_FIXED, -1, 0);
   }
+  s.shrink_from = 0;
+  s.table_rebuild = false;
 }
 
 void mapped_space::rollback() {
   detail::space_state& s = *st_;
+  detail::refuse_read_only(s, "rollback");
   detail::check_not_retired(s);
   detail::refuse_after_failed_write(s);
+  if (s.shrink_from != 0) {  // compact() undone: the file still has its end
+    s.size = s.shrink_from;
+    size_ = s.size;
+    s.shrink_from = 0;
+  }
+  s.table_rebuild = false;
   const std::uint64_t top = std::max(s.alloc.top, s.committed.alloc.top);
   std::vector<log_extent> runs;
   detail::find_dirty(s, detail::space_data_start,
                      std::min(s.size, detail::round_up(top, s.sys_page)), runs);
   for (const log_extent& r : runs) ::madvise(s.base + r.offset, r.length, MADV_DONTNEED);
+  detail::restore_lagging(s);  // committed pages the file does not hold yet
   s.alloc = s.committed.alloc;
   // Pages past the committed size may hold what write_fresh() put in the
   // file: cut to the committed size and grow back, so they read as zeros
@@ -491,6 +526,9 @@ void mapped_space::rollback() {
       (::ftruncate(s.fd.get(), static_cast<off_t>(s.committed.file_size)) != 0 ||
        ::ftruncate(s.fd.get(), static_cast<off_t>(s.size)) != 0))
     detail::throw_errno(s.path, "ftruncate (rollback)", errno);
+  s.deferred_loaded = false;  // the committed chain, read again on first use
+  s.retired_blocks.clear();
+  s.deferred.clear();
   s.fresh.clear();
   // The dropped pages read from the file again: check them again.
   std::fill(s.verified.begin(), s.verified.end(), 0);
@@ -501,6 +539,9 @@ void mapped_space::rollback() {
 
 void mapped_space::verify() const {
   const detail::space_state& s = *st_;
+  // A reader's file may lag its commit (see mapped_space_readers.cpp): the
+  // writer verifies the file.
+  detail::refuse_read_only(s, "verify");
   struct stat sb;
   if (::fstat(s.fd.get(), &sb) != 0) detail::throw_errno(s.path, "fstat", errno);
   const auto file_bytes = static_cast<std::uint64_t>(sb.st_size);

@@ -16,7 +16,10 @@
 #include <atomic>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <filesystem>
+#include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -34,6 +37,35 @@ inline constexpr int reserve_prot = PROT_NONE;
 inline constexpr int reserve_flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
 inline constexpr int file_prot = PROT_READ | PROT_WRITE;
 inline constexpr int file_flags = MAP_PRIVATE;
+
+// The reader table ("<path>-readers", fl/detail/persist_format.hpp) as one
+// handle sees it, and what the writer keeps to honour it. See
+// mapped_space_readers.cpp for the protocol.
+struct reader_table {
+  unique_fd fd;             // the table file; its OFD lock on a slot's byte owns the slot
+  std::byte* map = nullptr;  // MAP_SHARED, reader_file_bytes
+  // A reader: its slot and the generation its mapping shows; its log, open
+  // while it reads records.
+  int slot = -1;
+  unique_fd log_fd;
+  // The writer: the commit the data file holds in place (older than the
+  // newest while a reader holds an older one), the log records of the commits
+  // after it, and the pages the mapping holds privately because the file
+  // lacks them: page offset -> (the commit that last changed it, where that
+  // commit's image of it lies in the log).
+  std::uint64_t file_gen = 0;
+  struct logged {
+    std::uint64_t gen;
+    std::uint64_t at;
+  };
+  std::vector<logged> records;
+  std::map<std::uint64_t, logged> lagging;
+
+  reader_table() = default;
+  reader_table(const reader_table&) = delete;
+  reader_table& operator=(const reader_table&) = delete;
+  ~reader_table();
+};
 
 struct space_state {
   std::filesystem::path path;
@@ -73,8 +105,33 @@ struct space_state {
   std::byte* base = nullptr;      // start of the reserved range = file offset 0
   std::uint64_t reserve = 0;      // bytes reserved at base
   std::uint64_t size = 0;         // bytes of the file mapped (= the file's size)
+  // compact() lowered `size` from this (the file's size on disk, still
+  // mapped past `size`); the next commit cuts the file. 0: nothing pending.
+  std::uint64_t shrink_from = 0;
+  // A committed shrink found the file behind the newest commit (a reader
+  // holds an older one), so the file keeps its end up to here: those bytes
+  // belong to no committed state of this size, and growth zeroes what it maps
+  // of them. 0: the file ends at `size`.
+  std::uint64_t stale_end = 0;
+  // compact() dropped the page-CRC table: the next commit carves a new one
+  // and computes every page's CRC.
+  bool table_rebuild = false;
   std::uint64_t remaps = 0;
   space_alloc_state alloc{};  // live
+  // Deferred frees (persist_format.hpp, "deferred frees"): the blocks retired
+  // since the last commit, then the batches of earlier commits not yet
+  // released, oldest first (the chain on disk runs newest first from
+  // deferred_head). Loaded from the committed chain on first use.
+  struct deferred_batch {
+    std::uint64_t generation;
+    std::uint64_t block;  // the batch's own block (payload offset)
+    std::vector<std::uint64_t> offsets;
+  };
+  std::vector<std::uint64_t> retired_blocks;
+  std::deque<deferred_batch> deferred;
+  std::uint64_t deferred_head = 0;   // the newest batch, as the next commit records it
+  std::uint64_t deferred_bytes = 0;  // class bytes of retired and batched blocks
+  bool deferred_loaded = false;
   space_meta committed{};     // the last commit, as on disk
   std::uint64_t last_sync_pages = 0;
   // One bit per committed page: set once the page is known to hold what the
@@ -82,6 +139,8 @@ struct space_state {
   // Atomic bit operations (std::atomic_ref), so const readers may share it.
   mutable std::vector<std::uint64_t> verified;
   mutable std::atomic<bool> table_checked{false};  // the CRC table matched the meta's table_crc
+  bool read_only = false;
+  std::unique_ptr<reader_table> readers;  // the reader table (writer and readers)
 };
 
 inline constexpr std::uint64_t initial_file_size =
@@ -90,6 +149,10 @@ inline constexpr std::uint64_t default_reserve = std::uint64_t{64} << 30;
 // Below this size the file grows in system pages rather than granules.
 inline constexpr std::uint64_t small_file_bytes = std::uint64_t{1} << 20;
 inline constexpr std::uint64_t max_growth_step = std::uint64_t{1} << 30;
+inline constexpr std::uint64_t growth_divisor = 8;  // growth step: file size / 8
+// allocate() may take a free block up to this many classes above the one
+// asked for (up to 32 bytes more below 128, up to ~56% above) before carving.
+inline constexpr unsigned space_fit_classes = 2;
 inline constexpr std::size_t copy_chunk = std::size_t{1}
                                           << 20;  // bounded buffers for log reading and replay
 // Clean pages a commit leaves mapped (see mapped_space::sync, step 3): up to
@@ -122,6 +185,25 @@ inline std::uint64_t load_u64(const std::byte* base, std::uint64_t off) noexcept
 inline void store_u64(std::byte* base, std::uint64_t off, std::uint64_t v) noexcept {
   std::memcpy(base + off, &v, sizeof v);
 }
+
+// ---- mapped_space.cpp ----
+
+// The oldest generation whose state may still be read: blocks that commit g
+// no longer reaches are reused once this is g or later. The one place that
+// decides it: the last commit (it is durable once sync() returns; the state
+// before it is then never read again).
+inline std::uint64_t oldest_needed_generation(const space_state& s) noexcept {
+  return s.committed.generation;
+}
+// Reads the committed chain of deferred batches into s.deferred, once per
+// open or rollback (checked: bounds, live blocks, generations, length).
+void load_deferred(space_state& s);
+// Returns to the free lists every batch that oldest_needed_generation()
+// allows, and drops the batches from the chain. Part of the next commit.
+void release_deferred(space_state& s);
+// sync(): writes the blocks retired since the last commit as a new batch of
+// generation `generation` (one block) at the head of the chain.
+void write_retired_batch(mapped_space& space, space_state& s, std::uint64_t generation);
 
 // ---- mapped_space_open.cpp ----
 
@@ -200,6 +282,44 @@ std::vector<log_extent> ensure_table(mapped_space& space, space_state& s);
 // Checks the committed pages under [off, off + len) against the page CRC
 // table, once each (see mapped_space::checked).
 void check_pages(const space_state& s, std::uint64_t off, std::uint64_t len);
+
+// ---- mapped_space_readers.cpp ----
+
+// "opened read-only" as persist_error when `s` is a reader; `what` names the call.
+void refuse_read_only(const space_state& s, const char* what);
+// The writer, at open (after any replay): opens or creates the reader table
+// and publishes s.committed as the newest commit, held in place.
+void open_readers_as_writer(space_state& s);
+// A reader's open: takes a slot, pins the newest commit and maps the file
+// (reserving like the writer) with the pages of commits the data file does not
+// hold yet read from the log. Sets s.committed, s.alloc, s.base, s.size.
+void open_as_reader(space_state& s, std::uint64_t reserve);
+// A reader's move to the newest commit; the writer's is a no-op.
+void refresh_reader(space_state& s);
+// The oldest commit a live reader pins, or the last commit when none does:
+// blocks freed by commits after it may be reused; the data file may hold in
+// place the state of at most this commit.
+std::uint64_t oldest_pinned_generation(const space_state& s);
+// The writer's sync(), after the record of commit s.committed (at log offset
+// `record_at`, its page runs `runs`) is durable: publishes it to readers, then
+// writes in place as far as the readers allow (all of `runs` and every
+// lagging page when none holds an older commit), dropping the private pages
+// the file then holds. Throws persist_error on an I/O error (the commit stands
+// in the log).
+void place_commit(space_state& s, std::uint64_t record_at, const std::vector<log_extent>& runs,
+                  std::uint64_t clean_mapped, std::uint64_t scan_end);
+// The writer's sync(), before the record: drops from `runs` the lagging pages
+// that hold what the log already has for them (unchanged since their commit).
+void drop_unchanged_lagging(space_state& s, std::vector<log_extent>& runs);
+// The writer's rollback(), after dropping every private page: puts back the
+// committed pages the data file does not hold yet (from the log).
+void restore_lagging(space_state& s);
+// The writer, before a commit or a close: moves the data file forward from
+// the log as far as the readers now allow, so that a checkpoint may run.
+// Throws persist_error on an I/O error.
+void catch_up(space_state& s);
+// Whether a checkpoint may run: the data file holds the newest commit.
+bool file_is_current(const space_state& s) noexcept;
 
 }  // namespace fl::detail
 

@@ -63,6 +63,9 @@ std::string check_meta(const space_meta& m, std::uint64_t file_bytes) {
     return "meta page: bad allocator end";
   if (a.root != 0 && (a.root % 16 != 0 || a.root < space_first_block + 8 || a.root >= a.top))
     return "meta page: root outside the blocks";
+  if (m.deferred != 0 &&
+      (m.deferred % 16 != 0 || m.deferred < space_first_block + 8 || m.deferred >= a.top))
+    return "meta page: deferred batch outside the blocks";
   if (a.used_bytes + a.free_bytes != a.top - space_first_block || a.used_bytes > a.top ||
       a.free_bytes > a.top)
     return "meta page: block byte counts do not add up";
@@ -158,11 +161,13 @@ bool read_record(int log_fd, std::uint64_t log_bytes, std::uint64_t at, std::uin
   std::memcpy(&r.head, page.data(), sizeof r.head);
   const log_record& h = r.head;
   if (std::memcmp(h.magic, record_magic, sizeof h.magic) != 0 || h.byte_order != byte_order_mark ||
-      h.format_version != space_format_version || h.uuid != uuid || h.generation != gen)
+      h.format_version < 2 || h.format_version > space_format_version || h.uuid != uuid ||
+      h.generation != gen)
     return false;
+  const std::size_t meta_bytes = meta_image_bytes(h.format_version);
   const std::uint64_t room = log_bytes - at;
   if (h.extent_count > room / sizeof(log_extent)) return false;
-  const std::uint64_t head_bytes = record_head_bytes(h.extent_count);
+  const std::uint64_t head_bytes = record_head_bytes(h.extent_count, h.format_version);
   if (head_bytes > room || h.data_bytes > room - head_bytes ||
       h.record_bytes != head_bytes + h.data_bytes)
     return false;
@@ -174,14 +179,15 @@ bool read_record(int log_fd, std::uint64_t log_bytes, std::uint64_t at, std::uin
     return false;
   const std::size_t ext_bytes = static_cast<std::size_t>(h.extent_count) * sizeof(log_extent);
   std::uint32_t crc = crc32c(head.data(), record_crc_span);
-  crc = crc32c(head.data() + sizeof h, sizeof(space_meta) + ext_bytes, crc);
+  crc = crc32c(head.data() + sizeof h, meta_bytes + ext_bytes, crc);
   if (crc != h.head_crc) return false;
-  std::memcpy(&r.meta, head.data() + sizeof h, sizeof r.meta);
+  r.meta = space_meta{};
+  std::memcpy(&r.meta, head.data() + sizeof h, meta_bytes);
   if (r.meta.generation != gen || r.meta.uuid != uuid ||
       !check_meta(r.meta, r.meta.file_size).empty())
     return false;
   r.extents.resize(static_cast<std::size_t>(h.extent_count));
-  std::memcpy(r.extents.data(), head.data() + sizeof h + sizeof(space_meta), ext_bytes);
+  std::memcpy(r.extents.data(), head.data() + sizeof h + meta_bytes, ext_bytes);
   std::uint64_t sum = 0;
   std::uint64_t prev_end = space_data_start;
   for (const log_extent& e : r.extents) {
@@ -244,7 +250,7 @@ void replay(const space_state& s, int log_fd, const std::vector<record>& run) {
     throw_errno(s.path, "ftruncate (log replay)", errno);
   std::vector<std::byte> buf(copy_chunk);
   for (const record& r : run) {
-    std::uint64_t src = r.at + record_head_bytes(r.extents.size());
+    std::uint64_t src = r.at + record_head_bytes(r.extents.size(), r.head.format_version);
     for (const log_extent& e : r.extents) {
       for (std::uint64_t done = 0; done < e.length;) {
         const std::size_t n =
@@ -437,6 +443,15 @@ std::string takeover_refused(space_state& w) {
   if (has_uncommitted(w))
     return "locked: this process has it open in another handle with uncommitted changes "
            "(sync() or destroy that handle first)";
+  try {
+    catch_up(w);  // readers may hold older commits than the file: moved as far as they allow
+  } catch (const persist_error& e) {
+    return std::string("locked: the other handle of this process could not write its commits "
+                       "in place (") + e.what() + ")";
+  }
+  if (!file_is_current(w))
+    return "locked: readers hold older commits than the other handle of this process can drop "
+           "(its log is still needed)";
   if (const int e = checkpoint(w))
     return std::string("locked: the other handle of this process could not checkpoint (") +
            std::strerror(e) + ")";
@@ -643,6 +658,12 @@ mapped_space::mapped_space(const std::filesystem::path& path, const mapped_space
   if (ps <= 0 || ps % 4096 != 0 || ps > 65536) detail::fail(s, "unsupported system page size");
   s.sys_page = static_cast<std::uint64_t>(ps);
   s.granule = std::max<std::uint64_t>(65536, s.sys_page);
+  if (options.mode == open_mode::read_only) {
+    detail::open_as_reader(s, options.reserve);
+    base_ = s.base;
+    size_ = s.size;
+    return;
+  }
 
   struct stat sb;
   detail::space_state* const from = detail::open_writer(s, options.mode, sb);
@@ -711,7 +732,21 @@ mapped_space::mapped_space(const std::filesystem::path& path, const mapped_space
   // table) until the first sync(), which fills the table and writes the log.
   if (s.created) detail::ensure_table(*this, s);
   detail::register_writer(s, sb, from);
+  detail::open_readers_as_writer(s);
 }
+
+mapped_space mapped_space::open(const std::filesystem::path& path, open_mode mode) {
+  return mapped_space(path, mapped_space_options{.mode = mode});
+}
+
+void mapped_space::refresh() {
+  detail::refresh_reader(*st_);
+  if (base_ != st_->base) ++remaps_;
+  base_ = st_->base;
+  size_ = st_->size;
+}
+
+bool mapped_space::read_only() const noexcept { return st_->read_only; }
 
 mapped_space::mapped_space(mapped_space&& o) noexcept
     : base_(std::exchange(o.base_, nullptr)),
@@ -726,9 +761,19 @@ namespace {
 // leaves them in the log, where the next open finds them.
 void close_space(detail::space_state* s) noexcept {
   if (s == nullptr || s->base == nullptr) return;
-  detail::unregister_writer(s);
-  if (!s->retired.load(std::memory_order_relaxed) && detail::checkpoint(*s) == 0)
-    detail::shrink_log(*s, 0);  // the state is whole in the file: keep no log bytes
+  if (!s->read_only) {
+    detail::unregister_writer(s);
+    if (!s->retired.load(std::memory_order_relaxed) && !s->in_place_failed) {
+      try {
+        detail::catch_up(*s);  // as far as readers allow
+      } catch (...) {          // the log keeps the commits
+      }
+    }
+    // A reader holding an older commit keeps the log (checkpoint declines).
+    if (!s->retired.load(std::memory_order_relaxed) && detail::file_is_current(*s) &&
+        detail::checkpoint(*s) == 0)
+      detail::shrink_log(*s, 0);  // the state is whole in the file: keep no log bytes
+  }
   detail::give_reservation(s->base, s->size, s->reserve);
 }
 
@@ -759,6 +804,7 @@ void mapped_space::bad_fptr(std::uint64_t offset, std::size_t bytes) const {
 fptr<void> mapped_space::root_offset() const noexcept { return fptr<void>(st_->alloc.root); }
 
 void mapped_space::set_root(fptr<void> root) {
+  detail::refuse_read_only(*st_, "set_root");
   const std::uint64_t off = root.offset();
   if (off != 0 && (off % 16 != 0 || off < space_first_block + 8 || off >= st_->alloc.top))
     throw std::invalid_argument("fl::mapped_space::set_root: not a block of this space");
@@ -776,12 +822,21 @@ space_stats mapped_space::stats() const {
   r.generation = s.committed.generation;
   r.remap_count = s.remaps;
   r.last_sync_pages = s.last_sync_pages;
+  r.pinned_generation = detail::oldest_pinned_generation(s);
+  r.deferred_bytes = s.deferred_bytes;
   return r;
 }
 
 void mapped_space::rename(const std::filesystem::path& to) {
   detail::space_state& s = *st_;
+  detail::refuse_read_only(s, "rename");
   detail::check_not_retired(s);
+  // Readers of this file hold no commit the file lacks (the renamed file
+  // must be whole without the log).
+  detail::catch_up(s);
+  if (!detail::file_is_current(s))
+    detail::fail(s, "rename: a reader holds an older commit than the file can drop; retry when "
+                    "readers have refreshed");
   // 1. The file alone becomes the state (durable, when the space is): the
   // renamed file never needs a log, so no crash between the steps below can
   // pair it with the log of the store it replaces.
@@ -828,6 +883,13 @@ void mapped_space::rename(const std::filesystem::path& to) {
   s.log_written = 0;
   s.log_head = 0;
   s.log_name_durable = false;
+  // The reader table goes with them (readers of the file replaced there keep
+  // theirs open; they belong to a file no longer named).
+  std::filesystem::path table_from = s.path, table_to = to;
+  table_from += "-readers";
+  table_to += "-readers";
+  if (::rename(table_from.c_str(), table_to.c_str()) != 0 && errno != ENOENT)
+    detail::throw_errno(table_from, "rename", errno);
   s.path = to;
   s.log_path = log_to;
   if (s.durable) detail::fsync_parent(s.path);

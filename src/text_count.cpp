@@ -21,6 +21,7 @@ void count_text_avx2(const char* p, std::size_t n, std::size_t& chars, std::size
 std::size_t count_byte_avx2(const char* p, std::size_t n, char ch) noexcept;
 std::size_t nth_item_avx2(const char* p, std::size_t n, int metric, std::size_t k,
                           std::size_t& skipped) noexcept;
+std::size_t nth_item_back_avx2(const char* p, std::size_t n, int metric, std::size_t k) noexcept;
 #endif
 
 namespace {
@@ -94,6 +95,26 @@ std::size_t nth_item(const char* p, std::size_t n, text_metric m, std::size_t k,
   }
   skipped = seen;
   return i;
+}
+
+std::size_t nth_item_back(const char* p, std::size_t n, text_metric m, std::size_t k) noexcept {
+  const int metric = static_cast<int>(m);
+#ifndef FL_NO_SIMD
+  const int isa_k = isa();
+  if (isa_k == 2) return nth_item_back_avx2(p, n, metric, k);
+  if (isa_k == 1) return nth_item_back_simd<v128>(reinterpret_cast<const byte*>(p), n, metric, k);
+#endif
+  const byte* s = reinterpret_cast<const byte*>(p);
+  std::size_t seen = 0;
+  for (std::size_t i = n; i-- > 0;) {
+    const byte b = s[i];
+    const std::size_t w = metric == 1   ? (b == '\n' ? 1u : 0u)
+                          : metric == 0 ? (scalar_is_char(b) ? 1u : 0u)
+                                        : (scalar_is_char(b) ? 1u + (b >= 0xF0 ? 1u : 0u) : 0u);
+    if (seen + w > k) return i;
+    seen += w;
+  }
+  return n;
 }
 
 }  // namespace fl::detail

@@ -47,6 +47,13 @@ inline text_counts count_text(const char* p, std::size_t n) noexcept {
 std::size_t nth_item(const char* p, std::size_t n, text_metric m, std::size_t k,
                      std::size_t& skipped) noexcept;
 
+// The same counted from the end: the position of the item holding unit k
+// counted back from the end of [p, p + n) (k == 0: the last char, the last
+// '\n', the char holding the last UTF-16 unit), or n when the range holds
+// k items or fewer. So item k of a range of T items is nth_item_back(p, n,
+// m, T - 1 - k), found by a scan of the bytes after it.
+std::size_t nth_item_back(const char* p, std::size_t n, text_metric m, std::size_t k) noexcept;
+
 // Number of bytes equal to ch in [p, p + n).
 std::size_t count_byte(const char* p, std::size_t n, char ch) noexcept;
 

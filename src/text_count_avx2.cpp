@@ -18,4 +18,8 @@ size_t nth_item_avx2(const char* p, size_t n, int metric, size_t k, size_t& skip
   return nth_item_simd<v256>(reinterpret_cast<const uchar*>(p), n, metric, k, skipped);
 }
 
+size_t nth_item_back_avx2(const char* p, size_t n, int metric, size_t k) noexcept {
+  return nth_item_back_simd<v256>(reinterpret_cast<const uchar*>(p), n, metric, k);
+}
+
 }  // namespace fl::detail

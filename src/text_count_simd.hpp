@@ -82,35 +82,146 @@ size_t count_byte_simd(const uchar* p, size_t n, uchar ch) noexcept {
   return total;
 }
 
-// Scans whole vectors while the item sought lies beyond them (popcount of
-// the lane masks), then finishes byte by byte inside one vector.
-template <class V>
-size_t nth_item_simd(const uchar* p, size_t n, int metric, size_t k, size_t& skipped) noexcept {
-  using reg = typename V::reg;
-  const reg nl = V::splat('\n'), cont = V::splat(0xBF), top = V::splat(0xF0);
-  size_t i = 0, seen = 0;
-  for (; n - i >= V::width; i += V::width) {
-    const reg v = V::load(p + i);
-    size_t w;
-    if (metric == 1) {
-      w = popcount32(V::mask(V::eq(v, nl)));
+// Item masks of one vector: bit j set where byte j starts an item (a char,
+// a '\n'); for UTF-16 also the astral mask (a subset of the char starts:
+// those chars take two units).
+template <class V, int Metric>
+struct item_masks {
+  uint32_t items, astral;
+  static item_masks of(typename V::reg v) noexcept {
+    if constexpr (Metric == 1) {
+      return {V::mask(V::eq(v, V::splat('\n'))), 0};
     } else {
-      w = popcount32(V::mask(V::gt(v, cont)));
-      if (metric == 2) w += popcount32(V::mask(V::eq(V::max_u(v, top), v)));
+      const uint32_t c = V::mask(V::gt(v, V::splat(0xBF)));
+      if constexpr (Metric == 2) return {c, V::mask(V::eq(V::max_u(v, V::splat(0xF0)), v))};
+      return {c, 0};
     }
+  }
+  size_t weight() const noexcept { return popcount32(items) + popcount32(astral); }
+};
+
+// Position (within the vector) of the item holding unit `rem` of the masks
+// (rem < weight()), and the units before it in `before`.
+template <int Metric>
+inline size_t select_in(uint32_t items, uint32_t astral, size_t rem, size_t& before) noexcept {
+  if constexpr (Metric != 2) {
+    for (size_t j = 0; j < rem; ++j) items &= items - 1;
+    before = rem;
+    return static_cast<size_t>(__builtin_ctz(items));
+  } else {
+    size_t seen = 0;
+    for (;;) {
+      const uint32_t b = static_cast<uint32_t>(__builtin_ctz(items));
+      const size_t units = 1u + ((astral >> b) & 1u);
+      if (rem < seen + units) {
+        before = seen;
+        return b;
+      }
+      seen += units;
+      items &= items - 1;
+    }
+  }
+}
+
+// Scans four vectors per step while the item sought lies beyond them (one
+// compare per step: the four popcounts are independent), then one vector
+// at a time, then selects the item's bit within its vector; bytes past the
+// last whole vector go one by one.
+template <class V, int Metric>
+size_t nth_item_fixed(const uchar* p, size_t n, size_t k, size_t& skipped) noexcept {
+  using M = item_masks<V, Metric>;
+  constexpr size_t W = V::width;
+  size_t i = 0, seen = 0;
+  for (; n - i >= 4 * W; i += 4 * W) {
+    const size_t w = M::of(V::load(p + i)).weight() + M::of(V::load(p + i + W)).weight() +
+                     M::of(V::load(p + i + 2 * W)).weight() +
+                     M::of(V::load(p + i + 3 * W)).weight();
     if (seen + w > k) break;
+    seen += w;
+  }
+  for (; n - i >= W; i += W) {
+    const M m = M::of(V::load(p + i));
+    const size_t w = m.weight();
+    if (seen + w > k) {
+      size_t before = 0;
+      const size_t j = select_in<Metric>(m.items, m.astral, k - seen, before);
+      skipped = seen + before;
+      return i + j;
+    }
     seen += w;
   }
   for (; i < n; ++i) {
     const uchar b = p[i];
-    const size_t w = metric == 1   ? (b == '\n' ? 1u : 0u)
-                     : metric == 0 ? (is_char(b) ? 1u : 0u)
+    const size_t w = Metric == 1   ? (b == '\n' ? 1u : 0u)
+                     : Metric == 0 ? (is_char(b) ? 1u : 0u)
                                    : utf16_units(b);
     if (seen + w > k) break;
     seen += w;
   }
   skipped = seen;
   return i;
+}
+
+// Position (within the vector) of the item holding unit `rem` counted
+// from the vector's end (rem < weight(): 0 is the last unit).
+template <int Metric>
+inline size_t select_back_in(uint32_t items, uint32_t astral, size_t rem) noexcept {
+  size_t seen = 0;
+  for (;;) {
+    const uint32_t b = 31u - static_cast<uint32_t>(__builtin_clz(items));
+    const size_t units = Metric == 2 ? 1u + ((astral >> b) & 1u) : 1u;
+    if (rem < seen + units) return b;
+    seen += units;
+    items &= ~(1u << b);
+  }
+}
+
+// nth_item counted from the end: the position of the item holding unit
+// `k` counted back from the end of [p, p + n) (0: the last unit), or n when
+// the range holds k units or fewer. Mirrors nth_item_fixed: four vectors per
+// step from the end, then one, then the bit; bytes before the first whole
+// vector (from the front) go one by one.
+template <class V, int Metric>
+size_t nth_item_back_fixed(const uchar* p, size_t n, size_t k) noexcept {
+  using M = item_masks<V, Metric>;
+  constexpr size_t W = V::width;
+  size_t i = n, seen = 0;  // bytes [i, n) are scanned
+  for (; i >= 4 * W; i -= 4 * W) {
+    const size_t w = M::of(V::load(p + i - W)).weight() + M::of(V::load(p + i - 2 * W)).weight() +
+                     M::of(V::load(p + i - 3 * W)).weight() +
+                     M::of(V::load(p + i - 4 * W)).weight();
+    if (seen + w > k) break;
+    seen += w;
+  }
+  for (; i >= W; i -= W) {
+    const M m = M::of(V::load(p + i - W));
+    const size_t w = m.weight();
+    if (seen + w > k) return i - W + select_back_in<Metric>(m.items, m.astral, k - seen);
+    seen += w;
+  }
+  while (i > 0) {
+    const uchar b = p[--i];
+    const size_t w = Metric == 1   ? (b == '\n' ? 1u : 0u)
+                     : Metric == 0 ? (is_char(b) ? 1u : 0u)
+                                   : utf16_units(b);
+    if (seen + w > k) return i;
+    seen += w;
+  }
+  return n;
+}
+
+template <class V>
+size_t nth_item_back_simd(const uchar* p, size_t n, int metric, size_t k) noexcept {
+  if (metric == 0) return nth_item_back_fixed<V, 0>(p, n, k);
+  if (metric == 1) return nth_item_back_fixed<V, 1>(p, n, k);
+  return nth_item_back_fixed<V, 2>(p, n, k);
+}
+
+template <class V>
+size_t nth_item_simd(const uchar* p, size_t n, int metric, size_t k, size_t& skipped) noexcept {
+  if (metric == 0) return nth_item_fixed<V, 0>(p, n, k, skipped);
+  if (metric == 1) return nth_item_fixed<V, 1>(p, n, k, skipped);
+  return nth_item_fixed<V, 2>(p, n, k, skipped);
 }
 
 }  // namespace

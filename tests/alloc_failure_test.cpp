@@ -18,13 +18,18 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <cstdio>
 #include <functional>
 #include <limits>
+#include <memory_resource>
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
+#include <utility>
 
 namespace fl::detail {
 // Defined by src/pool.cpp in this test's build (FL_POOL_FAIL_HOOK).
@@ -231,6 +236,299 @@ TEST(AllocFailure, CApiFailsWithEnomemAndKeepsItsOutput) {
         return st;
       },
       0);
+}
+
+// ---- stateful allocators: assignment and swap ----
+//
+// The pool above is stateless; here the allocator has a state (an id), so
+// assignment and swap must decide whose allocator the target keeps and where
+// its block comes from. Each case runs the same operation on fl::basic_string
+// and std::basic_string over the same allocator, failing the k-th allocation
+// for k = 1, 2, ... until it completes. After each failure the target holds
+// its old text and its old allocator (std::string's strong guarantee), the
+// source is untouched, and no block is lost; every block is freed through an
+// allocator equal to the one that made it.
+//
+// libstdc++ 12 keeps the text but not always the allocator, so its run checks
+// the text only: copy assignment into a short (inline) target with a
+// propagating allocator adopts the new allocator before it allocates, and a
+// move assignment that must copy (POCMA false, unequal allocators) goes
+// through copy assignment, adopting the source's allocator when POCCA is true.
+// fl keeps the allocator as the standard's traits say: copy assignment
+// adopts it only on success, move assignment only when POCMA is true.
+
+// Allocations by every stateful_alloc and failing_resource, in this thread.
+struct stateful_log {
+  std::size_t fail_at = 0;  // the allocation to fail (1-based); 0: none
+  std::size_t count = 0;
+  long live = 0;
+  long foreign_frees = 0;  // blocks freed through an allocator that did not make them
+};
+stateful_log g_stateful;
+
+void* stateful_allocate(std::size_t bytes, int id) {
+  if (++g_stateful.count == g_stateful.fail_at) throw std::bad_alloc();
+  // The block's first 16 bytes record its maker, so a free can check it.
+  auto* block = static_cast<unsigned char*>(::operator new(bytes + 16));
+  std::memcpy(block, &id, sizeof id);
+  ++g_stateful.live;
+  return block + 16;
+}
+void stateful_deallocate(void* p, int id) noexcept {
+  unsigned char* block = static_cast<unsigned char*>(p) - 16;
+  int maker;
+  std::memcpy(&maker, block, sizeof maker);
+  if (maker != id) ++g_stateful.foreign_frees;
+  --g_stateful.live;
+  ::operator delete(block);
+}
+
+// Equal when the ids are equal; the three propagation traits are parameters.
+template <class T, class CopyP, class MoveP, class SwapP>
+struct stateful_alloc {
+  using value_type = T;
+  using propagate_on_container_copy_assignment = CopyP;
+  using propagate_on_container_move_assignment = MoveP;
+  using propagate_on_container_swap = SwapP;
+  using is_always_equal = std::false_type;
+  int id = 0;
+  stateful_alloc() = default;
+  explicit stateful_alloc(int i) noexcept : id(i) {}
+  template <class U>
+  stateful_alloc(const stateful_alloc<U, CopyP, MoveP, SwapP>& o) noexcept : id(o.id) {}
+  T* allocate(std::size_t n) { return static_cast<T*>(stateful_allocate(n * sizeof(T), id)); }
+  void deallocate(T* p, std::size_t) noexcept { stateful_deallocate(p, id); }
+  friend bool operator==(const stateful_alloc& a, const stateful_alloc& b) noexcept {
+    return a.id == b.id;
+  }
+};
+
+// A memory resource with the same failure injection, for the pmr strings.
+class failing_resource : public std::pmr::memory_resource {
+ public:
+  explicit failing_resource(int id) : id_(id) {}
+
+ private:
+  void* do_allocate(std::size_t bytes, std::size_t) override {
+    return stateful_allocate(bytes, id_);
+  }
+  void do_deallocate(void* p, std::size_t, std::size_t) override { stateful_deallocate(p, id_); }
+  bool do_is_equal(const std::pmr::memory_resource& o) const noexcept override {
+    return this == &o;
+  }
+  int id_;
+};
+
+// The allocator's identity, as the checks compare it.
+template <class T, class C, class M, class S>
+int alloc_id(const stateful_alloc<T, C, M, S>& a) {
+  return a.id;
+}
+const void* alloc_id(const std::pmr::polymorphic_allocator<char>& a) { return a.resource(); }
+
+template <class Str>
+std::string text_of(const Str& s) {
+  EXPECT_EQ(s.c_str()[s.size()], '\0');
+  return std::string(s.data(), s.size());
+}
+
+// Runs op(target, source) on fresh strings, failing each allocation in turn;
+// returns the number of allocations op made when it completed.
+template <class Str>
+std::size_t every_stateful_failure(const std::string& what,
+                                   const std::function<Str()>& make_target,
+                                   const std::function<Str()>& make_source,
+                                   const std::function<void(Str&, Str&)>& op,
+                                   bool check_allocator = true) {
+  for (std::size_t k = 1; k < 100; ++k) {
+    bool done = false;
+    {
+      Str target = make_target();
+      Str source = make_source();
+      const std::string target_before = text_of(target), source_before = text_of(source);
+      const auto alloc_before = alloc_id(target.get_allocator());
+      g_stateful.count = 0;
+      g_stateful.fail_at = k;
+      try {
+        op(target, source);
+        done = true;
+      } catch (const std::bad_alloc&) {
+        ++g_points;
+        EXPECT_EQ(text_of(target), target_before) << what << ": failure at allocation " << k;
+        if (check_allocator) {
+          EXPECT_EQ(alloc_id(target.get_allocator()), alloc_before)
+              << what << ": the allocator changed by a failure at allocation " << k;
+        }
+        EXPECT_EQ(text_of(source), source_before) << what << ": source, allocation " << k;
+      }
+      g_stateful.fail_at = 0;
+      if (!done) op(target, source);  // it still works
+    }
+    EXPECT_EQ(g_stateful.live, 0) << what << ": leak after a failure at allocation " << k;
+    EXPECT_EQ(g_stateful.foreign_frees, 0) << what << ": freed through another allocator";
+    g_stateful.live = 0;
+    g_stateful.foreign_frees = 0;
+    if (done) return k - 1;
+  }
+  ADD_FAILURE() << what << ": never completed";
+  return 0;
+}
+
+// Texts on both sides of the inline limit (23 chars) and of each other's size.
+const std::string short_text = "short";
+const std::string mid_text(40, 'm');
+
+// Every assignment path between two strings over allocators 1 and `source_id`,
+// for every pair of inline and heap texts, on the string type Str. `check`
+// sees the completed result.
+template <class Str, class Alloc>
+void assignment_cases(const std::string& what, const Alloc& target_alloc, const Alloc& source_alloc,
+                      const std::function<void(Str&, Str&)>& op,
+                      const std::function<void(const Str&, const std::string&)>& check,
+                      std::size_t* most_allocs = nullptr, bool check_allocator = true) {
+  for (const std::string* t : {&short_text, &mid_text, &long_b}) {
+    for (const std::string* s : {&short_text, &mid_text, &long_a}) {
+      const std::string name =
+          what + " (target " + std::to_string(t->size()) + ", source " + std::to_string(s->size()) + ")";
+      const std::size_t n = every_stateful_failure<Str>(
+          name, [&] { return Str(t->data(), t->size(), target_alloc); },
+          [&] { return Str(s->data(), s->size(), source_alloc); },
+          [&](Str& target, Str& source) {
+            op(target, source);
+            check(target, *s);
+          },
+          check_allocator);
+      if (most_allocs) *most_allocs = std::max(*most_allocs, n);
+    }
+  }
+}
+
+using std::false_type;
+using std::true_type;
+
+// Copy assignment, move assignment and swap for one choice of propagation
+// traits, run on both string types; `unequal` picks allocators 1 and 2 (else 1
+// and 1). Swap with unequal allocators that do not propagate is undefined for
+// std::string, so it is run only when they propagate or are equal.
+template <class C, class M, class S>
+void propagation_cases(const char* traits, bool unequal) {
+  using alloc = stateful_alloc<char, C, M, S>;
+  using fl_str = fl::basic_string<alloc>;
+  using std_str = std::basic_string<char, std::char_traits<char>, alloc>;
+  const alloc a1(1), a2(unequal ? 2 : 1);
+  const std::string tag = std::string(traits) + (unequal ? ", unequal" : ", equal");
+  auto run = [&]<class Str>(const char* lib, Str*, bool strict) {
+    const std::string w = std::string(lib) + " [" + tag + "] ";
+    std::size_t copy_allocs = 0;
+    assignment_cases<Str, alloc>(
+        w + "copy assignment", a1, a2, [](Str& t, Str& s) { t = s; },
+        [&](const Str& t, const std::string& want) {
+          EXPECT_EQ(text_of(t), want);
+          EXPECT_EQ(t.get_allocator().id, C::value ? a2.id : a1.id);
+        },
+        &copy_allocs, strict);
+    EXPECT_GE(copy_allocs, 1u) << w << "copy assignment never allocated";
+    assignment_cases<Str, alloc>(
+        w + "move assignment", a1, a2, [](Str& t, Str& s) { t = std::move(s); },
+        [&](const Str& t, const std::string& want) {
+          EXPECT_EQ(text_of(t), want);
+          if (strict) {
+            EXPECT_EQ(t.get_allocator().id, M::value ? a2.id : a1.id);
+          }
+        },
+        nullptr, strict);
+    if (S::value || !unequal) {
+      assignment_cases<Str, alloc>(
+          w + "swap", a1, a2,
+          [](Str& t, Str& s) {
+            const std::size_t before = g_stateful.count;
+            t.swap(s);
+            EXPECT_EQ(g_stateful.count, before) << "swap allocated";
+          },
+          [&](const Str& t, const std::string& want) {
+            EXPECT_EQ(text_of(t), want);
+            EXPECT_EQ(t.get_allocator().id, S::value ? a2.id : a1.id);
+          });
+    }
+  };
+  run("fl", static_cast<fl_str*>(nullptr), true);
+  run("std", static_cast<std_str*>(nullptr), false);
+}
+
+TEST(AllocFailure, CopyAssignmentWithPropagatingAllocatorIsStrong) {
+  propagation_cases<true_type, false_type, false_type>("POCCA", true);
+  propagation_cases<true_type, false_type, false_type>("POCCA", false);
+}
+
+TEST(AllocFailure, MoveAssignmentWithAllocatorsThatStayIsStrong) {
+  propagation_cases<false_type, false_type, false_type>("no propagation", true);
+  propagation_cases<false_type, false_type, false_type>("no propagation", false);
+}
+
+TEST(AllocFailure, AssignmentAndSwapWithAllocatorsThatPropagate) {
+  propagation_cases<false_type, true_type, false_type>("POCMA", true);
+  propagation_cases<false_type, false_type, true_type>("POCS", true);
+  propagation_cases<true_type, true_type, true_type>("all propagate", true);
+  propagation_cases<true_type, true_type, true_type>("all propagate", false);
+}
+
+// The pmr strings: polymorphic_allocator never propagates, so copy assignment
+// allocates from the target's resource and move assignment between unequal
+// resources copies; swap is run between strings on one resource.
+TEST(AllocFailure, PmrAssignmentIsStrong) {
+  failing_resource r1(1), r2(2);
+  auto run = [&]<class Str>(const char* lib, Str*) {
+    using alloc = std::pmr::polymorphic_allocator<char>;
+    const alloc a1(&r1), a2(&r2);
+    const std::string w = std::string(lib) + " pmr ";
+    auto on = [](const void* r) {
+      return [r](const Str& t, const std::string& want) {
+        EXPECT_EQ(text_of(t), want);
+        EXPECT_EQ(t.get_allocator().resource(), r);
+      };
+    };
+    assignment_cases<Str, alloc>(
+        w + "copy assignment", a1, a2, [](Str& t, Str& s) { t = s; }, on(&r1));
+    assignment_cases<Str, alloc>(
+        w + "move assignment, unequal", a1, a2, [](Str& t, Str& s) { t = std::move(s); }, on(&r1));
+    assignment_cases<Str, alloc>(
+        w + "move assignment, equal", a1, a1, [](Str& t, Str& s) { t = std::move(s); }, on(&r1));
+    assignment_cases<Str, alloc>(
+        w + "swap, equal", a1, a1, [](Str& t, Str& s) { t.swap(s); }, on(&r1));
+  };
+  run("fl", static_cast<fl::pmr::string*>(nullptr));
+  run("std", static_cast<std::pmr::string*>(nullptr));
+}
+
+// Every other allocating member under a stateful allocator: strong.
+TEST(AllocFailure, MutatorsUnderStatefulAllocatorAreStrong) {
+  using alloc = stateful_alloc<char, true_type, true_type, true_type>;
+  using str = fl::basic_string<alloc>;
+  const alloc a1(1);
+  using op_t = std::function<void(str&)>;
+  const std::pair<const char*, op_t> ops[] = {
+      {"append", [](str& s) { s.append(long_a); }},
+      {"append self", [](str& s) { s.append(s); }},
+      {"operator+=", [](str& s) { s += long_b; }},
+      {"insert", [](str& s) { s.insert(2, long_a); }},
+      {"replace", [](str& s) { s.replace(1, 3, long_b); }},
+      {"assign", [](str& s) { s.assign(long_b); }},
+      {"assign count", [](str& s) { s.assign(300, 'x'); }},
+      {"assign range", [](str& s) { s.assign(long_a.begin(), long_a.end()); }},
+      {"resize", [](str& s) { s.resize(500, 'r'); }},
+      {"reserve", [](str& s) { s.reserve(3000); }},
+      {"push_back", [](str& s) { s.push_back('p'); }},
+      {"operator+", [](str& s) { s = s + "-" + s; }},
+      {"copy with allocator", [](str& s) { s = str(s, s.get_allocator()); }},
+  };
+  for (const std::string* t : {&short_text, &mid_text, &long_b}) {
+    for (const auto& [name, op] : ops) {
+      every_stateful_failure<str>(
+          std::string(name) + " on " + std::to_string(t->size()) + " chars",
+          [&] { return str(t->data(), t->size(), a1); }, [&] { return str(a1); },
+          [&](str& s, str&) { op(s); });
+    }
+  }
 }
 
 // ---- size arithmetic at the edges ----

@@ -10,12 +10,14 @@
 #include <gtest/gtest.h>
 #include "test_support.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <iterator>
 #include <random>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace rope_test {
@@ -156,6 +158,50 @@ inline void expect_metrics(const fl::rope& r, const std::string& s, std::mt19937
   auto by_unit = [&](std::size_t i) {
     ASSERT_EQ(r.utf16_to_byte(i), m.unit_at[i]) << ctx << " unit " << i;
   };
+  // The relative and line/column conversions, from their definitions on
+  // the prefix counts: the char holding pos is the last one starting at or
+  // before it (the first char when none does).
+  const std::size_t total_chars = m.char_at.size() - 1, total_units = m.unit_at.size() - 1;
+  const std::size_t lines = m.line_at.size() - 1;
+  auto holder = [&](std::size_t pos) { return m.chars[pos + 1] ? m.chars[pos + 1] - 1 : 0; };
+  auto chars_after = [&](std::size_t pos, std::size_t n) -> std::size_t {
+    if (pos == s.size()) return s.size();
+    return m.char_at[std::min(holder(pos) + n, total_chars)];
+  };
+  auto utf16_after = [&](std::size_t pos, std::size_t n) -> std::size_t {
+    if (pos == s.size()) return s.size();
+    const std::size_t k = m.chars[pos + 1] ? m.units[m.char_at[holder(pos)]] : 0;
+    return m.unit_at[std::min(k + n, total_units)];
+  };
+  auto by_relative = [&](std::size_t pos, std::size_t n) {
+    ASSERT_EQ(r.chars_after(pos, n), chars_after(pos, n)) << ctx << " pos " << pos << " n " << n;
+    ASSERT_EQ(r.utf16_after(pos, n), utf16_after(pos, n)) << ctx << " pos " << pos << " n " << n;
+    const fl::rope::line_column lc = r.byte_to_line_column(pos);
+    ASSERT_EQ(lc.line, m.lines[pos]) << ctx << " pos " << pos;
+    ASSERT_EQ(lc.column, m.units[pos] - m.units[m.line_at[lc.line]]) << ctx << " pos " << pos;
+  };
+  auto by_line_column = [&](std::size_t line, std::size_t col) {
+    const std::size_t start = m.line_at[line];
+    const std::size_t eol = line + 1 < lines ? m.line_at[line + 1] - 1 : s.size();
+    const std::size_t want =
+        col == 0 || start == eol ? start : std::min(utf16_after(start, col), eol);
+    ASSERT_EQ(r.line_column_to_byte({line, col}), want) << ctx << " line " << line << " col " << col;
+    ASSERT_EQ(r.line_to_char(line), m.chars[start]) << ctx << " line " << line;
+  };
+  auto by_char_line = [&](std::size_t i) {
+    ASSERT_EQ(r.char_to_line(i), m.lines[m.char_at[i]]) << ctx << " char " << i;
+  };
+  for (int k = 0; k < (all ? 16 : (probes + 3) / 4); ++k) {
+    by_relative(pick(rng, s.size() + 1), pick(rng, 2) ? pick(rng, 4) : pick(rng, 64));
+    by_line_column(pick(rng, lines), pick(rng, 2) ? pick(rng, 6) : pick(rng, 80));
+    by_char_line(pick(rng, total_chars + 1));
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  ASSERT_THROW((void)r.chars_after(s.size() + 1, 0), std::out_of_range) << ctx;
+  ASSERT_THROW((void)r.byte_to_line_column(s.size() + 1), std::out_of_range) << ctx;
+  ASSERT_THROW((void)r.line_column_to_byte({lines, 0}), std::out_of_range) << ctx;
+  ASSERT_THROW((void)r.char_to_line(total_chars + 1), std::out_of_range) << ctx;
+  ASSERT_THROW((void)r.line_to_char(lines + 1), std::out_of_range) << ctx;
   if (all) {
     for (std::size_t i = 0; i <= s.size(); ++i) by_pos(i);
     for (std::size_t i = 0; i < m.char_at.size(); ++i) by_char(i);
@@ -176,6 +222,25 @@ inline void expect_metrics(const fl::rope& r, const std::string& s, std::mt19937
   ASSERT_THROW((void)r.char_to_byte(m.char_at.size()), std::out_of_range) << ctx;
   ASSERT_THROW((void)r.line_to_byte(m.line_at.size()), std::out_of_range) << ctx;
   ASSERT_THROW((void)r.utf16_to_byte(m.unit_at.size()), std::out_of_range) << ctx;
+}
+
+// The byte range [b, e) of r's chars [i, i + n) (n clipped at the end), and
+// of its UTF-16 units [u, u + n) (a unit inside a surrogate pair takes its
+// whole char, at either end), from plain scans of s: what replace_chars and
+// replace_utf16 must edit.
+inline std::pair<std::size_t, std::size_t> naive_char_range(const std::string& s, std::size_t i,
+                                                            std::size_t n) {
+  const naive_metrics m(s);
+  const std::size_t total = m.char_at.size() - 1;
+  return {m.char_at[i], m.char_at[std::min(n, total - i) + i]};
+}
+inline std::pair<std::size_t, std::size_t> naive_utf16_range(const std::string& s, std::size_t u,
+                                                             std::size_t n) {
+  const naive_metrics m(s);
+  const std::size_t total = m.unit_at.size() - 1;
+  std::size_t e = m.unit_at[std::min(n, total - u) + u];
+  if (e < s.size() && m.units[e] < std::min(n, total - u) + u) e = m.char_at[m.chars[e] + 1];
+  return {m.unit_at[u], e};
 }
 
 }  // namespace rope_test

@@ -86,7 +86,22 @@ TEST(RopeMetrics, RandomEditsAgreeWithNaiveScans) {
     const std::size_t pos = pick(rng, s.size() + 1);
     const std::size_t n = pick(rng, 2) ? pick(rng, 8) : pick(rng, 200);
     const std::string piece = random_utf8(rng, pick(rng, 3) == 0 ? pick(rng, 100) : pick(rng, 12));
-    switch (pick(rng, s.size() > 4000 ? 9 : 12)) {
+    if (pick(rng, 4) == 0) {  // an edit by char or by UTF-16 unit
+      const naive_metrics m(s);
+      const std::string how = pick(rng, 2) ? "chars" : "utf16";
+      const std::size_t total = how == "chars" ? m.char_at.size() - 1 : m.unit_at.size() - 1;
+      const std::size_t at = pick(rng, total + 1);
+      const std::size_t k = pick(rng, 3) ? pick(rng, 3) : pick(rng, 40);
+      const auto [b, e] = how == "chars" ? naive_char_range(s, at, k) : naive_utf16_range(s, at, k);
+      if (how == "chars") {
+        r.replace_chars(at, k, piece);
+      } else {
+        r.replace_utf16(at, k, piece);
+      }
+      s.replace(b, e - b, piece);
+      expect_content(r, s, ctx + " replace_" + how);
+      if (HasFatalFailure()) return;
+    } else switch (pick(rng, s.size() > 4000 ? 9 : 12)) {
       case 0: apply_edit(basic_edit::append, r, s, pos, n, piece); break;
       case 1: apply_edit(basic_edit::prepend, r, s, pos, n, piece); break;
       case 2: apply_edit(basic_edit::insert, r, s, pos, n, piece); break;

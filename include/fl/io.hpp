@@ -21,6 +21,7 @@
 
 #include <fl/detail/config.hpp>
 
+#include <fl/detail/rope_node.hpp>  // FL_ROPE_NS, the namespace of fl::rope
 #include <fl/string.hpp>
 
 #include <concepts>
@@ -28,6 +29,15 @@
 #include <string_view>
 
 namespace fl {
+
+inline namespace FL_ROPE_NS {
+class rope;
+}
+
+namespace detail {
+void write_rope_file(const char* path, const rope& text);
+void write_rope_file(std::string_view path, const rope& text);
+}  // namespace detail
 
 // The whole content of the file at `path`. Throws std::system_error (open,
 // fstat or read failed; a directory gives EISDIR), std::bad_alloc.
@@ -41,6 +51,19 @@ namespace fl {
 void write_file(const char* path, std::string_view data);
 void write_file(std::string_view path, std::string_view data);
 
+// The same for a rope: its chunks go to the file as they are (writev, many
+// chunks per call), never flattened. Templates on fl::rope exactly, so that
+// a C string or std::string argument still picks the std::string_view
+// overloads (it converts to a rope too).
+template <std::same_as<rope> R>
+void write_file(const char* path, const R& text) {
+  detail::write_rope_file(path, text);
+}
+template <std::same_as<rope> R>
+void write_file(std::string_view path, const R& text) {
+  detail::write_rope_file(path, text);
+}
+
 // std::filesystem::path overloads. Templates constrained to exactly path so
 // that a std::string argument picks the std::string_view overload instead of
 // being ambiguous between the two conversions.
@@ -50,5 +73,8 @@ requires std::same_as<Path, std::filesystem::path>
 template <class Path>
 requires std::same_as<Path, std::filesystem::path>
 void write_file(const Path& path, std::string_view data) { write_file(path.c_str(), data); }
+template <class Path, std::same_as<rope> R>
+requires std::same_as<Path, std::filesystem::path>
+void write_file(const Path& path, const R& text) { detail::write_rope_file(path.c_str(), text); }
 
 }  // namespace fl

@@ -30,17 +30,23 @@
 // fl::persist_error "locked" and changes nothing). In one process, open() of
 // a file another json_store has open takes it over when that one has nothing
 // uncommitted (the earlier json_store is retired: its reads and writes throw
-// "superseded"), and throws "locked" otherwise. A json_store and the
+// "superseded"), and throws "locked" otherwise. Beside the writer, any number
+// of readers (open(file, open_mode::read_only)) in any processes, this one
+// included, each see one committed document until refresh(), never waiting
+// for the writer nor making it wait (fl/mapped_space.hpp). A json_store and the
 // json_values taken from it may be used by one thread at a time. Views
-// (json_value, string_views from it) are valid until the next set/erase/sync
-// or the store's destruction. import() keeps one simdjson parser per thread,
-// its buffers sized by the largest text that thread imported.
+// (json_value, string_views from it) are valid until the next set, erase,
+// sync or compact, or the store's destruction (an edit reuses the blocks of
+// values replaced before the last commit). import() keeps one simdjson
+// parser per thread, its buffers sized by the largest text that thread
+// imported.
 #pragma once
 
 #include <fl/detail/config.hpp>
 
 #include <fl/detail/json_format.hpp>
 #include <fl/json_build.hpp>
+#include <fl/mapped_space.hpp>
 #include <fl/persist_error.hpp>
 #include <fl/string.hpp>
 
@@ -207,7 +213,7 @@ class json_value {
   }
   const detail::json::store_file* file_;
   detail::json::json_ref ref_;
-  std::uint64_t limit_;  // everything this value refers to lies below this offset
+  std::uint64_t limit_;  // the end of the store's data: every reference it follows lies below
 };
 
 struct json_member {
@@ -249,7 +255,19 @@ class json_store {
   // fl::persist_error for a missing file, a file that is not a store,
   // truncated or damaged, one another json_store or process has open, or an
   // I/O error.
-  static json_store open(const std::filesystem::path& file);
+  // open_mode::read_only opens a reader: it sees the newest commit at the
+  // time of the open (a writer's edits not yet synced are not part of it)
+  // until refresh(); set(), erase() and sync() throw persist_error ("opened
+  // read-only"). Cost: that of the space's open, plus reading from the redo
+  // log the pages of commits the data file does not hold yet (a writer keeps
+  // the file behind the oldest reader). Throws std::invalid_argument for a
+  // mode other than read_write and read_only.
+  static json_store open(const std::filesystem::path& file,
+                         open_mode mode = open_mode::read_write);
+  // A reader: moves to the newest commit (views taken before are invalid).
+  // A few microseconds for a small commit: the pages it changed are read
+  // from the log. The writer: nothing.
+  void refresh();
 
   json_store(json_store&&) noexcept;
   json_store& operator=(json_store&&) noexcept;
@@ -286,6 +304,15 @@ class json_store {
   // changed (the new value's block, the head, the checksum table's entries)
   // go to the redo log, flushed once, then in place without a flush.
   void sync();
+  // Rewrites the document compactly (as an import of its dump() would lay it
+  // out) into "<file>.compact"; the next sync() commits it and renames it over
+  // the store, which then takes about the live data's size. Until then the
+  // store stays open and locked as it is; destroyed before that sync(), the
+  // compaction (and the edits since the last sync) is discarded and the
+  // store is as it was. O(document). A store written by an earlier format
+  // (which edits do not reclaim space in) becomes the current one. Throws
+  // fl::persist_error on I/O errors or damage met while reading.
+  void compact();
 
   // ---- typed API ----
   // A new store at `file` holding the empty object {}, durable when this
@@ -328,7 +355,7 @@ class json_store {
   void merge_patch(std::string_view merge_patch_text);
 
   const std::filesystem::path& path() const noexcept;
-  // Bytes of the store's data file (blocks of earlier versions included).
+  // Bytes of the store's data file (free blocks kept for reuse included).
   std::uint64_t file_bytes() const noexcept;
 
  private:

@@ -48,7 +48,15 @@
 // processes), pstring, and arrays of them. The format is native: a file
 // written on a machine of other byte order or word size is refused.
 //
-// Threads and processes: one writer per file. open() takes an exclusive lock
+// Threads and processes: one writer per file, and beside it any number of
+// readers (open_mode::read_only) in any processes, this one included: a
+// reader sees exactly the state of one commit (the newest when it opened),
+// whatever the writer does meanwhile, until refresh() moves it to the newest
+// commit; it takes no lock on the file, never waits for the writer and the
+// writer never waits for it. Their shared table is the file "<path>-readers"
+// (rebuilt by every writer's open; docs/design.md, "Readers"). While a reader
+// holds an older commit the log does not restart; a reader that dies (even by
+// SIGKILL) holds nothing. The writer: open() takes an exclusive lock
 // on the file (flock) and throws fl::persist_error "locked" if another process
 // holds it; every call that creates a file or renames onto a path respects
 // that lock too, and sync() refuses to commit into a file or log that was
@@ -137,6 +145,11 @@ enum class open_mode {
   open_or_create,  // open the file, or create an empty space if it is missing
   open_existing,   // a missing file throws persist_error
   create_new,      // an existing file throws persist_error
+  // A reader of an existing space beside its one writer (in this process or
+  // another): it sees one committed state until refresh(); every call that
+  // would change the space throws persist_error ("opened read-only").
+  read_only,
+  read_write = open_existing,  // the writer of an existing space
 };
 
 struct mapped_space_options {
@@ -161,6 +174,13 @@ struct space_stats {
   std::uint64_t generation = 0;       // commits so far (1 after creation)
   std::uint64_t remap_count = 0;      // times growth moved the mapping
   std::uint64_t last_sync_pages = 0;  // pages the last sync() wrote
+  // The oldest commit a live reader (open_mode::read_only, any process)
+  // holds, or `generation` when none holds an older one: the data file holds
+  // that commit in place, the log the ones after it.
+  std::uint64_t pinned_generation = 0;
+  // Bytes of live blocks retired (retire()) and not yet reusable, counted
+  // from the space's first allocation, free or commit after the open.
+  std::uint64_t deferred_bytes = 0;
 };
 
 class mapped_space {
@@ -178,6 +198,9 @@ class mapped_space {
   // another process, I/O error), std::bad_alloc.
   explicit mapped_space(const std::filesystem::path& path,
                         const mapped_space_options& options = {});
+  // The same as mapped_space(path, {.mode = mode}): open_mode::read_only for
+  // a reader, open_mode::read_write for the writer of an existing space.
+  static mapped_space open(const std::filesystem::path& path, open_mode mode);
   mapped_space(mapped_space&& other) noexcept;
   mapped_space& operator=(mapped_space&& other) noexcept;
   mapped_space(const mapped_space&) = delete;
@@ -198,7 +221,9 @@ class mapped_space {
   // to 4096), zero-filled if it was never used before, else holding what its
   // last owner left. O(1) amortized: the request is rounded to one of ~170
   // size classes (16-byte steps to 128, then 4 per doubling), taken from that
-  // class's free list or carved from the end, growing the file when needed.
+  // class's free list (or, when it is empty, one of the next two classes':
+  // the block is then larger than asked) or carved from the end, growing the
+  // file when needed.
   // Throws std::invalid_argument (bad align), persist_error (the file cannot
   // grow, or a free list in the file is damaged), std::bad_alloc.
   fptr<void> allocate(std::size_t bytes, std::size_t align = alignof(std::max_align_t));
@@ -208,6 +233,24 @@ class mapped_space {
   void deallocate(fptr<void> p);
   // Usable bytes of the live block `p` (at least what was asked).
   std::size_t block_size(fptr<void> p) const;
+  // Frees `p` once no state that may still be read refers to it: the
+  // committed state (until the next sync() makes a state without `p`
+  // durable) and, later, readers of older states. Until then the block
+  // stays live with its bytes unchanged. The space remembers retired blocks
+  // across commits and crashes (they are part of each commit), so a crash
+  // between a commit and the reuse neither leaks nor frees twice. For data
+  // structures that copy on write (json_store's path copies): the old
+  // version stays readable while the new one is built. O(1); each commit
+  // that retired blocks writes one list of them. Throws
+  // std::invalid_argument if `p` is not a live block of this space.
+  void retire(fptr<void> p);
+  // Shrinks the file to the end of its last live or retired block: free
+  // blocks at the end of the space are dropped from the free lists and the
+  // file is cut to them by the next sync() (after its commit is durable).
+  // Live blocks never move (fptrs name them), so free blocks between live
+  // ones stay for reuse; a structure that can move its own blocks (such as
+  // json_store::compact) rewrites itself instead. O(free blocks).
+  void compact();
 
   // Bulk carving at the end, for a builder that must know where its bytes
   // will land before it writes them (offsets inside them point to each other):
@@ -218,6 +261,13 @@ class mapped_space {
   // allocate().
   fptr<void> end_block() const noexcept;
   fptr<void> allocate_end(std::size_t bytes);
+  // Carves `bytes` at the end (from end_block() - 8, a block's start) as a
+  // run of `blocks` consecutive live blocks whose headers the caller lays
+  // out in the run's bytes (persist_format.hpp: block_header, each block its
+  // class's size) and writes with write_fresh(). For a builder that lays out
+  // many blocks at once, each of which can be freed alone later. Returns the
+  // run's start; throws as allocate().
+  fptr<void> allocate_end_run(std::size_t bytes, std::size_t blocks);
   // Fills [p, p + bytes) of a block just carved by allocate_end (before
   // anything was written to it through get()) with `src`, as a copy through
   // the mapping would, but writes the whole system pages past the committed
@@ -307,8 +357,21 @@ class mapped_space {
   // damage found. Call it on a space without uncommitted changes.
   void verify() const;
 
+  // A reader: moves to the newest commit (the pages that commits since the
+  // reader's changed are read from the log, a few microseconds for a small
+  // commit); raw pointers and views taken before may then show the new state
+  // or, if the file grew past the reservation, dangle (remap_count()).
+  // O(the pages changed since). The writer: nothing (it is always at its
+  // newest commit). Throws persist_error if the log no longer holds a commit
+  // it needs (damaged, or replaced by another file of that name).
+  void refresh();
+  bool read_only() const noexcept;
+
   space_stats stats() const;
   std::uint64_t remap_count() const noexcept { return remaps_; }
+  // Bytes of the data file mapped (stats().file_bytes without the rest of
+  // stats(), which asks the reader table for pinned_generation).
+  std::uint64_t file_bytes() const noexcept { return size_; }
 
  private:
   fptr<void> root_offset() const noexcept;

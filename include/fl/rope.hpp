@@ -161,12 +161,34 @@ class rope {
   rope& insert(size_type pos, const char* text) { return insert(pos, std::string_view(text)); }
   // Removes min(n, size() - pos) bytes from pos.
   rope& erase(size_type pos = 0, size_type n = npos);
+  // Iterator forms (as std::string's): the edit at it.index(); each returns
+  // an iterator to the first byte after the removed range / the first byte
+  // inserted, valid for the edited rope. O(log n + text.size()).
+  const_iterator insert(const_iterator it, std::string_view text);
+  const_iterator insert(const_iterator it, char ch);
+  const_iterator erase(const_iterator it);
+  const_iterator erase(const_iterator first, const_iterator last);
   // Replaces min(n, size() - pos) bytes from pos with `text`.
   rope& replace(size_type pos, size_type n, std::string_view text);
   rope& replace(size_type pos, size_type n, const rope& other);
   rope& replace(size_type pos, size_type n, const char* text) {
     return replace(pos, n, std::string_view(text));
   }
+
+  // ---- edits addressed by char (code point) or by UTF-16 unit, as editors
+  // and language servers count: the same edits as above, after one descent
+  // by the metric to the start of the range (O(log n); inside an all-ASCII
+  // leaf no scan at all) and a conversion of the count relative to it, in
+  // the same leaf when the range ends there. Chars and units are those of
+  // the metrics below. Throw std::out_of_range if the start is past the end
+  // (i > char_count(), u > utf16_count()); a count past the end stops at it.
+  // A UTF-16 position inside a surrogate pair means the char holding it. ----
+  rope& insert_chars(size_type i, std::string_view text) { return replace_chars(i, 0, text); }
+  rope& erase_chars(size_type i, size_type n = npos) { return replace_chars(i, n, {}); }
+  rope& replace_chars(size_type i, size_type n, std::string_view text);
+  rope& insert_utf16(size_type u, std::string_view text) { return replace_utf16(u, 0, text); }
+  rope& erase_utf16(size_type u, size_type n = npos) { return replace_utf16(u, n, {}); }
+  rope& replace_utf16(size_type u, size_type n, std::string_view text);
 
   // The bytes [pos, pos + min(n, size() - pos)), sharing this rope's chunks:
   // a range inside one leaf is one edge into that leaf's chunk (O(log n), no
@@ -182,6 +204,12 @@ class rope {
   size_type find(char ch, size_type pos = 0) const noexcept {
     return find(std::string_view(&ch, 1), pos);
   }
+  // Last index <= pos where `needle` occurs, or npos (std::string::rfind):
+  // a walk back from pos over windows of the text, O(size() - start of the
+  // match + needle size()), matches across chunk boundaries included. An
+  // empty needle is found at min(pos, size()).
+  size_type rfind(std::string_view needle, size_type pos = npos) const;
+  size_type rfind(char ch, size_type pos = npos) const { return rfind(std::string_view(&ch, 1), pos); }
   bool contains(std::string_view needle) const noexcept { return find(needle) != npos; }
   bool starts_with(std::string_view prefix) const noexcept;
   bool ends_with(std::string_view suffix) const noexcept;
@@ -225,6 +253,10 @@ class rope {
   // The fastest way through the bytes: a loop over each view runs at
   // std::string speed (see also fl::for_each_chunk, fl::count, fl::find).
   chunk_range chunks() const noexcept;
+  // The same from byte pos on: the first view starts at pos (inside the
+  // leaf holding it), the others are whole leaves; chunks_at(size()) is
+  // empty. O(log n) to start. Throws std::out_of_range if pos > size().
+  chunk_range chunks_at(size_type pos) const;
 
   // ---- text metrics (O(log n) each; kept current by every edit) ----
   // A char is a byte that is not a UTF-8 continuation byte (10xxxxxx), so
@@ -260,6 +292,37 @@ class rope {
   // size(). Throws std::out_of_range if u > utf16_count().
   size_type utf16_to_byte(size_type u) const;
 
+  // Relative conversions: where the char n chars after the one holding
+  // byte pos starts (chars_after(pos, 0) is the start of that char), or
+  // size() when fewer remain; the same by UTF-16 units. One descent, and
+  // when the result lies in the same leaf, a scan of the bytes between only.
+  // Throw std::out_of_range if pos > size().
+  size_type chars_after(size_type pos, size_type n) const;
+  size_type utf16_after(size_type pos, size_type n) const;
+
+  // Line of char i (number of '\n' before it) and the first char of line
+  // `line` (line == line_count() gives char_count()). Throw
+  // std::out_of_range past char_count() / line_count().
+  size_type char_to_line(size_type i) const;
+  size_type line_to_char(size_type line) const;
+
+  // A position as the Language Server Protocol gives it: a line (0-based,
+  // lines separated by '\n') and a column in UTF-16 units from the line's
+  // start.
+  struct line_column {
+    size_type line;
+    size_type column;
+    friend bool operator==(const line_column&, const line_column&) = default;
+  };
+  // The line and UTF-16 column of byte pos (a pos inside a char counts the
+  // whole char, as byte_to_utf16). Throws std::out_of_range if pos > size().
+  line_column byte_to_line_column(size_type pos) const;
+  // The byte where that line and column start. A column past the end of
+  // the line means the end of the line (before its '\n'), as LSP asks; a
+  // column inside a surrogate pair gives the start of its char. Throws
+  // std::out_of_range if line >= line_count().
+  size_type line_column_to_byte(line_column lc) const;
+
   // Line i with its terminating '\n' (the last line has none), sharing
   // chunks: O(log n). Throws std::out_of_range if i >= line_count().
   rope line(size_type i) const;
@@ -291,6 +354,8 @@ class rope {
   // Computes the metrics an edit left unknown (see detail::edge); called at
   // the end of every edit that may leave a tree.
   void settle() noexcept;
+  // Computes a flat root's unknown metrics (edits by char call it first).
+  void know_flat_metrics() noexcept;
   void splice(size_type pos, size_type n, std::string_view text, const rope* other);
   rope& append_slow(std::string_view text);
   bool unique_flat() const noexcept;
@@ -443,14 +508,16 @@ class rope::const_iterator {
   size_type lo_ = 0;            // size() at the end
 };
 
-// A forward range of std::string_view, one per leaf, in order. Valid while
-// the rope is alive and unchanged.
+// A range of std::string_view, one per leaf, in order (from a start byte:
+// see chunks_at). Its iterators are bidirectional, so the chunks can be
+// walked backwards too (rbegin()/rend(), or --end()): each step is one
+// descent, O(log n). Valid while the rope is alive and unchanged.
 class rope::chunk_range {
  public:
   class iterator {
    public:
-    using iterator_concept = std::forward_iterator_tag;
-    using iterator_category = std::forward_iterator_tag;
+    using iterator_concept = std::bidirectional_iterator_tag;
+    using iterator_category = std::bidirectional_iterator_tag;
     using value_type = std::string_view;
     using difference_type = std::ptrdiff_t;
     using reference = std::string_view;
@@ -468,33 +535,58 @@ class rope::chunk_range {
       ++*this;
       return t;
     }
+    // To the chunk before: the leaf holding byte pos - 1, up to pos (a whole
+    // leaf, unless the range started inside it). Not before begin().
+    iterator& operator--() noexcept {
+      const detail::leaf_view v = detail::seek(rope_->root_, pos_ - 1);
+      const size_type from = v.lo > first_ ? v.lo : first_;
+      cur_ = std::string_view(v.data + (from - v.lo), pos_ - from);
+      pos_ = from;
+      return *this;
+    }
+    iterator operator--(int) noexcept {
+      iterator t = *this;
+      --*this;
+      return t;
+    }
     friend bool operator==(const iterator& a, const iterator& b) noexcept {
       return a.pos_ == b.pos_;
     }
+    // Index in the rope of the first byte of *it.
+    size_type index() const noexcept { return pos_; }
 
    private:
     friend class chunk_range;
-    iterator(const rope* r, size_type pos) noexcept : rope_(r), pos_(pos) { load(); }
+    iterator(const rope* r, size_type first, size_type pos) noexcept
+        : rope_(r), first_(first), pos_(pos) {
+      load();
+    }
+    // The chunk from pos_ to the end of its leaf (empty at the end).
     void load() noexcept {
       if (pos_ >= rope_->size()) {
         cur_ = {};
         return;
       }
       const detail::leaf_view v = detail::seek(rope_->root_, pos_);
-      cur_ = std::string_view(v.data, v.len);
+      cur_ = std::string_view(v.data + (pos_ - v.lo), v.len - (pos_ - v.lo));
     }
     const rope* rope_ = nullptr;
+    size_type first_ = 0;  // the range's first byte: -- stops there
     size_type pos_ = 0;
     std::string_view cur_;
   };
+  using reverse_iterator = std::reverse_iterator<iterator>;
 
-  iterator begin() const noexcept { return iterator(rope_, 0); }
-  iterator end() const noexcept { return iterator(rope_, rope_->size()); }
+  iterator begin() const noexcept { return iterator(rope_, first_, first_); }
+  iterator end() const noexcept { return iterator(rope_, first_, rope_->size()); }
+  reverse_iterator rbegin() const noexcept { return reverse_iterator(end()); }
+  reverse_iterator rend() const noexcept { return reverse_iterator(begin()); }
 
  private:
   friend class rope;
-  explicit chunk_range(const rope* r) noexcept : rope_(r) {}
+  chunk_range(const rope* r, size_type first) noexcept : rope_(r), first_(first) {}
   const rope* rope_;
+  size_type first_;
 };
 
 // The lines of a rope (rope::lines()): an input range of fl::rope, each
@@ -547,12 +639,15 @@ class rope::line_range {
 };
 
 inline rope::line_range rope::lines() const noexcept { return line_range(this); }
-inline rope::chunk_range rope::chunks() const noexcept { return chunk_range(this); }
+inline rope::chunk_range rope::chunks() const noexcept { return chunk_range(this, 0); }
 inline rope::const_iterator rope::begin() const noexcept { return const_iterator(this, 0); }
 inline rope::const_iterator rope::end() const noexcept {
   return const_iterator(this, const_iterator::end_tag{});
 }
 inline rope::const_iterator rope::cbegin() const noexcept { return begin(); }
+inline rope::const_iterator rope::insert(const_iterator it, char ch) {
+  return insert(it, std::string_view(&ch, 1));
+}
 inline rope::const_iterator rope::cend() const noexcept { return end(); }
 
 // ---- segmented algorithms: chunk by chunk, at std::string speed. Prefer

@@ -104,13 +104,18 @@ class basic_string {
     init_copy(il.begin(), il.size());
   }
   template <detail::string_view_like T>
+    requires(!detail::std_string_based<T>)
   explicit basic_string(const T& t, const Allocator& a = Allocator()) : alloc_(a) {
     const std::string_view sv = t;
     init_copy(sv.data(), sv.size());
   }
   // From std::string, implicitly, so that code written for std::string ports
   // unchanged (`fl::string s = std::to_string(n);`). Copies the text.
-  basic_string(const std::string& s, const Allocator& a = Allocator()) : alloc_(a) {
+  // A template, so that a braced list (`fl::string s({p, n});`) cannot reach
+  // it: as in std::string (LWG 2946), such a list builds an fl string, not a
+  // std::string, and picks the same overload it picks there.
+  template <detail::std_string_based S>
+  basic_string(const S& s, const Allocator& a = Allocator()) : alloc_(a) {
     init_copy(s.data(), s.size());
   }
   template <detail::string_view_convertible T>
@@ -138,6 +143,9 @@ class basic_string {
   }
 
   // ---- assignment ----
+  // When the allocator propagates on copy assignment, *this takes other's
+  // allocator, and its new block comes from that allocator; after a throw,
+  // *this keeps its text and its allocator.
   basic_string& operator=(const basic_string& other);
   basic_string& operator=(basic_string&& other) noexcept(
       alloc_traits::propagate_on_container_move_assignment::value ||
@@ -650,6 +658,8 @@ class basic_string {
   size_type grown_capacity(size_type new_size) const;
   detail::heap_block allocate_block(size_type min_capacity);
   basic_string& assign_fresh(size_type n, const char* fn, const auto& write);
+  basic_string& copy_text(const basic_string& other);
+  basic_string& copy_with_allocator(const basic_string& other);
   basic_string& append_fresh(size_type capacity, size_type n, const auto& write);
   static size_type block_bytes(size_type min_capacity) noexcept;
   void deallocate_block(char* p, size_type capacity) noexcept {

@@ -7,6 +7,8 @@
 #pragma once
 
 #include <fl/detail/crc32c.hpp>
+#include <fl/detail/json_format.hpp>
+#include <fl/detail/persist_format.hpp>
 #include <fl/json_store.hpp>
 
 #include <algorithm>
@@ -68,13 +70,34 @@ class byte_buffer {
   std::size_t cap_ = 0;
 };
 
-// Turns a stream of parse events into store records appended to `out`, whose
-// first byte (not the first byte this builder adds) is file offset `base`. Strings and keys are written when they
-// arrive; a container's table is written when it closes, after everything it
-// refers to (the below-the-parent invariant of json_format.hpp).
+// A block laid out in a tail (json_format.hpp: every non-empty string,
+// number text and container table is a block of its own): its payload's
+// offset, payload bytes, and what it holds (for an object, the member table,
+// its index and its keys; n is the entry count of a container).
+struct tail_block {
+  std::uint64_t off;
+  std::uint64_t bytes;
+  kind k;
+  std::uint32_t n;
+};
+
+// Appends to `out` (whose first byte is file offset `base`, a block's start)
+// a block of `bytes` payload bytes laid out as the space carves one at its
+// end: the block header, the payload (returned, for the caller to fill),
+// zeros to the class size. Records it in `blocks`; `at` receives the
+// payload's offset.
+unsigned char* add_block(byte_buffer& out, std::uint64_t base, std::vector<tail_block>& blocks,
+                         std::uint64_t bytes, kind k, std::uint32_t n, std::uint64_t& at);
+
+// Turns a stream of parse events into store records appended to `out` as
+// blocks (add_block), whose first byte is file offset `base`. A string is
+// written when it arrives; keys wait in memory for their object, whose
+// block holds its member table, its index and its keys; an array's table is
+// written when it closes. Empty strings and containers have no block (x 0).
 class builder {
  public:
-  builder(byte_buffer& out, std::uint64_t base) noexcept : out_(out), base_(base) {}
+  builder(byte_buffer& out, std::vector<tail_block>& blocks, std::uint64_t base) noexcept
+      : out_(out), blocks_(blocks), base_(base) {}
   // Where out's first byte will land; only before the first event.
   void rebase(std::uint64_t base) noexcept { base_ = base; }
 
@@ -90,8 +113,8 @@ class builder {
   void number_text(std::string_view text);
   void string(std::string_view s) { put(bytes(kind::string, s)); }
   void key(std::string_view k);
-  void begin_array() { frames_.push_back({false, scratch_.size()}); }
-  void begin_object() { frames_.push_back({true, scratch_.size()}); }
+  void begin_array() { frames_.push_back({false, scratch_.size(), keys_.size()}); }
+  void begin_object() { frames_.push_back({true, scratch_.size(), keys_.size()}); }
   void end_array();
   void end_object();
 
@@ -102,8 +125,8 @@ class builder {
   struct frame {
     bool object;
     std::size_t first;  // its first entry in scratch_
+    std::size_t keys;   // its first key byte in keys_
   };
-  std::uint64_t offset() const noexcept { return base_ + out_.size(); }
   json_ref bytes(kind k, std::string_view s);
   void put(const json_ref& r) {
     if (frames_.empty()) {
@@ -116,9 +139,13 @@ class builder {
   }
 
   byte_buffer& out_;
+  std::vector<tail_block>& blocks_;
   std::uint64_t base_;
   std::vector<frame> frames_;
-  std::vector<json_member> scratch_;  // open containers' entries (arrays: value only)
+  // Open containers' entries (arrays: value only; objects: key = offset of
+  // the key in keys_).
+  std::vector<json_member> scratch_;
+  std::string keys_;  // the keys of the open objects, in order
   json_ref top_;
 };
 

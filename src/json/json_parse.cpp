@@ -43,12 +43,28 @@ namespace detail::json {
 
 // ---- builder ---------------------------------------------------------------
 
+unsigned char* add_block(byte_buffer& out, std::uint64_t base, std::vector<tail_block>& blocks,
+                         std::uint64_t bytes, kind k, std::uint32_t n, std::uint64_t& at) {
+  const unsigned c = fl::detail::size_class(std::max<std::uint64_t>(16, bytes + 8));
+  const std::uint64_t cs = fl::detail::class_size(c);
+  const std::size_t start = out.size();
+  unsigned char* h = out.extend(static_cast<std::size_t>(cs));
+  const fl::detail::block_header hd = fl::detail::block_header::make(fl::detail::block_live, c);
+  std::memcpy(h, &hd, sizeof hd);
+  std::memset(h + 8 + bytes, 0, static_cast<std::size_t>(cs - 8 - bytes));
+  at = base + start + 8;
+  blocks.push_back({at, bytes, k, n});
+  return h + 8;
+}
+
 json_ref builder::bytes(kind k, std::string_view s) {
   if (s.size() > std::numeric_limits<std::uint32_t>::max())
     throw std::length_error("fl::json_store: a string of 4 GiB or more");
-  const std::uint64_t off = offset();
-  out_.append(s.data(), s.size());
-  return {static_cast<std::uint8_t>(k), {}, static_cast<std::uint32_t>(s.size()), off};
+  const auto n = static_cast<std::uint32_t>(s.size());
+  if (n == 0) return {static_cast<std::uint8_t>(k), {}, 0, 0};
+  std::uint64_t at;
+  std::memcpy(add_block(out_, base_, blocks_, n, k, n, at), s.data(), n);
+  return {static_cast<std::uint8_t>(k), {}, n, at};
 }
 
 void builder::uint64(std::uint64_t v) {
@@ -68,43 +84,56 @@ void builder::real(double d) {
 void builder::number_text(std::string_view text) { put(bytes(kind::number_text, text)); }
 
 void builder::key(std::string_view k) {
-  const json_ref r = bytes(kind::string, k);
-  scratch_.push_back({r.x, r.n, 0, {}});
+  if (k.size() > std::numeric_limits<std::uint32_t>::max())
+    throw std::length_error("fl::json_store: a key of 4 GiB or more");
+  scratch_.push_back({keys_.size(), static_cast<std::uint32_t>(k.size()), 0, {}});
+  keys_.append(k);
 }
 
 void builder::end_array() {
   const frame f = frames_.back();
   const std::size_t n = scratch_.size() - f.first;
-  out_.pad_to(alignof(json_ref));
-  const std::uint64_t x = offset();
-  auto* dst = out_.extend(n * sizeof(json_ref));
-  for (std::size_t i = 0; i < n; ++i)
-    std::memcpy(dst + i * sizeof(json_ref), &scratch_[f.first + i].value, sizeof(json_ref));
+  json_ref r{static_cast<std::uint8_t>(kind::array), {}, static_cast<std::uint32_t>(n), 0};
+  if (n != 0) {
+    unsigned char* dst = add_block(out_, base_, blocks_, n * sizeof(json_ref), kind::array,
+                                   static_cast<std::uint32_t>(n), r.x);
+    for (std::size_t i = 0; i < n; ++i)
+      std::memcpy(dst + i * sizeof(json_ref), &scratch_[f.first + i].value, sizeof(json_ref));
+  }
   scratch_.resize(f.first);
   frames_.pop_back();
-  put({static_cast<std::uint8_t>(kind::array), {}, static_cast<std::uint32_t>(n), x});
+  put(r);
 }
 
 void builder::end_object() {
   const frame f = frames_.back();
   const auto n = static_cast<std::uint32_t>(scratch_.size() - f.first);
-  out_.pad_to(alignof(json_member));
-  const std::uint64_t x = offset();
-  const std::size_t index_bytes = n >= index_min_members ? n * sizeof(std::uint32_t) : 0;
-  auto* dst = out_.extend(n * sizeof(json_member) + index_bytes);
-  if (n) std::memcpy(dst, scratch_.data() + f.first, n * sizeof(json_member));
-  if (index_bytes) {
-    const unsigned char* base = out_.data();
-    const json_member* m = scratch_.data() + f.first;
-    std::uint32_t* index = reinterpret_cast<std::uint32_t*>(dst + n * sizeof(json_member));
-    write_member_index(index, n, [&](std::uint32_t i) {
-      return std::string_view(reinterpret_cast<const char*>(base + (m[i].key - base_)),
-                              m[i].key_len);
-    });
+  json_ref r{static_cast<std::uint8_t>(kind::object), {}, n, 0};
+  if (n != 0) {
+    const std::size_t table = n * sizeof(json_member);
+    const std::size_t index_bytes = n >= index_min_members ? n * sizeof(std::uint32_t) : 0;
+    const std::size_t key_bytes = keys_.size() - f.keys;
+    unsigned char* dst = add_block(out_, base_, blocks_, table + index_bytes + key_bytes,
+                                   kind::object, n, r.x);
+    json_member* m = scratch_.data() + f.first;
+    const char* keys = keys_.data() + f.keys;
+    if (index_bytes) {
+      auto* index = reinterpret_cast<std::uint32_t*>(dst + table);
+      write_member_index(index, n, [&](std::uint32_t i) {
+        return std::string_view(keys + (m[i].key - f.keys), m[i].key_len);
+      });
+    }
+    if (key_bytes) std::memcpy(dst + table + index_bytes, keys, key_bytes);
+    for (std::uint32_t i = 0; i < n; ++i) {
+      json_member e = m[i];
+      e.key = r.x + table + index_bytes + (e.key - f.keys);
+      std::memcpy(dst + i * sizeof(json_member), &e, sizeof e);
+    }
   }
+  keys_.resize(f.keys);
   scratch_.resize(f.first);
   frames_.pop_back();
-  put({static_cast<std::uint8_t>(kind::object), {}, n, x});
+  put(r);
 }
 
 // ---- the strict parser ------------------------------------------------------
@@ -536,7 +565,8 @@ void parse_fast(std::string_view text, builder& b, const std::function<void()>& 
     // Check the text into a scratch buffer first (small texts, and the rare
     // ones simdjson refuses), then build for real.
     byte_buffer scratch;
-    builder check(scratch, 0);
+    std::vector<tail_block> scratch_blocks;
+    builder check(scratch, scratch_blocks, fl::detail::space_first_block);
     parse_strict(text, check);
     valid();
   }

@@ -159,7 +159,8 @@ class tree_reader {
 
 node parse_tree(std::string_view text) {
   byte_buffer scratch;
-  builder b(scratch, 0);
+  std::vector<tail_block> blocks;
+  builder b(scratch, blocks, 0);
   parse_strict(text, b);  // throws json_error naming the byte and the reason
   return tree_reader(text).value();
 }

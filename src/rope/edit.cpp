@@ -7,6 +7,7 @@
 
 #include "metrics.hpp"
 
+#include <cstdio>
 #include <stdexcept>
 #include <tuple>
 
@@ -178,14 +179,15 @@ window edit_window(std::size_t off, std::size_t len, std::size_t p, std::size_t 
 // text longer than leaf_max_bytes / 4, a leaf that would become empty).
 // Allocates everything it needs before the first write, so a throw leaves
 // the content unchanged (path copies are equal to what they replace).
-bool edit_in_leaf(edge& root, std::size_t pos, std::size_t n, std::string_view text) {
+//
+// edit_in_leaf_at is the same edit on a leaf already found: e (rope offset
+// lo) reached from root through the child indexes idx, as descend() or
+// descend_metric() give them.
+bool edit_in_leaf_at(edge& root, const unsigned* idx, const edge* e, std::size_t lo,
+                     std::size_t pos, std::size_t n, std::string_view text) {
   const std::size_t ins = text.size();
   if (ins > leaf_max_bytes / 4) return false;
-  // A pure insert at a leaf boundary goes to the end of the left leaf.
-  const std::size_t target = n == 0 && pos > 0 ? pos - 1 : pos;
-  unsigned idx[max_depth];
   const unsigned depth = root.p->height;
-  const auto [e, lo] = descend(root, target, idx);
   const std::size_t p = pos - lo;  // the range is leaf bytes [p, p + n)
   if (p + n > e->len) return false;
   const std::size_t out = e->len - n + ins;
@@ -355,6 +357,15 @@ bool edit_in_leaf(edge& root, std::size_t pos, std::size_t n, std::string_view t
   return true;
 }
 
+bool edit_in_leaf(edge& root, std::size_t pos, std::size_t n, std::string_view text) {
+  if (text.size() > leaf_max_bytes / 4) return false;
+  // A pure insert at a leaf boundary goes to the end of the left leaf.
+  const std::size_t target = n == 0 && pos > 0 ? pos - 1 : pos;
+  unsigned idx[max_depth];
+  const auto [e, lo] = descend(root, target, idx);
+  return edit_in_leaf_at(root, idx, e, lo, pos, n, text);
+}
+
 }  // namespace
 }  // namespace FL_ROPE_NS
 }  // namespace fl::detail
@@ -429,16 +440,43 @@ void rope::splice(size_type pos, size_type n, std::string_view text, const rope*
   const size_type out = sz - n + ins;
   if (!other && out > 0 && out <= detail::flat_edit_max && (!root_.p || root_.p->height == 0)) {
     const size_type tail = sz - pos - n;
+    // The flat root keeps its metrics when they are known, as a tree's
+    // edges do: shifted by those of the bytes removed and inserted. Unknown
+    // ones stay unknown (an edit by byte does not pay for counts nobody
+    // asked for); an edit by char or UTF-16 unit makes them known first
+    // (know_flat_metrics), so its queries never recount the chunk.
+    const edge before = root_;
+    const auto settle_flat = [&] {
+      if (!before.known()) return;
+      const detail::text_counts add =
+          ins ? detail::count_text(text.data(), ins) : detail::text_counts{};
+      const detail::text_counts sub =
+          n ? detail::count_text(detail::leaf_text(before).data() + pos, n) : detail::text_counts{};
+      root_.chars = before.chars + add.chars - sub.chars;
+      root_.newlines = before.newlines + add.newlines - sub.newlines;
+      root_.astral = before.astral + add.astral - sub.astral;
+    };
     if (root_.p && detail::unique(root_.p)) {
       auto* c = static_cast<detail::chunk*>(root_.p);
       if (c->cap >= out + root_.off && !detail::overlaps(text, c)) {
         detail::index_truncate(c, root_.off + pos);
         char* base = c->data + root_.off;
+        // The removed bytes are counted before the memmove overwrites them.
+        const detail::text_counts sub =
+            before.known() && n ? detail::count_text(base + pos, n) : detail::text_counts{};
         std::memmove(base + pos + ins, base + pos + n, tail);
         if (ins) std::memcpy(base + pos, text.data(), ins);
         c->used = root_.off + out;
         root_.len = out;
-        root_.forget();
+        if (before.known()) {
+          const detail::text_counts add =
+              ins ? detail::count_text(text.data(), ins) : detail::text_counts{};
+          root_.chars = before.chars + add.chars - sub.chars;
+          root_.newlines = before.newlines + add.newlines - sub.newlines;
+          root_.astral = before.astral + add.astral - sub.astral;
+        } else {
+          root_.forget();
+        }
         return;
       }
     }
@@ -451,8 +489,9 @@ void rope::splice(size_type pos, size_type n, std::string_view text, const rope*
     if (ins) std::memcpy(c->data + pos, text.data(), ins);
     if (tail) std::memcpy(c->data + pos + ins, old + pos + n, tail);
     c->used = out;
-    detail::release(root_.p);
     root_ = edge{c, 0, out};
+    settle_flat();
+    detail::release(before.p);
     return;
   }
   if (!other && root_.p && detail::edit_in_leaf(root_, pos, n, text)) {
@@ -488,6 +527,86 @@ void rope::splice(size_type pos, size_type n, std::string_view text, const rope*
   detail::release(root_.p);
   root_ = detail::join(detail::join(left, mid), right);
   settle();
+}
+
+// Chars [i, i + n) become `text`. In a tree, one descent by chars finds the
+// leaf of char i; when char i + n lies in the same leaf the edit is made
+// there (edit_in_leaf_at) without a second descent by byte, so an edit by
+// char costs one descent, as an edit by byte does. Otherwise the byte range
+// is resolved (rope_nth_pair) and spliced.
+// A flat root whose metrics are unknown gets them now, once (an edit by
+// char or UTF-16 unit queries them, and the flat edits keep known ones).
+void rope::know_flat_metrics() noexcept {
+  if (root_.p && root_.p->height == 0 && !root_.known())
+    detail::set_counts(root_, detail::chunk_counts(static_cast<const detail::chunk*>(root_.p),
+                                                   root_.off, root_.len));
+}
+
+rope& rope::replace_chars(size_type i, size_type n, std::string_view text) {
+  know_flat_metrics();
+  const size_type total = char_count();
+  if (i > total) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf,
+                  "fl::rope::replace_chars: i (which is %zu) > char_count() (which is %zu)", i,
+                  total);
+    throw std::out_of_range(buf);
+  }
+  n = std::min(n, total - i);
+  if (i == total) return replace(size(), 0, text);
+  constexpr detail::text_metric chars = detail::text_metric::chars;
+  if (root_.p->height > 0 && text.size() <= detail::leaf_max_bytes / 4) {
+    unsigned idx[detail::max_depth];
+    const detail::metric_hit h = detail::descend_metric(root_, chars, i, idx);
+    const std::size_t r = detail::leaf_nth(*h.leaf, chars, h.k);
+    const std::size_t r2 = n ? detail::leaf_nth_from(*h.leaf, chars, r, n) : r;
+    // (An insert at a leaf's first byte goes to the end of the left leaf,
+    // as edit_in_leaf places it: the general path.)
+    if (r2 < h.leaf->len && (n > 0 || r > 0 || h.lo == 0) &&
+        detail::edit_in_leaf_at(root_, idx, h.leaf, h.lo, h.lo + r, r2 - r, text)) {
+      settle();
+      return *this;
+    }
+  }
+  const auto [b, e] = detail::rope_nth_pair(root_, chars, i, n);
+  return replace(b, (e == npos ? size() : e) - b, text);
+}
+
+rope& rope::replace_utf16(size_type u, size_type n, std::string_view text) {
+  know_flat_metrics();
+  const size_type total = utf16_count();
+  if (u > total) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf,
+                  "fl::rope::replace_utf16: u (which is %zu) > utf16_count() (which is %zu)", u,
+                  total);
+    throw std::out_of_range(buf);
+  }
+  n = std::min(n, total - u);
+  if (u == total) return replace(size(), 0, text);
+  const auto [b, e] = detail::rope_nth_pair(root_, detail::text_metric::utf16, u, n);
+  // A count ending inside a surrogate pair takes the whole pair.
+  const size_type end = e == npos ? size() : e;
+  const size_type stop = end < size() && byte_to_utf16(end) < u + n ? chars_after(end, 1) : end;
+  return replace(b, stop - b, text);
+}
+
+rope::const_iterator rope::insert(const_iterator it, std::string_view text) {
+  const size_type at = it.index();
+  insert(at, text);
+  return const_iterator(this, at);
+}
+
+rope::const_iterator rope::erase(const_iterator it) {
+  const size_type at = it.index();
+  erase(at, 1);
+  return const_iterator(this, at);
+}
+
+rope::const_iterator rope::erase(const_iterator first, const_iterator last) {
+  const size_type at = first.index();
+  erase(at, last.index() - at);
+  return const_iterator(this, at);
 }
 
 rope& rope::insert(size_type pos, std::string_view text) {

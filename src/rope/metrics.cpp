@@ -27,6 +27,7 @@
 
 #include <algorithm>
 #include <new>
+#include <utility>
 #include <stdexcept>
 
 namespace fl::detail {
@@ -55,9 +56,6 @@ std::size_t weight(const text_counts& t, text_metric m) noexcept {
     case text_metric::utf16: return t.chars + t.astral;
   }
   return 0;
-}
-std::size_t weight(const edge& e, text_metric m) noexcept {
-  return weight(text_counts{e.chars, e.newlines, e.astral}, m);
 }
 
 text_counts operator-(const text_counts& a, const text_counts& b) noexcept {
@@ -165,29 +163,111 @@ text_counts edge_counts(const edge& e) noexcept {
   return chunk_counts(static_cast<const chunk*>(e.p), e.off, e.len);
 }
 
+}  // namespace
+
+// Whether item k of metric m in the leaf e is simply byte k: every byte
+// of e is a char (no continuation byte) and, for UTF-16, none is astral, as
+// in ASCII text. Then a conversion needs no scan at all.
+
+// Position in the leaf e of its item k of metric m, or e.len when it has k
+// items or fewer.
+std::size_t leaf_nth_scan(const edge& e, text_metric m, std::size_t k) noexcept {
+  // A leaf whose count is known is scanned from the nearer end (the item's
+  // rank against half the count), unless the chunk's block index covers the
+  // item's part of the leaf (then chunk_nth scans at most one block).
+  if (e.known() && e.len <= 2 * leaf_max_bytes) {
+    const std::size_t total = weight(text_counts{e.chars, e.newlines, e.astral}, m);
+    if (k >= total) return e.len;
+    const chunk* c = static_cast<const chunk*>(e.p);
+    const chunk_index* ix =
+        e.len >= index_min_range ? c->index.load(std::memory_order_acquire) : nullptr;
+    // Where the item lies, about (k * len < 2^26: no overflow).
+    const bool indexed = ix && ix->blocks * B > e.off + k * e.len / total + B;
+    if (!indexed && 2 * k >= total) return nth_item_back(c->data + e.off, e.len, m, total - 1 - k);
+    if (!indexed) {
+      std::size_t skipped = 0;
+      return nth_item(c->data + e.off, e.len, m, k, skipped);
+    }
+  }
+  return chunk_nth(static_cast<const chunk*>(e.p), e.off, e.len, m, k);
+}
+
+namespace {
+// descend_metric for one metric, known at compile time, so that the loop
+// over a node's edges is one load, compare and subtract per edge.
+template <text_metric M>
+metric_hit descend_by(const edge& root, std::size_t k, unsigned* idx) noexcept {
+  const auto w = [](const edge& e) {
+    if constexpr (M == text_metric::chars) return e.chars;
+    if constexpr (M == text_metric::newlines) return e.newlines;
+    if constexpr (M == text_metric::utf16) return e.chars + e.astral;
+  };
+  const edge* e = &root;
+  std::size_t lo = 0;
+  unsigned depth = 0;
+  while (e->p->height > 0) {
+    const inner* n = static_cast<const inner*>(e->p);
+    const unsigned count = n->count;
+    unsigned i = 0;
+    while (i < count && k >= w(n->child[i])) {
+      k -= w(n->child[i]);
+      lo += n->child[i].len;
+      ++i;
+    }
+    if (i == count) return {nullptr, 0, 0};
+    if (idx) idx[depth++] = i;
+    e = &n->child[i];
+  }
+  return {e, lo, k};
+}
+}  // namespace
+
+metric_hit descend_metric(const edge& root, text_metric m, std::size_t k, unsigned* idx) noexcept {
+  switch (m) {
+    case text_metric::chars: return descend_by<text_metric::chars>(root, k, idx);
+    case text_metric::newlines: return descend_by<text_metric::newlines>(root, k, idx);
+    case text_metric::utf16: break;
+  }
+  return descend_by<text_metric::utf16>(root, k, idx);
+}
+
 // Position of item k of metric m in the rope `root` (non-empty), or npos
 // when it has k items or fewer.
 std::size_t rope_nth(const edge& root, text_metric m, std::size_t k) noexcept {
-  const edge* e = &root;
-  std::size_t lo = 0;
-  while (e->p->height > 0) {
-    const inner* n = static_cast<const inner*>(e->p);
-    unsigned i = 0;
-    for (; i < n->count; ++i) {
-      const std::size_t w = weight(n->child[i], m);
-      if (k < w) break;
-      k -= w;
-      lo += n->child[i].len;
-    }
-    if (i == n->count) return rope::npos;
-    e = &n->child[i];
-  }
-  const std::size_t r = chunk_nth(static_cast<const chunk*>(e->p), e->off, e->len, m, k);
-  return r == e->len ? rope::npos : lo + r;
+  const metric_hit h = descend_metric(root, m, k, nullptr);
+  if (!h.leaf) return rope::npos;
+  const std::size_t r = leaf_nth(*h.leaf, m, h.k);
+  return r == h.leaf->len ? rope::npos : h.lo + r;
 }
 
-// Metrics of the rope's bytes [0, pos), pos <= root.len.
-text_counts rope_prefix(const edge& root, std::size_t pos) noexcept {
+std::size_t leaf_nth_from_scan(const edge& e, text_metric m, std::size_t r,
+                               std::size_t n) noexcept {
+  std::size_t skipped = 0;
+  const chunk* c = static_cast<const chunk*>(e.p);
+  return r + nth_item(c->data + e.off + r, e.len - r, m, n, skipped);
+}
+
+// Positions of items k and k + n of metric m (each npos when the rope has
+// too few): one descent to item k; item k + n is looked for in the same
+// leaf first (a second descent only when it lies beyond).
+std::pair<std::size_t, std::size_t> rope_nth_pair(const edge& root, text_metric m, std::size_t k,
+                                                  std::size_t n) noexcept {
+  const metric_hit h = descend_metric(root, m, k, nullptr);
+  if (!h.leaf) return {rope::npos, rope::npos};
+  const std::size_t r = leaf_nth(*h.leaf, m, h.k);
+  if (r == h.leaf->len) return {rope::npos, rope::npos};
+  if (n == 0) return {h.lo + r, h.lo + r};
+  const std::size_t r2 = leaf_nth_from(*h.leaf, m, r, n);
+  if (r2 < h.leaf->len) return {h.lo + r, h.lo + r2};
+  return {h.lo + r, n > static_cast<std::size_t>(-1) - k ? rope::npos : rope_nth(root, m, k + n)};
+}
+
+namespace {
+
+// Metrics of the rope's bytes [0, pos), pos <= root.len. With
+// !want_newlines the newline count may be left short (a leaf of one char per
+// byte then needs no scan).
+text_counts rope_prefix(const edge& root, std::size_t pos, bool want_newlines = true) noexcept {
   if (!root.p) return {};
   if (pos == root.len) return edge_counts(root);
   text_counts r;
@@ -200,6 +280,10 @@ text_counts rope_prefix(const edge& root, std::size_t pos) noexcept {
       pos -= n->child[i++].len;
     }
     e = &n->child[i];
+  }
+  if (!want_newlines && one_per_byte(*e, text_metric::utf16)) {
+    r.chars += pos;
+    return r;
   }
   add(r, chunk_counts(static_cast<const chunk*>(e->p), e->off, pos));
   return r;
@@ -316,7 +400,7 @@ rope::size_type rope::utf16_count() const noexcept {
 
 rope::size_type rope::byte_to_char(size_type pos) const {
   if (pos > size()) detail::out_of_range("byte_to_char", "pos", pos, "size()", size());
-  return detail::rope_prefix(root_, pos).chars;
+  return detail::rope_prefix(root_, pos, false).chars;
 }
 rope::size_type rope::byte_to_line(size_type pos) const {
   if (pos > size()) detail::out_of_range("byte_to_line", "pos", pos, "size()", size());
@@ -324,7 +408,7 @@ rope::size_type rope::byte_to_line(size_type pos) const {
 }
 rope::size_type rope::byte_to_utf16(size_type pos) const {
   if (pos > size()) detail::out_of_range("byte_to_utf16", "pos", pos, "size()", size());
-  const detail::text_counts t = detail::rope_prefix(root_, pos);
+  const detail::text_counts t = detail::rope_prefix(root_, pos, false);
   return t.chars + t.astral;
 }
 
@@ -344,6 +428,62 @@ rope::size_type rope::line_to_byte(size_type line) const {
   if (line == 0) return 0;
   if (line == lines) return size();
   return detail::rope_nth(root_, text_metric::newlines, line - 1) + 1;
+}
+
+rope::size_type rope::chars_after(size_type pos, size_type n) const {
+  if (pos > size()) detail::out_of_range("chars_after", "pos", pos, "size()", size());
+  if (pos == size()) return size();
+  // The char holding pos is item byte_to_char(pos + 1) - 1 (with no char
+  // before pos + 1, the count starts at the first char).
+  const size_type upto = detail::rope_prefix(root_, pos + 1, false).chars;
+  const size_type k = upto ? upto - 1 : 0;
+  const size_type total = char_count();
+  if (n >= total - k) return size();
+  return detail::rope_nth_pair(root_, text_metric::chars, k, n).second;
+}
+
+rope::size_type rope::utf16_after(size_type pos, size_type n) const {
+  if (pos > size()) detail::out_of_range("utf16_after", "pos", pos, "size()", size());
+  if (pos == size()) return size();
+  // The first unit of the char holding pos: the units up to and including
+  // that char, less its width (two for an astral lead byte).
+  const detail::text_counts t = detail::rope_prefix(root_, pos + 1, false);
+  size_type k = 0;
+  if (t.chars > 0) {
+    size_type c = pos;
+    if ((static_cast<unsigned char>((*this)[c]) & 0xC0) == 0x80)
+      c = detail::rope_nth(root_, text_metric::chars, t.chars - 1);
+    k = t.chars + t.astral - (static_cast<unsigned char>((*this)[c]) >= 0xF0 ? 2 : 1);
+  }
+  const size_type total = utf16_count();
+  if (n >= total - k) return size();
+  return detail::rope_nth_pair(root_, text_metric::utf16, k, n).second;
+}
+
+rope::size_type rope::char_to_line(size_type i) const {
+  return byte_to_line(char_to_byte(i));
+}
+rope::size_type rope::line_to_char(size_type line) const {
+  return byte_to_char(line_to_byte(line));
+}
+
+rope::line_column rope::byte_to_line_column(size_type pos) const {
+  if (pos > size()) detail::out_of_range("byte_to_line_column", "pos", pos, "size()", size());
+  const detail::text_counts at = detail::rope_prefix(root_, pos);
+  const size_type line = at.newlines;
+  const size_type start = line_to_byte(line);
+  const detail::text_counts before = detail::rope_prefix(root_, start, false);
+  return {line, at.chars + at.astral - before.chars - before.astral};
+}
+
+rope::size_type rope::line_column_to_byte(line_column lc) const {
+  const size_type lines = line_count();
+  if (lc.line >= lines)
+    detail::out_of_range("line_column_to_byte", "line", lc.line, "line_count() - 1", lines - 1);
+  const size_type start = line_to_byte(lc.line);
+  const size_type eol = lc.line + 1 == lines ? size() : line_to_byte(lc.line + 1) - 1;
+  if (lc.column == 0 || start == eol) return start;
+  return std::min(utf16_after(start, lc.column), eol);
 }
 
 rope rope::line(size_type i) const {

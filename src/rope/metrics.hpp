@@ -7,6 +7,9 @@
 
 #include "../text_count.hpp"
 
+#include <cstddef>
+#include <utility>
+
 namespace fl::detail {
 inline namespace FL_ROPE_NS {
 
@@ -31,6 +34,63 @@ struct chunk_cut {
 };
 chunk_cut chunk_cut_counts(const chunk* c, std::size_t off, std::size_t len,
                            const text_counts* whole, std::size_t a, std::size_t b) noexcept;
+
+// Stores t as e's metrics.
+inline void set_counts(edge& e, const text_counts& t) noexcept {
+  e.chars = t.chars;
+  e.newlines = t.newlines;
+  e.astral = t.astral;
+}
+
+// ---- descents and leaf scans by a metric (metrics.cpp)
+
+// Whether item k of metric m (chars or UTF-16 units) in the leaf e is byte
+// k: e's metrics are known and every byte is a char (and, for UTF-16, none
+// is astral), as in ASCII text. Then a conversion needs no scan at all.
+inline bool one_per_byte(const edge& e, text_metric m) noexcept {
+  return m != text_metric::newlines && e.known() && e.chars == e.len &&
+         (m == text_metric::chars || e.astral == 0);
+}
+
+// The scans behind leaf_nth and leaf_nth_from (a big chunk: its index).
+std::size_t leaf_nth_scan(const edge& e, text_metric m, std::size_t k) noexcept;
+std::size_t leaf_nth_from_scan(const edge& e, text_metric m, std::size_t r,
+                               std::size_t n) noexcept;
+
+// Position in the leaf e of its item k of metric m, or e.len when it has k
+// items or fewer (an all-ASCII leaf: no scan).
+inline std::size_t leaf_nth(const edge& e, text_metric m, std::size_t k) noexcept {
+  if (one_per_byte(e, m)) return k < e.len ? k : e.len;
+  return leaf_nth_scan(e, m, k);
+}
+
+// Position in the leaf e of item n counted from leaf byte r (item 0 is
+// the first starting at or after r), or e.len when the leaf ends before it.
+inline std::size_t leaf_nth_from(const edge& e, text_metric m, std::size_t r,
+                                 std::size_t n) noexcept {
+  if (one_per_byte(e, m)) return n < e.len - r ? r + n : e.len;
+  return leaf_nth_from_scan(e, m, r, n);
+}
+
+// The leaf holding item k of metric m of the rope `root` (non-empty), the
+// rope offset of its first byte and k relative to it; leaf null when the
+// rope has k items or fewer. With idx, the child index taken at each level
+// (root height entries), as descend() gives them.
+struct metric_hit {
+  const edge* leaf;
+  std::size_t lo;
+  std::size_t k;
+};
+metric_hit descend_metric(const edge& root, text_metric m, std::size_t k, unsigned* idx) noexcept;
+
+// Position of item k of metric m in the rope `root` (non-empty), or
+// static_cast<size_t>(-1) when it has k items or fewer.
+std::size_t rope_nth(const edge& root, text_metric m, std::size_t k) noexcept;
+
+// Positions of items k and k + n (each -1 when the rope has too few): one
+// descent; item k + n is looked for in the same leaf first.
+std::pair<std::size_t, std::size_t> rope_nth_pair(const edge& root, text_metric m, std::size_t k,
+                                                  std::size_t n) noexcept;
 
 // Computes the metrics of e and of every edge below it that is unknown.
 // Writes only edges reached through unknown edges: those sit in nodes that

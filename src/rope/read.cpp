@@ -283,6 +283,43 @@ std::string rope::to_std() const {
   return out;
 }
 
+// Backwards over windows of the text: each window [lo, hi) is copied out
+// (whole chunks: string_view::rfind runs on contiguous bytes) and searched
+// for a match starting at or before `last`; the next window ends m - 1 bytes
+// into this one, so a match across the cut is seen once. A window is at
+// least 64 KiB (or the rest of the text), so the copies and searches cost
+// O(1) per byte scanned plus O(m) per window.
+rope::size_type rope::rfind(std::string_view needle, size_type pos) const {
+  const size_type n = size(), m = needle.size();
+  if (m > n) return npos;
+  const size_type last = std::min(pos, n - m);  // the last start allowed
+  if (m == 0) return last;
+  if (root_.p->height == 0) return detail::leaf_text(root_).substr(0, last + m).rfind(needle);
+  constexpr size_type window = size_type{64} << 10;
+  const size_type span = std::max(window, 2 * m);
+  std::string buf;
+  size_type hi = last + m;  // the window's end: a match ends at or before it
+  for (;;) {
+    const size_type lo = hi > span ? hi - span : 0;
+    buf.resize(hi - lo);
+    copy(buf.data(), hi - lo, lo);
+    const size_type r = std::string_view(buf).rfind(needle);
+    if (r != std::string_view::npos) return lo + r;
+    if (lo == 0) return npos;
+    hi = lo + m - 1;
+  }
+}
+
+rope::chunk_range rope::chunks_at(size_type pos) const {
+  if (pos > size()) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "fl::rope::chunks_at: pos (which is %zu) > size() (which is %zu)",
+                  pos, size());
+    throw std::out_of_range(buf);
+  }
+  return chunk_range(this, pos);
+}
+
 rope::size_type rope::copy(char* dest, size_type n, size_type pos) const {
   if (pos > size()) throw std::out_of_range("fl::rope::copy: pos > size()");
   n = std::min(n, size() - pos);

@@ -1,6 +1,7 @@
-// libFuzzer target: json_store::open over any file contents. Opening, dumping
-// and looking values up in any file must either work or throw
-// fl::persist_error; never crash, hang or read outside the file.
+// libFuzzer target: json_store::open over any file contents. Opening, dumping,
+// looking values up, editing (which frees what it replaces) and compacting
+// any file must either work or throw fl::persist_error; never crash, hang or
+// read outside the file.
 //
 // Input byte 0 picks the mode:
 //   0  the rest is the file, as is
@@ -117,6 +118,32 @@ void exercise() {
   } catch (const fl::persist_error&) {}
 }
 
+// Edits free what they replace (walking the old value) and compact()
+// rewrites the whole document: on a damaged file both must raise
+// persist_error (or the API's own errors) and never loop or crash. Nothing
+// is committed.
+void exercise_edits() {
+  try {
+    auto s = fl::json_store::open(scratch_file());
+    for (const char* p : {"/a", "/a/b/0", "/big/k7", "/statuses/0", "/0"}) {
+      try {
+        s.set(p, R"(["replaced",{"k":"v"}])");
+      } catch (const std::out_of_range&) {}
+      try {
+        (void)s.erase(p);
+      } catch (const std::out_of_range&) {}
+    }
+    try {
+      s.set("/big/k3", "7");
+    } catch (const std::out_of_range&) {}
+    s.compact();
+    (void)s.dump();
+  } catch (const fl::persist_error&) {}
+  std::error_code ec;
+  std::filesystem::remove(scratch_file().string() + ".compact", ec);
+  std::filesystem::remove(scratch_file().string() + ".compact-log", ec);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -128,6 +155,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (mode == 1) repair(f);
     write_file(f);
     exercise();
+    exercise_edits();
   } else {
     std::string f = template_store();
     const bool fix = in.left && (*in.p & 1);
@@ -138,6 +166,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (fix) repair(f);
     write_file(f);
     exercise();
+    write_file(f);
+    exercise_edits();
   }
   std::error_code ec;
   std::filesystem::remove(scratch_file(), ec);

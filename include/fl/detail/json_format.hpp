@@ -5,12 +5,19 @@
 //
 // The store is a mapped_space file (fl/detail/persist_format.hpp: meta slots,
 // redo log, page CRC-32C table); its root object is a json_head, which holds
-// the document's root value. Everything else is in blocks carved at the end
-// of the space (mapped_space::allocate_end), so blocks appear in the order
-// they were written: import writes the whole document as one block; an edit
-// writes one block holding the new value and new copies of the containers on
-// its path (path copying), then switches json_head::root. Blocks an edit
-// leaves unreferenced stay in the file (the store only grows).
+// the document's root value. Format 3: every value with bytes (a non-empty
+// string or number text, a non-empty container's table) is a block of the
+// space of its own, so an edit can free exactly what it replaces. Import
+// lays the blocks out in memory as the space carves them at its end and
+// writes them as one run; an edit builds its new value and new copies of the
+// containers on its path (path copying) as blocks at offsets from the
+// space's end, then moves each into a block of the space (a freed block of
+// its class, or the end), translating those offsets, switches
+// json_head::root and retires (mapped_space::retire) the blocks it replaced:
+// they are reused once no committed state and no reader can reach them.
+// Empty strings and containers have no block (x = 0). Format 2 (values
+// packed into a few blocks, each container above everything it refers to)
+// is read and edited without reclaiming; compact() rewrites it as format 3.
 //
 // Values (json_ref, 16 bytes) refer to their bytes by offset in the space:
 //   string, number_text   x = offset of the UTF-8 bytes, n = byte count
@@ -19,17 +26,23 @@
 //                         n >= index_min_members, by n uint32 member positions
 //                         sorted by key_order (length, then bytes, then
 //                         position), so a lookup in a big object is a binary
-//                         search
+//                         search, then the members' keys (in the same block)
 //   int64, uint64, real   x = the value (uint64 only above INT64_MAX; real is
 //                         the bit pattern of a finite double)
 //   null, false, true     no payload
-// Invariant (checked on every read): all bytes a container refers to lie
-// below its table's offset x, and the root lies below the end of the carved
-// blocks. So the structure is acyclic and every reference is bounded, even in
-// a crafted file whose checksums match. Every byte is read through
+// Invariants for a crafted file whose checksums match (blocks are reused, so
+// nothing orders a container against what it refers to, and a crafted file
+// may make a container contain itself or share a value): every reference
+// lies inside the carved blocks (checked on every read), and every walk is
+// bounded: a lookup takes one step per pointer token; dump() and compact()
+// stop past max_depth levels and when their output passes 8 bytes per
+// stored byte; an edit's walk of the value it replaces stops past max_depth
+// levels or the space's count of live blocks, and checks that each block is
+// live and holds the value's bytes before the edit changes anything. Each
+// limit raises persist_error. Every byte is read through
 // mapped_space::checked, which verifies each committed page against its CRC
-// the first time it is touched: opening costs O(1), reading a value costs the
-// pages under it once.
+// the first time it is touched: opening costs O(1), reading a value costs
+// the pages under it once.
 #pragma once
 
 #include <cstddef>
@@ -40,7 +53,11 @@ namespace fl::detail::json {
 
 // "flJSONst" read as a little-endian uint64.
 inline constexpr std::uint64_t file_magic = 0x74734e4f534a6c66ULL;
-inline constexpr std::uint32_t format_version = 2;
+// Version 3: every value with bytes has a block of its own (reused once
+// freed); version 2 (blocks of many values, ordered below their containers)
+// is read and edited without reclaiming space until compacted.
+inline constexpr std::uint32_t format_version = 3;
+inline constexpr std::uint32_t oldest_format_version = 2;
 
 // Containers nested deeper than this are rejected by the parser and treated as
 // damage by the reader (which recurses once per level when dumping). The same

@@ -65,9 +65,10 @@ inline constexpr std::size_t value_crc_span = 32;  // header bytes the CRC cover
 inline constexpr std::uint64_t space_page = 4096;  // unit of meta slots, CRC table, growth
 inline constexpr std::uint64_t space_data_start = 2 * space_page;
 inline constexpr std::uint64_t space_first_block = space_data_start + 8;
-// Version 2 added the redo log of records and the meta's `state`; version 1
-// files (state 0) are read and become version 2 on their first commit.
-inline constexpr std::uint32_t space_format_version = 2;
+// Version 2 added the redo log of records and the meta's `state`; version 3
+// the meta's `deferred` (blocks waiting for reuse). Files of versions 1 and 2
+// (state 0, deferred 0) are read and become version 3 on their first commit.
+inline constexpr std::uint32_t space_format_version = 3;
 inline constexpr std::uint32_t space_oldest_version = 1;
 inline constexpr char space_magic[8] = {'f', 'l', '.', 's', 'p', 'a', 'c', 'e'};
 
@@ -142,10 +143,18 @@ struct space_meta {
   std::uint64_t file_size;    // committed data file size (multiple of space_page)
   space_alloc_state alloc;
   std::uint32_t crc;    // CRC-32C of every byte before this field, then of `state`
+                        // (and, from version 3, of `deferred`)
   std::uint32_t state;  // meta_log_bit | slot writes << 1 (version 1: 0, outside the CRC)
+  // Version 3: payload offset of the newest deferred batch (see below), 0 for
+  // none. Earlier versions end before it (their page has zeros there).
+  std::uint64_t deferred;
 };
 static_assert(std::is_trivially_copyable_v<space_meta> && sizeof(space_meta) <= space_page);
 inline constexpr std::size_t meta_crc_span = offsetof(space_meta, crc);
+// Bytes of a meta image of format `version` (a log record holds one).
+constexpr std::size_t meta_image_bytes(std::uint32_t version) noexcept {
+  return version >= 3 ? sizeof(space_meta) : offsetof(space_meta, deferred);
+}
 // state bit 0: the log holds this meta's commit as the first record at offset
 // 0, then the commits after it; the newest state is the last valid record.
 // Clear: the data file alone is the state and the log is not read.
@@ -155,13 +164,33 @@ inline constexpr std::uint32_t meta_log_bit = 1;
 inline constexpr std::uint32_t meta_seq_mask = 0x7FFFFFFFu;
 inline std::uint32_t meta_crc(const space_meta& m) noexcept {
   const std::uint32_t c = crc32c(&m, meta_crc_span);
-  return m.format_version == 1 ? c : crc32c(&m.state, sizeof m.state, c);
+  if (m.format_version == 1) return c;
+  const std::uint32_t d = crc32c(&m.state, sizeof m.state, c);
+  return m.format_version == 2 ? d : crc32c(&m.deferred, sizeof m.deferred, d);
 }
+
+// ---- deferred frees -------------------------------------------------------
+// A block freed with mapped_space::retire() stays live until no state that
+// may still be read refers to it: the blocks retired while commit g was
+// built are reachable from commit g - 1, so they return to the free lists
+// once the oldest generation still needed is g or later. Each commit that
+// retired blocks writes one batch, a live block whose payload is
+//   u64 generation (g), u64 count, u64 next (payload offset of the next
+//   older batch, 0 ends), count u64 payload offsets of the retired blocks
+// and names the newest batch in its meta (`deferred`): a crash between a
+// commit and the reuse of what it retired reopens with the batches and
+// releases them then, so nothing leaks and nothing is freed twice.
+struct deferred_batch_head {
+  std::uint64_t generation;
+  std::uint64_t count;
+  std::uint64_t next;
+};
+static_assert(sizeof(deferred_batch_head) == 24);
 
 // ---- redo log "<path>-log" -----------------------------------------------
 // An append-only run of commit records from offset 0, reused from 0 after each
 // checkpoint. A record, each part starting where the previous ends:
-//   log_record (64 bytes), the new meta (sizeof(space_meta)), n extents
+//   log_record (64 bytes), the new meta (meta_image_bytes(version)), n extents
 //   (file offset and length, both multiples of 4096), zeros to a 4096 boundary
 //   the extents' bytes, in order
 // Records of one run have consecutive generations; the run starts with the
@@ -182,10 +211,11 @@ struct log_record {
 };
 static_assert(sizeof(log_record) == 64 && std::is_trivially_copyable_v<log_record>);
 inline constexpr std::size_t record_crc_span = offsetof(log_record, head_crc);
-// Bytes of a record before its page images.
-constexpr std::uint64_t record_head_bytes(std::uint64_t extents) noexcept {
-  return (sizeof(log_record) + sizeof(space_meta) + extents * 16 + space_page - 1) / space_page *
-         space_page;
+// Bytes of a record of format `version` before its page images.
+constexpr std::uint64_t record_head_bytes(std::uint64_t extents,
+                                          std::uint32_t version = space_format_version) noexcept {
+  return (sizeof(log_record) + meta_image_bytes(version) + extents * 16 + space_page - 1) /
+         space_page * space_page;
 }
 struct log_extent {
   std::uint64_t offset;
@@ -208,6 +238,52 @@ struct log_header_v1 {
   std::uint64_t uuid;
   std::uint64_t generation;
 };
+
+// ---- reader table "<path>-readers" ----------------------------------------
+// Shared memory (MAP_SHARED) between the one writer of a space and its
+// read-only openers; never flushed, rebuilt by each writer's open, so it
+// holds nothing a crash could lose. Three pages:
+//   [0, 4096)      reader_file_head: the newest commit (generation and meta,
+//                  under a sequence counter), the generation the data file
+//                  holds in place, and the writer's intent to advance it
+//   [4096, 8192)   a ring of reader_ring_size (generation, log offset) pairs:
+//                  where the record of each recent commit starts in the log
+//   [8192, 12288)  reader_slot_count slots of 32 bytes; slot i is owned by
+//                  whoever holds an OFD write lock on byte 8192 + 32 i (the
+//                  kernel drops it when the owner dies, even by SIGKILL)
+// Every field is a native u64 read and written with atomic operations; a
+// reader checks every value it takes from here against the log's CRCs.
+inline constexpr char reader_magic[8] = {'f', 'l', '.', 'r', 'e', 'a', 'd', 'r'};
+inline constexpr std::uint32_t reader_format_version = 1;
+inline constexpr std::uint64_t reader_ring_at = space_page;
+inline constexpr std::uint64_t reader_ring_size = space_page / 16;
+inline constexpr std::uint64_t reader_slots_at = 2 * space_page;
+inline constexpr std::uint64_t reader_slot_bytes = 32;
+inline constexpr std::uint64_t reader_slot_count = space_page / reader_slot_bytes;
+inline constexpr std::uint64_t reader_file_bytes = 3 * space_page;
+struct reader_file_head {
+  char magic[8];
+  std::uint32_t format_version;
+  std::uint32_t byte_order;
+  std::uint64_t uuid;          // the data file's
+  std::uint64_t seq;           // odd while the writer changes `newest` and `meta`
+  std::uint64_t newest;        // the newest commit whose record is durable
+  std::uint64_t file_gen;      // the commit the data file holds in place
+  std::uint64_t file_intent;   // >= file_gen: the commit in-place writes may be heading to
+  std::uint64_t slot_high;     // slots at or past it were never used
+  std::uint64_t reserved[9];   // 0
+  space_meta meta;             // the meta of `newest`
+};
+static_assert(sizeof(reader_file_head) <= space_page &&
+              offsetof(reader_file_head, meta) % 8 == 0 && sizeof(space_meta) % 8 == 0);
+// A slot: the generation its reader pins (0: none) and the reader's pid (for
+// people reading the file; liveness is the lock).
+struct reader_slot {
+  std::uint64_t pin;
+  std::uint64_t pid;
+  std::uint64_t reserved[2];
+};
+static_assert(sizeof(reader_slot) == reader_slot_bytes);
 
 constexpr std::uint64_t round_up(std::uint64_t n, std::uint64_t a) noexcept {
   return (n + a - 1) / a * a;

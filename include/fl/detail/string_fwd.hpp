@@ -11,6 +11,7 @@
 #include <iterator>
 #include <memory_resource>
 #include <ranges>
+#include <string>
 #include <string_view>
 #include <type_traits>
 
@@ -48,6 +49,12 @@ template <class T>
 concept string_view_like = std::is_convertible_v<const T&, std::string_view> &&
                            !std::is_convertible_v<const T&, const char*> &&
                            !is_concat_expr_v<T>;
+
+// std::string, or a class publicly derived from it: what the implicit interop
+// constructor takes. A template parameter, never a plain `const std::string&`,
+// since a braced list can only reach a non-template parameter.
+template <class T>
+concept std_string_based = std::is_convertible_v<const T*, const std::string*>;
 
 // The (t, pos, n) overloads only require the conversion to std::string_view.
 template <class T>

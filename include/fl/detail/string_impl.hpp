@@ -332,16 +332,51 @@ void basic_string<A>::init_expr(const E& e) {
 
 // ---- assignment ----
 
+// With an allocator that propagates on copy assignment, *this ends with
+// other's allocator: when the two differ, copy_with_allocator; when they are
+// equal, the text is copied first and the allocator after, so a throw leaves
+// both as they were.
 template <class A>
 basic_string<A>& basic_string<A>::operator=(const basic_string& other) {
   if (this == &other) return *this;
   if constexpr (alloc_traits::propagate_on_container_copy_assignment::value) {
-    if (!alloc_traits::is_always_equal::value && alloc_ != other.alloc_) free_storage();
+    if constexpr (!alloc_traits::is_always_equal::value) {
+      if (alloc_ != other.alloc_) return copy_with_allocator(other);
+    }
+    copy_text(other);
     alloc_ = other.alloc_;
+    return *this;
+  } else {
+    return copy_text(other);
   }
-  // Two distinct strings never overlap, so a plain copy is enough here. The
-  // common case of a kept string (capacity that fits) falls through to a
-  // copy without a library call for up to 64 bytes.
+}
+
+// The old block belongs to the old allocator and the new text must live in
+// other's: the new block is taken from a copy of other's allocator before
+// anything changes (if that throws, *this is as it was), then the old block
+// goes back to the old allocator and the new allocator is adopted.
+template <class A>
+basic_string<A>& basic_string<A>::copy_with_allocator(const basic_string& other) {
+  A a = other.alloc_;
+  core fresh = other.core_;  // an inline string is its 24 bytes
+  if (other.core_.is_heap()) {
+    const size_type n = other.core_.size;
+    const size_type bytes = block_bytes(n);
+    char* p = alloc_traits::allocate(a, bytes);
+    std::memcpy(p, other.core_.ptr, n + 1);
+    fresh.set_heap(p, n, bytes - 1);
+  }
+  free_storage();
+  alloc_ = std::move(a);
+  core_ = fresh;
+  return *this;
+}
+
+// Two distinct strings never overlap, so a plain copy is enough here. The
+// common case of a kept string (capacity that fits) falls through to a copy
+// without a library call for up to 64 bytes.
+template <class A>
+inline basic_string<A>& basic_string<A>::copy_text(const basic_string& other) {
   if (core_.is_heap()) [[likely]] {
     const size_type n = other.size();
     if (n <= heap_capacity()) [[likely]] {

@@ -1,0 +1,787 @@
+// src/mapped_space_readers.cpp: one writer and many readers of a space, in
+// any processes. Formats in fl/detail/persist_format.hpp ("reader table");
+// the design in docs/design.md ("Readers").
+//
+// The invariant: the data file holds, in place, the state of a commit no
+// newer than the oldest one a live reader pins (file_gen). A reader maps the
+// file privately and reads the pages of the commits after file_gen from their
+// records in the redo log into its mapping (private copies, which later
+// writes to the file cannot change); the pages it did not copy are the same
+// in file_gen's state and in its own, and stay so because the file never
+// moves past the reader's commit. The writer never waits: while a reader
+// holds an older commit, the writer keeps in its own mapping the pages the
+// file lacks ("lagging"), and moves the file forward, from the log, as far as
+// the oldest pin allows at each commit. The log is reused from 0 (checkpoint)
+// only when the file holds the newest commit, so every record a reader may
+// still need stays where it was written.
+//
+// Pinning without a race (as LMDB's reader table does it): a reader stores
+// its pin, then reads the writer's intent; the writer stores its intent, then
+// reads the pins; with sequentially consistent fences one of them sees the
+// other, so either the writer does not move the file past the pin or the
+// reader tries again.
+#include <fl/mapped_space.hpp>
+
+#include <fl/detail/persist_format.hpp>
+
+#include "mapped_space_internal.hpp"
+#include "persist_posix.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+namespace fl::detail {
+
+reader_table::~reader_table() {
+  if (map != nullptr) {
+    if (slot >= 0)
+      std::atomic_ref<std::uint64_t>(
+          *reinterpret_cast<std::uint64_t*>(map + reader_slots_at + slot * reader_slot_bytes))
+          .store(0, std::memory_order_seq_cst);
+    ::munmap(map, reader_file_bytes);
+  }
+  // Closing fd drops the slot's lock.
+}
+
+namespace {
+
+std::filesystem::path table_path(const std::filesystem::path& data) {
+  std::filesystem::path p = data;
+  p += "-readers";
+  return p;
+}
+
+std::atomic_ref<std::uint64_t> word(std::byte* map, std::uint64_t off) noexcept {
+  return std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(map + off));
+}
+constexpr std::uint64_t seq_at = offsetof(reader_file_head, seq);
+constexpr std::uint64_t newest_at = offsetof(reader_file_head, newest);
+constexpr std::uint64_t file_gen_at = offsetof(reader_file_head, file_gen);
+constexpr std::uint64_t intent_at = offsetof(reader_file_head, file_intent);
+constexpr std::uint64_t slot_high_at = offsetof(reader_file_head, slot_high);
+constexpr std::uint64_t meta_at = offsetof(reader_file_head, meta);
+constexpr std::uint64_t slot_at(std::uint64_t i) noexcept {
+  return reader_slots_at + i * reader_slot_bytes;
+}
+constexpr std::uint64_t ring_at(std::uint64_t gen) noexcept {
+  return reader_ring_at + (gen % reader_ring_size) * 16;
+}
+constexpr std::size_t meta_words = sizeof(space_meta) / 8;
+
+// The newest commit and its meta, read under the sequence counter.
+void read_newest(std::byte* map, std::uint64_t& gen, space_meta& meta) {
+  std::uint64_t buf[meta_words];
+  for (;;) {
+    const std::uint64_t s1 = word(map, seq_at).load(std::memory_order_acquire);
+    if (s1 & 1) {
+      std::this_thread::yield();
+      continue;
+    }
+    gen = word(map, newest_at).load(std::memory_order_relaxed);
+    for (std::size_t i = 0; i < meta_words; ++i)
+      buf[i] = word(map, meta_at + i * 8).load(std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if (word(map, seq_at).load(std::memory_order_relaxed) == s1) break;
+  }
+  std::memcpy(&meta, buf, sizeof meta);
+}
+
+void write_newest(std::byte* map, std::uint64_t gen, const space_meta& meta) {
+  std::uint64_t buf[meta_words];
+  std::memcpy(buf, &meta, sizeof meta);
+  auto seq = word(map, seq_at);
+  const std::uint64_t s = seq.load(std::memory_order_relaxed) & ~std::uint64_t{1};
+  seq.store(s + 1, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_release);
+  word(map, newest_at).store(gen, std::memory_order_relaxed);
+  for (std::size_t i = 0; i < meta_words; ++i)
+    word(map, meta_at + i * 8).store(buf[i], std::memory_order_relaxed);
+  seq.store(s + 2, std::memory_order_release);
+}
+
+void ring_put(std::byte* map, std::uint64_t gen, std::uint64_t at) {
+  word(map, ring_at(gen)).store(0, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_release);
+  word(map, ring_at(gen) + 8).store(at, std::memory_order_relaxed);
+  word(map, ring_at(gen)).store(gen, std::memory_order_release);
+}
+
+// Where the ring says commit `gen`'s record starts, or ~0.
+std::uint64_t ring_get(std::byte* map, std::uint64_t gen) {
+  const std::uint64_t g1 = word(map, ring_at(gen)).load(std::memory_order_acquire);
+  const std::uint64_t at = word(map, ring_at(gen) + 8).load(std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_acquire);
+  const std::uint64_t g2 = word(map, ring_at(gen)).load(std::memory_order_relaxed);
+  return g1 == gen && g2 == gen ? at : ~std::uint64_t{0};
+}
+
+// flock(LOCK_EX) on the table for its set-up, released on scope exit.
+struct table_lock {
+  int fd;
+  explicit table_lock(const std::filesystem::path& p, int f) : fd(f) {
+    while (::flock(fd, LOCK_EX) != 0) {
+      if (errno != EINTR) throw_errno(p, "flock", errno);
+    }
+  }
+  ~table_lock() { ::flock(fd, LOCK_UN); }
+};
+
+// Opens (creating) and maps the table of the space at `data`.
+void open_table(const std::filesystem::path& data, reader_table& t) {
+  const std::filesystem::path p = table_path(data);
+  t.fd = unique_fd(::open(p.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666));
+  if (!t.fd) throw_errno(p, "open of the reader table", errno);
+  struct stat sb;
+  if (::fstat(t.fd.get(), &sb) != 0) throw_errno(p, "fstat", errno);
+  if (static_cast<std::uint64_t>(sb.st_size) < reader_file_bytes) {
+    const table_lock lock(p, t.fd.get());
+    if (::ftruncate(t.fd.get(), static_cast<off_t>(reader_file_bytes)) != 0)
+      throw_errno(p, "ftruncate of the reader table", errno);
+  }
+  void* m = ::mmap(nullptr, reader_file_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, t.fd.get(), 0);
+  if (m == MAP_FAILED) throw_errno(p, "mmap of the reader table", errno);
+  t.map = static_cast<std::byte*>(m);
+}
+
+bool table_valid(const std::byte* map, std::uint64_t uuid) {
+  reader_file_head h;
+  std::memcpy(&h, map, offsetof(reader_file_head, seq));
+  return std::memcmp(h.magic, reader_magic, sizeof h.magic) == 0 &&
+         h.format_version == reader_format_version && h.byte_order == byte_order_mark &&
+         h.uuid == uuid;
+}
+
+// A fresh table for the file `uuid`: no slots, an empty ring.
+void init_table(std::byte* map, std::uint64_t uuid) {
+  for (std::uint64_t off = 0; off < reader_file_bytes; off += 8)
+    word(map, off).store(0, std::memory_order_relaxed);
+  reader_file_head h{};
+  stamp_marks(h, reader_magic, reader_format_version);
+  h.uuid = uuid;
+  std::memcpy(map, &h, offsetof(reader_file_head, seq));
+}
+
+void clear_ring(std::byte* map) {
+  for (std::uint64_t off = reader_ring_at; off < reader_slots_at; off += 8)
+    word(map, off).store(0, std::memory_order_relaxed);
+}
+
+// A checked record head: its log record, meta and extents.
+struct record_head {
+  std::uint64_t at = 0;
+  log_record h{};
+  space_meta meta{};
+  std::vector<log_extent> ext;
+};
+
+// Reads and checks the head of commit `gen`'s record at `at` (magic, file,
+// generation, head CRC, meta, extents inside the meta's file, in order).
+bool read_head(int log_fd, std::uint64_t at, std::uint64_t uuid, std::uint64_t gen,
+               record_head& r) {
+  // One page holds the head of a record of up to 170 extents: read into the
+  // stack, a bigger head into the heap.
+  alignas(8) std::byte page[space_page];
+  if (pread_full(log_fd, page, space_page, at) != static_cast<long long>(space_page))
+    return false;
+  std::memcpy(&r.h, page, sizeof r.h);
+  const log_record& h = r.h;
+  if (std::memcmp(h.magic, record_magic, sizeof h.magic) != 0 || h.byte_order != byte_order_mark ||
+      h.format_version != space_format_version || h.uuid != uuid || h.generation != gen ||
+      h.extent_count > (std::uint64_t{1} << 28))
+    return false;
+  const std::uint64_t head_bytes = record_head_bytes(h.extent_count);
+  if (h.record_bytes != head_bytes + h.data_bytes) return false;
+  std::unique_ptr<std::byte[]> big;
+  const std::byte* head_p = page;
+  if (head_bytes > space_page) {
+    big.reset(new std::byte[static_cast<std::size_t>(head_bytes)]);
+    std::memcpy(big.get(), page, space_page);
+    if (pread_full(log_fd, big.get() + space_page, head_bytes - space_page, at + space_page) !=
+        static_cast<long long>(head_bytes - space_page))
+      return false;
+    head_p = big.get();
+  }
+  const std::byte* head = head_p;
+  const std::size_t ext_bytes = static_cast<std::size_t>(h.extent_count) * sizeof(log_extent);
+  std::uint32_t crc = crc32c(head, record_crc_span);
+  crc = crc32c(head + sizeof h, sizeof(space_meta) + ext_bytes, crc);
+  if (crc != h.head_crc) return false;
+  std::memcpy(&r.meta, head + sizeof h, sizeof r.meta);
+  if (r.meta.generation != gen || r.meta.uuid != uuid ||
+      !check_meta(r.meta, r.meta.file_size).empty())
+    return false;
+  r.ext.resize(static_cast<std::size_t>(h.extent_count));
+  if (ext_bytes) std::memcpy(r.ext.data(), head + sizeof h + sizeof(space_meta), ext_bytes);
+  std::uint64_t sum = 0, prev_end = space_data_start;
+  for (const log_extent& e : r.ext) {
+    if (e.offset % space_page != 0 || e.length % space_page != 0 || e.length == 0 ||
+        e.offset < prev_end || e.offset > r.meta.file_size ||
+        r.meta.file_size - e.offset < e.length)
+      return false;
+    prev_end = e.offset + e.length;
+    sum += e.length;
+  }
+  r.at = at;
+  return sum == h.data_bytes;
+}
+
+// Finds commit `gen`'s record: at `next` (where the previous commit's record
+// ends: a run's records follow each other), where the ring says, else by
+// walking the log's run from offset 0.
+bool find_record(const reader_table& t, int log_fd, std::uint64_t uuid, std::uint64_t gen,
+                 std::uint64_t next, record_head& r) {
+  if (next != ~std::uint64_t{0} && read_head(log_fd, next, uuid, gen, r)) return true;
+  const std::uint64_t hint = ring_get(t.map, gen);
+  if (hint != ~std::uint64_t{0} && hint != next && read_head(log_fd, hint, uuid, gen, r))
+    return true;
+  struct stat sb;
+  if (::fstat(log_fd, &sb) != 0) return false;
+  const auto log_bytes = static_cast<std::uint64_t>(sb.st_size);
+  for (std::uint64_t at = 0; at + space_page <= log_bytes;) {
+    log_record h;
+    if (pread_full(log_fd, &h, sizeof h, at) != static_cast<long long>(sizeof h)) return false;
+    if (std::memcmp(h.magic, record_magic, sizeof h.magic) != 0 || h.uuid != uuid ||
+        h.generation > gen)
+      return false;
+    record_head here;
+    if (!read_head(log_fd, at, uuid, h.generation, here)) return false;
+    if (h.generation == gen) {
+      r = std::move(here);
+      return true;
+    }
+    at += here.h.record_bytes;
+  }
+  return false;
+}
+
+// ---- readers ----
+
+// Reads every buffer of `iov` (consumed) from `off` on; false on an error or
+// the end of the file.
+bool preadv_all(int fd, iovec* iov, std::size_t count, std::uint64_t off) {
+  constexpr std::size_t max_iov = 1024;  // IOV_MAX on Linux
+  while (count > 0) {
+    const ssize_t got = ::preadv(fd, iov, static_cast<int>(std::min(count, max_iov)),
+                                 static_cast<off_t>(off));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return false;
+    off += static_cast<std::uint64_t>(got);
+    auto left = static_cast<std::size_t>(got);
+    while (count > 0 && left >= iov->iov_len) {
+      left -= iov->iov_len;
+      ++iov;
+      --count;
+    }
+    if (count > 0) {
+      iov->iov_base = static_cast<char*>(iov->iov_base) + left;
+      iov->iov_len -= left;
+    }
+  }
+  return true;
+}
+
+// Extends a reader's mapping of the file to `bytes`.
+void grow_reader_map(space_state& s, std::uint64_t bytes) {
+  if (bytes <= s.size) return;
+  if (bytes > s.reserve)
+    fail(s, "the space grew past this reader's address reservation (" +
+                std::to_string(s.reserve) + " bytes): open it again");
+  if (::mmap(s.base + s.size, bytes - s.size, file_prot, file_flags | MAP_FIXED, s.fd.get(),
+             static_cast<off_t>(s.size)) == MAP_FAILED)
+    throw_errno(s.path, "mmap (reader growth)", errno);
+  s.size = bytes;
+}
+
+// Reads commit `gen`'s pages from the log into the reader's mapping and
+// checks them against the record's CRC; `next` is where the record may be
+// (see find_record), and becomes where the next one may be. Returns false if
+// the log no longer holds the record.
+bool overlay(space_state& s, std::uint64_t gen, std::vector<std::uint64_t>* pages,
+             std::uint64_t& next) {
+  reader_table& t = *s.readers;
+  if (!t.log_fd) {
+    t.log_fd = unique_fd(::open(s.log_path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!t.log_fd) return false;
+  }
+  record_head r;
+  if (!find_record(t, t.log_fd.get(), s.committed.uuid, gen, next, r)) return false;
+  next = r.at + r.h.record_bytes;
+  grow_reader_map(s, r.meta.file_size);
+  // The extents' images follow the head: one preadv into their places.
+  std::vector<iovec> iov;
+  iov.reserve(r.ext.size());
+  for (const log_extent& e : r.ext)
+    iov.push_back({s.base + e.offset, static_cast<std::size_t>(e.length)});
+  if (!preadv_all(t.log_fd.get(), iov.data(), iov.size(), r.at + record_head_bytes(r.ext.size())))
+    return false;
+  std::uint32_t crc = 0;
+  for (const log_extent& e : r.ext) {
+    crc = crc32c(s.base + e.offset, e.length, crc);
+    if (pages)
+      for (std::uint64_t p = e.offset / space_page; p < (e.offset + e.length) / space_page; ++p)
+        pages->push_back(p);
+  }
+  return crc == r.h.data_crc;
+}
+
+// Takes a free slot: the first whose byte no process has locked.
+void claim_slot(space_state& s, reader_table& t) {
+  for (std::uint64_t i = 0; i < reader_slot_count; ++i) {
+    struct flock fl {};
+    fl.l_type = F_WRLCK;
+    fl.l_whence = SEEK_SET;
+    fl.l_start = static_cast<off_t>(slot_at(i));
+    fl.l_len = 1;
+    if (::fcntl(t.fd.get(), F_OFD_SETLK, &fl) != 0) {
+      if (errno == EAGAIN || errno == EACCES) continue;
+      throw_errno(table_path(s.path), "fcntl (reader slot lock)", errno);
+    }
+    t.slot = static_cast<int>(i);
+    word(t.map, slot_at(i)).store(0, std::memory_order_seq_cst);
+    word(t.map, slot_at(i) + 8).store(static_cast<std::uint64_t>(::getpid()),
+                                      std::memory_order_relaxed);
+    auto high = word(t.map, slot_high_at);
+    std::uint64_t h = high.load(std::memory_order_relaxed);
+    while (h < i + 1 && !high.compare_exchange_weak(h, i + 1, std::memory_order_seq_cst)) {
+    }
+    return;
+  }
+  fail(s, "too many readers (" + std::to_string(reader_slot_count) + " slots in use)");
+}
+
+// Is slot i's owner alive (does another open file hold its byte's lock)?
+bool slot_alive(const reader_table& t, std::uint64_t i) {
+  struct flock fl {};
+  fl.l_type = F_WRLCK;
+  fl.l_whence = SEEK_SET;
+  fl.l_start = static_cast<off_t>(slot_at(i));
+  fl.l_len = 1;
+  if (::fcntl(t.fd.get(), F_OFD_GETLK, &fl) != 0) return true;  // unknown: assume alive
+  return fl.l_type != F_UNLCK;
+}
+
+// The smallest pin below `upto` that a live reader holds, else `upto`.
+std::uint64_t min_pin(const reader_table& t, std::uint64_t upto) {
+  const std::uint64_t high =
+      std::min(word(t.map, slot_high_at).load(std::memory_order_seq_cst), reader_slot_count);
+  std::uint64_t m = upto;
+  for (std::uint64_t i = 0; i < high; ++i) {
+    if (static_cast<int>(i) == t.slot) continue;
+    const std::uint64_t pin = word(t.map, slot_at(i)).load(std::memory_order_seq_cst);
+    if (pin == 0 || pin >= m) continue;
+    if (slot_alive(t, i)) m = pin;
+  }
+  return m;
+}
+
+// Publishes the state a table rebuilt without a writer describes, from the
+// data file's meta slots and the log's run (a reader opening a space no
+// writer has open, or whose table belongs to another file).
+void init_from_file(space_state& s, reader_table& t) {
+  alignas(8) std::byte pages[2 * space_page];
+  if (pread_full(s.fd.get(), pages, sizeof pages, 0) != static_cast<long long>(sizeof pages))
+    throw_errno(s.path, "read of the meta pages", errno ? errno : EIO);
+  const meta_slots slots = read_slots(pages);
+  if (slots.newest < 0) fail(s, slots.why[0]);
+  const space_meta& m = slots.meta[slots.newest];
+  init_table(t.map, m.uuid);
+  const bool log_bit = (m.state & meta_log_bit) != 0;
+  std::uint64_t file_gen = m.generation, newest = m.generation;
+  space_meta last = m;
+  if (log_bit || !slots.why[1 - slots.newest].empty()) {
+    // Commits the file may lack are in the log's run from offset 0: the
+    // file holds the state before the run's first commit, with any part of
+    // the run's pages.
+    const std::uint64_t first = log_bit ? m.generation : m.generation + 1;
+    file_gen = first - 1;
+    unique_fd log(::open(s.log_path.c_str(), O_RDONLY | O_CLOEXEC));
+    std::uint64_t at = 0;
+    for (std::uint64_t gen = first; log; ++gen) {
+      record_head r;
+      if (!read_head(log.get(), at, m.uuid, gen, r)) break;
+      ring_put(t.map, gen, at);
+      newest = gen;
+      last = r.meta;
+      at += r.h.record_bytes;
+    }
+    if (log_bit && newest < first)
+      fail(s, "the log " + s.log_path.string() + " does not hold commit " +
+                  std::to_string(first) + ", which the meta page names (missing or damaged)");
+    if (!log_bit && newest == m.generation) file_gen = newest;
+  }
+  write_newest(t.map, newest, last);
+  word(t.map, file_gen_at).store(file_gen, std::memory_order_seq_cst);
+  word(t.map, intent_at).store(file_gen, std::memory_order_seq_cst);
+}
+
+// Pins the commit the data file holds and returns it (see the file comment).
+// A writer that died while moving the file leaves its intent ahead of the
+// file for good: after a while the reader pins that intent instead (the file
+// holds pages of commits up to it) and reads from the file's commit on.
+std::uint64_t pin_file_state(reader_table& t, std::uint64_t& from) {
+  auto pin = word(t.map, slot_at(static_cast<std::uint64_t>(t.slot)));
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
+  for (;;) {
+    const std::uint64_t f = word(t.map, file_gen_at).load(std::memory_order_seq_cst);
+    const std::uint64_t i = word(t.map, intent_at).load(std::memory_order_seq_cst);
+    const bool stale = std::chrono::steady_clock::now() > give_up;
+    const std::uint64_t p = stale ? std::max(i, f) : f;
+    pin.store(p, std::memory_order_seq_cst);
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    const std::uint64_t i2 = word(t.map, intent_at).load(std::memory_order_seq_cst);
+    const std::uint64_t f2 = word(t.map, file_gen_at).load(std::memory_order_seq_cst);
+    if (i2 <= p && f2 == f) {
+      from = f;
+      return p;
+    }
+    std::this_thread::yield();  // the writer is moving the file forward
+  }
+}
+
+}  // namespace
+
+void refuse_read_only(const space_state& s, const char* what) {
+  if (s.read_only)
+    throw persist_error(s.path, std::string(what) + ": the space is opened read-only");
+}
+
+bool file_is_current(const space_state& s) noexcept {
+  return !s.readers || s.readers->file_gen == s.committed.generation;
+}
+
+void open_readers_as_writer(space_state& s) {
+  auto t = std::make_unique<reader_table>();
+  open_table(s.path, *t);
+  {
+    const table_lock lock(table_path(s.path), t->fd.get());
+    if (!table_valid(t->map, s.committed.uuid)) init_table(t->map, s.committed.uuid);
+    clear_ring(t->map);
+    write_newest(t->map, s.committed.generation, s.committed);
+    word(t->map, file_gen_at).store(s.committed.generation, std::memory_order_seq_cst);
+    word(t->map, intent_at).store(s.committed.generation, std::memory_order_seq_cst);
+  }
+  t->file_gen = s.committed.generation;
+  s.readers = std::move(t);
+}
+
+void open_as_reader(space_state& s, std::uint64_t reserve) {
+  s.read_only = true;
+  s.fd = unique_fd(::open(s.path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!s.fd) {
+    if (errno == ENOENT) fail(s, "no such file (open_mode::read_only)");
+    throw_errno(s.path, "open", errno);
+  }
+  struct stat sb;
+  if (::fstat(s.fd.get(), &sb) != 0) throw_errno(s.path, "fstat", errno);
+  if (!S_ISREG(sb.st_mode)) fail(s, "not a regular file");
+  if (static_cast<std::uint64_t>(sb.st_size) < initial_file_size)
+    fail(s, "truncated or not an fl::mapped_space file (" + std::to_string(sb.st_size) +
+                " bytes)");
+  s.readers = std::make_unique<reader_table>();
+  reader_table& t = *s.readers;
+  open_table(s.path, t);
+  {
+    const table_lock lock(table_path(s.path), t.fd.get());
+    alignas(8) std::byte pages[2 * space_page];
+    if (pread_full(s.fd.get(), pages, sizeof pages, 0) != static_cast<long long>(sizeof pages))
+      throw_errno(s.path, "read of the meta pages", errno ? errno : EIO);
+    const meta_slots slots = read_slots(pages);
+    if (slots.newest < 0) fail(s, slots.why[0]);
+    const space_meta& m = slots.meta[slots.newest];
+    std::uint64_t gen = 0;
+    space_meta published{};
+    if (table_valid(t.map, m.uuid)) read_newest(t.map, gen, published);
+    if (gen < m.generation || !check_meta(published, ~std::uint64_t{0}).empty())
+      init_from_file(s, t);
+    claim_slot(s, t);
+  }
+  for (int attempt = 0;; ++attempt) {
+    std::uint64_t from = 0;
+    const std::uint64_t pinned = pin_file_state(t, from);
+    std::uint64_t newest = 0;
+    space_meta m{};
+    read_newest(t.map, newest, m);
+    if (const std::string why = check_meta(m, ~std::uint64_t{0}); !why.empty() || newest < pinned)
+      fail(s, "the reader table " + table_path(s.path).string() + " is damaged (" +
+                  (why.empty() ? "generations out of order" : why) + ")");
+    if (::fstat(s.fd.get(), &sb) != 0) throw_errno(s.path, "fstat", errno);
+    if (static_cast<std::uint64_t>(sb.st_size) < m.file_size)
+      fail(s, check_size(m, static_cast<std::uint64_t>(sb.st_size)));
+    if (s.base == nullptr) {
+      // As the writer: a range a closed space left (its page tables kept),
+      // with the file mapped at its start, else a new one.
+      std::uint64_t want = reserve != 0 ? reserve : std::max(default_reserve, 4 * m.file_size);
+      want = round_up(std::max(want, m.file_size), s.granule);
+      void* r = take_reservation(want, s.fd.get(), m.file_size);
+      s.reserve = want;
+      if (r != nullptr) {
+        s.base = static_cast<std::byte*>(r);
+        s.size = m.file_size;
+      } else {
+        r = ::mmap(nullptr, want, reserve_prot, reserve_flags, -1, 0);
+        if (r == MAP_FAILED) throw_errno(s.path, "mmap (address reservation)", errno);
+        s.base = static_cast<std::byte*>(r);
+        s.size = 0;
+      }
+    } else {
+      // A failed attempt's mapping, private copies included, goes.
+      if (::mmap(s.base, s.size, reserve_prot, reserve_flags | MAP_FIXED, -1, 0) == MAP_FAILED)
+        throw_errno(s.path, "mmap (reader retry)", errno);
+      s.size = 0;
+    }
+    // The file's state at `from`, then the commits after it.
+    grow_reader_map(s, m.file_size);
+    s.committed = m;
+    bool ok = true;
+    std::uint64_t next = ~std::uint64_t{0};
+    for (std::uint64_t g = from + 1; ok && g <= newest; ++g) ok = overlay(s, g, nullptr, next);
+    if (ok) {
+      word(t.map, slot_at(static_cast<std::uint64_t>(t.slot))).store(newest,
+                                                                     std::memory_order_seq_cst);
+      s.alloc = m.alloc;
+      s.verified.assign((s.size / space_page + 63) / 64, 0);
+      s.table_checked.store(false, std::memory_order_release);
+      return;
+    }
+    if (attempt >= 3)
+      fail(s, "the log " + s.log_path.string() + " does not hold the commits after " +
+                  std::to_string(from) + " that the reader table names");
+  }
+}
+
+void refresh_reader(space_state& s) {
+  if (!s.read_only) return;
+  reader_table& t = *s.readers;
+  std::uint64_t newest = 0;
+  space_meta m{};
+  read_newest(t.map, newest, m);
+  const std::uint64_t pinned = s.committed.generation;
+  if (newest == pinned) return;
+  if (m.uuid != s.committed.uuid || newest < pinned)
+    fail(s, "the space was replaced by another file of this name: open it again");
+  if (const std::string why = check_meta(m, ~std::uint64_t{0}); !why.empty())
+    fail(s, "the reader table " + table_path(s.path).string() + " is damaged (" + why + ")");
+  std::vector<std::uint64_t> pages;
+  std::uint64_t next = ~std::uint64_t{0};
+  for (std::uint64_t g = pinned + 1; g <= newest; ++g) {
+    if (!overlay(s, g, &pages, next))
+      fail(s, "the log " + s.log_path.string() + " does not hold commit " + std::to_string(g) +
+                  " (damaged, or replaced by another file)");
+  }
+  word(t.map, slot_at(static_cast<std::uint64_t>(t.slot))).store(newest,
+                                                                 std::memory_order_seq_cst);
+  grow_reader_map(s, m.file_size);
+  s.committed = m;
+  s.alloc = m.alloc;
+  // The pages read from the log are the commit's (its record's CRC matched
+  // them): checked. The checksum table, if it changed, is among them.
+  s.verified.resize((s.size / space_page + 63) / 64, 0);
+  for (const std::uint64_t p : pages) s.verified[p / 64] |= std::uint64_t{1} << (p % 64);
+}
+
+std::uint64_t oldest_pinned_generation(const space_state& s) {
+  const std::uint64_t g = s.committed.generation;
+  return s.readers ? min_pin(*s.readers, g) : g;
+}
+
+// ---- the writer ----
+
+namespace {
+
+// The commit the writer may move the file to now (at most `newest`), with
+// its intent published first (see the file comment).
+std::uint64_t advance_target(reader_table& t, std::uint64_t newest) {
+  const std::uint64_t m = min_pin(t, newest);
+  if (m <= t.file_gen) return t.file_gen;
+  word(t.map, intent_at).store(m, std::memory_order_seq_cst);
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  const std::uint64_t m2 = std::max(min_pin(t, m), t.file_gen);
+  if (m2 != m) word(t.map, intent_at).store(m2, std::memory_order_seq_cst);
+  return m2;
+}
+
+void set_file_gen(reader_table& t, std::uint64_t g) {
+  t.file_gen = g;
+  word(t.map, file_gen_at).store(g, std::memory_order_seq_cst);
+  word(t.map, intent_at).store(g, std::memory_order_seq_cst);
+}
+
+}  // namespace
+
+namespace {
+
+// Writes into the data file, from the log, the records of the commits after
+// the one it holds up to `target` (in order), and publishes that it holds
+// `target`. The private pages are the caller's to drop.
+void advance_from_log(space_state& s, reader_table& t, std::uint64_t target) {
+  std::uint64_t most = 0;  // the longest extent: the buffer's size (not zeroed)
+  std::unique_ptr<std::byte[]> buf;
+  std::size_t done_records = 0;
+  for (const reader_table::logged& rec : t.records) {
+    if (rec.gen > target) break;
+    ++done_records;
+    if (rec.gen <= t.file_gen) continue;
+    record_head r;
+    if (!read_head(s.log_fd.get(), rec.at, s.committed.uuid, rec.gen, r))
+      fail(s, "the log's record of commit " + std::to_string(rec.gen) +
+                  " changed under the writer (damaged)");
+    std::uint64_t src = rec.at + record_head_bytes(r.ext.size());
+    for (const log_extent& e : r.ext) {
+      if (e.length > most && most < copy_chunk) {
+        most = std::min<std::uint64_t>(std::max(e.length, 4 * space_page), copy_chunk);
+        buf.reset(new std::byte[static_cast<std::size_t>(most)]);
+      }
+      for (std::uint64_t done = 0; done < e.length;) {
+        const std::size_t n =
+            static_cast<std::size_t>(std::min<std::uint64_t>(most, e.length - done));
+        if (pread_full(s.log_fd.get(), buf.get(), n, src) != static_cast<long long>(n))
+          throw_errno(s.log_path, "read of the log", errno ? errno : EIO);
+        if (const int err = pwrite_all(s.fd.get(), buf.get(), n, e.offset + done))
+          throw_errno(s.path, "write (the commit is durable in the log)", err);
+        src += n;
+        done += n;
+      }
+    }
+  }
+  t.records.erase(t.records.begin(), t.records.begin() + static_cast<std::ptrdiff_t>(done_records));
+  set_file_gen(t, target);
+}
+
+}  // namespace
+
+void drop_unchanged_lagging(space_state& s, std::vector<log_extent>& runs) {
+  if (!s.readers || s.readers->lagging.empty()) return;
+  const auto& lag = s.readers->lagging;
+  std::vector<log_extent> out;
+  std::unique_ptr<std::byte[]> buf(new std::byte[s.sys_page]);
+  for (const log_extent& r : runs) {
+    for (std::uint64_t off = r.offset; off < r.offset + r.length; off += s.sys_page) {
+      const auto it = lag.find(off);
+      if (it != lag.end() &&
+          pread_full(s.log_fd.get(), buf.get(), s.sys_page, it->second.at) ==
+              static_cast<long long>(s.sys_page) &&
+          std::memcmp(buf.get(), s.base + off, s.sys_page) == 0)
+        continue;  // the log's image of its commit still holds it
+      if (!out.empty() && out.back().offset + out.back().length == off)
+        out.back().length += s.sys_page;
+      else
+        out.push_back({off, s.sys_page});
+    }
+  }
+  runs = std::move(out);
+}
+
+void restore_lagging(space_state& s) {
+  if (!s.readers) return;
+  for (const auto& [off, l] : s.readers->lagging) {
+    if (pread_full(s.log_fd.get(), s.base + off, s.sys_page, l.at) !=
+        static_cast<long long>(s.sys_page))
+      throw_errno(s.log_path, "read of the log (rollback)", errno ? errno : EIO);
+  }
+}
+
+void place_commit(space_state& s, std::uint64_t record_at, const std::vector<log_extent>& runs,
+                  std::uint64_t clean_mapped, std::uint64_t scan_end) {
+  const std::uint64_t g = s.committed.generation;
+  reader_table* t = s.readers.get();
+  if (t != nullptr) {
+    ring_put(t->map, g, record_at);
+    write_newest(t->map, g, s.committed);
+  }
+  const int fd = s.fd.get();
+  const std::uint64_t target = t == nullptr ? g : advance_target(*t, g);
+  if (target == g) {
+    // Every page the file lacks is in this process's mapping: write them all
+    // in place, not flushed (the log holds them until a checkpoint).
+    std::vector<log_extent> all = runs;
+    if (t != nullptr && !t->lagging.empty()) {
+      for (const auto& [off, l] : t->lagging) all.push_back({off, s.sys_page});
+      std::sort(all.begin(), all.end(),
+                [](const log_extent& a, const log_extent& b) { return a.offset < b.offset; });
+      std::vector<log_extent> merged;
+      for (const log_extent& e : all) {
+        if (!merged.empty() && e.offset <= merged.back().offset + merged.back().length)
+          merged.back().length =
+              std::max(merged.back().length, e.offset + e.length - merged.back().offset);
+        else
+          merged.push_back(e);
+      }
+      all = std::move(merged);
+    }
+    for (const log_extent& r : all) {
+      if (const int e = pwrite_all(fd, s.base + r.offset, r.length, r.offset))
+        throw_errno(s.path, "write (the commit is durable in the log)", e);
+    }
+    if (t != nullptr) {
+      t->lagging.clear();
+      t->records.clear();
+      set_file_gen(*t, g);
+    }
+    // The private copies now equal the file: drop them, so that the page
+    // tables show only changes made after this commit. Clean pages that reads
+    // mapped stay while there are few of them: the next read needs no fault,
+    // and the next commit's pagemap walk reads their entries (about 40 ns
+    // each here, against about 8 ns for an unmapped one). Past
+    // clean_mapped_max the whole scanned range is dropped in one call, so
+    // that walk stays cheap for a big space that reads touched widely (a
+    // later read faults its page back from the page cache, same bytes).
+    if (clean_mapped > clean_mapped_max) {
+      std::uint64_t end = scan_end;
+      if (!all.empty()) end = std::max(end, all.back().offset + all.back().length);
+      ::madvise(s.base + space_data_start, end - space_data_start, MADV_DONTNEED);
+    } else {
+      for (const log_extent& r : all) ::madvise(s.base + r.offset, r.length, MADV_DONTNEED);
+    }
+    return;
+  }
+  // A reader holds an older commit: this commit's pages stay private here.
+  std::uint64_t at = record_at + record_head_bytes(runs.size());
+  for (const log_extent& r : runs) {
+    for (std::uint64_t off = r.offset; off < r.offset + r.length; off += s.sys_page) {
+      t->lagging[off] = {g, at};
+      at += s.sys_page;
+    }
+  }
+  t->records.push_back({g, record_at});
+  if (target <= t->file_gen) return;
+  advance_from_log(s, *t, target);
+  // No change since the commit: the private copies of pages whose last
+  // change the file now holds equal the file.
+  for (auto it = t->lagging.begin(); it != t->lagging.end();) {
+    if (it->second.gen <= target) {
+      ::madvise(s.base + it->first, s.sys_page, MADV_DONTNEED);
+      it = t->lagging.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+void catch_up(space_state& s) {
+  reader_table* t = s.readers.get();
+  if (t == nullptr || t->file_gen == s.committed.generation) return;
+  const std::uint64_t target = advance_target(*t, s.committed.generation);
+  if (target <= t->file_gen) return;
+  advance_from_log(s, *t, target);
+  // The pages may have changed since the commit (not committed yet): they
+  // stay private, and the next commit logs them (whatever it finds dirty).
+  for (auto it = t->lagging.begin(); it != t->lagging.end();) {
+    if (it->second.gen <= target)
+      it = t->lagging.erase(it);
+    else
+      ++it;
+  }
+}
+
+}  // namespace fl::detail
