@@ -542,6 +542,13 @@ void mapped_space::verify() const {
   // A reader's file may lag its commit (see mapped_space_readers.cpp): the
   // writer verifies the file.
   detail::refuse_read_only(s, "verify");
+  // While a reader holds an older commit the file holds that commit and the
+  // log the newer ones: checking the file against the newest meta would
+  // report damage that is not there.
+  if (!detail::file_is_current(s))
+    throw persist_error(s.path,
+                        "verify: a reader holds an older commit, so the file does not hold the "
+                        "newest one yet (verify again once the readers have refreshed or closed)");
   struct stat sb;
   if (::fstat(s.fd.get(), &sb) != 0) detail::throw_errno(s.path, "fstat", errno);
   const auto file_bytes = static_cast<std::uint64_t>(sb.st_size);

@@ -8,9 +8,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <set>
+#include <string>
 #include <vector>
 
 namespace {
@@ -171,6 +174,57 @@ TEST_F(ReuseTest, CompactUndoneByRollbackKeepsTheFile) {
   space.sync();
   space.verify();
   EXPECT_EQ(space.stats().file_bytes, size);
+}
+
+// A reader holding the commit before a compaction keeps every page of it: the
+// shrinking commit leaves the file's end in place while the reader lags (the
+// file still serves its commit), growth into that end reads as zeros, and a
+// later commit, once the reader has moved on, cuts the file.
+TEST_F(ReuseTest, CompactBesideALaggingReaderKeepsItsPages) {
+  fl::mapped_space space(file());
+  std::vector<fl::fptr<void>> big;
+  for (int i = 0; i < 8; ++i) {
+    big.push_back(space.allocate(256 * 1024));
+    std::memset(space.get(big.back()), 'a' + i, 256 * 1024);
+  }
+  space.sync();
+  const std::uint64_t grown = space.stats().file_bytes;
+  std::optional<fl::mapped_space> reader;
+  reader.emplace(fl::mapped_space::open(file(), fl::open_mode::read_only));
+  for (fl::fptr<void> p : big) space.deallocate(p);
+  space.compact();
+  space.sync();
+  EXPECT_LT(space.stats().file_bytes, grown / 4);
+  EXPECT_GE(std::filesystem::file_size(file()), grown);  // the reader's commit is still there
+  for (int i = 0; i < 8; ++i) {
+    const auto* b = static_cast<const unsigned char*>(reader->get(big[i]));
+    EXPECT_EQ(b[0], 'a' + i);
+    EXPECT_EQ(b[256 * 1024 - 1], 'a' + i);
+  }
+  // Growth into the end the reader kept: the pages past the committed size
+  // read as zeros, and the commit's checksums match what it wrote.
+  const std::uint64_t committed = space.stats().file_bytes;
+  const fl::fptr<void> again = space.allocate(512 * 1024);
+  const auto* base = static_cast<const unsigned char*>(space.get(again)) - again.offset();
+  EXPECT_EQ(std::count(base + committed, base + space.stats().file_bytes, 0),
+            static_cast<std::ptrdiff_t>(space.stats().file_bytes - committed));
+  std::memset(space.get(again), 'z', 4096);
+  space.sync();
+  try {
+    space.verify();
+    ADD_FAILURE() << "verify() checked a file a reader holds back";
+  } catch (const fl::persist_error& e) {
+    EXPECT_NE(std::string(e.what()).find("a reader holds an older commit"), std::string::npos)
+        << e.what();
+  }
+  reader->refresh();
+  EXPECT_EQ(static_cast<const unsigned char*>(reader->get(again))[0], 'z');
+  reader.reset();
+  space.deallocate(again);
+  space.compact();
+  space.sync();
+  EXPECT_EQ(std::filesystem::file_size(file()), space.stats().file_bytes);
+  space.verify();
 }
 
 }  // namespace
