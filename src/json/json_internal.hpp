@@ -185,6 +185,8 @@ std::uint64_t token_index(std::string_view token) noexcept;
 
 // Appends the RFC 8259 text of a double (shortest round-trip; ".0" added to
 // an integral value) or of a string (quoted, escaped).
+// Appends code point `cp` (at most U+10FFFF, no surrogate) to `out` as UTF-8.
+void append_utf8(std::string& out, std::uint32_t cp);
 void dump_double(double d, byte_buffer& out);
 void dump_string(std::string_view s, byte_buffer& out);
 

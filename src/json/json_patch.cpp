@@ -40,24 +40,6 @@ struct node {
   }
 };
 
-void put_utf8(std::string& out, std::uint32_t cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-}
-
 // A reader of text known to be valid JSON (parse_strict passed it).
 class tree_reader {
  public:
@@ -144,7 +126,7 @@ class tree_reader {
             i_ += 2;
             cp = 0x10000 + ((cp - 0xD800) << 10) + (hex4() - 0xDC00);
           }
-          put_utf8(out, cp);
+          append_utf8(out, cp);
           break;
         }
         default: out += e;  // '"', '\\', '/'
