@@ -233,6 +233,44 @@ TEST_F(JsonStoreTest, ValidTextsDumpExactlyAndRoundTripInBothParsers) {
               checked);
 }
 
+// A hand-edited config file: the error names the line and the (byte) column
+// of the fault, 1-based, through both parsers (the padded texts go to simdjson
+// first). Before line/column existed only the offset was given.
+TEST_F(JsonStoreTest, InvalidTextsNameTheirLineAndByteColumn) {
+  struct where_case {
+    std::string text;
+    std::size_t line, column;
+  };
+  const where_case cases[] = {
+      {"{oops}", 1, 2},
+      {"{\n  \"a\": 1,\n  \"b\": tru\n}", 3, 11},      // the byte after "tru"
+      {"{\r\n  \"a\": [1,\r\n   2,,3]\r\n}", 3, 6},    // CRLF ends one line; '\r' is no line
+      {"[\"\xC3\xA9\xC3\xA9\", x]", 1, 10},              // columns count bytes, not characters
+      {"[1,\n\n", 3, 1},                                   // the end of the text, on the last line
+      {"{\"a\":1}\n\n  x", 3, 3},                          // text after the value
+  };
+  for (const auto& c : cases) {
+    for (bool padded : {false, true}) {
+      // The pad is whitespace without a newline, so it shifts the column of
+      // a fault on the first line only.
+      const std::string text = padded ? simd_pad + c.text : c.text;
+      ASSERT_EQ(simd_pad.find('\n'), std::string::npos);
+      const std::size_t column = c.column + (padded && c.line == 1 ? simd_pad.size() : 0);
+      try {
+        (void)fl::json_store::import(text, file());
+        ADD_FAILURE() << "accepted: " << testing::PrintToString(c.text);
+      } catch (const fl::json_error& e) {
+        EXPECT_EQ(e.line(), c.line) << testing::PrintToString(c.text) << ": " << e.what();
+        EXPECT_EQ(e.column(), column) << testing::PrintToString(c.text) << ": " << e.what();
+        const std::string want = "at line " + std::to_string(c.line) + ", column " +
+                                 std::to_string(column) + " (byte " + std::to_string(e.offset()) +
+                                 "): " + e.reason();
+        EXPECT_NE(std::string(e.what()).find(want), std::string::npos) << e.what();
+      }
+    }
+  }
+}
+
 TEST_F(JsonStoreTest, NestingLimitIsTheSameInBothParsers) {
   using fl::detail::json::max_depth;
   for (bool padded : {false, true}) {

@@ -67,14 +67,24 @@ namespace fl {
 
 // Invalid JSON text: offset() is the byte of the input where the text stops
 // being JSON, reason() says why ("invalid escape", "invalid UTF-8", ...).
+// line() and column() place that byte for a person editing the text, both
+// 1-based: a line ends at each '\n' (a "\r\n" pair ends one line), and the
+// column counts BYTES from the line's start (a multi-byte UTF-8 character
+// before the fault counts as its bytes; tabs count one), so it is exact even
+// where the text is not valid UTF-8. what() reads
+// "fl::json_error: at line L, column C (byte B): reason".
 class json_error : public std::runtime_error {
  public:
-  json_error(std::size_t offset, const std::string& reason);
+  json_error(std::size_t offset, std::size_t line, std::size_t column, const std::string& reason);
   std::size_t offset() const noexcept { return offset_; }
+  std::size_t line() const noexcept { return line_; }
+  std::size_t column() const noexcept { return column_; }
   const std::string& reason() const noexcept { return reason_; }
 
  private:
   std::size_t offset_;
+  std::size_t line_;
+  std::size_t column_;
   std::string reason_;
 };
 

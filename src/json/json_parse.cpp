@@ -27,17 +27,27 @@
 namespace fl {
 
 namespace {
-std::string json_error_what(std::size_t offset, const std::string& reason) {
-  std::string w = "fl::json_error: at byte ";
+std::string json_error_what(std::size_t offset, std::size_t line, std::size_t column,
+                            const std::string& reason) {
+  std::string w = "fl::json_error: at line ";
+  w += std::to_string(line);
+  w += ", column ";
+  w += std::to_string(column);
+  w += " (byte ";
   w += std::to_string(offset);
-  w += ": ";
+  w += "): ";
   w += reason;
   return w;
 }
 }  // namespace
 
-json_error::json_error(std::size_t offset, const std::string& reason)
-    : std::runtime_error(json_error_what(offset, reason)), offset_(offset), reason_(reason) {}
+json_error::json_error(std::size_t offset, std::size_t line, std::size_t column,
+                       const std::string& reason)
+    : std::runtime_error(json_error_what(offset, line, column, reason)),
+      offset_(offset),
+      line_(line),
+      column_(column),
+      reason_(reason) {}
 
 namespace detail::json {
 
@@ -178,8 +188,20 @@ class strict_parser {
   }
 
  private:
+  // The error path only, so the line is found by scanning the text before
+  // `at` rather than by counting newlines on every ws() (which would tax
+  // every valid parse for the sake of the invalid ones).
   [[noreturn]] void fail(const unsigned char* at, const std::string& reason) const {
-    throw json_error(static_cast<std::size_t>(at - b_), reason);
+    std::size_t line = 1;
+    const unsigned char* line_start = b_;
+    for (const unsigned char* q = b_; q != at; ++q) {
+      if (*q == '\n') {
+        ++line;
+        line_start = q + 1;
+      }
+    }
+    throw json_error(static_cast<std::size_t>(at - b_), line,
+                     static_cast<std::size_t>(at - line_start) + 1, reason);
   }
   void ws() noexcept {
     while (p_ != e_ && (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t')) ++p_;
