@@ -162,6 +162,52 @@ TEST(JsonTyped, ErrorsNameTheTypeAndThePointer) {
   }
 }
 
+// set()/insert() name the prefix of the pointer that is missing or not a
+// container, and an array index names itself and the size; erase() of such a
+// pointer is false. Before, these said "no value at a prefix of the pointer"
+// and "array index past the end".
+TEST(JsonTyped, EditErrorsNameThePrefixTheIndexAndTheSize) {
+  temp_dir d;
+  auto s = fl::json_store::import(R"({"a":{"b":{}},"s":"x","r":[1,2,3]})", d.path() / "s.json");
+  const std::string before(std::string_view(s.dump()));
+  const auto message = [&](auto edit) {
+    try {
+      edit();
+    } catch (const std::out_of_range& e) {
+      EXPECT_EQ(std::string_view(s.dump()), before);
+      return std::string(e.what());
+    }
+    ADD_FAILURE() << "no std::out_of_range";
+    return std::string();
+  };
+  EXPECT_EQ(message([&] { s.set("/a/x/c", "1"); }),
+            R"(fl::json_store::set: no value at "/a/x" (the parent of "/a/x/c"))");
+  EXPECT_EQ(message([&] { s.set("/q/b/c", "1"); }),
+            R"(fl::json_store::set: no value at "/q" (a prefix of "/q/b/c"))");
+  EXPECT_EQ(message([&] { s.put("/a/x/c", 1); }),
+            R"(fl::json_store::set: no value at "/a/x" (the parent of "/a/x/c"))");
+  EXPECT_EQ(message([&] { s.set("/s/t", "1"); }),
+            R"(fl::json_store::set: "/s" (the parent of "/s/t") is a string, not an object or array)");
+  EXPECT_EQ(message([&] { s.set("/r/0/t/u", "1"); }),
+            R"(fl::json_store::set: "/r/0" (a prefix of "/r/0/t/u") is a number, not an object or array)");
+  EXPECT_EQ(message([&] { s.set("/r/5", "1"); }),
+            R"(fl::json_store::set: index 5 is past the end of the array "/r" (size 3); use 3 or "-" to append)");
+  EXPECT_EQ(message([&] { s.insert("/r/4", "1"); }),
+            R"(fl::json_store::set: index 4 is past the end of the array "/r" (size 3); use 3 or "-" to append)");
+  EXPECT_EQ(message([&] { s.set("/r/01", "1"); }),
+            R"(fl::json_store::set: "01" is not an index of the array "/r" (size 3); use 3 or "-" to append)");
+  EXPECT_EQ(message([&] { s.set("/r/7/x", "1"); }),
+            R"(fl::json_store::set: no value at "/r/7" (the parent of "/r/7/x"): index 7 is past the end of the array "/r" (size 3))");
+  EXPECT_EQ(message([&] { (void)s.root().find("r")->operator[](3); }),
+            "fl::json_value: index 3 is past the end of an array of size 3");
+  EXPECT_EQ(message([&] { (void)s.root().find("s")->operator[](0); }),
+            "fl::json_value: index 0 of a string, not of an array");
+  EXPECT_FALSE(s.erase("/a/x/c"));
+  EXPECT_FALSE(s.erase("/r/7/x"));
+  EXPECT_FALSE(s.erase("/r/3"));
+  EXPECT_EQ(std::string_view(s.dump()), before);
+}
+
 TEST(JsonTyped, StreamAndIndentedDump) {
   temp_dir d;
   auto s = fl::json_store::import(R"({"a":[1,{"b":"x,{"}],"e":[],"o":{}})", d.path() / "s.json");

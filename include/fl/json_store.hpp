@@ -300,7 +300,9 @@ class json_store {
   // Puts the value `json_text` at the pointer: replaces an existing member or
   // element, adds a member to an object, appends to an array at index size()
   // or "-". Throws fl::json_error for invalid text, std::out_of_range if the
-  // parent does not exist or is not a container, or the index is past the end;
+  // parent does not exist or is not a container, or the index is past the end
+  // (the message names the prefix of the pointer at fault, or the index and
+  // the array's size);
   // the document is unchanged after a throw.
   void set(std::string_view json_pointer, std::string_view json_text);
   // RFC 6902 "add": as set(), except that at an array index the value is

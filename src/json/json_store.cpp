@@ -416,6 +416,28 @@ class store_file {
                : json_value(this, c, limit).element(pos).ref_;
   }
 
+  // `"/a/b" (the parent of "/a/b/c")`, or "(a prefix of ...)" when more than
+  // one token of `whole` follows `prefix`.
+  static std::string edit_fault(std::string_view prefix, std::string_view whole) {
+    const bool parent = whole.find('/', prefix.size() + 1) == std::string_view::npos;
+    return "\"" + std::string(prefix) + "\" (" + (parent ? "the parent of \"" : "a prefix of \"") +
+           std::string(whole) + "\")";
+  }
+  // "a string", "an array", "null": the type of `v` after "is".
+  static std::string a_type(const json_value& v) {
+    const std::string_view n = v.type_name();
+    if (v.is_null()) return std::string(n);
+    return (n.front() == 'a' || n.front() == 'o' ? "an " : "a ") + std::string(n);
+  }
+  // Why the token `tok` names no element of the array at `array`.
+  static std::string index_fault(std::string_view tok, std::string_view array, std::uint64_t size) {
+    const std::string where =
+        " of the array \"" + std::string(array) + "\" (size " + std::to_string(size) + ")";
+    if (token_index(tok) == no_index && tok != "-")
+      return "\"" + std::string(tok) + "\" is not an index" + where;
+    return "index " + std::string(tok) + " is past the end" + where;
+  }
+
   // set (v given) or erase (v null): the path to the parent of the last token,
   // then copies of the containers on it, bottom-up; an inline value replacing
   // an entry is written over it (overwrite_entry).
@@ -432,9 +454,13 @@ class store_file {
     json_ref cur = root_;
     std::uint64_t limit = root_limit();
     std::string last;
+    const std::string_view whole = ptr;
     while (!ptr.empty()) {
+      // The pointer up to (and without) this token, and up to its end.
+      const std::string_view above = whole.substr(0, whole.size() - ptr.size());
       const std::string_view tok = next_token(ptr, buf);
       const bool final = ptr.empty();
+      const std::string_view here = whole.substr(0, whole.size() - ptr.size());
       std::size_t pos = std::string_view::npos;
       if (cur.k == static_cast<std::uint8_t>(kind::object)) {
         pos = find_member(cur, limit, tok);
@@ -448,17 +474,24 @@ class store_file {
           pos = cur.n;  // append
       } else {
         if (!v) return false;
-        throw std::out_of_range(
-            "fl::json_store::set: the parent of the pointer is not an object or array");
+        throw std::out_of_range("fl::json_store::set: " + edit_fault(above, whole) + " is " +
+                                a_type(json_value(this, cur, limit)) +
+                                ", not an object or array");
       }
       if (final) {
+        if (v && pos == std::string_view::npos && cur.k == static_cast<std::uint8_t>(kind::array))
+          throw std::out_of_range("fl::json_store::set: " + index_fault(tok, above, cur.n) +
+                                  "; use " + std::to_string(cur.n) + " or \"-\" to append");
         path.push_back({cur, limit, pos});
         last.assign(tok);
         break;
       }
       if (pos == std::string_view::npos) {
         if (!v) return false;
-        throw std::out_of_range("fl::json_store::set: no value at a prefix of the pointer");
+        std::string what = "fl::json_store::set: no value at " + edit_fault(here, whole);
+        if (cur.k == static_cast<std::uint8_t>(kind::array))
+          what += ": " + index_fault(tok, above, cur.n);
+        throw std::out_of_range(what);
       }
       path.push_back({cur, limit, pos});
       const json_value child = cur.k == static_cast<std::uint8_t>(kind::object)
@@ -492,10 +525,6 @@ class store_file {
     if (!v) {
       r = copy_container(s.c, s.limit, s.pos, op::remove, {}, {});
     } else if (s.pos == std::string_view::npos) {
-      if (s.c.k == static_cast<std::uint8_t>(kind::array)) {
-        throw std::out_of_range(
-            "fl::json_store::set: array index past the end (use size() or \"-\" to append)");
-      }
       r = copy_container(s.c, s.limit, 0, op::add, *v, last);
     } else if (in_array && s.pos == s.c.n) {
       r = copy_container(s.c, s.limit, 0, op::add, *v, {});
@@ -947,8 +976,12 @@ json_member json_value::member(std::size_t i) const {
 }
 
 json_value json_value::operator[](std::size_t i) const {
-  if (!is_array() || i >= ref_.n)
-    throw std::out_of_range("fl::json_value: array index out of range");
+  if (!is_array())
+    throw std::out_of_range("fl::json_value: index " + std::to_string(i) + " of a " + type_name() +
+                            ", not of an array");
+  if (i >= ref_.n)
+    throw std::out_of_range("fl::json_value: index " + std::to_string(i) +
+                            " is past the end of an array of size " + std::to_string(ref_.n));
   return element(i);
 }
 
