@@ -62,8 +62,39 @@ run(0 "" patch "${S}" "${WORK}/ok.json")
 run(0 "" erase "${S}" /x)
 run(0 "^\\{\n  \"a\": \\[\n    0,\n    2,\n    3\n  \\],\n  \"name\": \"fl\"\n\\}\n$"
     dump "${S}" --indent 2)
-run(0 "file_bytes [0-9]+\ndocument_bytes 25\nvalues 6\n" stat "${S}")
+run(0 "file_bytes [0-9]+\nlive_bytes [1-9][0-9]*\nfree_bytes [0-9]+\nretired_bytes [0-9]+\ncommits [1-9][0-9]*\ndocument_bytes 25\nvalues 6\n"
+    stat "${S}")
 run(0 "^ok 6 values\n$" verify "${S}")
+
+# compact: a store that held a 100 KB string shrinks to about its live size,
+# the document unchanged; stat's figures follow.
+string(REPEAT "B" 100000 big)
+file(WRITE "${WORK}/big.json" "{\"keep\":[1,2],\"big\":\"${big}\"}")
+run(0 "" import "${WORK}/big.json" "${WORK}/c.store")
+run(0 "" erase "${WORK}/c.store" /big)
+function(stat_field store field out)
+  execute_process(COMMAND "${FL_JSON}" stat "${store}" OUTPUT_VARIABLE o RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0 OR NOT o MATCHES "\n${field} ([0-9]+)\n")
+    message(FATAL_ERROR "stat ${store}: exit ${rc}, no ${field} in '${o}'")
+  endif()
+  set(${out} "${CMAKE_MATCH_1}" PARENT_SCOPE)
+endfunction()
+stat_field("${WORK}/c.store" file_bytes file_before)
+stat_field("${WORK}/c.store" live_bytes live_before)
+run(0 "^file_bytes ${file_before} -> [0-9]+\n$" compact "${WORK}/c.store")
+stat_field("${WORK}/c.store" file_bytes file_after)
+stat_field("${WORK}/c.store" live_bytes live_after)
+stat_field("${WORK}/c.store" commits commits_after)
+if(NOT file_after LESS file_before OR NOT live_after LESS live_before OR commits_after LESS 1)
+  message(FATAL_ERROR "compact: file ${file_before} -> ${file_after}, live ${live_before} -> "
+                      "${live_after}, commits ${commits_after}")
+endif()
+run(0 "^\\{\"keep\":\\[1,2\\]\\}\n$" dump "${WORK}/c.store")
+run(0 "^ok 4 values\n$" verify "${WORK}/c.store")
+run(1 "" compact "${WORK}/missing.store")
+run(1 "" compact "${WORK}/c.store" extra)
+message(STATUS "fl-json compact: file_bytes ${file_before} -> ${file_after}, live_bytes "
+               "${live_before} -> ${live_after}")
 
 # A store held by another process (a patch waiting for its input) is locked.
 execute_process(

@@ -271,6 +271,20 @@ TEST_F(JsonStoreTest, InvalidTextsNameTheirLineAndByteColumn) {
   }
 }
 
+// stats() reports the space's figures: the file size file_bytes() gives, live
+// bytes, and one more commit per sync().
+TEST_F(JsonStoreTest, StatsFollowTheSpace) {
+  auto s = fl::json_store::import(R"({"a":[1,2,3]})", file());
+  s.sync();
+  const fl::space_stats before = s.stats();
+  EXPECT_EQ(before.file_bytes, s.file_bytes());
+  EXPECT_GT(before.used_bytes, 0u);
+  EXPECT_GE(before.generation, 1u);
+  s.set("/b", R"("x")");
+  s.sync();
+  EXPECT_EQ(s.stats().generation, before.generation + 1);
+}
+
 TEST_F(JsonStoreTest, NestingLimitIsTheSameInBothParsers) {
   using fl::detail::json::max_depth;
   for (bool padded : {false, true}) {

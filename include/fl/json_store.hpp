@@ -369,6 +369,10 @@ class json_store {
   const std::filesystem::path& path() const noexcept;
   // Bytes of the store's data file (free blocks kept for reuse included).
   std::uint64_t file_bytes() const noexcept;
+  // The space's figures (mapped_space::stats()): file, live and free bytes,
+  // commits so far (generation). After compact() and before the sync() that
+  // publishes it, those of the compacted space.
+  space_stats stats() const;
 
  private:
   explicit json_store(std::unique_ptr<detail::json::store_file> f) noexcept;

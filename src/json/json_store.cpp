@@ -1118,4 +1118,6 @@ const std::filesystem::path& json_store::path() const noexcept { return file_->p
 
 std::uint64_t json_store::file_bytes() const noexcept { return file_->space_->file_bytes(); }
 
+space_stats json_store::stats() const { return file_->space_->stats(); }
+
 }  // namespace fl

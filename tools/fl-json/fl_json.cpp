@@ -5,8 +5,10 @@
 //   fl-json erase STORE POINTER        remove it (and commit)
 //   fl-json patch STORE PATCH.json     apply an RFC 6902 patch ("-": stdin), all or nothing
 //   fl-json dump STORE [--indent N]    print the document
-//   fl-json stat STORE                 file bytes, document bytes, values
+//   fl-json stat STORE                 file, live, free and retired bytes, commits,
+//                                      document bytes, values
 //   fl-json verify STORE               read every value (every page's checksum)
+//   fl-json compact STORE              rewrite the store at about its live size
 // Exit status 0 on success; 1 with one line on stderr otherwise, and the
 // store unchanged (every edit commands commits once, at the end).
 #include <fl/json_store.hpp>
@@ -31,7 +33,7 @@ struct usage_error : std::runtime_error {
 const char* const usage =
     "usage: fl-json import TEXT.json STORE | get STORE POINTER | set STORE POINTER JSON |"
     " erase STORE POINTER | patch STORE PATCH.json | dump STORE [--indent N] | stat STORE |"
-    " verify STORE";
+    " verify STORE | compact STORE";
 
 std::string read_input(const std::string& name) {
   if (name == "-") {
@@ -104,14 +106,29 @@ int run(const std::vector<std::string>& a) {
   } else if (cmd == "stat") {
     need(a, 2);
     const fl::json_store s = fl::json_store::open(a[1]);
-    std::printf("file %s\nfile_bytes %llu\ndocument_bytes %zu\nvalues %llu\n", s.path().c_str(),
-                static_cast<unsigned long long>(s.file_bytes()), s.dump().size(),
-                static_cast<unsigned long long>(count_values(s.root())));
+    const fl::space_stats st = s.stats();
+    using ull = unsigned long long;
+    // live: bytes of live blocks; free: freed blocks kept for reuse;
+    // retired: blocks an edit replaced, reusable once no reader holds them.
+    std::printf(
+        "file %s\nfile_bytes %llu\nlive_bytes %llu\nfree_bytes %llu\nretired_bytes %llu\n"
+        "commits %llu\ndocument_bytes %zu\nvalues %llu\n",
+        s.path().c_str(), static_cast<ull>(st.file_bytes), static_cast<ull>(st.used_bytes),
+        static_cast<ull>(st.free_bytes), static_cast<ull>(st.deferred_bytes),
+        static_cast<ull>(st.generation), s.dump().size(), static_cast<ull>(count_values(s.root())));
   } else if (cmd == "verify") {
     need(a, 2);
     const fl::json_store s = fl::json_store::open(a[1]);
     (void)s.dump();  // reads every value, checking every page it is on
     std::printf("ok %llu values\n", static_cast<unsigned long long>(count_values(s.root())));
+  } else if (cmd == "compact") {
+    need(a, 2);
+    fl::json_store s = fl::json_store::open(a[1]);
+    const std::uint64_t before = s.file_bytes();
+    s.compact();
+    s.sync();  // publishes the compacted file over the store
+    std::printf("file_bytes %llu -> %llu\n", static_cast<unsigned long long>(before),
+                static_cast<unsigned long long>(s.file_bytes()));
   } else {
     throw usage_error(usage);
   }
