@@ -205,6 +205,13 @@ void trace_fl_lsp(benchmark::State& st, const std::string& name) {
 }
 
 const bool registered = [] {
+  // The report's header lists the data sets a run found (report.py reads the
+  // "data_set/<name>" context keys).
+  if (const auto dir = fl_trace::data_dir(FL_BENCH_SOURCE_DIR))
+    benchmark::AddCustomContext("data_set/traces", "found (" + dir->string() + ")");
+  else
+    benchmark::AddCustomContext("data_set/traces",
+                                "not found (set FL_TRACE_DATA); generated trace only");
   std::vector<std::string> names{"gen_typing"};
   for (std::string_view n : fl_trace::real_traces) names.emplace_back(n);
   for (const std::string& n : names) {
