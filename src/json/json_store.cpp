@@ -504,6 +504,7 @@ class store_file {
     if (path.empty()) {  // the pointer "" names the document
       if (!v) return false;
       find_replaced(root_);
+      check_replaced_unique();
       root_ = *v;
       return true;
     }
@@ -513,6 +514,7 @@ class store_file {
                           !(in_array && insert);
     if (v && replaces && inline_kind(v->k)) {
       find_replaced(entry(s.c, s.limit, s.pos));
+      check_replaced_unique();
       overwrite_entry(s.c, s.limit, s.pos, *v);
       return true;
     }
@@ -521,6 +523,7 @@ class store_file {
                                               s.pos == s.c.n))
       find_replaced(entry(s.c, s.limit, s.pos));
     for (const step& p : path) find_replaced_table(p.c);
+    check_replaced_unique();
     json_ref r;
     if (!v) {
       r = copy_container(s.c, s.limit, s.pos, op::remove, {}, {});
@@ -621,9 +624,28 @@ class store_file {
     start_tail();
   }
 
+  // A block listed twice is a value reachable from two places, which only a
+  // damaged file has (every value of a store has one parent): retiring it
+  // twice would free it twice. Checked before the edit changes anything.
+  void check_replaced_unique() {
+    std::vector<std::uint64_t> sorted(replaced_);
+    std::sort(sorted.begin(), sorted.end());
+    if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
+      damaged("a value is reachable from two places");
+  }
+
   // Retires the blocks the edit just published replaced.
   void retire_replaced() {
-    for (std::uint64_t x : replaced_) space_->retire(fptr<void>(x));
+    // A block the space no longer holds live was freed through another
+    // parent: only a damaged file reaches one value from two places.
+    for (std::uint64_t x : replaced_) {
+      try {
+        space_->retire(fptr<void>(x));
+      } catch (const std::invalid_argument&) {
+        replaced_.clear();
+        damaged("a value's block was freed through another parent");
+      }
+    }
     replaced_.clear();
   }
 
