@@ -504,7 +504,6 @@ class store_file {
     if (path.empty()) {  // the pointer "" names the document
       if (!v) return false;
       find_replaced(root_);
-      check_replaced_unique();
       root_ = *v;
       return true;
     }
@@ -514,7 +513,6 @@ class store_file {
                           !(in_array && insert);
     if (v && replaces && inline_kind(v->k)) {
       find_replaced(entry(s.c, s.limit, s.pos));
-      check_replaced_unique();
       overwrite_entry(s.c, s.limit, s.pos, *v);
       return true;
     }
@@ -523,7 +521,6 @@ class store_file {
                                               s.pos == s.c.n))
       find_replaced(entry(s.c, s.limit, s.pos));
     for (const step& p : path) find_replaced_table(p.c);
-    check_replaced_unique();
     json_ref r;
     if (!v) {
       r = copy_container(s.c, s.limit, s.pos, op::remove, {}, {});
@@ -622,16 +619,6 @@ class store_file {
     }
     space_->get(head_)->root = root_;
     start_tail();
-  }
-
-  // A block listed twice is a value reachable from two places, which only a
-  // damaged file has (every value of a store has one parent): retiring it
-  // twice would free it twice. Checked before the edit changes anything.
-  void check_replaced_unique() {
-    std::vector<std::uint64_t> sorted(replaced_);
-    std::sort(sorted.begin(), sorted.end());
-    if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
-      damaged("a value is reachable from two places");
   }
 
   // Retires the blocks the edit just published replaced.
