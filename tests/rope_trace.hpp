@@ -16,6 +16,8 @@
 // Threads: pure functions; nothing is shared.
 #pragma once
 
+#include "support/utf8.hpp"
+
 #include <zlib.h>
 
 #include <algorithm>
@@ -88,23 +90,7 @@ inline std::string gunzip(const std::filesystem::path& file) {
   return out;
 }
 
-inline void put_utf8(std::string& out, std::uint32_t cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-}
+using fl_test::put_utf8;
 
 // Just enough JSON for the corpus's files: objects, arrays, strings (all
 // escapes, surrogate pairs joined), non-negative integers, and any other

@@ -31,6 +31,8 @@
 // Threads: no shared state.
 #pragma once
 
+#include "utf8.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -176,24 +178,8 @@ class writer {
   bool after_key_ = false;
 };
 
-// Appends code point `cp` as UTF-8.
-inline void put_utf8(std::string& out, std::uint32_t cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-}
+// The one UTF-8 encoder of the test generators (support/utf8.hpp).
+using fl_test::put_utf8;
 
 // `n` characters of Japanese-like text: hiragana, katakana and kanji, with
 // some full-width punctuation, ASCII digits and emoji (4 bytes, as in the
