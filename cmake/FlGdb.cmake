@@ -3,4 +3,4 @@
 # them. The script is also installed on its own, for `source` by hand or for
 # binaries whose debug sections were stripped:
 #   (gdb) source <prefix>/share/fl/gdb/fl_printers.py
-install(FILES "${PROJECT_SOURCE_DIR}/tools/gdb/fl_printers.py" DESTINATION ${CMAKE_INSTALL_DATADIR}/fl/gdb)
+install(FILES "${FL_GDB_PRINTERS}" DESTINATION ${CMAKE_INSTALL_DATADIR}/fl/gdb)

@@ -1,12 +1,13 @@
 // libfl's GDB pretty-printers, carried in the library itself: the
-// .debug_gdb_scripts section holds tools/gdb/fl_printers.py as an inline
+// .debug_gdb_scripts section holds fl_printers.py (generated from
+// tools/gdb/fl_printers.py.in by cmake/FlGdbPrinters.cmake) as an inline
 // Python script (entry kind 4: a name line, then the text, then NUL), and GDB
 // runs it for every program that links libfl, static or shared, installed or
 // not, when its auto-load safe-path allows that program (docs/debugging.md).
 // The section is not loaded at run time (no "a" flag) and `strip` removes it.
 // "MS" (mergeable strings) lets the linker fold duplicate copies into one.
 //
-// FL_GDB_PRINTERS_PATH (set by CMakeLists.txt) is the script's absolute path;
+// FL_GDB_PRINTERS_PATH (set by CMakeLists.txt) is the generated script's path;
 // builds without it, or for non-ELF targets, carry no script.
 //
 // The layout the printers read (fl_gdb_layout below) is computed here by the

@@ -36,6 +36,7 @@
 #pragma once
 
 #include <fl/detail/config.hpp>  // FL_ABI_NS
+#include <fl/detail/string_layout.h>  // FL_STR_TAG_HEAP
 
 #include <atomic>
 #include <cstddef>
@@ -92,14 +93,17 @@ static_assert(std::atomic<std::uint64_t>::is_always_lock_free &&
                   std::atomic<immutable_owner*>::is_always_lock_free,
               "immutable_string needs lock-free 64-bit atomics");
 
-// The handle is 16 bytes; byte 15 tells the two modes apart (little-endian):
-//   inline: bytes 0..14 hold up to 15 chars followed by zeros; byte 15 is
-//           15 - size, so a full 15-char text's byte 15 is 0 and doubles as
-//           its terminator
-//   shared: bytes 0..7 point at an immutable_rep; bytes 8..15 hold
-//           size | (0x80 << 56), so byte 15 has its top bit set
-inline constexpr std::size_t immutable_inline_max = 15;
-inline constexpr std::uint64_t immutable_shared_tag = std::uint64_t{0x80} << 56;
+// The handle is 16 bytes, the string encoding of detail/string_layout.h on
+// two words instead of three: byte 15, the tag, tells the modes apart
+// (little-endian):
+//   inline: bytes 0..14 hold up to 15 chars followed by zeros; the tag is
+//           15 - size, so a full 15-char text's tag is 0 and doubles as its
+//           terminator
+//   shared: bytes 0..7 point at an immutable_rep; bytes 8..15 hold the size
+//           with the tag's heap bit (FL_STR_TAG_HEAP) set
+inline constexpr std::size_t immutable_inline_max = 16 - 1;
+inline constexpr std::uint64_t immutable_shared_tag = std::uint64_t{FL_STR_TAG_HEAP} << 56;
+static_assert(immutable_inline_max < FL_STR_TAG_HEAP, "inline tags never carry the heap bit");
 inline constexpr std::size_t immutable_max_size =
     (std::size_t{1} << 56) - 1 - sizeof(immutable_rep);
 
