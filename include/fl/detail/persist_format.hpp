@@ -12,6 +12,7 @@
 #pragma once
 
 #include <fl/detail/crc32c.hpp>
+#include <fl/detail/size_classes.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -72,29 +73,13 @@ inline constexpr std::uint32_t space_format_version = 3;
 inline constexpr std::uint32_t space_oldest_version = 1;
 inline constexpr char space_magic[8] = {'f', 'l', '.', 's', 'p', 'a', 'c', 'e'};
 
-// Size classes: 16, 32, ..., 128 (8 classes), then 4 per doubling (2^k +
-// j * 2^(k-2), j = 1..4) up to 2^46. A request of n bytes (header included)
-// takes the smallest class >= n: at most 25% slack above 128 bytes.
-inline constexpr unsigned space_class_count = 8 + 4 * (46 - 7);
+// Size classes: the scheme of detail/size_classes.hpp (class_size(c),
+// size_class(n)) up to blocks of 2^46 bytes. A request of n bytes (header
+// included) takes the smallest class >= n. Block headers store class numbers
+// and the meta the count: the classes are part of the format.
 inline constexpr std::uint64_t space_max_block = std::uint64_t{1} << 46;
-
-constexpr std::uint64_t class_size(unsigned c) noexcept {
-  if (c < 8) return 16 * (std::uint64_t{c} + 1);
-  const unsigned k = 7 + (c - 8) / 4;
-  const unsigned j = (c - 8) % 4 + 1;
-  return (std::uint64_t{1} << k) + j * (std::uint64_t{1} << (k - 2));
-}
-// The class of a block of n bytes (1 <= n <= space_max_block).
-constexpr unsigned size_class(std::uint64_t n) noexcept {
-  if (n <= 128) return n == 0 ? 0 : static_cast<unsigned>((n + 15) / 16 - 1);
-  const unsigned k = 63 - static_cast<unsigned>(__builtin_clzll(n - 1));  // 2^k < n <= 2^(k+1)
-  const std::uint64_t step = std::uint64_t{1} << (k - 2);
-  const std::uint64_t j = (n - (std::uint64_t{1} << k) + step - 1) / step;  // 1..4
-  return 8 + (k - 7) * 4 + static_cast<unsigned>(j - 1);
-}
-static_assert(class_size(size_class(129)) == 160 && class_size(size_class(256)) == 256 &&
-              class_size(size_class(257)) == 320 &&
-              class_size(space_class_count - 1) == space_max_block);
+inline constexpr unsigned space_class_count = size_class_count(space_max_block);
+static_assert(space_class_count == 8 + 4 * (46 - 7), "a new class count is a new format");
 
 // Block header: word = tag << 16 | class. A live block's tag is block_live,
 // a freed one's block_free; a free block keeps the offset of the next free

@@ -38,6 +38,7 @@
 #include <cstdint>
 
 #include <fl/detail/build_config.hpp>
+#include <fl/detail/size_classes.hpp>
 
 // Cached blocks are poisoned when libfl itself was built with ASan, whatever
 // the flags of the program including this header: these inline paths and the
@@ -58,22 +59,21 @@
 
 namespace fl::inline FL_ABI_NS::detail {
 
-// Size classes: 16-byte steps up to 128 bytes (the short heap strings that
-// dominate real programs waste at most 15 bytes), then four classes per power
-// of two up to pool_max_cached_bytes (160, 192, 224, 256, 320, ..., 7168, 8192),
-// which bounds the waste of a rounded-up request to 25%. 8 + 6 * 4 = 32 classes.
-inline constexpr std::size_t pool_class_count = 32;
+// Size classes: the scheme of detail/size_classes.hpp (16-byte steps up to
+// 128, then four per doubling) bounded by pool_max_cached_bytes: 16, ..., 128,
+// 160, 192, 224, 256, 320, ..., 7168, 8192, 32 classes. These tables are
+// compiled into programs: part of the ABI (FL_ABI_NS).
+inline constexpr std::size_t pool_class_count = size_class_count(pool_max_cached_bytes);
 
-consteval std::array<std::uint16_t, pool_class_count> pool_make_class_sizes() {
-  std::array<std::uint16_t, pool_class_count> s{};
-  std::size_t i = 0;
-  for (std::size_t n = 16; n <= 128; n += 16) s[i++] = static_cast<std::uint16_t>(n);
-  for (std::size_t base = 128; base < pool_max_cached_bytes; base *= 2)
-    for (std::size_t q = 1; q <= 4; ++q) s[i++] = static_cast<std::uint16_t>(base + base / 4 * q);
-  return s;
+// A per-class table: entry c is f(c) (each fits 16 bits).
+template <class F>
+consteval std::array<std::uint16_t, pool_class_count> pool_per_class(F f) {
+  std::array<std::uint16_t, pool_class_count> t{};
+  for (std::size_t c = 0; c < pool_class_count; ++c) t[c] = static_cast<std::uint16_t>(f(c));
+  return t;
 }
 inline constexpr std::array<std::uint16_t, pool_class_count> pool_class_size =
-    pool_make_class_sizes();
+    pool_per_class([](std::size_t c) { return class_size(static_cast<unsigned>(c)); });
 static_assert(pool_class_size[pool_class_count - 1] == pool_max_cached_bytes);
 
 // The class of a request of n bytes (0 < n <= pool_max_cached_bytes) is
@@ -112,13 +112,6 @@ constexpr std::size_t pool_class_index(std::size_t bytes) noexcept {
 inline constexpr std::size_t pool_short_class_bytes = 128;
 inline constexpr std::size_t pool_short_class_depth = 256;
 inline constexpr std::size_t pool_class_budget_bytes = 64 * 1024;
-// A per-class table: entry c is f(c) (each fits 16 bits).
-template <class F>
-consteval std::array<std::uint16_t, pool_class_count> pool_per_class(F f) {
-  std::array<std::uint16_t, pool_class_count> t{};
-  for (std::size_t c = 0; c < pool_class_count; ++c) t[c] = static_cast<std::uint16_t>(f(c));
-  return t;
-}
 inline constexpr std::array<std::uint16_t, pool_class_count> pool_class_depth =
     pool_per_class([](std::size_t c) {
       const std::size_t n = pool_class_size[c] <= pool_short_class_bytes
