@@ -32,6 +32,37 @@
 
 namespace fl::inline FL_ABI_NS {
 
+// The source forms that assign() and append() both take, as std::string has
+// them, written once for both: op(str, pos, count), op(s), op(first, last),
+// op({chars}), op(view), op(view, pos, count) and op_range(r). Each reduces
+// its source to (pointer, size) for op(const char*, size_type), or hands an
+// iterator pair or a range to replace over [first, last): the whole string
+// for assign, its empty end for append. Out-of-range positions throw
+// std::out_of_range naming fl::string::<op>. Defined in the class below.
+#define FL_STRING_SOURCE_FORMS_(op, first, last)                                         \
+  basic_string& op(const basic_string& str, size_type pos, size_type count = npos) {     \
+    return op(str.substr_view(pos, count, "fl::string::" #op));                          \
+  }                                                                                      \
+  basic_string& op(const char* s) { return op(s, traits_type::length(s)); }              \
+  template <detail::legacy_input_iterator InputIt>                                       \
+  basic_string& op(InputIt i, InputIt j) {                                               \
+    return replace(first, last, i, j);                                                   \
+  }                                                                                      \
+  basic_string& op(std::initializer_list<char> il) { return op(il.begin(), il.size()); } \
+  template <detail::string_view_like T>                                                  \
+  basic_string& op(const T& t) {                                                         \
+    const std::string_view sv = t;                                                       \
+    return op(sv.data(), sv.size());                                                     \
+  }                                                                                      \
+  template <detail::string_view_like T>                                                  \
+  basic_string& op(const T& t, size_type pos, size_type count = npos) {                  \
+    return op(checked_sub(t, pos, count, "fl::string::" #op));                           \
+  }                                                                                      \
+  template <detail::char_range R>                                                        \
+  basic_string& op##_range(R&& rg) {                                                     \
+    return replace_with_range(first, last, std::forward<R>(rg));                         \
+  }
+
 // A byte string with the interface of std::basic_string<char>. See the file
 // comment for what differs; every member below has std::string's contract
 // (effects, complexity, exceptions) unless its comment says more.
@@ -155,8 +186,7 @@ class basic_string {
   basic_string& operator=(std::initializer_list<char> il) { return assign(il.begin(), il.size()); }
   template <detail::string_view_like T>
   basic_string& operator=(const T& t) {
-    const std::string_view sv = t;
-    return assign(sv.data(), sv.size());
+    return assign(t);
   }
   basic_string& operator=(std::nullptr_t) = delete;
   template <detail::concat_expr E>
@@ -169,35 +199,12 @@ class basic_string {
     if (this != &str) assign(str.data(), str.size());
     return *this;
   }
-  basic_string& assign(const basic_string& str, size_type pos, size_type count = npos) {
-    const std::string_view sv = str.substr_view(pos, count, "fl::string::assign");
-    return assign(sv.data(), sv.size());
-  }
   basic_string& assign(basic_string&& str) noexcept(
       noexcept(std::declval<basic_string&>() = std::move(str))) {
     return *this = std::move(str);
   }
   basic_string& assign(const char* s, size_type count);
-  basic_string& assign(const char* s) { return assign(s, traits_type::length(s)); }
-  template <detail::legacy_input_iterator InputIt>
-  basic_string& assign(InputIt first, InputIt last) {
-    return replace(cbegin(), cend(), first, last);
-  }
-  basic_string& assign(std::initializer_list<char> il) { return assign(il.begin(), il.size()); }
-  template <detail::string_view_like T>
-  basic_string& assign(const T& t) {
-    const std::string_view sv = t;
-    return assign(sv.data(), sv.size());
-  }
-  template <detail::string_view_like T>
-  basic_string& assign(const T& t, size_type pos, size_type count = npos) {
-    const std::string_view sv = checked_sub(t, pos, count, "fl::string::assign");
-    return assign(sv.data(), sv.size());
-  }
-  template <detail::char_range R>
-  basic_string& assign_range(R&& rg) {
-    return replace_with_range(cbegin(), cend(), std::forward<R>(rg));
-  }
+  FL_STRING_SOURCE_FORMS_(assign, cbegin(), cend())
 
   allocator_type get_allocator() const noexcept { return alloc_; }
 
@@ -352,34 +359,11 @@ class basic_string {
 
   basic_string& append(size_type count, char ch) { return replace_fill(size(), 0, count, ch); }
   basic_string& append(const basic_string& str) { return append(str.data(), str.size()); }
-  basic_string& append(const basic_string& str, size_type pos, size_type count = npos) {
-    const std::string_view sv = str.substr_view(pos, count, "fl::string::append");
-    return append(sv.data(), sv.size());
-  }
   // The fast paths copy into spare capacity, one per mode (as in
   // push_back); a source inside *this lies in [data(), data() + size()) and so
   // never overlaps the bytes written.
   basic_string& append(const char* s, size_type count);
-  basic_string& append(const char* s) { return append(s, traits_type::length(s)); }
-  template <detail::legacy_input_iterator InputIt>
-  basic_string& append(InputIt first, InputIt last) {
-    return replace(cend(), cend(), first, last);
-  }
-  basic_string& append(std::initializer_list<char> il) { return append(il.begin(), il.size()); }
-  template <detail::string_view_like T>
-  basic_string& append(const T& t) {
-    const std::string_view sv = t;
-    return append(sv.data(), sv.size());
-  }
-  template <detail::string_view_like T>
-  basic_string& append(const T& t, size_type pos, size_type count = npos) {
-    const std::string_view sv = checked_sub(t, pos, count, "fl::string::append");
-    return append(sv.data(), sv.size());
-  }
-  template <detail::char_range R>
-  basic_string& append_range(R&& rg) {
-    return replace_with_range(cend(), cend(), std::forward<R>(rg));
-  }
+  FL_STRING_SOURCE_FORMS_(append, cend(), cend())
   template <detail::concat_expr E>
   basic_string& append(const E& e) {
     return append_expr(e);
@@ -394,8 +378,7 @@ class basic_string {
   basic_string& operator+=(std::initializer_list<char> il) { return append(il.begin(), il.size()); }
   template <detail::string_view_like T>
   basic_string& operator+=(const T& t) {
-    const std::string_view sv = t;
-    return append(sv.data(), sv.size());
+    return append(t);
   }
   template <detail::concat_expr E>
   basic_string& operator+=(const E& e) {
@@ -616,10 +599,7 @@ class basic_string {
       detail::throw_string_out_of_range(what, pos, size());
   }
   std::string_view substr_view(size_type pos, size_type count, const char* what) const {
-    const size_type sz = size();
-    if (pos > sz) [[unlikely]]
-      detail::throw_string_out_of_range(what, pos, sz);
-    return std::string_view(data() + pos, std::min(count, sz - pos));
+    return checked_sub(view(), pos, count, what);
   }
   static std::string_view checked_sub(std::string_view sv, size_type pos, size_type count,
                                       const char* what) {
@@ -679,6 +659,7 @@ class basic_string {
   core core_;
   [[no_unique_address]] Allocator alloc_;
 };
+#undef FL_STRING_SOURCE_FORMS_
 
 // ---- non-member functions ----
 
