@@ -205,21 +205,23 @@ struct rope_formatter {
 
 }  // namespace fl::inline FL_ABI_NS::detail
 
+// The formatter specializations of one formatting library (NS: fmt or std;
+// VIEW its string view, ERROR its format error), built on view_formatter and
+// rope_formatter above, so the string types accept exactly the specs a
+// std::string does. Written once for both libraries.
+#define FL_FORMATTERS_(NS, VIEW, ERROR)                                 \
+  template <class A>                                                    \
+  struct NS::formatter<fl::basic_string<A>, char>                       \
+      : fl::detail::view_formatter<NS::formatter<VIEW, char>, VIEW> {}; \
+  template <>                                                           \
+  struct NS::formatter<fl::immutable_string, char>                      \
+      : fl::detail::view_formatter<NS::formatter<VIEW, char>, VIEW> {}; \
+  template <>                                                           \
+  struct NS::formatter<fl::rope, char> : fl::detail::rope_formatter<ERROR> {};
+
 #if defined(FL_HAVE_FMT)
 
-// fmt::formatter specializations (see fl::detail::view_formatter and
-// rope_formatter above), so the string types accept exactly the specs a
-// std::string does.
-template <class A>
-struct fmt::formatter<fl::basic_string<A>, char>
-    : fl::detail::view_formatter<fmt::formatter<fmt::string_view, char>, fmt::string_view> {};
-
-template <>
-struct fmt::formatter<fl::immutable_string, char>
-    : fl::detail::view_formatter<fmt::formatter<fmt::string_view, char>, fmt::string_view> {};
-
-template <>
-struct fmt::formatter<fl::rope, char> : fl::detail::rope_formatter<fmt::format_error> {};
+FL_FORMATTERS_(fmt, fmt::string_view, fmt::format_error)
 
 namespace fl::inline FL_ABI_NS {
 namespace detail {
@@ -319,15 +321,7 @@ template <class... T>
 
 #if defined(FL_HAVE_STD_FORMAT)
 
-template <class A>
-struct std::formatter<fl::basic_string<A>, char>
-    : fl::detail::view_formatter<std::formatter<std::string_view, char>, std::string_view> {};
-
-template <>
-struct std::formatter<fl::immutable_string, char>
-    : fl::detail::view_formatter<std::formatter<std::string_view, char>, std::string_view> {};
-
-template <>
-struct std::formatter<fl::rope, char> : fl::detail::rope_formatter<std::format_error> {};
+FL_FORMATTERS_(std, std::string_view, std::format_error)
 
 #endif  // FL_HAVE_STD_FORMAT
+#undef FL_FORMATTERS_
