@@ -1,5 +1,5 @@
 // src/text_count.cpp: the counting functions of src/text_count.hpp, each a
-// call through a kernel pointer set for the level of src/simd/isa.hpp (the
+// call through the kernel set installed for the level of src/simd/isa.hpp (the
 // sets of src/text_count_sse2.cpp and src/text_count_avx2.cpp, or the scalar
 // code here).
 #include "text_count.hpp"
@@ -78,69 +78,60 @@ constexpr isa_choice<text_count_kernel_set> text_count_choices[] = {
     {isa::scalar, &scalar_text_count_kernels},
 };
 
-// Resolvers: the pointers' initial values (see fl/detail/find_impl.hpp for
-// why constant-initialized relaxed atomics).
-text_counts count_text_resolve(const char* p, std::size_t n) noexcept;
-std::size_t count_byte_resolve(const char* p, std::size_t n, char ch) noexcept;
-std::size_t nth_item_resolve(const char* p, std::size_t n, int metric, std::size_t k,
-                             std::size_t& skipped) noexcept;
-std::size_t nth_item_back_resolve(const char* p, std::size_t n, int metric,
-                                  std::size_t k) noexcept;
-
-constinit std::atomic<decltype(text_count_kernel_set::count_text)> count_text_kernel{
-    &count_text_resolve};
-constinit std::atomic<decltype(text_count_kernel_set::count_byte)> count_byte_kernel{
-    &count_byte_resolve};
-constinit std::atomic<decltype(text_count_kernel_set::nth_item)> nth_item_kernel{
-    &nth_item_resolve};
-constinit std::atomic<decltype(text_count_kernel_set::nth_item_back)> nth_item_back_kernel{
-    &nth_item_back_resolve};
+// The resolver set: the initial kernels, which install the set of the active
+// level and forward the call (constant-initialized, so valid inside other
+// translation units' static initializers; relaxed, as in
+// fl/detail/find_impl.hpp).
+const text_count_kernel_set& resolved() noexcept;
 
 text_counts count_text_resolve(const char* p, std::size_t n) noexcept {
-  install_text_count_kernels(active_isa());
-  return count_text_kernel.load(std::memory_order_relaxed)(p, n);
+  return resolved().count_text(p, n);
 }
 std::size_t count_byte_resolve(const char* p, std::size_t n, char ch) noexcept {
-  install_text_count_kernels(active_isa());
-  return count_byte_kernel.load(std::memory_order_relaxed)(p, n, ch);
+  return resolved().count_byte(p, n, ch);
 }
 std::size_t nth_item_resolve(const char* p, std::size_t n, int metric, std::size_t k,
                              std::size_t& skipped) noexcept {
-  install_text_count_kernels(active_isa());
-  return nth_item_kernel.load(std::memory_order_relaxed)(p, n, metric, k, skipped);
+  return resolved().nth_item(p, n, metric, k, skipped);
 }
 std::size_t nth_item_back_resolve(const char* p, std::size_t n, int metric,
                                   std::size_t k) noexcept {
+  return resolved().nth_item_back(p, n, metric, k);
+}
+
+constexpr text_count_kernel_set resolver_kernels{&count_text_resolve, &count_byte_resolve,
+                                                 &nth_item_resolve, &nth_item_back_resolve};
+
+constinit std::atomic<const text_count_kernel_set*> kernels{&resolver_kernels};
+
+const text_count_kernel_set& resolved() noexcept {
   install_text_count_kernels(active_isa());
-  return nth_item_back_kernel.load(std::memory_order_relaxed)(p, n, metric, k);
+  return *kernels.load(std::memory_order_relaxed);
 }
 
 }  // namespace
 
 isa install_text_count_kernels(isa level) noexcept {
   const isa_choice<text_count_kernel_set>& c = choose_kernels(text_count_choices, level);
-  count_text_kernel.store(c.kernels->count_text, std::memory_order_relaxed);
-  count_byte_kernel.store(c.kernels->count_byte, std::memory_order_relaxed);
-  nth_item_kernel.store(c.kernels->nth_item, std::memory_order_relaxed);
-  nth_item_back_kernel.store(c.kernels->nth_item_back, std::memory_order_relaxed);
+  kernels.store(c.kernels, std::memory_order_relaxed);
   return c.level;
 }
 
 text_counts count_text_bulk(const char* p, std::size_t n) noexcept {
-  return count_text_kernel.load(std::memory_order_relaxed)(p, n);
+  return kernels.load(std::memory_order_relaxed)->count_text(p, n);
 }
 
 std::size_t count_byte(const char* p, std::size_t n, char ch) noexcept {
-  return count_byte_kernel.load(std::memory_order_relaxed)(p, n, ch);
+  return kernels.load(std::memory_order_relaxed)->count_byte(p, n, ch);
 }
 
 std::size_t nth_item(const char* p, std::size_t n, text_metric m, std::size_t k,
                      std::size_t& skipped) noexcept {
-  return nth_item_kernel.load(std::memory_order_relaxed)(p, n, static_cast<int>(m), k, skipped);
+  return kernels.load(std::memory_order_relaxed)->nth_item(p, n, static_cast<int>(m), k, skipped);
 }
 
 std::size_t nth_item_back(const char* p, std::size_t n, text_metric m, std::size_t k) noexcept {
-  return nth_item_back_kernel.load(std::memory_order_relaxed)(p, n, static_cast<int>(m), k);
+  return kernels.load(std::memory_order_relaxed)->nth_item_back(p, n, static_cast<int>(m), k);
 }
 
 }  // namespace fl::detail
