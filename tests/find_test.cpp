@@ -34,14 +34,18 @@ using fl::detail::isa;
 
 // The levels this test runs the kernels at: the one FL_ISA selects when it is
 // set (ctest runs this test once per level that way, through the dispatch
-// the library does on its own), else every level the machine supports, each
-// forced in turn.
+// the library does on its own), else every level the machine supports whose
+// search kernels differ from the level below's, each forced in turn.
 std::vector<isa> levels_under_test() {
   if (std::getenv("FL_ISA") != nullptr) return {fl::detail::active_isa()};
   std::vector<isa> v;
   for (std::size_t i = 0; i < fl::detail::isa_count; ++i) {
-    if (fl::detail::isa_supported(static_cast<isa>(i))) v.push_back(static_cast<isa>(i));
+    const isa level = static_cast<isa>(i);
+    if (fl::detail::isa_supported(level) && fl::detail::install_find_kernels(level) == level) {
+      v.push_back(level);
+    }
   }
+  fl::detail::force_isa(fl::detail::active_isa());  // undo the probing installs
   return v;
 }
 

@@ -42,8 +42,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::memcpy(hay.get(), data + 4 + m, n);
   const std::string_view hv(hay.get(), n), nv(needle.get(), m);
   const std::size_t positions[] = {0, pos_raw % (n + 2), fl::npos};
-  for (std::size_t level = 0; level < fl::detail::isa_count; ++level) {
-    if (!fl::detail::force_isa(static_cast<fl::detail::isa>(level))) continue;
+  // Each level whose search kernels differ from the level below's.
+  int previous = -1;
+  for (std::size_t i = 0; i < fl::detail::isa_count; ++i) {
+    const auto level = static_cast<fl::detail::isa>(i);
+    if (!fl::detail::force_isa(level)) continue;
+    const int kernels = static_cast<int>(fl::detail::install_find_kernels(level));
+    if (kernels == previous) continue;
+    previous = kernels;
     for (std::size_t pos : positions) check_all(hv, nv, pos);
   }
   return 0;
