@@ -1,18 +1,77 @@
-// src/json/json_typed.cpp: the typed API of json_store over its text API:
-// json_text's escaping, create/open_or_create, put() (with parent creation),
-// typed reads' errors, and indented dumps.
-#include "json_internal.hpp"
+// src/json/dump.cpp: RFC 8259 text out of a json_store: a stored value's
+// text (dump()), indented text (dump(indent)), and the number and string
+// output that json_text's escaping shares.
+#include "store_file.hpp"
 
-#include <fl/json_store.hpp>
-
+#include <array>
+#include <charconv>
 #include <cmath>
+#include <cstring>
 #include <ostream>
 #include <stdexcept>
 #include <string>
-#include <system_error>
 
-namespace fl {
-namespace detail::json {
+namespace fl::detail::json {
+
+void dump_double(double d, byte_buffer& out) {
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, d);
+  std::size_t n = static_cast<std::size_t>(r.ptr - buf);
+  bool integral = true;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (buf[i] == '.' || buf[i] == 'e') integral = false;
+  }
+  if (integral) {
+    buf[n++] = '.';
+    buf[n++] = '0';
+  }
+  out.append(buf, n);
+}
+
+namespace {
+// 0: copy; otherwise the character after '\' ('u' for \u00XX).
+constexpr auto escape_table = [] {
+  std::array<char, 256> t{};
+  for (int c = 0; c < 0x20; ++c) t[static_cast<std::size_t>(c)] = 'u';
+  t['\b'] = 'b';
+  t['\f'] = 'f';
+  t['\n'] = 'n';
+  t['\r'] = 'r';
+  t['\t'] = 't';
+  t['"'] = '"';
+  t['\\'] = '\\';
+  return t;
+}();
+}  // namespace
+
+void dump_string(std::string_view s, byte_buffer& out) {
+  // Worst case: every byte becomes \u00XX.
+  unsigned char* w = out.extend(s.size() * 6 + 2);
+  unsigned char* const w0 = w;
+  *w++ = '"';
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const auto* e = p + s.size();
+  while (p != e) {
+    const unsigned char c = *p++;
+    const char esc = escape_table[c];
+    if (esc == 0) {
+      *w++ = c;
+    } else if (esc != 'u') {
+      *w++ = '\\';
+      *w++ = static_cast<unsigned char>(esc);
+    } else {
+      static constexpr char hex[] = "0123456789abcdef";
+      *w++ = '\\';
+      *w++ = 'u';
+      *w++ = '0';
+      *w++ = '0';
+      *w++ = static_cast<unsigned char>(hex[c >> 4]);
+      *w++ = static_cast<unsigned char>(hex[c & 15]);
+    }
+  }
+  *w++ = '"';
+  out.truncate(out.size() - (s.size() * 6 + 2) + static_cast<std::size_t>(w - w0));
+}
 
 void append_escaped(std::string& out, std::string_view s) {
   byte_buffer b;
@@ -27,16 +86,81 @@ void append_double(std::string& out, double d) {
   out.append(reinterpret_cast<const char*>(b.data()), b.size());
 }
 
-void wrong_type(const json_value& v, const char* want) {
-  throw std::invalid_argument(std::string("fl::json_value: not ") + want + " but " + v.type_name());
-}
-
-void out_of_range_number(const json_value& v, const char* want) {
-  throw std::out_of_range("fl::json_value: the number " + std::string(v.dump()) + " does not fit " +
-                          want);
-}
-
 namespace {
+
+struct dumper {
+  const store_file& f;
+  byte_buffer& out;
+  std::uint64_t budget;  // output bound of a tree (8 bytes of text per stored byte)
+
+  void value(const json_ref& r, std::uint64_t limit, std::uint32_t depth) {
+    switch (static_cast<kind>(r.k)) {
+      case kind::null_v: out.append("null", 4); return;
+      case kind::false_v: out.append("false", 5); return;
+      case kind::true_v: out.append("true", 4); return;
+      case kind::int64:
+      case kind::uint64: {
+        char buf[24];
+        const auto res = r.k == static_cast<std::uint8_t>(kind::int64)
+                             ? std::to_chars(buf, buf + sizeof buf, static_cast<std::int64_t>(r.x))
+                             : std::to_chars(buf, buf + sizeof buf, r.x);
+        out.append(buf, static_cast<std::size_t>(res.ptr - buf));
+        return;
+      }
+      case kind::real: {
+        double d;
+        std::memcpy(&d, &r.x, sizeof d);
+        if (!std::isfinite(d)) f.damaged("a number that is not finite");
+        dump_double(d, out);
+        return;
+      }
+      case kind::number_text: out.append(f.bytes(r.x, r.n, limit), r.n); return;
+      case kind::string:
+        dump_string(std::string_view(reinterpret_cast<const char*>(f.bytes(r.x, r.n, limit)), r.n),
+                    out);
+        return;
+      case kind::array:
+        items<json_ref>(r, limit, depth, '[', ']', [&](const unsigned char* item) {
+          value(f.read_ref(item), limit, depth + 1);
+        });
+        return;
+      case kind::object:
+        items<json_member>(r, limit, depth, '{', '}', [&](const unsigned char* item) {
+          json_member m;
+          std::memcpy(&m, item, sizeof m);
+          dump_string(
+              std::string_view(reinterpret_cast<const char*>(f.bytes(m.key, m.key_len, limit)),
+                               m.key_len),
+              out);
+          out.append(":", 1);
+          if (!valid_kind(m.value.k)) f.damaged("a value of unknown kind");
+          value(m.value, limit, depth + 1);
+        });
+        return;
+    }
+    f.damaged("a value of unknown kind");
+  }
+  // The r.n items of an array (Item = json_ref) or an object (json_member)
+  // stored at r.x: `open`, the items separated by commas, each written by
+  // write_item(its stored bytes), then `close`. Checks the depth before and
+  // the output budget after.
+  template <class Item, class WriteItem>
+  void items(const json_ref& r, std::uint64_t limit, std::uint32_t depth, char open, char close,
+             const WriteItem& write_item) {
+    if (depth >= max_depth) f.damaged("nesting deeper than the format allows");
+    const unsigned char* t = f.bytes(r.x, std::uint64_t{r.n} * sizeof(Item), limit);
+    out.append(&open, 1);
+    for (std::uint32_t i = 0; i < r.n; ++i) {
+      if (i) out.append(",", 1);
+      write_item(t + std::size_t{i} * sizeof(Item));
+    }
+    out.append(&close, 1);
+    check_budget();
+  }
+  void check_budget() const {
+    if (out.size() > budget) f.damaged("the structure refers to one value twice");
+  }
+};
 
 // Re-indents compact RFC 8259 text (as dump() writes it: no whitespace
 // outside strings) by `indent` spaces a level.
@@ -85,19 +209,19 @@ std::string indent_text(std::string_view s, int indent) {
 }
 
 }  // namespace
-}  // namespace detail::json
 
-const char* json_value::type_name() const noexcept {
-  switch (type()) {
-    case json_type::null: return "null";
-    case json_type::boolean: return "boolean";
-    case json_type::number: return "number";
-    case json_type::string: return "string";
-    case json_type::array: return "array";
-    case json_type::object: return "object";
-  }
-  return "null";
+fl::string store_file::dump(const json_value& v) const {
+  byte_buffer out;
+  dumper d{*this, out, 8 * root_limit() + 64};
+  d.value(v.ref_, v.limit_, 0);
+  return fl::string(std::string_view(reinterpret_cast<const char*>(out.data()), out.size()));
 }
+
+}  // namespace fl::detail::json
+
+namespace fl {
+
+fl::string json_value::dump() const { return file_->dump(*this); }
 
 fl::string json_value::dump(int indent) const {
   const fl::string compact = dump();
@@ -111,51 +235,7 @@ std::ostream& operator<<(std::ostream& os, const json_value& v) {
   return os << std::string_view(s);
 }
 
-json_store json_store::create(const std::filesystem::path& file) {
-  std::error_code ec;
-  if (std::filesystem::exists(file, ec) || ec)
-    throw persist_error(file,
-                        ec ? "create: " + ec.message() : std::string("create: the file exists"));
-  json_store s = import("{}", file);
-  s.sync();
-  return s;
-}
-
-json_store json_store::open_or_create(const std::filesystem::path& file) {
-  std::error_code ec;
-  if (std::filesystem::exists(file, ec)) return open(file);
-  return create(file);
-}
-
-void json_store::put(std::string_view json_pointer, const json_text& value, parents p) {
-  if (p == parents::must_exist) return set(json_pointer, value.str());
-  // Every proper prefix that is missing becomes {} (prefixes end where a
-  // later '/' begins a token); if the put fails, the first one made (which
-  // holds the others) is removed again.
-  std::string_view made;
-  try {
-    for (std::size_t slash = json_pointer.find('/', 1); slash != std::string_view::npos;
-         slash = json_pointer.find('/', slash + 1)) {
-      const std::string_view prefix = json_pointer.substr(0, slash);
-      if (find(prefix)) continue;
-      set(prefix, "{}");
-      if (made.empty()) made = prefix;
-    }
-    set(json_pointer, value.str());
-  } catch (...) {
-    if (!made.empty()) erase(made);
-    throw;
-  }
-}
-
-void json_store::missing(std::string_view json_pointer) {
-  throw std::out_of_range("fl::json_store: no value at \"" + std::string(json_pointer) + "\"");
-}
-
-std::string json_store::value(std::string_view json_pointer, const char* fallback) const {
-  const std::optional<json_value> v = find(json_pointer);
-  return v ? v->get<std::string>() : std::string(fallback);
-}
+fl::string json_store::dump() const { return file_->dump(file_->root_value()); }
 
 fl::string json_store::dump(int indent) const { return root().dump(indent); }
 

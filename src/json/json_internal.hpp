@@ -1,6 +1,8 @@
 // src/json/json_internal.hpp: what the json_store sources share: the byte
 // buffer that new data is appended to, the builder that turns parse events
-// into store records, the parsers, and the output helpers.
+// into store records and the parsers (parse.cpp), RFC 6901 pointer tokens
+// (read.cpp), and the number and string output (dump.cpp). The store itself
+// is store_file.hpp.
 //
 // Threads: nothing here is shared between objects; one store_file is used by
 // one thread at a time (see fl/json_store.hpp).

@@ -1,4 +1,4 @@
-// src/json/json_patch.cpp: RFC 6902 JSON Patch and RFC 7396 JSON Merge Patch
+// src/json/patch.cpp: RFC 6902 JSON Patch and RFC 7396 JSON Merge Patch
 // over json_store's edits (set, insert, erase).
 //
 // All or nothing: every edit an operation makes is recorded with its inverse
