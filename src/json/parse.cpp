@@ -8,7 +8,7 @@
 // every error, and keeps numbers simdjson refuses (integers beyond 64 bits,
 // doubles beyond DBL_MAX) as their text. Any text simdjson rejects is parsed
 // again by parse_strict, which either throws the precise json_error or builds
-// the document. tests/json_store_test.cpp checks that both agree.
+// the document. tests/json_parse_test.cpp checks that both agree.
 #include "json_internal.hpp"
 
 #include <charconv>
@@ -387,32 +387,24 @@ class strict_parser {
       if (c == '\\') {
         if (e_ - p_ < 2) fail(p_, "unterminated escape");
         const unsigned char* at = p_;
-        switch (p_[1]) {
-          case '"': scratch_ += '"'; break;
-          case '\\': scratch_ += '\\'; break;
-          case '/': scratch_ += '/'; break;
-          case 'b': scratch_ += '\b'; break;
-          case 'f': scratch_ += '\f'; break;
-          case 'n': scratch_ += '\n'; break;
-          case 'r': scratch_ += '\r'; break;
-          case 't': scratch_ += '\t'; break;
-          case 'u': {
-            std::uint32_t cp = unicode_escape(at);
-            if (cp >= 0xDC00 && cp <= 0xDFFF) fail(at, "lone low surrogate \\u escape");
-            if (cp >= 0xD800 && cp <= 0xDBFF) {
-              if (e_ - at < 12 || at[6] != '\\' || at[7] != 'u')
-                fail(at, "high surrogate \\u escape not followed by a low one");
-              const std::uint32_t lo = unicode_escape(at + 6);
-              if (lo < 0xDC00 || lo > 0xDFFF)
-                fail(at + 6, "high surrogate \\u escape not followed by a low one");
-              cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-              p_ += 6;
-            }
-            append_utf8(scratch_, cp);
-            p_ += 4;
-            break;
+        if (p_[1] == 'u') {
+          std::uint32_t cp = unicode_escape(at);
+          if (is_low_surrogate(cp)) fail(at, "lone low surrogate \\u escape");
+          if (is_high_surrogate(cp)) {
+            if (e_ - at < 12 || at[6] != '\\' || at[7] != 'u')
+              fail(at, "high surrogate \\u escape not followed by a low one");
+            const std::uint32_t lo = unicode_escape(at + 6);
+            if (!is_low_surrogate(lo))
+              fail(at + 6, "high surrogate \\u escape not followed by a low one");
+            cp = join_surrogates(cp, lo);
+            p_ += 6;
           }
-          default: fail(p_, "invalid escape (allowed: \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)");
+          append_utf8(scratch_, cp);
+          p_ += 4;
+        } else if (const char plain = unescape(static_cast<char>(p_[1]))) {
+          scratch_ += plain;
+        } else {
+          fail(p_, "invalid escape (allowed: \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)");
         }
         p_ += 2;
         continue;
