@@ -11,7 +11,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace fl::detail::json {
+namespace fl::inline FL_ABI_NS::detail::json {
 
 void dump_double(double d, byte_buffer& out) {
   char buf[32];
@@ -217,9 +217,9 @@ fl::string store_file::dump(const json_value& v) const {
   return fl::string(std::string_view(reinterpret_cast<const char*>(out.data()), out.size()));
 }
 
-}  // namespace fl::detail::json
+}  // namespace fl::inline FL_ABI_NS::detail::json
 
-namespace fl {
+namespace fl::inline FL_ABI_NS {
 
 fl::string json_value::dump() const { return file_->dump(*this); }
 
@@ -239,4 +239,4 @@ fl::string json_store::dump() const { return file_->dump(file_->root_value()); }
 
 fl::string json_store::dump(int indent) const { return root().dump(indent); }
 
-}  // namespace fl
+}  // namespace fl::inline FL_ABI_NS

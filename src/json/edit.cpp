@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-namespace fl::detail::json {
+namespace fl::inline FL_ABI_NS::detail::json {
 
 namespace {
 
@@ -408,9 +408,9 @@ void store_file::find_replaced(const json_ref& r, std::uint32_t depth, std::uint
   }
 }
 
-}  // namespace fl::detail::json
+}  // namespace fl::inline FL_ABI_NS::detail::json
 
-namespace fl {
+namespace fl::inline FL_ABI_NS {
 
 using detail::json::json_ref;
 
@@ -460,4 +460,4 @@ void json_store::put(std::string_view json_pointer, const json_text& value, pare
   }
 }
 
-}  // namespace fl
+}  // namespace fl::inline FL_ABI_NS

@@ -24,7 +24,7 @@
 #include <simdjson.h>
 #endif
 
-namespace fl {
+namespace fl::inline FL_ABI_NS {
 
 namespace {
 std::string json_error_what(std::size_t offset, std::size_t line, std::size_t column,
@@ -589,4 +589,4 @@ void parse_fast(std::string_view text, builder& b, const std::function<void()>& 
 }
 
 }  // namespace detail::json
-}  // namespace fl
+}  // namespace fl::inline FL_ABI_NS

@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-namespace fl::detail::json {
+namespace fl::inline FL_ABI_NS::detail::json {
 
 // Member lookup in object `obj` (below `limit`): the position of the last
 // member named `key`, or npos.
@@ -130,9 +130,9 @@ void out_of_range_number(const json_value& v, const char* want) {
                           want);
 }
 
-}  // namespace fl::detail::json
+}  // namespace fl::inline FL_ABI_NS::detail::json
 
-namespace fl {
+namespace fl::inline FL_ABI_NS {
 
 using detail::json::json_ref;
 using detail::json::kind;
@@ -274,4 +274,4 @@ std::string json_store::value(std::string_view json_pointer, const char* fallbac
   return v ? v->get<std::string>() : std::string(fallback);
 }
 
-}  // namespace fl
+}  // namespace fl::inline FL_ABI_NS

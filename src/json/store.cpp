@@ -18,7 +18,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-namespace fl::detail::json {
+namespace fl::inline FL_ABI_NS::detail::json {
 
 std::filesystem::path with_suffix(const std::filesystem::path& p, const char* suffix) {
   std::filesystem::path r = p;
@@ -287,9 +287,9 @@ void store_file::read_head() {
   if (head_.offset() >= tail_base_) damaged("the root object lies past the carved blocks");
 }
 
-}  // namespace fl::detail::json
+}  // namespace fl::inline FL_ABI_NS::detail::json
 
-namespace fl {
+namespace fl::inline FL_ABI_NS {
 
 json_store::json_store(std::unique_ptr<detail::json::store_file> f) noexcept
     : file_(std::move(f)) {}
@@ -362,4 +362,4 @@ json_store json_store::open_or_create(const std::filesystem::path& file) {
   return create(file);
 }
 
-}  // namespace fl
+}  // namespace fl::inline FL_ABI_NS

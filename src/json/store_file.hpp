@@ -30,7 +30,7 @@
 #include <string_view>
 #include <vector>
 
-namespace fl::detail::json {
+namespace fl::inline FL_ABI_NS::detail::json {
 
 inline bool valid_kind(std::uint8_t k) noexcept {
   return k >= static_cast<std::uint8_t>(kind::null_v) &&
@@ -171,4 +171,4 @@ class store_file {
   void read_head();
 };
 
-}  // namespace fl::detail::json
+}  // namespace fl::inline FL_ABI_NS::detail::json
