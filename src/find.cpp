@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <cstring>
 
-namespace fl::detail {
+namespace fl::inline FL_ABI_NS::detail {
 
 namespace {
 
@@ -310,4 +310,4 @@ isa install_find_kernels(isa level) noexcept {
   return c.level;
 }
 
-}  // namespace fl::detail
+}  // namespace fl::inline FL_ABI_NS::detail

@@ -9,7 +9,7 @@
 
 #include <cstddef>
 
-namespace fl::detail {
+namespace fl::inline FL_ABI_NS::detail {
 
 // The kernels of one instruction-set level.
 struct kernel_set {
@@ -39,4 +39,4 @@ std::size_t first_of_scalar(const char* hay, std::size_t n, const char* set, std
 std::size_t last_of_scalar(const char* hay, std::size_t end, const char* set, std::size_t k,
                            bool negate) noexcept;
 
-}  // namespace fl::detail
+}  // namespace fl::inline FL_ABI_NS::detail

@@ -10,7 +10,7 @@
 #include <atomic>
 #include <cstdint>
 
-namespace fl::detail {
+namespace fl::inline FL_ABI_NS::detail {
 
 namespace {
 
@@ -134,4 +134,4 @@ std::size_t nth_item_back(const char* p, std::size_t n, text_metric m, std::size
   return kernels.load(std::memory_order_relaxed)->nth_item_back(p, n, static_cast<int>(m), k);
 }
 
-}  // namespace fl::detail
+}  // namespace fl::inline FL_ABI_NS::detail

@@ -5,11 +5,13 @@
 // src/text_count_avx2.cpp; C headers only (see src/find_avx2.cpp).
 #pragma once
 
+#include <fl/detail/config.hpp>  // FL_ABI_NS
+
 #include <stddef.h>
 
 #include "text_count_word.hpp"
 
-namespace fl::detail {
+namespace fl::inline FL_ABI_NS::detail {
 
 struct text_count_kernel_set {
   text_counts (*count_text)(const char* p, size_t n) noexcept;
@@ -23,4 +25,4 @@ extern const text_count_kernel_set sse2_text_count_kernels;
 extern const text_count_kernel_set avx2_text_count_kernels;
 #endif
 
-}  // namespace fl::detail
+}  // namespace fl::inline FL_ABI_NS::detail

@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-namespace fl::detail {
+namespace fl::inline FL_ABI_NS::detail {
 namespace {
 
 inline size_t popcount32(uint32_t x) noexcept { return static_cast<size_t>(__builtin_popcount(x)); }
@@ -250,4 +250,4 @@ constexpr text_count_kernel_set text_count_kernels{
     &text_count_entries<V>::nth_item, &text_count_entries<V>::nth_item_back};
 
 }  // namespace
-}  // namespace fl::detail
+}  // namespace fl::inline FL_ABI_NS::detail

@@ -4,10 +4,10 @@
 
 #include "text_count_simd.hpp"
 
-namespace fl::detail {
+namespace fl::inline FL_ABI_NS::detail {
 
 constinit const text_count_kernel_set sse2_text_count_kernels = text_count_kernels<v128>;
 
-}  // namespace fl::detail
+}  // namespace fl::inline FL_ABI_NS::detail
 
 #endif  // FL_NO_SIMD

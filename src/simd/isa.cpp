@@ -15,7 +15,7 @@
 #include <cpuid.h>
 #endif
 
-namespace fl::detail {
+namespace fl::inline FL_ABI_NS::detail {
 
 namespace {
 
@@ -195,4 +195,4 @@ bool force_isa(isa level) noexcept {
   return true;
 }
 
-}  // namespace fl::detail
+}  // namespace fl::inline FL_ABI_NS::detail

@@ -16,9 +16,11 @@
 // tests and must not race with searches that expect a particular kernel.
 #pragma once
 
+#include <fl/detail/config.hpp>  // FL_ABI_NS
+
 #include <cstddef>
 
-namespace fl::detail {
+namespace fl::inline FL_ABI_NS::detail {
 
 // The levels, lowest first; a level includes every level below it.
 enum class isa : unsigned char {
@@ -82,4 +84,4 @@ isa install_find_kernels(isa level) noexcept;
 isa install_text_count_kernels(isa level) noexcept;
 isa install_crc32c_kernel(isa level) noexcept;
 
-}  // namespace fl::detail
+}  // namespace fl::inline FL_ABI_NS::detail

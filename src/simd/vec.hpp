@@ -10,13 +10,15 @@
 // src/find_avx2.cpp).
 #pragma once
 
+#include <fl/detail/config.hpp>  // FL_ABI_NS
+
 #include <immintrin.h>
 
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
-namespace fl::detail {
+namespace fl::inline FL_ABI_NS::detail {
 namespace {
 
 using uchar = unsigned char;
@@ -98,4 +100,4 @@ struct v256 : byte_lanes<32> {
 #endif
 
 }  // namespace
-}  // namespace fl::detail
+}  // namespace fl::inline FL_ABI_NS::detail

@@ -5,9 +5,11 @@
 // src/find_avx2.cpp).
 #pragma once
 
+#include <fl/detail/config.hpp>  // FL_ABI_NS
+
 #include <cstddef>
 
-namespace fl::detail {
+namespace fl::inline FL_ABI_NS::detail {
 
 // Substring kernel. Requires 2 <= m and pos + m <= n. Returns the first match
 // start >= pos, or npos.
@@ -25,4 +27,4 @@ using first_of_fn = std::size_t (*)(const char* hay, std::size_t n, const char* 
 using last_of_fn = std::size_t (*)(const char* hay, std::size_t end, const char* set, std::size_t k,
                                    bool negate) noexcept;
 
-}  // namespace fl::detail
+}  // namespace fl::inline FL_ABI_NS::detail
