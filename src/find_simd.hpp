@@ -99,22 +99,6 @@ constexpr std::size_t candidate_cost = 8;
 constexpr std::size_t budget_per_byte = 4;
 constexpr std::size_t budget_slack = 512;
 
-// What checking one candidate found.
-enum class candidate_verdict { match, mismatch, over_budget };
-
-// Compares the needle x[0, m) with the haystack at h, charges the compared
-// bytes to `work`, and says whether the budget for `passed` positions is
-// spent (the caller then hands over to Two-Way).
-template <class V>
-inline candidate_verdict check_candidate(const uchar* h, const uchar* x, std::size_t m,
-                                         std::size_t passed, std::size_t& work) noexcept {
-  const std::size_t k = common_prefix<V>(h, x, m);
-  if (k == m) return candidate_verdict::match;
-  work += k + candidate_cost;
-  return work > budget_per_byte * passed + 2 * m + budget_slack ? candidate_verdict::over_budget
-                                                                 : candidate_verdict::mismatch;
-}
-
 // Short ranges, w to 2w candidate positions: two blocks (the second one
 // overlapping the first), candidates verified in place, no budget (at most 2w
 // verifications of m bytes). Kept apart from the long loop, which has more
@@ -213,12 +197,13 @@ template <class V>
   auto verify = [&](std::size_t b, typename V::mask_t cands) noexcept -> bool {
     while (cands != 0) {
       const std::size_t c = b + low_bit(cands);
-      const candidate_verdict v = check_candidate<V>(h + c, x, m, c - pos, work);
-      if (v == candidate_verdict::match) {
+      const std::size_t k = common_prefix<V>(h + c, x, m);
+      if (k == m) {
         result = c;
         return true;
       }
-      if (v == candidate_verdict::over_budget) {
+      work += k + candidate_cost;
+      if (work > budget_per_byte * (c - pos) + 2 * m + budget_slack) {
         result = c < last ? find_twoway(hay, n, needle, m, c + 1) : simd_npos;
         return true;
       }
@@ -315,12 +300,13 @@ std::size_t rfind_simd(const char* hay, std::size_t end, const char* needle,
     while (cands != 0) {
       const unsigned bit = high_bit(cands);
       const std::size_t c = b + bit;
-      const candidate_verdict v = check_candidate<V>(h + c, x, m, last - c, work);
-      if (v == candidate_verdict::match) {
+      const std::size_t k = common_prefix<V>(h + c, x, m);
+      if (k == m) {
         result = c;
         return true;
       }
-      if (v == candidate_verdict::over_budget) {
+      work += k + candidate_cost;
+      if (work > budget_per_byte * (last - c) + 2 * m + budget_slack) {
         // The last match starting before c lies inside hay[0, c - 1 + m).
         result = c > 0 ? rfind_twoway(hay, c - 1 + m, needle, m) : simd_npos;
         return true;
