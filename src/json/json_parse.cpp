@@ -1,3 +1,4 @@
+// src/json/json_parse.cpp
 // JSON text in and out of the store: the builder, the strict RFC 8259 parser,
 // the simdjson fast path, RFC 6901 pointer tokens, and number/string output.
 //

@@ -1,3 +1,4 @@
+// src/json/json_store.cpp
 // fl::json_store: the store in its fl::mapped_space (the layout of
 // fl/detail/json_format.hpp), reads through json_value, edits by path
 // copying, and dump.
