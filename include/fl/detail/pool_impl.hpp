@@ -38,6 +38,7 @@
 #include <cstdint>
 
 #include <fl/detail/build_config.hpp>
+#include <fl/pool.hpp>  // the bounds these paths use (this file is its bottom half)
 
 // Cached blocks are poisoned when libfl itself was built with ASan, whatever
 // the flags of the program including this header: these inline paths and the

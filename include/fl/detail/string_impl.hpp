@@ -3,6 +3,8 @@
 // Included at the bottom of fl/string.hpp only.
 #pragma once
 
+#include <fl/string.hpp>  // the class whose bodies these are (this file is its bottom half)
+
 #include <functional>
 
 namespace fl {
