@@ -15,7 +15,7 @@
 #     leaves of 4,096 bytes<!--fl:rope_leaf_max_bytes-->
 #     32<!--fl:pool_keep_min_bytes:MiB-->-256 MiB<!--fl:pool_keep_max_bytes-->
 # The value is the number just before the marker, optionally followed by one
-# unit word: KiB, MiB, GiB (powers of 1024), bytes, or a count word (blocks,
+# unit word (or joined to it: a 40-byte header): KiB, MiB, GiB (powers of 1024), bytes, or a count word (blocks,
 # classes, ms, ...; see COUNT_WORDS). A unit after a colon in the marker
 # applies when the text gives none (the first number of a range). The names
 # are the lines tests/docs/doc_constants.cpp prints, taken from the library's
@@ -34,7 +34,7 @@ COUNT_WORDS = {"ms", "blocks", "block", "classes", "class", "chars", "levels", "
 MARKER = re.compile(r"<!--\s*fl:([A-Za-z0-9_\[\]]+)(?::([A-Za-z]+))?\s*-->")
 # The number and its unit word at the end of the text before a marker, after
 # any closing code or emphasis marks.
-VALUE = re.compile(r"(~|\babout\s+|\baround\s+)?(\d[\d,]*(?:\.\d+)?)\s*([A-Za-z]+)?[`*_]*\s*$")
+VALUE = re.compile(r"(~|\babout\s+|\baround\s+)?(\d[\d,]*(?:\.\d+)?)(?:\s*-|\s*)([A-Za-z]+)?[`*_]*\s*$")
 
 
 def markdown_files(paths):
@@ -89,6 +89,9 @@ def check_constants(program, paths):
                 where = f"{path}:{number}: {name}"
                 if name not in constants:
                     errors.append(f"{where}: no such constant (tests/docs/doc_constants.cpp prints them)")
+                    continue
+                if line[: m.start()].count("`") % 2:
+                    errors.append(f"{where}: marker inside a code span, where it would show")
                     continue
                 before = MARKER.sub("", line[: m.start()])
                 v = VALUE.search(before)

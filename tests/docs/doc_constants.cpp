@@ -104,6 +104,7 @@ void print_rope() {
 void print_persist() {
   namespace d = fl::detail;
   print("persist_value_header_bytes", sizeof(d::value_header));
+  print("pstring_bytes", sizeof(fl::pstring));
   print("space_page", d::space_page);
   print("space_class_count", d::space_class_count);
   print("space_default_reserve", d::default_reserve);
