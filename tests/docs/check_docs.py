@@ -8,6 +8,10 @@
 #       docs/spec.md names every installed public header (<fl/x.hpp>, <fl/fl.h>).
 #   check_docs.py paths ROOT DIR...
 #       Every source file under ROOT/DIR opens with a comment naming its path.
+#   check_docs.py links DOCS_DIR
+#       Every link from one page of DOCS_DIR to another (page.md, page.md#anchor,
+#       #anchor) names a page and a heading that exist: the docs point to
+#       performance.md's sections instead of repeating figures.
 #
 # Marking a quoted constant: an HTML comment right after the value, which no
 # renderer shows:
@@ -149,6 +153,54 @@ def check_paths(root, dirs):
     return 1 if wrong or seen == 0 else 0
 
 
+def slug(heading):
+    # GitHub's anchors: lower case, punctuation dropped, spaces to hyphens.
+    text = re.sub(r"<!--.*?-->", "", heading).strip().lower()
+    text = re.sub(r"[^\w\- ]", "", text)
+    return text.replace(" ", "-")
+
+
+def anchors(path):
+    found, seen = set(), {}
+    in_code = False
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if line.startswith("```"):
+                in_code = not in_code
+            if in_code or not line.startswith("#"):
+                continue
+            base = slug(line.lstrip("#"))
+            n = seen.get(base, 0)
+            seen[base] = n + 1
+            found.add(base if n == 0 else f"{base}-{n}")
+    return found
+
+
+LINK = re.compile(r"\]\(([A-Za-z0-9_\-]*\.md)?(?:#([^)\s]+))?\)")
+
+
+def check_links(docs_dir):
+    bad, seen = [], 0
+    for path in markdown_files([docs_dir]):
+        with open(path, encoding="utf-8") as f:
+            lines = f.readlines()
+        for number, line in enumerate(lines, 1):
+            for m in LINK.finditer(line):
+                page, anchor = m.group(1), m.group(2)
+                if not page and not anchor:
+                    continue
+                target = os.path.join(docs_dir, page) if page else path
+                seen += 1
+                if not os.path.exists(target):
+                    bad.append(f"{path}:{number}: links to {page}, which does not exist")
+                elif anchor and anchor not in anchors(target):
+                    bad.append(f"{path}:{number}: {page or ''}#{anchor} names no heading")
+    for b in bad:
+        print(b)
+    print(f"{seen} links between pages checked, {len(bad)} broken")
+    return 1 if bad else 0
+
+
 def main(argv):
     if len(argv) >= 4 and argv[1] == "constants":
         return check_constants(argv[2], argv[3:])
@@ -156,6 +208,8 @@ def main(argv):
         return check_headers(argv[2], argv[3])
     if len(argv) >= 4 and argv[1] == "paths":
         return check_paths(argv[2], argv[3:])
+    if len(argv) == 3 and argv[1] == "links":
+        return check_links(argv[2])
     print(__doc__ if __doc__ else "usage: see the comment at the top of check_docs.py")
     return 2
 
