@@ -26,7 +26,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-namespace fl::detail::json {
+namespace fl::inline FL_ABI_NS::detail::json {
 
 namespace {
 
@@ -897,9 +897,9 @@ class store_file {
   }
 };
 
-}  // namespace fl::detail::json
+}  // namespace fl::inline FL_ABI_NS::detail::json
 
-namespace fl {
+namespace fl::inline FL_ABI_NS {
 
 using detail::json::json_ref;
 using detail::json::kind;
@@ -1130,4 +1130,4 @@ std::uint64_t json_store::file_bytes() const noexcept { return file_->space_->fi
 
 space_stats json_store::stats() const { return file_->space_->stats(); }
 
-}  // namespace fl
+}  // namespace fl::inline FL_ABI_NS

@@ -3,11 +3,12 @@
 // Included at the bottom of fl/string.hpp only.
 #pragma once
 
+#include <fl/detail/config.hpp>  // FL_ABI_NS
 #include <fl/string.hpp>  // the class whose bodies these are (this file is its bottom half)
 
 #include <functional>
 
-namespace fl {
+namespace fl::inline FL_ABI_NS {
 
 namespace detail {
 
@@ -666,4 +667,4 @@ void basic_string<A>::resize_and_overwrite(size_type count, Operation op) {
   core_.set_size_any(static_cast<size_type>(r));
 }
 
-}  // namespace fl
+}  // namespace fl::inline FL_ABI_NS
