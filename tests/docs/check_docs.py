@@ -19,8 +19,10 @@
 #     leaves of 4,096 bytes<!--fl:rope_leaf_max_bytes-->
 #     32<!--fl:pool_keep_min_bytes:MiB-->-256 MiB<!--fl:pool_keep_max_bytes-->
 # The value is the number just before the marker, optionally followed by one
-# unit word (or joined to it: a 40-byte header): KiB, MiB, GiB (powers of 1024), bytes, or a count word (blocks,
-# classes, ms, ...; see COUNT_WORDS). A unit after a colon in the marker
+# unit word or joined to it (a 40-byte header): KiB, MiB, GiB (powers of
+# 1024), bytes, or a count word (blocks, classes, ms, ...; see COUNT_WORDS).
+# A marker may not sit inside a code span, where it would show. A unit after
+# a colon in the marker
 # applies when the text gives none (the first number of a range). The names
 # are the lines tests/docs/doc_constants.cpp prints, taken from the library's
 # constexpr values. A value is exact unless the words just before it say
@@ -38,7 +40,9 @@ COUNT_WORDS = {"ms", "blocks", "block", "classes", "class", "chars", "levels", "
 MARKER = re.compile(r"<!--\s*fl:([A-Za-z0-9_\[\]]+)(?::([A-Za-z]+))?\s*-->")
 # The number and its unit word at the end of the text before a marker, after
 # any closing code or emphasis marks.
-VALUE = re.compile(r"(~|\babout\s+|\baround\s+)?(\d[\d,]*(?:\.\d+)?)(?:\s*-|\s*)([A-Za-z]+)?[`*_]*\s*$")
+VALUE = re.compile(r"(~|\babout\s+|\baround\s+)?"        # an approximation
+                   r"(\d[\d,]*(?:\.\d+)?)(?:\s*-|\s*)"      # the number
+                   r"([A-Za-z]+)?[`*_]*\s*$")                # its unit word
 
 
 def markdown_files(paths):
@@ -77,7 +81,8 @@ def check_value(stated_text, about, unit_word, marker_unit, true_value):
         if shown != stated:
             return f"states about {stated_text} {unit or ''}, the code has {true_value} ({shown})"
     elif exact != stated:
-        return f"states {stated_text} {unit or ''}, the code has {true_value} ({exact.normalize()} {unit or ''})"
+        shown = f"{exact.normalize()} {unit or ''}"
+        return f"states {stated_text} {unit or ''}, the code has {true_value} ({shown})"
     return None
 
 
@@ -92,7 +97,7 @@ def check_constants(program, paths):
                 name, marker_unit = m.group(1), m.group(2)
                 where = f"{path}:{number}: {name}"
                 if name not in constants:
-                    errors.append(f"{where}: no such constant (tests/docs/doc_constants.cpp prints them)")
+                    errors.append(f"{where}: no such constant (doc_constants.cpp prints them)")
                     continue
                 if line[: m.start()].count("`") % 2:
                     errors.append(f"{where}: marker inside a code span, where it would show")
@@ -102,7 +107,8 @@ def check_constants(program, paths):
                 if not v:
                     errors.append(f"{where}: no value right before the marker")
                     continue
-                reason = check_value(v.group(2), v.group(1), v.group(3), marker_unit, constants[name])
+                reason = check_value(v.group(2), v.group(1), v.group(3), marker_unit,
+                                     constants[name])
                 checked += 1
                 if reason:
                     errors.append(f"{where}: {reason}")
@@ -210,7 +216,7 @@ def main(argv):
         return check_paths(argv[2], argv[3:])
     if len(argv) == 3 and argv[1] == "links":
         return check_links(argv[2])
-    print(__doc__ if __doc__ else "usage: see the comment at the top of check_docs.py")
+    print("usage: check_docs.py constants|headers|paths|links ... (see the comment at its top)")
     return 2
 
 
