@@ -20,8 +20,10 @@
 #include <fl/string.hpp>
 #include <fl/writer.hpp>
 
-#include "../../src/mapped_space_internal.hpp"
-#include "../../src/rope/rope_impl.hpp"
+// The library's private headers (tests/docs/CMakeLists.txt puts src/ and its
+// component directories on the include path).
+#include "mapped_space_internal.hpp"
+#include "rope/rope_impl.hpp"
 
 #include <cstddef>
 #include <cstdint>
