@@ -21,7 +21,7 @@
 # The value is the number just before the marker, optionally followed by one
 # unit word or joined to it (a 40-byte header): KiB, MiB, GiB (powers of
 # 1024), bytes, or a count word (blocks, classes, ms, ...; see COUNT_WORDS).
-# Inside a code span a marker is text, not a marker (it shows). A unit after
+# A marker may not sit inside a code span, where it would show. A unit after
 # a colon in the marker
 # applies when the text gives none (the first number of a range). The names
 # are the lines tests/docs/doc_constants.cpp prints, taken from the library's
@@ -97,7 +97,11 @@ def check_constants(program, paths):
                 name, marker_unit = m.group(1), m.group(2)
                 where = f"{path}:{number}: {name}"
                 if line[: m.start()].count("`") % 2:
-                    continue  # inside a code span: shown as text, e.g. the syntax itself
+                    # Inside a code span the comment shows: the syntax itself may
+                    # be shown so, a constant's marker may not.
+                    if name in constants:
+                        errors.append(f"{where}: marker inside a code span, where it shows")
+                    continue
                 if name not in constants:
                     errors.append(f"{where}: no such constant (doc_constants.cpp prints them)")
                     continue
