@@ -53,19 +53,14 @@ void print_pool() {
   print("pool_keep_min_bytes", d::pool_keep_min_bytes);
   print("pool_keep_max_bytes", d::pool_keep_max_bytes);
   print("pool_keep_ms", d::pool_keep_ms);
-  print("pool_thread_cache_bytes", sizeof(d::pool_thread_cache));
-  // What a thread's cache holds at most in the short classes and in one
-  // larger class, from the same depth and size tables the cache uses.
+  // What a thread's cache holds at most in the short classes, from the same
+  // depth and size tables the cache uses.
   std::uint64_t short_bytes = 0;
-  std::uint64_t large_class_max = 0;
   std::size_t short_classes = 0;
   for (std::size_t c = 0; c < d::pool_class_count; ++c) {
-    const std::uint64_t bytes = std::uint64_t{d::pool_class_depth[c]} * d::pool_class_size[c];
     if (d::pool_class_size[c] <= d::pool_short_class_bytes) {
-      short_bytes += bytes;
+      short_bytes += std::uint64_t{d::pool_class_depth[c]} * d::pool_class_size[c];
       ++short_classes;
-    } else if (bytes > large_class_max) {
-      large_class_max = bytes;
     }
     const std::string key = "[" + std::to_string(d::pool_class_size[c]) + "]";
     print(("pool_class_depth" + key).c_str(), d::pool_class_depth[c]);
@@ -73,7 +68,6 @@ void print_pool() {
   }
   print("pool_short_class_count", short_classes);
   print("pool_short_classes_cache_bytes", short_bytes);
-  print("pool_large_class_cache_max_bytes", large_class_max);
 }
 
 void print_string() {
