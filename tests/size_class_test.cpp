@@ -1,4 +1,4 @@
-// The size classes of fl's two allocators come from one generator
+// tests/size_class_test.cpp: the size classes of fl's two allocators come from one generator
 // (fl/detail/size_classes.hpp) with two bounds: the pool's tables
 // (fl/detail/pool_impl.hpp, up to pool_max_cached_bytes) and mapped_space's
 // classes (up to 2^46 bytes, stored in its files). These tests hold both
