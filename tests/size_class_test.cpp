@@ -1,11 +1,11 @@
-// tests/size_class_test.cpp: the size classes of fl's two allocators come from one generator
-// (fl/detail/size_classes.hpp) with two bounds: the pool's tables
-// (fl/detail/pool_impl.hpp, up to pool_max_cached_bytes) and mapped_space's
-// classes (up to 2^46 bytes, stored in its files). These tests hold both
-// exactly as they were defined before they shared the generator: every class
-// against the scheme's definition, stepped class by class (16-byte steps to
-// 128, then a quarter of the power of two below), and the lookups against a
-// search of that list.
+// tests/size_class_test.cpp: the size classes of fl's two allocators come
+// from one generator (fl/detail/size_classes.hpp) with two bounds: the pool's
+// tables (fl/detail/pool_impl.hpp, up to pool_max_cached_bytes) and
+// mapped_space's classes (up to 2^46 bytes, stored in its files). These tests
+// hold both exactly as they were defined before they shared the generator:
+// every class against the scheme's definition, stepped class by class
+// (16-byte steps to 128, then a quarter of the power of two below), and the
+// lookups against a search of that list.
 #include <fl/detail/size_classes.hpp>
 #include <fl/pool.hpp>
 
