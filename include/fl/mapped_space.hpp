@@ -90,7 +90,7 @@
 #include <type_traits>
 #include <utility>
 
-namespace fl {
+namespace fl::inline FL_ABI_NS {
 
 class mapped_space;
 
@@ -410,7 +410,7 @@ fptr<T> mapped_space::to_fptr(const T* p) const {
   return fptr<T>(static_cast<std::uint64_t>(reinterpret_cast<const std::byte*>(p) - base_));
 }
 
-}  // namespace fl
+}  // namespace fl::inline FL_ABI_NS
 
 template <class T>
 struct std::hash<fl::fptr<T>> {

@@ -16,7 +16,7 @@
 #include <string_view>
 #include <type_traits>
 
-namespace fl {
+namespace fl::inline FL_ABI_NS {
 
 namespace detail {
 // The part of pstring's layout (src/persist/persist_format.hpp) that the
@@ -79,4 +79,4 @@ class pstring {
 };
 static_assert(sizeof(pstring) == 24 && std::is_trivially_copyable_v<pstring>);
 
-}  // namespace fl
+}  // namespace fl::inline FL_ABI_NS

@@ -19,7 +19,7 @@
 
 #include <sys/mman.h>
 
-namespace fl {
+namespace fl::inline FL_ABI_NS {
 
 // ---- allocator ---------------------------------------------------------------
 
@@ -467,4 +467,4 @@ fptr<void> mapped_space::allocate_end_run(std::size_t bytes, std::size_t blocks)
   return fptr<void>(b);
 }
 
-}  // namespace fl
+}  // namespace fl::inline FL_ABI_NS

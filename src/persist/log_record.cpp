@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 
-namespace fl::detail {
+namespace fl::inline FL_ABI_NS::detail {
 
 // ---- writing ----
 
@@ -251,4 +251,4 @@ void refuse_unfinished_v1(const space_state& s, const space_meta& m) {
                 ": open it once with a build that writes format 1 to finish the commit");
 }
 
-}  // namespace fl::detail
+}  // namespace fl::inline FL_ABI_NS::detail

@@ -12,7 +12,7 @@
 #include <random>
 #include <string>
 
-namespace fl::detail {
+namespace fl::inline FL_ABI_NS::detail {
 
 namespace {
 
@@ -175,4 +175,4 @@ void write_slot(space_state& s, space_meta m, bool log_bit) {
   s.meta_seq = seq;
 }
 
-}  // namespace fl::detail
+}  // namespace fl::inline FL_ABI_NS::detail

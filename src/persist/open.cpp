@@ -23,7 +23,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 
-namespace fl {
+namespace fl::inline FL_ABI_NS {
 namespace detail {
 
 namespace {
@@ -532,4 +532,4 @@ void mapped_space::rename(const std::filesystem::path& to) {
 
 void mapped_space::set_durable(bool durable) noexcept { st_->durable = durable; }
 
-}  // namespace fl
+}  // namespace fl::inline FL_ABI_NS

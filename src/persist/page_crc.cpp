@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-namespace fl::detail {
+namespace fl::inline FL_ABI_NS::detail {
 
 std::uint32_t page_crc(const std::byte* base, std::uint64_t page) noexcept {
   return crc32c(base + page * space_page, space_page);
@@ -161,4 +161,4 @@ std::string check_page_crcs(const std::byte* file, const space_meta& m) {
   return {};
 }
 
-}  // namespace fl::detail
+}  // namespace fl::inline FL_ABI_NS::detail

@@ -12,7 +12,7 @@
 #include <new>
 #include <string_view>
 
-namespace fl {
+namespace fl::inline FL_ABI_NS {
 
 namespace {
 constexpr std::size_t tag_byte = detail::pstring_tag_byte;
@@ -170,4 +170,4 @@ void pstring::destroy(mapped_space& space, fptr<pstring> p) {
   space.deallocate(p);
 }
 
-}  // namespace fl
+}  // namespace fl::inline FL_ABI_NS

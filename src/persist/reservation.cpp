@@ -9,7 +9,7 @@
 
 #include <sys/mman.h>
 
-namespace fl::detail {
+namespace fl::inline FL_ABI_NS::detail {
 
 namespace {
 
@@ -90,4 +90,4 @@ void give_reservation(std::byte* base, std::uint64_t mapped, std::uint64_t bytes
   ::munmap(base, bytes);
 }
 
-}  // namespace fl::detail
+}  // namespace fl::inline FL_ABI_NS::detail
