@@ -282,6 +282,14 @@ void mapped_space::sync() {
       if (::ftruncate(s.fd.get(), static_cast<off_t>(s.size)) != 0)
         detail::throw_errno(s.path, "ftruncate (compact; the commit is durable)", errno);
       s.stale_end = 0;
+      // The cut ends the log's run: a replay of the run's earlier records
+      // would write their pages past the cut again, and a later growth takes
+      // the pages there for zeros (their checksum is a zero page's). After a
+      // power loss the records after this one would then replay over stale
+      // bytes; a checkpoint makes the cut and the file durable, and recovery
+      // never replays a record from before it.
+      if (const int e = detail::checkpoint(s))
+        detail::throw_errno(s.path, "checkpoint after compact (the commit is durable)", e);
     } else {
       s.stale_end = file_end;
     }
