@@ -55,7 +55,8 @@
 // commit; it takes no lock on the file, never waits for the writer and the
 // writer never waits for it. Their shared table is the file "<path>-readers"
 // (rebuilt by every writer's open; docs/design.md, "Readers"). While a reader
-// holds an older commit the log does not restart; a reader that dies (even by
+// holds an older commit the log restarts past 4 MiB with the pages the file
+// lacks, so it stays within about twice them; a reader that dies (even by
 // SIGKILL) holds nothing. The writer: open() takes an exclusive lock
 // on the file (flock) and throws fl::persist_error "locked" if another process
 // holds it; every call that creates a file or renames onto a path respects

@@ -206,6 +206,10 @@ void mapped_space::sync() {
   if (s.log_head >= detail::log_bound || (s.durable && s.slot_unflushed && s.log_open)) {
     if (const int e = detail::checkpoint(s)) detail::throw_errno(s.path, "checkpoint", e);
   }
+  // A reader holds a commit the file cannot move past: the log restarts
+  // with the pages the file lacks instead (bounded by them, not by the
+  // commits since).
+  detail::restart_log_beside_readers(s);
   // Deferred frees: batches the oldest needed state no longer reaches return
   // to the free lists, and the blocks retired since the last commit become
   // this commit's batch (both part of this commit).

@@ -22,6 +22,29 @@ namespace fl::inline FL_ABI_NS::detail {
 
 // ---- writing ----
 
+std::vector<std::byte> encode_record_head(const space_meta& m, const std::vector<log_extent>& runs,
+                                          std::uint32_t data_crc) {
+  std::uint64_t data_bytes = 0;
+  for (const log_extent& r : runs) data_bytes += r.length;
+  const std::size_t ext_bytes = runs.size() * sizeof(log_extent);
+  const std::uint64_t head_bytes = record_head_bytes(runs.size());
+  std::vector<std::byte> head(static_cast<std::size_t>(head_bytes));
+  log_record h{};
+  stamp_marks(h, record_magic, space_format_version);
+  h.uuid = m.uuid;
+  h.generation = m.generation;
+  h.extent_count = runs.size();
+  h.data_bytes = data_bytes;
+  h.record_bytes = head_bytes + data_bytes;
+  h.data_crc = data_crc;
+  std::memcpy(head.data(), &h, sizeof h);
+  std::memcpy(head.data() + sizeof h, &m, sizeof m);
+  if (ext_bytes) std::memcpy(head.data() + sizeof h + sizeof m, runs.data(), ext_bytes);
+  h.head_crc = crc32c(head.data() + sizeof h, sizeof m + ext_bytes, crc32c(&h, record_crc_span));
+  std::memcpy(head.data(), &h, sizeof h);
+  return head;
+}
+
 // Writes the record of commit `m` (changed page runs `runs`) at s.log_head,
 // opening or creating the log first; not flushed. Returns its size. Where the
 // record ends past the bytes the log file has, zeros follow it up to the next
@@ -53,26 +76,11 @@ std::uint64_t write_record(space_state& s, const space_meta& m,
     s.log_name_durable = true;
   }
   if (!s.log_open) s.log_head = 0;  // a new run starts at 0
-  std::uint64_t data_bytes = 0;
-  for (const log_extent& r : runs) data_bytes += r.length;
-  const std::size_t ext_bytes = runs.size() * sizeof(log_extent);
-  const std::uint64_t head_bytes = record_head_bytes(runs.size());
-  std::vector<std::byte> head(static_cast<std::size_t>(head_bytes));
-  log_record h{};
-  stamp_marks(h, record_magic, space_format_version);
-  h.uuid = m.uuid;
-  h.generation = m.generation;
-  h.extent_count = runs.size();
-  h.data_bytes = data_bytes;
-  h.record_bytes = head_bytes + data_bytes;
   std::uint32_t data_crc = 0;
   for (const log_extent& r : runs) data_crc = crc32c(s.base + r.offset, r.length, data_crc);
-  h.data_crc = data_crc;
-  std::memcpy(head.data(), &h, sizeof h);
-  std::memcpy(head.data() + sizeof h, &m, sizeof m);
-  if (ext_bytes) std::memcpy(head.data() + sizeof h + sizeof m, runs.data(), ext_bytes);
-  h.head_crc = crc32c(head.data() + sizeof h, sizeof m + ext_bytes, crc32c(&h, record_crc_span));
-  std::memcpy(head.data(), &h, sizeof h);
+  const std::vector<std::byte> head = encode_record_head(m, runs, data_crc);
+  log_record h;
+  std::memcpy(&h, head.data(), sizeof h);
 
   // The first step is small (a small store's log stays tens of KiB), then
   // the written size doubles up to log_bound.
@@ -86,7 +94,7 @@ std::uint64_t write_record(space_state& s, const space_meta& m,
   }
   std::vector<iovec> iov;
   iov.reserve(1 + runs.size() + (fill_to - end) / sizeof zeros + 1);
-  iov.push_back({head.data(), head.size()});
+  iov.push_back({const_cast<std::byte*>(head.data()), head.size()});
   for (const log_extent& r : runs) iov.push_back({s.base + r.offset, r.length});
   for (std::uint64_t at = end; at < fill_to;) {
     const std::uint64_t n = std::min<std::uint64_t>(sizeof zeros, fill_to - at);
@@ -175,6 +183,15 @@ bool record_data_matches(int log_fd, const record_head& r) {
     done += n;
   }
   return crc == r.head.data_crc;
+}
+
+std::uint64_t run_first_generation(int log_fd, std::uint64_t uuid, std::uint64_t named) {
+  log_record h;
+  if (pread_full(log_fd, &h, sizeof h, 0) != static_cast<long long>(sizeof h)) return named;
+  if (std::memcmp(h.magic, record_magic, sizeof h.magic) != 0 || h.uuid != uuid ||
+      h.generation <= named || h.generation - named > (std::uint64_t{1} << 32))
+    return named;
+  return h.generation;
 }
 
 bool read_record(int log_fd, std::uint64_t log_bytes, std::uint64_t at, std::uint64_t uuid,

@@ -59,7 +59,7 @@ space_meta choose_meta(space_state& s, std::uint64_t file_bytes, bool& replayed)
   if (::fstat(log.get(), &sb) != 0) throw_errno(s.log_path, "fstat", errno);
   const auto log_bytes = static_cast<std::uint64_t>(sb.st_size);
   std::vector<record_head> run;
-  for (std::uint64_t at = 0, gen = first;; ++gen) {
+  for (std::uint64_t at = 0, gen = run_first_generation(log.get(), m.uuid, first);; ++gen) {
     record_head r;
     if (!read_record(log.get(), log_bytes, at, m.uuid, gen, r)) {
       if (run.empty()) fail(s, missing);

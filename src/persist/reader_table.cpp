@@ -250,15 +250,31 @@ void grow_reader_map(space_state& s, std::uint64_t bytes) {
 // checks them against the record's CRC; `next` is where the record may be
 // (see find_record), and becomes where the next one may be. Returns false if
 // the log no longer holds the record.
-bool overlay(space_state& s, std::uint64_t gen, std::vector<std::uint64_t>* pages,
-             std::uint64_t& next) {
+bool overlay(space_state& s, std::uint64_t& gen, std::uint64_t newest,
+             std::vector<std::uint64_t>* pages, std::uint64_t& next) {
   reader_table& t = *s.readers;
   if (!t.log_fd) {
     t.log_fd = unique_fd(::open(s.log_path.c_str(), O_RDONLY | O_CLOEXEC));
     if (!t.log_fd) return false;
   }
+  const std::uint64_t uuid = s.committed.uuid;
   record_head r;
-  if (!find_record(t, t.log_fd.get(), s.committed.uuid, gen, next, r)) return false;
+  if (!find_record(t, t.log_fd.get(), uuid, gen, next, r)) {
+    // The writer may have restarted the log beside an older reader
+    // (restart_log_beside_readers): the log now at the path starts with a
+    // record of a later commit holding every page the file lacks, which
+    // takes this reader from any commit it can hold (none is older than the
+    // file's) to that one.
+    unique_fd now(::open(s.log_path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!now) return false;
+    t.log_fd = std::move(now);
+    if (!find_record(t, t.log_fd.get(), uuid, gen, ~std::uint64_t{0}, r)) {
+      const std::uint64_t first = run_first_generation(t.log_fd.get(), uuid, gen);
+      if (first == gen || first > newest || !find_record(t, t.log_fd.get(), uuid, first, 0, r))
+        return false;
+      gen = first;
+    }
+  }
   next = r.at + r.head.record_bytes;
   grow_reader_map(s, r.meta.file_size);
   // The extents' images follow the head: one preadv into their places.
@@ -348,7 +364,8 @@ void init_from_file(space_state& s, reader_table& t) {
     const std::uint64_t log_bytes =
         log && ::fstat(log.get(), &sb) == 0 ? static_cast<std::uint64_t>(sb.st_size) : 0;
     std::uint64_t at = 0;
-    for (std::uint64_t gen = first; log; ++gen) {
+    for (std::uint64_t gen = log ? run_first_generation(log.get(), m.uuid, first) : first; log;
+         ++gen) {
       record_head r;
       if (!read_record_head(log.get(), log_bytes, at, m.uuid, gen, r)) break;
       ring_put(t.map, gen, at);
@@ -482,7 +499,8 @@ void open_as_reader(space_state& s, std::uint64_t reserve) {
     s.committed = m;
     bool ok = true;
     std::uint64_t next = ~std::uint64_t{0};
-    for (std::uint64_t g = from + 1; ok && g <= newest; ++g) ok = overlay(s, g, nullptr, next);
+    for (std::uint64_t g = from + 1; ok && g <= newest; ++g)
+      ok = overlay(s, g, newest, nullptr, next);
     if (ok) {
       word(t.map, slot_at(static_cast<std::uint64_t>(t.slot))).store(newest,
                                                                      std::memory_order_seq_cst);
@@ -512,7 +530,7 @@ void refresh_reader(space_state& s) {
   std::vector<std::uint64_t> pages;
   std::uint64_t next = ~std::uint64_t{0};
   for (std::uint64_t g = pinned + 1; g <= newest; ++g) {
-    if (!overlay(s, g, &pages, next))
+    if (!overlay(s, g, newest, &pages, next))
       fail(s, "the log " + s.log_path.string() + " does not hold commit " + std::to_string(g) +
                   " (damaged, or replaced by another file)");
   }
@@ -596,6 +614,70 @@ void advance_from_log(space_state& s, reader_table& t, std::uint64_t target) {
 }
 
 }  // namespace
+
+void restart_log_beside_readers(space_state& s) {
+  reader_table* t = s.readers.get();
+  if (t == nullptr || !s.log_open || file_is_current(s)) return;
+  // The pages the file lacks, in order, each with its newest committed image
+  // in the log; pages past the committed size (cut by a compaction) go.
+  std::erase_if(t->lagging, [&](const auto& e) { return e.first >= s.committed.file_size; });
+  const std::uint64_t lag_bytes = t->lagging.size() * s.sys_page;
+  if (s.log_head < std::max(log_bound, 2 * (lag_bytes + record_head_bytes(t->lagging.size()))))
+    return;
+  // 1. The file's state in place (commit t->file_gen) durable: the records
+  // up to it are then never read again.
+  if (s.durable && s.data_unflushed) {
+    if (const int e = sync_data(s.fd.get())) throw_errno(s.path, "fdatasync", e);
+  }
+  s.data_unflushed = false;
+  // 2. One record of the newest commit holding every page the file lacks.
+  std::vector<log_extent> runs;
+  std::vector<std::byte> images(static_cast<std::size_t>(lag_bytes));
+  std::size_t k = 0;
+  for (const auto& [off, l] : t->lagging) {
+    if (!runs.empty() && runs.back().offset + runs.back().length == off)
+      runs.back().length += s.sys_page;
+    else
+      runs.push_back({off, s.sys_page});
+    if (pread_full(s.log_fd.get(), images.data() + k * s.sys_page, s.sys_page, l.at) !=
+        static_cast<long long>(s.sys_page))
+      throw_errno(s.log_path, "read of the log", errno ? errno : EIO);
+    ++k;
+  }
+  const std::vector<std::byte> head =
+      encode_record_head(s.committed, runs, crc32c(images.data(), images.size()));
+  // 3. The new log, durable under a name of its own, then renamed over the
+  // old one: readers that hold the old one open read on in it.
+  const std::filesystem::path tmp = unique_sibling(s.log_path, "next");
+  unique_fd fd(::open(tmp.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666));
+  if (!fd) throw_errno(tmp, "create", errno);
+  iovec iov[2] = {{const_cast<std::byte*>(head.data()), head.size()},
+                  {images.data(), images.size()}};
+  int err = pwritev_all(fd.get(), iov, 2, 0);
+  if (err == 0 && s.durable) err = sync_data(fd.get());
+  if (err == 0 && ::rename(tmp.c_str(), s.log_path.c_str()) != 0) err = errno;
+  if (err != 0) {
+    ::unlink(tmp.c_str());
+    throw_errno(s.log_path, "write of the restarted log", err);
+  }
+  if (s.durable) fsync_parent(s.log_path);
+  const std::uint64_t bytes = head.size() + images.size();
+  s.log_fd = std::move(fd);
+  s.log_head = bytes;
+  s.log_written = bytes;
+  // 4. The meta slot names the new run's first commit.
+  write_slot(s, s.committed, true);
+  // 5. What the writer and readers look records up by.
+  const std::uint64_t c = s.committed.generation;
+  std::uint64_t at = head.size();
+  for (auto& [off, l] : t->lagging) {
+    l = {c, at};
+    at += s.sys_page;
+  }
+  t->records.assign(1, {c, 0});
+  clear_ring(t->map);
+  ring_put(t->map, c, 0);
+}
 
 void drop_unchanged_lagging(space_state& s, std::vector<log_extent>& runs) {
   if (!s.readers || s.readers->lagging.empty()) return;

@@ -280,6 +280,17 @@ void give_reservation(std::byte* base, std::uint64_t mapped, std::uint64_t bytes
 
 // ---- log_record.cpp ----
 
+// The head of a record of commit `m` (page runs `runs`, whose images have
+// CRC `data_crc`): what precedes the images in the log.
+std::vector<std::byte> encode_record_head(const space_meta& m, const std::vector<log_extent>& runs,
+                                          std::uint32_t data_crc);
+// The generation a log's run starts with, given the one the meta slot names:
+// the record at offset 0 may be of a later commit (a log restarted beside a
+// reader: restart_log_beside_readers), whose page images cover every page
+// the data file lacks. Returns `named` unless a record of file `uuid` with a
+// later generation is at offset 0.
+std::uint64_t run_first_generation(int log_fd, std::uint64_t uuid, std::uint64_t named);
+
 // Writes the log record of commit `m` (changed runs `runs`) at the log's
 // head, opening or creating the log first, unflushed; returns its size.
 std::uint64_t write_record(space_state& s, const space_meta& m,
@@ -387,6 +398,15 @@ std::uint64_t oldest_pinned_generation(const space_state& s);
 // in the log).
 void place_commit(space_state& s, std::uint64_t record_at, const std::vector<log_extent>& runs,
                   std::uint64_t clean_mapped, std::uint64_t scan_end);
+// The writer's sync(), before the record: when a reader holds a commit
+// older than the file can move past, no checkpoint can run, so past the
+// log's bound (and twice the pages the file lacks) the log restarts instead:
+// the data file is flushed, one record of the newest commit holding every
+// page the file lacks starts a new log renamed over the old one (readers
+// holding the old one read on in it), and the meta slot names that commit.
+// The log then stays within max(log_bound, 2 x the pages the file lags by)
+// plus the records since. docs/design.md ("Readers").
+void restart_log_beside_readers(space_state& s);
 // The writer's sync(), before the record: drops from `runs` the lagging pages
 // that hold what the log already has for them (unchanged since their commit).
 void drop_unchanged_lagging(space_state& s, std::vector<log_extent>& runs);
