@@ -179,8 +179,9 @@ struct space_stats {
   // holds, or `generation` when none holds an older one: the data file holds
   // that commit in place, the log the ones after it.
   std::uint64_t pinned_generation = 0;
-  // Bytes of live blocks retired (retire()) and not yet reusable, counted
-  // from the space's first allocation, free or commit after the open.
+  // Bytes of live blocks retired (retire()) and not yet reusable, with the
+  // blocks listing them (also right after an open: the committed lists are
+  // read, O(retired blocks), until the first allocation loads them).
   std::uint64_t deferred_bytes = 0;
 };
 

@@ -223,17 +223,17 @@ void mapped_space::retire(fptr<void> p) {
 
 namespace detail {
 
-void load_deferred(space_state& s) {
-  s.deferred.clear();
-  s.retired_blocks.clear();
-  s.deferred_bytes = 0;
-  s.deferred_head = s.committed.deferred;
-  s.deferred_loaded = true;
-  // Newest first on disk; each batch is a live block holding its whole
-  // list, of a generation below the one before it.
+namespace {
+
+// Walks the committed chain of deferred batches, newest first, checking each
+// (a live block, generations decreasing, counts within the block, every
+// offset a live block), and calls on_batch(batch payload, head, its class
+// size, the class sizes of its blocks summed, offsets). Reads only.
+template <class F>
+void walk_deferred(const space_state& s, F on_batch) {
   std::uint64_t prev_gen = s.committed.generation + 1;
   std::uint64_t batches = 0;
-  for (std::uint64_t p = s.deferred_head; p != 0;) {
+  for (std::uint64_t p = s.committed.deferred; p != 0;) {
     std::uint64_t b;
     unsigned c;
     if (++batches > s.alloc.live_blocks || !find_live_block(s, p, b, c))
@@ -245,21 +245,44 @@ void load_deferred(space_state& s) {
     if (h.generation >= prev_gen || h.count == 0 || h.count > room / 8)
       fail(s, "deferred batch at " + hex(p) + " is damaged");
     check_pages(s, p + sizeof h, h.count * 8);
-    space_state::deferred_batch batch{h.generation, p, std::vector<std::uint64_t>(h.count)};
-    std::memcpy(batch.offsets.data(), s.base + p + sizeof h, h.count * 8);
-    for (std::uint64_t off : batch.offsets) {
+    std::vector<std::uint64_t> offsets(h.count);
+    std::memcpy(offsets.data(), s.base + p + sizeof h, h.count * 8);
+    std::uint64_t bytes = 0;
+    for (std::uint64_t off : offsets) {
       std::uint64_t ob;
       unsigned oc;
       if (!find_live_block(s, off, ob, oc))
         fail(s, "deferred batch at " + hex(p) + " names " + hex(off) +
                     ", which is not a live block (damaged)");
-      s.deferred_bytes += class_size(oc);
+      bytes += class_size(oc);
     }
-    s.deferred_bytes += class_size(c);
-    s.deferred.push_front(std::move(batch));
+    on_batch(p, h, class_size(c) + bytes, std::move(offsets));
     prev_gen = h.generation;
     p = h.next;
   }
+}
+
+}  // namespace
+
+void load_deferred(space_state& s) {
+  s.deferred.clear();
+  s.retired_blocks.clear();
+  s.deferred_bytes = 0;
+  s.deferred_head = s.committed.deferred;
+  s.deferred_loaded = true;
+  walk_deferred(s, [&](std::uint64_t p, const deferred_batch_head& h, std::uint64_t bytes,
+                       std::vector<std::uint64_t> offsets) {
+    s.deferred_bytes += bytes;
+    s.deferred.push_front({h.generation, p, std::move(offsets)});
+  });
+}
+
+std::uint64_t deferred_bytes(const space_state& s) {
+  if (s.deferred_loaded) return s.deferred_bytes;
+  std::uint64_t sum = 0;
+  walk_deferred(s, [&](std::uint64_t, const deferred_batch_head&, std::uint64_t bytes,
+                       const std::vector<std::uint64_t>&) { sum += bytes; });
+  return sum;
 }
 
 void release_deferred(space_state& s) {

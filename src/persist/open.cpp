@@ -455,7 +455,7 @@ space_stats mapped_space::stats() const {
   r.remap_count = s.remaps;
   r.last_sync_pages = s.last_sync_pages;
   r.pinned_generation = detail::oldest_pinned_generation(s);
-  r.deferred_bytes = s.deferred_bytes;
+  r.deferred_bytes = detail::deferred_bytes(s);
   return r;
 }
 

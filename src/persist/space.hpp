@@ -210,6 +210,10 @@ inline std::uint64_t oldest_needed_generation(const space_state& s) noexcept {
 // Reads the committed chain of deferred batches into s.deferred, once per
 // open or rollback (checked: bounds, live blocks, generations, length).
 void load_deferred(space_state& s);
+// The bytes of retired blocks not yet reusable (and of their batches): the
+// loaded lists', else the committed chain's, walked without loading it
+// (stats() after an open).
+std::uint64_t deferred_bytes(const space_state& s);
 // Returns to the free lists every batch that oldest_needed_generation()
 // allows, and drops the batches from the chain. Part of the next commit.
 void release_deferred(space_state& s);
