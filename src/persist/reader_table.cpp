@@ -210,30 +210,6 @@ bool find_record(const reader_table& t, int log_fd, std::uint64_t uuid, std::uin
 
 // ---- readers ----
 
-// Reads every buffer of `iov` (consumed) from `off` on; false on an error or
-// the end of the file.
-bool preadv_all(int fd, iovec* iov, std::size_t count, std::uint64_t off) {
-  constexpr std::size_t max_iov = 1024;  // IOV_MAX on Linux
-  while (count > 0) {
-    const ssize_t got = ::preadv(fd, iov, static_cast<int>(std::min(count, max_iov)),
-                                 static_cast<off_t>(off));
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) return false;
-    off += static_cast<std::uint64_t>(got);
-    auto left = static_cast<std::size_t>(got);
-    while (count > 0 && left >= iov->iov_len) {
-      left -= iov->iov_len;
-      ++iov;
-      --count;
-    }
-    if (count > 0) {
-      iov->iov_base = static_cast<char*>(iov->iov_base) + left;
-      iov->iov_len -= left;
-    }
-  }
-  return true;
-}
-
 // Extends a reader's mapping of the file to `bytes`.
 void grow_reader_map(space_state& s, std::uint64_t bytes) {
   if (bytes <= s.size) return;
