@@ -1,3 +1,4 @@
+// src/concat.cpp
 // fl::concat's number formatting: the shortest round-trip text of a double,
 // with a fast path for the values programs mostly print (a few significant
 // digits, magnitudes 1e-5 to 1e15) and std::to_chars for everything else.
@@ -9,7 +10,7 @@
 #include <cstdint>
 #include <cstring>
 
-namespace fl::detail {
+namespace fl::inline FL_ABI_NS::detail {
 namespace {
 
 // Exact powers of ten (all up to 1e22 are exact doubles).
@@ -174,4 +175,4 @@ char* double_operand::write(char* out) const noexcept {
   return put2(out, sci_exp < 0 ? -sci_exp : sci_exp);
 }
 
-}  // namespace fl::detail
+}  // namespace fl::inline FL_ABI_NS::detail

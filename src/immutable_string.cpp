@@ -1,3 +1,4 @@
+// src/immutable_string.cpp
 // fl::immutable_string: the out-of-line parts (making the shared block, the
 // slow paths of the biased count, each thread's owner record, hashing, errors,
 // stream output). Copies and destruction on the owning thread stay inline.
@@ -10,7 +11,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace fl {
+namespace fl::inline FL_ABI_NS {
 namespace detail {
 
 immutable_owner immutable_no_owner;
@@ -196,4 +197,4 @@ void immutable_throw_out_of_range(std::size_t index, std::size_t size) {
 
 std::ostream& operator<<(std::ostream& os, const immutable_string& s) { return os << s.view(); }
 
-}  // namespace fl
+}  // namespace fl::inline FL_ABI_NS

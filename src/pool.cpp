@@ -1,3 +1,4 @@
+// src/pool.cpp
 // The slow paths of the pool: cache misses, blocks above the cache limit,
 // full classes, the exchange of batches between threads, thread exit,
 // pool_trim() and pool_stats(). The fast paths (a pop or push on a
@@ -31,7 +32,7 @@
 #include <mimalloc.h>
 #endif
 
-namespace fl {
+namespace fl::inline FL_ABI_NS {
 namespace detail {
 namespace {
 
@@ -593,4 +594,4 @@ void pool_trim() noexcept {
   detail::release_kept();
 }
 
-}  // namespace fl
+}  // namespace fl::inline FL_ABI_NS

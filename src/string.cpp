@@ -1,3 +1,4 @@
+// src/string.cpp
 // The compiled parts of fl::basic_string: the throws, kept out of line so that
 // the inline hot paths carry only a call; fl::string's one instantiation (its
 // members that are not inline: the cold paths), and the stream extractors of
@@ -8,7 +9,7 @@
 #include <cstdio>
 #include <stdexcept>
 
-namespace fl {
+namespace fl::inline FL_ABI_NS {
 
 static_assert(sizeof(string) == 24, "fl::string is 24 bytes: the representation and nothing else");
 static_assert(alignof(string) == 8);
@@ -38,4 +39,4 @@ template class basic_string<
 FL_STRING_STREAM_INSTANCES_(string, )
 FL_STRING_STREAM_INSTANCES_(pmr::string, )
 
-}  // namespace fl
+}  // namespace fl::inline FL_ABI_NS

@@ -1,3 +1,4 @@
+// src/writer.cpp
 // fl::writer's slow paths: draining the buffer to the descriptor and growing
 // the string. The inline paths in fl/writer.hpp handle every write that fits.
 #include <fl/writer.hpp>
@@ -11,7 +12,7 @@
 
 #include <unistd.h>
 
-namespace fl {
+namespace fl::inline FL_ABI_NS {
 namespace {
 
 // Writes all of [p, p + n) to fd, looping over partial writes and EINTR.
@@ -147,4 +148,4 @@ void writer::close_string() noexcept {
   end_ = out_->data() + out_->capacity();
 }
 
-}  // namespace fl
+}  // namespace fl::inline FL_ABI_NS

@@ -3,9 +3,12 @@
 // Included at the bottom of fl/string.hpp only.
 #pragma once
 
+#include <fl/detail/config.hpp>  // FL_ABI_NS
+#include <fl/string.hpp>  // the class whose bodies these are (this file is its bottom half)
+
 #include <functional>
 
-namespace fl {
+namespace fl::inline FL_ABI_NS {
 
 namespace detail {
 
@@ -267,8 +270,7 @@ void basic_string<A>::shrink_to_fit() {
 // ---- construction ----
 
 // Inline: a short heap string (24 to 64 chars) costs a pop, two moves and
-// three stores here, and a call around them cost as much again
-// (alloc/token_stream driver under callgrind: 8% fewer instructions inline).
+// three stores here, and a call around them would cost about as much again.
 template <class A>
 inline void basic_string<A>::init_heap_copy(const char* s, size_type n) {
   if (n > max_size()) detail::throw_string_length_error("fl::string::basic_string");
@@ -665,4 +667,4 @@ void basic_string<A>::resize_and_overwrite(size_type count, Operation op) {
   core_.set_size_any(static_cast<size_type>(r));
 }
 
-}  // namespace fl
+}  // namespace fl::inline FL_ABI_NS

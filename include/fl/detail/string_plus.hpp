@@ -3,6 +3,7 @@
 #pragma once
 
 #include <fl/detail/concat_fwd.hpp>
+#include <fl/string.hpp>  // the class whose operator+ this is (this file ends it)
 
 #include <cstddef>
 #include <cstring>
@@ -11,7 +12,7 @@
 #include <type_traits>
 #include <utility>
 
-namespace fl {
+namespace fl::inline FL_ABI_NS {
 
 // ---- operator+ ----
 // std::string's operator+, overload for overload: every + returns a new string
@@ -159,4 +160,4 @@ basic_string<A> operator+(basic_string<A>&& l, basic_string<A>&& r) {
   return std::move(l);
 }
 
-}  // namespace fl
+}  // namespace fl::inline FL_ABI_NS
