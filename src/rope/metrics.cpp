@@ -413,6 +413,9 @@ std::size_t leaf_nth_from_scan(const edge& e, text_metric m, std::size_t r,
                                std::size_t n) noexcept {
   std::size_t skipped = 0;
   const chunk* c = static_cast<const chunk*>(e.p);
+  // A few chars on (a keystroke's delete): stepped over, no vector scan.
+  if (m == text_metric::chars && n <= hint_reach)
+    return step_from_hint(c->data + e.off, e.len, r, 0, n);
   return r + nth_item(c->data + e.off + r, e.len - r, m, n, skipped);
 }
 
