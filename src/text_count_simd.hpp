@@ -106,9 +106,21 @@ struct item_masks {
 template <int Metric>
 inline size_t select_in(uint32_t items, uint32_t astral, size_t rem, size_t& before) noexcept {
   if constexpr (Metric != 2) {
-    for (size_t j = 0; j < rem; ++j) items &= items - 1;
+    // Narrow to the 16-, 8- and 4-bit part holding the bit by popcounts
+    // (the item is often far into a vector of ASCII, where clearing bits one
+    // by one took up to 31 steps), then clear at most 3 bits.
     before = rem;
-    return static_cast<size_t>(__builtin_ctz(items));
+    unsigned shift = 0;
+    for (unsigned w = 16; w >= 4; w /= 2) {
+      const size_t c = popcount32((items >> shift) & ((1u << w) - 1u));
+      if (rem >= c) {
+        rem -= c;
+        shift += w;
+      }
+    }
+    uint32_t x = items >> shift;
+    for (size_t j = 0; j < rem; ++j) x &= x - 1;
+    return shift + static_cast<size_t>(__builtin_ctz(x));
   } else {
     size_t seen = 0;
     for (;;) {

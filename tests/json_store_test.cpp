@@ -18,6 +18,7 @@
 #include <random>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 
 namespace {
@@ -371,6 +372,15 @@ TEST_F(JsonStoreTest, TruncatedAndForeignFilesThrow) {
   fl_test::write_bytes(file(), std::string(20000, 'j'));
   EXPECT_THROW((void)fl::json_store::open(file()), fl::persist_error);
   EXPECT_THROW((void)fl::json_store::open(file("missing")), fl::persist_error);
+}
+
+// Without FL_JSON_CHECK_VIEWS (the default outside Debug builds) a view is
+// its store, its value's reference and the data's end: 32 bytes, copied
+// freely; the stale-view check adds the store's edition
+// (tests/json_views_test.cpp runs with it on).
+TEST(JsonValueLayout, TheStaleViewCheckCostsNoRoomWhenOff) {
+  static_assert(std::is_trivially_copyable_v<fl::json_value>);
+  EXPECT_EQ(sizeof(fl::json_value), FL_JSON_CHECK_VIEWS ? 40u : 32u);
 }
 
 }  // namespace

@@ -18,7 +18,7 @@
 // and the space's meta slots carry their own checksums; damage in a string, a
 // number, the structure or the meta raises fl::persist_error naming the file
 // and the reason, never a different value and never an older commit.
-// Layout: fl/detail/json_format.hpp; the space's: fl/detail/persist_format.hpp.
+// Layout: fl/detail/json_format.hpp; the space's: docs/design.md ("Persistence").
 //
 // Numbers: integers in [INT64_MIN, UINT64_MAX] are exact; other numbers are
 // doubles (shortest round-trip text on dump; an integral double keeps a ".0"
@@ -34,16 +34,24 @@
 // of readers (open(file, open_mode::read_only)) in any processes, this one
 // included, each see one committed document until refresh(), never waiting
 // for the writer nor making it wait (fl/mapped_space.hpp). A json_store and the
-// json_values taken from it may be used by one thread at a time. Views
-// (json_value, string_views from it) are valid until the next set, erase,
-// sync or compact, or the store's destruction (an edit reuses the blocks of
-// values replaced before the last commit). import() keeps one simdjson
+// json_values taken from it may be used by one thread at a time.
+// Views: a json_value (and an iterator or member of one) is valid until the
+// next edit of its store that may move or free blocks (set, insert, put, an
+// erase that removes something, apply_patch, merge_patch, compact, and a
+// reader's refresh), or the store's destruction: an edit reuses the blocks of
+// values replaced before the last commit. A string_view read from a value is
+// valid until the same edits or the next sync. When fl::json is built with
+// FL_JSON_CHECK_VIEWS (on by default in Debug builds), reading a json_value
+// after such an edit throws std::logic_error ("stale view") instead of
+// reading old blocks; the check costs nothing when off (json_value stays 32
+// bytes). docs/json_store.md, "Views", has the details. import() keeps one simdjson
 // parser per thread, its buffers sized by the largest text that thread
 // imported.
 #pragma once
 
 #include <fl/detail/config.hpp>
 
+#include <fl/detail/json_config.hpp>
 #include <fl/detail/json_format.hpp>
 #include <fl/json_build.hpp>
 #include <fl/mapped_space.hpp>
@@ -96,6 +104,18 @@ enum class json_type : std::uint8_t { null, boolean, number, string, array, obje
 
 namespace detail::json {
 class store_file;
+
+// What a view keeps of its store's state to detect that it went stale: with
+// FL_JSON_CHECK_VIEWS, the store's edition (its count of edits that may move
+// or free blocks) when the view was taken; without it, nothing (an empty
+// member that takes no room).
+#if FL_JSON_CHECK_VIEWS
+struct view_stamp {
+  std::uint64_t edition = 0;
+};
+#else
+struct view_stamp {};
+#endif
 
 // The iterator of json_value::elements() and members(): child i of the value
 // `v`, read with `Read` (json_value::element or json_value::member). Models
@@ -214,9 +234,9 @@ class json_value {
  private:
   friend class json_store;
   friend class detail::json::store_file;
-  json_value(const detail::json::store_file* f, detail::json::json_ref r,
-             std::uint64_t limit) noexcept
-      : file_(f), ref_(r), limit_(limit) {}
+  json_value(const detail::json::store_file* f, detail::json::json_ref r, std::uint64_t limit,
+             detail::json::view_stamp stamp) noexcept
+      : file_(f), ref_(r), limit_(limit), stamp_(stamp) {}
   bool is_container() const noexcept {
     return ref_.k == static_cast<std::uint8_t>(detail::json::kind::array) ||
            ref_.k == static_cast<std::uint8_t>(detail::json::kind::object);
@@ -224,7 +244,10 @@ class json_value {
   const detail::json::store_file* file_;
   detail::json::json_ref ref_;
   std::uint64_t limit_;  // the end of the store's data: every reference it follows lies below
+  [[no_unique_address]] detail::json::view_stamp stamp_;  // checked by every read of the store
 };
+// 32 bytes without FL_JSON_CHECK_VIEWS (the check adds its edition, 8 bytes).
+static_assert(FL_JSON_CHECK_VIEWS || sizeof(json_value) == 32);
 
 struct json_member {
   std::string_view key;

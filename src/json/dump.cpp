@@ -221,7 +221,10 @@ fl::string store_file::dump(const json_value& v) const {
 
 namespace fl::inline FL_ABI_NS {
 
-fl::string json_value::dump() const { return file_->dump(*this); }
+fl::string json_value::dump() const {
+  file_->check(stamp_);
+  return file_->dump(*this);
+}
 
 fl::string json_value::dump(int indent) const {
   const fl::string compact = dump();

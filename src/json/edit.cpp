@@ -178,9 +178,8 @@ json_ref store_file::overwrite_entry(const json_ref& c, std::uint64_t limit, std
 
 // Entry `pos` of container `c`, as stored.
 json_ref store_file::entry(const json_ref& c, std::uint64_t limit, std::size_t pos) const {
-  return c.k == static_cast<std::uint8_t>(kind::object)
-             ? json_value(this, c, limit).member(pos).value.ref_
-             : json_value(this, c, limit).element(pos).ref_;
+  return c.k == static_cast<std::uint8_t>(kind::object) ? view(c, limit).member(pos).value.ref_
+                                                        : view(c, limit).element(pos).ref_;
 }
 
 // set (v given) or erase (v null): the path to the parent of the last token,
@@ -220,7 +219,7 @@ bool store_file::edit(std::string_view ptr, const json_ref* v, bool insert) {
     } else {
       if (!v) return false;
       throw std::out_of_range("fl::json_store::set: " + edit_fault(above, whole) + " is " +
-                              a_type(json_value(this, cur, limit)) + ", not an object or array");
+                              a_type(view(cur, limit)) + ", not an object or array");
     }
     if (final) {
       if (v && pos == std::string_view::npos && cur.k == static_cast<std::uint8_t>(kind::array))
@@ -239,8 +238,8 @@ bool store_file::edit(std::string_view ptr, const json_ref* v, bool insert) {
     }
     path.push_back({cur, limit, pos});
     const json_value child = cur.k == static_cast<std::uint8_t>(kind::object)
-                                 ? json_value(this, cur, limit).member(pos).value
-                                 : json_value(this, cur, limit).element(pos);
+                                 ? view(cur, limit).member(pos).value
+                                 : view(cur, limit).element(pos);
     cur = child.ref_;
     limit = child.limit_;
   }
@@ -289,6 +288,7 @@ bool store_file::edit(std::string_view ptr, const json_ref* v, bool insert) {
 // edit replaced. Called when an edit is complete; throws before the space
 // is changed (the blocks taken are returned).
 void store_file::publish_edit() {
+  ++edition_;  // the edit may have written over an entry or retired blocks
   if (!tail_blocks_.empty()) {
     std::vector<std::uint64_t> to(tail_blocks_.size());
     std::size_t got = 0;

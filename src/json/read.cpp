@@ -165,17 +165,20 @@ namespace {
 }  // namespace
 
 bool json_value::as_bool() const {
+  file_->check(stamp_);
   if (ref_.k == static_cast<std::uint8_t>(kind::true_v)) return true;
   if (ref_.k == static_cast<std::uint8_t>(kind::false_v)) return false;
   wrong_type("a boolean", type());
 }
 
 std::int64_t json_value::as_int64() const {
+  file_->check(stamp_);
   if (ref_.k == static_cast<std::uint8_t>(kind::int64)) return static_cast<std::int64_t>(ref_.x);
   wrong_type("an integer in the range of int64", type());
 }
 
 std::uint64_t json_value::as_uint64() const {
+  file_->check(stamp_);
   if (ref_.k == static_cast<std::uint8_t>(kind::uint64)) return ref_.x;
   if (ref_.k == static_cast<std::uint8_t>(kind::int64) && static_cast<std::int64_t>(ref_.x) >= 0)
     return ref_.x;
@@ -183,6 +186,7 @@ std::uint64_t json_value::as_uint64() const {
 }
 
 double json_value::as_double() const {
+  file_->check(stamp_);
   switch (static_cast<kind>(ref_.k)) {
     case kind::int64: return static_cast<double>(static_cast<std::int64_t>(ref_.x));
     case kind::uint64: return static_cast<double>(ref_.x);
@@ -201,24 +205,28 @@ double json_value::as_double() const {
 }
 
 std::string_view json_value::as_string_view() const {
+  file_->check(stamp_);
   if (ref_.k != static_cast<std::uint8_t>(kind::string)) wrong_type("a string", type());
   return {reinterpret_cast<const char*>(file_->bytes(ref_.x, ref_.n, limit_)), ref_.n};
 }
 
 json_value json_value::element(std::size_t i) const {
+  file_->check(stamp_);
   const unsigned char* p = file_->bytes(ref_.x + i * sizeof(json_ref), sizeof(json_ref), limit_);
-  return json_value(file_, file_->read_ref(p), limit_);
+  return json_value(file_, file_->read_ref(p), limit_, stamp_);
 }
 
 json_member json_value::member(std::size_t i) const {
+  file_->check(stamp_);
   detail::json::json_member m;
   std::memcpy(&m, file_->bytes(ref_.x + i * sizeof(m), sizeof(m), limit_), sizeof m);
   const auto* k = reinterpret_cast<const char*>(file_->bytes(m.key, m.key_len, limit_));
   if (!detail::json::valid_kind(m.value.k)) file_->damaged("a value of unknown kind");
-  return {std::string_view(k, m.key_len), json_value(file_, m.value, limit_)};
+  return {std::string_view(k, m.key_len), json_value(file_, m.value, limit_, stamp_)};
 }
 
 json_value json_value::operator[](std::size_t i) const {
+  file_->check(stamp_);
   if (!is_array())
     throw std::out_of_range("fl::json_value: index " + std::to_string(i) + " of a " + type_name() +
                             ", not of an array");
@@ -229,6 +237,7 @@ json_value json_value::operator[](std::size_t i) const {
 }
 
 std::optional<json_value> json_value::find(std::string_view key) const {
+  file_->check(stamp_);
   if (!is_object()) return std::nullopt;
   const std::size_t i = file_->find_member(ref_, limit_, key);
   if (i == std::string_view::npos) return std::nullopt;
@@ -236,6 +245,7 @@ std::optional<json_value> json_value::find(std::string_view key) const {
 }
 
 std::optional<json_value> json_value::at_pointer(std::string_view json_pointer) const {
+  file_->check(stamp_);
   return file_->lookup(*this, json_pointer);
 }
 
@@ -252,6 +262,19 @@ const char* json_value::type_name() const noexcept {
 }
 
 // ---- json_store -----------------------------------------------------------------
+
+namespace detail::json {
+void store_file::stale_view([[maybe_unused]] view_stamp s) const {
+  std::string what = "fl::json_value: a stale view of \"" + path_.string() +
+                     "\": the store was edited (set, insert, put, erase, a patch, compact or "
+                     "refresh) after this value or its iterator was taken";
+#if FL_JSON_CHECK_VIEWS
+  what +=
+      " (edit " + std::to_string(s.edition) + ", store at edit " + std::to_string(edition_) + ")";
+#endif
+  throw std::logic_error(what + "; read it again from the store");
+}
+}  // namespace detail::json
 
 std::optional<json_value> json_store::find(std::string_view json_pointer) const& {
   return file_->lookup(file_->root_value(), json_pointer);

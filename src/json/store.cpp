@@ -214,6 +214,7 @@ void store_file::compact() {
   // A published store stays open (and locked) until the sync() that
   // replaces it; an unpublished one (an import or a compaction not yet
   // synced) is replaced now.
+  ++edition_;  // views of the old space are stale
   if (published_) old_space_ = std::move(space_);
   space_ = std::move(fresh);
   published_ = false;
@@ -260,6 +261,7 @@ void store_file::open(open_mode mode) {
 
 // A reader: the space moves to the newest commit, and the document with it.
 void store_file::refresh() {
+  ++edition_;  // the reader's views are of the commit it leaves
   space_->refresh();
   read_head();
 }

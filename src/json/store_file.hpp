@@ -70,6 +70,9 @@ class store_file {
   // it replaces or removes), found and checked before the edit changes
   // anything, retired once it is published.
   std::vector<std::uint64_t> replaced_;
+  // Edits that may have moved or freed blocks so far (publish_edit, compact,
+  // refresh): views taken at an earlier edition are stale.
+  std::uint64_t edition_ = 0;
 
   store_file() = default;
   store_file(const store_file&) = delete;
@@ -79,7 +82,31 @@ class store_file {
   [[noreturn]] void damaged(const std::string& reason) const { throw persist_error(path_, reason); }
 
   std::uint64_t root_limit() const noexcept { return tail_base_ + tail_.size(); }
-  json_value root_value() const { return json_value(this, root_, root_limit()); }
+  // A view of value `r` (whose references lie below `limit`) of the current
+  // document.
+  json_value view(const json_ref& r, std::uint64_t limit) const {
+    return json_value(this, r, limit, stamp());
+  }
+  json_value root_value() const { return view(root_, root_limit()); }
+
+  // Stale views (fl/json_store.hpp, docs/json_store.md "Views"): the stamp a
+  // new view takes, and the check every read of the store through a view
+  // makes. Without FL_JSON_CHECK_VIEWS both are empty.
+  view_stamp stamp() const noexcept {
+#if FL_JSON_CHECK_VIEWS
+    return {edition_};
+#else
+    return {};
+#endif
+  }
+  void check(view_stamp s) const {
+#if FL_JSON_CHECK_VIEWS
+    if (s.edition != edition_) stale_view(s);
+#else
+    (void)s;
+#endif
+  }
+  [[noreturn]] void stale_view(view_stamp s) const;  // read.cpp
 
   // The bytes [off, off + len) of a record that must lie below `limit`,
   // verified (mapped_space::checked). Throws persist_error for a reference

@@ -11,7 +11,6 @@
 #include <fl/detail/find_short.hpp>
 #include <fl/detail/immutable_rep.hpp>
 #include <fl/detail/json_format.hpp>
-#include <fl/detail/persist_format.hpp>
 #include <fl/detail/rope_node.hpp>
 #include <fl/detail/string_core.hpp>
 #include <fl/immutable_string.hpp>
@@ -22,7 +21,8 @@
 
 // The library's private headers (tests/docs/CMakeLists.txt puts src/ and its
 // component directories on the include path).
-#include "mapped_space_internal.hpp"
+#include "persist/persist_format.hpp"
+#include "persist/space.hpp"
 #include "rope/rope_impl.hpp"
 
 #include <cstddef>
@@ -93,6 +93,7 @@ void print_rope() {
   print("rope_min_children", d::min_children);
   print("rope_max_depth", d::max_depth);
   print("rope_index_block", d::index_block);
+  print("rope_leaf_block", d::leaf_block);
   print("rope_chunk_header_bytes", sizeof(d::chunk));
   print("rope_inner_node_bytes", sizeof(d::inner));
 }

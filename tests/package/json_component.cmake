@@ -28,7 +28,7 @@ if(leaked)
 endif()
 
 install_component(json "${WORK_DIR}/json")
-foreach(h fl/json_store.hpp fl/json_build.hpp fl/detail/json_format.hpp)
+foreach(h fl/json_store.hpp fl/json_build.hpp fl/detail/json_format.hpp fl/detail/json_config.hpp)
   if(NOT EXISTS "${WORK_DIR}/json/include/${h}")
     message(FATAL_ERROR "component json lacks ${h}")
   endif()

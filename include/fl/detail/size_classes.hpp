@@ -1,6 +1,6 @@
 // fl/detail/size_classes.hpp: the size-class scheme of fl's two allocators,
 // written once: the pool's thread caches (detail/pool_impl.hpp, blocks up to
-// pool_max_cached_bytes) and mapped_space files (detail/persist_format.hpp,
+// pool_max_cached_bytes) and mapped_space files (src/persist/persist_format.hpp,
 // blocks up to 2^46). One generator, two bounds: the pool's classes are the
 // first of the file's. Not a public interface.
 //

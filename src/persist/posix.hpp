@@ -1,11 +1,12 @@
-// src/persist_posix.hpp: the POSIX steps both persistence files use (an
+// src/persist/posix.hpp: the POSIX steps every persistence source uses (an
 // owning file descriptor, whole reads and writes that loop over short counts
 // and EINTR, errors as fl::persist_error naming the path and the failed
-// step). Private to src/persist.cpp and src/mapped_space*.cpp.
+// step). Private to src/persist/.
 #pragma once
 
 #include <fl/persist_error.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
@@ -142,6 +143,30 @@ inline int sync_data(int fd) noexcept {
     if (errno != EINTR) return errno;
   }
   return 0;
+}
+
+// Reads every buffer of `iov` (consumed) from `off` on; false on an error or
+// the end of the file.
+inline bool preadv_all(int fd, iovec* iov, std::size_t count, std::uint64_t off) {
+  constexpr std::size_t max_iov = 1024;  // IOV_MAX on Linux
+  while (count > 0) {
+    const ssize_t got = ::preadv(fd, iov, static_cast<int>(std::min(count, max_iov)),
+                                 static_cast<off_t>(off));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return false;
+    off += static_cast<std::uint64_t>(got);
+    auto left = static_cast<std::size_t>(got);
+    while (count > 0 && left >= iov->iov_len) {
+      left -= iov->iov_len;
+      ++iov;
+      --count;
+    }
+    if (count > 0) {
+      iov->iov_base = static_cast<char*>(iov->iov_base) + left;
+      iov->iov_len -= left;
+    }
+  }
+  return true;
 }
 
 }  // namespace fl::inline FL_ABI_NS::detail
