@@ -384,6 +384,20 @@ class json_store {
 // The text of the value (json_value::dump).
 std::ostream& operator<<(std::ostream& os, const json_value& v);
 
+// An RFC 6902 patch (JSON text, "[]" when the values are equal) that turns
+// `from` into `to`: applied to a document holding `from` by apply_patch (or
+// by any RFC 6902 implementation that keeps member order), it leaves `to`
+// exactly, member order and number text included. The values may live in
+// one store or in two. Objects: removes, then the members of `to` in its
+// order (those already in order stay in place; later ones are appended, by
+// "add" or by a "move" onto themselves). Arrays: equal elements at both ends
+// stay; the elements between are diffed by index, then removed from the
+// highest index down or added in increasing order. An object with a
+// repeated key is replaced whole. O(size of both values) but for arrays,
+// where finding the equal ends compares elements deeply. Throws
+// fl::persist_error if reading meets damage.
+fl::string json_diff(const json_value& from, const json_value& to);
+
 namespace detail::json {
 [[noreturn]] void wrong_type(const json_value& v, const char* want);
 [[noreturn]] void out_of_range_number(const json_value& v, const char* want);
