@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace fl::detail {
+namespace fl::inline FL_ABI_NS::detail {
 inline namespace FL_ROPE_NS {
 
 unsigned rope_height(const rope& r) noexcept { return r.root_.p ? r.root_.p->height : 0; }
@@ -76,4 +76,4 @@ void check_tree(const edge& root) {
 void check_invariants(const rope& r) { check_tree(r.root_); }
 
 }  // namespace FL_ROPE_NS
-}  // namespace fl::detail
+}  // namespace fl::inline FL_ABI_NS::detail
