@@ -1,5 +1,6 @@
 // bench/json_api_bench.cpp: section json/, the typed and patch API of
-// fl::json_store against nlohmann::json doing the same durable work.
+// fl::json_store against nlohmann::json and RapidJSON doing the same durable
+// work.
 //
 // Cases:
 //   patch_<twitter doc>  a 10-operation RFC 6902 patch (replace, test, add,

@@ -1,4 +1,4 @@
-// json_diff_test: fl::json_diff() produces an RFC 6902 patch that turns one
+// tests/json_diff_test.cpp: fl::json_diff() produces an RFC 6902 patch that turns one
 // document into another exactly (member order and number text included):
 // cases by hand, then random document pairs whose patches are applied by
 // json_store::apply_patch and by nlohmann::ordered_json::patch, and

@@ -1,4 +1,4 @@
-// src/json/json_diff.cpp: json_diff(), the RFC 6902 patch that turns one
+// src/json/diff.cpp: json_diff(), the RFC 6902 patch that turns one
 // document into another, read through json_value views only (no store
 // internals), so it diffs values of one store or of two.
 //
@@ -28,7 +28,7 @@
 #include <unordered_map>
 #include <vector>
 
-namespace fl {
+namespace fl::inline FL_ABI_NS {
 namespace {
 
 using detail::json::byte_buffer;
@@ -199,4 +199,4 @@ fl::string json_diff(const json_value& from, const json_value& to) {
   return d.finish();
 }
 
-}  // namespace fl
+}  // namespace fl::inline FL_ABI_NS
