@@ -402,23 +402,78 @@ void find_gnu(benchmark::State& st) {
             [](const __gnu_cxx::crope& r, const std::string& n) { return r.find(n.c_str()); });
 }
 
+// The cases without arguments, peers back to back (cord when built), in the
+// order they run: before and after the edit_mix cases.
+struct row {
+  const char* name;
+  void (*run)(benchmark::State&);
+  benchmark::TimeUnit unit;
+};
+const row first_rows[] = {
+    {"rope/substr_1k_of_1m/fl", substr_fl, benchmark::kNanosecond},
+#ifdef FL_BENCH_HAVE_ABSL
+    {"rope/substr_1k_of_1m/cord", substr_cord, benchmark::kNanosecond},
+#endif
+    {"rope/substr_1k_of_1m/std", substr_std, benchmark::kNanosecond},
+    {"rope/substr_1k_of_1m/gnu_rope", substr_gnu, benchmark::kNanosecond},
+};
+const row later_rows[] = {
+    {"rope/iterate_1m/fl", iterate_fl, benchmark::kMicrosecond},
+#ifdef FL_BENCH_HAVE_ABSL
+    {"rope/iterate_1m/cord", iterate_cord, benchmark::kMicrosecond},
+#endif
+    {"rope/iterate_1m/std", iterate_std, benchmark::kMicrosecond},
+    {"rope/iterate_1m/gnu_rope", iterate_gnu, benchmark::kMicrosecond},
+    {"rope/iterate_1m/std_scalar", iterate_std_scalar, benchmark::kMicrosecond},
+    {"rope/iterate_1m/fl_chunks", iterate_chunks_fl, benchmark::kMicrosecond},
+    {"rope/iterate_1m_tree/fl", iterate_tree_fl, benchmark::kMicrosecond},
+    {"rope/iterate_1m_tree/fl_chunks", iterate_chunks_tree_fl, benchmark::kMicrosecond},
+#ifdef FL_BENCH_HAVE_ABSL
+    {"rope/iterate_1m_tree/cord", iterate_cord, benchmark::kMicrosecond},
+#endif
+    {"rope/iterate_1m_tree/std", iterate_std, benchmark::kMicrosecond},
+    {"rope/random_index_1m/fl", index_fl, benchmark::kNanosecond},
+#ifdef FL_BENCH_HAVE_ABSL
+    {"rope/random_index_1m/cord", index_cord, benchmark::kNanosecond},
+#endif
+    {"rope/random_index_1m/std", index_std, benchmark::kNanosecond},
+    {"rope/random_index_1m/gnu_rope", index_gnu, benchmark::kNanosecond},
+    {"rope/random_index_1m_tree/fl", index_tree_fl, benchmark::kNanosecond},
+#ifdef FL_BENCH_HAVE_ABSL
+    {"rope/random_index_1m_tree/cord", index_cord, benchmark::kNanosecond},
+#endif
+    {"rope/random_index_1m_tree/std", index_std, benchmark::kNanosecond},
+    {"rope/rebalance_5000x1000/fl", rebalance_fl, benchmark::kMicrosecond},
+#ifdef FL_BENCH_HAVE_ABSL
+    {"rope/rebalance_5000x1000/cord", rebalance_cord, benchmark::kMicrosecond},
+#endif
+    {"rope/rebalance_5000x1000/std", rebalance_std, benchmark::kMicrosecond},
+    {"rope/rebalance_5000x1000/gnu_rope", rebalance_gnu, benchmark::kMicrosecond},
+    {"rope/find_absent_1m/fl", find_fl, benchmark::kMicrosecond},
+    {"rope/find_absent_1m/std", find_std, benchmark::kMicrosecond},
+    {"rope/find_absent_1m/gnu_rope", find_gnu, benchmark::kMicrosecond},
+    {"rope/find_absent_1m_tree/fl", find_tree_fl, benchmark::kMicrosecond},
+    {"rope/find_absent_1m_tree/std", find_std, benchmark::kMicrosecond},
+    {"rope/find_absent_1m_tree/gnu_rope", find_gnu, benchmark::kMicrosecond},
+};
+
 const bool registered = [] {
-  for (std::size_t n : {1000, 10000, 100000, 1000000}) {
-    const std::string c = "rope/concat_flatten/" + std::to_string(n);
-    fl_bench::reg(c + "/fl", concat_fl, n)->Unit(benchmark::kMicrosecond);
-    fl_bench::reg(c + "/fl_copy", concat_fl_copy, n)->Unit(benchmark::kMicrosecond);
+  struct sized {
+    const char* lib;
+    void (*run)(benchmark::State&, std::size_t);
+  };
+  static constexpr sized concat_peers[] = {
+      {"fl", concat_fl}, {"fl_copy", concat_fl_copy},
 #ifdef FL_BENCH_HAVE_ABSL
-    fl_bench::reg(c + "/cord", concat_cord, n)->Unit(benchmark::kMicrosecond);
+      {"cord", concat_cord},
 #endif
-    fl_bench::reg(c + "/std", concat_std, n)->Unit(benchmark::kMicrosecond);
-    fl_bench::reg(c + "/gnu_rope", concat_gnu, n)->Unit(benchmark::kMicrosecond);
-  }
-  fl_bench::reg("rope/substr_1k_of_1m/fl", substr_fl);
-#ifdef FL_BENCH_HAVE_ABSL
-  fl_bench::reg("rope/substr_1k_of_1m/cord", substr_cord);
-#endif
-  fl_bench::reg("rope/substr_1k_of_1m/std", substr_std);
-  fl_bench::reg("rope/substr_1k_of_1m/gnu_rope", substr_gnu);
+      {"std", concat_std}, {"gnu_rope", concat_gnu},
+  };
+  for (std::size_t n : {1000, 10000, 100000, 1000000})
+    for (const sized& p : concat_peers)
+      fl_bench::reg("rope/concat_flatten/" + std::to_string(n) + "/" + p.lib, p.run, n)
+          ->Unit(benchmark::kMicrosecond);
+  for (const row& r : first_rows) fl_bench::reg(r.name, r.run)->Unit(r.unit);
   const std::pair<const char*, std::size_t> blocks[] = {
       {"1k", 1024}, {"4k", 4096}, {"16k", 16384}, {"64k", 65536}, {"256k", 262144}, {"1m", mb}};
   for (const bool tree : {false, true}) {
@@ -433,44 +488,7 @@ const bool registered = [] {
       fl_bench::reg(c + "/gnu_rope", tree ? edit_tree_gnu : edit_gnu, b);
     }
   }
-  fl_bench::reg("rope/iterate_1m/fl", iterate_fl)->Unit(benchmark::kMicrosecond);
-#ifdef FL_BENCH_HAVE_ABSL
-  fl_bench::reg("rope/iterate_1m/cord", iterate_cord)->Unit(benchmark::kMicrosecond);
-#endif
-  fl_bench::reg("rope/iterate_1m/std", iterate_std)->Unit(benchmark::kMicrosecond);
-  fl_bench::reg("rope/iterate_1m/gnu_rope", iterate_gnu)->Unit(benchmark::kMicrosecond);
-  fl_bench::reg("rope/iterate_1m/std_scalar", iterate_std_scalar)->Unit(benchmark::kMicrosecond);
-  fl_bench::reg("rope/iterate_1m/fl_chunks", iterate_chunks_fl)->Unit(benchmark::kMicrosecond);
-  fl_bench::reg("rope/iterate_1m_tree/fl", iterate_tree_fl)->Unit(benchmark::kMicrosecond);
-  fl_bench::reg("rope/iterate_1m_tree/fl_chunks", iterate_chunks_tree_fl)
-      ->Unit(benchmark::kMicrosecond);
-#ifdef FL_BENCH_HAVE_ABSL
-  fl_bench::reg("rope/iterate_1m_tree/cord", iterate_cord)->Unit(benchmark::kMicrosecond);
-#endif
-  fl_bench::reg("rope/iterate_1m_tree/std", iterate_std)->Unit(benchmark::kMicrosecond);
-  fl_bench::reg("rope/random_index_1m/fl", index_fl);
-#ifdef FL_BENCH_HAVE_ABSL
-  fl_bench::reg("rope/random_index_1m/cord", index_cord);
-#endif
-  fl_bench::reg("rope/random_index_1m/std", index_std);
-  fl_bench::reg("rope/random_index_1m/gnu_rope", index_gnu);
-  fl_bench::reg("rope/random_index_1m_tree/fl", index_tree_fl);
-#ifdef FL_BENCH_HAVE_ABSL
-  fl_bench::reg("rope/random_index_1m_tree/cord", index_cord);
-#endif
-  fl_bench::reg("rope/random_index_1m_tree/std", index_std);
-  fl_bench::reg("rope/rebalance_5000x1000/fl", rebalance_fl)->Unit(benchmark::kMicrosecond);
-#ifdef FL_BENCH_HAVE_ABSL
-  fl_bench::reg("rope/rebalance_5000x1000/cord", rebalance_cord)->Unit(benchmark::kMicrosecond);
-#endif
-  fl_bench::reg("rope/rebalance_5000x1000/std", rebalance_std)->Unit(benchmark::kMicrosecond);
-  fl_bench::reg("rope/rebalance_5000x1000/gnu_rope", rebalance_gnu)->Unit(benchmark::kMicrosecond);
-  fl_bench::reg("rope/find_absent_1m/fl", find_fl)->Unit(benchmark::kMicrosecond);
-  fl_bench::reg("rope/find_absent_1m/std", find_std)->Unit(benchmark::kMicrosecond);
-  fl_bench::reg("rope/find_absent_1m/gnu_rope", find_gnu)->Unit(benchmark::kMicrosecond);
-  fl_bench::reg("rope/find_absent_1m_tree/fl", find_tree_fl)->Unit(benchmark::kMicrosecond);
-  fl_bench::reg("rope/find_absent_1m_tree/std", find_std)->Unit(benchmark::kMicrosecond);
-  fl_bench::reg("rope/find_absent_1m_tree/gnu_rope", find_gnu)->Unit(benchmark::kMicrosecond);
+  for (const row& r : later_rows) fl_bench::reg(r.name, r.run)->Unit(r.unit);
   return true;
 }();
 

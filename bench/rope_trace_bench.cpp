@@ -110,20 +110,18 @@ void replay(benchmark::State& st, const std::string& name, bool ascii, Apply app
   report(st, *t);
 }
 
-void trace_fl_chars(benchmark::State& st, const std::string& name) {
+// fl::rope by code point (replace_chars, the positions as given) or by
+// byte (replace, on the ascii-only variant).
+template <bool ByChar>
+void trace_fl(benchmark::State& st, const std::string& name) {
   replay<fl::rope>(
-      st, name, false,
+      st, name, !ByChar,
       [](fl::rope& r, const fl_trace::patch& p, std::string_view ins) {
-        r.replace_chars(p.pos, p.del, ins);
-      },
-      [](const fl::rope& r) { return r.to_std(); });
-}
-
-void trace_fl_bytes(benchmark::State& st, const std::string& name) {
-  replay<fl::rope>(
-      st, name, true,
-      [](fl::rope& r, const fl_trace::patch& p, std::string_view ins) {
-        r.replace(p.pos, p.del, ins);
+        if constexpr (ByChar) {
+          r.replace_chars(p.pos, p.del, ins);
+        } else {
+          r.replace(p.pos, p.del, ins);
+        }
       },
       [](const fl::rope& r) { return r.to_std(); });
 }
@@ -214,17 +212,21 @@ const bool registered = [] {
                                 "not found (set FL_TRACE_DATA); generated trace only");
   std::vector<std::string> names{"gen_typing"};
   for (std::string_view n : fl_trace::real_traces) names.emplace_back(n);
-  for (const std::string& n : names) {
-    const std::string c = "rope/trace/" + n;
-    fl_bench::reg(c + "/fl_chars", trace_fl_chars, n)->Unit(benchmark::kMillisecond);
-    fl_bench::reg(c + "/fl_bytes", trace_fl_bytes, n)->Unit(benchmark::kMillisecond);
-    fl_bench::reg(c + "/std", trace_std, n)->Unit(benchmark::kMillisecond);
+  // One case per trace, its peers back to back.
+  struct peer {
+    const char* lib;
+    void (*run)(benchmark::State&, const std::string&);
+  };
+  static constexpr peer peers[] = {
+      {"fl_chars", trace_fl<true>}, {"fl_bytes", trace_fl<false>}, {"std", trace_std},
 #ifdef FL_BENCH_HAVE_ABSL
-    fl_bench::reg(c + "/cord", trace_cord, n)->Unit(benchmark::kMillisecond);
+      {"cord", trace_cord},
 #endif
-    fl_bench::reg(c + "/crope", trace_crope, n)->Unit(benchmark::kMillisecond);
-    fl_bench::reg(c + "/fl_lsp", trace_fl_lsp, n)->Unit(benchmark::kMillisecond);
-  }
+      {"crope", trace_crope},       {"fl_lsp", trace_fl_lsp},
+  };
+  for (const std::string& n : names)
+    for (const peer& p : peers)
+      fl_bench::reg("rope/trace/" + n + "/" + p.lib, p.run, n)->Unit(benchmark::kMillisecond);
   return true;
 }();
 

@@ -243,4 +243,76 @@ inline std::pair<std::size_t, std::size_t> naive_utf16_range(const std::string& 
   return {m.unit_at[u], e};
 }
 
+// ---------------------------------------------------------------- typing
+
+// Keystrokes at a cursor, as an editor sends them, applied to r and its
+// mirror s: runs of chars typed at the cursor (1-4 UTF-8 bytes, newlines),
+// backspaces and forward deletes, a selection typed over, by char or by
+// UTF-16 unit; now and then a jump of the cursor, an edit by byte at the
+// cursor (which drops what an edit by char left for the next one), or a
+// copy of the rope kept (its chunks shared: the next edit copies). After
+// every step: the invariants, the content and every metric (all positions
+// while the text is small).
+inline void type_at_cursor(fl::rope& r, std::string& s, std::mt19937_64& rng, int steps,
+                           const std::string& ctx) {
+  static constexpr std::string_view keys[] = {"a", "b", " ", "\n", "\xC3\xA9", "\xE2\x82\xAC",
+                                              "\xF0\x9F\x98\x80", "x", "\r\n", "\t"};
+  std::size_t cursor = 0;  // in chars
+  fl::rope kept;
+  for (int step = 0; step < steps; ++step) {
+    const std::string at = ctx + " step " + std::to_string(step);
+    const naive_metrics m(s);
+    const std::size_t chars = m.char_at.size() - 1;
+    cursor = std::min(cursor, chars);
+    const bool by_unit = pick(rng, 3) == 0;
+    const std::size_t what = pick(rng, 100);
+    std::size_t del = 0;
+    std::string ins;
+    std::size_t from = cursor;
+    if (what < 60) {  // typing
+      ins = keys[pick(rng, std::size(keys))];
+    } else if (what < 78) {  // backspace
+      if (cursor == 0) continue;
+      from = cursor - 1;
+      del = 1;
+    } else if (what < 84) {  // forward delete
+      del = 1;
+    } else if (what < 88) {  // a selection typed over
+      del = pick(rng, 8);
+      ins = random_utf8(rng, pick(rng, 6));
+    } else if (what < 94) {  // the cursor jumps
+      cursor = pick(rng, chars + 1);
+      continue;
+    } else if (what < 97) {  // an edit by byte at the cursor
+      const std::string text = random_utf8(rng, pick(rng, 3) + 1);
+      r.insert(m.char_at[cursor], text);
+      s.insert(m.char_at[cursor], text);
+      cursor = naive_metrics(s).chars[m.char_at[cursor] + text.size()];
+    } else {  // a copy kept: the next edit meets shared chunks
+      kept = r;
+      continue;
+    }
+    if (what < 88) {
+      if (by_unit) {
+        const std::size_t u = m.units[m.char_at[from]];
+        // The units of the chars deleted (a surrogate pair counts two).
+        const std::size_t end = m.char_at[std::min(from + del, chars)];
+        const std::size_t n = m.units[end] - u;
+        r.replace_utf16(u, n, ins);
+        s.replace(m.char_at[from], end - m.char_at[from], ins);
+      } else {
+        const auto [b, e] = naive_char_range(s, from, del);
+        r.replace_chars(from, del, ins);
+        s.replace(b, e - b, ins);
+      }
+      cursor = from + naive_metrics(ins).chars.back();
+    }
+    fl::detail::check_invariants(r);
+    expect_content(r, s, at);
+    if (::testing::Test::HasFatalFailure()) return;
+    expect_metrics(r, s, rng, 4, s.size() < 200, at);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+}
+
 }  // namespace rope_test

@@ -1,6 +1,7 @@
 // fl::rope's text metrics kept by edits: random edits (multi-byte UTF-8,
-// invalid bytes, "\n" and "\r\n") on shared copies, every metric checked
-// against a naive scan of a std::string mirror; 16-byte leaves. The big-text
+// invalid bytes, "\n" and "\r\n") on shared copies, and keystrokes at a
+// cursor by char and by UTF-16 unit, every metric checked against a naive
+// scan of a std::string mirror; 16-byte leaves. The big-text
 // test with the library's leaf size is rope_metrics_test.cpp.
 #include <fl/rope.hpp>
 
@@ -177,6 +178,25 @@ TEST(RopeMetrics, RandomEditsAgreeWithNaiveScans) {
     }
   }
   EXPECT_GE(max_height, 4u) << "seed " << seed;
+}
+
+// Keystrokes at a cursor (rope_check.hpp: type_at_cursor) by char and by
+// UTF-16 unit, on a flat rope edited in place and then on trees of 16-byte
+// leaves: the leaf index and the hint an edit by char leaves for the next
+// one, truncated by edits in place and dropped by edits by byte, checked
+// with every metric after every step.
+TEST(RopeMetrics, TypingAtACursorKeepsEveryMetric) {
+  const auto seed = test_seed();
+  std::mt19937_64 rng(seed ^ 0x747970696e67ULL);
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  constexpr int steps = 1'500;
+#else
+  constexpr int steps = 6'000;
+#endif
+  std::string s = random_utf8(rng, 20);
+  fl::rope r(s);
+  type_at_cursor(r, s, rng, steps, "seed " + std::to_string(seed));
+  EXPECT_GE(fl::detail::rope_height(r), 3u) << "seed " << seed;
 }
 
 // Several copies of one big flat rope, queried in parallel orders: all

@@ -101,44 +101,45 @@ class reader {
 
   trace parse() {
     trace t;
+    object([&](const std::string& key) {
+      if (key == "startContent") {
+        t.start = string();
+      } else if (key == "endContent") {
+        t.end = string();
+      } else if (key == "txns") {
+        txns(t);
+      } else {
+        skip();
+      }
+    });
+    return t;
+  }
+
+ private:
+  // Reads an object: member(key) reads each member's value.
+  template <class F>
+  void object(F&& member) {
     expect('{');
     if (peek() != '}') {
       do {
         const std::string key = string();
         expect(':');
-        if (key == "startContent") {
-          t.start = string();
-        } else if (key == "endContent") {
-          t.end = string();
-        } else if (key == "txns") {
-          txns(t);
-        } else {
-          skip();
-        }
+        member(key);
       } while (eat(','));
     }
     expect('}');
-    return t;
   }
-
- private:
   void txns(trace& t) {
     expect('[');
     if (eat(']')) return;
     do {
-      expect('{');
-      if (peek() != '}') {
-        do {
-          const std::string key = string();
-          expect(':');
-          if (key == "patches") {
-            patches(t);
-          } else {
-            skip();
-          }
-        } while (eat(','));
-      }
-      expect('}');
+      object([&](const std::string& key) {
+        if (key == "patches") {
+          patches(t);
+        } else {
+          skip();
+        }
+      });
       t.txn_end.push_back(t.patches.size());
     } while (eat(','));
     expect(']');
@@ -164,18 +165,15 @@ class reader {
     const char c = peek();
     if (c == '"') {
       string();
-    } else if (c == '{' || c == '[') {
-      const char close = c == '{' ? '}' : ']';
+    } else if (c == '{') {
+      object([&](const std::string&) { skip(); });
+    } else if (c == '[') {
       ++i_;
-      if (eat(close)) return;
+      if (eat(']')) return;
       do {
-        if (c == '{') {
-          string();
-          expect(':');
-        }
         skip();
       } while (eat(','));
-      expect(close);
+      expect(']');
     } else {
       while (i_ < s_.size() && s_[i_] != ',' && s_[i_] != '}' && s_[i_] != ']') ++i_;
     }

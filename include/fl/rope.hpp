@@ -30,6 +30,7 @@ class rope;
 }  // namespace fl::inline FL_ABI_NS
 
 namespace fl::inline FL_ABI_NS::detail {
+enum class text_metric : unsigned char;  // chars, newlines, utf16 (src/text_count.hpp)
 inline namespace FL_ROPE_NS {
 // Checks depth, balance, sizes, offsets and reference counts of the whole
 // tree; throws std::logic_error naming the first broken invariant. O(n nodes).
@@ -357,6 +358,7 @@ class rope {
   // Computes a flat root's unknown metrics (edits by char call it first).
   void know_flat_metrics() noexcept;
   void splice(size_type pos, size_type n, std::string_view text, const rope* other);
+  rope& replace_by(detail::text_metric m, size_type i, size_type n, std::string_view text);
   rope& append_slow(std::string_view text);
   bool unique_flat() const noexcept;
   int substr_compare(size_type pos, std::string_view s) const noexcept;

@@ -39,6 +39,7 @@ std::size_t check_edge(const edge& e, unsigned expect_height, bool is_root) {
         broken("leaf metrics wrong");
     }
     if (!index_ok(c, e.off, e.len)) broken("chunk index disagrees with its bytes");
+    if (!leaf_index_ok(c)) broken("leaf index disagrees with its bytes");
     return e.len;
   }
   if (e.p->kind != node_kind::inner) broken("inner height on a chunk");

@@ -131,6 +131,20 @@ edge replace_child(inner* n, unsigned at, const edge* pieces, unsigned k, inner*
   return edge{r, 0, node_len(r)};
 }
 
+// Records in the leaf index of c (written by this edit: unique) that the
+// text just written ends at chunk byte x with chars_before + the text's
+// chars before it; chars_before npos: unknown, no hint.
+void set_hint(chunk* c, std::size_t x, std::size_t chars_before, const text_counts& text) noexcept {
+  leaf_index* li = leaf_index_of(c);
+  if (!li) return;
+  if (chars_before == static_cast<std::size_t>(-1)) {
+    li->hint = leaf_no_hint;
+    return;
+  }
+  li->hint = static_cast<std::uint16_t>(x);
+  li->hint_chars = static_cast<std::uint16_t>(chars_before + text.chars);
+}
+
 // A leaf of at most this many bytes that cannot be edited in place is
 // copied whole; a longer one is cut around the edit (a window of at most
 // 2.5 window_block old bytes is copied), so that an edit of a shared 4 KiB
@@ -182,9 +196,12 @@ window edit_window(std::size_t off, std::size_t len, std::size_t p, std::size_t 
 //
 // edit_in_leaf_at is the same edit on a leaf already found: e (rope offset
 // lo) reached from root through the child indexes idx, as descend() or
-// descend_metric() give them.
+// descend_metric() give them. An edit by char passes the chars of the leaf
+// before the range (else npos): the chunk that ends up holding the text
+// keeps where it ends as its leaf index's hint, for the next keystroke.
 bool edit_in_leaf_at(edge& root, const unsigned* idx, const edge* e, std::size_t lo,
-                     std::size_t pos, std::size_t n, std::string_view text) {
+                     std::size_t pos, std::size_t n, std::string_view text,
+                     std::size_t chars_before = static_cast<std::size_t>(-1)) {
   const std::size_t ins = text.size();
   if (ins > leaf_max_bytes / 4) return false;
   const unsigned depth = root.p->height;
@@ -236,6 +253,7 @@ bool edit_in_leaf_at(edge& root, const unsigned* idx, const edge* e, std::size_t
       leaf = edge{f, 0, out};
     }
     leaf.len = out;
+    if (leaf.off == 0) set_hint(static_cast<chunk*>(leaf.p), p + ins, chars_before, add);
     // A fresh chunk's edge starts unknown: it takes the old leaf's metrics
     // shifted, since every edge above it is shifted and stays known.
     leaf.chars = before.chars;
@@ -316,6 +334,8 @@ bool edit_in_leaf_at(edge& root, const unsigned* idx, const edge* e, std::size_t
     acquire(c);
     pieces[k++] = with(edge{c, leaf.off + leaf.len - b_keep, b_keep}, cb);
   }
+  if (chars_before != static_cast<std::size_t>(-1))
+    set_hint(f, ta + ins, chars_before - ca.chars, added);
   release(c);  // the leaf's own reference; the pieces hold theirs
   if (depth == 0) {
     inner* m = spare[0];
@@ -529,11 +549,6 @@ void rope::splice(size_type pos, size_type n, std::string_view text, const rope*
   settle();
 }
 
-// Chars [i, i + n) become `text`. In a tree, one descent by chars finds the
-// leaf of char i; when char i + n lies in the same leaf the edit is made
-// there (edit_in_leaf_at) without a second descent by byte, so an edit by
-// char costs one descent, as an edit by byte does. Otherwise the byte range
-// is resolved (rope_nth_pair) and spliced.
 // A flat root whose metrics are unknown gets them now, once (an edit by
 // char or UTF-16 unit queries them, and the flat edits keep known ones).
 void rope::know_flat_metrics() noexcept {
@@ -543,52 +558,50 @@ void rope::know_flat_metrics() noexcept {
 }
 
 rope& rope::replace_chars(size_type i, size_type n, std::string_view text) {
+  return replace_by(detail::text_metric::chars, i, n, text);
+}
+
+rope& rope::replace_utf16(size_type u, size_type n, std::string_view text) {
+  return replace_by(detail::text_metric::utf16, u, n, text);
+}
+
+// Items [i, i + n) of metric m (chars or UTF-16 units) become `text`. In a
+// tree, an edit by char descends once by chars to the leaf of char i; when
+// char i + n lies in the same leaf the edit is made there (edit_in_leaf_at)
+// without a second descent by byte, so it costs one descent, as an edit by
+// byte does. Otherwise the byte range is resolved (rope_nth_pair: one
+// descent, the end looked for in the same leaf first) and spliced.
+rope& rope::replace_by(detail::text_metric m, size_type i, size_type n, std::string_view text) {
   know_flat_metrics();
-  const size_type total = char_count();
+  const bool by_char = m == detail::text_metric::chars;
+  const size_type total = by_char ? char_count() : utf16_count();
   if (i > total) {
     char buf[160];
-    std::snprintf(buf, sizeof buf,
-                  "fl::rope::replace_chars: i (which is %zu) > char_count() (which is %zu)", i,
-                  total);
+    std::snprintf(buf, sizeof buf, "fl::rope::replace_%s: %s (which is %zu) > %s (which is %zu)",
+                  by_char ? "chars" : "utf16", by_char ? "i" : "u", i,
+                  by_char ? "char_count()" : "utf16_count()", total);
     throw std::out_of_range(buf);
   }
   n = std::min(n, total - i);
   if (i == total) return replace(size(), 0, text);
-  constexpr detail::text_metric chars = detail::text_metric::chars;
-  if (root_.p->height > 0 && text.size() <= detail::leaf_max_bytes / 4) {
+  if (by_char && root_.p->height > 0 && text.size() <= detail::leaf_max_bytes / 4) {
     unsigned idx[detail::max_depth];
-    const detail::metric_hit h = detail::descend_metric(root_, chars, i, idx);
-    const std::size_t r = detail::leaf_nth(*h.leaf, chars, h.k);
-    const std::size_t r2 = n ? detail::leaf_nth_from(*h.leaf, chars, r, n) : r;
+    const detail::metric_hit h = detail::descend_metric(root_, m, i, idx);
+    const std::size_t r = detail::leaf_nth(*h.leaf, m, h.k);
+    const std::size_t r2 = n ? detail::leaf_nth_from(*h.leaf, m, r, n) : r;
     // (An insert at a leaf's first byte goes to the end of the left leaf,
     // as edit_in_leaf places it: the general path.)
     if (r2 < h.leaf->len && (n > 0 || r > 0 || h.lo == 0) &&
-        detail::edit_in_leaf_at(root_, idx, h.leaf, h.lo, h.lo + r, r2 - r, text)) {
+        detail::edit_in_leaf_at(root_, idx, h.leaf, h.lo, h.lo + r, r2 - r, text, h.k)) {
       settle();
       return *this;
     }
   }
-  const auto [b, e] = detail::rope_nth_pair(root_, chars, i, n);
-  return replace(b, (e == npos ? size() : e) - b, text);
-}
-
-rope& rope::replace_utf16(size_type u, size_type n, std::string_view text) {
-  know_flat_metrics();
-  const size_type total = utf16_count();
-  if (u > total) {
-    char buf[160];
-    std::snprintf(buf, sizeof buf,
-                  "fl::rope::replace_utf16: u (which is %zu) > utf16_count() (which is %zu)", u,
-                  total);
-    throw std::out_of_range(buf);
-  }
-  n = std::min(n, total - u);
-  if (u == total) return replace(size(), 0, text);
-  const auto [b, e] = detail::rope_nth_pair(root_, detail::text_metric::utf16, u, n);
-  // A count ending inside a surrogate pair takes the whole pair.
-  const size_type end = e == npos ? size() : e;
-  const size_type stop = end < size() && byte_to_utf16(end) < u + n ? chars_after(end, 1) : end;
-  return replace(b, stop - b, text);
+  const auto [b, e] = detail::rope_nth_pair(root_, m, i, n);
+  size_type end = e == npos ? size() : e;
+  // A count of units ending inside a surrogate pair takes the whole pair.
+  if (!by_char && end < size() && byte_to_utf16(end) < i + n) end = chars_after(end, 1);
+  return replace(b, end - b, text);
 }
 
 rope::const_iterator rope::insert(const_iterator it, std::string_view text) {

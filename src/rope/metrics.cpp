@@ -26,6 +26,8 @@
 #include "metrics.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <cstdint>
 #include <new>
 #include <utility>
 #include <stdexcept>
@@ -157,6 +159,160 @@ std::size_t chunk_nth(const chunk* c, std::size_t off, std::size_t len, text_met
   return start + r - off;
 }
 
+// ---- the leaf index (detail/rope_node.hpp): 16-bit counts per leaf_block,
+// extended lazily by queries, truncated by in-place edits.
+
+constexpr std::size_t LB = leaf_block;
+
+// Entries are read and written through atomic_ref: queries on several
+// threads may extend one index at once (with equal values).
+std::size_t load16(std::uint16_t& x) noexcept {
+  return std::atomic_ref<std::uint16_t>(x).load(std::memory_order_relaxed);
+}
+void store16(std::uint16_t& x, std::size_t v) noexcept {
+  std::atomic_ref<std::uint16_t>(x).store(static_cast<std::uint16_t>(v), std::memory_order_relaxed);
+}
+// The counts before boundary j (j <= valid).
+text_counts leaf_at(std::uint16_t* q, std::size_t j) noexcept {
+  return {load16(q[3 * j]), load16(q[3 * j + 1]), load16(q[3 * j + 2])};
+}
+
+// Counts blocks [from, upto) of c (from <= valid, upto * LB <= c->used)
+// into the index and publishes them; stops early, after the first block
+// whose end has more than `stop` items of metric m (stop == npos: never).
+// Returns the last boundary written (from when none).
+std::size_t leaf_extend(const chunk* c, leaf_index* li, std::size_t from, std::size_t upto,
+                        text_metric m, std::size_t stop) noexcept {
+  std::uint16_t* q = leaf_index_counts(li);
+  text_counts t = leaf_at(q, from);
+  std::size_t j = from;
+  while (j < upto) {
+    add(t, count_text(c->data + j * LB, LB));
+    ++j;
+    store16(q[3 * j], t.chars);
+    store16(q[3 * j + 1], t.newlines);
+    store16(q[3 * j + 2], t.astral);
+    if (weight(t, m) > stop) break;
+  }
+  std::uint32_t cur = li->valid.load(std::memory_order_relaxed);
+  while (cur < j && !li->valid.compare_exchange_weak(cur, static_cast<std::uint32_t>(j),
+                                                     std::memory_order_release,
+                                                     std::memory_order_relaxed)) {
+  }
+  return j;
+}
+
+// Metrics of c's bytes [0, x) through its leaf index: the entry of the block
+// holding x (counting the blocks up to it if needed) and a scan of less
+// than one block.
+text_counts leaf_prefix(const chunk* c, leaf_index* li, std::size_t x) noexcept {
+  const std::size_t j = x / LB;
+  const std::size_t v = li->valid.load(std::memory_order_acquire);
+  if (v < j) leaf_extend(c, li, v, j, text_metric::chars, static_cast<std::size_t>(-1));
+  text_counts r = leaf_at(leaf_index_counts(li), j);
+  if (x > j * LB) add(r, count_text(c->data + j * LB, x - j * LB));
+  return r;
+}
+
+// Item weight of metric m before boundary j (j <= valid): one or two loads.
+std::size_t leaf_weight(std::uint16_t* q, std::size_t j, text_metric m) noexcept {
+  switch (m) {
+    case text_metric::chars: return load16(q[3 * j]);
+    case text_metric::newlines: return load16(q[3 * j + 1]);
+    case text_metric::utf16: break;
+  }
+  return load16(q[3 * j]) + load16(q[3 * j + 2]);
+}
+
+// A scan from the index's frontier longer than this many blocks counts the
+// blocks it crossed into the index, so that the next query there is a lookup.
+constexpr std::size_t leaf_scan_blocks = 2;
+
+// Position (relative to off) in c's bytes [off, off + len) of item k of
+// metric m, or len when the range holds k items or fewer. The index's
+// frontier (the first boundary not known, where the last edit wrote) is
+// where editing happens, so the search starts there: an item past it is
+// scanned for from the frontier (and the blocks crossed are counted into the
+// index when that scan was long); an item before it is found by galloping
+// down the known boundaries, then a scan of at most one block.
+std::size_t leaf_index_nth(const chunk* c, leaf_index* li, std::size_t off, std::size_t len,
+                           text_metric m, std::size_t k) noexcept {
+  const std::size_t end = off + len, first = off / LB, last = end / LB;
+  std::uint16_t* q = leaf_index_counts(li);
+  const std::size_t base = off == 0 ? 0 : weight(leaf_prefix(c, li, off), m);
+  const std::size_t target = base + k;
+  const std::size_t hi = std::min<std::size_t>(li->valid.load(std::memory_order_acquire), last);
+  std::size_t skipped = 0;
+  if (hi > first && leaf_weight(q, hi, m) <= target) {
+    // At or past the frontier: scan from it.
+    const std::size_t seen = leaf_weight(q, hi, m);
+    const std::size_t at = hi * LB;
+    const std::size_t r = nth_item(c->data + at, end - at, m, target - seen, skipped);
+    if (r > leaf_scan_blocks * LB && hi < last)
+      leaf_extend(c, li, hi, std::min(last, (at + r) / LB), text_metric::chars,
+                  static_cast<std::size_t>(-1));
+    return at + r - off;
+  }
+  // Before the frontier (or no boundary inside the range is known): the
+  // largest boundary j in (first, hi] with at most target items before it,
+  // galloping down from hi (the item is usually near the frontier).
+  std::size_t lo = first, top = hi > first ? hi - 1 : first;  // the answer is in [lo, top]
+  for (std::size_t step = 1; top > lo; step *= 2) {
+    const std::size_t j = top - lo > step ? top - step + 1 : lo + 1;
+    if (leaf_weight(q, j, m) <= target) {
+      lo = j;
+      break;
+    }
+    top = j - 1;
+  }
+  while (lo < top) {
+    const std::size_t mid = lo + (top - lo + 1) / 2;
+    if (leaf_weight(q, mid, m) <= target) {
+      lo = mid;
+    } else {
+      top = mid - 1;
+    }
+  }
+  if (lo == first && hi == first && last > first + leaf_scan_blocks) {
+    // Nothing known inside the range: count it into the index while the
+    // item may lie beyond, then search again (from the new frontier).
+    // (valid == first here: leaf_prefix made it reach first.)
+    if (leaf_extend(c, li, first, last, m, target) > first)
+      return leaf_index_nth(c, li, off, len, m, k);
+  }
+  const std::size_t start = lo > first ? lo * LB : off;
+  const std::size_t seen = lo > first ? leaf_weight(q, lo, m) : base;
+  return start - off + nth_item(c->data + start, end - start, m, target - seen, skipped);
+}
+
+// How far (in chars) a position is looked for by stepping from the hint.
+constexpr std::size_t hint_reach = 16;
+
+// Whether b is a UTF-8 continuation byte: not a char (src/text_count.hpp).
+bool continuation(char b) noexcept { return (static_cast<unsigned char>(b) & 0xC0) == 0x80; }
+
+// Char k of the bytes [0, len) at p, given that byte h starts a char (or is
+// len) and hc chars lie before it: stepped to from h when it is within
+// hint_reach chars, else npos. len when the bytes hold k chars or fewer.
+std::size_t step_from_hint(const char* p, std::size_t len, std::size_t h, std::size_t hc,
+                           std::size_t k) noexcept {
+  std::size_t x = h;
+  if (k >= hc) {
+    if (k - hc > hint_reach) return static_cast<std::size_t>(-1);
+    for (std::size_t d = k - hc;; --d) {
+      while (x < len && continuation(p[x])) ++x;
+      if (x == len || d == 0) return x;
+      ++x;
+    }
+  }
+  if (hc - k > hint_reach) return static_cast<std::size_t>(-1);
+  for (std::size_t d = hc - k; d > 0; --d) {
+    --x;
+    while (x > 0 && continuation(p[x])) --x;
+  }
+  return x;
+}
+
 text_counts edge_counts(const edge& e) noexcept {
   if (e.known()) return {e.chars, e.newlines, e.astral};
   // Only a flat root may be unknown.
@@ -172,6 +328,19 @@ text_counts edge_counts(const edge& e) noexcept {
 // Position in the leaf e of its item k of metric m, or e.len when it has k
 // items or fewer.
 std::size_t leaf_nth_scan(const edge& e, text_metric m, std::size_t k) noexcept {
+  // A leaf-sized chunk resolves through its leaf index (see leaf_index):
+  // near the last edit by char, a step from its end; else a lookup.
+  if (e.len > 2 * LB) {
+    const chunk* c = static_cast<const chunk*>(e.p);
+    if (leaf_index* li = leaf_index_of(c)) {
+      if (e.known() && k >= weight(text_counts{e.chars, e.newlines, e.astral}, m)) return e.len;
+      if (m == text_metric::chars && e.off == 0 && li->hint <= e.len) {
+        const std::size_t r = step_from_hint(c->data, e.len, li->hint, li->hint_chars, k);
+        if (r != static_cast<std::size_t>(-1)) return r;
+      }
+      return leaf_index_nth(c, li, e.off, e.len, m, k);
+    }
+  }
   // A leaf whose count is known is scanned from the nearer end (the item's
   // rank against half the count), unless the chunk's block index covers the
   // item's part of the leaf (then chunk_nth scans at most one block).
@@ -244,6 +413,9 @@ std::size_t leaf_nth_from_scan(const edge& e, text_metric m, std::size_t r,
                                std::size_t n) noexcept {
   std::size_t skipped = 0;
   const chunk* c = static_cast<const chunk*>(e.p);
+  // A few chars on (a keystroke's delete): stepped over, no vector scan.
+  if (m == text_metric::chars && n <= hint_reach)
+    return step_from_hint(c->data + e.off, e.len, r, 0, n);
   return r + nth_item(c->data + e.off + r, e.len - r, m, n, skipped);
 }
 
@@ -285,7 +457,10 @@ text_counts rope_prefix(const edge& root, std::size_t pos, bool want_newlines = 
     r.chars += pos;
     return r;
   }
-  add(r, chunk_counts(static_cast<const chunk*>(e->p), e->off, pos));
+  const chunk* c = static_cast<const chunk*>(e->p);
+  leaf_index* li = pos > 2 * LB ? leaf_index_of(c) : nullptr;
+  add(r, li ? leaf_prefix(c, li, e->off + pos) - leaf_prefix(c, li, e->off)
+            : chunk_counts(c, e->off, pos));
   return r;
 }
 
@@ -322,6 +497,22 @@ bool index_ok(const chunk* c, std::size_t off, std::size_t len) noexcept {
     const std::size_t* e = q + 3 * j;
     if (e[3] - e[0] != t.chars || e[4] - e[1] != t.newlines || e[5] - e[2] != t.astral)
       return false;
+  }
+  return true;
+}
+
+bool leaf_index_ok(const chunk* c) noexcept {
+  leaf_index* li = leaf_index_of(c);
+  if (!li) return true;
+  const std::size_t v = li->valid.load(std::memory_order_acquire);
+  if (v * LB > c->used) return false;
+  std::uint16_t* q = leaf_index_counts(li);
+  const text_counts zero = leaf_at(q, 0);
+  if (zero.chars || zero.newlines || zero.astral) return false;
+  for (std::size_t j = 0; j < v; ++j) {
+    const text_counts t = count_text(c->data + j * LB, LB);
+    const text_counts d = leaf_at(q, j + 1) - leaf_at(q, j);
+    if (d.chars != t.chars || d.newlines != t.newlines || d.astral != t.astral) return false;
   }
   return true;
 }

@@ -20,6 +20,10 @@ void free_index(chunk* c) noexcept;
 // [off, off + len) agree with c's bytes (for check_invariants). O(len).
 bool index_ok(const chunk* c, std::size_t off, std::size_t len) noexcept;
 
+// Whether the valid entries of c's leaf index (if any) agree with c's
+// bytes (for check_invariants). O(c->used).
+bool leaf_index_ok(const chunk* c) noexcept;
+
 // The metrics of bytes [off, off + len) of c: a scan for short ranges, the
 // block index (built on first use) for long ones.
 text_counts chunk_counts(const chunk* c, std::size_t off, std::size_t len) noexcept;

@@ -76,7 +76,10 @@ inline std::size_t fresh_leaf_cap(std::size_t len) noexcept {
   return len <= pooled ? std::min(pooled, leaf_edit_max) : leaf_edit_max;
 }
 
-inline std::size_t chunk_bytes(std::size_t cap) noexcept { return sizeof(chunk) + cap; }
+// A chunk with its bytes inline: header, cap bytes, leaf index (if any).
+inline std::size_t chunk_bytes(std::size_t cap) noexcept {
+  return sizeof(chunk) + cap + leaf_index_bytes(cap);
+}
 
 // ---------------------------------------------------------------- blocks (node.cpp)
 
@@ -123,9 +126,18 @@ inline chunk* init_chunk(void* mem, node_kind kind, char* data, std::size_t cap,
 }
 
 // A chunk whose bytes follow its header in one pool block.
+// A leaf-sized one starts its leaf index empty (boundary 0 only).
 inline chunk* new_chunk(std::size_t cap) {
   void* mem = rope_allocate(chunk_bytes(cap));
-  return init_chunk(mem, node_kind::chunk_inline, static_cast<char*>(mem) + sizeof(chunk), cap, 0);
+  chunk* c =
+      init_chunk(mem, node_kind::chunk_inline, static_cast<char*>(mem) + sizeof(chunk), cap, 0);
+  if (leaf_index* li = leaf_index_of(c)) {
+    new (&li->valid) std::atomic<std::uint32_t>(0);
+    li->hint = leaf_no_hint;
+    li->hint_chars = 0;
+    std::fill_n(leaf_index_counts(li), 3, std::uint16_t{0});
+  }
+  return c;
 }
 
 // A chunk whose bytes are a separate pool block of cap + 1 bytes (the layout

@@ -93,6 +93,7 @@ void print_rope() {
   print("rope_min_children", d::min_children);
   print("rope_max_depth", d::max_depth);
   print("rope_index_block", d::index_block);
+  print("rope_leaf_block", d::leaf_block);
   print("rope_chunk_header_bytes", sizeof(d::chunk));
   print("rope_inner_node_bytes", sizeof(d::inner));
 }

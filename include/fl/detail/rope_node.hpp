@@ -108,6 +108,51 @@ struct chunk : node {
   std::atomic<chunk_index*> index;  // null until a query builds it
 };
 
+// Leaf index of a leaf-sized chunk (bytes inline, cap <= leaf_index_max_cap):
+// the text metrics of bytes [0, j * leaf_block) for j = 0..valid, 16-bit
+// counts stored after the chunk's bytes in the same pool block, so that a
+// position inside a leaf resolves by a binary search over at most
+// cap / leaf_block entries and a scan of at most one block, where a leaf
+// without it scans up to half the leaf. Lazy: a new chunk has valid == 0,
+// a query that needs a boundary past `valid` counts the blocks up to it and
+// publishes them (entries and `valid` are atomic, since const queries on
+// several threads may extend the same index; they write equal values), and
+// an edit that rewrites the unique chunk's bytes from x on lowers valid to
+// x / leaf_block (index_truncate), one store. Typing at a cursor therefore
+// counts about one block per keystroke, and the entries below the cursor
+// stay. 128-byte blocks: one step of the four-vector scan; 6 bytes of entry
+// per block, 4.7% of the chunk (the tiny-leaf test builds use blocks of a
+// quarter leaf, so that their trees exercise the index).
+inline constexpr std::size_t leaf_block =
+    FL_ROPE_LEAF_MAX >= 512 ? 128 : (FL_ROPE_LEAF_MAX / 4 > 0 ? FL_ROPE_LEAF_MAX / 4 : 1);
+// Chunks up to two leaves (every leaf an edit writes, and a flat rope edited
+// like a string) carry one; counts of at most that many bytes fit 16 bits.
+inline constexpr std::size_t leaf_index_max_cap =
+    2 * leaf_max_bytes < 65535 ? 2 * leaf_max_bytes : 65535 / leaf_block * leaf_block;
+struct leaf_index {
+  std::atomic<std::uint32_t> valid;  // boundaries 0..valid hold
+  // Where the last edit by char ended: chunk byte `hint` (leaf_no_hint when
+  // none) and the chars before it, so that typing on resolves its next
+  // position by stepping over a char or two. Written only by an edit of the
+  // unique chunk (like its bytes); index_truncate drops a hint past the
+  // bytes about to change.
+  std::uint16_t hint;
+  std::uint16_t hint_chars;
+  // followed by std::uint16_t cum[3 * (cap / leaf_block + 1)]: chars,
+  // newlines, astral before each block boundary
+};
+inline constexpr std::uint16_t leaf_no_hint = 0xFFFF;  // above any chunk byte
+static_assert(leaf_index_max_cap < leaf_no_hint);
+
+// Bytes a chunk of capacity cap needs past its text for its leaf index
+// (padding to the index's alignment included); 0 when it has none.
+inline constexpr std::size_t leaf_index_bytes(std::size_t cap) noexcept {
+  return cap > leaf_index_max_cap
+             ? 0
+             : (cap + 3) / 4 * 4 - cap + sizeof(leaf_index) +
+                   sizeof(std::uint16_t) * 3 * (cap / leaf_block + 1);
+}
+
 // Marks edge metrics that are not computed yet (see edge).
 inline constexpr std::size_t metrics_unknown = static_cast<std::size_t>(-1);
 
@@ -157,12 +202,29 @@ inline void release(node* p) noexcept {
 // node may be changed in place (acquire pairs with other owners' release).
 inline bool unique(const node* p) noexcept { return p->refs.load(std::memory_order_acquire) == 1; }
 
-// The unique chunk c's bytes from x on are about to be rewritten: its index
-// (if any) stops covering them.
+// The leaf index of c, or null (a separate block of bytes, or a chunk
+// bigger than leaf_index_max_cap). Inline chunks never change capacity.
+inline leaf_index* leaf_index_of(const chunk* c) noexcept {
+  if (c->kind != node_kind::chunk_inline || c->cap > leaf_index_max_cap) return nullptr;
+  return reinterpret_cast<leaf_index*>(c->data + (c->cap + 3) / 4 * 4);
+}
+
+// The counts that follow a leaf index (see leaf_index).
+inline std::uint16_t* leaf_index_counts(leaf_index* li) noexcept {
+  return reinterpret_cast<std::uint16_t*>(li + 1);
+}
+
+// The unique chunk c's bytes from x on are about to be rewritten: its
+// indexes (if any) stop covering them.
 inline void index_truncate(chunk* c, std::size_t x) noexcept {
   if (chunk_index* ix = c->index.load(std::memory_order_relaxed);
       ix && ix->blocks > x / index_block)
     ix->blocks = x / index_block;
+  if (leaf_index* li = leaf_index_of(c)) {
+    if (li->valid.load(std::memory_order_relaxed) > x / leaf_block)
+      li->valid.store(static_cast<std::uint32_t>(x / leaf_block), std::memory_order_relaxed);
+    if (li->hint > x) li->hint = leaf_no_hint;
+  }
 }
 
 // Tries to write `text` right after the bytes of the owned leaf edge `e`
