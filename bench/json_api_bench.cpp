@@ -1,5 +1,6 @@
 // bench/json_api_bench.cpp: section json/, the typed and patch API of
-// fl::json_store against nlohmann::json doing the same durable work.
+// fl::json_store against nlohmann::json and RapidJSON doing the same durable
+// work.
 //
 // Cases:
 //   patch_<twitter doc>  a 10-operation RFC 6902 patch (replace, test, add,
@@ -7,7 +8,16 @@
 //                 applied and made durable. fl: apply_patch + sync; nlohmann:
 //                 parse the current text, patch(), dump, write a temporary
 //                 file, fsync, rename, fsync the directory (the same crash
-//                 guarantee).
+//                 guarantee). rapidjson: the same job with the same 10
+//                 operations written with rapidjson::Pointer (RapidJSON has
+//                 no JSON Patch; an array "add" is a PushBack and a shift,
+//                 a "move" takes the value and erases the member), dumped
+//                 with rapidjson::Writer. Every operation checks what RFC
+//                 6902 requires (the path exists, the test holds) and
+//                 throws otherwise. Before timing, each library's result
+//                 for one patch is compared with nlohmann's (as values).
+//                 simdjson has no peer row: its DOM and On-Demand APIs are
+//                 read-only, so it cannot apply an edit.
 //   build_settings  a 50-key settings document (strings, integers, doubles,
 //                 bools, small arrays) built from C++ values and committed.
 //                 fl: 50 put() on an open store + sync; nlohmann: 50
@@ -22,6 +32,10 @@
 #include <fl/json_store.hpp>
 
 #include <nlohmann/json.hpp>
+#include <rapidjson/document.h>
+#include <rapidjson/pointer.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
 
 #include <filesystem>
 #include <string>
@@ -55,8 +69,24 @@ std::string twitter_patch(std::uint64_t i) {
          n + "]}}," + R"({"op":"remove","path":"/statuses/6/entities/hashtags/0"}])";
 }
 
+// Document `name` after patch i, as nlohmann applies it: what each peer's
+// result is compared with before its timed loop.
+nlohmann::json patched_by_nlohmann(const std::string& name, std::uint64_t i) {
+  return nlohmann::json::parse(*document(name)).patch(nlohmann::json::parse(twitter_patch(i)));
+}
+
+void check_same(benchmark::State& st, const std::string& name, std::string_view text) {
+  if (nlohmann::json::parse(text) != patched_by_nlohmann(name, 1))
+    st.SkipWithError("the patched document differs from nlohmann's");
+}
+
 void bm_patch_fl(benchmark::State& st, std::string name) {
   if (!have(st, name)) return;
+  {
+    auto s = fl::json_store::import(*document(name), scratch() / ("check_" + name + ".fljson"));
+    s.apply_patch(twitter_patch(1));
+    check_same(st, name, std::string_view(s.dump()));
+  }
   const fs::path file = scratch() / ("patch_" + name + ".fljson");
   auto s = fl::json_store::import(*document(name), file);
   s.sync();
@@ -82,6 +112,100 @@ void bm_patch_nlohmann(benchmark::State& st, std::string name) {
     st.ResumeTiming();
     text = nlohmann::json::parse(text).patch(patch).dump();
     write_durably(file, text);
+    benchmark::DoNotOptimize(text.data());
+  }
+}
+
+namespace rj = rapidjson;
+
+rj::Value& must_get(rj::Document& d, const char* ptr) {
+  rj::Value* v = rj::Pointer(ptr).Get(d);
+  if (v == nullptr) throw std::out_of_range(std::string("no value at ") + ptr);
+  return *v;
+}
+
+// RFC 6902 "add" of member `key` to the object at `parent` (replacing a
+// member of that name, in place).
+void add_member(rj::Document& d, const char* parent, const char* key, rj::Value&& v) {
+  rj::Value& o = must_get(d, parent);
+  if (!o.IsObject()) throw std::out_of_range(std::string(parent) + " is not an object");
+  const auto it = o.FindMember(key);
+  if (it != o.MemberEnd())
+    it->value = std::move(v);
+  else
+    o.AddMember(rj::Value(key, d.GetAllocator()), std::move(v), d.GetAllocator());
+}
+
+// Removes member `key` of the object at `parent`, keeping member order.
+rj::Value take_member(rj::Document& d, const char* parent, const char* key) {
+  rj::Value& o = must_get(d, parent);
+  const auto it = o.IsObject() ? o.FindMember(key) : rj::Value::MemberIterator();
+  if (!o.IsObject() || it == o.MemberEnd())
+    throw std::out_of_range(std::string("no member ") + key + " in " + parent);
+  rj::Value v(std::move(it->value));
+  o.EraseMember(it);
+  return v;
+}
+
+// twitter_patch(i), operation by operation, on a parsed document.
+void patch_rapidjson(rj::Document& d, std::uint64_t i) {
+  auto& a = d.GetAllocator();
+  must_get(d, "/statuses/0/retweet_count").SetUint64(i);
+  if (must_get(d, "/statuses/0/retweet_count") != rj::Value(static_cast<std::uint64_t>(i)))
+    throw std::invalid_argument("test failed");
+  must_get(d, "/statuses/1/favorite_count").SetUint64(i);
+  const std::string note = "note " + std::to_string(i);
+  add_member(d, "/statuses/2", "fl_note", rj::Value(note.c_str(), a));
+  add_member(d, "/statuses/3", "fl_name",
+             rj::Value(must_get(d, "/statuses/0/user/screen_name"), a));
+  rj::Value tmp(rj::kArrayType);
+  tmp.PushBack(1, a).PushBack(2, a).PushBack(static_cast<std::uint64_t>(i), a);
+  add_member(d, "/statuses/4", "fl_tmp", std::move(tmp));
+  add_member(d, "/statuses/5", "fl_tmp", take_member(d, "/statuses/4", "fl_tmp"));
+  take_member(d, "/statuses/5", "fl_tmp");
+  rj::Value tag(rj::kObjectType);
+  rj::Value indices(rj::kArrayType);
+  indices.PushBack(0, a).PushBack(static_cast<std::uint64_t>(i), a);
+  tag.AddMember("text", "fl", a).AddMember("indices", std::move(indices), a);
+  rj::Value& tags = must_get(d, "/statuses/6/entities/hashtags");
+  if (!tags.IsArray()) throw std::out_of_range("hashtags is not an array");
+  tags.PushBack(rj::Value(), a);  // insert at 0: shift every element up by one
+  for (rj::SizeType k = tags.Size() - 1; k > 0; --k) tags[k] = std::move(tags[k - 1]);
+  tags[0] = std::move(tag);
+  if (tags.Empty()) throw std::out_of_range("no element 0");
+  tags.Erase(tags.Begin());
+}
+
+std::string dump_rapidjson(const rj::Document& d) {
+  rj::StringBuffer buf;
+  rj::Writer<rj::StringBuffer> w(buf);
+  d.Accept(w);
+  return std::string(buf.GetString(), buf.GetSize());
+}
+
+void parse_rapidjson(rj::Document& d, const std::string& text) {
+  d.Parse(text.data(), text.size());
+  if (d.HasParseError()) throw std::runtime_error("rapidjson parse failed");
+}
+
+void bm_patch_rapidjson(benchmark::State& st, std::string name) {
+  if (!have(st, name)) return;
+  {
+    rj::Document d;
+    parse_rapidjson(d, *document(name));
+    patch_rapidjson(d, 1);
+    check_same(st, name, dump_rapidjson(d));
+  }
+  const fs::path file = scratch() / ("patch_rapidjson_" + name + ".json");
+  std::string text = *document(name);
+  std::uint64_t i = fl_bench::seed() % 1000;
+  for (auto _ : st) {
+    rj::Document d;
+    parse_rapidjson(d, text);
+    patch_rapidjson(d, ++i);
+    text = dump_rapidjson(d);
+    write_durably(file, text);
+    benchmark::DoNotOptimize(text.data());
   }
 }
 
@@ -132,6 +256,7 @@ const bool registered = [] {
   for (const std::string doc : {"gen_twitter", "twitter"}) {
     fl_bench::reg("json/patch_" + doc + "/fl", bm_patch_fl, doc)->UseRealTime();
     fl_bench::reg("json/patch_" + doc + "/nlohmann", bm_patch_nlohmann, doc)->UseRealTime();
+    fl_bench::reg("json/patch_" + doc + "/rapidjson", bm_patch_rapidjson, doc)->UseRealTime();
   }
   fl_bench::reg("json/build_settings/fl", bm_build_settings_fl)->UseRealTime();
   fl_bench::reg("json/build_settings/nlohmann", bm_build_settings_nlohmann)->UseRealTime();

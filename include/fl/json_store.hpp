@@ -53,6 +53,7 @@
 
 #include <fl/detail/json_config.hpp>
 #include <fl/detail/json_format.hpp>
+#include <fl/detail/lifetime.hpp>
 #include <fl/json_build.hpp>
 #include <fl/mapped_space.hpp>
 #include <fl/persist_error.hpp>
@@ -140,11 +141,11 @@ class child_iterator {
     cur_.reset();
     return *this;
   }
-  const T& operator*() const {
+  const T& operator*() const FL_LIFETIMEBOUND {
     if (!cur_) cur_.emplace((v_->*Read)(i_));
     return *cur_;
   }
-  const T* operator->() const { return &**this; }
+  const T* operator->() const FL_LIFETIMEBOUND { return &**this; }
   child_iterator& operator++() noexcept {
     ++i_;
     cur_.reset();
@@ -166,6 +167,12 @@ class child_iterator {
 
 class json_value;
 struct json_member;
+
+namespace detail::json {
+// The types json_store::get/value return that point into the store.
+template <class T>
+concept store_view = std::same_as<T, std::string_view> || std::same_as<T, json_value>;
+}  // namespace detail::json
 
 // A view of one value in a json_store. Typed reads throw std::invalid_argument
 // when the value has another type (and as_int64/as_uint64 when the number is
@@ -256,13 +263,19 @@ struct json_member {
 
 struct json_value::element_range {
   json_value v;
-  element_iterator begin() const noexcept { return {&v, 0}; }
-  element_iterator end() const noexcept { return {&v, v.is_array() ? v.size() : 0}; }
+  // Iterators point into the range: keep it (a named range, or the one a
+  // range-for holds) while they are used.
+  element_iterator begin() const noexcept FL_LIFETIMEBOUND { return {&v, 0}; }
+  element_iterator end() const noexcept FL_LIFETIMEBOUND {
+    return {&v, v.is_array() ? v.size() : 0};
+  }
 };
 struct json_value::member_range {
   json_value v;
-  member_iterator begin() const noexcept { return {&v, 0}; }
-  member_iterator end() const noexcept { return {&v, v.is_object() ? v.size() : 0}; }
+  member_iterator begin() const noexcept FL_LIFETIMEBOUND { return {&v, 0}; }
+  member_iterator end() const noexcept FL_LIFETIMEBOUND {
+    return {&v, v.is_object() ? v.size() : 0};
+  }
 };
 
 inline json_value::element_range json_value::elements() const { return {*this}; }
@@ -315,9 +328,11 @@ class json_store {
   // The same lookup as a view, without copying anything out of the map.
   // Views point into the store: taking one from a temporary store does not
   // compile (it would dangle at the end of the statement).
-  std::optional<json_value> find(std::string_view json_pointer) const&;
+  // Clang also warns when such a view is returned from the function that
+  // holds the store (FL_LIFETIMEBOUND).
+  std::optional<json_value> find(std::string_view json_pointer) const& FL_LIFETIMEBOUND;
   std::optional<json_value> find(std::string_view json_pointer) const&& = delete;
-  json_value root() const&;
+  json_value root() const& FL_LIFETIMEBOUND;
   json_value root() const&& = delete;
 
   // Puts the value `json_text` at the pointer: replaces an existing member or
@@ -365,13 +380,24 @@ class json_store {
            parents p = parents::must_exist);
 
   // The value at the pointer as T (json_value::get). std::out_of_range
-  // naming the pointer when nothing is there.
+  // naming the pointer when nothing is there. A T that views the store
+  // (std::string_view, json_value) is valid while the store is; clang warns
+  // when it outlives a temporary store (FL_LIFETIMEBOUND).
   template <class T>
+    requires(!detail::json::store_view<T>)
   T get(std::string_view json_pointer) const;
+  template <class T>
+    requires detail::json::store_view<T>
+  T get(std::string_view json_pointer) const FL_LIFETIMEBOUND;
   // The value at the pointer as T, or `fallback` when nothing is there; a
   // value of another type throws as get() does.
   template <class T>
+    requires(!detail::json::store_view<T>)
   T value(std::string_view json_pointer, const T& fallback) const;
+  template <class T>
+    requires detail::json::store_view<T>
+  T value(std::string_view json_pointer, const T& fallback) const
+      FL_LIFETIMEBOUND;
   std::string value(std::string_view json_pointer, const char* fallback) const;
 
   // The document indented by `indent` spaces a level (json_value::dump).
@@ -401,11 +427,28 @@ class json_store {
   explicit json_store(std::unique_ptr<detail::json::store_file> f) noexcept;
   void write(std::string_view json_pointer, std::string_view json_text, bool insert);
   [[noreturn]] static void missing(std::string_view json_pointer);
+  // get() (no fallback: missing() throws) and value(): one reading for both.
+  template <class T>
+  T read(std::string_view json_pointer, const T* fallback) const;
   std::unique_ptr<detail::json::store_file> file_;
 };
 
 // The text of the value (json_value::dump).
 std::ostream& operator<<(std::ostream& os, const json_value& v);
+
+// An RFC 6902 patch (JSON text, "[]" when the values are equal) that turns
+// `from` into `to`: applied to a document holding `from` by apply_patch (or
+// by any RFC 6902 implementation that keeps member order), it leaves `to`
+// exactly, member order and number text included. The values may live in
+// one store or in two. Objects: removes, then the members of `to` in its
+// order (those already in order stay in place; later ones are appended, by
+// "add" or by a "move" onto themselves). Arrays: equal elements at both ends
+// stay; the elements between are diffed by index, then removed from the
+// highest index down or added in increasing order. An object with a
+// repeated key is replaced whole. O(size of both values) but for arrays,
+// where finding the equal ends compares elements deeply. Throws
+// fl::persist_error if reading meets damage.
+fl::string json_diff(const json_value& from, const json_value& to);
 
 namespace detail::json {
 [[noreturn]] void wrong_type(const json_value& v, const char* want);
@@ -466,16 +509,38 @@ bool operator==(const json_value& v, const T& x) {
 }
 
 template <class T>
-T json_store::get(std::string_view json_pointer) const {
+T json_store::read(std::string_view json_pointer, const T* fallback) const {
   const std::optional<json_value> v = find(json_pointer);
-  if (!v) missing(json_pointer);
-  return v->get<T>();
+  if (v) return v->get<T>();
+  if (!fallback) missing(json_pointer);
+  return *fallback;
 }
 
 template <class T>
+  requires(!detail::json::store_view<T>)
+T json_store::get(std::string_view json_pointer) const {
+  return read<T>(json_pointer, nullptr);
+}
+
+// (FL_LIFETIMEBOUND is repeated on the definitions: clang reads it from the
+// declaration a template is instantiated from.)
+template <class T>
+  requires detail::json::store_view<T>
+T json_store::get(std::string_view json_pointer) const FL_LIFETIMEBOUND {
+  return read<T>(json_pointer, nullptr);
+}
+
+template <class T>
+  requires(!detail::json::store_view<T>)
 T json_store::value(std::string_view json_pointer, const T& fallback) const {
-  const std::optional<json_value> v = find(json_pointer);
-  return v ? v->get<T>() : fallback;
+  return read<T>(json_pointer, &fallback);
+}
+
+template <class T>
+  requires detail::json::store_view<T>
+T json_store::value(std::string_view json_pointer, const T& fallback) const
+    FL_LIFETIMEBOUND {
+  return read<T>(json_pointer, &fallback);
 }
 
 }  // namespace fl::inline FL_ABI_NS

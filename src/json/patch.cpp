@@ -348,6 +348,13 @@ const std::string& string_field(const node& op, std::string_view name, std::size
 void apply_one(patch_session& p, json_store& s, const node& op, std::size_t i) {
   if (op.type != json_type::object)
     throw std::invalid_argument("operation " + std::to_string(i) + " is not an object");
+  // RFC 6902 A.13: an operation with a repeated member ("op" twice) is not
+  // a valid patch; reading one of the two would guess the author's intent.
+  for (std::size_t k = 1; k < op.keys.size(); ++k)
+    if (std::find(op.keys.begin(), op.keys.begin() + static_cast<std::ptrdiff_t>(k),
+                  op.keys[k]) != op.keys.begin() + static_cast<std::ptrdiff_t>(k))
+      throw std::invalid_argument("operation " + std::to_string(i) + " has \"" + op.keys[k] +
+                                  "\" twice");
   const std::string& name = string_field(op, "op", i);
   const std::string& path = string_field(op, "path", i);
   if (name == "add") {

@@ -5,6 +5,8 @@
 //   fl-json set STORE POINTER JSON     put a JSON value there (and commit)
 //   fl-json erase STORE POINTER        remove it (and commit)
 //   fl-json patch STORE PATCH.json     apply an RFC 6902 patch ("-": stdin), all or nothing
+//   fl-json diff FROM TO               print the RFC 6902 patch that turns store FROM into
+//                                      store TO (fl::json_diff; "[]" when they are equal)
 //   fl-json dump STORE [--indent N]    print the document
 //   fl-json stat STORE                 file, live, free and retired bytes, commits,
 //                                      document bytes, values
@@ -33,8 +35,8 @@ struct usage_error : std::runtime_error {
 
 const char* const usage =
     "usage: fl-json import TEXT.json STORE | get STORE POINTER | set STORE POINTER JSON |"
-    " erase STORE POINTER | patch STORE PATCH.json | dump STORE [--indent N] | stat STORE |"
-    " verify STORE | compact STORE";
+    " erase STORE POINTER | patch STORE PATCH.json | diff FROM TO | dump STORE [--indent N] |"
+    " stat STORE | verify STORE | compact STORE";
 
 std::string read_input(const std::string& name) {
   if (name == "-") {
@@ -93,6 +95,12 @@ int run(const std::vector<std::string>& a) {
     fl::json_store s = fl::json_store::open(a[1]);
     s.apply_patch(read_input(a[2]));
     s.sync();
+  } else if (cmd == "diff") {
+    need(a, 3);
+    // Readers: a diff never takes a store's lock from its writer.
+    const fl::json_store from = fl::json_store::open(a[1], fl::open_mode::read_only);
+    const fl::json_store to = fl::json_store::open(a[2], fl::open_mode::read_only);
+    print(std::string_view(fl::json_diff(from.root(), to.root())));
   } else if (cmd == "dump") {
     int indent = -1;
     if (a.size() == 4 && a[2] == "--indent") {

@@ -1,0 +1,46 @@
+# Compiles SOURCE once (syntax only) and checks clang's dangling diagnostics
+# line by line: every line containing "// dangles" must get a -Wdangling or
+# -Wreturn-stack-address warning, and no other line any warning.
+#   cmake -DCOMPILER=... -DARGS="<flags;...>" -DSOURCE=... -P lifetime_warnings.cmake
+cmake_minimum_required(VERSION 3.21)
+foreach(v COMPILER SOURCE)
+  if(NOT DEFINED ${v})
+    message(FATAL_ERROR "lifetime_warnings.cmake: -D${v}= is required")
+  endif()
+endforeach()
+execute_process(COMMAND "${COMPILER}" ${ARGS} -Wdangling -Wreturn-stack-address -fsyntax-only
+                        "${SOURCE}"
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+set(all "${out}${err}")
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "lifetime_warnings.cmake: ${SOURCE} does not compile:\n${all}")
+endif()
+get_filename_component(name "${SOURCE}" NAME)
+# Lines of the source that must be diagnosed.
+file(STRINGS "${SOURCE}" lines)
+set(n 0)
+set(want "")
+foreach(line IN LISTS lines)
+  math(EXPR n "${n} + 1")
+  if(line MATCHES "// dangles")
+    list(APPEND want ${n})
+  endif()
+endforeach()
+# Lines that were.
+string(REGEX MATCHALL "${name}:[0-9]+:[0-9]+: warning: [^\n]*" warnings "${all}")
+set(got "")
+foreach(w IN LISTS warnings)
+  string(REGEX MATCH "^${name}:([0-9]+):" _ "${w}")
+  set(line ${CMAKE_MATCH_1})
+  if(NOT w MATCHES "-W(dangling|return-stack-address)" OR NOT line IN_LIST want)
+    message(FATAL_ERROR "lifetime_warnings.cmake: unexpected warning: ${w}\n${all}")
+  endif()
+  list(APPEND got ${line})
+endforeach()
+foreach(line IN LISTS want)
+  if(NOT line IN_LIST got)
+    message(FATAL_ERROR "lifetime_warnings.cmake: ${name}:${line} is not diagnosed:\n${all}")
+  endif()
+endforeach()
+list(LENGTH want count)
+message(STATUS "lifetime_warnings.cmake: the ${count} dangling views of ${name} are diagnosed")
