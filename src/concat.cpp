@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <cstring>
 
-namespace fl::detail {
+namespace fl::inline FL_ABI_NS::detail {
 namespace {
 
 // Exact powers of ten (all up to 1e22 are exact doubles).
@@ -174,4 +174,4 @@ char* double_operand::write(char* out) const noexcept {
   return put2(out, sci_exp < 0 ? -sci_exp : sci_exp);
 }
 
-}  // namespace fl::detail
+}  // namespace fl::inline FL_ABI_NS::detail

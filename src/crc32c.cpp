@@ -4,7 +4,7 @@
 
 #include <array>
 
-namespace fl::detail {
+namespace fl::inline FL_ABI_NS::detail {
 
 #ifndef FL_NO_SIMD
 std::uint32_t crc32c_sse42(const void* data, std::size_t n, std::uint32_t crc) noexcept;
@@ -50,4 +50,4 @@ std::uint32_t crc32c(const void* data, std::size_t n, std::uint32_t crc) noexcep
   return fn(data, n, crc);
 }
 
-}  // namespace fl::detail
+}  // namespace fl::inline FL_ABI_NS::detail

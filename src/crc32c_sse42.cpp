@@ -13,6 +13,8 @@
 // 256-entry tables (one per byte of the register).
 #ifndef FL_NO_SIMD
 
+#include <fl/detail/config.hpp>  // FL_ABI_NS
+
 #include <nmmintrin.h>
 
 #include <array>
@@ -20,7 +22,7 @@
 #include <cstdint>
 #include <cstring>
 
-namespace fl::detail {
+namespace fl::inline FL_ABI_NS::detail {
 
 namespace {
 
@@ -115,6 +117,6 @@ std::uint32_t crc32c_sse42(const void* data, std::size_t n, std::uint32_t crc) n
   return ~c;
 }
 
-}  // namespace fl::detail
+}  // namespace fl::inline FL_ABI_NS::detail
 
 #endif  // FL_NO_SIMD

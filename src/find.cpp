@@ -11,7 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 
-namespace fl::detail {
+namespace fl::inline FL_ABI_NS::detail {
 
 namespace {
 
@@ -357,4 +357,4 @@ find_isa current_find_isa() noexcept {
   return static_cast<find_isa>(v);
 }
 
-}  // namespace fl::detail
+}  // namespace fl::inline FL_ABI_NS::detail

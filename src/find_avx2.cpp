@@ -8,8 +8,8 @@
 // the linker for code that runs on other CPUs.
 #include "find_simd.hpp"
 
-namespace fl::detail {
+namespace fl::inline FL_ABI_NS::detail {
 
 constinit const kernel_set avx2_kernels = simd_kernels<v256>;
 
-}  // namespace fl::detail
+}  // namespace fl::inline FL_ABI_NS::detail

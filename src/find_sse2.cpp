@@ -4,10 +4,10 @@
 
 #include "find_simd.hpp"
 
-namespace fl::detail {
+namespace fl::inline FL_ABI_NS::detail {
 
 constinit const kernel_set sse2_kernels = simd_kernels<v128>;
 
-}  // namespace fl::detail
+}  // namespace fl::inline FL_ABI_NS::detail
 
 #endif  // FL_NO_SIMD

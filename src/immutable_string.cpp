@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace fl {
+namespace fl::inline FL_ABI_NS {
 namespace detail {
 
 immutable_owner immutable_no_owner;
@@ -196,4 +196,4 @@ void immutable_throw_out_of_range(std::size_t index, std::size_t size) {
 
 std::ostream& operator<<(std::ostream& os, const immutable_string& s) { return os << s.view(); }
 
-}  // namespace fl
+}  // namespace fl::inline FL_ABI_NS

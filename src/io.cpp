@@ -24,7 +24,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-namespace fl {
+namespace fl::inline FL_ABI_NS {
 namespace {
 
 // Linux transfers at most 0x7ffff000 bytes per read()/write(); asking for
@@ -277,4 +277,4 @@ void detail::write_rope_file(std::string_view path, const rope& text) {
   write_rope_file(c_path(path, "fl::write_file").c_str(), text);
 }
 
-}  // namespace fl
+}  // namespace fl::inline FL_ABI_NS

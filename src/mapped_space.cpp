@@ -16,7 +16,7 @@
 
 #include <sys/mman.h>
 
-namespace fl {
+namespace fl::inline FL_ABI_NS {
 
 // ---- allocator ---------------------------------------------------------------
 
@@ -595,4 +595,4 @@ void pstring::destroy(mapped_space& space, fptr<pstring> p) {
   space.deallocate(p);
 }
 
-}  // namespace fl
+}  // namespace fl::inline FL_ABI_NS

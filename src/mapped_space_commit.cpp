@@ -17,7 +17,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 
-namespace fl {
+namespace fl::inline FL_ABI_NS {
 namespace detail {
 
 namespace {
@@ -630,4 +630,4 @@ void mapped_space::verify() const {
     detail::fail(s, "verify: the root is not a live block");
 }
 
-}  // namespace fl
+}  // namespace fl::inline FL_ABI_NS

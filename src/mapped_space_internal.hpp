@@ -27,7 +27,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 
-namespace fl::detail {
+namespace fl::inline FL_ABI_NS::detail {
 
 // How a space maps: its whole address range is reserved (inaccessible,
 // anonymous, no swap accounted), and the file is mapped over the range's
@@ -321,10 +321,10 @@ void catch_up(space_state& s);
 // Whether a checkpoint may run: the data file holds the newest commit.
 bool file_is_current(const space_state& s) noexcept;
 
-}  // namespace fl::detail
+}  // namespace fl::inline FL_ABI_NS::detail
 
 // The names the three mapped_space_*.cpp files use unqualified, in one place.
-namespace fl {
+namespace fl::inline FL_ABI_NS {
 using detail::block_header;
 using detail::class_size;
 using detail::log_extent;
@@ -332,4 +332,4 @@ using detail::space_class_count;
 using detail::space_first_block;
 using detail::space_meta;
 using detail::space_page;
-}  // namespace fl
+}  // namespace fl::inline FL_ABI_NS

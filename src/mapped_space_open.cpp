@@ -25,7 +25,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 
-namespace fl {
+namespace fl::inline FL_ABI_NS {
 namespace detail {
 
 // The one check of check_meta that depends on the file's size: empty if the
@@ -900,4 +900,4 @@ void mapped_space::rename(const std::filesystem::path& to) {
 
 void mapped_space::set_durable(bool durable) noexcept { st_->durable = durable; }
 
-}  // namespace fl
+}  // namespace fl::inline FL_ABI_NS

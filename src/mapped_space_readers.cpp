@@ -41,7 +41,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 
-namespace fl::detail {
+namespace fl::inline FL_ABI_NS::detail {
 
 reader_table::~reader_table() {
   if (map != nullptr) {
@@ -784,4 +784,4 @@ void catch_up(space_state& s) {
   }
 }
 
-}  // namespace fl::detail
+}  // namespace fl::inline FL_ABI_NS::detail

@@ -18,7 +18,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 
-namespace fl {
+namespace fl::inline FL_ABI_NS {
 
 namespace {
 
@@ -269,4 +269,4 @@ void persist_file::update(void* value, void (*apply)(void*, void*), void* ctx) c
 }
 
 }  // namespace detail
-}  // namespace fl
+}  // namespace fl::inline FL_ABI_NS

@@ -20,7 +20,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-namespace fl::detail {
+namespace fl::inline FL_ABI_NS::detail {
 
 // "<step>: <strerror(err)>" as a persist_error for `path`.
 [[noreturn]] inline void throw_errno(const std::filesystem::path& path, const char* step, int err) {
@@ -144,4 +144,4 @@ inline int sync_data(int fd) noexcept {
   return 0;
 }
 
-}  // namespace fl::detail
+}  // namespace fl::inline FL_ABI_NS::detail

@@ -31,7 +31,7 @@
 #include <mimalloc.h>
 #endif
 
-namespace fl {
+namespace fl::inline FL_ABI_NS {
 namespace detail {
 namespace {
 
@@ -593,4 +593,4 @@ void pool_trim() noexcept {
   detail::release_kept();
 }
 
-}  // namespace fl
+}  // namespace fl::inline FL_ABI_NS

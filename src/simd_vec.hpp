@@ -10,12 +10,14 @@
 // src/find_avx2.cpp).
 #pragma once
 
+#include <fl/detail/config.hpp>  // FL_ABI_NS
+
 #include <immintrin.h>
 
 #include <stddef.h>
 #include <stdint.h>
 
-namespace fl::detail {
+namespace fl::inline FL_ABI_NS::detail {
 namespace {
 
 using uchar = unsigned char;
@@ -87,4 +89,4 @@ struct v256 {
 #endif
 
 }  // namespace
-}  // namespace fl::detail
+}  // namespace fl::inline FL_ABI_NS::detail

@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <stdexcept>
 
-namespace fl {
+namespace fl::inline FL_ABI_NS {
 
 static_assert(sizeof(string) == 24, "fl::string is 24 bytes: the representation and nothing else");
 static_assert(alignof(string) == 8);
@@ -38,4 +38,4 @@ template class basic_string<
 FL_STRING_STREAM_INSTANCES_(string, )
 FL_STRING_STREAM_INSTANCES_(pmr::string, )
 
-}  // namespace fl
+}  // namespace fl::inline FL_ABI_NS

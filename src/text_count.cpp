@@ -12,7 +12,7 @@
 #include "text_count_simd.hpp"
 #endif
 
-namespace fl::detail {
+namespace fl::inline FL_ABI_NS::detail {
 
 #ifndef FL_NO_SIMD
 // src/text_count_avx2.cpp.
@@ -117,4 +117,4 @@ std::size_t nth_item_back(const char* p, std::size_t n, text_metric m, std::size
   return n;
 }
 
-}  // namespace fl::detail
+}  // namespace fl::inline FL_ABI_NS::detail

@@ -21,7 +21,7 @@
 
 #include "text_count_word.hpp"
 
-namespace fl::detail {
+namespace fl::inline FL_ABI_NS::detail {
 
 enum class text_metric : unsigned char { chars, newlines, utf16 };
 
@@ -57,4 +57,4 @@ std::size_t nth_item_back(const char* p, std::size_t n, text_metric m, std::size
 // Number of bytes equal to ch in [p, p + n).
 std::size_t count_byte(const char* p, std::size_t n, char ch) noexcept;
 
-}  // namespace fl::detail
+}  // namespace fl::inline FL_ABI_NS::detail

@@ -3,7 +3,7 @@
 // Includes no C++ standard header with inline functions (see find_avx2.cpp).
 #include "text_count_simd.hpp"
 
-namespace fl::detail {
+namespace fl::inline FL_ABI_NS::detail {
 
 void count_text_avx2(const char* p, size_t n, size_t& chars, size_t& newlines,
                      size_t& astral) noexcept {
@@ -22,4 +22,4 @@ size_t nth_item_back_avx2(const char* p, size_t n, int metric, size_t k) noexcep
   return nth_item_back_simd<v256>(reinterpret_cast<const uchar*>(p), n, metric, k);
 }
 
-}  // namespace fl::detail
+}  // namespace fl::inline FL_ABI_NS::detail

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-namespace fl::detail {
+namespace fl::inline FL_ABI_NS::detail {
 namespace {
 
 inline size_t popcount32(uint32_t x) noexcept { return static_cast<size_t>(__builtin_popcount(x)); }
@@ -225,4 +225,4 @@ size_t nth_item_simd(const uchar* p, size_t n, int metric, size_t k, size_t& ski
 }
 
 }  // namespace
-}  // namespace fl::detail
+}  // namespace fl::inline FL_ABI_NS::detail

@@ -9,10 +9,12 @@
 // the linker can never hand an AVX2-compiled body to a baseline caller.
 #pragma once
 
+#include <fl/detail/config.hpp>  // FL_ABI_NS
+
 #include <stddef.h>
 #include <stdint.h>
 
-namespace fl::detail {
+namespace fl::inline FL_ABI_NS::detail {
 
 // The three counts of a range (definitions in src/text_count.hpp), which
 // every counting path returns, the word-wise ones below included.
@@ -93,4 +95,4 @@ inline text_counts count_short(const unsigned char* p, size_t n) noexcept {
 }
 
 }  // namespace
-}  // namespace fl::detail
+}  // namespace fl::inline FL_ABI_NS::detail

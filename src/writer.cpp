@@ -11,7 +11,7 @@
 
 #include <unistd.h>
 
-namespace fl {
+namespace fl::inline FL_ABI_NS {
 namespace {
 
 // Writes all of [p, p + n) to fd, looping over partial writes and EINTR.
@@ -147,4 +147,4 @@ void writer::close_string() noexcept {
   end_ = out_->data() + out_->capacity();
 }
 
-}  // namespace fl
+}  // namespace fl::inline FL_ABI_NS

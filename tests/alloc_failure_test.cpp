@@ -31,11 +31,11 @@
 #include <type_traits>
 #include <utility>
 
-namespace fl::detail {
+namespace fl::inline FL_ABI_NS::detail {
 // Defined by src/pool.cpp in this test's build (FL_POOL_FAIL_HOOK).
 void pool_fail_after(std::size_t n) noexcept;
 long pool_live_blocks() noexcept;
-}  // namespace fl::detail
+}  // namespace fl::inline FL_ABI_NS::detail
 
 namespace {
 

@@ -28,7 +28,7 @@
 #include <string_view>
 #include <utility>
 
-namespace fl {
+namespace fl::inline FL_ABI_NS {
 
 class string_builder {
  public:
@@ -102,4 +102,4 @@ class string_builder {
   string text_;
 };
 
-}  // namespace fl
+}  // namespace fl::inline FL_ABI_NS

@@ -35,7 +35,7 @@
 #include <tuple>
 #include <type_traits>
 
-namespace fl {
+namespace fl::inline FL_ABI_NS {
 
 namespace detail {
 
@@ -131,4 +131,4 @@ basic_string<A>& append(basic_string<A>& s, const Args&... args) {
   return s;
 }
 
-}  // namespace fl
+}  // namespace fl::inline FL_ABI_NS

@@ -27,7 +27,7 @@
 #include <cstring>
 #include <string_view>
 
-namespace fl {
+namespace fl::inline FL_ABI_NS {
 
 inline constexpr std::size_t npos = std::string_view::npos;
 
@@ -106,4 +106,4 @@ inline std::size_t find_last_not_of(std::string_view hay, std::string_view set,
                                                                 set.size(), true);
 }
 
-}  // namespace fl
+}  // namespace fl::inline FL_ABI_NS

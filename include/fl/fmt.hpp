@@ -43,7 +43,7 @@
 #error "fl/fmt.hpp needs {fmt} (libfmt-dev) or a standard library with <format>"
 #endif
 
-namespace fl::detail {
+namespace fl::inline FL_ABI_NS::detail {
 
 // The string format spec, as far as fl::rope supports it:
 //   [[fill]align][width][.precision][s]
@@ -203,7 +203,7 @@ struct rope_formatter {
   }
 };
 
-}  // namespace fl::detail
+}  // namespace fl::inline FL_ABI_NS::detail
 
 #if defined(FL_HAVE_FMT)
 
@@ -221,7 +221,7 @@ struct fmt::formatter<fl::immutable_string, char>
 template <>
 struct fmt::formatter<fl::rope, char> : fl::detail::rope_formatter<fmt::format_error> {};
 
-namespace fl {
+namespace fl::inline FL_ABI_NS {
 namespace detail {
 
 // A {fmt} buffer over an fl::string's storage: {fmt} writes its output into
@@ -313,7 +313,7 @@ template <class... T>
   return s;
 }
 
-}  // namespace fl
+}  // namespace fl::inline FL_ABI_NS
 
 #endif  // FL_HAVE_FMT
 

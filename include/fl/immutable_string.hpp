@@ -35,7 +35,7 @@
 #include <string_view>
 #include <type_traits>
 
-namespace fl {
+namespace fl::inline FL_ABI_NS {
 
 namespace detail {
 // Types an immutable_string can be made from or compared with: anything that
@@ -260,7 +260,7 @@ inline char immutable_string::at(size_type i) const {
   return data()[i];
 }
 
-}  // namespace fl
+}  // namespace fl::inline FL_ABI_NS
 
 // Equal to std::hash<std::string_view> of the same text, so a map keyed by
 // immutable_string can be probed with views.

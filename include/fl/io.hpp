@@ -28,7 +28,7 @@
 #include <filesystem>
 #include <string_view>
 
-namespace fl {
+namespace fl::inline FL_ABI_NS {
 
 inline namespace FL_ROPE_NS {
 class rope;
@@ -77,4 +77,4 @@ template <class Path, std::same_as<rope> R>
 requires std::same_as<Path, std::filesystem::path>
 void write_file(const Path& path, const R& text) { detail::write_rope_file(path.c_str(), text); }
 
-}  // namespace fl
+}  // namespace fl::inline FL_ABI_NS

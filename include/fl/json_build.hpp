@@ -22,7 +22,7 @@
 #include <type_traits>
 #include <utility>
 
-namespace fl {
+namespace fl::inline FL_ABI_NS {
 
 class json_text;
 
@@ -109,4 +109,4 @@ class json_text {
   std::string text_;
 };
 
-}  // namespace fl
+}  // namespace fl::inline FL_ABI_NS

@@ -63,7 +63,7 @@
 #include <string>
 #include <string_view>
 
-namespace fl {
+namespace fl::inline FL_ABI_NS {
 
 // Invalid JSON text: offset() is the byte of the input where the text stops
 // being JSON, reason() says why ("invalid escape", "invalid UTF-8", ...).
@@ -455,4 +455,4 @@ T json_store::value(std::string_view json_pointer, const T& fallback) const {
   return v ? v->get<T>() : fallback;
 }
 
-}  // namespace fl
+}  // namespace fl::inline FL_ABI_NS

@@ -90,7 +90,7 @@
 #include <type_traits>
 #include <utility>
 
-namespace fl {
+namespace fl::inline FL_ABI_NS {
 
 class mapped_space;
 
@@ -466,7 +466,7 @@ class pstring {
 };
 static_assert(sizeof(pstring) == 24 && std::is_trivially_copyable_v<pstring>);
 
-}  // namespace fl
+}  // namespace fl::inline FL_ABI_NS
 
 template <class T>
 struct std::hash<fl::fptr<T>> {

@@ -55,7 +55,7 @@
 #include <string_view>
 #include <type_traits>
 
-namespace fl {
+namespace fl::inline FL_ABI_NS {
 
 namespace detail {
 
@@ -240,4 +240,4 @@ class persist {
   detail::persist_file file_;
 };
 
-}  // namespace fl
+}  // namespace fl::inline FL_ABI_NS

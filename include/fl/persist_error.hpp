@@ -13,7 +13,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace fl {
+namespace fl::inline FL_ABI_NS {
 
 class persist_error : public std::runtime_error {
  public:
@@ -27,4 +27,4 @@ class persist_error : public std::runtime_error {
   std::string reason_;
 };
 
-}  // namespace fl
+}  // namespace fl::inline FL_ABI_NS

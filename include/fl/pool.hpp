@@ -42,7 +42,7 @@
 #include <new>
 #include <type_traits>
 
-namespace fl {
+namespace fl::inline FL_ABI_NS {
 
 // Counters of the calling thread's cache since the thread started.
 struct pool_statistics {
@@ -159,7 +159,7 @@ class pool_allocator {
   }
 };
 
-}  // namespace fl
+}  // namespace fl::inline FL_ABI_NS
 
 // Inline fast paths of pool_allocate, pool_deallocate and pool_good_size.
 #include <fl/detail/pool_impl.hpp>

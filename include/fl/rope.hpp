@@ -24,7 +24,7 @@
 #include <string_view>
 #include <type_traits>
 
-namespace fl {
+namespace fl::inline FL_ABI_NS {
 inline namespace FL_ROPE_NS {
 class rope;
 
@@ -43,9 +43,9 @@ enum class line_break : std::uint8_t {
   lf_crlf,
 };
 }  // namespace FL_ROPE_NS
-}  // namespace fl
+}  // namespace fl::inline FL_ABI_NS
 
-namespace fl::detail {
+namespace fl::inline FL_ABI_NS::detail {
 inline namespace FL_ROPE_NS {
 // Checks depth, balance, sizes, offsets and reference counts of the whole
 // tree; throws std::logic_error naming the first broken invariant. O(n nodes).
@@ -60,9 +60,9 @@ concept rope_operand = std::is_same_v<std::remove_cvref_t<R>, rope>;
 template <class T>
 concept rope_text = !rope_operand<T> && std::is_convertible_v<const T&, std::string_view>;
 }  // namespace FL_ROPE_NS
-}  // namespace fl::detail
+}  // namespace fl::inline FL_ABI_NS::detail
 
-namespace fl {
+namespace fl::inline FL_ABI_NS {
 inline namespace FL_ROPE_NS {
 
 class rope {
@@ -770,7 +770,7 @@ std::size_t find(const R& r, std::string_view needle, std::size_t pos = 0) noexc
 }
 
 }  // namespace FL_ROPE_NS
-}  // namespace fl
+}  // namespace fl::inline FL_ABI_NS
 
 template <>
 struct std::hash<fl::rope> {

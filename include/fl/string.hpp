@@ -30,7 +30,7 @@
 #include <type_traits>
 #include <utility>
 
-namespace fl {
+namespace fl::inline FL_ABI_NS {
 
 // A byte string with the interface of std::basic_string<char>. See the file
 // comment for what differs; every member below has std::string's contract
@@ -779,7 +779,7 @@ namespace literals {
 inline string operator""_fs(const char* s, std::size_t n) { return string(s, n); }
 }  // namespace literals
 
-}  // namespace fl
+}  // namespace fl::inline FL_ABI_NS
 
 // Hashes exactly like std::string_view, so a map keyed by fl::string can be
 // probed with a view.
@@ -790,7 +790,7 @@ struct std::hash<fl::basic_string<A>> {
   }
 };
 
-namespace fl {
+namespace fl::inline FL_ABI_NS {
 
 // A transparent hash for unordered containers of fl strings: with
 // std::equal_to<>, `std::unordered_map<fl::string, V, fl::string_hash,
@@ -803,7 +803,7 @@ struct string_hash {
   }
 };
 
-}  // namespace fl
+}  // namespace fl::inline FL_ABI_NS
 
 #include <fl/detail/string_impl.hpp>
 #include <fl/detail/string_plus.hpp>

@@ -12,7 +12,7 @@
 #include <istream>
 #include <locale>
 
-namespace fl {
+namespace fl::inline FL_ABI_NS {
 
 namespace detail {
 // Chars read from a stream go to the string 128 at a time, not one append
@@ -128,4 +128,4 @@ std::istream& getline(std::istream& is, basic_string<A>& s) {
   return getline(is, s, is.widen('\n'));
 }
 
-}  // namespace fl
+}  // namespace fl::inline FL_ABI_NS

@@ -40,7 +40,7 @@
 #include <string_view>
 #include <type_traits>
 
-namespace fl {
+namespace fl::inline FL_ABI_NS {
 
 class writer {
  public:
@@ -162,4 +162,4 @@ class writer {
   std::unique_ptr<char[]> buffer_;  // fd mode
 };
 
-}  // namespace fl
+}  // namespace fl::inline FL_ABI_NS

@@ -23,7 +23,7 @@
 #include <string_view>
 #include <vector>
 
-namespace fl::detail::json {
+namespace fl::inline FL_ABI_NS::detail::json {
 
 // A growable byte array that is never zero-filled (the builder writes every
 // byte it keeps), holding the bytes of file offsets [base, base + size).
@@ -190,4 +190,4 @@ void append_utf8(std::string& out, std::uint32_t cp);
 void dump_double(double d, byte_buffer& out);
 void dump_string(std::string_view s, byte_buffer& out);
 
-}  // namespace fl::detail::json
+}  // namespace fl::inline FL_ABI_NS::detail::json

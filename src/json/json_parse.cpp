@@ -24,7 +24,7 @@
 #include <simdjson.h>
 #endif
 
-namespace fl {
+namespace fl::inline FL_ABI_NS {
 
 namespace {
 std::string json_error_what(std::size_t offset, std::size_t line, std::size_t column,
@@ -698,4 +698,4 @@ void dump_string(std::string_view s, byte_buffer& out) {
 }
 
 }  // namespace detail::json
-}  // namespace fl
+}  // namespace fl::inline FL_ABI_NS

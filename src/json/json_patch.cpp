@@ -20,7 +20,7 @@
 #include <utility>
 #include <vector>
 
-namespace fl {
+namespace fl::inline FL_ABI_NS {
 namespace detail::json {
 namespace {
 
@@ -432,4 +432,4 @@ void json_store::merge_patch(std::string_view merge_patch_text) {
   merge(*this, "", patch);
 }
 
-}  // namespace fl
+}  // namespace fl::inline FL_ABI_NS

@@ -25,7 +25,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-namespace fl::detail::json {
+namespace fl::inline FL_ABI_NS::detail::json {
 
 namespace {
 
@@ -896,9 +896,9 @@ class store_file {
   }
 };
 
-}  // namespace fl::detail::json
+}  // namespace fl::inline FL_ABI_NS::detail::json
 
-namespace fl {
+namespace fl::inline FL_ABI_NS {
 
 using detail::json::json_ref;
 using detail::json::kind;
@@ -1129,4 +1129,4 @@ std::uint64_t json_store::file_bytes() const noexcept { return file_->space_->fi
 
 space_stats json_store::stats() const { return file_->space_->stats(); }
 
-}  // namespace fl
+}  // namespace fl::inline FL_ABI_NS

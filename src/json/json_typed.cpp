@@ -11,7 +11,7 @@
 #include <string>
 #include <system_error>
 
-namespace fl {
+namespace fl::inline FL_ABI_NS {
 namespace detail::json {
 
 void append_escaped(std::string& out, std::string_view s) {
@@ -159,4 +159,4 @@ std::string json_store::value(std::string_view json_pointer, const char* fallbac
 
 fl::string json_store::dump(int indent) const { return root().dump(indent); }
 
-}  // namespace fl
+}  // namespace fl::inline FL_ABI_NS

@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace fl::detail {
+namespace fl::inline FL_ABI_NS::detail {
 inline namespace FL_ROPE_NS {
 
 unsigned rope_height(const rope& r) noexcept { return r.root_.p ? r.root_.p->height : 0; }
@@ -80,4 +80,4 @@ void check_invariants(const rope& r) {
 }
 
 }  // namespace FL_ROPE_NS
-}  // namespace fl::detail
+}  // namespace fl::inline FL_ABI_NS::detail

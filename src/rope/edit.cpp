@@ -11,7 +11,7 @@
 #include <stdexcept>
 #include <tuple>
 
-namespace fl::detail {
+namespace fl::inline FL_ABI_NS::detail {
 inline namespace FL_ROPE_NS {
 
 bool append_in_place(edge& root, std::string_view text) noexcept {
@@ -374,9 +374,9 @@ bool edit_in_leaf(edge& root, std::size_t pos, std::size_t n, std::string_view t
 
 }  // namespace
 }  // namespace FL_ROPE_NS
-}  // namespace fl::detail
+}  // namespace fl::inline FL_ABI_NS::detail
 
-namespace fl {
+namespace fl::inline FL_ABI_NS {
 inline namespace FL_ROPE_NS {
 
 using detail::edge;
@@ -662,4 +662,4 @@ rope& rope::replace(size_type pos, size_type n, const rope& other) {
 }
 
 }  // namespace FL_ROPE_NS
-}  // namespace fl
+}  // namespace fl::inline FL_ABI_NS

@@ -5,7 +5,7 @@
 // itself never allocates and cannot fail halfway through an in-place edit.
 #include "rope_impl.hpp"
 
-namespace fl::detail {
+namespace fl::inline FL_ABI_NS::detail {
 inline namespace FL_ROPE_NS {
 namespace {
 
@@ -315,4 +315,4 @@ edge join_piece(edge root, edge piece, bool piece_last) {
 }
 
 }  // namespace FL_ROPE_NS
-}  // namespace fl::detail
+}  // namespace fl::inline FL_ABI_NS::detail

@@ -33,7 +33,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace fl::detail {
+namespace fl::inline FL_ABI_NS::detail {
 inline namespace FL_ROPE_NS {
 namespace {
 
@@ -77,9 +77,9 @@ void check_line_breaks(const edge& root) {
 }
 
 }  // namespace FL_ROPE_NS
-}  // namespace fl::detail
+}  // namespace fl::inline FL_ABI_NS::detail
 
-namespace fl {
+namespace fl::inline FL_ABI_NS {
 inline namespace FL_ROPE_NS {
 
 rope::rope(const rope& other, line_break mode) : rope(other) { set_line_break_mode(mode); }
@@ -114,9 +114,15 @@ bool rope::splice_crlf(size_type pos, size_type n, std::string_view text, const 
     checked = rope(*other, line_break::lf_crlf);
     other = &checked;
   }
-  // The bytes that meet at the edit's two ends once it is made.
-  const char before = pos > 0 ? (*this)[pos - 1] : '\0';
-  const char after = pos + n < sz ? (*this)[pos + n] : '\0';
+  // The bytes that meet at the edit's two ends once it is made: one
+  // descent, and a second only when the byte after lies in another leaf.
+  char before = '\0', after = '\0';
+  if (sz > 0) {
+    const detail::leaf_view v = detail::seek(root_, pos > 0 ? pos - 1 : 0);
+    const auto at = [&](size_type i) { return i - v.lo < v.len ? v.data[i - v.lo] : (*this)[i]; };
+    if (pos > 0) before = at(pos - 1);
+    if (pos + n < sz) after = at(pos + n);
+  }
   const char first = ins == 0 ? after : other ? other->front() : text.front();
   const char last = ins == 0 ? before : other ? other->back() : text.back();
   const bool left = before == '\r' && first == '\n';
@@ -193,4 +199,4 @@ rope rope::line_text(size_type i) const {
 }
 
 }  // namespace FL_ROPE_NS
-}  // namespace fl
+}  // namespace fl::inline FL_ABI_NS

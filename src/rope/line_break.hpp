@@ -10,7 +10,7 @@
 #include <cstddef>
 #include <vector>
 
-namespace fl::detail {
+namespace fl::inline FL_ABI_NS::detail {
 inline namespace FL_ROPE_NS {
 
 // The positions b (ascending) at which a leaf ending with '\r' meets a leaf
@@ -24,4 +24,4 @@ std::vector<std::size_t> split_line_breaks(const edge& root);
 void check_line_breaks(const edge& root);
 
 }  // namespace FL_ROPE_NS
-}  // namespace fl::detail
+}  // namespace fl::inline FL_ABI_NS::detail

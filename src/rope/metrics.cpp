@@ -30,7 +30,7 @@
 #include <utility>
 #include <stdexcept>
 
-namespace fl::detail {
+namespace fl::inline FL_ABI_NS::detail {
 inline namespace FL_ROPE_NS {
 namespace {
 
@@ -375,9 +375,9 @@ void fill_metrics(edge& e) noexcept {
 }
 
 }  // namespace FL_ROPE_NS
-}  // namespace fl::detail
+}  // namespace fl::inline FL_ABI_NS::detail
 
-namespace fl {
+namespace fl::inline FL_ABI_NS {
 inline namespace FL_ROPE_NS {
 
 using detail::text_metric;
@@ -500,9 +500,9 @@ rope rope::line(size_type i) const {
 }
 
 }  // namespace FL_ROPE_NS
-}  // namespace fl
+}  // namespace fl::inline FL_ABI_NS
 
-namespace fl::detail {
+namespace fl::inline FL_ABI_NS::detail {
 inline namespace FL_ROPE_NS {
 
 std::size_t rope_count(const rope& r, char ch) noexcept {
@@ -512,4 +512,4 @@ std::size_t rope_count(const rope& r, char ch) noexcept {
 }
 
 }  // namespace FL_ROPE_NS
-}  // namespace fl::detail
+}  // namespace fl::inline FL_ABI_NS::detail

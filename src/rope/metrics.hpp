@@ -10,7 +10,7 @@
 #include <cstddef>
 #include <utility>
 
-namespace fl::detail {
+namespace fl::inline FL_ABI_NS::detail {
 inline namespace FL_ROPE_NS {
 
 // Frees the block index chain of a chunk being destroyed.
@@ -98,4 +98,4 @@ std::pair<std::size_t, std::size_t> rope_nth_pair(const edge& root, text_metric 
 void fill_metrics(edge& e) noexcept;
 
 }  // namespace FL_ROPE_NS
-}  // namespace fl::detail
+}  // namespace fl::inline FL_ABI_NS::detail

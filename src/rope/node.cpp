@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-namespace fl::detail {
+namespace fl::inline FL_ABI_NS::detail {
 inline namespace FL_ROPE_NS {
 
 #ifdef FL_ROPE_FAIL_HOOK
@@ -144,4 +144,4 @@ long rope_live_blocks() noexcept { return live_blocks - static_cast<long>(spares
 #endif
 
 }  // namespace FL_ROPE_NS
-}  // namespace fl::detail
+}  // namespace fl::inline FL_ABI_NS::detail

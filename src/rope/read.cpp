@@ -13,7 +13,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace fl::detail {
+namespace fl::inline FL_ABI_NS::detail {
 inline namespace FL_ROPE_NS {
 
 leaf_view seek(const edge& root, std::size_t pos) noexcept {
@@ -106,9 +106,9 @@ class stream_hash {
 
 }  // namespace
 }  // namespace FL_ROPE_NS
-}  // namespace fl::detail
+}  // namespace fl::inline FL_ABI_NS::detail
 
-namespace fl {
+namespace fl::inline FL_ABI_NS {
 inline namespace FL_ROPE_NS {
 
 char rope::at(size_type pos) const {
@@ -357,4 +357,4 @@ std::ostream& operator<<(std::ostream& os, const rope& r) {
   return os;
 }
 }  // namespace FL_ROPE_NS
-}  // namespace fl
+}  // namespace fl::inline FL_ABI_NS

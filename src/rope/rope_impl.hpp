@@ -33,7 +33,7 @@
 #include <string_view>
 #include <utility>
 
-namespace fl::detail {
+namespace fl::inline FL_ABI_NS::detail {
 inline namespace FL_ROPE_NS {
 
 // ---------------------------------------------------------------- sizes
@@ -313,4 +313,4 @@ bool append_in_place(edge& root, std::string_view text) noexcept;
 void check_tree(const edge& root);
 
 }  // namespace FL_ROPE_NS
-}  // namespace fl::detail
+}  // namespace fl::inline FL_ABI_NS::detail

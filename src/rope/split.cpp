@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <tuple>
 
-namespace fl::detail {
+namespace fl::inline FL_ABI_NS::detail {
 inline namespace FL_ROPE_NS {
 
 // Splits the owned edge t at pos (0 <= pos <= t.len) into owned halves.
@@ -168,9 +168,9 @@ edge build(std::string_view text, std::size_t cap_hint) {
 // Appends in place along the right spine when every node on it is unique
 
 }  // namespace FL_ROPE_NS
-}  // namespace fl::detail
+}  // namespace fl::inline FL_ABI_NS::detail
 
-namespace fl {
+namespace fl::inline FL_ABI_NS {
 inline namespace FL_ROPE_NS {
 
 using detail::edge;
@@ -279,4 +279,4 @@ rope rope::substr(size_type pos, size_type n) const {
 // bytes). So every byte is searched O(1) times: O(n + m) overall, however
 
 }  // namespace FL_ROPE_NS
-}  // namespace fl
+}  // namespace fl::inline FL_ABI_NS

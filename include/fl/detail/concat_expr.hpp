@@ -23,7 +23,7 @@
 #include <type_traits>
 #include <utility>
 
-namespace fl::detail {
+namespace fl::inline FL_ABI_NS::detail {
 
 // const char*, char* and char arrays (which decay to them).
 template <class T>
@@ -99,4 +99,4 @@ class concat_expression {
 template <class... Ops>
 struct is_concat_expr<concat_expression<Ops...>> : std::true_type {};
 
-}  // namespace fl::detail
+}  // namespace fl::inline FL_ABI_NS::detail

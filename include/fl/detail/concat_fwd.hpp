@@ -10,7 +10,7 @@
 #include <cstddef>
 #include <type_traits>
 
-namespace fl::detail {
+namespace fl::inline FL_ABI_NS::detail {
 
 // Specialized to true_type by each expression type.
 template <class T>
@@ -30,4 +30,4 @@ concept concat_expr = is_concat_expr_v<E> && requires(const E& e, char* out) {
   noexcept->std::same_as<char*>;
 };
 
-}  // namespace fl::detail
+}  // namespace fl::inline FL_ABI_NS::detail

@@ -6,13 +6,15 @@
 // Threads: pure function; safe anywhere.
 #pragma once
 
+#include <fl/detail/config.hpp>  // FL_ABI_NS
+
 #include <cstddef>
 #include <cstdint>
 
-namespace fl::detail {
+namespace fl::inline FL_ABI_NS::detail {
 
 // The CRC-32C of `n` bytes at `data`, continuing from `crc` (the result of
 // the previous piece; 0 to start). crc32c("123456789", 9) == 0xE3069283.
 std::uint32_t crc32c(const void* data, std::size_t n, std::uint32_t crc = 0) noexcept;
 
-}  // namespace fl::detail
+}  // namespace fl::inline FL_ABI_NS::detail

@@ -18,7 +18,7 @@
 #include <atomic>
 #include <cstddef>
 
-namespace fl::detail {
+namespace fl::inline FL_ABI_NS::detail {
 
 // fl::find past the inline short path: memchr for one byte, else the
 // installed kernel. Requires 1 <= m and pos + m <= n.
@@ -42,4 +42,4 @@ bool set_find_isa(find_isa isa) noexcept;
 // The installed kernel set (resolving it first if no search has run yet).
 find_isa current_find_isa() noexcept;
 
-}  // namespace fl::detail
+}  // namespace fl::inline FL_ABI_NS::detail

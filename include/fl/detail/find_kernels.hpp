@@ -5,9 +5,11 @@
 // standard header with inline functions (see src/find_avx2.cpp).
 #pragma once
 
+#include <fl/detail/config.hpp>  // FL_ABI_NS
+
 #include <cstddef>
 
-namespace fl::detail {
+namespace fl::inline FL_ABI_NS::detail {
 
 // Substring kernel. Requires 2 <= m and pos + m <= n. Returns the first match
 // start >= pos, or npos.
@@ -54,4 +56,4 @@ std::size_t first_of_scalar(const char* hay, std::size_t n, const char* set, std
 std::size_t last_of_scalar(const char* hay, std::size_t end, const char* set, std::size_t k,
                            bool negate) noexcept;
 
-}  // namespace fl::detail
+}  // namespace fl::inline FL_ABI_NS::detail

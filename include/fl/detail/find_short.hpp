@@ -14,6 +14,8 @@
 // of m, so fl::find stays linear.
 #pragma once
 
+#include <fl/detail/config.hpp>  // FL_ABI_NS
+
 #include <cstddef>
 #include <cstring>
 
@@ -21,7 +23,7 @@
 #include <emmintrin.h>
 #endif
 
-namespace fl::detail {
+namespace fl::inline FL_ABI_NS::detail {
 
 // Haystacks up to this size take the inline paths. Past it, the kernels'
 // wider vectors and Two-Way fallback win (bench string/find_1k_13).
@@ -107,4 +109,4 @@ inline constexpr std::size_t short_hay_max = 128;
   return npos;
 }
 
-}  // namespace fl::detail
+}  // namespace fl::inline FL_ABI_NS::detail

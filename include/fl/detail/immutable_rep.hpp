@@ -35,11 +35,13 @@
 //   bytes (size + 1)  the text and a '\0'
 #pragma once
 
+#include <fl/detail/config.hpp>  // FL_ABI_NS
+
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 
-namespace fl::detail {
+namespace fl::inline FL_ABI_NS::detail {
 
 struct immutable_rep;
 
@@ -138,4 +140,4 @@ inline void immutable_release(immutable_rep* r) noexcept {
   immutable_release_shared(r);
 }
 
-}  // namespace fl::detail
+}  // namespace fl::inline FL_ABI_NS::detail

@@ -45,11 +45,13 @@
 // the pages under it once.
 #pragma once
 
+#include <fl/detail/config.hpp>  // FL_ABI_NS
+
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
 
-namespace fl::detail::json {
+namespace fl::inline FL_ABI_NS::detail::json {
 
 // "flJSONst" read as a little-endian uint64.
 inline constexpr std::uint64_t file_magic = 0x74734e4f534a6c66ULL;
@@ -116,4 +118,4 @@ struct json_head {
 };
 static_assert(sizeof(json_head) == 32 && std::is_trivially_copyable_v<json_head>);
 
-}  // namespace fl::detail::json
+}  // namespace fl::inline FL_ABI_NS::detail::json

@@ -8,12 +8,14 @@
 // than the formatting itself.
 #pragma once
 
+#include <fl/detail/config.hpp>  // FL_ABI_NS
+
 #include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 
-namespace fl::detail {
+namespace fl::inline FL_ABI_NS::detail {
 
 inline constexpr std::uint64_t pow10_u64[] = {1ULL,
                                               10ULL,
@@ -116,4 +118,4 @@ struct double_operand {
 // Measures v; out of line in src/concat.cpp.
 double_operand plan_double(double v) noexcept;
 
-}  // namespace fl::detail
+}  // namespace fl::inline FL_ABI_NS::detail

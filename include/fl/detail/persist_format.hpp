@@ -18,7 +18,7 @@
 #include <cstring>
 #include <type_traits>
 
-namespace fl::detail {
+namespace fl::inline FL_ABI_NS::detail {
 
 // Written as a native u32; reads back as 0x04030201 on a machine of the other
 // byte order.
@@ -289,4 +289,4 @@ constexpr std::uint64_t round_up(std::uint64_t n, std::uint64_t a) noexcept {
   return (n + a - 1) / a * a;
 }
 
-}  // namespace fl::detail
+}  // namespace fl::inline FL_ABI_NS::detail

@@ -56,7 +56,7 @@
 #define FL_POOL_UNPOISON(p, n) ((void)(p), (void)(n))
 #endif
 
-namespace fl::detail {
+namespace fl::inline FL_ABI_NS::detail {
 
 // Size classes: 16-byte steps up to 128 bytes (the short heap strings that
 // dominate real programs waste at most 15 bytes), then four classes per power
@@ -324,4 +324,4 @@ inline std::size_t pool_good_size(std::size_t bytes) noexcept {
   return pool_good_size_large(bytes);
 }
 
-}  // namespace fl::detail
+}  // namespace fl::inline FL_ABI_NS::detail

@@ -44,7 +44,7 @@
 #define FL_ROPE_NS_CAT(a, b) FL_ROPE_NS_CAT2(a, b)
 #define FL_ROPE_NS FL_ROPE_NS_CAT(rope_leaf, FL_ROPE_LEAF_MAX)
 
-namespace fl::detail {
+namespace fl::inline FL_ABI_NS::detail {
 inline namespace FL_ROPE_NS {
 
 // Leaf size, in bytes of text. 4096 keeps a leaf within a few cache-line
@@ -205,4 +205,4 @@ long rope_live_blocks() noexcept;
 #endif
 
 }  // namespace FL_ROPE_NS
-}  // namespace fl::detail
+}  // namespace fl::inline FL_ABI_NS::detail

@@ -8,7 +8,7 @@
 
 #include <fl/string.hpp>
 
-namespace fl::detail {
+namespace fl::inline FL_ABI_NS::detail {
 
 struct string_access {
   using pool_string = basic_string<pool_allocator<char>>;
@@ -32,4 +32,4 @@ struct string_access {
   }
 };
 
-}  // namespace fl::detail
+}  // namespace fl::inline FL_ABI_NS::detail

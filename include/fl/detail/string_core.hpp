@@ -19,7 +19,7 @@
 #include <cstring>
 #include <type_traits>
 
-namespace fl::detail {
+namespace fl::inline FL_ABI_NS::detail {
 
 // ---- policy: max_size and growth, one definition each ----
 
@@ -372,4 +372,4 @@ static_assert(string_core::tag_index / sizeof(std::size_t) == FL_STR_WORD_CAP &&
 static_assert(sizeof(void*) == 8 && std::endian::native == std::endian::little,
               "fl::string's layout is written for 64-bit little-endian targets");
 
-}  // namespace fl::detail
+}  // namespace fl::inline FL_ABI_NS::detail

@@ -15,7 +15,7 @@
 #include <string_view>
 #include <type_traits>
 
-namespace fl {
+namespace fl::inline FL_ABI_NS {
 
 template <class Allocator = pool_allocator<char>>
 class basic_string;
@@ -81,4 +81,4 @@ concept char_range =
 char > ;
 
 }  // namespace detail
-}  // namespace fl
+}  // namespace fl::inline FL_ABI_NS

@@ -3,9 +3,11 @@
 // Included at the bottom of fl/string.hpp only.
 #pragma once
 
+#include <fl/detail/config.hpp>  // FL_ABI_NS
+
 #include <functional>
 
-namespace fl {
+namespace fl::inline FL_ABI_NS {
 
 namespace detail {
 
@@ -665,4 +667,4 @@ void basic_string<A>::resize_and_overwrite(size_type count, Operation op) {
   core_.set_size_any(static_cast<size_type>(r));
 }
 
-}  // namespace fl
+}  // namespace fl::inline FL_ABI_NS

@@ -10,7 +10,7 @@
 #include <iterator>
 #include <type_traits>
 
-namespace fl::detail {
+namespace fl::inline FL_ABI_NS::detail {
 
 // A contiguous, random-access iterator over the chars of a string. A class
 // rather than a raw pointer so that calls such as erase(0) and
@@ -91,4 +91,4 @@ class string_iterator {
   T* p_ = nullptr;
 };
 
-}  // namespace fl::detail
+}  // namespace fl::inline FL_ABI_NS::detail

@@ -11,7 +11,7 @@
 #include <type_traits>
 #include <utility>
 
-namespace fl {
+namespace fl::inline FL_ABI_NS {
 
 // ---- operator+ ----
 // std::string's operator+, overload for overload: every + returns a new string
@@ -159,4 +159,4 @@ basic_string<A> operator+(basic_string<A>&& l, basic_string<A>&& r) {
   return std::move(l);
 }
 
-}  // namespace fl
+}  // namespace fl::inline FL_ABI_NS
