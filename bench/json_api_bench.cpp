@@ -23,42 +23,20 @@
 
 #include <nlohmann/json.hpp>
 
-#include <cerrno>
 #include <filesystem>
-#include <stdexcept>
 #include <string>
 #include <vector>
-
-#include <fcntl.h>
-#include <unistd.h>
 
 namespace {
 
 namespace fs = std::filesystem;
 using fl_bench::json_data::document;
 using fl_bench::json_data::have;
+using fl_bench::json_data::write_durably;
 
 const fs::path& scratch() {
   static const fl_bench::scratch_dir dir("fl_json_api_bench");
   return dir.path();
-}
-
-void write_durably(const fs::path& path, std::string_view text) {
-  const fs::path tmp = path.string() + ".tmp";
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-  if (fd < 0) throw std::runtime_error("open failed");
-  for (std::size_t done = 0; done < text.size();) {
-    const ssize_t w = ::write(fd, text.data() + done, text.size() - done);
-    if (w < 0 && errno == EINTR) continue;
-    if (w < 0) throw std::runtime_error("write failed");
-    done += static_cast<std::size_t>(w);
-  }
-  if (::fsync(fd) != 0) throw std::runtime_error("fsync failed");
-  ::close(fd);
-  if (::rename(tmp.c_str(), path.c_str()) != 0) throw std::runtime_error("rename failed");
-  const int d = ::open(path.parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  ::fsync(d);
-  ::close(d);
 }
 
 // The 10-operation patch of iteration `i` (its values depend on i, so no

@@ -55,7 +55,6 @@
 #include <rapidjson/writer.h>
 #include <simdjson.h>
 
-#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -68,9 +67,6 @@
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <fcntl.h>
-#include <unistd.h>
 
 namespace {
 
@@ -94,30 +90,6 @@ const fs::path& scratch() {
 std::string deep_pointer(const std::string& name) {
   return name.ends_with("twitter") ? "/statuses/99/user/screen_name"
                                    : "/performances/200/seatCategories/0/areas/0/areaId";
-}
-
-// The fsync-rename commit that every peer of edit_sync uses.
-void write_durably(const fs::path& path, std::string_view text) {
-  const fs::path tmp = path.string() + ".tmp";
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-  if (fd < 0) throw std::runtime_error("open failed");
-  const char* p = text.data();
-  std::size_t n = text.size();
-  while (n) {
-    const ssize_t w = ::write(fd, p, n);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      throw std::runtime_error("write failed");
-    }
-    p += w;
-    n -= static_cast<std::size_t>(w);
-  }
-  if (::fsync(fd) != 0) throw std::runtime_error("fsync failed");
-  ::close(fd);
-  if (::rename(tmp.c_str(), path.c_str()) != 0) throw std::runtime_error("rename failed");
-  const int d = ::open(path.parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  ::fsync(d);
-  ::close(d);
 }
 
 // ---- import ----
@@ -185,7 +157,7 @@ void bm_reopen_fl(benchmark::State& st, std::string name) {
 
 fs::path text_file(const std::string& name) {
   const fs::path file = scratch() / (name + ".json");
-  if (!fs::exists(file)) write_durably(file, *document(name));
+  if (!fs::exists(file)) fl_bench::json_data::write_durably(file, *document(name));
   return file;
 }
 
@@ -409,7 +381,7 @@ void bm_edit_sync_nlohmann(benchmark::State& st, std::string name) {
   std::uint64_t i = fl_bench::seed() % 1000;
   for (auto _ : st) {
     j[ptr] = ++i;
-    write_durably(file, j.dump());
+    fl_bench::json_data::write_durably(file, j.dump());
   }
 }
 
@@ -424,7 +396,7 @@ void bm_edit_sync_rapidjson(benchmark::State& st, std::string name) {
     rapidjson::StringBuffer buf;
     rapidjson::Writer<rapidjson::StringBuffer> w(buf);
     d.Accept(w);
-    write_durably(file, std::string_view(buf.GetString(), buf.GetSize()));
+    fl_bench::json_data::write_durably(file, std::string_view(buf.GetString(), buf.GetSize()));
   }
 }
 
@@ -439,7 +411,7 @@ void bm_edit_sync_simdjson(benchmark::State& st, std::string name) {
     const simdjson::padded_string padded(text);
     const auto [at, len] = locate_number(st, parser, padded, edit_pointer);
     text.replace(at, len, std::to_string(++i));
-    write_durably(file, text);
+    fl_bench::json_data::write_durably(file, text);
   }
 }
 

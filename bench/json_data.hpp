@@ -23,13 +23,19 @@
 #include "common.hpp"
 #include "json_documents.hpp"
 
+#include <cerrno>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <optional>
 #include <sstream>
+#include <stdexcept>
 #include <string>
+#include <string_view>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 #ifndef FL_BENCH_JSON_DATA_DIR
 #define FL_BENCH_JSON_DATA_DIR "../shared/data/json"
@@ -98,6 +104,27 @@ inline void describe() {
   else
     what = "not found in " + data_dir().string() + " (set FL_JSON_DATA); generated documents only";
   benchmark::AddCustomContext("data_set/json", what);
+}
+
+// The commit of a peer that keeps JSON as text, with the crash guarantee a
+// json_store sync() gives: the text written to "<path>.tmp", fsync, rename
+// over `path`, fsync of the directory. Throws std::runtime_error on failure.
+inline void write_durably(const std::filesystem::path& path, std::string_view text) {
+  const std::filesystem::path tmp = path.string() + ".tmp";
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd < 0) throw std::runtime_error("open failed");
+  for (std::size_t done = 0; done < text.size();) {
+    const ssize_t w = ::write(fd, text.data() + done, text.size() - done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0) throw std::runtime_error("write failed");
+    done += static_cast<std::size_t>(w);
+  }
+  if (::fsync(fd) != 0) throw std::runtime_error("fsync failed");
+  ::close(fd);
+  if (::rename(tmp.c_str(), path.c_str()) != 0) throw std::runtime_error("rename failed");
+  const int d = ::open(path.parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  ::fsync(d);
+  ::close(d);
 }
 
 }  // namespace fl_bench::json_data

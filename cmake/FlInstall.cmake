@@ -5,7 +5,9 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-install(DIRECTORY include/fl DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+# Headers named json_* (fl/json_store.hpp, fl/json_build.hpp,
+# fl/detail/json_format.hpp) belong to fl::json: installed with it, below.
+install(DIRECTORY include/fl DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} PATTERN "json_*" EXCLUDE)
 install(FILES "${PROJECT_BINARY_DIR}/include/fl/version.hpp" DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/fl)
 install(FILES "${PROJECT_BINARY_DIR}/include/fl/detail/build_config.hpp"
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/fl/detail)
@@ -26,12 +28,18 @@ install(TARGETS ${fl_install_targets} EXPORT flTargets
 install(EXPORT flTargets NAMESPACE fl:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/fl)
 set(FL_COMPONENTS "")
 if(TARGET fl_json)
-  install(TARGETS fl_json EXPORT flJsonTargets
+  # Install component "json": the library, its headers, its CMake targets,
+  # fl-json.pc and the fl-json tool (CMakeLists.txt), so a packager can ship
+  # them apart (cmake --install build --component json).
+  install(TARGETS fl_json EXPORT flJsonTargets COMPONENT json
     ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
     LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
     RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
     INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-  install(EXPORT flJsonTargets NAMESPACE fl:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/fl)
+  install(DIRECTORY include/fl DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT json
+    FILES_MATCHING PATTERN "json_*")
+  install(EXPORT flJsonTargets NAMESPACE fl:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/fl
+    COMPONENT json)
   list(APPEND FL_COMPONENTS json)
 endif()
 if(TARGET fl_fmt)
@@ -131,7 +139,8 @@ if(TARGET fl_json)
   endif()
   string(STRIP "${FL_PC_JSON_LIBS_PRIVATE}" FL_PC_JSON_LIBS_PRIVATE)
   configure_file(cmake/fl-json.pc.in "${PROJECT_BINARY_DIR}/fl-json.pc" @ONLY)
-  install(FILES "${PROJECT_BINARY_DIR}/fl-json.pc" DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+  install(FILES "${PROJECT_BINARY_DIR}/fl-json.pc" DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig
+    COMPONENT json)
 endif()
 # fl-fmt.pc: <fl/fmt.hpp> is header-only over fl and {fmt}; {fmt} brings its
 # own fmt.pc (Debian's libfmt-dev).

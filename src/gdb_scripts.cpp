@@ -1,3 +1,4 @@
+// src/gdb_scripts.cpp
 // libfl's GDB pretty-printers, carried in the library itself: the
 // .debug_gdb_scripts section holds tools/gdb/fl_printers.py as an inline
 // Python script (entry kind 4: a name line, then the text, then NUL), and GDB

@@ -8,6 +8,7 @@
 #include <fl/json_store.hpp>
 #include <fl/mapped_space.hpp>
 
+#include "child_process.hpp"
 #include "json_test_support.hpp"
 #include "test_support.hpp"
 
@@ -71,15 +72,8 @@ TEST(JsonStoreCrash, SigkillDuringSyncLoopsLeavesTheLastCommit) {
   int rounds = 0, kills_mid_commit = 0;
   std::uint64_t syncs = 0;
   for (int round = 0; round < 100; ++round, ++rounds) {
-    int fds[2];
-    ASSERT_EQ(::pipe(fds), 0);
-    const pid_t pid = ::fork();
-    ASSERT_GE(pid, 0);
-    if (pid == 0) {
-      ::close(fds[0]);
-      writer(file, fds[1]);
-    }
-    ::close(fds[1]);
+    const fl_test::piped_child child = fl_test::fork_piped([&](int fd) { writer(file, fd); });
+    const int from_writer = child.from_child;
     // Read reports until a random deadline, then kill.
     const auto deadline =
         std::chrono::steady_clock::now() + std::chrono::microseconds(rng() % 60'000);
@@ -89,26 +83,22 @@ TEST(JsonStoreCrash, SigkillDuringSyncLoopsLeavesTheLastCommit) {
       const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
           deadline - std::chrono::steady_clock::now());
       if (left.count() <= 0) break;
-      pollfd p{fds[0], POLLIN, 0};
+      pollfd p{from_writer, POLLIN, 0};
       if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) continue;
       std::uint64_t n;
-      if (::read(fds[0], &n, sizeof n) != static_cast<ssize_t>(sizeof n)) break;
+      if (::read(from_writer, &n, sizeof n) != static_cast<ssize_t>(sizeof n)) break;
       last = n;
       reported = true;
       ++syncs;
     }
-    ::kill(pid, SIGKILL);
-    int status = 0;
-    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
-    ASSERT_TRUE(WIFSIGNALED(status))
-        << "the writer failed with exit code " << WEXITSTATUS(status) << ", seed " << seed;
+    ASSERT_TRUE(fl_test::kill_and_reap(child.pid)) << "the writer failed, seed " << seed;
     std::uint64_t n;  // reports written before the kill
-    while (::read(fds[0], &n, sizeof n) == static_cast<ssize_t>(sizeof n)) {
+    while (::read(from_writer, &n, sizeof n) == static_cast<ssize_t>(sizeof n)) {
       last = n;
       reported = true;
       ++syncs;
     }
-    ::close(fds[0]);
+    ::close(from_writer);
 
     if (!exists && !reported && !std::filesystem::exists(file))
       continue;  // killed before the first commit

@@ -9,6 +9,7 @@
 #include <fl/json_store.hpp>
 #include <fl/mapped_space.hpp>
 
+#include "child_process.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>
@@ -329,27 +330,21 @@ TEST(StoreReaders, AReaderKilledMidReadHoldsNothing) {
   edit(w, ++n);
   w.sync();
   for (int round = 0; round < 3; ++round) {
-    int ready[2];
-    ASSERT_EQ(::pipe(ready), 0);
-    const pid_t pid = ::fork();
-    ASSERT_GE(pid, 0);
-    if (pid == 0) {
-      ::close(ready[0]);
+    const fl_test::piped_child reader = fl_test::fork_piped([&](int ready) {
       try {
         fl::json_store r = fl::json_store::open(file, fl::open_mode::read_only);
         const char c = 1;
-        (void)!::write(ready[1], &c, 1);
+        (void)!::write(ready, &c, 1);
         for (;;) {
           if (!check(r).empty()) ::_exit(2);
         }
       } catch (...) {
         ::_exit(3);
       }
-    }
-    ::close(ready[1]);
+    });
     char c = 0;
-    ASSERT_EQ(::read(ready[0], &c, 1), 1);
-    ::close(ready[0]);
+    ASSERT_EQ(::read(reader.from_child, &c, 1), 1);
+    ::close(reader.from_child);
     // A second reader opened now holds the same commit as the child.
     std::uint64_t held = 0;
     {
@@ -363,10 +358,7 @@ TEST(StoreReaders, AReaderKilledMidReadHoldsNothing) {
     fl::mapped_space b = fl::mapped_space::open(file, fl::open_mode::read_only);
     EXPECT_GT(b.stats().generation, held);
     EXPECT_EQ(b.stats().pinned_generation, held);  // the child's, while it lives
-    ::kill(pid, SIGKILL);
-    int status = 0;
-    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
-    ASSERT_TRUE(WIFSIGNALED(status));
+    ASSERT_TRUE(fl_test::kill_and_reap(reader.pid));
     EXPECT_EQ(b.stats().pinned_generation, b.stats().generation);  // nobody's
     edit(w, ++n);
     w.sync();

@@ -1,6 +1,8 @@
 // src/json/json_internal.hpp: what the json_store sources share: the byte
 // buffer that new data is appended to, the builder that turns parse events
-// into store records, the parsers, and the output helpers.
+// into store records and the parsers (parse.cpp), RFC 6901 pointer tokens
+// (read.cpp), and the number and string output (dump.cpp). The store itself
+// is store_file.hpp.
 //
 // Threads: nothing here is shared between objects; one store_file is used by
 // one thread at a time (see fl/json_store.hpp).
@@ -182,6 +184,34 @@ std::string_view next_token(std::string_view& rest, std::string& buf);
 // zero, below 2^53; npos for anything else (including "-").
 inline constexpr std::uint64_t no_index = ~std::uint64_t{0};
 std::uint64_t token_index(std::string_view token) noexcept;
+
+// RFC 8259 string escapes, read by both parsers (parse.cpp and the patch
+// reader in patch.cpp). unescape: the byte the two-character escape "\c"
+// stands for (c one of " \ / b f n r t), 0 for any other c ('u' included).
+inline char unescape(char c) noexcept {
+  switch (c) {
+    case '"':
+    case '\\':
+    case '/': return c;
+    case 'b': return '\b';
+    case 'f': return '\f';
+    case 'n': return '\n';
+    case 'r': return '\r';
+    case 't': return '\t';
+    default: return 0;
+  }
+}
+// UTF-16 surrogates in \uXXXX escapes: a high one (D800-DBFF) followed by a
+// low one (DC00-DFFF) stands for one code point past U+FFFF.
+inline constexpr bool is_high_surrogate(std::uint32_t u) noexcept {
+  return u >= 0xD800 && u <= 0xDBFF;
+}
+inline constexpr bool is_low_surrogate(std::uint32_t u) noexcept {
+  return u >= 0xDC00 && u <= 0xDFFF;
+}
+inline constexpr std::uint32_t join_surrogates(std::uint32_t high, std::uint32_t low) noexcept {
+  return 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00);
+}
 
 // Appends the RFC 8259 text of a double (shortest round-trip; ".0" added to
 // an integral value) or of a string (quoted, escaped).

@@ -1,3 +1,4 @@
+// tools/fl-json/fl_json.cpp
 // fl-json: a json_store from the shell.
 //   fl-json import TEXT.json STORE     parse a JSON file ("-": stdin) into a new STORE
 //   fl-json get STORE POINTER          print the value at an RFC 6901 pointer

@@ -38,6 +38,7 @@
 #include <cstdint>
 
 #include <fl/detail/build_config.hpp>
+#include <fl/pool.hpp>  // the bounds these paths use (this file is its bottom half)
 
 // Cached blocks are poisoned when libfl itself was built with ASan, whatever
 // the flags of the program including this header: these inline paths and the
@@ -99,16 +100,15 @@ constexpr std::size_t pool_class_index(std::size_t bytes) noexcept {
 // strings that dominate real programs) keep up to pool_short_class_depth
 // blocks each; larger classes keep max(2, 64 KiB / class size) blocks (16 of
 // 4096 bytes, 8 of 8192), a byte budget that keeps big classes from pinning
-// memory. One thread never holds more than ~1.7 MiB of cached memory. 64 KiB
-// rather than 32: a thread that frees and allocates strings of mixed sizes up
-// to 4 KiB (alloc/larson/1) random-walks each class between empty and full,
-// and with 8 blocks of 4 KiB it went to the exchange once every 30
-// allocations (3,355 batches per 100,000), with 16 once every 270 (372;
-// callgrind: 382.9 -> 374.6 instructions per replacement). A
-// longer burst (a thousand short strings built, then destroyed) overflows
-// into the exchange half a class at a time and is refilled from there, one
-// lock per batch, so the depth only needs to cover the common case; keeping
-// it small keeps consumer threads from hoarding blocks.
+// memory. One thread never holds more than pool_thread_cache_max_bytes (about
+// 1.6 MiB) of cached memory. 64 KiB rather than 32: strings of mixed sizes up
+// to 4 KiB random-walk each class between empty and full, and a deeper class
+// goes to the exchange far less often (docs/design.md, Pool: "Depth bound";
+// the runs are in docs/performance.md). A longer burst (a thousand short
+// strings built, then destroyed) overflows into the exchange half a class at
+// a time and is refilled from there, one lock per batch, so the depth only
+// needs to cover the common case; keeping it small keeps consumer threads
+// from hoarding blocks.
 inline constexpr std::size_t pool_short_class_bytes = 128;
 inline constexpr std::size_t pool_short_class_depth = 256;
 inline constexpr std::size_t pool_class_budget_bytes = 64 * 1024;
@@ -132,22 +132,13 @@ inline constexpr std::array<std::uint16_t, pool_class_count> pool_class_depth =
 // pool_batch_budget_bytes, and at least pool_batch_min_blocks. Small batches because the
 // batch a consumer thread is filling (see pool_thread_cache), and the rest of
 // the one the producer last took, are memory no other thread can use; the
-// lock is taken once per batch, so only the slow paths pay for it. Measured
-// on alloc/producer_consumer/4 (peak RSS, separate processes, medians of 5):
-// limits that started at the full depth with batches of half of it, 1.10x
-// std; batches of at most 32 blocks and 2 KiB with limits that start at one
-// batch, 1.01x. 4 KiB halves the locks of blocks of 128 bytes and more for
-// the same bound on memory (producer_consumer/4, separate processes, medians
-// of 5, two runs: CPU time 398 -> 235-261 us per round, std 369-467 us; peak
-// RSS 1.01-1.02x std).
-// The floor of 4 blocks concerns the classes above 1 KiB, whose 4 KiB
-// budget would give 2 or 3: one lock moved two strings of 2-4 KiB between
-// threads. With 4 (and the 64 KiB depth), alloc/larson/4, where a third of
-// the strings are freed on another thread, takes 16,000-19,000 batches per
-// 400,000 allocations instead of 44,000 (callgrind, threads serialized: 432.1
-// -> 410.6 instructions per replacement). The classes up to 1 KiB, which
-// alloc/producer_consumer uses, keep their batches, and with them the
-// consumer's bound.
+// lock is taken once per batch, so only the slow paths pay for it. 4 KiB
+// rather than 2 KiB halves the locks of blocks of 128 bytes and more for the
+// same bound on memory. The floor of 4 blocks concerns the classes above
+// 1 KiB, whose 4 KiB budget would give 2 or 3, so that one lock moves more
+// than two strings of 2-4 KiB between threads; the classes up to 1 KiB keep
+// their batches, and with them the consumer's bound (docs/design.md, Pool:
+// "Exchange"; the runs are in docs/performance.md).
 inline constexpr std::size_t pool_batch_max_blocks = 32;
 inline constexpr std::size_t pool_batch_min_blocks = 4;
 inline constexpr std::size_t pool_batch_budget_bytes = 4 * 1024;
@@ -171,8 +162,9 @@ consteval bool pool_batches_fit_twice() {
 static_assert(pool_batches_fit_twice());
 
 // The most a thread's cache ever holds: every class full to its depth (the
-// limit never exceeds the depth). About 1.6 MiB: 144 KiB in the classes up to
-// 128 bytes, at most 64 KiB in each larger one.
+// limit never exceeds the depth): 144 KiB in the classes up to 128 bytes, at
+// most 64 KiB in each larger one (docs/pool.md quotes the total, checked by
+// tests/docs).
 consteval std::size_t pool_make_thread_cache_max_bytes() {
   std::size_t n = 0;
   for (std::size_t c = 0; c < pool_class_count; ++c)
@@ -200,9 +192,9 @@ struct pool_free_block {
 // unchanged, no slow-path allocation), the whole list goes to the exchange and
 // the limit drops back to one batch. So a consumer holds at most a batch per
 // class, from its first free on (Hoard's bound on producer/consumer blowup):
-// starting at the depth instead, three consumers of alloc/producer_consumer/4
-// each filled every class to its depth before their first batch went back,
-// and the producer malloc'ed that much more.
+// starting at the depth instead, every consumer would fill every class to its
+// depth before its first batch went back, and the producer would malloc that
+// much more (docs/design.md, Pool: "Adaptive limit").
 struct pool_thread_cache {
   pool_free_block* head[pool_class_count];  // free lists, null when empty
   std::uint64_t hits[pool_class_count];     // blocks popped, per class (the only fast-path counter)
@@ -276,9 +268,9 @@ std::size_t pool_good_size_large(std::size_t bytes) noexcept;
   return {pool_allocate_slow(n), n};
 }
 
-// Always inline: GCC otherwise emits it out of line in big callers (a string
-// destroyed inside a tokenizer loop paid a call and three register spills per
-// heap token: alloc/token_stream/1).
+// Always inline: GCC otherwise emits it out of line in big callers, and a
+// string destroyed inside a tokenizer loop pays a call and register spills
+// per heap token (docs/performance.md, Pool).
 [[gnu::always_inline]] inline void pool_deallocate(void* p, std::size_t bytes) noexcept {
   if (bytes <= pool_max_cached_bytes && p != nullptr) [[likely]] {
     const std::size_t c = pool_class_index(bytes);
@@ -294,9 +286,7 @@ std::size_t pool_good_size_large(std::size_t bytes) noexcept;
 // A string that grows by appends moves from class to class: the common case
 // (both sizes cached, a block of the new class in the list, room in the old
 // class) is a pop, a copy and a push here, without the out-of-line call
-// (measured with callgrind on alloc/builder_churn/1: 13 of the ~190
-// instructions of a growth step, 3.6% of a round). Everything else goes to
-// pool_reallocate_slow.
+// (docs/performance.md, Pool). Everything else goes to pool_reallocate_slow.
 [[nodiscard]] inline void* pool_reallocate(void* p, std::size_t old_bytes, std::size_t new_bytes) {
   if (old_bytes <= pool_max_cached_bytes && new_bytes <= pool_max_cached_bytes && p != nullptr)
       [[likely]] {

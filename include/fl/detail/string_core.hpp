@@ -38,9 +38,9 @@ inline constexpr std::size_t pool_string_max_size = string_max_size(SIZE_MAX);
 // The least capacity a growth moves to: 63 chars, a 64-byte pool block. A
 // string that outgrows its 23 inline chars by appends usually goes on
 // growing, and doubling from 23 would give it a 48-byte block that it soon
-// leaves again: strings built of 32 to 256 bytes (alloc/builder_churn) grew
-// 3.07 times each from inline with doubling alone, 2.5 times with this floor
-// (callgrind: 7% fewer instructions per string). The floor also puts the
+// leaves again, so strings built of 32 to 256 bytes (alloc/builder_churn)
+// grow fewer times (docs/design.md, fl::string: "Growth"; the runs are in
+// docs/performance.md). The floor also puts the
 // capacities of a string grown from inline on the powers of two (64, 128,
 // 256, ... byte blocks), all of them pool classes.
 inline constexpr std::size_t min_grown_capacity = 63;
@@ -135,8 +135,9 @@ struct string_core {
 
   // Heap mode: the low 32 bits of the capacity, read without touching the
   // tag. A fast path that tests the tag byte and then loads the whole capacity
-  // word makes two overlapping loads, which measured up to 1.8x slower in
-  // append and push_back loops depending on code alignment (AMD Zen). The
+  // word makes two overlapping loads, which slow append and push_back loops
+  // down by an amount that depends on code alignment (docs/design.md,
+  // fl::string: "Reads"). The
   // value is at most the capacity, so room against it is real room; strings
   // of 4 GiB and more take the slow paths, which test the full capacity.
   std::size_t heap_capacity_low() const noexcept {
@@ -148,8 +149,9 @@ struct string_core {
   // Appends ch if it fits, in either mode; false (nothing changed) when the
   // string is full. One 8-byte load of the capacity word decides the mode
   // (its top bit) and, on the heap, the room: testing the tag byte and then
-  // loading the word that contains it made push_back loops up to 1.8x slower
-  // depending on code alignment (AMD Zen). For the load to be forwarded from
+  // loading the word that contains it slows push_back loops down, by an amount
+  // that depends on code alignment (docs/design.md, fl::string: "Reads").
+  // For the load to be forwarded from
   // the previous push_back's store, the inline path also writes that word
   // whole (chars 16..22 and the tag live in it), never the tag alone.
   [[gnu::always_inline]] bool push_back_fits(char ch) noexcept {
@@ -243,8 +245,8 @@ struct string_core {
   // the chars with byte-range moves and then reading the words back, as
   // moving the new string does at once (`v[i] = fl::string(p, n)`), makes the
   // CPU wait: a word load is not forwarded from several narrower or
-  // misaligned stores (measured: 17% of alloc/token_stream/1's samples sat
-  // on that load).
+  // misaligned stores (docs/design.md, fl::string: "Short strings never
+  // allocate").
   void set_inline_copy(const char* s, std::size_t n) noexcept {
     if (n > inline_capacity) __builtin_unreachable();
     std::uint64_t w[3] = {0, 0, 0};

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <fl/detail/config.hpp>  // FL_ABI_NS
+#include <fl/string.hpp>  // the class whose bodies these are (this file is its bottom half)
 
 #include <functional>
 
@@ -269,8 +270,7 @@ void basic_string<A>::shrink_to_fit() {
 // ---- construction ----
 
 // Inline: a short heap string (24 to 64 chars) costs a pop, two moves and
-// three stores here, and a call around them cost as much again
-// (alloc/token_stream driver under callgrind: 8% fewer instructions inline).
+// three stores here, and a call around them would cost about as much again.
 template <class A>
 inline void basic_string<A>::init_heap_copy(const char* s, size_type n) {
   if (n > max_size()) detail::throw_string_length_error("fl::string::basic_string");

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <fl/detail/concat_fwd.hpp>
+#include <fl/string.hpp>  // the class whose operator+ this is (this file ends it)
 
 #include <cstddef>
 #include <cstring>

@@ -1,4 +1,4 @@
-// src/json/json_patch.cpp: RFC 6902 JSON Patch and RFC 7396 JSON Merge Patch
+// src/json/patch.cpp: RFC 6902 JSON Patch and RFC 7396 JSON Merge Patch
 // over json_store's edits (set, insert, erase).
 //
 // All or nothing: every edit an operation makes is recorded with its inverse
@@ -51,30 +51,16 @@ class tree_reader {
     switch (s_[i_]) {
       case '{':
         n.type = json_type::object;
-        ++i_;
-        skip_ws();
-        while (s_[i_] != '}') {
+        items('}', [&] {
           n.keys.push_back(string());
           skip_ws();
           ++i_;  // ':'
           n.items.push_back(value());
-          skip_ws();
-          if (s_[i_] == ',') ++i_;
-          skip_ws();
-        }
-        ++i_;
+        });
         break;
       case '[':
         n.type = json_type::array;
-        ++i_;
-        skip_ws();
-        while (s_[i_] != ']') {
-          n.items.push_back(value());
-          skip_ws();
-          if (s_[i_] == ',') ++i_;
-          skip_ws();
-        }
-        ++i_;
+        items(']', [&] { n.items.push_back(value()); });
         break;
       case '"':
         n.type = json_type::string;
@@ -94,6 +80,20 @@ class tree_reader {
   }
 
  private:
+  // The items of the container opening at i_, each read by `item`, up to
+  // its `close` bracket; i_ ends past it.
+  template <class Item>
+  void items(char close, const Item& item) {
+    ++i_;
+    skip_ws();
+    while (s_[i_] != close) {
+      item();
+      skip_ws();
+      if (s_[i_] == ',') ++i_;
+      skip_ws();
+    }
+    ++i_;
+  }
   void skip_ws() {
     while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\t' || s_[i_] == '\n' || s_[i_] == '\r'))
       ++i_;
@@ -114,23 +114,16 @@ class tree_reader {
         continue;
       }
       const char e = s_[i_++];
-      switch (e) {
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case 'n': out += '\n'; break;
-        case 'r': out += '\r'; break;
-        case 't': out += '\t'; break;
-        case 'u': {
-          std::uint32_t cp = hex4();
-          if (cp >= 0xD800 && cp < 0xDC00) {  // a high surrogate: its pair follows
-            i_ += 2;
-            cp = 0x10000 + ((cp - 0xD800) << 10) + (hex4() - 0xDC00);
-          }
-          append_utf8(out, cp);
-          break;
-        }
-        default: out += e;  // '"', '\\', '/'
+      if (e != 'u') {
+        out += unescape(e);
+        continue;
       }
+      std::uint32_t cp = hex4();
+      if (is_high_surrogate(cp)) {  // its low half follows (the text is valid)
+        i_ += 2;
+        cp = join_surrogates(cp, hex4());
+      }
+      append_utf8(out, cp);
     }
     ++i_;
     return out;

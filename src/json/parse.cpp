@@ -1,5 +1,6 @@
-// JSON text in and out of the store: the builder, the strict RFC 8259 parser,
-// the simdjson fast path, RFC 6901 pointer tokens, and number/string output.
+// src/json/parse.cpp: JSON text into the store: json_error, the builder that
+// lays parse events out as blocks, the strict RFC 8259 parser and the
+// simdjson fast path.
 //
 // Two parsers accept the same language. simdjson (when found at build time)
 // parses import() texts at several GB/s but reports an error only as a code;
@@ -7,10 +8,9 @@
 // every error, and keeps numbers simdjson refuses (integers beyond 64 bits,
 // doubles beyond DBL_MAX) as their text. Any text simdjson rejects is parsed
 // again by parse_strict, which either throws the precise json_error or builds
-// the document. tests/json_store_test.cpp checks that both agree.
+// the document. tests/json_parse_test.cpp checks that both agree.
 #include "json_internal.hpp"
 
-#include <array>
 #include <charconv>
 #include <cstdio>
 #include <stdexcept>
@@ -387,32 +387,24 @@ class strict_parser {
       if (c == '\\') {
         if (e_ - p_ < 2) fail(p_, "unterminated escape");
         const unsigned char* at = p_;
-        switch (p_[1]) {
-          case '"': scratch_ += '"'; break;
-          case '\\': scratch_ += '\\'; break;
-          case '/': scratch_ += '/'; break;
-          case 'b': scratch_ += '\b'; break;
-          case 'f': scratch_ += '\f'; break;
-          case 'n': scratch_ += '\n'; break;
-          case 'r': scratch_ += '\r'; break;
-          case 't': scratch_ += '\t'; break;
-          case 'u': {
-            std::uint32_t cp = unicode_escape(at);
-            if (cp >= 0xDC00 && cp <= 0xDFFF) fail(at, "lone low surrogate \\u escape");
-            if (cp >= 0xD800 && cp <= 0xDBFF) {
-              if (e_ - at < 12 || at[6] != '\\' || at[7] != 'u')
-                fail(at, "high surrogate \\u escape not followed by a low one");
-              const std::uint32_t lo = unicode_escape(at + 6);
-              if (lo < 0xDC00 || lo > 0xDFFF)
-                fail(at + 6, "high surrogate \\u escape not followed by a low one");
-              cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-              p_ += 6;
-            }
-            append_utf8(scratch_, cp);
-            p_ += 4;
-            break;
+        if (p_[1] == 'u') {
+          std::uint32_t cp = unicode_escape(at);
+          if (is_low_surrogate(cp)) fail(at, "lone low surrogate \\u escape");
+          if (is_high_surrogate(cp)) {
+            if (e_ - at < 12 || at[6] != '\\' || at[7] != 'u')
+              fail(at, "high surrogate \\u escape not followed by a low one");
+            const std::uint32_t lo = unicode_escape(at + 6);
+            if (!is_low_surrogate(lo))
+              fail(at + 6, "high surrogate \\u escape not followed by a low one");
+            cp = join_surrogates(cp, lo);
+            p_ += 6;
           }
-          default: fail(p_, "invalid escape (allowed: \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)");
+          append_utf8(scratch_, cp);
+          p_ += 4;
+        } else if (const char plain = unescape(static_cast<char>(p_[1]))) {
+          scratch_ += plain;
+        } else {
+          fail(p_, "invalid escape (allowed: \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)");
         }
         p_ += 2;
         continue;
@@ -594,107 +586,6 @@ void parse_fast(std::string_view text, builder& b, const std::function<void()>& 
     valid();
   }
   parse_strict(text, b);
-}
-
-// ---- RFC 6901 ---------------------------------------------------------------
-
-std::string_view next_token(std::string_view& rest, std::string& buf) {
-  if (rest.empty() || rest[0] != '/')
-    throw std::invalid_argument("fl::json_store: a JSON pointer is empty or starts with '/'");
-  rest.remove_prefix(1);
-  const std::size_t slash = rest.find('/');
-  std::string_view tok = rest.substr(0, slash);
-  rest = slash == std::string_view::npos ? std::string_view() : rest.substr(slash);
-  const std::size_t tilde = tok.find('~');
-  if (tilde == std::string_view::npos) return tok;
-  buf.assign(tok.data(), tilde);
-  for (std::size_t i = tilde; i < tok.size(); ++i) {
-    if (tok[i] != '~') {
-      buf += tok[i];
-      continue;
-    }
-    if (i + 1 < tok.size() && tok[i + 1] == '0')
-      buf += '~';
-    else if (i + 1 < tok.size() && tok[i + 1] == '1')
-      buf += '/';
-    else
-      throw std::invalid_argument(
-          "fl::json_store: '~' in a JSON pointer must be followed by 0 or 1");
-    ++i;
-  }
-  return buf;
-}
-
-std::uint64_t token_index(std::string_view t) noexcept {
-  if (t.empty() || t.size() > 16 || (t.size() > 1 && t[0] == '0')) return no_index;
-  std::uint64_t v = 0;
-  for (char c : t) {
-    if (c < '0' || c > '9') return no_index;
-    v = v * 10 + static_cast<std::uint64_t>(c - '0');
-  }
-  return v;
-}
-
-// ---- output -----------------------------------------------------------------
-
-void dump_double(double d, byte_buffer& out) {
-  char buf[32];
-  const auto r = std::to_chars(buf, buf + sizeof buf, d);
-  std::size_t n = static_cast<std::size_t>(r.ptr - buf);
-  bool integral = true;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (buf[i] == '.' || buf[i] == 'e') integral = false;
-  }
-  if (integral) {
-    buf[n++] = '.';
-    buf[n++] = '0';
-  }
-  out.append(buf, n);
-}
-
-namespace {
-// 0: copy; otherwise the character after '\' ('u' for \u00XX).
-constexpr auto escape_table = [] {
-  std::array<char, 256> t{};
-  for (int c = 0; c < 0x20; ++c) t[static_cast<std::size_t>(c)] = 'u';
-  t['\b'] = 'b';
-  t['\f'] = 'f';
-  t['\n'] = 'n';
-  t['\r'] = 'r';
-  t['\t'] = 't';
-  t['"'] = '"';
-  t['\\'] = '\\';
-  return t;
-}();
-}  // namespace
-
-void dump_string(std::string_view s, byte_buffer& out) {
-  // Worst case: every byte becomes \u00XX.
-  unsigned char* w = out.extend(s.size() * 6 + 2);
-  unsigned char* const w0 = w;
-  *w++ = '"';
-  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
-  const auto* e = p + s.size();
-  while (p != e) {
-    const unsigned char c = *p++;
-    const char esc = escape_table[c];
-    if (esc == 0) {
-      *w++ = c;
-    } else if (esc != 'u') {
-      *w++ = '\\';
-      *w++ = static_cast<unsigned char>(esc);
-    } else {
-      static constexpr char hex[] = "0123456789abcdef";
-      *w++ = '\\';
-      *w++ = 'u';
-      *w++ = '0';
-      *w++ = '0';
-      *w++ = static_cast<unsigned char>(hex[c >> 4]);
-      *w++ = static_cast<unsigned char>(hex[c & 15]);
-    }
-  }
-  *w++ = '"';
-  out.truncate(out.size() - (s.size() * 6 + 2) + static_cast<std::size_t>(w - w0));
 }
 
 }  // namespace detail::json

@@ -1,0 +1,242 @@
+// src/json/dump.cpp: RFC 8259 text out of a json_store: a stored value's
+// text (dump()), indented text (dump(indent)), and the number and string
+// output that json_text's escaping shares.
+#include "store_file.hpp"
+
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <ostream>
+#include <stdexcept>
+#include <string>
+
+namespace fl::inline FL_ABI_NS::detail::json {
+
+void dump_double(double d, byte_buffer& out) {
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, d);
+  std::size_t n = static_cast<std::size_t>(r.ptr - buf);
+  bool integral = true;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (buf[i] == '.' || buf[i] == 'e') integral = false;
+  }
+  if (integral) {
+    buf[n++] = '.';
+    buf[n++] = '0';
+  }
+  out.append(buf, n);
+}
+
+namespace {
+// 0: copy; otherwise the character after '\' ('u' for \u00XX).
+constexpr auto escape_table = [] {
+  std::array<char, 256> t{};
+  for (int c = 0; c < 0x20; ++c) t[static_cast<std::size_t>(c)] = 'u';
+  t['\b'] = 'b';
+  t['\f'] = 'f';
+  t['\n'] = 'n';
+  t['\r'] = 'r';
+  t['\t'] = 't';
+  t['"'] = '"';
+  t['\\'] = '\\';
+  return t;
+}();
+}  // namespace
+
+void dump_string(std::string_view s, byte_buffer& out) {
+  // Worst case: every byte becomes \u00XX.
+  unsigned char* w = out.extend(s.size() * 6 + 2);
+  unsigned char* const w0 = w;
+  *w++ = '"';
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const auto* e = p + s.size();
+  while (p != e) {
+    const unsigned char c = *p++;
+    const char esc = escape_table[c];
+    if (esc == 0) {
+      *w++ = c;
+    } else if (esc != 'u') {
+      *w++ = '\\';
+      *w++ = static_cast<unsigned char>(esc);
+    } else {
+      static constexpr char hex[] = "0123456789abcdef";
+      *w++ = '\\';
+      *w++ = 'u';
+      *w++ = '0';
+      *w++ = '0';
+      *w++ = static_cast<unsigned char>(hex[c >> 4]);
+      *w++ = static_cast<unsigned char>(hex[c & 15]);
+    }
+  }
+  *w++ = '"';
+  out.truncate(out.size() - (s.size() * 6 + 2) + static_cast<std::size_t>(w - w0));
+}
+
+void append_escaped(std::string& out, std::string_view s) {
+  byte_buffer b;
+  dump_string(s, b);
+  out.append(reinterpret_cast<const char*>(b.data()), b.size());
+}
+
+void append_double(std::string& out, double d) {
+  if (!std::isfinite(d)) throw std::domain_error("fl::json_text: JSON has no NaN or infinity");
+  byte_buffer b;
+  dump_double(d, b);
+  out.append(reinterpret_cast<const char*>(b.data()), b.size());
+}
+
+namespace {
+
+struct dumper {
+  const store_file& f;
+  byte_buffer& out;
+  std::uint64_t budget;  // output bound of a tree (8 bytes of text per stored byte)
+
+  void value(const json_ref& r, std::uint64_t limit, std::uint32_t depth) {
+    switch (static_cast<kind>(r.k)) {
+      case kind::null_v: out.append("null", 4); return;
+      case kind::false_v: out.append("false", 5); return;
+      case kind::true_v: out.append("true", 4); return;
+      case kind::int64:
+      case kind::uint64: {
+        char buf[24];
+        const auto res = r.k == static_cast<std::uint8_t>(kind::int64)
+                             ? std::to_chars(buf, buf + sizeof buf, static_cast<std::int64_t>(r.x))
+                             : std::to_chars(buf, buf + sizeof buf, r.x);
+        out.append(buf, static_cast<std::size_t>(res.ptr - buf));
+        return;
+      }
+      case kind::real: {
+        double d;
+        std::memcpy(&d, &r.x, sizeof d);
+        if (!std::isfinite(d)) f.damaged("a number that is not finite");
+        dump_double(d, out);
+        return;
+      }
+      case kind::number_text: out.append(f.bytes(r.x, r.n, limit), r.n); return;
+      case kind::string:
+        dump_string(std::string_view(reinterpret_cast<const char*>(f.bytes(r.x, r.n, limit)), r.n),
+                    out);
+        return;
+      case kind::array:
+        items<json_ref>(r, limit, depth, '[', ']', [&](const unsigned char* item) {
+          value(f.read_ref(item), limit, depth + 1);
+        });
+        return;
+      case kind::object:
+        items<json_member>(r, limit, depth, '{', '}', [&](const unsigned char* item) {
+          json_member m;
+          std::memcpy(&m, item, sizeof m);
+          dump_string(
+              std::string_view(reinterpret_cast<const char*>(f.bytes(m.key, m.key_len, limit)),
+                               m.key_len),
+              out);
+          out.append(":", 1);
+          if (!valid_kind(m.value.k)) f.damaged("a value of unknown kind");
+          value(m.value, limit, depth + 1);
+        });
+        return;
+    }
+    f.damaged("a value of unknown kind");
+  }
+  // The r.n items of an array (Item = json_ref) or an object (json_member)
+  // stored at r.x: `open`, the items separated by commas, each written by
+  // write_item(its stored bytes), then `close`. Checks the depth before and
+  // the output budget after.
+  template <class Item, class WriteItem>
+  void items(const json_ref& r, std::uint64_t limit, std::uint32_t depth, char open, char close,
+             const WriteItem& write_item) {
+    if (depth >= max_depth) f.damaged("nesting deeper than the format allows");
+    const unsigned char* t = f.bytes(r.x, std::uint64_t{r.n} * sizeof(Item), limit);
+    out.append(&open, 1);
+    for (std::uint32_t i = 0; i < r.n; ++i) {
+      if (i) out.append(",", 1);
+      write_item(t + std::size_t{i} * sizeof(Item));
+    }
+    out.append(&close, 1);
+    check_budget();
+  }
+  void check_budget() const {
+    if (out.size() > budget) f.damaged("the structure refers to one value twice");
+  }
+};
+
+// Re-indents compact RFC 8259 text (as dump() writes it: no whitespace
+// outside strings) by `indent` spaces a level.
+std::string indent_text(std::string_view s, int indent) {
+  std::string out;
+  out.reserve(s.size() * 2);
+  int depth = 0;
+  auto newline = [&] {
+    out += '\n';
+    out.append(static_cast<std::size_t>(depth * indent), ' ');
+  };
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    switch (c) {
+      case '"': {  // copy the string, escapes included
+        const std::size_t start = i++;
+        while (s[i] != '"') i += s[i] == '\\' ? 2 : 1;
+        out.append(s.substr(start, i - start + 1));
+        break;
+      }
+      case '{':
+      case '[':
+        out += c;
+        if (s[i + 1] == (c == '{' ? '}' : ']')) {  // empty container stays "{}"
+          out += s[++i];
+          break;
+        }
+        ++depth;
+        newline();
+        break;
+      case '}':
+      case ']':
+        --depth;
+        newline();
+        out += c;
+        break;
+      case ',':
+        out += c;
+        newline();
+        break;
+      case ':': out += indent > 0 ? ": " : ":"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+fl::string store_file::dump(const json_value& v) const {
+  byte_buffer out;
+  dumper d{*this, out, 8 * root_limit() + 64};
+  d.value(v.ref_, v.limit_, 0);
+  return fl::string(std::string_view(reinterpret_cast<const char*>(out.data()), out.size()));
+}
+
+}  // namespace fl::inline FL_ABI_NS::detail::json
+
+namespace fl::inline FL_ABI_NS {
+
+fl::string json_value::dump() const { return file_->dump(*this); }
+
+fl::string json_value::dump(int indent) const {
+  const fl::string compact = dump();
+  if (indent < 0) return compact;
+  const std::string out = detail::json::indent_text(std::string_view(compact), indent);
+  return fl::string(out.data(), out.size());
+}
+
+std::ostream& operator<<(std::ostream& os, const json_value& v) {
+  const fl::string s = v.dump();
+  return os << std::string_view(s);
+}
+
+fl::string json_store::dump() const { return file_->dump(file_->root_value()); }
+
+fl::string json_store::dump(int indent) const { return root().dump(indent); }
+
+}  // namespace fl::inline FL_ABI_NS

@@ -1,0 +1,463 @@
+// src/json/edit.cpp: edits of a json_store by path copying: set, insert and
+// erase build new copies of the containers on the pointer's path in the tail
+// (an inline value replacing an entry is written over it instead), then
+// publish_edit() moves them into blocks of the space and retires the blocks
+// they replace; put() over set() with parent creation. An edit is all or
+// nothing: a throw leaves the document as it was (atomic_edit).
+#include "store_file.hpp"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fl::inline FL_ABI_NS::detail::json {
+
+namespace {
+
+// `"/a/b" (the parent of "/a/b/c")`, or "(a prefix of ...)" when more than
+// one token of `whole` follows `prefix`.
+std::string edit_fault(std::string_view prefix, std::string_view whole) {
+  const bool parent = whole.find('/', prefix.size() + 1) == std::string_view::npos;
+  return "\"" + std::string(prefix) + "\" (" + (parent ? "the parent of \"" : "a prefix of \"") +
+         std::string(whole) + "\")";
+}
+// "a string", "an array", "null": the type of `v` after "is".
+std::string a_type(const json_value& v) {
+  const std::string_view n = v.type_name();
+  if (v.is_null()) return std::string(n);
+  return (n.front() == 'a' || n.front() == 'o' ? "an " : "a ") + std::string(n);
+}
+// Why the token `tok` names no element of the array at `array`.
+std::string index_fault(std::string_view tok, std::string_view array, std::uint64_t size) {
+  const std::string where =
+      " of the array \"" + std::string(array) + "\" (size " + std::to_string(size) + ")";
+  if (token_index(tok) == no_index && tok != "-")
+    return "\"" + std::string(tok) + "\" is not an index" + where;
+  return "index " + std::string(tok) + " is past the end" + where;
+}
+
+// The bytes a value with a block keeps in it.
+std::uint64_t payload_bytes(const json_ref& r) noexcept {
+  switch (static_cast<kind>(r.k)) {
+    case kind::array: return std::uint64_t{r.n} * sizeof(json_ref);
+    case kind::object: return std::uint64_t{r.n} * sizeof(json_member);
+    default: return r.n;
+  }
+}
+
+}  // namespace
+
+// Runs `e`, an edit that builds in the tail and may change root_ (and, for
+// an inline value, one entry in place), then publishes it when `e` returns
+// true. All or nothing: when `e` returns false or anything throws, the tail,
+// the root and the blocks to retire are as before.
+template <class Edit>
+bool store_file::atomic_edit(Edit&& e) {
+  const std::size_t mark = tail_.size(), blocks_mark = tail_blocks_.size();
+  const json_ref old_root = root_;
+  auto roll_back = [&]() noexcept {
+    tail_.truncate(mark);
+    tail_blocks_.resize(blocks_mark);
+    root_ = old_root;
+    replaced_.clear();
+  };
+  try {
+    if (!e()) {
+      roll_back();
+      return false;
+    }
+    publish_edit();
+    return true;
+  } catch (...) {
+    roll_back();
+    throw;
+  }
+}
+
+// Returns the new container. An object's keys are copied into the new block
+// with its table (they live in the table's block, which the edit retires).
+json_ref store_file::copy_container(const json_ref& c, std::uint64_t limit, std::size_t pos,
+                                    op what, const json_ref& v, std::string_view key) {
+  const std::uint32_t n = c.n;
+  const bool grows = what == op::add || what == op::insert;
+  const std::uint32_t n2 = grows ? n + 1 : what == op::remove ? n - 1 : n;
+  if (grows && n == std::numeric_limits<std::uint32_t>::max())
+    throw std::length_error("fl::json_store: container too large");
+  if (c.k == static_cast<std::uint8_t>(kind::array)) {
+    json_ref r{static_cast<std::uint8_t>(kind::array), {}, n2, 0};
+    if (n2 == 0) return r;
+    unsigned char* dst = new_block(std::uint64_t{n2} * sizeof(json_ref), kind::array, n2, r.x);
+    const unsigned char* src = bytes(c.x, std::uint64_t{n} * sizeof(json_ref),
+                                     limit);  // after new_block: the tail may move
+    const std::size_t e = sizeof(json_ref);
+    if (what == op::remove) {
+      std::memcpy(dst, src, pos * e);
+      std::memcpy(dst + pos * e, src + (pos + 1) * e, (n - pos - 1) * e);
+    } else if (what == op::insert) {
+      std::memcpy(dst, src, pos * e);
+      std::memcpy(dst + pos * e, &v, e);
+      std::memcpy(dst + (pos + 1) * e, src + pos * e, (n - pos) * e);
+    } else {
+      if (n) std::memcpy(dst, src, std::size_t{n} * e);
+      std::memcpy(dst + (what == op::add ? std::size_t{n} : pos) * e, &v, e);
+    }
+    return r;
+  }
+  // The kept members and their keys, read before the tail grows.
+  const std::size_t e = sizeof(json_member);
+  const bool old_indexed = n >= index_min_members;
+  const unsigned char* src =
+      bytes(c.x, std::uint64_t{n} * e + (old_indexed ? std::uint64_t{n} * 4 : 0), limit);
+  std::vector<json_member> ms;
+  ms.reserve(n2);
+  std::string keys;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (what == op::remove && i == pos) continue;
+    json_member m;
+    std::memcpy(&m, src + std::size_t{i} * e, e);
+    const auto* k = reinterpret_cast<const char*>(bytes(m.key, m.key_len, limit));
+    m.key = keys.size();
+    keys.append(k, m.key_len);
+    if (what == op::set && i == pos) m.value = v;
+    ms.push_back(m);
+  }
+  if (what == op::add) {
+    ms.push_back({keys.size(), static_cast<std::uint32_t>(key.size()), 0, v});
+    keys.append(key);
+  }
+  json_ref r{static_cast<std::uint8_t>(kind::object), {}, n2, 0};
+  if (n2 == 0) return r;
+  const bool indexed = n2 >= index_min_members;
+  const std::size_t table = std::size_t{n2} * e, index_bytes = indexed ? std::size_t{n2} * 4 : 0;
+  unsigned char* dst = new_block(table + index_bytes + keys.size(), kind::object, n2, r.x);
+  if (indexed) {
+    auto* index = reinterpret_cast<std::uint32_t*>(dst + table);
+    if (what == op::set) {
+      // Same keys in the same places: the old order stands.
+      std::memcpy(index, bytes(c.x + std::uint64_t{n} * e, std::uint64_t{n} * 4, limit),
+                  std::size_t{n} * 4);
+    } else {
+      write_member_index(index, n2, [&](std::uint32_t i) {
+        return std::string_view(keys.data() + ms[i].key, ms[i].key_len);
+      });
+    }
+  }
+  if (!keys.empty()) std::memcpy(dst + table + index_bytes, keys.data(), keys.size());
+  for (std::uint32_t i = 0; i < n2; ++i) {
+    ms[i].key += r.x + table + index_bytes;
+    std::memcpy(dst + std::size_t{i} * e, &ms[i], e);
+  }
+  return r;
+}
+
+// Entry `pos` of container `c` becomes `v`, an inline value, in place: no
+// path copy, so a commit of a changed number or flag logs the one page the
+// entry is on. Every container reachable from the root has one reachable
+// parent (path copying leaves old parents unreachable), so no other value
+// sees the change; views taken before are invalidated by the edit (see
+// fl/json_store.hpp). The entry is found through bytes(), so its page is
+// checked against its CRC before the write, which never hides damage there
+// (an array's entry is not otherwise read on the way). bytes() returns a
+// read view of memory the store may write: the private mapping, or the tail.
+// Returns the entry's old value.
+json_ref store_file::overwrite_entry(const json_ref& c, std::uint64_t limit, std::size_t pos,
+                                     const json_ref& v) {
+  const bool array = c.k == static_cast<std::uint8_t>(kind::array);
+  const std::uint64_t off = array ? c.x + pos * sizeof(json_ref)
+                                  : c.x + pos * sizeof(json_member) + offsetof(json_member, value);
+  const unsigned char* at = bytes(off, sizeof v, limit);
+  const json_ref old = read_ref(at);
+  std::memcpy(const_cast<unsigned char*>(at), &v, sizeof v);
+  return old;
+}
+
+// Entry `pos` of container `c`, as stored.
+json_ref store_file::entry(const json_ref& c, std::uint64_t limit, std::size_t pos) const {
+  return c.k == static_cast<std::uint8_t>(kind::object)
+             ? json_value(this, c, limit).member(pos).value.ref_
+             : json_value(this, c, limit).element(pos).ref_;
+}
+
+// set (v given) or erase (v null): the path to the parent of the last token,
+// then copies of the containers on it, bottom-up; an inline value replacing
+// an entry is written over it (overwrite_entry).
+// insert (v given): RFC 6902 "add", which puts an array element before
+// the index instead of replacing it.
+bool store_file::edit(std::string_view ptr, const json_ref* v, bool insert) {
+  struct step {
+    json_ref c;
+    std::uint64_t limit;
+    std::size_t pos;
+  };
+  std::vector<step> path;
+  std::string buf;
+  json_ref cur = root_;
+  std::uint64_t limit = root_limit();
+  std::string last;
+  const std::string_view whole = ptr;
+  while (!ptr.empty()) {
+    // The pointer up to (and without) this token, and up to its end.
+    const std::string_view above = whole.substr(0, whole.size() - ptr.size());
+    const std::string_view tok = next_token(ptr, buf);
+    const bool final = ptr.empty();
+    const std::string_view here = whole.substr(0, whole.size() - ptr.size());
+    std::size_t pos = std::string_view::npos;
+    if (cur.k == static_cast<std::uint8_t>(kind::object)) {
+      pos = find_member(cur, limit, tok);
+    } else if (cur.k == static_cast<std::uint8_t>(kind::array)) {
+      const std::uint64_t i = token_index(tok);
+      if (i < cur.n)
+        pos = static_cast<std::size_t>(i);
+      else if (!final || !v || (tok != "-" && i != cur.n))
+        pos = std::string_view::npos;
+      else
+        pos = cur.n;  // append
+    } else {
+      if (!v) return false;
+      throw std::out_of_range("fl::json_store::set: " + edit_fault(above, whole) + " is " +
+                              a_type(json_value(this, cur, limit)) + ", not an object or array");
+    }
+    if (final) {
+      if (v && pos == std::string_view::npos && cur.k == static_cast<std::uint8_t>(kind::array))
+        throw std::out_of_range("fl::json_store::set: " + index_fault(tok, above, cur.n) +
+                                "; use " + std::to_string(cur.n) + " or \"-\" to append");
+      path.push_back({cur, limit, pos});
+      last.assign(tok);
+      break;
+    }
+    if (pos == std::string_view::npos) {
+      if (!v) return false;
+      std::string what = "fl::json_store::set: no value at " + edit_fault(here, whole);
+      if (cur.k == static_cast<std::uint8_t>(kind::array))
+        what += ": " + index_fault(tok, above, cur.n);
+      throw std::out_of_range(what);
+    }
+    path.push_back({cur, limit, pos});
+    const json_value child = cur.k == static_cast<std::uint8_t>(kind::object)
+                                 ? json_value(this, cur, limit).member(pos).value
+                                 : json_value(this, cur, limit).element(pos);
+    cur = child.ref_;
+    limit = child.limit_;
+  }
+  replaced_.clear();
+  if (path.empty()) {  // the pointer "" names the document
+    if (!v) return false;
+    find_replaced(root_);
+    root_ = *v;
+    return true;
+  }
+  step& s = path.back();
+  const bool in_array = s.c.k == static_cast<std::uint8_t>(kind::array);
+  const bool replaces =
+      s.pos != std::string_view::npos && !(in_array && s.pos == s.c.n) && !(in_array && insert);
+  if (v && replaces && inline_kind(v->k)) {
+    find_replaced(entry(s.c, s.limit, s.pos));
+    overwrite_entry(s.c, s.limit, s.pos, *v);
+    return true;
+  }
+  if (!v && s.pos == std::string_view::npos) return false;
+  if (s.pos != std::string_view::npos &&
+      !(s.c.k == static_cast<std::uint8_t>(kind::array) && s.pos == s.c.n))
+    find_replaced(entry(s.c, s.limit, s.pos));
+  for (const step& p : path) find_replaced_table(p.c);
+  json_ref r;
+  if (!v) {
+    r = copy_container(s.c, s.limit, s.pos, op::remove, {}, {});
+  } else if (s.pos == std::string_view::npos) {
+    r = copy_container(s.c, s.limit, 0, op::add, *v, last);
+  } else if (in_array && s.pos == s.c.n) {
+    r = copy_container(s.c, s.limit, 0, op::add, *v, {});
+  } else if (in_array && insert) {
+    r = copy_container(s.c, s.limit, s.pos, op::insert, *v, {});
+  } else {
+    r = copy_container(s.c, s.limit, s.pos, op::set, *v, {});
+  }
+  for (std::size_t i = path.size() - 1; i-- > 0;)
+    r = copy_container(path[i].c, path[i].limit, path[i].pos, op::set, r, {});
+  root_ = r;
+  return true;
+}
+
+// Moves the tail's blocks into blocks of the space (allocate: reused or
+// carved) and points the head at root_, translating the tail's offsets
+// (labels from tail_base_) into the blocks' offsets; then retires what the
+// edit replaced. Called when an edit is complete; throws before the space
+// is changed (the blocks taken are returned).
+void store_file::publish_edit() {
+  if (!tail_blocks_.empty()) {
+    std::vector<std::uint64_t> to(tail_blocks_.size());
+    std::size_t got = 0;
+    try {
+      for (; got < to.size(); ++got)
+        to[got] = space_->allocate(static_cast<std::size_t>(tail_blocks_[got].bytes), 16).offset();
+    } catch (...) {
+      while (got-- > 0) space_->deallocate(fptr<void>(to[got]));
+      throw;
+    }
+    auto translate = [&](std::uint64_t off) {
+      if (off < tail_base_) return off;
+      const auto it =
+          std::upper_bound(tail_blocks_.begin(), tail_blocks_.end(), off,
+                           [](std::uint64_t o, const tail_block& b) { return o < b.off; });
+      const std::size_t i = static_cast<std::size_t>(it - tail_blocks_.begin()) - 1;
+      return to[i] + (off - tail_blocks_[i].off);
+    };
+    auto fix = [&](json_ref& r) {
+      if (has_block(r)) r.x = translate(r.x);
+    };
+    for (std::size_t i = 0; i < to.size(); ++i) {
+      const tail_block& b = tail_blocks_[i];
+      unsigned char* d = space_->get(fptr<unsigned char>(to[i]));
+      std::memcpy(d, tail_.data() + (b.off - tail_base_), static_cast<std::size_t>(b.bytes));
+      if (b.k == kind::array) {
+        for (std::uint32_t j = 0; j < b.n; ++j) {
+          json_ref r;
+          std::memcpy(&r, d + std::size_t{j} * sizeof r, sizeof r);
+          fix(r);
+          std::memcpy(d + std::size_t{j} * sizeof r, &r, sizeof r);
+        }
+      } else if (b.k == kind::object) {
+        for (std::uint32_t j = 0; j < b.n; ++j) {
+          json_member m;
+          std::memcpy(&m, d + std::size_t{j} * sizeof m, sizeof m);
+          m.key = translate(m.key);
+          fix(m.value);
+          std::memcpy(d + std::size_t{j} * sizeof m, &m, sizeof m);
+        }
+      }
+    }
+    fix(root_);
+    tail_.clear();
+    tail_blocks_.clear();
+  }
+  // Unchanged after an in-place edit: left alone, so its page stays clean.
+  json_ref& head_root = space_->get(head_)->root;
+  if (std::memcmp(&head_root, &root_, sizeof root_) != 0) head_root = root_;
+  start_tail();
+  retire_replaced();
+}
+
+// Retires the blocks the edit just published replaced.
+void store_file::retire_replaced() {
+  // A block the space no longer holds live was freed through another
+  // parent: only a damaged file reaches one value from two places.
+  for (std::uint64_t x : replaced_) {
+    try {
+      space_->retire(fptr<void>(x));
+    } catch (const std::invalid_argument&) {
+      replaced_.clear();
+      damaged("a value's block was freed through another parent");
+    }
+  }
+  replaced_.clear();
+}
+
+// Adds the block of `r` to replaced_ (format 3 only), after checking that
+// it is a live block of the space holding the value's bytes: a damaged
+// document fails here, before the edit changes anything.
+void store_file::add_replaced(const json_ref& r) {
+  std::size_t room = 0;
+  try {
+    room = space_->block_size(fptr<void>(r.x));
+  } catch (const std::invalid_argument&) {
+    damaged("a value's bytes are not a block of the space");
+  }
+  if (room < payload_bytes(r)) damaged("a value's bytes are larger than its block");
+  replaced_.push_back(r.x);
+}
+
+// A container on an edit's path: its table is replaced by the copy; its
+// children move to the copy.
+void store_file::find_replaced_table(const json_ref& c) {
+  if (reuse_ && has_block(c)) add_replaced(c);
+}
+
+// Every block of value `r`, which the edit replaces or removes. A damaged
+// document (a value reachable twice, a cycle) cannot make this loop: it
+// visits at most max_depth levels and as many blocks as the space has live.
+void store_file::find_replaced(const json_ref& r) {
+  if (!reuse_) return;
+  std::uint64_t budget = space_->stats().live_blocks;
+  find_replaced(r, 0, budget);
+}
+
+void store_file::find_replaced(const json_ref& r, std::uint32_t depth, std::uint64_t& budget) {
+  if (!has_block(r)) return;
+  if (depth >= max_depth) damaged("nesting deeper than the format allows");
+  if (budget == 0) damaged("the structure refers to one value twice");
+  --budget;
+  add_replaced(r);
+  const std::uint64_t limit = root_limit();
+  if (r.k == static_cast<std::uint8_t>(kind::array)) {
+    const unsigned char* t = bytes(r.x, std::uint64_t{r.n} * sizeof(json_ref), limit);
+    for (std::uint32_t i = 0; i < r.n; ++i)
+      find_replaced(read_ref(t + std::size_t{i} * sizeof(json_ref)), depth + 1, budget);
+  } else if (r.k == static_cast<std::uint8_t>(kind::object)) {
+    const unsigned char* t = bytes(r.x, std::uint64_t{r.n} * sizeof(json_member), limit);
+    for (std::uint32_t i = 0; i < r.n; ++i) {
+      json_member m;
+      std::memcpy(&m, t + std::size_t{i} * sizeof m, sizeof m);
+      if (!valid_kind(m.value.k)) damaged("a value of unknown kind");
+      find_replaced(m.value, depth + 1, budget);
+    }
+  }
+}
+
+}  // namespace fl::inline FL_ABI_NS::detail::json
+
+namespace fl::inline FL_ABI_NS {
+
+using detail::json::json_ref;
+
+void json_store::set(std::string_view json_pointer, std::string_view json_text) {
+  write(json_pointer, json_text, false);
+}
+
+void json_store::insert(std::string_view json_pointer, std::string_view json_text) {
+  write(json_pointer, json_text, true);
+}
+
+void json_store::write(std::string_view json_pointer, std::string_view json_text, bool insert) {
+  detail::json::store_file& f = *file_;
+  f.refuse_read_only("set");
+  f.atomic_edit([&] {
+    detail::json::builder b(f.tail_, f.tail_blocks_, f.tail_offset());
+    detail::json::parse_fast(json_text, b);
+    const json_ref v = b.result();
+    return f.edit(json_pointer, &v, insert);
+  });
+}
+
+bool json_store::erase(std::string_view json_pointer) {
+  detail::json::store_file& f = *file_;
+  f.refuse_read_only("erase");
+  return f.atomic_edit([&] { return f.edit(json_pointer, nullptr); });
+}
+
+void json_store::put(std::string_view json_pointer, const json_text& value, parents p) {
+  if (p == parents::must_exist) return set(json_pointer, value.str());
+  // Every proper prefix that is missing becomes {} (prefixes end where a
+  // later '/' begins a token); if the put fails, the first one made (which
+  // holds the others) is removed again.
+  std::string_view made;
+  try {
+    for (std::size_t slash = json_pointer.find('/', 1); slash != std::string_view::npos;
+         slash = json_pointer.find('/', slash + 1)) {
+      const std::string_view prefix = json_pointer.substr(0, slash);
+      if (find(prefix)) continue;
+      set(prefix, "{}");
+      if (made.empty()) made = prefix;
+    }
+    set(json_pointer, value.str());
+  } catch (...) {
+    if (!made.empty()) erase(made);
+    throw;
+  }
+}
+
+}  // namespace fl::inline FL_ABI_NS

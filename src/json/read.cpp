@@ -1,0 +1,277 @@
+// src/json/read.cpp: reading a json_store: what a json_value sees (its
+// type, numbers, strings, children), member lookup by key (the sorted index
+// of an object of 16 or more members, a scan below that), RFC 6901 pointers,
+// and the errors typed reads raise (the actual type, the pointer, the index
+// and the size).
+#include "store_file.hpp"
+
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace fl::inline FL_ABI_NS::detail::json {
+
+// Member lookup in object `obj` (below `limit`): the position of the last
+// member named `key`, or npos.
+std::size_t store_file::find_member(const json_ref& obj, std::uint64_t limit,
+                                    std::string_view key) const {
+  const std::uint32_t n = obj.n;
+  const bool indexed = n >= index_min_members;
+  const unsigned char* t = bytes(
+      obj.x, std::uint64_t{n} * sizeof(json_member) + (indexed ? std::uint64_t{n} * 4 : 0), limit);
+  auto key_at = [&](std::uint32_t i, json_member& m) {
+    std::memcpy(&m, t + std::size_t{i} * sizeof(json_member), sizeof m);
+    return std::string_view(reinterpret_cast<const char*>(bytes(m.key, m.key_len, limit)),
+                            m.key_len);
+  };
+  json_member m;
+  if (!indexed) {
+    for (std::uint32_t i = n; i-- > 0;) {
+      std::memcpy(&m, t + std::size_t{i} * sizeof(json_member), sizeof m);
+      if (m.key_len == key.size() && key_at(i, m) == key) return i;
+    }
+    return std::string_view::npos;
+  }
+  const unsigned char* index = t + std::size_t{n} * sizeof(json_member);
+  auto pos = [&](std::uint32_t j) {
+    std::uint32_t v;
+    std::memcpy(&v, index + std::size_t{j} * 4, 4);
+    if (v >= n) damaged("a member index entry out of range");
+    return v;
+  };
+  // Upper bound of key, then step back: the last member with that key.
+  std::uint32_t lo = 0, hi = n;
+  const auto klen = static_cast<std::uint32_t>(key.size());
+  while (lo < hi) {
+    const std::uint32_t mid = lo + (hi - lo) / 2;
+    std::memcpy(&m, t + std::size_t{pos(mid)} * sizeof(json_member), sizeof m);
+    // Lengths first: most probes end without reading the key's bytes.
+    const int c = m.key_len != klen
+                      ? (m.key_len < klen ? -1 : 1)
+                      : key_order(key_at(pos(mid), m).data(), m.key_len, key.data(), klen);
+    if (c <= 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (lo == 0) return std::string_view::npos;
+  const std::uint32_t i = pos(lo - 1);
+  return key_at(i, m) == key ? i : std::string_view::npos;
+}
+
+// The value at pointer `ptr` below `v`, or nullopt.
+std::optional<json_value> store_file::lookup(json_value v, std::string_view ptr) const {
+  std::string buf;
+  while (!ptr.empty()) {
+    const std::string_view tok = next_token(ptr, buf);
+    if (v.ref_.k == static_cast<std::uint8_t>(kind::object)) {
+      const std::size_t i = find_member(v.ref_, v.limit_, tok);
+      if (i == std::string_view::npos) return std::nullopt;
+      v = v.member(i).value;
+    } else if (v.ref_.k == static_cast<std::uint8_t>(kind::array)) {
+      const std::uint64_t i = token_index(tok);
+      if (i >= v.ref_.n) return std::nullopt;
+      v = v.element(static_cast<std::size_t>(i));
+    } else {
+      return std::nullopt;
+    }
+  }
+  return v;
+}
+
+// ---- RFC 6901 ---------------------------------------------------------------
+
+std::string_view next_token(std::string_view& rest, std::string& buf) {
+  if (rest.empty() || rest[0] != '/')
+    throw std::invalid_argument("fl::json_store: a JSON pointer is empty or starts with '/'");
+  rest.remove_prefix(1);
+  const std::size_t slash = rest.find('/');
+  std::string_view tok = rest.substr(0, slash);
+  rest = slash == std::string_view::npos ? std::string_view() : rest.substr(slash);
+  const std::size_t tilde = tok.find('~');
+  if (tilde == std::string_view::npos) return tok;
+  buf.assign(tok.data(), tilde);
+  for (std::size_t i = tilde; i < tok.size(); ++i) {
+    if (tok[i] != '~') {
+      buf += tok[i];
+      continue;
+    }
+    if (i + 1 < tok.size() && tok[i + 1] == '0')
+      buf += '~';
+    else if (i + 1 < tok.size() && tok[i + 1] == '1')
+      buf += '/';
+    else
+      throw std::invalid_argument(
+          "fl::json_store: '~' in a JSON pointer must be followed by 0 or 1");
+    ++i;
+  }
+  return buf;
+}
+
+std::uint64_t token_index(std::string_view t) noexcept {
+  if (t.empty() || t.size() > 16 || (t.size() > 1 && t[0] == '0')) return no_index;
+  std::uint64_t v = 0;
+  for (char c : t) {
+    if (c < '0' || c > '9') return no_index;
+    v = v * 10 + static_cast<std::uint64_t>(c - '0');
+  }
+  return v;
+}
+
+void wrong_type(const json_value& v, const char* want) {
+  throw std::invalid_argument(std::string("fl::json_value: not ") + want + " but " + v.type_name());
+}
+
+void out_of_range_number(const json_value& v, const char* want) {
+  throw std::out_of_range("fl::json_value: the number " + std::string(v.dump()) + " does not fit " +
+                          want);
+}
+
+}  // namespace fl::inline FL_ABI_NS::detail::json
+
+namespace fl::inline FL_ABI_NS {
+
+using detail::json::json_ref;
+using detail::json::kind;
+
+// ---- json_value ---------------------------------------------------------------
+
+json_type json_value::type() const noexcept {
+  switch (static_cast<kind>(ref_.k)) {
+    case kind::null_v: return json_type::null;
+    case kind::false_v:
+    case kind::true_v: return json_type::boolean;
+    case kind::int64:
+    case kind::uint64:
+    case kind::real:
+    case kind::number_text: return json_type::number;
+    case kind::string: return json_type::string;
+    case kind::array: return json_type::array;
+    case kind::object: return json_type::object;
+  }
+  return json_type::null;  // unreachable: kinds are checked when a value is read
+}
+
+namespace {
+[[noreturn]] void wrong_type(const char* want, json_type actual) {
+  static constexpr const char* names[] = {"null",     "a boolean", "a number",
+                                          "a string", "an array",  "an object"};
+  throw std::invalid_argument(std::string("fl::json_value: not ") + want + " but " +
+                              names[static_cast<int>(actual)]);
+}
+}  // namespace
+
+bool json_value::as_bool() const {
+  if (ref_.k == static_cast<std::uint8_t>(kind::true_v)) return true;
+  if (ref_.k == static_cast<std::uint8_t>(kind::false_v)) return false;
+  wrong_type("a boolean", type());
+}
+
+std::int64_t json_value::as_int64() const {
+  if (ref_.k == static_cast<std::uint8_t>(kind::int64)) return static_cast<std::int64_t>(ref_.x);
+  wrong_type("an integer in the range of int64", type());
+}
+
+std::uint64_t json_value::as_uint64() const {
+  if (ref_.k == static_cast<std::uint8_t>(kind::uint64)) return ref_.x;
+  if (ref_.k == static_cast<std::uint8_t>(kind::int64) && static_cast<std::int64_t>(ref_.x) >= 0)
+    return ref_.x;
+  wrong_type("an integer in the range of uint64", type());
+}
+
+double json_value::as_double() const {
+  switch (static_cast<kind>(ref_.k)) {
+    case kind::int64: return static_cast<double>(static_cast<std::int64_t>(ref_.x));
+    case kind::uint64: return static_cast<double>(ref_.x);
+    case kind::real: {
+      double d;
+      std::memcpy(&d, &ref_.x, sizeof d);
+      return d;
+    }
+    case kind::number_text: {
+      const std::string t(reinterpret_cast<const char*>(file_->bytes(ref_.x, ref_.n, limit_)),
+                          ref_.n);
+      return std::strtod(t.c_str(), nullptr);
+    }
+    default: wrong_type("a number", type());
+  }
+}
+
+std::string_view json_value::as_string_view() const {
+  if (ref_.k != static_cast<std::uint8_t>(kind::string)) wrong_type("a string", type());
+  return {reinterpret_cast<const char*>(file_->bytes(ref_.x, ref_.n, limit_)), ref_.n};
+}
+
+json_value json_value::element(std::size_t i) const {
+  const unsigned char* p = file_->bytes(ref_.x + i * sizeof(json_ref), sizeof(json_ref), limit_);
+  return json_value(file_, file_->read_ref(p), limit_);
+}
+
+json_member json_value::member(std::size_t i) const {
+  detail::json::json_member m;
+  std::memcpy(&m, file_->bytes(ref_.x + i * sizeof(m), sizeof(m), limit_), sizeof m);
+  const auto* k = reinterpret_cast<const char*>(file_->bytes(m.key, m.key_len, limit_));
+  if (!detail::json::valid_kind(m.value.k)) file_->damaged("a value of unknown kind");
+  return {std::string_view(k, m.key_len), json_value(file_, m.value, limit_)};
+}
+
+json_value json_value::operator[](std::size_t i) const {
+  if (!is_array())
+    throw std::out_of_range("fl::json_value: index " + std::to_string(i) + " of a " + type_name() +
+                            ", not of an array");
+  if (i >= ref_.n)
+    throw std::out_of_range("fl::json_value: index " + std::to_string(i) +
+                            " is past the end of an array of size " + std::to_string(ref_.n));
+  return element(i);
+}
+
+std::optional<json_value> json_value::find(std::string_view key) const {
+  if (!is_object()) return std::nullopt;
+  const std::size_t i = file_->find_member(ref_, limit_, key);
+  if (i == std::string_view::npos) return std::nullopt;
+  return member(i).value;
+}
+
+std::optional<json_value> json_value::at_pointer(std::string_view json_pointer) const {
+  return file_->lookup(*this, json_pointer);
+}
+
+const char* json_value::type_name() const noexcept {
+  switch (type()) {
+    case json_type::null: return "null";
+    case json_type::boolean: return "boolean";
+    case json_type::number: return "number";
+    case json_type::string: return "string";
+    case json_type::array: return "array";
+    case json_type::object: return "object";
+  }
+  return "null";
+}
+
+// ---- json_store -----------------------------------------------------------------
+
+std::optional<json_value> json_store::find(std::string_view json_pointer) const& {
+  return file_->lookup(file_->root_value(), json_pointer);
+}
+
+std::optional<fl::string> json_store::at(std::string_view json_pointer) const {
+  const auto v = find(json_pointer);
+  if (!v) return std::nullopt;
+  return v->dump();
+}
+
+json_value json_store::root() const& { return file_->root_value(); }
+
+void json_store::missing(std::string_view json_pointer) {
+  throw std::out_of_range("fl::json_store: no value at \"" + std::string(json_pointer) + "\"");
+}
+
+std::string json_store::value(std::string_view json_pointer, const char* fallback) const {
+  const std::optional<json_value> v = find(json_pointer);
+  return v ? v->get<std::string>() : std::string(fallback);
+}
+
+}  // namespace fl::inline FL_ABI_NS

@@ -1,0 +1,365 @@
+// src/json/store.cpp: a json_store's space: import and create into a new
+// space published by the first sync(), open and refresh (readers), sync
+// (a commit), and compact (the document rewritten into a fresh space), with
+// the file locks that keep one writer per path.
+#include "store_file.hpp"
+
+#include <fl/mapped_space.hpp>
+
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <system_error>
+#include <utility>
+
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace fl::inline FL_ABI_NS::detail::json {
+
+std::filesystem::path with_suffix(const std::filesystem::path& p, const char* suffix) {
+  std::filesystem::path r = p;
+  r += suffix;
+  return r;
+}
+
+namespace {
+
+// Throws persist_error "locked" if a store is open at `p` (its writer's
+// lock is held, by another process or another handle of this one). Takes
+// and drops the lock: sync() checks again when it renames onto `p`, this
+// check only makes import() fail before any work.
+void refuse_if_locked(const std::filesystem::path& p, const char* what) {
+  const int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;  // missing (or unreadable: the rename reports it)
+  const bool locked = ::flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  ::close(fd);
+  if (locked) throw persist_error(p, what);
+}
+
+// Removes what an import never synced left at `tmp` (its space and log),
+// unless an import in progress holds it: then throws "locked".
+void remove_leftover(const std::filesystem::path& tmp, const std::filesystem::path& store) {
+  const int fd = ::open(tmp.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      ::close(fd);
+      throw persist_error(store, "locked: another import to this path is in progress");
+    }
+    // Locked by this call: nobody's. Removed only while the name is that file.
+    struct stat a, b;
+    if (::stat(tmp.c_str(), &a) == 0 && ::fstat(fd, &b) == 0 && a.st_ino == b.st_ino &&
+        a.st_dev == b.st_dev)
+      ::unlink(tmp.c_str());
+    ::close(fd);
+  }
+  ::unlink(with_suffix(tmp, "-log").c_str());
+}
+
+}  // namespace
+
+store_file::~store_file() {
+  if (space_ && !published_) {
+    // An import never synced: its temporary file is nobody's.
+    const std::filesystem::path tmp = space_->path();
+    space_.reset();
+    ::unlink(tmp.c_str());
+    ::unlink(with_suffix(tmp, "-log").c_str());
+    ::unlink(with_suffix(tmp, "-readers").c_str());
+  }
+}
+
+// The import's blocks, laid out from the space's end: one run, written to
+// the file directly (no private copies, not logged).
+void store_file::publish_import() {
+  check_tail_page();
+  if (!tail_blocks_.empty()) {
+    const fptr<void> run = space_->allocate_end_run(tail_.size(), tail_blocks_.size());
+    if (run.offset() != tail_base_)
+      throw std::logic_error("fl::json_store: the space was allocated from behind its back");
+    space_->write_fresh(run, tail_.data(), tail_.size());
+    tail_.clear();
+    tail_blocks_.clear();
+  }
+  space_->get(head_)->root = root_;
+  start_tail();
+}
+
+// Starts a new tail at the space's end (a block's start). The page there
+// is checked before the import writes it (check_tail_page), not here: an
+// open that only reads never touches it.
+void store_file::start_tail() {
+  tail_base_ = space_->end_block().offset() - 8;
+  tail_page_checked_ = false;
+}
+
+// Checks the page the import's first block header goes to, so that
+// writing it never hides damage to the committed bytes beside it.
+void store_file::check_tail_page() {
+  if (tail_page_checked_) return;
+  if (tail_base_ < space_->file_bytes()) space_->checked(fptr<const void>(tail_base_), 8);
+  tail_page_checked_ = true;
+}
+
+// A new, empty space under path_ + `suffix` with its head, for an import
+// (".tmp") or a compaction (".compact"); published by the first sync(). An
+// unlocked old file there is a leftover of one never synced; a locked one
+// is one in progress, which makes this one throw "locked".
+mapped_space store_file::new_space(const char* suffix) {
+  const std::filesystem::path tmp = with_suffix(path_, suffix);
+  remove_leftover(tmp, path_);
+  // Not durable until the first sync(), which publishes it: nothing waits
+  // for the disk before then.
+  mapped_space space(tmp, mapped_space_options{.mode = open_mode::create_new, .durable = false});
+  const fptr<json_head> head = space.make<json_head>();
+  json_head* h = space.get(head);
+  h->magic = file_magic;
+  h->version = format_version;
+  space.set_root(head);
+  return space;
+}
+
+void store_file::create() {
+  space_.emplace(new_space(".tmp"));
+  head_ = space_->root<json_head>();
+  reuse_ = true;
+  start_tail();
+}
+
+// Feeds value `r` of this store to `b`, as a parse of its text would.
+// Bounded like dump(): max_depth levels, and `b` may write at most
+// `budget` bytes.
+void store_file::emit(const json_ref& r, builder& b, const byte_buffer& out, std::uint64_t budget,
+                      std::uint32_t depth) const {
+  const std::uint64_t limit = root_limit();
+  switch (static_cast<kind>(r.k)) {
+    case kind::null_v: b.null_value(); return;
+    case kind::false_v: b.boolean(false); return;
+    case kind::true_v: b.boolean(true); return;
+    case kind::int64: b.int64(static_cast<std::int64_t>(r.x)); return;
+    case kind::uint64: b.uint64(r.x); return;
+    case kind::real: {
+      double d;
+      std::memcpy(&d, &r.x, sizeof d);
+      b.real(d);
+      return;
+    }
+    case kind::number_text:
+      b.number_text({reinterpret_cast<const char*>(bytes(r.x, r.n, limit)), r.n});
+      return;
+    case kind::string:
+      b.string({reinterpret_cast<const char*>(bytes(r.x, r.n, limit)), r.n});
+      return;
+    case kind::array: {
+      if (depth >= max_depth) damaged("nesting deeper than the format allows");
+      const unsigned char* t = bytes(r.x, std::uint64_t{r.n} * sizeof(json_ref), limit);
+      b.begin_array();
+      for (std::uint32_t i = 0; i < r.n; ++i)
+        emit(read_ref(t + std::size_t{i} * sizeof(json_ref)), b, out, budget, depth + 1);
+      b.end_array();
+      break;
+    }
+    case kind::object: {
+      if (depth >= max_depth) damaged("nesting deeper than the format allows");
+      const unsigned char* t = bytes(r.x, std::uint64_t{r.n} * sizeof(json_member), limit);
+      b.begin_object();
+      for (std::uint32_t i = 0; i < r.n; ++i) {
+        json_member m;
+        std::memcpy(&m, t + std::size_t{i} * sizeof m, sizeof m);
+        b.key({reinterpret_cast<const char*>(bytes(m.key, m.key_len, limit)), m.key_len});
+        if (!valid_kind(m.value.k)) damaged("a value of unknown kind");
+        emit(m.value, b, out, budget, depth + 1);
+      }
+      b.end_object();
+      break;
+    }
+    default: damaged("a value of unknown kind");
+  }
+  if (out.size() > budget) damaged("the structure refers to one value twice");
+}
+
+// Rewrites the document into a new space laid out as an import would
+// (format 3, no free blocks), which replaces the store at the next sync().
+void store_file::compact() {
+  // Not the name of the space in use (a compaction not yet synced).
+  const char* suffix =
+      !published_ && space_->path() == with_suffix(path_, ".compact") ? ".tmp" : ".compact";
+  mapped_space fresh = new_space(suffix);
+  const fptr<json_head> fresh_head = fresh.root<json_head>();
+  json_ref root;
+  try {
+    const std::uint64_t base = fresh.end_block().offset() - 8;
+    byte_buffer out;
+    std::vector<tail_block> blocks;
+    builder b(out, blocks, base);
+    emit(root_, b, out, 8 * root_limit() + 64, 0);
+    root = b.result();
+    if (!blocks.empty()) {
+      const fptr<void> run = fresh.allocate_end_run(out.size(), blocks.size());
+      if (run.offset() != base)
+        throw std::logic_error("fl::json_store: the space was allocated from behind its back");
+      fresh.write_fresh(run, out.data(), out.size());
+    }
+  } catch (...) {
+    const std::filesystem::path tmp = fresh.path();
+    { const mapped_space closing = std::move(fresh); }
+    ::unlink(tmp.c_str());
+    ::unlink(with_suffix(tmp, "-log").c_str());
+    throw;
+  }
+  fresh.get(fresh_head)->root = root;
+  // A published store stays open (and locked) until the sync() that
+  // replaces it; an unpublished one (an import or a compaction not yet
+  // synced) is replaced now.
+  if (published_) old_space_ = std::move(space_);
+  space_ = std::move(fresh);
+  published_ = false;
+  head_ = fresh_head;
+  root_ = root;
+  reuse_ = true;
+  tail_.clear();
+  tail_blocks_.clear();
+  start_tail();
+}
+
+// The first sync publishes an import: the commit is written without
+// waiting for the disk, then rename() checkpoints it durably (the file
+// alone is the whole document, with no log it needs) and renames it onto
+// path_ under the lock of the store there, if any: "locked" if that store
+// is open, which leaves both as they were (the sync may be retried).
+void store_file::sync() {
+  check_tail_page();
+  if (!published_) {
+    space_->sync();
+    // A compaction's old store is closed first: the rename replaces only
+    // a file nobody holds (a store opened elsewhere meanwhile makes it
+    // throw "locked", and a later sync() tries again).
+    old_space_.reset();
+    space_->set_durable(true);
+    try {
+      space_->rename(path_);
+    } catch (...) {
+      space_->set_durable(false);
+      throw;
+    }
+    published_ = true;
+  } else {
+    space_->sync();
+  }
+  start_tail();  // a commit may carve a bigger page checksum table
+}
+
+void store_file::open(open_mode mode) {
+  space_.emplace(path_, mapped_space_options{.mode = mode});
+  published_ = true;
+  read_head();
+}
+
+// A reader: the space moves to the newest commit, and the document with it.
+void store_file::refresh() {
+  space_->refresh();
+  read_head();
+}
+
+void store_file::refuse_read_only(const char* what) const {
+  if (space_->read_only())
+    throw persist_error(path_,
+                        std::string("json_store::") + what + ": the store is opened read-only");
+}
+
+// The head object (the space's root) and the document's root in it.
+void store_file::read_head() {
+  head_ = space_->root<json_head>();
+  if (!head_) damaged("not a json_store file (the space has no root object)");
+  json_head h;
+  std::memcpy(&h, space_->checked(head_, sizeof h), sizeof h);
+  if (h.magic != file_magic) damaged("not a json_store file (bad magic in the root object)");
+  if (h.version < oldest_format_version || h.version > format_version)
+    damaged("json_store format version " + std::to_string(h.version) + ", this build reads " +
+            std::to_string(oldest_format_version) + " to " + std::to_string(format_version));
+  reuse_ = h.version == format_version;
+  if (!valid_kind(h.root.k)) damaged("a value of unknown kind at the root");
+  root_ = h.root;
+  start_tail();
+  if (head_.offset() >= tail_base_) damaged("the root object lies past the carved blocks");
+}
+
+}  // namespace fl::inline FL_ABI_NS::detail::json
+
+namespace fl::inline FL_ABI_NS {
+
+json_store::json_store(std::unique_ptr<detail::json::store_file> f) noexcept
+    : file_(std::move(f)) {}
+json_store::json_store(json_store&&) noexcept = default;
+json_store& json_store::operator=(json_store&&) noexcept = default;
+json_store::~json_store() = default;
+
+json_store json_store::import(std::string_view json_text, const std::filesystem::path& file) {
+  detail::json::refuse_if_locked(
+      file, "locked: a store open in another process or handle; import changes nothing");
+  auto f = std::make_unique<detail::json::store_file>();
+  f->path_ = file;
+  // The store is about 1.5x the text for typical documents (16 bytes per
+  // value, 32 per member, strings unescaped); reserving 2x spares the
+  // doublings' copies (pages never written are never touched).
+  f->tail_.reserve(json_text.size() * 2 + 4096);
+  detail::json::builder b(f->tail_, f->tail_blocks_, 0);
+  // Invalid text throws json_error before the file is created; the builder
+  // then writes at the offsets the document's block will have.
+  detail::json::parse_fast(json_text, b, [&] {
+    f->create();
+    b.rebase(f->tail_base_);
+  });
+  f->root_ = b.result();
+  f->publish_import();
+  return json_store(std::move(f));
+}
+
+json_store json_store::open(const std::filesystem::path& file, open_mode mode) {
+  if (mode != open_mode::read_write && mode != open_mode::read_only)
+    throw std::invalid_argument(
+        "fl::json_store::open: the mode is open_mode::read_write or open_mode::read_only");
+  auto f = std::make_unique<detail::json::store_file>();
+  f->path_ = file;
+  f->open(mode);
+  return json_store(std::move(f));
+}
+
+void json_store::refresh() { file_->refresh(); }
+
+void json_store::sync() {
+  file_->refuse_read_only("sync");
+  file_->sync();
+}
+
+void json_store::compact() {
+  file_->refuse_read_only("compact");
+  file_->compact();
+}
+
+const std::filesystem::path& json_store::path() const noexcept { return file_->path_; }
+
+std::uint64_t json_store::file_bytes() const noexcept { return file_->space_->file_bytes(); }
+
+space_stats json_store::stats() const { return file_->space_->stats(); }
+
+json_store json_store::create(const std::filesystem::path& file) {
+  std::error_code ec;
+  if (std::filesystem::exists(file, ec) || ec)
+    throw persist_error(file,
+                        ec ? "create: " + ec.message() : std::string("create: the file exists"));
+  json_store s = import("{}", file);
+  s.sync();
+  return s;
+}
+
+json_store json_store::open_or_create(const std::filesystem::path& file) {
+  std::error_code ec;
+  if (std::filesystem::exists(file, ec)) return open(file);
+  return create(file);
+}
+
+}  // namespace fl::inline FL_ABI_NS

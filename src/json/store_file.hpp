@@ -1,0 +1,174 @@
+// src/json/store_file.hpp: the store behind a fl::json_store: its
+// fl::mapped_space (laid out as fl/detail/json_format.hpp says), the root, and
+// the tail where an edit builds its blocks. One class, its members defined by
+// job:
+//   read.cpp    bytes reached through json_value, member lookup, pointers
+//   edit.cpp    edits by path copying, publishing an edit, retiring blocks
+//   dump.cpp    RFC 8259 text of a value
+//   store.cpp   the space: create, open, refresh, sync, compact
+//
+// Edits build their blocks in `tail_` (at offsets from the space's end, as
+// labels) and move each into a block of the space (allocate: a free block of
+// its class, or the end) when the edit is complete, translating the labels; a
+// failed edit leaves the space untouched. What an edit replaces (the old
+// copies of the containers on its path, the old value) is retired to the
+// space, which reuses it once no state that may be read refers to it.
+//
+// Threads: one thread at a time (fl/json_store.hpp).
+#pragma once
+
+#include "json_internal.hpp"
+
+#include <fl/mapped_space.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fl::inline FL_ABI_NS::detail::json {
+
+inline bool valid_kind(std::uint8_t k) noexcept {
+  return k >= static_cast<std::uint8_t>(kind::null_v) &&
+         k <= static_cast<std::uint8_t>(kind::object);
+}
+
+// A value held entirely in its json_ref (null, booleans, int64, uint64,
+// real): it refers to no bytes, so writing it anywhere keeps every
+// reference below its container.
+inline bool inline_kind(std::uint8_t k) noexcept {
+  return k >= static_cast<std::uint8_t>(kind::null_v) && k <= static_cast<std::uint8_t>(kind::real);
+}
+
+// `p` with `suffix` appended to its last component ("doc" -> "doc.tmp").
+std::filesystem::path with_suffix(const std::filesystem::path& p, const char* suffix);
+
+class store_file {
+ public:
+  std::filesystem::path path_;  // where the store lives once published
+  std::optional<mapped_space> space_;
+  bool published_ = false;  // false: a new import under path_ + ".tmp", not yet synced
+  fptr<json_head> head_;
+  json_ref root_;     // head_->root, or the uncommitted new root
+  byte_buffer tail_;  // an edit's blocks, for offsets [tail_base_, ...)
+  std::vector<tail_block> tail_blocks_;
+  std::uint64_t tail_base_ = 0;     // the space's end (a block's start) while tail_ is built
+  bool tail_page_checked_ = false;  // the page holding tail_base_ passed checked()
+  // Format 3: every value with bytes owns its block, so edits retire what
+  // they replace. A format-2 store is edited without reclaiming (compact()
+  // rewrites it as format 3).
+  bool reuse_ = true;
+  // compact(): the store being replaced, kept open (and locked) until the
+  // sync() that publishes the compact copy.
+  std::optional<mapped_space> old_space_;
+  // The blocks the edit in progress replaces (old container tables on its
+  // path, whose children move to the copies, and every block of the value
+  // it replaces or removes), found and checked before the edit changes
+  // anything, retired once it is published.
+  std::vector<std::uint64_t> replaced_;
+
+  store_file() = default;
+  store_file(const store_file&) = delete;
+  store_file& operator=(const store_file&) = delete;
+  ~store_file();
+
+  [[noreturn]] void damaged(const std::string& reason) const { throw persist_error(path_, reason); }
+
+  std::uint64_t root_limit() const noexcept { return tail_base_ + tail_.size(); }
+  json_value root_value() const { return json_value(this, root_, root_limit()); }
+
+  // The bytes [off, off + len) of a record that must lie below `limit`,
+  // verified (mapped_space::checked). Throws persist_error for a reference
+  // outside its bounds or a page that fails its checksum. Inline: every read
+  // of a value comes through here.
+  const unsigned char* bytes(std::uint64_t off, std::uint64_t len, std::uint64_t limit) const {
+    static constexpr unsigned char none[1] = {0};
+    if (len == 0) return none;  // an empty string or container has no block
+    if (off == 0 || off > limit || len > limit - off)
+      damaged("a reference points outside its container");
+    if (off >= tail_base_) {
+      if (off - tail_base_ > tail_.size() || len > tail_.size() - (off - tail_base_))
+        damaged("a reference points past the data");
+      return tail_.data() + (off - tail_base_);
+    }
+    if (len > tail_base_ - off) damaged("a reference points past the carved blocks");
+    return reinterpret_cast<const unsigned char*>(space_->checked(fptr<const void>(off), len));
+  }
+
+  json_ref read_ref(const unsigned char* p) const {
+    json_ref r;
+    std::memcpy(&r, p, sizeof r);
+    if (!valid_kind(r.k)) damaged("a value of unknown kind " + std::to_string(r.k));
+    return r;
+  }
+
+  // ---- reading (read.cpp) ----
+
+  // Member lookup in object `obj` (below `limit`): the position of the last
+  // member named `key`, or npos.
+  std::size_t find_member(const json_ref& obj, std::uint64_t limit, std::string_view key) const;
+  // The value at pointer `ptr` below `v`, or nullopt.
+  std::optional<json_value> lookup(json_value v, std::string_view ptr) const;
+
+  // ---- dump (dump.cpp) ----
+
+  // RFC 8259 text of `v`, no whitespace.
+  fl::string dump(const json_value& v) const;
+
+  // ---- edits (edit.cpp) ----
+
+  std::uint64_t tail_offset() const noexcept { return tail_base_ + tail_.size(); }
+  // A new block in the tail of `bytes` payload bytes; `at` its offset.
+  unsigned char* new_block(std::uint64_t bytes, kind k, std::uint32_t n, std::uint64_t& at) {
+    return add_block(tail_, tail_base_, tail_blocks_, bytes, k, n, at);
+  }
+  // A copy of container `c` in the tail with entry `pos` replaced by `v` (op
+  // set), `v` added with key `key` (op add; arrays append), `v` put before
+  // entry `pos` (op insert, arrays only), or entry `pos` removed (op remove).
+  enum class op { set, add, remove, insert };
+  json_ref copy_container(const json_ref& c, std::uint64_t limit, std::size_t pos, op what,
+                          const json_ref& v, std::string_view key);
+  // Entry `pos` of container `c` becomes `v`, an inline value, in place.
+  json_ref overwrite_entry(const json_ref& c, std::uint64_t limit, std::size_t pos,
+                           const json_ref& v);
+  // Entry `pos` of container `c`, as stored.
+  json_ref entry(const json_ref& c, std::uint64_t limit, std::size_t pos) const;
+  // set (v given), insert (v given, `insert`) or erase (v null) at pointer
+  // `ptr`; false when erase finds nothing there.
+  bool edit(std::string_view ptr, const json_ref* v, bool insert = false);
+  // Runs the edit `e` (returning edit()'s result) all or nothing and
+  // publishes it (json_store::set, insert, erase).
+  template <class Edit>
+  bool atomic_edit(Edit&& e);
+  // Moves the tail's blocks into the space and retires what the edit replaced.
+  void publish_edit();
+  void retire_replaced();
+  // Does `r` refer to bytes (its own block, in format 3)?
+  static bool has_block(const json_ref& r) noexcept { return r.n != 0 && !inline_kind(r.k); }
+  void add_replaced(const json_ref& r);
+  void find_replaced_table(const json_ref& c);
+  void find_replaced(const json_ref& r);
+  void find_replaced(const json_ref& r, std::uint32_t depth, std::uint64_t& budget);
+
+  // ---- the space (store.cpp) ----
+
+  void publish_import();
+  void start_tail();
+  void check_tail_page();
+  mapped_space new_space(const char* suffix);
+  void create();
+  void emit(const json_ref& r, builder& b, const byte_buffer& out, std::uint64_t budget,
+            std::uint32_t depth) const;
+  void compact();
+  void sync();
+  void open(open_mode mode);
+  void refresh();
+  void refuse_read_only(const char* what) const;
+  void read_head();
+};
+
+}  // namespace fl::inline FL_ABI_NS::detail::json
