@@ -26,6 +26,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 namespace {
 
@@ -35,9 +36,11 @@ struct layout_entry {
   std::uint64_t value;
 };
 
-// The rope is its root edge alone, so the edge starts at the rope's first
-// byte; the printers read it there without the name of the private member.
-static_assert(sizeof(fl::rope) == sizeof(fl::detail::edge));
+// The rope's first member is its root edge (its line-break mode follows),
+// and a standard-layout class starts with its first member, so the edge
+// starts at the rope's first byte; the printers read it there without the
+// name of the private member.
+static_assert(std::is_standard_layout_v<fl::rope> && sizeof(fl::rope) > sizeof(fl::detail::edge));
 static_assert(sizeof(fl::immutable_string) == 16);
 static_assert(sizeof(fl::string) == FL_STR_BYTES);
 

@@ -17,6 +17,7 @@
 #include <compare>
 #include <concepts>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <iosfwd>
 #include <iterator>
@@ -26,7 +27,22 @@
 namespace fl::inline FL_ABI_NS {
 inline namespace FL_ROPE_NS {
 class rope;
-}
+
+// Where a rope's lines end (rope::line_break_mode; docs/rope.md "Line
+// breaks"). In both modes a line starts after each '\n' and line_count() is
+// the number of '\n' plus one, so every line number and line start is the
+// same in both; the mode decides where a line's text ends, and whether the
+// two bytes of a "\r\n" may lie in different chunks.
+enum class line_break : std::uint8_t {
+  // A line ends at its '\n'; a '\r' before it is text of the line.
+  lf,
+  // A line ends at its "\r\n" (one break) or its '\n'. A '\r' not followed
+  // by '\n' is text. No chunk ends with the '\r' of a "\r\n" (every edit
+  // keeps it so), so positions the line calls return never fall between
+  // the two bytes.
+  lf_crlf,
+};
+}  // namespace FL_ROPE_NS
 }  // namespace fl::inline FL_ABI_NS
 
 namespace fl::inline FL_ABI_NS::detail {
@@ -79,29 +95,58 @@ class rope {
   template <std::same_as<fl::string> S>
   explicit rope(S&& text) : rope(adopt_tag{}, std::move(text)) {}
   rope(size_type count, char ch);
-  rope(const rope& other) noexcept : root_(other.root_) { detail::acquire(root_.p); }
-  rope(rope&& other) noexcept : root_(other.root_) { other.root_ = {}; }
+  // The same in line-break mode `mode` (see line_break). From a text: no
+  // extra cost (one chunk, or leaves that never split a "\r\n"). From a
+  // rope: O(1) to line_break::lf or from a flat rope; a tree copied into
+  // line_break::lf_crlf has its leaf ends checked, O(leaves), and a "\r\n"
+  // split between two leaves is moved into one, O(log n) each.
+  explicit rope(line_break mode) noexcept : mode_(mode) {}
+  rope(std::string_view text, line_break mode) : rope(text) { mode_ = mode; }
+  rope(const char* text, line_break mode) : rope(std::string_view(text), mode) {}
+  template <std::same_as<fl::string> S>
+  rope(S&& text, line_break mode) : rope(std::forward<S>(text)) {
+    mode_ = mode;
+  }
+  rope(const rope& other, line_break mode);
+  // Copies and moves take the other rope's text and its line-break mode.
+  rope(const rope& other) noexcept : root_(other.root_), mode_(other.mode_) {
+    detail::acquire(root_.p);
+  }
+  rope(rope&& other) noexcept : root_(other.root_), mode_(other.mode_) { other.root_ = {}; }
   rope& operator=(const rope& other) noexcept {
     detail::acquire(other.root_.p);
     detail::release(root_.p);
     root_ = other.root_;
+    mode_ = other.mode_;
     return *this;
   }
   rope& operator=(rope&& other) noexcept {
     if (this != &other) {
       detail::release(root_.p);
       root_ = other.root_;
+      mode_ = other.mode_;
       other.root_ = {};
     }
     return *this;
   }
-  rope& operator=(std::string_view text) { return *this = rope(text); }
+  // Assigning a text keeps the rope's line-break mode.
+  rope& operator=(std::string_view text) { return *this = rope(text, mode_); }
+  rope& operator=(const char* text) { return *this = std::string_view(text); }
+
+  // ---- line-break mode (see line_break) ----
+  line_break line_break_mode() const noexcept { return mode_; }
+  // To line_break::lf: O(1). To line_break::lf_crlf: O(1) for an empty or
+  // flat rope; a tree has its leaf ends checked, O(leaves), and each "\r\n"
+  // split between two leaves is moved into one, O(log n) each. The text
+  // never changes; after a throw (std::bad_alloc) the mode is unchanged.
+  void set_line_break_mode(line_break mode);
   ~rope() { detail::release(root_.p); }
 
   // ---- size ----
   size_type size() const noexcept { return root_.len; }
   size_type length() const noexcept { return root_.len; }
   [[nodiscard]] bool empty() const noexcept { return root_.len == 0; }
+  // Empties the rope; its line-break mode stays.
   void clear() noexcept {
     detail::release(root_.p);
     root_ = {};
@@ -110,6 +155,9 @@ class rope {
     detail::edge t = root_;
     root_ = other.root_;
     other.root_ = t;
+    const line_break m = mode_;
+    mode_ = other.mode_;
+    other.mode_ = m;
   }
 
   // ---- element access: O(log n); O(1) for a flat rope. r[r.size()] is
@@ -129,7 +177,12 @@ class rope {
 
   // ---- edits. Each is O(log n + text.size()) and leaves the parts it does
   // not touch shared with other copies. Those taking `pos` throw
-  // std::out_of_range if pos > size(); *this is unchanged after a throw. ----
+  // std::out_of_range if pos > size(); *this is unchanged after a throw.
+  // In line_break::lf_crlf mode an edit whose result joins a '\r' and a
+  // '\n' at its ends (inserting "\n" after a '\r', erasing what lay
+  // between them) rewrites the two bytes with it, so that they share a
+  // chunk: the same bounds, a few more bytes copied. A rope operand of
+  // mode line_break::lf is first checked as the mode's constructor does. ----
 
   // Appends `text`. A uniquely owned rope writes small pieces into the spare
   // room of its last chunk (no node per append); a unique flat rope grows
@@ -309,26 +362,41 @@ class rope {
 
   // A position as the Language Server Protocol gives it: a line (0-based,
   // lines separated by '\n') and a column in UTF-16 units from the line's
-  // start.
+  // start. In line_break::lf_crlf mode a line's text ends before its
+  // "\r\n", so a column never counts the '\r' of the break.
   struct line_column {
     size_type line;
     size_type column;
     friend bool operator==(const line_column&, const line_column&) = default;
   };
   // The line and UTF-16 column of byte pos (a pos inside a char counts the
-  // whole char, as byte_to_utf16). Throws std::out_of_range if pos > size().
+  // whole char, as byte_to_utf16; in line_break::lf_crlf mode the '\n' of a
+  // "\r\n" counts as its '\r', the end of the line's text). Throws
+  // std::out_of_range if pos > size().
   line_column byte_to_line_column(size_type pos) const;
   // The byte where that line and column start. A column past the end of
-  // the line means the end of the line (before its '\n'), as LSP asks; a
+  // the line means the end of the line's text (line_end), as LSP asks; a
   // column inside a surrogate pair gives the start of its char. Throws
   // std::out_of_range if line >= line_count().
   size_type line_column_to_byte(line_column lc) const;
 
-  // Line i with its terminating '\n' (the last line has none), sharing
-  // chunks: O(log n). Throws std::out_of_range if i >= line_count().
+  // Where the text of line i ends: at its '\n' in line_break::lf mode; in
+  // line_break::lf_crlf mode at the '\r' of its "\r\n", else at its '\n';
+  // size() for the last line (which has no break). One descent, O(log n).
+  // Throws std::out_of_range if i >= line_count().
+  size_type line_end(size_type i) const;
+
+  // Line i with its line break (the last line has none), sharing chunks:
+  // O(log n). Throws std::out_of_range if i >= line_count().
   rope line(size_type i) const;
+  // The text of line i, without its break: bytes [line_to_byte(i),
+  // line_end(i)), sharing chunks, in the rope's mode. O(log n). Throws
+  // std::out_of_range if i >= line_count().
+  rope line_text(size_type i) const;
   // Every line, in order, as line(i) gives them (line_count() of them).
   line_range lines() const noexcept;
+  // Every line's text, in order, as line_text(i) gives them.
+  line_range line_texts() const noexcept;
 
   // ---- iteration: random access; an iterator holds a pointer into its
   // current leaf, so stepping through a rope costs one tree descent per leaf,
@@ -349,7 +417,7 @@ class rope {
   friend class const_iterator;
   friend class chunk_range;
 
-  explicit rope(detail::edge root) noexcept : root_(root) { settle(); }
+  rope(detail::edge root, line_break mode) noexcept : root_(root), mode_(mode) { settle(); }
   struct adopt_tag {};
   rope(adopt_tag, fl::string&& text);
   // Computes the metrics an edit left unknown (see detail::edge); called at
@@ -359,14 +427,26 @@ class rope {
   void know_flat_metrics() noexcept;
   void splice(size_type pos, size_type n, std::string_view text, const rope* other);
   rope& replace_by(detail::text_metric m, size_type i, size_type n, std::string_view text);
+  // line_break::lf_crlf's part of splice (src/rope/line_break.cpp): true
+  // when it made the edit, with its ends widened so that no "\r\n" is
+  // split between chunks (or with a checked copy of an lf-mode `other`);
+  // false when the edit needs nothing of that kind.
+  bool splice_crlf(size_type pos, size_type n, std::string_view text, const rope* other);
+  // pos, or pos - 1 when pos is the '\n' of a "\r\n" (lf_crlf mode: a
+  // position inside a line break means the end of the line's text).
+  size_type crlf_text_position(size_type pos) const noexcept;
   rope& append_slow(std::string_view text);
   bool unique_flat() const noexcept;
   int substr_compare(size_type pos, std::string_view s) const noexcept;
 
   detail::edge root_{};  // p == nullptr and len == 0 when empty
+  line_break mode_ = line_break::lf;
 };
 
-static_assert(sizeof(rope) == sizeof(detail::edge));
+// The root edge comes first (standard layout: at the rope's first byte,
+// where the GDB printers read it), then the mode.
+static_assert(std::is_standard_layout_v<rope> &&
+              sizeof(rope) == sizeof(detail::edge) + alignof(detail::edge));
 
 // operator+ takes part only when an operand is a rope already (the rope
 // parameter is deduced, so no conversion can make one): `s + x` with an
@@ -592,8 +672,9 @@ class rope::chunk_range {
 };
 
 // The lines of a rope (rope::lines()): an input range of fl::rope, each
-// line(i) for i = 0 .. line_count() - 1. Valid while the rope is alive and
-// unchanged.
+// line(i) for i = 0 .. line_count() - 1 (rope::line_texts(): each
+// line_text(i), the text without its break). Valid while the rope is alive
+// and unchanged.
 class rope::line_range {
  public:
   class iterator {
@@ -603,7 +684,9 @@ class rope::line_range {
     using difference_type = std::ptrdiff_t;
 
     iterator() noexcept = default;
-    rope operator*() const { return rope_->substr(from_, next_ - from_); }
+    rope operator*() const {
+      return rope_->substr(from_, (text_ ? rope_->line_end(line_) : next_) - from_);
+    }
     iterator& operator++() {
       advance();
       return *this;
@@ -615,7 +698,9 @@ class rope::line_range {
 
    private:
     friend class line_range;
-    iterator(const rope* r, size_type line) : rope_(r), line_(line) { load(); }
+    iterator(const rope* r, size_type line, bool text) : rope_(r), line_(line), text_(text) {
+      load();
+    }
     void load() {
       if (line_ >= rope_->line_count()) return;
       from_ = rope_->line_to_byte(line_);
@@ -630,17 +715,20 @@ class rope::line_range {
     size_type line_ = 0;
     size_type from_ = 0;
     size_type next_ = 0;
+    bool text_ = false;  // line_text(i) rather than line(i)
   };
-  iterator begin() const { return iterator(rope_, 0); }
-  iterator end() const { return iterator(rope_, rope_->line_count()); }
+  iterator begin() const { return iterator(rope_, 0, text_); }
+  iterator end() const { return iterator(rope_, rope_->line_count(), text_); }
 
  private:
   friend class rope;
-  explicit line_range(const rope* r) noexcept : rope_(r) {}
+  line_range(const rope* r, bool text) noexcept : rope_(r), text_(text) {}
   const rope* rope_;
+  bool text_;
 };
 
-inline rope::line_range rope::lines() const noexcept { return line_range(this); }
+inline rope::line_range rope::lines() const noexcept { return line_range(this, false); }
+inline rope::line_range rope::line_texts() const noexcept { return line_range(this, true); }
 inline rope::chunk_range rope::chunks() const noexcept { return chunk_range(this, 0); }
 inline rope::const_iterator rope::begin() const noexcept { return const_iterator(this, 0); }
 inline rope::const_iterator rope::end() const noexcept {

@@ -3,6 +3,7 @@
 // metrics and block indexes), and detail::rope_height.
 #include "rope_impl.hpp"
 
+#include "line_break.hpp"
 #include "metrics.hpp"
 
 #include <stdexcept>
@@ -74,7 +75,10 @@ void check_tree(const edge& root) {
   check_edge(root, root.p->height, true);
 }
 
-void check_invariants(const rope& r) { check_tree(r.root_); }
+void check_invariants(const rope& r) {
+  check_tree(r.root_);
+  if (r.mode_ == line_break::lf_crlf) check_line_breaks(r.root_);
+}
 
 }  // namespace FL_ROPE_NS
 }  // namespace fl::inline FL_ABI_NS::detail

@@ -165,15 +165,21 @@ static_assert(3 * window_block + leaf_max_bytes / 4 <= leaf_edit_max);
 // before, stays in the window) where the leaf has it, rounded out to
 // window_block boundaries. Context is what keeps the window non-empty: lo <
 // off + p unless p == 0, hi > off + p + n unless the edit reaches the end.
+// An end that would fall inside a "\r\n" of the chunk's bytes `data` moves
+// out by one byte, so that the pieces never split a line break
+// (line_break::lf_crlf's invariant).
 struct window {
   std::size_t lo, hi;
 };
-window edit_window(std::size_t off, std::size_t len, std::size_t p, std::size_t n) noexcept {
+window edit_window(const char* data, std::size_t off, std::size_t len, std::size_t p,
+                   std::size_t n) noexcept {
   constexpr std::size_t W = window_block, margin = W / 4 > 0 ? W / 4 : 1;
   const std::size_t from = off + p, to = off + p + n, end = off + len;
-  const std::size_t lo = from - off > margin ? (from - margin) / W * W : off;
-  const std::size_t hi = end - to > margin ? (to + margin + W - 1) / W * W : end;
-  return {std::max(lo, off), std::min(hi, end)};
+  std::size_t lo = std::max(from - off > margin ? (from - margin) / W * W : off, off);
+  std::size_t hi = std::min(end - to > margin ? (to + margin + W - 1) / W * W : end, end);
+  if (lo > off && data[lo - 1] == '\r' && data[lo] == '\n') --lo;
+  if (hi < end && data[hi - 1] == '\r' && data[hi] == '\n') ++hi;
+  return {lo, hi};
 }
 
 // The splice of bytes [pos, pos + n) of the rope `root` (a tree, or a flat
@@ -270,7 +276,7 @@ bool edit_in_leaf_at(edge& root, const unsigned* idx, const edge* e, std::size_t
   // The new leaf text is A | text | B with A = old[0, p) and B = old[p + n,
   // len). A window of old bytes around the text is copied; what lies
   // outside it keeps pointing into c.
-  const window w = edit_window(leaf.off, e->len, p, n);
+  const window w = edit_window(c->data, leaf.off, e->len, p, n);
   const std::size_t a_keep = w.lo - leaf.off;            // shared head: old[0, a_keep)
   const std::size_t b_keep = leaf.off + e->len - w.hi;   // shared tail: old[len - b_keep, len)
   const std::size_t ta = p - a_keep, tb = tail - b_keep;  // the window's old bytes
@@ -397,6 +403,12 @@ using detail::edge;
 
 rope& rope::append_slow(std::string_view text) {
   if (text.empty()) return *this;
+  // A '\n' after a '\r' in line_break::lf_crlf mode: the edit that keeps
+  // them in one chunk (a flat rope took the inline path: one chunk).
+  if (mode_ != line_break::lf && text.front() == '\n' && !empty() && back() == '\r') [[unlikely]] {
+    splice(size(), 0, text, nullptr);
+    return *this;
+  }
   // A flat rope already failed the inline in-place path; a tree may still
   // have room at the end of its right spine.
   if (root_.p && root_.p->height > 0 && detail::append_in_place(root_, text)) {
@@ -412,6 +424,8 @@ rope& rope::append_slow(std::string_view text) {
 
 rope& rope::append(const rope& other) {
   if (other.empty()) return *this;
+  if (mode_ != line_break::lf) [[unlikely]]
+    return insert(size(), other);  // splice_crlf checks the seam and other's mode
   if (other.root_.p->height == 0 && other.size() <= detail::merge_max_bytes &&
       detail::append_in_place(root_, detail::leaf_text(other.root_))) {
     settle();
@@ -433,6 +447,7 @@ rope& rope::prepend(std::string_view text) {
 
 rope& rope::prepend(const rope& other) {
   if (other.empty()) return *this;
+  if (mode_ != line_break::lf) [[unlikely]] return insert(0, other);
   detail::acquire(other.root_.p);
   root_ = detail::join_piece(root_, other.root_, false);
   settle();
@@ -453,6 +468,8 @@ void rope::splice(size_type pos, size_type n, std::string_view text, const rope*
   n = std::min(n, sz - pos);
   const size_type ins = other ? other->size() : text.size();
   if (n == 0 && ins == 0) return;
+  if (mode_ != line_break::lf && splice_crlf(pos, n, text, other)) [[unlikely]]
+    return;
   if (other && other->root_.p && other->root_.p->height == 0 && ins <= detail::merge_max_bytes) {
     text = detail::leaf_text(other->root_);
     other = nullptr;
@@ -584,7 +601,10 @@ rope& rope::replace_by(detail::text_metric m, size_type i, size_type n, std::str
   }
   n = std::min(n, total - i);
   if (i == total) return replace(size(), 0, text);
-  if (by_char && root_.p->height > 0 && text.size() <= detail::leaf_max_bytes / 4) {
+  // (line_break::lf_crlf mode takes the general path: splice checks the
+  // edit's ends.)
+  if (by_char && root_.p->height > 0 && text.size() <= detail::leaf_max_bytes / 4 &&
+      mode_ == line_break::lf) {
     unsigned idx[detail::max_depth];
     const detail::metric_hit h = detail::descend_metric(root_, m, i, idx);
     const std::size_t r = detail::leaf_nth(*h.leaf, m, h.k);

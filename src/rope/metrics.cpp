@@ -660,6 +660,7 @@ rope::size_type rope::line_to_char(size_type line) const {
 
 rope::line_column rope::byte_to_line_column(size_type pos) const {
   if (pos > size()) detail::out_of_range("byte_to_line_column", "pos", pos, "size()", size());
+  if (mode_ != line_break::lf) pos = crlf_text_position(pos);
   const detail::text_counts at = detail::rope_prefix(root_, pos);
   const size_type line = at.newlines;
   const size_type start = line_to_byte(line);
@@ -672,7 +673,7 @@ rope::size_type rope::line_column_to_byte(line_column lc) const {
   if (lc.line >= lines)
     detail::out_of_range("line_column_to_byte", "line", lc.line, "line_count() - 1", lines - 1);
   const size_type start = line_to_byte(lc.line);
-  const size_type eol = lc.line + 1 == lines ? size() : line_to_byte(lc.line + 1) - 1;
+  const size_type eol = line_end(lc.line);
   if (lc.column == 0 || start == eol) return start;
   return std::min(utf16_after(start, lc.column), eol);
 }

@@ -116,12 +116,17 @@ edge build(std::string_view text, std::size_t cap_hint) {
   edge* level = static_cast<edge*>(rope_allocate(sizeof(edge) * slots));
   std::size_t made = 0;
   try {
-    // Leaves of equal size (within one byte), each <= leaf_max_bytes.
-    std::size_t off = 0;
+    // Leaves of equal size (within one byte), each <= leaf_max_bytes, but
+    // a cut that would fall inside a "\r\n" moves one byte on, so that no
+    // leaf ends with the '\r' of a line break whose '\n' starts the next
+    // (line_break::lf_crlf's invariant; that leaf holds one byte more).
+    std::size_t off = 0, planned = 0;
     for (; made < leaves; ++made) {
-      const std::size_t len = text.size() / leaves + (made < text.size() % leaves ? 1 : 0);
-      level[made] = make_leaf(text.substr(off, len), len);
-      off += len;
+      planned += text.size() / leaves + (made < text.size() % leaves ? 1 : 0);
+      std::size_t end = planned;
+      if (end < text.size() && text[end - 1] == '\r' && text[end] == '\n') ++end;
+      level[made] = make_leaf(text.substr(off, end - off), end - off);
+      off = end;
     }
     for (; made < slots; ++made) level[made].p = new_inner(0);
   } catch (...) {
@@ -244,23 +249,23 @@ rope::rope(size_type count, char ch) {
 rope rope::substr(size_type pos, size_type n) const {
   if (pos > size()) throw std::out_of_range("fl::rope::substr: pos > size()");
   n = std::min(n, size() - pos);
-  if (n == 0) return rope();
+  if (n == 0) return rope(mode_);
   // Inside one leaf: one edge sharing that leaf's chunk.
   const auto [e, lo] = detail::descend(root_, pos);
   if (pos + n <= lo + e->len) {
     detail::acquire(e->p);
-    return rope(edge{e->p, e->off + (pos - lo), n});
+    return rope(edge{e->p, e->off + (pos - lo), n}, mode_);
   }
   // Across leaves but short: one fresh chunk (cheaper than a tree of
   // pieces, and the copy is at most one leaf).
   if (n <= detail::leaf_max_bytes) {
     detail::chunk* c = detail::new_chunk(n);
     c->used = copy(c->data, n, pos);
-    return rope(edge{c, 0, n});
+    return rope(edge{c, 0, n}, mode_);
   }
   detail::acquire(root_.p);
   const edge rest = detail::split_keep(root_, pos, false);
-  return rope(detail::split_keep(rest, n, true));
+  return rope(detail::split_keep(rest, n, true), mode_);
 }
 
 // Linear search over the chunk stream. Matches inside a chunk of at least
