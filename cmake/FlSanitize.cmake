@@ -11,7 +11,7 @@ if(FL_SANITIZE)
   # (label "threads") shares a reader table between threads, so nothing TSan
   # checks rests on those fences.
   if(fl_san MATCHES "thread" AND CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
-    set_source_files_properties("${PROJECT_SOURCE_DIR}/src/mapped_space_readers.cpp"
+    set_source_files_properties("${PROJECT_SOURCE_DIR}/src/persist/reader_table.cpp"
                                 PROPERTIES COMPILE_OPTIONS -Wno-tsan)
   endif()
   message(STATUS "fl: sanitizers ${fl_san}")

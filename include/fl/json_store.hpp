@@ -18,7 +18,7 @@
 // and the space's meta slots carry their own checksums; damage in a string, a
 // number, the structure or the meta raises fl::persist_error naming the file
 // and the reason, never a different value and never an older commit.
-// Layout: fl/detail/json_format.hpp; the space's: fl/detail/persist_format.hpp.
+// Layout: fl/detail/json_format.hpp; the space's: docs/design.md ("Persistence").
 //
 // Numbers: integers in [INT64_MIN, UINT64_MAX] are exact; other numbers are
 // doubles (shortest round-trip text on dump; an integral double keeps a ".0"

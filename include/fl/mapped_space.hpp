@@ -55,7 +55,8 @@
 // commit; it takes no lock on the file, never waits for the writer and the
 // writer never waits for it. Their shared table is the file "<path>-readers"
 // (rebuilt by every writer's open; docs/design.md, "Readers"). While a reader
-// holds an older commit the log does not restart; a reader that dies (even by
+// holds an older commit the log restarts past 4 MiB with the pages the file
+// lacks, so it stays within about twice them; a reader that dies (even by
 // SIGKILL) holds nothing. The writer: open() takes an exclusive lock
 // on the file (flock) and throws fl::persist_error "locked" if another process
 // holds it; every call that creates a file or renames onto a path respects
@@ -410,62 +411,6 @@ fptr<T> mapped_space::to_fptr(const T* p) const {
   return fptr<T>(static_cast<std::uint64_t>(reinterpret_cast<const std::byte*>(p) - base_));
 }
 
-// A string that lives in a mapped_space: 24 bytes, trivially copyable, text
-// of up to 23 bytes inline, longer text in a block of the space. Any bytes.
-// It cannot find its space by itself (addresses differ between processes),
-// so every call that reads heap text or allocates takes the space; read it
-// through view(), which offers the whole read-only std::string_view
-// interface, and convert with to_string() / assign().
-//
-//   fptr<pstring> name = pstring::make(space, "Ada");
-//   space.get(name)->append(space, " Lovelace");
-//   fl::string copy = space.get(name)->to_string(space);
-//   pstring::destroy(space, name);
-//
-// A pstring that lives in the space stays correct if an allocation it makes
-// moves the mapping (it re-finds itself by offset), and `text` may point into
-// the same space.
-class pstring {
- public:
-  constexpr pstring() noexcept : bytes_{} { bytes_[tag_byte] = inline_max; }
-
-  std::size_t size() const noexcept;
-  bool empty() const noexcept { return size() == 0; }
-  // The text; valid while the pointers of `space` are (see the file comment)
-  // and until this pstring is changed.
-  std::string_view view(const mapped_space& space) const;
-  fl::string to_string(const mapped_space& space) const { return fl::string(view(space)); }
-
-  // Replace or extend the text. Strong guarantee: on a throw
-  // (persist_error, std::bad_alloc) the text is unchanged. Appending grows
-  // the block geometrically (amortized O(1) per byte).
-  void assign(mapped_space& space, std::string_view text);
-  void append(mapped_space& space, std::string_view text);
-  // Frees the heap block, if any; the pstring is then empty.
-  void clear(mapped_space& space);
-
-  // A new pstring holding `text`, and its release (text and object).
-  static fptr<pstring> make(mapped_space& space, std::string_view text);
-  static void destroy(mapped_space& space, fptr<pstring> p);
-
- private:
-  // Layout, 24 bytes, byte 23 is the tag:
-  //   inline: bytes 0..22 text, byte 23 = 23 - size (0..23, top bit clear)
-  //   heap:   bytes 0..7 offset of the text block, bytes 8..15 size,
-  //           byte 23 = heap_tag (0x80); the capacity is the block's size
-  static constexpr std::size_t tag_byte = 23;
-  static constexpr unsigned char inline_max = 23;
-  static constexpr unsigned char heap_tag = 0x80;
-
-  bool is_heap() const noexcept { return bytes_[tag_byte] == heap_tag; }
-  std::uint64_t heap_offset() const noexcept;
-  void set_heap(std::uint64_t offset, std::uint64_t size) noexcept;
-  void set_inline(std::string_view text) noexcept;
-
-  unsigned char bytes_[24];
-};
-static_assert(sizeof(pstring) == 24 && std::is_trivially_copyable_v<pstring>);
-
 }  // namespace fl::inline FL_ABI_NS
 
 template <class T>
@@ -474,3 +419,6 @@ struct std::hash<fl::fptr<T>> {
     return std::hash<std::uint64_t>{}(p.offset());
   }
 };
+
+// fl::pstring, the string that lives in a space, is declared beside it.
+#include <fl/pstring.hpp>

@@ -9,7 +9,7 @@
 //
 // File: a 40-byte header (magic "fl.pval\0", format version, byte-order mark,
 // sizeof(T), the type tag, CRC-32C of header and value) then the value's
-// bytes; layout in detail/persist_format.hpp. A save writes a temporary file
+// bytes; layout in docs/design.md ("persist<T>"). A save writes a temporary file
 // of its own ("<path>.tmp-<pid>-<n>"), fdatasyncs it, renames it over the
 // file and fsyncs the directory, so a crash at any moment leaves the old value
 // or the new one, whole, and a reader (another persist<T>, another process)
@@ -60,7 +60,7 @@ namespace fl::inline FL_ABI_NS {
 namespace detail {
 
 // The file a persist<T> is bound to: load and locked, atomic save of raw
-// bytes, with the header of detail/persist_format.hpp. Keeps the directory
+// bytes, with the header docs/design.md describes. Keeps the directory
 // open so that a save costs one open (of the temporary), one write, one
 // fdatasync, one rename and one fsync of the directory, plus the lock.
 class persist_file {

@@ -10,7 +10,7 @@
 
 #include <fl/detail/crc32c.hpp>
 #include <fl/detail/json_format.hpp>
-#include <fl/detail/persist_format.hpp>
+#include "../persist/persist_format.hpp"
 #include <fl/json_store.hpp>
 
 #include <algorithm>

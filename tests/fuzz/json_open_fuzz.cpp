@@ -17,7 +17,7 @@
 
 #include <fl/detail/crc32c.hpp>
 #include <fl/detail/json_format.hpp>
-#include <fl/detail/persist_format.hpp>
+#include "../../src/persist/persist_format.hpp"
 #include <fl/json_store.hpp>
 
 #include <cstdint>

@@ -47,6 +47,7 @@
 #include <iterator>
 #include <optional>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -312,7 +313,14 @@ reopened reopen_space(const fs::path& dir) {
     {
       fl::mapped_space sp(f, {.mode = fl::open_mode::open_existing});
       out.value = space_value(sp);
-      sp.verify();
+      try {
+        sp.verify();
+      } catch (const std::exception& e) {
+        const fl::space_stats st = sp.stats();
+        throw std::runtime_error(std::string("as reopened (top ") + std::to_string(st.top) +
+                                 ", file " + std::to_string(st.file_bytes) + ", generation " +
+                                 std::to_string(st.generation) + "): " + e.what());
+      }
       fresh = sp.allocate_end(extra.size());
       sp.write_fresh(fresh, extra.data(), extra.size());
       small = sp.allocate(200);
@@ -329,10 +337,16 @@ reopened reopen_space(const fs::path& dir) {
   });
 }
 
+// What space_workload did: the trace position of its clean close, and how
+// many compactions made the file smaller.
+struct space_run {
+  std::size_t closed_at_op = 0;
+  std::size_t compactions = 0;
+};
+
 // `rounds` commits on a new space in the run's directory, with a clean close
-// and reopen 8 commits before the end; returns the trace position of the
-// close.
-std::size_t space_workload(recorded_run& run, std::uint64_t rounds) {
+// and reopen 8 commits before the end and two compactions.
+space_run space_workload(recorded_run& run, std::uint64_t rounds) {
   const fs::path f = run.dir() / "space";
   std::mt19937_64 rng(fl_test::test_seed() ^ 0x5A);
   std::optional<fl::mapped_space> sp;
@@ -341,10 +355,10 @@ std::size_t space_workload(recorded_run& run, std::uint64_t rounds) {
   run.ack(space_value(*sp));
   std::uint64_t tag = 1;
   const std::uint64_t close_at = rounds - 8;
-  std::size_t closed_at_op = 0;
+  space_run out;
   for (std::uint64_t k = 1; k <= rounds; ++k) {
     if (k == close_at) {
-      closed_at_op = recorded_ops();
+      out.closed_at_op = recorded_ops();
       sp.reset();  // a clean close: a checkpoint
       sp.emplace(f, fl::mapped_space_options{.mode = fl::open_mode::open_existing});
     }
@@ -362,7 +376,7 @@ std::size_t space_workload(recorded_run& run, std::uint64_t rounds) {
     // with write_fresh, as an import does.
     const bool fresh = k % 3 == 0;
     for (std::uint64_t n = 1 + rng() % 3; n-- > 0;) {
-      const int i = static_cast<int>(rng() % slots);
+      const int i = static_cast<int>(rng() % (slots - 1));  // the last: growth blocks
       if (r->block[i]) sp->deallocate(r->block[i]);
       const std::size_t size =
           rng() % 10 < 6 ? 16 + rng() % 3000 : 3 * 4096 + rng() % (40 * 1024);
@@ -397,6 +411,23 @@ std::size_t space_workload(recorded_run& run, std::uint64_t rounds) {
       r->block[i] = b;
       r->size[i] = size;
     }
+    // Three commits after each growth, a compaction: the blocks from the
+    // growth's block on are freed, compact() drops them (and the page-CRC
+    // table when growth left it among them) and the commit cuts the file
+    // after its log is durable.
+    const bool compacting = k == 9 || k == 24;
+    if (compacting && r->block[slots - 1]) {
+      const std::uint64_t from = r->block[slots - 1].offset();
+      for (int i = 0; i < slots; ++i) {
+        if (r->block[i] && r->block[i].offset() >= from) {
+          sp->deallocate(r->block[i]);
+          r->block[i] = {};
+          r->size[i] = 0;
+        }
+      }
+    }
+    const std::uint64_t bytes_before = sp->stats().file_bytes;
+    if (compacting) sp->compact();
     // Part of the ballast, 64-256 KiB: with the blocks about 200 KiB of log
     // per commit, so the log passes 4 MiB before the close.
     const std::size_t len = (64 + rng() % 193) * 1024;
@@ -404,18 +435,22 @@ std::size_t space_workload(recorded_run& run, std::uint64_t rounds) {
     fill(sp->get(r->ballast) + at, len, tag++);
     sp->sync();
     run.ack(space_value(*sp));
+    if (compacting && fs::file_size(f) < bytes_before) ++out.compactions;
   }
   sp.reset();
-  return closed_at_op;
+  return out;
 }
 
 TEST(PowerLoss, MappedSpace) {
   recorded_run run;
-  const std::size_t closed_at_op = space_workload(run, 40 * scale());
+  const space_run did = space_workload(run, 40 * scale());
   const check_report r = run.finish("mapped_space", reopen_space);
   // The first run, one after the checkpoint at the log's bound (at least),
   // and one after the close.
-  EXPECT_GE(run.log_runs(closed_at_op), 2u) << "no checkpoint at the log's bound before the close";
+  EXPECT_GE(run.log_runs(did.closed_at_op), 2u)
+      << "no checkpoint at the log's bound before the close";
+  std::printf("powerloss mapped_space: %zu compactions shrank the file\n", did.compactions);
+  EXPECT_EQ(did.compactions, 2u);
   EXPECT_GE(r.crash_points, 200u);
   EXPECT_EQ(r.failures, 0u);
 }
@@ -527,6 +562,7 @@ reopened reopen_json(const fs::path& dir) {
 // multi-page strings, appended and erased elements. After a third of the
 // commits the store is closed and a new document imported over it; near the
 // end four commits of a 1.1 MiB string each take the log past its bound.
+// compact() runs twice, each published by its commit's sync().
 TEST(PowerLoss, JsonStore) {
   recorded_run run;
   const fs::path f = run.dir() / "store";
@@ -538,7 +574,7 @@ TEST(PowerLoss, JsonStore) {
   run.ack(std::string(s->dump()));
   const std::uint64_t rounds = 48 * scale();
   const std::uint64_t reimport_at = rounds / 3, blobs_at = rounds - 10;
-  std::size_t blobs_op = 0;
+  std::size_t blobs_op = 0, compactions = 0;
   int items = 20;
   for (std::uint64_t k = 1; k <= rounds; ++k) {
     if (k == reimport_at) {
@@ -551,6 +587,13 @@ TEST(PowerLoss, JsonStore) {
     }
     if (k == blobs_at) blobs_op = recorded_ops();
     run.begin();
+    // Two compactions, each committed and published by its sync(): one
+    // amid small edits (which then go to the compacted copy), one after the
+    // blob is made small, which brings the file down by megabytes.
+    const bool compacting = k == rounds / 2 || k == blobs_at + 5;
+    const std::uintmax_t bytes_before = fs::file_size(f);
+    if (k == blobs_at + 5) s->set("/blob", json_string("small"));
+    if (compacting) s->compact();
     if (k >= blobs_at && k < blobs_at + 4) {
       s->set("/blob", json_string(letters(rng, 1100 * 1024)));
     } else {
@@ -578,9 +621,12 @@ TEST(PowerLoss, JsonStore) {
     }
     s->sync();
     run.ack(std::string(s->dump()));
+    if (compacting && fs::file_size(f) < bytes_before) ++compactions;
   }
   s.reset();
   const check_report r = run.finish("json_store", reopen_json);
+  std::printf("powerloss json_store: %zu compactions shrank the file\n", compactions);
+  EXPECT_GE(compactions, 1u);  // the blob's, at least
   // The import's run, the re-import's, and one after the checkpoint at the
   // log's bound (before the close at the end).
   EXPECT_GE(run.log_runs(~std::size_t{0}) - run.log_runs(blobs_op), 1u)

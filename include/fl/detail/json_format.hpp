@@ -3,7 +3,7 @@
 // through these structs; the store code never restates an offset or a field
 // width.
 //
-// The store is a mapped_space file (fl/detail/persist_format.hpp: meta slots,
+// The store is a mapped_space file (src/persist/persist_format.hpp: meta slots,
 // redo log, page CRC-32C table); its root object is a json_head, which holds
 // the document's root value. Format 3: every value with bytes (a non-empty
 // string or number text, a non-empty container's table) is a block of the

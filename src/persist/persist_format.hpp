@@ -1,8 +1,11 @@
-// fl/detail/persist_format.hpp: the on-disk formats of the persistence layer,
-// stated once: the fl::persist<T> value file, the fl::mapped_space meta page,
-// block header and size classes, and its redo log. src/persist.cpp and
-// src/mapped_space*.cpp read and write files only through these types; tests
-// and fuzz targets use them to build damaged and foreign files.
+// src/persist/persist_format.hpp: the on-disk formats of the persistence
+// layer, stated once: the fl::persist<T> value file, the fl::mapped_space
+// meta page, block header and size classes, deferred batches, fl::pstring,
+// its redo log and its reader table. Private: src/persist/*.cpp read and
+// write files only through these types (each format's reader and writer live
+// in one file: src/persist/space.hpp lists them), src/json/ places its
+// blocks with them, and tests and fuzz targets use them to build damaged and
+// foreign files. No installed header includes it.
 //
 // Every format is native (byte order and word size of the writer); each
 // header records both, and a reader refuses a file whose marks differ from
@@ -12,6 +15,7 @@
 #pragma once
 
 #include <fl/detail/crc32c.hpp>
+#include <fl/pstring.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -129,7 +133,7 @@ struct space_alloc_state {
 };
 
 // A meta slot. Valid when the magic, marks and CRC match and every field
-// passes the checks of src/mapped_space_open.cpp (check_meta).
+// passes the checks of meta.cpp (check_meta).
 struct space_meta {
   char magic[8];
   std::uint32_t format_version;
@@ -186,6 +190,21 @@ struct deferred_batch_head {
   std::uint64_t next;
 };
 static_assert(sizeof(deferred_batch_head) == 24);
+
+// ---- fl::pstring ----------------------------------------------------------
+// A field of objects in the space, 24 bytes; byte 23 is the tag:
+//   inline: bytes 0..22 the text, byte 23 = 23 - size (0..23, top bit clear)
+//   heap:   bytes 0..7 the payload offset of the text's block, bytes 8..15
+//           the size, byte 23 = pstring_heap_tag; the capacity is the
+//           block's size
+// The inline constructor in fl/pstring.hpp writes the empty inline state, so
+// the tag's place and the inline capacity are stated there
+// (detail::pstring_tag_byte, detail::pstring_inline_max).
+inline constexpr unsigned char pstring_heap_tag = 0x80;
+inline constexpr std::size_t pstring_offset_at = 0;
+inline constexpr std::size_t pstring_size_at = 8;
+static_assert(pstring_tag_byte == sizeof(pstring) - 1 && pstring_inline_max == pstring_tag_byte &&
+              pstring_size_at + 8 <= pstring_tag_byte && (pstring_inline_max & pstring_heap_tag) == 0);
 
 // ---- redo log "<path>-log" -----------------------------------------------
 // An append-only run of commit records from offset 0, reused from 0 after each

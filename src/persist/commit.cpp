@@ -1,12 +1,14 @@
-// src/mapped_space_commit.cpp: fl::mapped_space's commit (sync through the
-// redo log), rollback, verify, and the page checks behind checked(). Formats
-// in fl/detail/persist_format.hpp; the costs in docs/design.md ("Persistence").
+// src/persist/commit.cpp: fl::mapped_space's commit protocol (sync: the
+// dirty-page scan, the record through the redo log, the pages in place),
+// checkpoint, rollback and verify. The formats it writes are owned by
+// log_record.cpp, meta.cpp and page_crc.cpp; the costs in docs/design.md
+// ("Persistence").
 #include <fl/mapped_space.hpp>
 
-#include <fl/detail/persist_format.hpp>
+#include "persist_format.hpp"
 
-#include "mapped_space_internal.hpp"
-#include "persist_posix.hpp"
+#include "space.hpp"
+#include "posix.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -106,9 +108,8 @@ std::vector<log_extent> merge_runs(const std::vector<log_extent>& a,
   return out;
 }
 
-// Has this process written to page p since the last commit (so that its
-// committed checksum no longer applies)? From the page tables, as find_dirty;
-// without them, by comparing the page with the file.
+}  // namespace
+
 bool changed_here(const space_state& s, std::uint64_t p) {
   const std::uint64_t off = p * space_page;
   if (have_pagemap(s)) {
@@ -132,151 +133,9 @@ compare:
   return std::memcmp(buf, s.base + off, space_page) != 0;
 }
 
-}  // namespace
 
-// Checks the committed pages under [off, off + len) against the page CRC
-// table, once each (see mapped_space::checked). Pages at or past the
-// committed file size are this process's own and need no check.
-void check_pages(const space_state& s, std::uint64_t off, std::uint64_t len) {
-  check_not_retired(s);
-  if (len == 0) return;
-  const space_alloc_state& a = s.committed.alloc;
-  const std::uint64_t committed_pages = s.committed.file_size / space_page;
-  const std::uint64_t first = off / space_page;
-  const std::uint64_t end = std::min((off + len - 1) / space_page + 1, committed_pages);
-  if (first >= end || a.crc_table == 0) return;
-  const auto* table = reinterpret_cast<const std::uint32_t*>(s.base + a.crc_table);
-  if (!s.table_checked.load(std::memory_order_acquire)) {
-    if (crc32c(table, a.crc_table_bytes) != s.committed.table_crc)
-      fail(s, "the page checksum table is damaged (its checksum does not match the meta page)");
-    s.table_checked.store(true, std::memory_order_release);
-  }
-  const std::uint64_t t_first = a.crc_table / space_page;
-  const std::uint64_t t_end = (a.crc_table + a.crc_table_bytes) / space_page;
-  for (std::uint64_t p = std::max<std::uint64_t>(first, 2); p < end; ++p) {
-    std::atomic_ref<std::uint64_t> word(s.verified[p / 64]);
-    const std::uint64_t bit = std::uint64_t{1} << (p % 64);
-    if ((word.load(std::memory_order_relaxed) & bit) != 0 || (p >= t_first && p < t_end)) continue;
-    if (crc32c(s.base + p * space_page, space_page) != table[p] && !changed_here(s, p))
-      fail(s, "page " + std::to_string(p) + " (offset " + hex(p * space_page) +
-                  ") does not match its checksum (damaged)");
-    word.fetch_or(bit, std::memory_order_relaxed);
-  }
-}
 
-namespace {
 
-// After a commit: every page of the file holds what that commit wrote or
-// what was checked before; pages past the previous commit's size and the
-// pages just written are marked checked.
-void mark_committed(space_state& s, std::uint64_t old_pages, const std::vector<log_extent>& runs) {
-  const std::uint64_t pages = s.committed.file_size / space_page;
-  s.verified.resize((pages + 63) / 64, 0);
-  auto set = [&](std::uint64_t p) { s.verified[p / 64] |= std::uint64_t{1} << (p % 64); };
-  for (std::uint64_t p = old_pages; p < pages; ++p) set(p);
-  for (const log_extent& r : runs) {
-    for (std::uint64_t p = r.offset / space_page; p < (r.offset + r.length) / space_page; ++p)
-      if (p < pages) set(p);
-  }
-  s.table_checked.store(true, std::memory_order_release);
-}
-
-}  // namespace
-
-// Writes the record of commit `m` (changed page runs `runs`) at s.log_head,
-// opening or creating the log first; not flushed. Returns its size. Where the
-// record ends past the bytes the log file has, zeros follow it up to the next
-// size step (doubling, up to log_bound), so later records overwrite written
-// blocks and their flush has no block allocation or file size to record.
-std::uint64_t write_record(space_state& s, const space_meta& m,
-                           const std::vector<log_extent>& runs) {
-  if (!s.log_fd) {
-    // The log is the one beside the data file this space holds locked: the
-    // file must still be at s.path (every cooperating writer renames onto a
-    // name only while holding its file's lock), and the log a regular file.
-    // check_bound() keeps it so on every later commit.
-    if (!names_file(s.path, s.fd.get()))
-      fail(s, "the file was renamed or replaced while open; nothing was committed");
-    s.log_fd = unique_fd(::open(s.log_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666));
-    if (!s.log_fd) throw_errno(s.log_path, "open of the log", errno);
-    struct stat sb;
-    if (::fstat(s.log_fd.get(), &sb) != 0) throw_errno(s.log_path, "fstat", errno);
-    if (!S_ISREG(sb.st_mode)) {
-      s.log_fd.reset();
-      fail(s, "the log " + s.log_path.string() + " is not a regular file");
-    }
-    s.log_written = static_cast<std::uint64_t>(sb.st_size);
-    s.log_name_durable = false;
-  }
-  if (s.durable && !s.log_name_durable) {
-    // The log's directory entry, once, before the first durable commit uses it.
-    fsync_parent(s.log_path);
-    s.log_name_durable = true;
-  }
-  if (!s.log_open) s.log_head = 0;  // a new run starts at 0
-  std::uint64_t data_bytes = 0;
-  for (const log_extent& r : runs) data_bytes += r.length;
-  const std::size_t ext_bytes = runs.size() * sizeof(log_extent);
-  const std::uint64_t head_bytes = record_head_bytes(runs.size());
-  std::vector<std::byte> head(static_cast<std::size_t>(head_bytes));
-  log_record h{};
-  stamp_marks(h, record_magic, space_format_version);
-  h.uuid = m.uuid;
-  h.generation = m.generation;
-  h.extent_count = runs.size();
-  h.data_bytes = data_bytes;
-  h.record_bytes = head_bytes + data_bytes;
-  std::uint32_t data_crc = 0;
-  for (const log_extent& r : runs) data_crc = crc32c(s.base + r.offset, r.length, data_crc);
-  h.data_crc = data_crc;
-  std::memcpy(head.data(), &h, sizeof h);
-  std::memcpy(head.data() + sizeof h, &m, sizeof m);
-  if (ext_bytes) std::memcpy(head.data() + sizeof h + sizeof m, runs.data(), ext_bytes);
-  h.head_crc = crc32c(head.data() + sizeof h, sizeof m + ext_bytes, crc32c(&h, record_crc_span));
-  std::memcpy(head.data(), &h, sizeof h);
-
-  // The first step is small (a small store's log stays tens of KiB), then
-  // the written size doubles up to log_bound.
-  static const std::byte zeros[65536] = {};
-  constexpr std::uint64_t first_step = 16384;
-  const std::uint64_t end = s.log_head + h.record_bytes;
-  std::uint64_t fill_to = end;
-  if (end > s.log_written) {
-    fill_to = std::max(end, std::min(std::max(2 * s.log_written, first_step), log_bound));
-    fill_to = round_up(fill_to, space_page);
-  }
-  std::vector<iovec> iov;
-  iov.reserve(1 + runs.size() + (fill_to - end) / sizeof zeros + 1);
-  iov.push_back({head.data(), head.size()});
-  for (const log_extent& r : runs) iov.push_back({s.base + r.offset, r.length});
-  for (std::uint64_t at = end; at < fill_to;) {
-    const std::uint64_t n = std::min<std::uint64_t>(sizeof zeros, fill_to - at);
-    iov.push_back({const_cast<std::byte*>(zeros), n});
-    at += n;
-  }
-  if (const int e = pwritev_all(s.log_fd.get(), iov.data(), iov.size(), s.log_head))
-    throw_errno(s.log_path, "write of the log", e);
-  s.log_written = std::max(s.log_written, fill_to);
-  return h.record_bytes;
-}
-
-void write_slot(space_state& s, space_meta m, bool log_bit) {
-  const int slot = 1 - s.newest_slot;
-  const std::uint32_t seq = (s.meta_seq + 1) & meta_seq_mask;
-  m.format_version = space_format_version;
-  m.state = seq << 1 | (log_bit ? meta_log_bit : 0u);
-  m.crc = meta_crc(m);
-  if (const int e =
-          pwrite_all(s.fd.get(), &m, sizeof m, static_cast<std::uint64_t>(slot) * space_page))
-    throw_errno(s.path, "write of the meta page", e);
-  if (s.durable) {
-    if (const int e = sync_data(s.fd.get())) throw_errno(s.path, "fdatasync", e);
-  }
-  s.data_unflushed = !s.durable;
-  s.slot_unflushed = !s.durable;
-  s.newest_slot = slot;
-  s.meta_seq = seq;
-}
 
 bool has_uncommitted(space_state& s) {
   if (s.size != s.committed.file_size || !s.fresh.empty() ||
@@ -314,46 +173,6 @@ const std::byte* mapped_space::checked(fptr<const void> p, std::uint64_t bytes) 
   return base_ + off;
 }
 
-// ---- commit ------------------------------------------------------------------
-
-namespace detail {
-
-// Makes the page-CRC table cover every page of the file; returns the old
-// table's page run if it was replaced (its pages now need checksums).
-std::vector<log_extent> ensure_table(mapped_space& space, space_state& s) {
-  std::vector<log_extent> old;
-  for (;;) {
-    const std::uint64_t pages = s.size / space_page;
-    if (s.alloc.crc_table != 0 && s.alloc.crc_table_bytes / 4 >= pages) return old;
-    // Room for 25% more pages, whole pages, page-aligned: the table's pages
-    // hold nothing else.
-    const std::uint64_t bytes = detail::round_up((pages + pages / 4 + 16) * 4, space_page);
-    const fptr<void> t = space.allocate(static_cast<std::size_t>(bytes), space_page);
-    auto* entries = reinterpret_cast<std::uint32_t*>(s.base + t.offset());
-    std::memset(entries, 0, bytes);
-    if (s.alloc.crc_table != 0) {
-      std::memcpy(entries, s.base + s.alloc.crc_table, std::min(bytes, s.alloc.crc_table_bytes));
-      old.push_back({s.alloc.crc_table, s.alloc.crc_table_bytes});
-      space.deallocate(fptr<void>(s.alloc.crc_table));
-    }
-    s.alloc.crc_table = t.offset();
-    s.alloc.crc_table_bytes = bytes;
-  }
-}
-
-}  // namespace detail
-
-namespace {
-
-std::uint32_t zero_page_crc() {
-  static const std::uint32_t crc = [] {
-    static const std::byte zeros[space_page] = {};
-    return detail::crc32c(zeros, space_page);
-  }();
-  return crc;
-}
-
-}  // namespace
 
 namespace detail {
 namespace {
@@ -387,6 +206,10 @@ void mapped_space::sync() {
   if (s.log_head >= detail::log_bound || (s.durable && s.slot_unflushed && s.log_open)) {
     if (const int e = detail::checkpoint(s)) detail::throw_errno(s.path, "checkpoint", e);
   }
+  // A reader holds a commit the file cannot move past: the log restarts
+  // with the pages the file lacks instead (bounded by them, not by the
+  // commits since).
+  detail::restart_log_beside_readers(s);
   // Deferred frees: batches the oldest needed state no longer reaches return
   // to the free lists, and the blocks retired since the last commit become
   // this commit's batch (both part of this commit).
@@ -397,7 +220,6 @@ void mapped_space::sync() {
   const std::uint64_t old_pages =
       s.committed.alloc.crc_table != 0 ? s.committed.file_size / space_page : 2;
   std::vector<log_extent> extra = detail::ensure_table(*this, s);
-  const std::uint64_t pages = s.size / space_page;
   const std::uint64_t scan_end = std::min(s.size, detail::round_up(s.alloc.top, s.sys_page));
   std::vector<log_extent> runs;
   const std::uint64_t clean_mapped = detail::find_dirty(s, detail::space_data_start, scan_end, runs);
@@ -407,41 +229,15 @@ void mapped_space::sync() {
       std::memcmp(&s.alloc, &s.committed.alloc, sizeof s.alloc) == 0)
     return;  // nothing to commit
 
-  // Page checksums: new pages are zeros unless written; written pages are
-  // recomputed; the table's own pages stay 0 (the meta's table_crc covers them).
-  auto* table = reinterpret_cast<std::uint32_t*>(s.base + s.alloc.crc_table);
-  const std::uint64_t t_first = s.alloc.crc_table / space_page;
-  const std::uint64_t t_end = (s.alloc.crc_table + s.alloc.crc_table_bytes) / space_page;
-  // The table's pages this commit writes: those the scan above found dirty
-  // (already in runs) and those of the entries set here, so that no second
-  // pagemap read is needed.
-  std::vector<log_extent> table_runs;
-  auto set_entry = [&](std::uint64_t i, std::uint32_t v) {
-    if (i >= t_first && i < t_end) v = 0;
-    if (table[i] == v) return;  // untouched entries leave their page clean
-    table[i] = v;
-    const std::uint64_t at = (s.alloc.crc_table + i * 4) / s.sys_page * s.sys_page;
-    if (table_runs.empty() || table_runs.back().offset != at) table_runs.push_back({at, s.sys_page});
-  };
-  if (s.table_rebuild) {
-    for (std::uint64_t i = 2; i < pages; ++i)
-      set_entry(i, detail::crc32c(s.base + i * space_page, space_page));
-  } else {
-    for (std::uint64_t i = std::max<std::uint64_t>(old_pages, 2); i < pages; ++i)
-      set_entry(i, zero_page_crc());
-  }
-  for (const std::vector<log_extent>* list : {&runs, &s.fresh}) {
-    for (const log_extent& r : *list) {
-      for (std::uint64_t i = r.offset / space_page;
-           i < (r.offset + r.length) / space_page && i < pages; ++i)
-        set_entry(i, detail::crc32c(s.base + i * space_page, space_page));
-    }
-  }
+  // Page checksums of the new pages, the written pages and the pages
+  // write_fresh() put in the file; the table's written pages join the runs.
+  const std::vector<log_extent> table_runs =
+      detail::update_page_crcs(s, old_pages, runs, s.table_rebuild);
   if (!table_runs.empty()) runs = detail::merge_runs(runs, table_runs);
 
   space_meta m = detail::make_meta(s.committed.uuid, s.committed.generation + 1, s.size, s.alloc);
   m.deferred = s.deferred_head;
-  m.table_crc = detail::crc32c(table, s.alloc.crc_table_bytes);
+  m.table_crc = detail::table_crc(s.base, s.alloc);
   m.crc = detail::meta_crc(m);
 
   // 0. Pages written to the file directly (write_fresh) are not in the log:
@@ -469,7 +265,7 @@ void mapped_space::sync() {
   s.last_sync_pages = data_bytes / space_page;
   detail::mark_committed(s, before_pages, runs);
   // 2. The pages in place, not flushed (as far as readers allow: see
-  // mapped_space_readers.cpp): the log holds them until a checkpoint. After a
+  // reader_table.cpp): the log holds them until a checkpoint. After a
   // failed write the file lacks part of a commit that the log holds: no
   // checkpoint runs, and sync() and rollback() refuse until the space is
   // reopened (the open replays the log). 3. The private copies the file now
@@ -483,13 +279,21 @@ void mapped_space::sync() {
   // which opens as the committed state). While a reader holds an older
   // commit the file still serves it (place_commit left it behind), so its
   // end stays until a later commit finds the file current; growth into that
-  // dead end zeroes what it maps (grow() in mapped_space.cpp).
+  // dead end zeroes what it maps (grow() in allocator.cpp).
   const std::uint64_t file_end = std::max(s.shrink_from, s.stale_end);
   if (file_end > s.size) {
     if (detail::file_is_current(s)) {
       if (::ftruncate(s.fd.get(), static_cast<off_t>(s.size)) != 0)
         detail::throw_errno(s.path, "ftruncate (compact; the commit is durable)", errno);
       s.stale_end = 0;
+      // The cut ends the log's run: a replay of the run's earlier records
+      // would write their pages past the cut again, and a later growth takes
+      // the pages there for zeros (their checksum is a zero page's). After a
+      // power loss the records after this one would then replay over stale
+      // bytes; a checkpoint makes the cut and the file durable, and recovery
+      // never replays a record from before it.
+      if (const int e = detail::checkpoint(s))
+        detail::throw_errno(s.path, "checkpoint after compact (the commit is durable)", e);
     } else {
       s.stale_end = file_end;
     }
@@ -539,7 +343,7 @@ void mapped_space::rollback() {
 
 void mapped_space::verify() const {
   const detail::space_state& s = *st_;
-  // A reader's file may lag its commit (see mapped_space_readers.cpp): the
+  // A reader's file may lag its commit (see reader_table.cpp): the
   // writer verifies the file.
   detail::refuse_read_only(s, "verify");
   // While a reader holds an older commit the file holds that commit and the
@@ -574,21 +378,9 @@ void mapped_space::verify() const {
   if (const std::string why = detail::check_meta(m, file_bytes); !why.empty())
     detail::fail(s, "verify: " + why);
   const detail::space_alloc_state& a = m.alloc;
-  const std::uint64_t pages = m.file_size / space_page;
 
-  if (a.crc_table != 0) {
-    const auto* table = reinterpret_cast<const std::uint32_t*>(f + a.crc_table);
-    if (detail::crc32c(table, a.crc_table_bytes) != m.table_crc)
-      detail::fail(s, "verify: page checksum table damaged");
-    const std::uint64_t t_first = a.crc_table / space_page,
-                        t_end = (a.crc_table + a.crc_table_bytes) / space_page;
-    for (std::uint64_t i = 2; i < pages; ++i) {
-      if (i >= t_first && i < t_end) continue;
-      if (detail::crc32c(f + i * space_page, space_page) != table[i])
-        detail::fail(s, "verify: checksum mismatch in page " + std::to_string(i) + " (offset " +
-                            detail::hex(i * space_page) + ")");
-    }
-  }
+  if (const std::string why = detail::check_page_crcs(f, m); !why.empty())
+    detail::fail(s, "verify: " + why);
 
   // Every block from the first to top, then every free list against them.
   // Free blocks found by the walk, in address order (8 bytes each: bounded by

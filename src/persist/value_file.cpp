@@ -1,10 +1,10 @@
-// src/persist.cpp: fl::persist_error and the value file of fl::persist<T>
-// (format in fl/detail/persist_format.hpp).
+// src/persist/value_file.cpp: fl::persist_error and the value file of fl::persist<T>
+// (format in persist_format.hpp).
 #include <fl/persist.hpp>
 
-#include <fl/detail/persist_format.hpp>
+#include "persist_format.hpp"
 
-#include "persist_posix.hpp"
+#include "posix.hpp"
 
 #include <memory>
 #include <string>

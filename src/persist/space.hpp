@@ -1,17 +1,29 @@
-// src/mapped_space_internal.hpp: what the sources of fl::mapped_space share:
-// the state behind the handle, the constants of growth and recovery, and the
-// helpers each file offers the others. Private to src/mapped_space*.cpp:
-//   mapped_space_open.cpp    open, creation, recovery from the log, names
-//   mapped_space_commit.cpp  sync (the redo log), rollback, verify, page checks
-//   mapped_space.cpp         the allocator, growth, pstring
+// src/persist/space.hpp: what the sources of fl::mapped_space share: the
+// state behind the handle, the constants of growth and recovery, and the
+// helpers each file offers the others. Private to src/persist/. The sources
+// are split by file format: each format of persist_format.hpp is read and
+// written in one file.
+//   value_file.cpp    fl::persist<T>'s value file (save, load, update)
+//   meta.cpp          the meta page: checks, the newest slot, the slot write
+//   log_record.cpp    the redo log's record: written, read and checked,
+//                     replayed; the format-1 log header
+//   page_crc.cpp      the page checksums and their table
+//   allocator.cpp     blocks, size classes, free lists, deferred batches,
+//                     growth, compact()
+//   pstring.cpp       fl::pstring
+//   reader_table.cpp  "<path>-readers": readers' pins, the lagging file
+//   reservation.cpp   the address range and its reuse by the next open
+//   open.cpp          open and recovery, creation, the writer lock, rename
+//   commit.cpp        sync() (the dirty-page scan, the commit protocol),
+//                     checkpoint, rollback, verify
 // Functions of one file that the others do not call have internal linkage
 // there.
 #pragma once
 
-#include <fl/detail/persist_format.hpp>
+#include "persist_format.hpp"
 #include <fl/mapped_space.hpp>
 
-#include "persist_posix.hpp"
+#include "posix.hpp"
 
 #include <atomic>
 #include <cstdio>
@@ -38,9 +50,9 @@ inline constexpr int reserve_flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE
 inline constexpr int file_prot = PROT_READ | PROT_WRITE;
 inline constexpr int file_flags = MAP_PRIVATE;
 
-// The reader table ("<path>-readers", fl/detail/persist_format.hpp) as one
+// The reader table ("<path>-readers", persist_format.hpp) as one
 // handle sees it, and what the writer keeps to honour it. See
-// mapped_space_readers.cpp for the protocol.
+// reader_table.cpp for the protocol.
 struct reader_table {
   unique_fd fd;             // the table file; its OFD lock on a slot's byte owns the slot
   std::byte* map = nullptr;  // MAP_SHARED, reader_file_bytes
@@ -89,15 +101,15 @@ struct space_state {
   // Page runs past the committed file that write_fresh() wrote to the file
   // directly since the last commit (clean in the mapping, so not logged).
   std::vector<log_extent> fresh;  // the directory holding log_fd's name was fsynced
-  // /proc/self/pagemap, opened on first use (pagemap_fd in
-  // mapped_space_commit.cpp: an open that only reads never needs it), or
+  // /proc/self/pagemap, opened on first use (have_pagemap in commit.cpp: an
+  // open that only reads never needs it), or
   // closed: then dirty pages are found by comparing with the file.
   mutable unique_fd pagemap;
   mutable std::once_flag pagemap_opened;
   bool created = false;
   bool durable = true;
   // Set when a later open of the same file in this process became its writer
-  // (see open_writer in mapped_space_open.cpp): every call that reads through
+  // (see open_writer in open.cpp): every call that reads through
   // checks or writes throws, and the close writes nothing.
   std::atomic<bool> retired{false};
   std::uint64_t sys_page = 4096;
@@ -186,7 +198,7 @@ inline void store_u64(std::byte* base, std::uint64_t off, std::uint64_t v) noexc
   std::memcpy(base + off, &v, sizeof v);
 }
 
-// ---- mapped_space.cpp ----
+// ---- allocator.cpp ----
 
 // The oldest generation whose state may still be read: blocks that commit g
 // no longer reaches are reused once this is g or later. The one place that
@@ -205,7 +217,7 @@ void release_deferred(space_state& s);
 // generation `generation` (one block) at the head of the chain.
 void write_retired_batch(mapped_space& space, space_state& s, std::uint64_t generation);
 
-// ---- mapped_space_open.cpp ----
+// ---- open.cpp ----
 
 // Throws persist_error if a later open of this file in this process has
 // taken it over (space_state::retired).
@@ -219,14 +231,14 @@ inline void check_not_retired(const space_state& s) {
 // still refer to the files this space holds: a commit never writes into a
 // data file or a log that another writer replaced. Two fstat calls.
 void check_bound(const space_state& s);
-// Opens s.path as its writer (see mapped_space_open.cpp): s.fd then holds
+// Opens s.path as its writer (see open.cpp): s.fd then holds
 // the file's lock and `sb` its fstat. Returns the earlier handle of this
 // process it takes the file over from, or nullptr.
 space_state* open_writer(space_state& s, open_mode mode, struct stat& sb);
-// Truncates the log to `keep` bytes after a checkpoint left it unneeded (a
-// clean close keeps no multi-megabyte log). Errors are ignored: the log's
-// content is not needed.
-void shrink_log(space_state& s, std::uint64_t keep) noexcept;
+// fsyncs the directory holding `p` (its new or renamed entry is durable).
+void fsync_parent(const std::filesystem::path& p);
+
+// ---- meta.cpp ----
 
 // Checks a meta slot read from a file of `file_bytes` bytes: empty if valid,
 // else the reason.
@@ -236,16 +248,8 @@ std::string check_meta(const space_meta& m, std::uint64_t file_bytes);
 std::string check_size(const space_meta& m, std::uint64_t file_bytes);
 space_meta make_meta(std::uint64_t uuid, std::uint64_t generation, std::uint64_t file_size,
                      const space_alloc_state& a);
-void fsync_parent(const std::filesystem::path& p);
-// A reserved range of exactly `bytes` left by a closed space, with the file
-// `fd` of `file_bytes` bytes mapped (private, read-write) at its start, or
-// nullptr (no such range, or its start was taken meanwhile: then released).
-void* take_reservation(std::uint64_t bytes, int fd, std::uint64_t file_bytes) noexcept;
-// Releases a space's range: its first `mapped` bytes map the file and are
-// unmapped; the rest is kept for the next open if none is kept yet, else
-// unmapped too.
-void give_reservation(std::byte* base, std::uint64_t mapped, std::uint64_t bytes) noexcept;
-
+// A new file's uuid: random, never 0.
+std::uint64_t new_uuid();
 // The two meta slots as read from a file: each one's meta and, if it is not
 // valid, why (check_meta without the size check, and the page's padding);
 // `newest` is the slot of the newest state (by write count, then generation),
@@ -256,16 +260,105 @@ struct meta_slots {
   int newest = -1;
 };
 meta_slots read_slots(const std::byte* two_pages);
-
-// ---- mapped_space_commit.cpp ----
-
-// Writes the log record of commit `m` (changed runs `runs`) at the log's
-// head, unflushed; returns its size (see mapped_space_commit.cpp).
-std::uint64_t write_record(space_state& s, const space_meta& m,
-                           const std::vector<log_extent>& runs);
+// Both slots of s.fd read in one pread and checked; throws persist_error (the
+// reason) when neither slot can be used, so `newest` is a slot.
+meta_slots read_meta_slots(const space_state& s);
 // Writes `m` with `log_bit` into the older meta slot and flushes the file
 // (when durable): the one way a meta reaches its slot after creation.
 void write_slot(space_state& s, space_meta m, bool log_bit);
+
+// ---- reservation.cpp ----
+
+// A reserved range of exactly `bytes` left by a closed space, with the file
+// `fd` of `file_bytes` bytes mapped (private, read-write) at its start, or
+// nullptr (no such range, or its start was taken meanwhile: then released).
+void* take_reservation(std::uint64_t bytes, int fd, std::uint64_t file_bytes) noexcept;
+// Releases a space's range: its first `mapped` bytes map the file and are
+// unmapped; the rest is kept for the next open if none is kept yet, else
+// unmapped too.
+void give_reservation(std::byte* base, std::uint64_t mapped, std::uint64_t bytes) noexcept;
+
+// ---- log_record.cpp ----
+
+// The head of a record of commit `m` (page runs `runs`, whose images have
+// CRC `data_crc`): what precedes the images in the log.
+std::vector<std::byte> encode_record_head(const space_meta& m, const std::vector<log_extent>& runs,
+                                          std::uint32_t data_crc);
+// The generation a log's run starts with, given the one the meta slot names:
+// the record at offset 0 may be of a later commit (a log restarted beside a
+// reader: restart_log_beside_readers), whose page images cover every page
+// the data file lacks. Returns `named` unless a record of file `uuid` with a
+// later generation is at offset 0.
+std::uint64_t run_first_generation(int log_fd, std::uint64_t uuid, std::uint64_t named);
+
+// Writes the log record of commit `m` (changed runs `runs`) at the log's
+// head, opening or creating the log first, unflushed; returns its size.
+std::uint64_t write_record(space_state& s, const space_meta& m,
+                           const std::vector<log_extent>& runs);
+// Truncates the log to `keep` bytes after a checkpoint left it unneeded (a
+// clean close keeps no multi-megabyte log). Errors are ignored: the log's
+// content is not needed.
+void shrink_log(space_state& s, std::uint64_t keep) noexcept;
+// A record of the log whose head was read and checked: its place, head,
+// meta and extents.
+struct record_head {
+  std::uint64_t at = 0;
+  log_record head{};
+  space_meta meta{};
+  std::vector<log_extent> extents;
+  // Where its page images start in the log.
+  std::uint64_t data_at() const noexcept {
+    return at + record_head_bytes(extents.size(), head.format_version);
+  }
+};
+// Reads the head of the record at `at` of a log of `log_bytes` bytes; true if
+// it holds commit `gen` of file `uuid`: marks, format 2 or later, the head's
+// CRC, the meta, every extent inside the meta's file size and in order, their
+// sum. The page images are not read.
+bool read_record_head(int log_fd, std::uint64_t log_bytes, std::uint64_t at, std::uint64_t uuid,
+                      std::uint64_t gen, record_head& r);
+// True if the record's page images match its data CRC (read in bounded chunks).
+bool record_data_matches(int log_fd, const record_head& r);
+// Both: every byte of the record checked.
+bool read_record(int log_fd, std::uint64_t log_bytes, std::uint64_t at, std::uint64_t uuid,
+                 std::uint64_t gen, record_head& r);
+// After the last valid record of a run (ending at `from`, generation
+// `next_gen` expected): throws persist_error if a valid record of a later
+// commit lies past it (a record in between was damaged).
+void check_no_later_record(const space_state& s, int log_fd, std::uint64_t log_bytes,
+                           std::uint64_t from, std::uint64_t uuid, std::uint64_t next_gen);
+// Writes the records' page images into the data file, in order, and flushes it.
+void replay(const space_state& s, int log_fd, const std::vector<record_head>& run);
+// Throws persist_error if a format-1 file's log holds a commit it never finished.
+void refuse_unfinished_v1(const space_state& s, const space_meta& m);
+
+// ---- page_crc.cpp ----
+
+// The checksum of page `page` (4 KiB at base + page * 4096), and of the
+// page-CRC table `a` names: every page checksum is computed by these.
+std::uint32_t page_crc(const std::byte* base, std::uint64_t page) noexcept;
+std::uint32_t table_crc(const std::byte* base, const space_alloc_state& a) noexcept;
+// Makes the page-CRC table (a block of the space) cover every page of the
+// file, carving a bigger one when needed; returns the replaced table's page
+// run, if any (its pages now need checksums). Not a commit.
+std::vector<log_extent> ensure_table(mapped_space& space, space_state& s);
+// sync(): sets the table's entries for the pages past `old_pages` (zero
+// pages, or every page when `rebuild`), for `runs` and for s.fresh; returns
+// the table's pages it changed (system-page runs, to be logged).
+std::vector<log_extent> update_page_crcs(space_state& s, std::uint64_t old_pages,
+                                         const std::vector<log_extent>& runs, bool rebuild);
+// Checks the committed pages under [off, off + len) against the page CRC
+// table, once each (see mapped_space::checked).
+void check_pages(const space_state& s, std::uint64_t off, std::uint64_t len);
+// After a commit: marks the pages it wrote and the pages past `old_pages` as
+// checked.
+void mark_committed(space_state& s, std::uint64_t old_pages, const std::vector<log_extent>& runs);
+// verify(): the table against m.table_crc, then every page of the committed
+// file `file` (mapped) against it; empty, or the reason.
+std::string check_page_crcs(const std::byte* file, const space_meta& m);
+
+// ---- commit.cpp ----
+
 // If commits since the newest meta slot are in the log only: flushes the data
 // file, writes the committed meta into a slot without meta_log_bit and starts
 // the log again from 0. Returns 0 or the errno of the failed step (the state
@@ -275,15 +368,12 @@ int checkpoint(space_state& s) noexcept;
 // pages written since the last commit: a pagemap walk over the carved range).
 bool has_uncommitted(space_state& s);
 
-// Makes the page-CRC table (a block of the space) cover every page of the
-// file, carving a bigger one when needed; returns the replaced table's page
-// run, if any (its pages now need checksums). Not a commit.
-std::vector<log_extent> ensure_table(mapped_space& space, space_state& s);
-// Checks the committed pages under [off, off + len) against the page CRC
-// table, once each (see mapped_space::checked).
-void check_pages(const space_state& s, std::uint64_t off, std::uint64_t len);
+// Has this process written to page `p` since the last commit (so that its
+// committed checksum no longer applies)? From the page tables (pagemap);
+// without them, by comparing the page with the file.
+bool changed_here(const space_state& s, std::uint64_t p);
 
-// ---- mapped_space_readers.cpp ----
+// ---- reader_table.cpp ----
 
 // "opened read-only" as persist_error when `s` is a reader; `what` names the call.
 void refuse_read_only(const space_state& s, const char* what);
@@ -308,6 +398,15 @@ std::uint64_t oldest_pinned_generation(const space_state& s);
 // in the log).
 void place_commit(space_state& s, std::uint64_t record_at, const std::vector<log_extent>& runs,
                   std::uint64_t clean_mapped, std::uint64_t scan_end);
+// The writer's sync(), before the record: when a reader holds a commit
+// older than the file can move past, no checkpoint can run, so past the
+// log's bound (and twice the pages the file lacks) the log restarts instead:
+// the data file is flushed, one record of the newest commit holding every
+// page the file lacks starts a new log renamed over the old one (readers
+// holding the old one read on in it), and the meta slot names that commit.
+// The log then stays within max(log_bound, 2 x the pages the file lags by)
+// plus the records since. docs/design.md ("Readers").
+void restart_log_beside_readers(space_state& s);
 // The writer's sync(), before the record: drops from `runs` the lagging pages
 // that hold what the log already has for them (unchanged since their commit).
 void drop_unchanged_lagging(space_state& s, std::vector<log_extent>& runs);
@@ -323,7 +422,7 @@ bool file_is_current(const space_state& s) noexcept;
 
 }  // namespace fl::inline FL_ABI_NS::detail
 
-// The names the three mapped_space_*.cpp files use unqualified, in one place.
+// The names the space's sources use unqualified, in one place.
 namespace fl::inline FL_ABI_NS {
 using detail::block_header;
 using detail::class_size;

@@ -1,5 +1,5 @@
-// src/mapped_space_readers.cpp: one writer and many readers of a space, in
-// any processes. Formats in fl/detail/persist_format.hpp ("reader table");
+// src/persist/reader_table.cpp: one writer and many readers of a space, in
+// any processes. Formats in persist_format.hpp ("reader table");
 // the design in docs/design.md ("Readers").
 //
 // The invariant: the data file holds, in place, the state of a commit no
@@ -22,10 +22,10 @@
 // reader tries again.
 #include <fl/mapped_space.hpp>
 
-#include <fl/detail/persist_format.hpp>
+#include "persist_format.hpp"
 
-#include "mapped_space_internal.hpp"
-#include "persist_posix.hpp"
+#include "space.hpp"
+#include "posix.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -177,77 +177,20 @@ void clear_ring(std::byte* map) {
     word(map, off).store(0, std::memory_order_relaxed);
 }
 
-// A checked record head: its log record, meta and extents.
-struct record_head {
-  std::uint64_t at = 0;
-  log_record h{};
-  space_meta meta{};
-  std::vector<log_extent> ext;
-};
-
-// Reads and checks the head of commit `gen`'s record at `at` (magic, file,
-// generation, head CRC, meta, extents inside the meta's file, in order).
-bool read_head(int log_fd, std::uint64_t at, std::uint64_t uuid, std::uint64_t gen,
-               record_head& r) {
-  // One page holds the head of a record of up to 170 extents: read into the
-  // stack, a bigger head into the heap.
-  alignas(8) std::byte page[space_page];
-  if (pread_full(log_fd, page, space_page, at) != static_cast<long long>(space_page))
-    return false;
-  std::memcpy(&r.h, page, sizeof r.h);
-  const log_record& h = r.h;
-  if (std::memcmp(h.magic, record_magic, sizeof h.magic) != 0 || h.byte_order != byte_order_mark ||
-      h.format_version != space_format_version || h.uuid != uuid || h.generation != gen ||
-      h.extent_count > (std::uint64_t{1} << 28))
-    return false;
-  const std::uint64_t head_bytes = record_head_bytes(h.extent_count);
-  if (h.record_bytes != head_bytes + h.data_bytes) return false;
-  std::unique_ptr<std::byte[]> big;
-  const std::byte* head_p = page;
-  if (head_bytes > space_page) {
-    big.reset(new std::byte[static_cast<std::size_t>(head_bytes)]);
-    std::memcpy(big.get(), page, space_page);
-    if (pread_full(log_fd, big.get() + space_page, head_bytes - space_page, at + space_page) !=
-        static_cast<long long>(head_bytes - space_page))
-      return false;
-    head_p = big.get();
-  }
-  const std::byte* head = head_p;
-  const std::size_t ext_bytes = static_cast<std::size_t>(h.extent_count) * sizeof(log_extent);
-  std::uint32_t crc = crc32c(head, record_crc_span);
-  crc = crc32c(head + sizeof h, sizeof(space_meta) + ext_bytes, crc);
-  if (crc != h.head_crc) return false;
-  std::memcpy(&r.meta, head + sizeof h, sizeof r.meta);
-  if (r.meta.generation != gen || r.meta.uuid != uuid ||
-      !check_meta(r.meta, r.meta.file_size).empty())
-    return false;
-  r.ext.resize(static_cast<std::size_t>(h.extent_count));
-  if (ext_bytes) std::memcpy(r.ext.data(), head + sizeof h + sizeof(space_meta), ext_bytes);
-  std::uint64_t sum = 0, prev_end = space_data_start;
-  for (const log_extent& e : r.ext) {
-    if (e.offset % space_page != 0 || e.length % space_page != 0 || e.length == 0 ||
-        e.offset < prev_end || e.offset > r.meta.file_size ||
-        r.meta.file_size - e.offset < e.length)
-      return false;
-    prev_end = e.offset + e.length;
-    sum += e.length;
-  }
-  r.at = at;
-  return sum == h.data_bytes;
-}
-
 // Finds commit `gen`'s record: at `next` (where the previous commit's record
 // ends: a run's records follow each other), where the ring says, else by
 // walking the log's run from offset 0.
 bool find_record(const reader_table& t, int log_fd, std::uint64_t uuid, std::uint64_t gen,
                  std::uint64_t next, record_head& r) {
-  if (next != ~std::uint64_t{0} && read_head(log_fd, next, uuid, gen, r)) return true;
-  const std::uint64_t hint = ring_get(t.map, gen);
-  if (hint != ~std::uint64_t{0} && hint != next && read_head(log_fd, hint, uuid, gen, r))
-    return true;
   struct stat sb;
   if (::fstat(log_fd, &sb) != 0) return false;
   const auto log_bytes = static_cast<std::uint64_t>(sb.st_size);
+  if (next != ~std::uint64_t{0} && read_record_head(log_fd, log_bytes, next, uuid, gen, r))
+    return true;
+  const std::uint64_t hint = ring_get(t.map, gen);
+  if (hint != ~std::uint64_t{0} && hint != next &&
+      read_record_head(log_fd, log_bytes, hint, uuid, gen, r))
+    return true;
   for (std::uint64_t at = 0; at + space_page <= log_bytes;) {
     log_record h;
     if (pread_full(log_fd, &h, sizeof h, at) != static_cast<long long>(sizeof h)) return false;
@@ -255,12 +198,12 @@ bool find_record(const reader_table& t, int log_fd, std::uint64_t uuid, std::uin
         h.generation > gen)
       return false;
     record_head here;
-    if (!read_head(log_fd, at, uuid, h.generation, here)) return false;
+    if (!read_record_head(log_fd, log_bytes, at, uuid, h.generation, here)) return false;
     if (h.generation == gen) {
       r = std::move(here);
       return true;
     }
-    at += here.h.record_bytes;
+    at += here.head.record_bytes;
   }
   return false;
 }
@@ -307,32 +250,47 @@ void grow_reader_map(space_state& s, std::uint64_t bytes) {
 // checks them against the record's CRC; `next` is where the record may be
 // (see find_record), and becomes where the next one may be. Returns false if
 // the log no longer holds the record.
-bool overlay(space_state& s, std::uint64_t gen, std::vector<std::uint64_t>* pages,
-             std::uint64_t& next) {
+bool overlay(space_state& s, std::uint64_t& gen, std::uint64_t newest,
+             std::vector<std::uint64_t>* pages, std::uint64_t& next) {
   reader_table& t = *s.readers;
   if (!t.log_fd) {
     t.log_fd = unique_fd(::open(s.log_path.c_str(), O_RDONLY | O_CLOEXEC));
     if (!t.log_fd) return false;
   }
+  const std::uint64_t uuid = s.committed.uuid;
   record_head r;
-  if (!find_record(t, t.log_fd.get(), s.committed.uuid, gen, next, r)) return false;
-  next = r.at + r.h.record_bytes;
+  if (!find_record(t, t.log_fd.get(), uuid, gen, next, r)) {
+    // The writer may have restarted the log beside an older reader
+    // (restart_log_beside_readers): the log now at the path starts with a
+    // record of a later commit holding every page the file lacks, which
+    // takes this reader from any commit it can hold (none is older than the
+    // file's) to that one.
+    unique_fd now(::open(s.log_path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!now) return false;
+    t.log_fd = std::move(now);
+    if (!find_record(t, t.log_fd.get(), uuid, gen, ~std::uint64_t{0}, r)) {
+      const std::uint64_t first = run_first_generation(t.log_fd.get(), uuid, gen);
+      if (first == gen || first > newest || !find_record(t, t.log_fd.get(), uuid, first, 0, r))
+        return false;
+      gen = first;
+    }
+  }
+  next = r.at + r.head.record_bytes;
   grow_reader_map(s, r.meta.file_size);
   // The extents' images follow the head: one preadv into their places.
   std::vector<iovec> iov;
-  iov.reserve(r.ext.size());
-  for (const log_extent& e : r.ext)
+  iov.reserve(r.extents.size());
+  for (const log_extent& e : r.extents)
     iov.push_back({s.base + e.offset, static_cast<std::size_t>(e.length)});
-  if (!preadv_all(t.log_fd.get(), iov.data(), iov.size(), r.at + record_head_bytes(r.ext.size())))
-    return false;
+  if (!preadv_all(t.log_fd.get(), iov.data(), iov.size(), r.data_at())) return false;
   std::uint32_t crc = 0;
-  for (const log_extent& e : r.ext) {
+  for (const log_extent& e : r.extents) {
     crc = crc32c(s.base + e.offset, e.length, crc);
     if (pages)
       for (std::uint64_t p = e.offset / space_page; p < (e.offset + e.length) / space_page; ++p)
         pages->push_back(p);
   }
-  return crc == r.h.data_crc;
+  return crc == r.head.data_crc;
 }
 
 // Takes a free slot: the first whose byte no process has locked.
@@ -389,11 +347,7 @@ std::uint64_t min_pin(const reader_table& t, std::uint64_t upto) {
 // data file's meta slots and the log's run (a reader opening a space no
 // writer has open, or whose table belongs to another file).
 void init_from_file(space_state& s, reader_table& t) {
-  alignas(8) std::byte pages[2 * space_page];
-  if (pread_full(s.fd.get(), pages, sizeof pages, 0) != static_cast<long long>(sizeof pages))
-    throw_errno(s.path, "read of the meta pages", errno ? errno : EIO);
-  const meta_slots slots = read_slots(pages);
-  if (slots.newest < 0) fail(s, slots.why[0]);
+  const meta_slots slots = read_meta_slots(s);
   const space_meta& m = slots.meta[slots.newest];
   init_table(t.map, m.uuid);
   const bool log_bit = (m.state & meta_log_bit) != 0;
@@ -406,14 +360,18 @@ void init_from_file(space_state& s, reader_table& t) {
     const std::uint64_t first = log_bit ? m.generation : m.generation + 1;
     file_gen = first - 1;
     unique_fd log(::open(s.log_path.c_str(), O_RDONLY | O_CLOEXEC));
+    struct stat sb;
+    const std::uint64_t log_bytes =
+        log && ::fstat(log.get(), &sb) == 0 ? static_cast<std::uint64_t>(sb.st_size) : 0;
     std::uint64_t at = 0;
-    for (std::uint64_t gen = first; log; ++gen) {
+    for (std::uint64_t gen = log ? run_first_generation(log.get(), m.uuid, first) : first; log;
+         ++gen) {
       record_head r;
-      if (!read_head(log.get(), at, m.uuid, gen, r)) break;
+      if (!read_record_head(log.get(), log_bytes, at, m.uuid, gen, r)) break;
       ring_put(t.map, gen, at);
       newest = gen;
       last = r.meta;
-      at += r.h.record_bytes;
+      at += r.head.record_bytes;
     }
     if (log_bit && newest < first)
       fail(s, "the log " + s.log_path.string() + " does not hold commit " +
@@ -493,11 +451,7 @@ void open_as_reader(space_state& s, std::uint64_t reserve) {
   open_table(s.path, t);
   {
     const table_lock lock(table_path(s.path), t.fd.get());
-    alignas(8) std::byte pages[2 * space_page];
-    if (pread_full(s.fd.get(), pages, sizeof pages, 0) != static_cast<long long>(sizeof pages))
-      throw_errno(s.path, "read of the meta pages", errno ? errno : EIO);
-    const meta_slots slots = read_slots(pages);
-    if (slots.newest < 0) fail(s, slots.why[0]);
+    const meta_slots slots = read_meta_slots(s);
     const space_meta& m = slots.meta[slots.newest];
     std::uint64_t gen = 0;
     space_meta published{};
@@ -545,7 +499,8 @@ void open_as_reader(space_state& s, std::uint64_t reserve) {
     s.committed = m;
     bool ok = true;
     std::uint64_t next = ~std::uint64_t{0};
-    for (std::uint64_t g = from + 1; ok && g <= newest; ++g) ok = overlay(s, g, nullptr, next);
+    for (std::uint64_t g = from + 1; ok && g <= newest; ++g)
+      ok = overlay(s, g, newest, nullptr, next);
     if (ok) {
       word(t.map, slot_at(static_cast<std::uint64_t>(t.slot))).store(newest,
                                                                      std::memory_order_seq_cst);
@@ -575,7 +530,7 @@ void refresh_reader(space_state& s) {
   std::vector<std::uint64_t> pages;
   std::uint64_t next = ~std::uint64_t{0};
   for (std::uint64_t g = pinned + 1; g <= newest; ++g) {
-    if (!overlay(s, g, &pages, next))
+    if (!overlay(s, g, newest, &pages, next))
       fail(s, "the log " + s.log_path.string() + " does not hold commit " + std::to_string(g) +
                   " (damaged, or replaced by another file)");
   }
@@ -633,11 +588,11 @@ void advance_from_log(space_state& s, reader_table& t, std::uint64_t target) {
     ++done_records;
     if (rec.gen <= t.file_gen) continue;
     record_head r;
-    if (!read_head(s.log_fd.get(), rec.at, s.committed.uuid, rec.gen, r))
+    if (!read_record_head(s.log_fd.get(), s.log_written, rec.at, s.committed.uuid, rec.gen, r))
       fail(s, "the log's record of commit " + std::to_string(rec.gen) +
                   " changed under the writer (damaged)");
-    std::uint64_t src = rec.at + record_head_bytes(r.ext.size());
-    for (const log_extent& e : r.ext) {
+    std::uint64_t src = r.data_at();
+    for (const log_extent& e : r.extents) {
       if (e.length > most && most < copy_chunk) {
         most = std::min<std::uint64_t>(std::max(e.length, 4 * space_page), copy_chunk);
         buf.reset(new std::byte[static_cast<std::size_t>(most)]);
@@ -659,6 +614,70 @@ void advance_from_log(space_state& s, reader_table& t, std::uint64_t target) {
 }
 
 }  // namespace
+
+void restart_log_beside_readers(space_state& s) {
+  reader_table* t = s.readers.get();
+  if (t == nullptr || !s.log_open || file_is_current(s)) return;
+  // The pages the file lacks, in order, each with its newest committed image
+  // in the log; pages past the committed size (cut by a compaction) go.
+  std::erase_if(t->lagging, [&](const auto& e) { return e.first >= s.committed.file_size; });
+  const std::uint64_t lag_bytes = t->lagging.size() * s.sys_page;
+  if (s.log_head < std::max(log_bound, 2 * (lag_bytes + record_head_bytes(t->lagging.size()))))
+    return;
+  // 1. The file's state in place (commit t->file_gen) durable: the records
+  // up to it are then never read again.
+  if (s.durable && s.data_unflushed) {
+    if (const int e = sync_data(s.fd.get())) throw_errno(s.path, "fdatasync", e);
+  }
+  s.data_unflushed = false;
+  // 2. One record of the newest commit holding every page the file lacks.
+  std::vector<log_extent> runs;
+  std::vector<std::byte> images(static_cast<std::size_t>(lag_bytes));
+  std::size_t k = 0;
+  for (const auto& [off, l] : t->lagging) {
+    if (!runs.empty() && runs.back().offset + runs.back().length == off)
+      runs.back().length += s.sys_page;
+    else
+      runs.push_back({off, s.sys_page});
+    if (pread_full(s.log_fd.get(), images.data() + k * s.sys_page, s.sys_page, l.at) !=
+        static_cast<long long>(s.sys_page))
+      throw_errno(s.log_path, "read of the log", errno ? errno : EIO);
+    ++k;
+  }
+  const std::vector<std::byte> head =
+      encode_record_head(s.committed, runs, crc32c(images.data(), images.size()));
+  // 3. The new log, durable under a name of its own, then renamed over the
+  // old one: readers that hold the old one open read on in it.
+  const std::filesystem::path tmp = unique_sibling(s.log_path, "next");
+  unique_fd fd(::open(tmp.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666));
+  if (!fd) throw_errno(tmp, "create", errno);
+  iovec iov[2] = {{const_cast<std::byte*>(head.data()), head.size()},
+                  {images.data(), images.size()}};
+  int err = pwritev_all(fd.get(), iov, 2, 0);
+  if (err == 0 && s.durable) err = sync_data(fd.get());
+  if (err == 0 && ::rename(tmp.c_str(), s.log_path.c_str()) != 0) err = errno;
+  if (err != 0) {
+    ::unlink(tmp.c_str());
+    throw_errno(s.log_path, "write of the restarted log", err);
+  }
+  if (s.durable) fsync_parent(s.log_path);
+  const std::uint64_t bytes = head.size() + images.size();
+  s.log_fd = std::move(fd);
+  s.log_head = bytes;
+  s.log_written = bytes;
+  // 4. The meta slot names the new run's first commit.
+  write_slot(s, s.committed, true);
+  // 5. What the writer and readers look records up by.
+  const std::uint64_t c = s.committed.generation;
+  std::uint64_t at = head.size();
+  for (auto& [off, l] : t->lagging) {
+    l = {c, at};
+    at += s.sys_page;
+  }
+  t->records.assign(1, {c, 0});
+  clear_ring(t->map);
+  ring_put(t->map, c, 0);
+}
 
 void drop_unchanged_lagging(space_state& s, std::vector<log_extent>& runs) {
   if (!s.readers || s.readers->lagging.empty()) return;

@@ -1,25 +1,23 @@
-// src/mapped_space_open.cpp: fl::mapped_space's open (checks of the meta
-// slots, recovery from the redo log), the creation of a new file, the handle's
-// moves and accessors, rename. Formats in fl/detail/persist_format.hpp; the
-// design in docs/design.md ("Persistence").
+// src/persist/open.cpp: fl::mapped_space's open (the choice of the committed
+// state: the meta slots, recovery through the log's run), the creation of a
+// new file, the writer lock and its table, the handle's moves and accessors,
+// rename. The formats it reads are owned by meta.cpp and log_record.cpp; the
+// design in docs/design.md ("Persistence", "Rules").
 #include <fl/mapped_space.hpp>
 
-#include <fl/detail/persist_format.hpp>
+#include "persist_format.hpp"
 
-#include "mapped_space_internal.hpp"
-#include "persist_posix.hpp"
+#include "posix.hpp"
+#include "space.hpp"
 
 #include <algorithm>
-#include <cstring>
-#include <string>
-#include <vector>
-#include <chrono>
-#include <mutex>
-#include <random>
-#include <utility>
-
 #include <atomic>
 #include <cstdio>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <sys/file.h>
 #include <sys/mman.h>
@@ -28,269 +26,14 @@
 namespace fl::inline FL_ABI_NS {
 namespace detail {
 
-// The one check of check_meta that depends on the file's size: empty if the
-// file holds the committed size, else the reason.
-std::string check_size(const space_meta& m, std::uint64_t file_bytes) {
-  if (m.file_size <= file_bytes) return {};
-  return "truncated: " + std::to_string(file_bytes) + " bytes, the last commit has " +
-         std::to_string(m.file_size);
-}
-
-// Checks a meta slot read from a file of `file_bytes` bytes. Empty if valid,
-// else the reason. Format marks first, so that a foreign or newer file gets
-// its own reason rather than "checksum mismatch".
-std::string check_meta(const space_meta& m, std::uint64_t file_bytes) {
-  if (std::memcmp(m.magic, space_magic, sizeof m.magic) != 0)
-    return "not an fl::mapped_space file (bad magic)";
-  if (m.byte_order != byte_order_mark) return "written on a machine of the other byte order";
-  if (m.format_version < space_oldest_version || m.format_version > space_format_version)
-    return "format version " + std::to_string(m.format_version) +
-           (m.format_version > space_format_version ? " is newer than" : " is not") +
-           " the supported versions " + std::to_string(space_oldest_version) + " to " +
-           std::to_string(space_format_version);
-  if (m.word_bits != word_bits)
-    return "written with " + std::to_string(m.word_bits) + "-bit words, this build uses " +
-           std::to_string(word_bits);
-  if (m.page_size != space_page || m.class_count != space_class_count)
-    return "page size or class count differs";
-  if (meta_crc(m) != m.crc || (m.format_version == 1 && m.state != 0))
-    return "meta page checksum mismatch (damaged)";
-  const space_alloc_state& a = m.alloc;
-  if (m.file_size % space_page != 0 || m.file_size < initial_file_size)
-    return "meta page: bad file size";
-  if (std::string why = check_size(m, file_bytes); !why.empty()) return why;
-  if (a.top % 16 != 8 || a.top < space_first_block || a.top > m.file_size)
-    return "meta page: bad allocator end";
-  if (a.root != 0 && (a.root % 16 != 0 || a.root < space_first_block + 8 || a.root >= a.top))
-    return "meta page: root outside the blocks";
-  if (m.deferred != 0 &&
-      (m.deferred % 16 != 0 || m.deferred < space_first_block + 8 || m.deferred >= a.top))
-    return "meta page: deferred batch outside the blocks";
-  if (a.used_bytes + a.free_bytes != a.top - space_first_block || a.used_bytes > a.top ||
-      a.free_bytes > a.top)
-    return "meta page: block byte counts do not add up";
-  if (a.live_blocks > a.used_bytes / 16 || a.free_blocks > a.free_bytes / 16)
-    return "meta page: bad block counts";
-  for (unsigned c = 0; c < space_class_count; ++c) {
-    const std::uint64_t h = a.free_heads[c];
-    if (h != 0 && (h % 16 != 8 || h < space_first_block || h > a.top || a.top - h < class_size(c)))
-      return "meta page: free list head of class " + std::to_string(c) + " outside the blocks";
-    if (h != 0 && a.free_blocks == 0) return "meta page: free list without free blocks";
-  }
-  if (a.crc_table == 0) {
-    if (a.crc_table_bytes != 0 || m.generation > 1) return "meta page: no page checksum table";
-  } else {
-    if (a.crc_table % space_page != 0 || a.crc_table_bytes % space_page != 0 ||
-        a.crc_table < space_first_block || a.crc_table > a.top ||
-        a.top - a.crc_table < a.crc_table_bytes || a.crc_table_bytes / 4 < m.file_size / space_page)
-      return "meta page: bad page checksum table";
-  }
-  return {};
-}
-
 namespace {
-bool all_zero(const std::byte* p, std::size_t n) noexcept;
-}  // namespace
-
-meta_slots read_slots(const std::byte* two_pages) {
-  meta_slots r;
-  for (int i = 0; i < 2; ++i) {
-    const std::byte* page = two_pages + static_cast<std::size_t>(i) * space_page;
-    std::memcpy(&r.meta[i], page, sizeof r.meta[i]);
-    r.why[i] = check_meta(r.meta[i], ~std::uint64_t{0});
-    // The rest of the page is zeros; nothing else covers it.
-    if (r.why[i].empty() && !all_zero(page + sizeof(space_meta), space_page - sizeof(space_meta)))
-      r.why[i] = "meta page padding is not zero (damaged)";
-  }
-  if (!r.why[0].empty() && !r.why[1].empty()) {
-    if (r.why[0] != r.why[1])
-      r.why[0] = "both meta pages invalid (slot 0: " + r.why[0] + "; slot 1: " + r.why[1] + ")";
-    return r;
-  }
-  if (!r.why[0].empty() || !r.why[1].empty()) {
-    r.newest = r.why[0].empty() ? 0 : 1;
-    return r;
-  }
-  // Both valid: the newest was written last, so its count is the other's
-  // plus one; equal counts (format 1, or a new file) go by generation.
-  const space_meta &a = r.meta[0], &b = r.meta[1];
-  const std::uint32_t d = ((a.state >> 1) - (b.state >> 1)) & meta_seq_mask;
-  r.newest = d == 1                                   ? 0
-             : d == meta_seq_mask                     ? 1
-             : d == 0 && a.generation != b.generation ? (a.generation > b.generation ? 0 : 1)
-                                                      : -1;
-  if (r.newest < 0 || a.uuid != b.uuid ||
-      r.meta[r.newest].generation < r.meta[1 - r.newest].generation) {
-    r.newest = -1;
-    r.why[0] = "meta pages disagree (damaged)";
-  }
-  return r;
-}
-
-namespace {
-
-// True if the `n` bytes at p are all zero (a word at a time).
-bool all_zero(const std::byte* p, std::size_t n) noexcept {
-  std::uint64_t any = 0;
-  for (; n >= 8; n -= 8, p += 8) {
-    std::uint64_t w;
-    std::memcpy(&w, p, 8);
-    any |= w;
-  }
-  for (; n > 0; --n, ++p) any |= static_cast<std::uint64_t>(*p);
-  return any == 0;
-}
-
-// A record of the log, checked: its place, head and extents.
-struct record {
-  std::uint64_t at = 0;
-  log_record head{};
-  space_meta meta{};
-  std::vector<log_extent> extents;
-};
-
-// Reads the record at `at` of the log; true if it holds commit `gen` of file
-// `uuid` with every byte checked (both CRCs, the meta, every extent inside
-// the meta's file size, in order).
-bool read_record(int log_fd, std::uint64_t log_bytes, std::uint64_t at, std::uint64_t uuid,
-                 std::uint64_t gen, record& r) {
-  if (at >= log_bytes || log_bytes - at < space_page) return false;
-  std::vector<std::byte> page(space_page);
-  if (pread_full(log_fd, page.data(), space_page, at) != static_cast<long long>(space_page))
-    return false;
-  std::memcpy(&r.head, page.data(), sizeof r.head);
-  const log_record& h = r.head;
-  if (std::memcmp(h.magic, record_magic, sizeof h.magic) != 0 || h.byte_order != byte_order_mark ||
-      h.format_version < 2 || h.format_version > space_format_version || h.uuid != uuid ||
-      h.generation != gen)
-    return false;
-  const std::size_t meta_bytes = meta_image_bytes(h.format_version);
-  const std::uint64_t room = log_bytes - at;
-  if (h.extent_count > room / sizeof(log_extent)) return false;
-  const std::uint64_t head_bytes = record_head_bytes(h.extent_count, h.format_version);
-  if (head_bytes > room || h.data_bytes > room - head_bytes ||
-      h.record_bytes != head_bytes + h.data_bytes)
-    return false;
-  std::vector<std::byte> head(static_cast<std::size_t>(head_bytes));
-  std::memcpy(head.data(), page.data(), space_page);
-  if (head_bytes > space_page &&
-      pread_full(log_fd, head.data() + space_page, head_bytes - space_page, at + space_page) !=
-          static_cast<long long>(head_bytes - space_page))
-    return false;
-  const std::size_t ext_bytes = static_cast<std::size_t>(h.extent_count) * sizeof(log_extent);
-  std::uint32_t crc = crc32c(head.data(), record_crc_span);
-  crc = crc32c(head.data() + sizeof h, meta_bytes + ext_bytes, crc);
-  if (crc != h.head_crc) return false;
-  r.meta = space_meta{};
-  std::memcpy(&r.meta, head.data() + sizeof h, meta_bytes);
-  if (r.meta.generation != gen || r.meta.uuid != uuid ||
-      !check_meta(r.meta, r.meta.file_size).empty())
-    return false;
-  r.extents.resize(static_cast<std::size_t>(h.extent_count));
-  std::memcpy(r.extents.data(), head.data() + sizeof h + meta_bytes, ext_bytes);
-  std::uint64_t sum = 0;
-  std::uint64_t prev_end = space_data_start;
-  for (const log_extent& e : r.extents) {
-    if (e.offset % space_page != 0 || e.length % space_page != 0 || e.length == 0 ||
-        e.offset < prev_end || e.offset > r.meta.file_size ||
-        r.meta.file_size - e.offset < e.length)
-      return false;
-    prev_end = e.offset + e.length;
-    sum += e.length;
-  }
-  if (sum != h.data_bytes) return false;
-  std::vector<std::byte> buf(static_cast<std::size_t>(std::min<std::uint64_t>(copy_chunk, sum)));
-  crc = 0;
-  for (std::uint64_t done = 0; done < sum;) {
-    const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(copy_chunk, sum - done));
-    if (pread_full(log_fd, buf.data(), n, at + head_bytes + done) != static_cast<long long>(n))
-      return false;
-    crc = crc32c(buf.data(), n, crc);
-    done += n;
-  }
-  r.at = at;
-  return crc == h.data_crc;
-}
-
-// After the last valid record of a run (ending at `from`): a later record of
-// the same file and run means a record in between was damaged, and the
-// commits after it would be lost. Looks at every page boundary past `from`.
-void check_no_later_record(const space_state& s, int log_fd, std::uint64_t log_bytes,
-                           std::uint64_t from, std::uint64_t uuid, std::uint64_t next_gen) {
-  std::vector<std::byte> buf(copy_chunk);
-  for (std::uint64_t at = from; at < log_bytes;) {
-    const std::size_t n =
-        static_cast<std::size_t>(std::min<std::uint64_t>(copy_chunk, log_bytes - at));
-    const long long got = pread_full(log_fd, buf.data(), n, at);
-    if (got <= 0) return;
-    for (std::size_t k = 0; k + sizeof(log_record) <= static_cast<std::size_t>(got);
-         k += space_page) {
-      log_record h;
-      std::memcpy(&h, buf.data() + k, sizeof h);
-      if (std::memcmp(h.magic, record_magic, sizeof h.magic) != 0 || h.uuid != uuid ||
-          h.generation <= next_gen || h.generation - next_gen > (std::uint64_t{1} << 32))
-        continue;
-      record r;
-      if (read_record(log_fd, log_bytes, at + k, uuid, h.generation, r))
-        fail(s, "the log record of commit " + std::to_string(next_gen) + " is damaged (" +
-                    s.log_path.string() + " holds commit " + std::to_string(h.generation) +
-                    " after it at offset " + hex(at + k) + ")");
-    }
-    at += static_cast<std::uint64_t>(got);
-  }
-}
-
-// Writes the records into the data file, in order, and flushes it.
-void replay(const space_state& s, int log_fd, const std::vector<record>& run) {
-  const std::uint64_t size = run.back().meta.file_size;
-  struct stat sb;
-  if (::fstat(s.fd.get(), &sb) != 0) throw_errno(s.path, "fstat", errno);
-  if (static_cast<std::uint64_t>(sb.st_size) < size &&
-      ::ftruncate(s.fd.get(), static_cast<off_t>(size)) != 0)
-    throw_errno(s.path, "ftruncate (log replay)", errno);
-  std::vector<std::byte> buf(copy_chunk);
-  for (const record& r : run) {
-    std::uint64_t src = r.at + record_head_bytes(r.extents.size(), r.head.format_version);
-    for (const log_extent& e : r.extents) {
-      for (std::uint64_t done = 0; done < e.length;) {
-        const std::size_t n =
-            static_cast<std::size_t>(std::min<std::uint64_t>(copy_chunk, e.length - done));
-        if (pread_full(log_fd, buf.data(), n, src) != static_cast<long long>(n))
-          fail(s, "log shrank during replay");
-        if (const int err = pwrite_all(s.fd.get(), buf.data(), n, e.offset + done))
-          throw_errno(s.path, "write (log replay)", err);
-        src += n;
-        done += n;
-      }
-    }
-  }
-  if (const int err = sync_data(s.fd.get())) throw_errno(s.path, "fdatasync (log replay)", err);
-}
-
-// A format-1 file whose log holds the commit after its meta: format 1 wrote
-// that commit in place only after its log was durable, so the file may hold
-// part of it. Refused: a build of format 1 finishes it.
-void refuse_unfinished_v1(const space_state& s, const space_meta& m) {
-  unique_fd log(::open(s.log_path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!log) return;
-  log_header_v1 h;
-  if (pread_full(log.get(), &h, sizeof h, 0) != static_cast<long long>(sizeof h)) return;
-  if (std::memcmp(h.magic, log_magic_v1, sizeof h.magic) == 0 && h.format_version == 1 &&
-      h.uuid == m.uuid && h.generation == m.generation + 1)
-    fail(s, "format 1 file with an unfinished commit in " + s.log_path.string() +
-                ": open it once with a build that writes format 1 to finish the commit");
-}
 
 // Picks the committed state of an open, locked data file. When the newest
 // meta slot has meta_log_bit (or the other slot is torn), replays the run of
 // records the log holds from offset 0, then writes the final state into a
 // slot (sets `replayed`). Never writes unless a valid run is replayed.
 space_meta choose_meta(space_state& s, std::uint64_t file_bytes, bool& replayed) {
-  alignas(8) std::byte pages[2 * space_page];  // both meta pages in one read
-  if (pread_full(s.fd.get(), pages, sizeof pages, 0) != static_cast<long long>(sizeof pages))
-    throw_errno(s.path, "read of the meta pages", errno ? errno : EIO);
-  const meta_slots slots = read_slots(pages);
-  if (slots.newest < 0) fail(s, slots.why[0]);
+  const meta_slots slots = read_meta_slots(s);
   const int n = slots.newest, o = 1 - n;
   const space_meta& m = slots.meta[n];
   s.newest_slot = n;
@@ -315,9 +58,9 @@ space_meta choose_meta(space_state& s, std::uint64_t file_bytes, bool& replayed)
   struct stat sb;
   if (::fstat(log.get(), &sb) != 0) throw_errno(s.log_path, "fstat", errno);
   const auto log_bytes = static_cast<std::uint64_t>(sb.st_size);
-  std::vector<record> run;
-  for (std::uint64_t at = 0, gen = first;; ++gen) {
-    record r;
+  std::vector<record_head> run;
+  for (std::uint64_t at = 0, gen = run_first_generation(log.get(), m.uuid, first);; ++gen) {
+    record_head r;
     if (!read_record(log.get(), log_bytes, at, m.uuid, gen, r)) {
       if (run.empty()) fail(s, missing);
       check_no_later_record(s, log.get(), log_bytes, at, m.uuid, gen);
@@ -334,33 +77,6 @@ space_meta choose_meta(space_state& s, std::uint64_t file_bytes, bool& replayed)
   return last;
 }
 
-std::uint64_t random_uuid() {
-  std::random_device rd;
-  std::uint64_t v = (std::uint64_t{rd()} << 32) ^ rd();
-  v ^= static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()) *
-       0x9E3779B97F4A7C15ull;
-  return v == 0 ? 1 : v;
-}
-
-}  // namespace
-
-space_meta make_meta(std::uint64_t uuid, std::uint64_t generation, std::uint64_t file_size,
-                     const space_alloc_state& a) {
-  space_meta m;
-  std::memset(&m, 0, sizeof m);
-  stamp_marks(m, space_magic, space_format_version);
-  m.word_bits = word_bits;
-  m.page_size = space_page;
-  m.class_count = space_class_count;
-  m.uuid = uuid;
-  m.generation = generation;
-  m.file_size = file_size;
-  m.alloc = a;
-  return m;
-}
-
-namespace {
-
 // Creates an empty space at s.path: built under a unique temporary name,
 // made durable, locked, then linked into place, so that the file appears
 // under its name already locked (no other opener can take it in between).
@@ -372,7 +88,7 @@ unique_fd create_file(const space_state& s) {
   if (!fd) throw_errno(tmp, "create", errno);
   space_alloc_state a{};
   a.top = space_first_block;
-  const std::uint64_t uuid = random_uuid();
+  const std::uint64_t uuid = new_uuid();
   // Generation 1 in slot 1 and generation 0 in slot 0: both valid, as after
   // any commit.
   for (std::uint64_t g = 0; g < 2; ++g) {
@@ -549,90 +265,6 @@ void check_bound(const space_state& s) {
                   " was removed or replaced while open (by a writer that ignored its lock); "
                   "nothing was committed");
   }
-}
-
-void shrink_log(space_state& s, std::uint64_t keep) noexcept {
-  if (!s.log_fd || s.log_open || s.log_written <= keep) return;
-  if (::ftruncate(s.log_fd.get(), static_cast<off_t>(keep)) == 0) s.log_written = keep;
-}
-
-namespace {
-
-// One address reservation a closed space left, for the next open of the same
-// size. Reusing it keeps the page tables under its start (the kernel frees
-// them only with the range), which a reopen would otherwise build again. The
-// closed file's pages were unmapped, not replaced: [base, base + hole) is a
-// hole in the range, which another mapping of the process may have taken
-// since, so the next open maps into it only with MAP_FIXED_NOREPLACE.
-struct reservation_cache {
-  std::mutex m;
-  std::byte* base = nullptr;
-  std::uint64_t bytes = 0;
-  std::uint64_t hole = 0;
-};
-reservation_cache& cached_reservation() {
-  static reservation_cache c;
-  return c;
-}
-
-// mmap at exactly `at` where nothing is mapped; false if anything is (or if
-// the kernel predates MAP_FIXED_NOREPLACE and put the mapping elsewhere).
-bool map_at_free(std::byte* at, std::uint64_t len, int prot, int flags, int fd) noexcept {
-  void* p = ::mmap(at, len, prot, flags | MAP_FIXED_NOREPLACE, fd, 0);
-  if (p == MAP_FAILED) return false;
-  if (p != at) {
-    ::munmap(p, len);
-    return false;
-  }
-  return true;
-}
-
-}  // namespace
-
-void* take_reservation(std::uint64_t bytes, int fd, std::uint64_t file_bytes) noexcept {
-  reservation_cache& c = cached_reservation();
-  const std::lock_guard<std::mutex> lock(c.m);
-  if (c.base == nullptr || c.bytes != bytes) return nullptr;
-  std::byte* const base = std::exchange(c.base, nullptr);
-  const std::uint64_t hole = c.hole;
-  bool ok;
-  if (file_bytes <= hole) {
-    // The file into the hole; the rest of the hole reserved again.
-    ok = map_at_free(base, file_bytes, file_prot, file_flags, fd);
-    if (ok && file_bytes < hole &&
-        !map_at_free(base + file_bytes, hole - file_bytes, reserve_prot, reserve_flags, -1)) {
-      ::munmap(base, file_bytes);
-      ok = false;
-    }
-  } else {
-    // The hole reserved again, then the file over it and the reserved part.
-    ok = map_at_free(base, hole, reserve_prot, reserve_flags, -1);
-    if (ok && ::mmap(base, file_bytes, file_prot, file_flags | MAP_FIXED, fd, 0) == MAP_FAILED) {
-      ::munmap(base, hole);
-      ok = false;
-    }
-  }
-  if (!ok) {
-    ::munmap(base + hole, bytes - hole);  // the part still reserved
-    return nullptr;
-  }
-  return base;
-}
-
-void give_reservation(std::byte* base, std::uint64_t mapped, std::uint64_t bytes) noexcept {
-  // The file's pages (private copies included) are unmapped, leaving a hole
-  // at the range's start: one call, cheaper than mapping PROT_NONE over them
-  // (no new mapping to merge back into the range). A full cache or a failure
-  // unmaps the whole range.
-  reservation_cache& c = cached_reservation();
-  const std::lock_guard<std::mutex> lock(c.m);
-  if (c.base == nullptr && ::munmap(base, mapped) == 0) {
-    c.base = base;
-    c.bytes = bytes;
-    c.hole = mapped;
-    return;
-  }
-  ::munmap(base, bytes);
 }
 
 void fsync_parent(const std::filesystem::path& p) {

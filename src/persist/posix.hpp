@@ -1,7 +1,7 @@
-// src/persist_posix.hpp: the POSIX steps both persistence files use (an
+// src/persist/posix.hpp: the POSIX steps every persistence source uses (an
 // owning file descriptor, whole reads and writes that loop over short counts
 // and EINTR, errors as fl::persist_error naming the path and the failed
-// step). Private to src/persist.cpp and src/mapped_space*.cpp.
+// step). Private to src/persist/.
 #pragma once
 
 #include <fl/persist_error.hpp>

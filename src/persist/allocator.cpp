@@ -1,17 +1,20 @@
-// src/mapped_space.cpp: fl::mapped_space's allocator (size classes, free
-// lists, carving at the end, growth of the file and the mapping) and
-// fl::pstring. Formats in fl/detail/persist_format.hpp; the other parts of the
-// space in the files src/mapped_space_internal.hpp lists.
+// src/persist/allocator.cpp: fl::mapped_space's allocator (blocks and their
+// headers, size classes, free lists, deferred batches, carving at the end,
+// growth of the file and the mapping, compact()). Formats in
+// persist_format.hpp; the other parts of the space in the files space.hpp
+// lists.
 #include <fl/mapped_space.hpp>
 
-#include <fl/detail/persist_format.hpp>
+#include "persist_format.hpp"
 
-#include "mapped_space_internal.hpp"
-#include "persist_posix.hpp"
+#include "space.hpp"
+#include "posix.hpp"
 
 #include <algorithm>
 #include <cstring>
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <sys/mman.h>
@@ -184,26 +187,35 @@ damaged:
       s, "free list of size class " + std::to_string(c) + " damaged at offset " + detail::hex(b));
 }
 
-void mapped_space::deallocate(fptr<void> p) {
-  detail::refuse_read_only(*st_, "deallocate");
-  if (!p) return;
-  detail::space_state& s = *st_;
+namespace {
+
+// The block (header offset and class) whose payload `p` is, or
+// std::invalid_argument naming the call.
+std::pair<std::uint64_t, unsigned> live_block_or_throw(const detail::space_state& s,
+                                                       fptr<void> p, const char* call,
+                                                       const char* hint) {
   std::uint64_t b;
   unsigned c;
   if (!find_live_block(s, p.offset(), b, c))
-    throw std::invalid_argument("fl::mapped_space::deallocate: " + detail::hex(p.offset()) +
-                                " is not a live block of this space (double free?)");
-  free_block(s, b, c);
+    throw std::invalid_argument(std::string("fl::mapped_space::") + call + ": " +
+                                detail::hex(p.offset()) + " is not a live block of this space" +
+                                hint);
+  return {b, c};
+}
+
+}  // namespace
+
+void mapped_space::deallocate(fptr<void> p) {
+  detail::refuse_read_only(*st_, "deallocate");
+  if (!p) return;
+  const auto [b, c] = live_block_or_throw(*st_, p, "deallocate", " (double free?)");
+  free_block(*st_, b, c);
 }
 
 void mapped_space::retire(fptr<void> p) {
   if (!p) return;
   detail::space_state& s = *st_;
-  std::uint64_t b;
-  unsigned c;
-  if (!find_live_block(s, p.offset(), b, c))
-    throw std::invalid_argument("fl::mapped_space::retire: " + detail::hex(p.offset()) +
-                                " is not a live block of this space");
+  const unsigned c = live_block_or_throw(s, p, "retire", "").second;
   if (!s.deferred_loaded) detail::load_deferred(s);
   s.retired_blocks.push_back(p.offset());
   s.deferred_bytes += class_size(c);
@@ -453,146 +465,6 @@ fptr<void> mapped_space::allocate_end_run(std::size_t bytes, std::size_t blocks)
   s.alloc.used_bytes += bytes;
   s.alloc.live_blocks += blocks;
   return fptr<void>(b);
-}
-
-// ---- pstring -----------------------------------------------------------------
-
-std::uint64_t pstring::heap_offset() const noexcept {
-  std::uint64_t v;
-  std::memcpy(&v, bytes_, 8);
-  return v;
-}
-
-std::size_t pstring::size() const noexcept {
-  if (!is_heap()) return inline_max - bytes_[tag_byte];
-  std::uint64_t n;
-  std::memcpy(&n, bytes_ + 8, 8);
-  return static_cast<std::size_t>(n);
-}
-
-void pstring::set_heap(std::uint64_t offset, std::uint64_t size) noexcept {
-  std::memcpy(bytes_, &offset, 8);
-  std::memcpy(bytes_ + 8, &size, 8);
-  bytes_[tag_byte] = heap_tag;
-}
-
-void pstring::set_inline(std::string_view text) noexcept {
-  if (!text.empty()) std::memmove(bytes_, text.data(), text.size());
-  bytes_[tag_byte] = static_cast<unsigned char>(inline_max - text.size());
-}
-
-std::string_view pstring::view(const mapped_space& space) const {
-  if (!is_heap()) {
-    if (bytes_[tag_byte] > inline_max)
-      throw persist_error(space.path(), "pstring: bad tag (damaged)");
-    return {reinterpret_cast<const char*>(bytes_), size()};
-  }
-  const std::size_t n = size();
-  const char* p = space.get(fptr<const char>(heap_offset()));
-  if (p == nullptr || (n != 0 && !space.contains(p + (n - 1))))
-    throw persist_error(space.path(), "pstring: text outside the file (damaged)");
-  return {p, n};
-}
-
-namespace {
-
-// Where `self` and `text` are, as offsets when they lie in the space, so both
-// can be found again after an allocation moved the mapping.
-struct anchor {
-  const mapped_space& space;
-  std::uint64_t off = 0;
-  const void* raw = nullptr;
-  anchor(const mapped_space& s, const void* p) : space(s) {
-    if (s.contains(p))
-      off = s.to_fptr(static_cast<const char*>(p)).offset();
-    else
-      raw = p;
-  }
-  template <class T>
-  T* get() const {
-    return off != 0 ? reinterpret_cast<T*>(space.get(fptr<char>(off)))
-                    : static_cast<T*>(const_cast<void*>(raw));
-  }
-};
-
-}  // namespace
-
-void pstring::assign(mapped_space& space, std::string_view text) {
-  const std::size_t n = text.size();
-  if (n <= inline_max) {
-    char tmp[inline_max];
-    if (n) std::memcpy(tmp, text.data(), n);
-    if (is_heap()) space.deallocate(fptr<void>(heap_offset()));
-    set_inline({tmp, n});
-    return;
-  }
-  if (is_heap() && space.block_size(fptr<void>(heap_offset())) >= n) {
-    char* d = space.get(fptr<char>(heap_offset()));
-    std::memmove(d, text.data(), n);
-    set_heap(heap_offset(), n);
-    return;
-  }
-  const anchor self(space, this), src(space, text.data());
-  const fptr<void> block = space.allocate(n, 1);
-  auto* me = self.get<pstring>();
-  std::memcpy(space.get(block.cast<char>()), src.get<const char>(), n);
-  const bool had = me->is_heap();
-  const std::uint64_t old = me->heap_offset();
-  me->set_heap(block.offset(), n);
-  if (had) space.deallocate(fptr<void>(old));
-}
-
-void pstring::append(mapped_space& space, std::string_view text) {
-  const std::size_t old_n = size();
-  const std::size_t n = old_n + text.size();
-  if (text.empty()) return;
-  if (!is_heap() && n <= inline_max) {
-    std::memmove(bytes_ + old_n, text.data(), text.size());
-    bytes_[tag_byte] = static_cast<unsigned char>(inline_max - n);
-    return;
-  }
-  if (is_heap() && space.block_size(fptr<void>(heap_offset())) >= n) {
-    char* d = space.get(fptr<char>(heap_offset()));
-    std::memmove(d + old_n, text.data(), text.size());
-    set_heap(heap_offset(), n);
-    return;
-  }
-  // Geometric growth: amortized O(1) per appended byte.
-  const std::size_t cap = std::max(n, 2 * old_n);
-  const anchor self(space, this), src(space, text.data());
-  const fptr<void> block = space.allocate(cap, 1);
-  auto* me = self.get<pstring>();
-  char* d = space.get(block.cast<char>());
-  const std::string_view cur = me->view(space);
-  std::memcpy(d, cur.data(), old_n);
-  std::memcpy(d + old_n, src.get<const char>(), text.size());
-  const bool had = me->is_heap();
-  const std::uint64_t old = me->heap_offset();
-  me->set_heap(block.offset(), n);
-  if (had) space.deallocate(fptr<void>(old));
-}
-
-void pstring::clear(mapped_space& space) {
-  if (is_heap()) space.deallocate(fptr<void>(heap_offset()));
-  set_inline({});
-}
-
-fptr<pstring> pstring::make(mapped_space& space, std::string_view text) {
-  const anchor src(space, text.data());
-  const fptr<pstring> p = space.make<pstring>();
-  try {
-    space.get(p)->assign(space, std::string_view(src.get<const char>(), text.size()));
-  } catch (...) {
-    space.deallocate(p);
-    throw;
-  }
-  return p;
-}
-
-void pstring::destroy(mapped_space& space, fptr<pstring> p) {
-  if (!p) return;
-  space.get(p)->clear(space);
-  space.deallocate(p);
 }
 
 }  // namespace fl::inline FL_ABI_NS

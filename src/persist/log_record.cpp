@@ -1,0 +1,271 @@
+// src/persist/log_record.cpp: the redo log "<path>-log" of a mapped_space
+// (persist_format.hpp, "redo log"): a commit's record written (write_record)
+// and read back and checked (read_record_head, record_data_matches), the
+// replay of a run into the data file, the format-1 log's header, and the
+// log's size after a checkpoint. Recovery (open.cpp) and readers
+// (reader_table.cpp) read records only through these.
+#include "persist_format.hpp"
+
+#include "posix.hpp"
+#include "space.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <sys/stat.h>
+#include <sys/uio.h>
+
+namespace fl::inline FL_ABI_NS::detail {
+
+// ---- writing ----
+
+std::vector<std::byte> encode_record_head(const space_meta& m, const std::vector<log_extent>& runs,
+                                          std::uint32_t data_crc) {
+  std::uint64_t data_bytes = 0;
+  for (const log_extent& r : runs) data_bytes += r.length;
+  const std::size_t ext_bytes = runs.size() * sizeof(log_extent);
+  const std::uint64_t head_bytes = record_head_bytes(runs.size());
+  std::vector<std::byte> head(static_cast<std::size_t>(head_bytes));
+  log_record h{};
+  stamp_marks(h, record_magic, space_format_version);
+  h.uuid = m.uuid;
+  h.generation = m.generation;
+  h.extent_count = runs.size();
+  h.data_bytes = data_bytes;
+  h.record_bytes = head_bytes + data_bytes;
+  h.data_crc = data_crc;
+  std::memcpy(head.data(), &h, sizeof h);
+  std::memcpy(head.data() + sizeof h, &m, sizeof m);
+  if (ext_bytes) std::memcpy(head.data() + sizeof h + sizeof m, runs.data(), ext_bytes);
+  h.head_crc = crc32c(head.data() + sizeof h, sizeof m + ext_bytes, crc32c(&h, record_crc_span));
+  std::memcpy(head.data(), &h, sizeof h);
+  return head;
+}
+
+// Writes the record of commit `m` (changed page runs `runs`) at s.log_head,
+// opening or creating the log first; not flushed. Returns its size. Where the
+// record ends past the bytes the log file has, zeros follow it up to the next
+// size step (doubling, up to log_bound), so later records overwrite written
+// blocks and their flush has no block allocation or file size to record.
+std::uint64_t write_record(space_state& s, const space_meta& m,
+                           const std::vector<log_extent>& runs) {
+  if (!s.log_fd) {
+    // The log is the one beside the data file this space holds locked: the
+    // file must still be at s.path (every cooperating writer renames onto a
+    // name only while holding its file's lock), and the log a regular file.
+    // check_bound() keeps it so on every later commit.
+    if (!names_file(s.path, s.fd.get()))
+      fail(s, "the file was renamed or replaced while open; nothing was committed");
+    s.log_fd = unique_fd(::open(s.log_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666));
+    if (!s.log_fd) throw_errno(s.log_path, "open of the log", errno);
+    struct stat sb;
+    if (::fstat(s.log_fd.get(), &sb) != 0) throw_errno(s.log_path, "fstat", errno);
+    if (!S_ISREG(sb.st_mode)) {
+      s.log_fd.reset();
+      fail(s, "the log " + s.log_path.string() + " is not a regular file");
+    }
+    s.log_written = static_cast<std::uint64_t>(sb.st_size);
+    s.log_name_durable = false;
+  }
+  if (s.durable && !s.log_name_durable) {
+    // The log's directory entry, once, before the first durable commit uses it.
+    fsync_parent(s.log_path);
+    s.log_name_durable = true;
+  }
+  if (!s.log_open) s.log_head = 0;  // a new run starts at 0
+  std::uint32_t data_crc = 0;
+  for (const log_extent& r : runs) data_crc = crc32c(s.base + r.offset, r.length, data_crc);
+  const std::vector<std::byte> head = encode_record_head(m, runs, data_crc);
+  log_record h;
+  std::memcpy(&h, head.data(), sizeof h);
+
+  // The first step is small (a small store's log stays tens of KiB), then
+  // the written size doubles up to log_bound.
+  static const std::byte zeros[65536] = {};
+  constexpr std::uint64_t first_step = 16384;
+  const std::uint64_t end = s.log_head + h.record_bytes;
+  std::uint64_t fill_to = end;
+  if (end > s.log_written) {
+    fill_to = std::max(end, std::min(std::max(2 * s.log_written, first_step), log_bound));
+    fill_to = round_up(fill_to, space_page);
+  }
+  std::vector<iovec> iov;
+  iov.reserve(1 + runs.size() + (fill_to - end) / sizeof zeros + 1);
+  iov.push_back({const_cast<std::byte*>(head.data()), head.size()});
+  for (const log_extent& r : runs) iov.push_back({s.base + r.offset, r.length});
+  for (std::uint64_t at = end; at < fill_to;) {
+    const std::uint64_t n = std::min<std::uint64_t>(sizeof zeros, fill_to - at);
+    iov.push_back({const_cast<std::byte*>(zeros), n});
+    at += n;
+  }
+  if (const int e = pwritev_all(s.log_fd.get(), iov.data(), iov.size(), s.log_head))
+    throw_errno(s.log_path, "write of the log", e);
+  s.log_written = std::max(s.log_written, fill_to);
+  return h.record_bytes;
+}
+
+void shrink_log(space_state& s, std::uint64_t keep) noexcept {
+  if (!s.log_fd || s.log_open || s.log_written <= keep) return;
+  if (::ftruncate(s.log_fd.get(), static_cast<off_t>(keep)) == 0) s.log_written = keep;
+}
+
+// ---- reading ----
+
+bool read_record_head(int log_fd, std::uint64_t log_bytes, std::uint64_t at, std::uint64_t uuid,
+                      std::uint64_t gen, record_head& r) {
+  if (at >= log_bytes || log_bytes - at < space_page) return false;
+  // The first page holds the head of a record of up to 161 extents (64 bytes
+  // of record, the meta, 16 per extent): read into the stack, a bigger head
+  // into the heap.
+  alignas(8) std::byte page[space_page];
+  if (pread_full(log_fd, page, space_page, at) != static_cast<long long>(space_page))
+    return false;
+  std::memcpy(&r.head, page, sizeof r.head);
+  const log_record& h = r.head;
+  if (std::memcmp(h.magic, record_magic, sizeof h.magic) != 0 || h.byte_order != byte_order_mark ||
+      h.format_version < 2 || h.format_version > space_format_version || h.uuid != uuid ||
+      h.generation != gen)
+    return false;
+  const std::size_t meta_bytes = meta_image_bytes(h.format_version);
+  const std::uint64_t room = log_bytes - at;
+  if (h.extent_count > room / sizeof(log_extent)) return false;
+  const std::uint64_t head_bytes = record_head_bytes(h.extent_count, h.format_version);
+  if (head_bytes > room || h.data_bytes > room - head_bytes ||
+      h.record_bytes != head_bytes + h.data_bytes)
+    return false;
+  std::unique_ptr<std::byte[]> big;
+  const std::byte* head = page;
+  if (head_bytes > space_page) {
+    big.reset(new std::byte[static_cast<std::size_t>(head_bytes)]);
+    std::memcpy(big.get(), page, space_page);
+    if (pread_full(log_fd, big.get() + space_page, head_bytes - space_page, at + space_page) !=
+        static_cast<long long>(head_bytes - space_page))
+      return false;
+    head = big.get();
+  }
+  const std::size_t ext_bytes = static_cast<std::size_t>(h.extent_count) * sizeof(log_extent);
+  std::uint32_t crc = crc32c(head, record_crc_span);
+  crc = crc32c(head + sizeof h, meta_bytes + ext_bytes, crc);
+  if (crc != h.head_crc) return false;
+  r.meta = space_meta{};
+  std::memcpy(&r.meta, head + sizeof h, meta_bytes);
+  if (r.meta.generation != gen || r.meta.uuid != uuid ||
+      !check_meta(r.meta, r.meta.file_size).empty())
+    return false;
+  r.extents.resize(static_cast<std::size_t>(h.extent_count));
+  if (ext_bytes) std::memcpy(r.extents.data(), head + sizeof h + meta_bytes, ext_bytes);
+  std::uint64_t sum = 0;
+  std::uint64_t prev_end = space_data_start;
+  for (const log_extent& e : r.extents) {
+    if (e.offset % space_page != 0 || e.length % space_page != 0 || e.length == 0 ||
+        e.offset < prev_end || e.offset > r.meta.file_size ||
+        r.meta.file_size - e.offset < e.length)
+      return false;
+    prev_end = e.offset + e.length;
+    sum += e.length;
+  }
+  r.at = at;
+  return sum == h.data_bytes;
+}
+
+bool record_data_matches(int log_fd, const record_head& r) {
+  const std::uint64_t sum = r.head.data_bytes;
+  std::vector<std::byte> buf(static_cast<std::size_t>(std::min<std::uint64_t>(copy_chunk, sum)));
+  std::uint32_t crc = 0;
+  for (std::uint64_t done = 0; done < sum;) {
+    const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(copy_chunk, sum - done));
+    if (pread_full(log_fd, buf.data(), n, r.data_at() + done) != static_cast<long long>(n))
+      return false;
+    crc = crc32c(buf.data(), n, crc);
+    done += n;
+  }
+  return crc == r.head.data_crc;
+}
+
+std::uint64_t run_first_generation(int log_fd, std::uint64_t uuid, std::uint64_t named) {
+  log_record h;
+  if (pread_full(log_fd, &h, sizeof h, 0) != static_cast<long long>(sizeof h)) return named;
+  if (std::memcmp(h.magic, record_magic, sizeof h.magic) != 0 || h.uuid != uuid ||
+      h.generation <= named || h.generation - named > (std::uint64_t{1} << 32))
+    return named;
+  return h.generation;
+}
+
+bool read_record(int log_fd, std::uint64_t log_bytes, std::uint64_t at, std::uint64_t uuid,
+                 std::uint64_t gen, record_head& r) {
+  return read_record_head(log_fd, log_bytes, at, uuid, gen, r) && record_data_matches(log_fd, r);
+}
+
+// After the last valid record of a run (ending at `from`): a later record of
+// the same file and run means a record in between was damaged, and the
+// commits after it would be lost. Looks at every page boundary past `from`.
+void check_no_later_record(const space_state& s, int log_fd, std::uint64_t log_bytes,
+                           std::uint64_t from, std::uint64_t uuid, std::uint64_t next_gen) {
+  std::vector<std::byte> buf(copy_chunk);
+  for (std::uint64_t at = from; at < log_bytes;) {
+    const std::size_t n =
+        static_cast<std::size_t>(std::min<std::uint64_t>(copy_chunk, log_bytes - at));
+    const long long got = pread_full(log_fd, buf.data(), n, at);
+    if (got <= 0) return;
+    for (std::size_t k = 0; k + sizeof(log_record) <= static_cast<std::size_t>(got);
+         k += space_page) {
+      log_record h;
+      std::memcpy(&h, buf.data() + k, sizeof h);
+      if (std::memcmp(h.magic, record_magic, sizeof h.magic) != 0 || h.uuid != uuid ||
+          h.generation <= next_gen || h.generation - next_gen > (std::uint64_t{1} << 32))
+        continue;
+      record_head r;
+      if (read_record(log_fd, log_bytes, at + k, uuid, h.generation, r))
+        fail(s, "the log record of commit " + std::to_string(next_gen) + " is damaged (" +
+                    s.log_path.string() + " holds commit " + std::to_string(h.generation) +
+                    " after it at offset " + hex(at + k) + ")");
+    }
+    at += static_cast<std::uint64_t>(got);
+  }
+}
+
+// Writes the records into the data file, in order, and flushes it.
+void replay(const space_state& s, int log_fd, const std::vector<record_head>& run) {
+  const std::uint64_t size = run.back().meta.file_size;
+  struct stat sb;
+  if (::fstat(s.fd.get(), &sb) != 0) throw_errno(s.path, "fstat", errno);
+  if (static_cast<std::uint64_t>(sb.st_size) < size &&
+      ::ftruncate(s.fd.get(), static_cast<off_t>(size)) != 0)
+    throw_errno(s.path, "ftruncate (log replay)", errno);
+  std::vector<std::byte> buf(copy_chunk);
+  for (const record_head& r : run) {
+    std::uint64_t src = r.data_at();
+    for (const log_extent& e : r.extents) {
+      for (std::uint64_t done = 0; done < e.length;) {
+        const std::size_t n =
+            static_cast<std::size_t>(std::min<std::uint64_t>(copy_chunk, e.length - done));
+        if (pread_full(log_fd, buf.data(), n, src) != static_cast<long long>(n))
+          fail(s, "log shrank during replay");
+        if (const int err = pwrite_all(s.fd.get(), buf.data(), n, e.offset + done))
+          throw_errno(s.path, "write (log replay)", err);
+        src += n;
+        done += n;
+      }
+    }
+  }
+  if (const int err = sync_data(s.fd.get())) throw_errno(s.path, "fdatasync (log replay)", err);
+}
+
+// A format-1 file whose log holds the commit after its meta: format 1 wrote
+// that commit in place only after its log was durable, so the file may hold
+// part of it. Refused: a build of format 1 finishes it.
+void refuse_unfinished_v1(const space_state& s, const space_meta& m) {
+  unique_fd log(::open(s.log_path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!log) return;
+  log_header_v1 h;
+  if (pread_full(log.get(), &h, sizeof h, 0) != static_cast<long long>(sizeof h)) return;
+  if (std::memcmp(h.magic, log_magic_v1, sizeof h.magic) == 0 && h.format_version == 1 &&
+      h.uuid == m.uuid && h.generation == m.generation + 1)
+    fail(s, "format 1 file with an unfinished commit in " + s.log_path.string() +
+                ": open it once with a build that writes format 1 to finish the commit");
+}
+
+}  // namespace fl::inline FL_ABI_NS::detail

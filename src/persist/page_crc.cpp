@@ -1,0 +1,164 @@
+// src/persist/page_crc.cpp: the page checksums of a mapped_space data file
+// (persist_format.hpp: space_alloc_state::crc_table, space_meta::table_crc):
+// one CRC-32C per 4 KiB page in a table that is a block of the space, whose
+// own pages are covered by the meta's table_crc. Every checksum of a page or
+// of the table is computed here (page_crc, table_crc), set by commits
+// (update_page_crcs), and checked by reads (check_pages) and verify()
+// (check_page_crcs).
+#include "persist_format.hpp"
+
+#include "space.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace fl::inline FL_ABI_NS::detail {
+
+std::uint32_t page_crc(const std::byte* base, std::uint64_t page) noexcept {
+  return crc32c(base + page * space_page, space_page);
+}
+
+std::uint32_t table_crc(const std::byte* base, const space_alloc_state& a) noexcept {
+  return crc32c(base + a.crc_table, a.crc_table_bytes);
+}
+
+namespace {
+
+// The table's own pages, [first, end): their entries stay 0.
+struct table_pages {
+  std::uint64_t first, end;
+  explicit table_pages(const space_alloc_state& a) noexcept
+      : first(a.crc_table / space_page), end((a.crc_table + a.crc_table_bytes) / space_page) {}
+  bool holds(std::uint64_t p) const noexcept { return p >= first && p < end; }
+};
+
+std::uint32_t zero_page_crc() {
+  static const std::uint32_t crc = [] {
+    static const std::byte zeros[space_page] = {};
+    return crc32c(zeros, space_page);
+  }();
+  return crc;
+}
+
+}  // namespace
+
+// Checks the committed pages under [off, off + len) against the page CRC
+// table, once each (see mapped_space::checked). Pages at or past the
+// committed file size are this process's own and need no check.
+void check_pages(const space_state& s, std::uint64_t off, std::uint64_t len) {
+  check_not_retired(s);
+  if (len == 0) return;
+  const space_alloc_state& a = s.committed.alloc;
+  const std::uint64_t committed_pages = s.committed.file_size / space_page;
+  const std::uint64_t first = off / space_page;
+  const std::uint64_t end = std::min((off + len - 1) / space_page + 1, committed_pages);
+  if (first >= end || a.crc_table == 0) return;
+  const auto* table = reinterpret_cast<const std::uint32_t*>(s.base + a.crc_table);
+  if (!s.table_checked.load(std::memory_order_acquire)) {
+    if (table_crc(s.base, a) != s.committed.table_crc)
+      fail(s, "the page checksum table is damaged (its checksum does not match the meta page)");
+    s.table_checked.store(true, std::memory_order_release);
+  }
+  const table_pages own(a);
+  for (std::uint64_t p = std::max<std::uint64_t>(first, 2); p < end; ++p) {
+    std::atomic_ref<std::uint64_t> word(s.verified[p / 64]);
+    const std::uint64_t bit = std::uint64_t{1} << (p % 64);
+    if ((word.load(std::memory_order_relaxed) & bit) != 0 || own.holds(p)) continue;
+    if (page_crc(s.base, p) != table[p] && !changed_here(s, p))
+      fail(s, "page " + std::to_string(p) + " (offset " + hex(p * space_page) +
+                  ") does not match its checksum (damaged)");
+    word.fetch_or(bit, std::memory_order_relaxed);
+  }
+}
+
+// After a commit: every page of the file holds what that commit wrote or
+// what was checked before; pages past the previous commit's size and the
+// pages just written are marked checked.
+void mark_committed(space_state& s, std::uint64_t old_pages, const std::vector<log_extent>& runs) {
+  const std::uint64_t pages = s.committed.file_size / space_page;
+  s.verified.resize((pages + 63) / 64, 0);
+  auto set = [&](std::uint64_t p) { s.verified[p / 64] |= std::uint64_t{1} << (p % 64); };
+  for (std::uint64_t p = old_pages; p < pages; ++p) set(p);
+  for (const log_extent& r : runs) {
+    for (std::uint64_t p = r.offset / space_page; p < (r.offset + r.length) / space_page; ++p)
+      if (p < pages) set(p);
+  }
+  s.table_checked.store(true, std::memory_order_release);
+}
+
+// Makes the page-CRC table cover every page of the file; returns the old
+// table's page run if it was replaced (its pages now need checksums).
+std::vector<log_extent> ensure_table(mapped_space& space, space_state& s) {
+  std::vector<log_extent> old;
+  for (;;) {
+    const std::uint64_t pages = s.size / space_page;
+    if (s.alloc.crc_table != 0 && s.alloc.crc_table_bytes / 4 >= pages) return old;
+    // Room for 25% more pages, whole pages, page-aligned: the table's pages
+    // hold nothing else.
+    const std::uint64_t bytes = round_up((pages + pages / 4 + 16) * 4, space_page);
+    const fptr<void> t = space.allocate(static_cast<std::size_t>(bytes), space_page);
+    auto* entries = reinterpret_cast<std::uint32_t*>(s.base + t.offset());
+    std::memset(entries, 0, bytes);
+    if (s.alloc.crc_table != 0) {
+      std::memcpy(entries, s.base + s.alloc.crc_table, std::min(bytes, s.alloc.crc_table_bytes));
+      old.push_back({s.alloc.crc_table, s.alloc.crc_table_bytes});
+      space.deallocate(fptr<void>(s.alloc.crc_table));
+    }
+    s.alloc.crc_table = t.offset();
+    s.alloc.crc_table_bytes = bytes;
+  }
+}
+
+std::vector<log_extent> update_page_crcs(space_state& s, std::uint64_t old_pages,
+                                         const std::vector<log_extent>& runs, bool rebuild) {
+  const std::uint64_t pages = s.size / space_page;
+  auto* table = reinterpret_cast<std::uint32_t*>(s.base + s.alloc.crc_table);
+  const table_pages own(s.alloc);
+  // The table's pages this commit writes: those of the entries set here (the
+  // ones the dirty-page scan found are in `runs` already), so that no second
+  // pagemap read is needed.
+  std::vector<log_extent> table_runs;
+  auto set_entry = [&](std::uint64_t i, std::uint32_t v) {
+    if (own.holds(i)) v = 0;
+    if (table[i] == v) return;  // untouched entries leave their page clean
+    table[i] = v;
+    const std::uint64_t at = (s.alloc.crc_table + i * 4) / s.sys_page * s.sys_page;
+    if (table_runs.empty() || table_runs.back().offset != at) table_runs.push_back({at, s.sys_page});
+  };
+  // New pages are zeros unless written; written pages are recomputed.
+  if (rebuild) {
+    for (std::uint64_t i = 2; i < pages; ++i) set_entry(i, page_crc(s.base, i));
+  } else {
+    for (std::uint64_t i = std::max<std::uint64_t>(old_pages, 2); i < pages; ++i)
+      set_entry(i, zero_page_crc());
+  }
+  const std::vector<log_extent>& fresh = s.fresh;
+  for (const std::vector<log_extent>* list : {&runs, &fresh}) {
+    for (const log_extent& r : *list) {
+      for (std::uint64_t i = r.offset / space_page;
+           i < (r.offset + r.length) / space_page && i < pages; ++i)
+        set_entry(i, page_crc(s.base, i));
+    }
+  }
+  return table_runs;
+}
+
+std::string check_page_crcs(const std::byte* file, const space_meta& m) {
+  const space_alloc_state& a = m.alloc;
+  if (a.crc_table == 0) return {};
+  const auto* table = reinterpret_cast<const std::uint32_t*>(file + a.crc_table);
+  if (table_crc(file, a) != m.table_crc) return "page checksum table damaged";
+  const table_pages own(a);
+  const std::uint64_t pages = m.file_size / space_page;
+  for (std::uint64_t i = 2; i < pages; ++i) {
+    if (!own.holds(i) && page_crc(file, i) != table[i])
+      return "checksum mismatch in page " + std::to_string(i) + " (offset " +
+             hex(i * space_page) + ")";
+  }
+  return {};
+}
+
+}  // namespace fl::inline FL_ABI_NS::detail
