@@ -245,15 +245,26 @@ void clear_ring(std::byte* map) {
 
 // Finds commit `gen`'s record: at `next` (where the previous commit's record
 // ends: a run's records follow each other), where the ring says, else by
-// walking the log's run from offset 0.
-bool find_record(const reader_table& t, int log_fd, std::uint64_t uuid, std::uint64_t gen,
+// walking the log's run from offset 0. A refresh usually finds its record
+// at `next` or the ring's place within the log's size seen last (the log
+// grows in steps and is cut only at a checkpoint, after which a read past
+// its end fails anyway): no fstat then; otherwise the size is looked up again.
+bool find_record(reader_table& t, int log_fd, std::uint64_t uuid, std::uint64_t gen,
                  std::uint64_t next, record_head& r) {
+  const std::uint64_t hint = ring_get(t.map, gen);
+  if (t.log_bytes != 0) {
+    if (next != ~std::uint64_t{0} && read_record_head(log_fd, t.log_bytes, next, uuid, gen, r))
+      return true;
+    if (hint != ~std::uint64_t{0} && hint != next &&
+        read_record_head(log_fd, t.log_bytes, hint, uuid, gen, r))
+      return true;
+  }
   struct stat sb;
   if (::fstat(log_fd, &sb) != 0) return false;
   const auto log_bytes = static_cast<std::uint64_t>(sb.st_size);
+  t.log_bytes = log_bytes;
   if (next != ~std::uint64_t{0} && read_record_head(log_fd, log_bytes, next, uuid, gen, r))
     return true;
-  const std::uint64_t hint = ring_get(t.map, gen);
   if (hint != ~std::uint64_t{0} && hint != next &&
       read_record_head(log_fd, log_bytes, hint, uuid, gen, r))
     return true;
@@ -322,6 +333,7 @@ bool overlay(space_state& s, std::uint64_t& gen, std::uint64_t newest,
   if (!t.log_fd) {
     t.log_fd = unique_fd(::open(s.log_path.c_str(), O_RDONLY | O_CLOEXEC));
     if (!t.log_fd) return false;
+    t.log_bytes = 0;
   }
   const std::uint64_t uuid = s.committed.uuid;
   record_head r;
@@ -334,6 +346,7 @@ bool overlay(space_state& s, std::uint64_t& gen, std::uint64_t newest,
     unique_fd now(::open(s.log_path.c_str(), O_RDONLY | O_CLOEXEC));
     if (!now) return false;
     t.log_fd = std::move(now);
+    t.log_bytes = 0;
     if (!find_record(t, t.log_fd.get(), uuid, gen, ~std::uint64_t{0}, r)) {
       const std::uint64_t first = run_first_generation(t.log_fd.get(), uuid, gen);
       if (first == gen || first > newest || !find_record(t, t.log_fd.get(), uuid, first, 0, r))
