@@ -1,8 +1,12 @@
-// src/crc32c.cpp: CRC-32C, the portable byte-table version and the run-time
-// choice of the SSE4.2 kernel (src/crc32c_sse42.cpp).
+// src/crc32c.cpp: CRC-32C, the portable byte-table version and the choice
+// of the SSE4.2 kernel (src/crc32c_sse42.cpp) by the level of
+// src/simd/isa.hpp.
 #include <fl/detail/crc32c.hpp>
 
+#include "simd/isa.hpp"
+
 #include <array>
+#include <atomic>
 
 namespace fl::inline FL_ABI_NS::detail {
 
@@ -35,19 +39,38 @@ std::uint32_t crc32c_table(const void* data, std::size_t n, std::uint32_t crc) n
 
 using crc_fn = std::uint32_t (*)(const void*, std::size_t, std::uint32_t) noexcept;
 
-crc_fn pick() noexcept {
+// The kernels by level, highest first.
+constexpr crc_fn table_kernel = &crc32c_table;
 #ifndef FL_NO_SIMD
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("sse4.2")) return &crc32c_sse42;
+constexpr crc_fn sse42_kernel = &crc32c_sse42;
 #endif
-  return &crc32c_table;
+constexpr isa_choice<crc_fn> crc32c_choices[] = {
+#ifndef FL_NO_SIMD
+    {isa::sse42, &sse42_kernel},
+#endif
+    {isa::scalar, &table_kernel},
+};
+
+std::uint32_t crc32c_resolve(const void* data, std::size_t n, std::uint32_t crc) noexcept;
+
+// Starts at the resolver (constant-initialized: valid in static initializers).
+constinit std::atomic<crc_fn> crc32c_kernel{&crc32c_resolve};
+
+std::uint32_t crc32c_resolve(const void* data, std::size_t n, std::uint32_t crc) noexcept {
+  install_crc32c_kernel(active_isa());
+  return crc32c_kernel.load(std::memory_order_relaxed)(data, n, crc);
 }
 
 }  // namespace
 
+isa install_crc32c_kernel(isa level) noexcept {
+  const isa_choice<crc_fn>& c = choose_kernels(crc32c_choices, level);
+  crc32c_kernel.store(*c.kernels, std::memory_order_relaxed);
+  return c.level;
+}
+
 std::uint32_t crc32c(const void* data, std::size_t n, std::uint32_t crc) noexcept {
-  static const crc_fn fn = pick();
-  return fn(data, n, crc);
+  return crc32c_kernel.load(std::memory_order_relaxed)(data, n, crc);
 }
 
 }  // namespace fl::inline FL_ABI_NS::detail

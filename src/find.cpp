@@ -1,14 +1,16 @@
-// src/find.cpp: run-time kernel selection for <fl/find.hpp>, the Two-Way
-// (Crochemore-Perrin) searches that bound every kernel to O(n + m), and the
-// portable scalar kernels (used without SIMD and for ranges shorter than a
-// vector).
+// src/find.cpp: the kernel choice of <fl/find.hpp> (the best set for the
+// level of src/simd/isa.hpp), the Two-Way (Crochemore-Perrin) searches that
+// bound every kernel to O(n + m), and the portable scalar kernels (used
+// without SIMD and for ranges shorter than a vector).
 #include <fl/detail/find_impl.hpp>
+
+#include "find_kernel_set.hpp"
+#include "simd/isa.hpp"
 
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
 
 namespace fl::inline FL_ABI_NS::detail {
@@ -209,59 +211,37 @@ struct byte_set {
 };
 
 // ---------------------------------------------------------------------------
-// Dispatch.
+// Dispatch: the kernel sets by level (src/simd/isa.hpp), highest first.
 
 constexpr kernel_set scalar_kernels{&find_scalar, &rfind_scalar, &first_of_scalar, &last_of_scalar};
 
-std::atomic<int> installed_isa{-1};
-
-void install(find_isa isa) noexcept {
-  kernel_set k = scalar_kernels;
+constexpr isa_choice<kernel_set> find_choices[] = {
 #ifndef FL_NO_SIMD
-  if (isa == find_isa::avx2) k = avx2_kernels;
-  if (isa == find_isa::sse2) k = sse2_kernels;
+    {isa::avx2, &avx2_kernels},
+    {isa::sse2, &sse2_kernels},
 #endif
-  find_kernel.store(k.find, std::memory_order_relaxed);
-  rfind_kernel.store(k.rfind, std::memory_order_relaxed);
-  first_of_kernel.store(k.first_of, std::memory_order_relaxed);
-  last_of_kernel.store(k.last_of, std::memory_order_relaxed);
-  installed_isa.store(static_cast<int>(isa), std::memory_order_relaxed);
-}
-
-// The best supported set, capped by FL_FIND_ISA.
-find_isa best_isa() noexcept {
-  find_isa best = find_isa::scalar;
-  if (find_isa_supported(find_isa::avx2)) {
-    best = find_isa::avx2;
-  } else if (find_isa_supported(find_isa::sse2)) {
-    best = find_isa::sse2;
-  }
-  if (const char* cap = std::getenv("FL_FIND_ISA")) {
-    if (std::strcmp(cap, "scalar") == 0) best = find_isa::scalar;
-    if (std::strcmp(cap, "sse2") == 0 && best > find_isa::sse2) best = find_isa::sse2;
-  }
-  return best;
-}
+    {isa::scalar, &scalar_kernels},
+};
 
 // The resolvers: the kernel pointers' initial values. Selecting twice (two
 // threads racing on the first call) installs the same set twice, harmlessly.
 std::size_t find_resolve(const char* h, std::size_t n, const char* x, std::size_t m,
                          std::size_t pos) noexcept {
-  install(best_isa());
+  install_find_kernels(active_isa());
   return find_kernel.load(std::memory_order_relaxed)(h, n, x, m, pos);
 }
 std::size_t rfind_resolve(const char* h, std::size_t end, const char* x, std::size_t m) noexcept {
-  install(best_isa());
+  install_find_kernels(active_isa());
   return rfind_kernel.load(std::memory_order_relaxed)(h, end, x, m);
 }
 std::size_t first_of_resolve(const char* h, std::size_t n, const char* s, std::size_t k,
                              std::size_t pos, bool negate) noexcept {
-  install(best_isa());
+  install_find_kernels(active_isa());
   return first_of_kernel.load(std::memory_order_relaxed)(h, n, s, k, pos, negate);
 }
 std::size_t last_of_resolve(const char* h, std::size_t end, const char* s, std::size_t k,
                             bool negate) noexcept {
-  install(best_isa());
+  install_find_kernels(active_isa());
   return last_of_kernel.load(std::memory_order_relaxed)(h, end, s, k, negate);
 }
 
@@ -321,40 +301,13 @@ std::size_t rfind_twoway(const char* hay, std::size_t end, const char* needle,
   return r == not_found ? not_found : end - r - m;
 }
 
-bool find_isa_supported(find_isa isa) noexcept {
-  switch (isa) {
-    case find_isa::scalar: return true;
-    case find_isa::sse2:
-#ifndef FL_NO_SIMD
-      return true;  // baseline of x86-64
-#else
-      return false;
-#endif
-    case find_isa::avx2:
-#ifndef FL_NO_SIMD
-      __builtin_cpu_init();
-      return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
-             __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("popcnt");
-#else
-      return false;
-#endif
-  }
-  return false;
-}
-
-bool set_find_isa(find_isa isa) noexcept {
-  if (!find_isa_supported(isa)) return false;
-  install(isa);
-  return true;
-}
-
-find_isa current_find_isa() noexcept {
-  int v = installed_isa.load(std::memory_order_relaxed);
-  if (v < 0) {
-    install(best_isa());
-    v = installed_isa.load(std::memory_order_relaxed);
-  }
-  return static_cast<find_isa>(v);
+isa install_find_kernels(isa level) noexcept {
+  const isa_choice<kernel_set>& c = choose_kernels(find_choices, level);
+  find_kernel.store(c.kernels->find, std::memory_order_relaxed);
+  rfind_kernel.store(c.kernels->rfind, std::memory_order_relaxed);
+  first_of_kernel.store(c.kernels->first_of, std::memory_order_relaxed);
+  last_of_kernel.store(c.kernels->last_of, std::memory_order_relaxed);
+  return c.level;
 }
 
 }  // namespace fl::inline FL_ABI_NS::detail

@@ -1,5 +1,6 @@
-// src/find_avx2.cpp: the 32-byte AVX2 search kernels; compiled with -mavx2 and
-// entered only after the dispatcher in src/find.cpp has seen AVX2 on the CPU.
+// src/find_avx2.cpp: the 32-byte AVX2 search kernels; compiled with the flags
+// of the avx2 level of src/simd/isa_levels.def and entered only after the
+// run-time check of that level (src/simd/isa.hpp).
 // Ranges shorter than 32 positions fall to the 16-byte instantiation (VEX
 // encoded here), then to scalar code.
 //

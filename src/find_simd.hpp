@@ -1,7 +1,7 @@
 // src/find_simd.hpp: the SIMD search kernels, written once over a vector
 // type V and instantiated by src/find_sse2.cpp (V = 16-byte SSE2) and
 // src/find_avx2.cpp (32-byte AVX2). Included only by those files; never by a
-// public header. The vector types are in src/simd_vec.hpp (the AVX2 one only
+// public header. The vector types are in src/simd/vec.hpp (the AVX2 one only
 // where the translation unit is compiled for it). (A 64-byte AVX-512BW
 // instantiation was measured on the AMD EPYC development machine and was
 // slower than AVX2, so there is none.)
@@ -17,9 +17,9 @@
 // vector, by the next narrower kernel or a scalar loop.
 #pragma once
 
-#include <fl/detail/find_kernels.hpp>
+#include "find_kernel_set.hpp"
 
-#include "simd_vec.hpp"
+#include "simd/vec.hpp"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,58 +1,31 @@
-// src/text_count.cpp: run-time selection of the counting kernels of
-// src/text_count.hpp (the ISA fl::find uses: AVX2 when present, SSE2 on
-// other x86-64, scalar elsewhere), the SSE2 instantiation and the scalar
-// code.
+// src/text_count.cpp: the counting functions of src/text_count.hpp, each a
+// call through the kernel set installed for the level of src/simd/isa.hpp (the
+// sets of src/text_count_sse2.cpp and src/text_count_avx2.cpp, or the scalar
+// code here).
 #include "text_count.hpp"
 
-#include <fl/detail/find_impl.hpp>
+#include "simd/isa.hpp"
+#include "text_count_kernel_set.hpp"
 
+#include <atomic>
 #include <cstdint>
 
-#ifndef FL_NO_SIMD
-#include "text_count_simd.hpp"
-#endif
-
 namespace fl::inline FL_ABI_NS::detail {
-
-#ifndef FL_NO_SIMD
-// src/text_count_avx2.cpp.
-void count_text_avx2(const char* p, std::size_t n, std::size_t& chars, std::size_t& newlines,
-                     std::size_t& astral) noexcept;
-std::size_t count_byte_avx2(const char* p, std::size_t n, char ch) noexcept;
-std::size_t nth_item_avx2(const char* p, std::size_t n, int metric, std::size_t k,
-                          std::size_t& skipped) noexcept;
-std::size_t nth_item_back_avx2(const char* p, std::size_t n, int metric, std::size_t k) noexcept;
-#endif
 
 namespace {
 
 using byte = unsigned char;
 
-#ifndef FL_NO_SIMD
-// 0: scalar, 1: SSE2, 2: AVX2 (find_isa's values), chosen once.
-int isa() noexcept {
-  static const int chosen = static_cast<int>(current_find_isa());
-  return chosen;
-}
-#endif
-
 bool scalar_is_char(byte b) noexcept { return (b & 0xC0) != 0x80; }
 
-}  // namespace
+std::size_t scalar_weight(byte b, int metric) noexcept {
+  return metric == 1   ? (b == '\n' ? 1u : 0u)
+         : metric == 0 ? (scalar_is_char(b) ? 1u : 0u)
+                       : (scalar_is_char(b) ? 1u + (b >= 0xF0 ? 1u : 0u) : 0u);
+}
 
-text_counts count_text_bulk(const char* p, std::size_t n) noexcept {
+text_counts count_text_scalar(const char* p, std::size_t n) noexcept {
   text_counts r;
-#ifndef FL_NO_SIMD
-  const int k = isa();
-  if (k == 2) {
-    count_text_avx2(p, n, r.chars, r.newlines, r.astral);
-    return r;
-  }
-  if (k == 1) {
-    count_text_simd<v128>(reinterpret_cast<const byte*>(p), n, r.chars, r.newlines, r.astral);
-    return r;
-  }
-#endif
   const byte* s = reinterpret_cast<const byte*>(p);
   for (std::size_t i = 0; i < n; ++i) {
     r.chars += scalar_is_char(s[i]);
@@ -62,34 +35,18 @@ text_counts count_text_bulk(const char* p, std::size_t n) noexcept {
   return r;
 }
 
-std::size_t count_byte(const char* p, std::size_t n, char ch) noexcept {
-#ifndef FL_NO_SIMD
-  const int k = isa();
-  if (k == 2) return count_byte_avx2(p, n, ch);
-  if (k == 1)
-    return count_byte_simd<v128>(reinterpret_cast<const byte*>(p), n, static_cast<byte>(ch));
-#endif
+std::size_t count_byte_scalar(const char* p, std::size_t n, char ch) noexcept {
   std::size_t c = 0;
   for (std::size_t i = 0; i < n; ++i) c += p[i] == ch;
   return c;
 }
 
-std::size_t nth_item(const char* p, std::size_t n, text_metric m, std::size_t k,
-                     std::size_t& skipped) noexcept {
-  const int metric = static_cast<int>(m);
-#ifndef FL_NO_SIMD
-  const int isa_k = isa();
-  if (isa_k == 2) return nth_item_avx2(p, n, metric, k, skipped);
-  if (isa_k == 1)
-    return nth_item_simd<v128>(reinterpret_cast<const byte*>(p), n, metric, k, skipped);
-#endif
+std::size_t nth_item_scalar(const char* p, std::size_t n, int metric, std::size_t k,
+                            std::size_t& skipped) noexcept {
   const byte* s = reinterpret_cast<const byte*>(p);
   std::size_t seen = 0, i = 0;
   for (; i < n; ++i) {
-    const byte b = s[i];
-    const std::size_t w = metric == 1   ? (b == '\n' ? 1u : 0u)
-                          : metric == 0 ? (scalar_is_char(b) ? 1u : 0u)
-                                        : (scalar_is_char(b) ? 1u + (b >= 0xF0 ? 1u : 0u) : 0u);
+    const std::size_t w = scalar_weight(s[i], metric);
     if (seen + w > k) break;
     seen += w;
   }
@@ -97,24 +54,84 @@ std::size_t nth_item(const char* p, std::size_t n, text_metric m, std::size_t k,
   return i;
 }
 
-std::size_t nth_item_back(const char* p, std::size_t n, text_metric m, std::size_t k) noexcept {
-  const int metric = static_cast<int>(m);
-#ifndef FL_NO_SIMD
-  const int isa_k = isa();
-  if (isa_k == 2) return nth_item_back_avx2(p, n, metric, k);
-  if (isa_k == 1) return nth_item_back_simd<v128>(reinterpret_cast<const byte*>(p), n, metric, k);
-#endif
+std::size_t nth_item_back_scalar(const char* p, std::size_t n, int metric,
+                                 std::size_t k) noexcept {
   const byte* s = reinterpret_cast<const byte*>(p);
   std::size_t seen = 0;
   for (std::size_t i = n; i-- > 0;) {
-    const byte b = s[i];
-    const std::size_t w = metric == 1   ? (b == '\n' ? 1u : 0u)
-                          : metric == 0 ? (scalar_is_char(b) ? 1u : 0u)
-                                        : (scalar_is_char(b) ? 1u + (b >= 0xF0 ? 1u : 0u) : 0u);
+    const std::size_t w = scalar_weight(s[i], metric);
     if (seen + w > k) return i;
     seen += w;
   }
   return n;
+}
+
+constexpr text_count_kernel_set scalar_text_count_kernels{
+    &count_text_scalar, &count_byte_scalar, &nth_item_scalar, &nth_item_back_scalar};
+
+// The sets by level, highest first.
+constexpr isa_choice<text_count_kernel_set> text_count_choices[] = {
+#ifndef FL_NO_SIMD
+    {isa::avx2, &avx2_text_count_kernels},
+    {isa::sse2, &sse2_text_count_kernels},
+#endif
+    {isa::scalar, &scalar_text_count_kernels},
+};
+
+// The resolver set: the initial kernels, which install the set of the active
+// level and forward the call (constant-initialized, so valid inside other
+// translation units' static initializers; relaxed, as in
+// fl/detail/find_impl.hpp).
+const text_count_kernel_set& resolved() noexcept;
+
+text_counts count_text_resolve(const char* p, std::size_t n) noexcept {
+  return resolved().count_text(p, n);
+}
+std::size_t count_byte_resolve(const char* p, std::size_t n, char ch) noexcept {
+  return resolved().count_byte(p, n, ch);
+}
+std::size_t nth_item_resolve(const char* p, std::size_t n, int metric, std::size_t k,
+                             std::size_t& skipped) noexcept {
+  return resolved().nth_item(p, n, metric, k, skipped);
+}
+std::size_t nth_item_back_resolve(const char* p, std::size_t n, int metric,
+                                  std::size_t k) noexcept {
+  return resolved().nth_item_back(p, n, metric, k);
+}
+
+constexpr text_count_kernel_set resolver_kernels{&count_text_resolve, &count_byte_resolve,
+                                                 &nth_item_resolve, &nth_item_back_resolve};
+
+constinit std::atomic<const text_count_kernel_set*> kernels{&resolver_kernels};
+
+const text_count_kernel_set& resolved() noexcept {
+  install_text_count_kernels(active_isa());
+  return *kernels.load(std::memory_order_relaxed);
+}
+
+}  // namespace
+
+isa install_text_count_kernels(isa level) noexcept {
+  const isa_choice<text_count_kernel_set>& c = choose_kernels(text_count_choices, level);
+  kernels.store(c.kernels, std::memory_order_relaxed);
+  return c.level;
+}
+
+text_counts count_text_bulk(const char* p, std::size_t n) noexcept {
+  return kernels.load(std::memory_order_relaxed)->count_text(p, n);
+}
+
+std::size_t count_byte(const char* p, std::size_t n, char ch) noexcept {
+  return kernels.load(std::memory_order_relaxed)->count_byte(p, n, ch);
+}
+
+std::size_t nth_item(const char* p, std::size_t n, text_metric m, std::size_t k,
+                     std::size_t& skipped) noexcept {
+  return kernels.load(std::memory_order_relaxed)->nth_item(p, n, static_cast<int>(m), k, skipped);
+}
+
+std::size_t nth_item_back(const char* p, std::size_t n, text_metric m, std::size_t k) noexcept {
+  return kernels.load(std::memory_order_relaxed)->nth_item_back(p, n, static_cast<int>(m), k);
 }
 
 }  // namespace fl::inline FL_ABI_NS::detail

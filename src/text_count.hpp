@@ -1,9 +1,8 @@
 // src/text_count.hpp: the byte-counting kernels behind fl::rope's text
 // metrics and fl::count. Private to src/ (not installed). The kernels are
 // written once over a vector type in text_count_simd.hpp and compiled for
-// SSE2 (src/text_count.cpp, the x86-64 baseline) and AVX2
-// (src/text_count_avx2.cpp, -mavx2, entered only after the run-time check
-// of fl::find's dispatcher, which FL_FIND_ISA caps the same way).
+// SSE2 (src/text_count_sse2.cpp) and AVX2 (src/text_count_avx2.cpp); the
+// level is chosen by src/simd/isa.hpp, as for fl::find and CRC-32C.
 //
 // Definitions, for any bytes (valid UTF-8 or not):
 //   char     a byte that is not a UTF-8 continuation byte (10xxxxxx)

@@ -1,6 +1,6 @@
 // src/text_count_simd.hpp: the counting kernels of src/text_count.hpp written
-// once over a vector type V (src/simd_vec.hpp); included by src/text_count.cpp
-// (V = SSE2) and src/text_count_avx2.cpp (V = AVX2). Internal linkage (unnamed
+// once over a vector type V (src/simd/vec.hpp); included by
+// src/text_count_sse2.cpp (V = SSE2) and src/text_count_avx2.cpp (V = AVX2). Internal linkage (unnamed
 // namespace), so an AVX2-compiled body can never stand in for an SSE2 caller.
 //
 // Counting is a byte compare turned into 0/-1 lanes and subtracted from byte
@@ -8,7 +8,8 @@
 // sums by psadbw every 255 vectors, before a byte lane can wrap.
 #pragma once
 
-#include "simd_vec.hpp"
+#include "simd/vec.hpp"
+#include "text_count_kernel_set.hpp"
 #include "text_count_word.hpp"
 
 #include <immintrin.h>
@@ -223,6 +224,30 @@ size_t nth_item_simd(const uchar* p, size_t n, int metric, size_t k, size_t& ski
   if (metric == 1) return nth_item_fixed<V, 1>(p, n, k, skipped);
   return nth_item_fixed<V, 2>(p, n, k, skipped);
 }
+
+// The kernels over V as one set, for src/text_count_sse2.cpp and
+// src/text_count_avx2.cpp to export.
+template <class V>
+struct text_count_entries {
+  static text_counts count_text(const char* p, size_t n) noexcept {
+    text_counts r;
+    count_text_simd<V>(reinterpret_cast<const uchar*>(p), n, r.chars, r.newlines, r.astral);
+    return r;
+  }
+  static size_t count_byte(const char* p, size_t n, char ch) noexcept {
+    return count_byte_simd<V>(reinterpret_cast<const uchar*>(p), n, static_cast<uchar>(ch));
+  }
+  static size_t nth_item(const char* p, size_t n, int metric, size_t k, size_t& skipped) noexcept {
+    return nth_item_simd<V>(reinterpret_cast<const uchar*>(p), n, metric, k, skipped);
+  }
+  static size_t nth_item_back(const char* p, size_t n, int metric, size_t k) noexcept {
+    return nth_item_back_simd<V>(reinterpret_cast<const uchar*>(p), n, metric, k);
+  }
+};
+template <class V>
+constexpr text_count_kernel_set text_count_kernels{
+    &text_count_entries<V>::count_text, &text_count_entries<V>::count_byte,
+    &text_count_entries<V>::nth_item, &text_count_entries<V>::nth_item_back};
 
 }  // namespace
 }  // namespace fl::inline FL_ABI_NS::detail

@@ -1,12 +1,15 @@
 // Tests for <fl/find.hpp>: every function against std::string_view's member of
-// the same name (the reference semantics), on every kernel set this machine
-// runs (scalar, SSE2, AVX2), plus the Two-Way fallbacks on their own, and a
+// the same name (the reference semantics), at every instruction-set level this
+// machine runs (src/simd/isa.hpp; one level when FL_ISA picks it), plus the Two-Way fallbacks on their own, and a
 // guard-page test proving that no kernel reads outside its arguments.
 //
 // Random inputs are seeded from FL_TEST_SEED when set, else from the clock;
 // the seed is printed and appears in every failure message.
 #include <fl/fl.hpp>
 #include <fl/find.hpp>
+
+#include "../src/find_kernel_set.hpp"
+#include "../src/simd/isa.hpp"
 
 #include <gtest/gtest.h>
 #include "test_support.hpp"
@@ -27,36 +30,37 @@ namespace {
 
 using fl_test::test_seed;
 
-using fl::detail::find_isa;
+using fl::detail::isa;
 
-const char* isa_name(find_isa isa) {
-  switch (isa) {
-    case find_isa::scalar: return "scalar";
-    case find_isa::sse2: return "sse2";
-    case find_isa::avx2: return "avx2";
+// The levels this test runs the kernels at: the one FL_ISA selects when it is
+// set (ctest runs this test once per level that way, through the dispatch
+// the library does on its own), else every level the machine supports whose
+// search kernels differ from the level below's, each forced in turn.
+std::vector<isa> levels_under_test() {
+  if (std::getenv("FL_ISA") != nullptr) return {fl::detail::active_isa()};
+  std::vector<isa> v;
+  for (std::size_t i = 0; i < fl::detail::isa_count; ++i) {
+    const isa level = static_cast<isa>(i);
+    if (fl::detail::isa_supported(level) && fl::detail::install_find_kernels(level) == level) {
+      v.push_back(level);
+    }
   }
-  return "?";
-}
-
-std::vector<find_isa> supported_isas() {
-  std::vector<find_isa> v;
-  for (find_isa isa : {find_isa::scalar, find_isa::sse2, find_isa::avx2}) {
-    if (fl::detail::find_isa_supported(isa)) v.push_back(isa);
-  }
+  fl::detail::force_isa(fl::detail::active_isa());  // undo the probing installs
   return v;
 }
 
-// Runs body once per kernel set, then restores the kernel set found at entry.
+// Runs body once per level under test, then restores the level found at entry.
 template <class F>
 void for_each_isa(F body) {
-  const find_isa saved = fl::detail::current_find_isa();
-  for (find_isa isa : supported_isas()) {
-    ASSERT_TRUE(fl::detail::set_find_isa(isa));
-    SCOPED_TRACE(std::string("kernel ") + isa_name(isa) + ", seed " + std::to_string(test_seed()));
-    body(isa);
+  const isa saved = fl::detail::active_isa();
+  for (isa level : levels_under_test()) {
+    ASSERT_TRUE(fl::detail::force_isa(level));
+    SCOPED_TRACE(std::string("level ") + fl::detail::isa_name(level) + ", seed " +
+                 std::to_string(test_seed()));
+    body(level);
     if (::testing::Test::HasFatalFailure()) break;
   }
-  fl::detail::set_find_isa(saved);
+  fl::detail::force_isa(saved);
 }
 
 // Letters from 'a' unless told otherwise (fl_test::random_text's default is
@@ -134,7 +138,7 @@ TEST(FindTest, EdgeCasesAgreeWithStringView) {
                                             std::string("\0b", 2),
                                             std::string(100, 'x'),
                                             std::string(101, 'x')};
-  for_each_isa([&](find_isa) {
+  for_each_isa([&](isa) {
     for (const auto& h : hays) {
       for (const auto& nd : needles) {
         for (std::size_t pos :
@@ -159,7 +163,7 @@ TEST(FindTest, EdgeCasesAgreeWithStringView) {
 
 TEST(FindTest, RandomAlphabetsAllNeedleLengths) {
   std::cout << "seed " << test_seed() << "\n";
-  for_each_isa([&](find_isa) {
+  for_each_isa([&](isa) {
     std::mt19937_64 rng(test_seed());
     for (unsigned alphabet : {1u, 2u, 4u, 26u, 256u}) {
       for (std::size_t m = 0; m <= 300; ++m) {
@@ -178,7 +182,7 @@ TEST(FindTest, RandomAlphabetsAllNeedleLengths) {
 }
 
 TEST(FindTest, EveryStartPositionShortNeedles) {
-  for_each_isa([&](find_isa) {
+  for_each_isa([&](isa) {
     std::mt19937_64 rng(test_seed() + 1);
     for (unsigned alphabet : {1u, 2u, 3u, 4u, 26u, 256u}) {
       for (int t = 0; t < 40; ++t) {
@@ -199,7 +203,7 @@ TEST(FindTest, EveryStartPositionShortNeedles) {
 // 32 and 64-byte vector widths and their doubles (the unrolled loops), so matches straddle every block boundary and
 // land in the re-read tail blocks.
 TEST(FindTest, MatchesStraddlingVectorBoundaries) {
-  for_each_isa([&](find_isa) {
+  for_each_isa([&](isa) {
     std::mt19937_64 rng(test_seed() + 2);
     for (std::size_t m : {2u, 3u, 5u, 13u, 17u, 31u, 33u, 64u}) {
       for (std::size_t n : {m,
@@ -246,7 +250,7 @@ TEST(FindTest, MatchesStraddlingVectorBoundaries) {
 }
 
 TEST(FindTest, LongNeedles) {
-  for_each_isa([&](find_isa) {
+  for_each_isa([&](isa) {
     std::mt19937_64 rng(test_seed() + 3);
     for (unsigned alphabet : {2u, 4u, 26u}) {
       for (std::size_t m : {1000u, 5000u}) {
@@ -285,7 +289,7 @@ TEST(FindTest, PeriodicInputs) {
   cases.push_back(
       {rep(std::string("\0a", 2), 2000), rep(std::string("\0a", 2), 40) + std::string(1, '\0')});
   cases.push_back({rep("xy", 2000) + rep("xy", 10) + "z", rep("xy", 10) + "z"});
-  for_each_isa([&](find_isa) {
+  for_each_isa([&](isa) {
     for (const auto& [hay, nd] : cases) {
       for (std::size_t pos :
            {std::size_t{0}, std::size_t{1}, std::size_t{2}, std::size_t{3}, std::size_t{1000},
@@ -319,7 +323,7 @@ TEST(FindTest, TwoWayAgreesWithStringView) {
 }
 
 TEST(FindTest, EmbeddedNulBytes) {
-  for_each_isa([&](find_isa) {
+  for_each_isa([&](isa) {
     std::mt19937_64 rng(test_seed() + 5);
     for (int t = 0; t < 300; ++t) {
       std::string hay = random_text(rng, rng() % 300, 2, '\0');  // bytes 0 and 1
@@ -337,7 +341,7 @@ TEST(FindTest, EmbeddedNulBytes) {
 }
 
 TEST(FindTest, CharacterSetsAgreeWithStringView) {
-  for_each_isa([&](find_isa) {
+  for_each_isa([&](isa) {
     std::mt19937_64 rng(test_seed() + 6);
     for (unsigned alphabet : {2u, 4u, 26u, 256u}) {
       for (std::size_t k : {0u, 1u, 2u, 3u, 4u, 5u, 8u, 16u, 17u, 40u, 100u, 256u, 300u}) {
@@ -362,7 +366,7 @@ TEST(FindTest, HighBytesInSets) {
   // Bytes >= 0x80 use the second nibble table of the AVX2 set kernel.
   std::string hay;
   for (int i = 0; i < 600; ++i) hay += static_cast<char>(i * 37);
-  for_each_isa([&](find_isa) {
+  for_each_isa([&](isa) {
     for (int lo = 0; lo < 256; lo += 7) {
       const std::string set = {static_cast<char>(lo), static_cast<char>(lo ^ 0x80),
                                static_cast<char>(255 - lo), static_cast<char>(lo + 16)};
@@ -406,7 +410,7 @@ class guarded_pages {
 TEST(FindTest, NoReadsOutsideArgumentsAtGuardPages) {
   guarded_pages hay_pages(2);
   guarded_pages needle_pages(2);
-  for_each_isa([&](find_isa) {
+  for_each_isa([&](isa) {
     std::mt19937_64 rng(test_seed() + 7);
     for (int t = 0; t < 400; ++t) {
       const std::size_t n = t < 200 ? static_cast<std::size_t>(t) : rng() % 4000;
@@ -461,23 +465,9 @@ TEST(FindTest, ShortHaystacksEveryLengthAndStart) {
   }
 }
 
-TEST(FindTest, DispatchSelectsBestKernelAndCanBeCapped) {
-  EXPECT_TRUE(fl::detail::find_isa_supported(find_isa::scalar));
-  const find_isa saved = fl::detail::current_find_isa();
-  for (find_isa isa : supported_isas()) {
-    EXPECT_TRUE(fl::detail::set_find_isa(isa));
-    EXPECT_EQ(fl::detail::current_find_isa(), isa);
-  }
-  for (find_isa isa : {find_isa::sse2, find_isa::avx2}) {
-    if (!fl::detail::find_isa_supported(isa)) { EXPECT_FALSE(fl::detail::set_find_isa(isa)); }
-  }
-  EXPECT_TRUE(fl::detail::set_find_isa(saved));
-  std::cout << "default find kernel: " << isa_name(saved) << "\n";
-}
-
 TEST(FindTest, ClassicShortStringFinds) {
   const std::string s = "qyweyuewunfkHBUKGYUGL,wehbYGUW^(@T@H!BALWD:h^&@#*@(#:JKHWJ:CND";
-  for_each_isa([&](find_isa) {
+  for_each_isa([&](isa) {
     EXPECT_EQ(fl::find(s, "unfkHBUKGY"), std::string_view(s).find("unfkHBUKGY"));
     EXPECT_EQ(fl::find(s, "W^(@T@H!B"), std::string_view(s).find("W^(@T@H!B"));
     EXPECT_EQ(fl::find(s, "J:CND"), std::string_view(s).find("J:CND"));

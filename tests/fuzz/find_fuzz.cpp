@@ -7,6 +7,8 @@
 // exact-size heap blocks so AddressSanitizer sees any read past either.
 #include <fl/find.hpp>
 
+#include "../../src/simd/isa.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -40,9 +42,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::memcpy(hay.get(), data + 4 + m, n);
   const std::string_view hv(hay.get(), n), nv(needle.get(), m);
   const std::size_t positions[] = {0, pos_raw % (n + 2), fl::npos};
-  for (auto isa :
-       {fl::detail::find_isa::scalar, fl::detail::find_isa::sse2, fl::detail::find_isa::avx2}) {
-    if (!fl::detail::set_find_isa(isa)) continue;
+  // Each level whose search kernels differ from the level below's.
+  int previous = -1;
+  for (std::size_t i = 0; i < fl::detail::isa_count; ++i) {
+    const auto level = static_cast<fl::detail::isa>(i);
+    if (!fl::detail::force_isa(level)) continue;
+    const int kernels = static_cast<int>(fl::detail::install_find_kernels(level));
+    if (kernels == previous) continue;
+    previous = kernels;
     for (std::size_t pos : positions) check_all(hv, nv, pos);
   }
   return 0;

@@ -1,16 +1,16 @@
-// fl/detail/find_impl.hpp: the kernels behind <fl/find.hpp> and the hooks the
-// tests and benchmarks use to reach each of them (the kernel signatures and
-// fallbacks are in fl/detail/find_kernels.hpp). Not part of the public API.
+// fl/detail/find_impl.hpp: what the inline functions of <fl/find.hpp> call:
+// the out-of-line substring search and the kernel pointers. Not part of the
+// public API. The kernels, their choice per instruction-set level and the
+// test hooks are private to the library (src/find_kernel_set.hpp,
+// src/simd/isa.hpp).
 //
 // Dispatch: each kernel pointer starts out (constant-initialized, so it is
 // valid even inside other translation units' static initializers) pointing at
-// a resolver. The first call of any kernel checks the CPU once, stores the best
-// kernel set in all pointers and forwards the call; later calls jump straight
-// to the kernel. The pointers are relaxed atomics, which on x86-64 are plain
-// loads, so concurrent first calls are race-free and cost nothing afterwards.
-//
-// The environment variable FL_FIND_ISA=scalar|sse2|avx2, read by the resolver,
-// caps the kernel set (for measuring the portable paths).
+// a resolver. The first call of any kernel installs the kernels of the active
+// instruction-set level in all pointers and forwards the call; later calls
+// jump straight to the kernel. The pointers are relaxed atomics, which on
+// x86-64 are plain loads, so concurrent first calls are race-free and cost
+// nothing afterwards.
 #pragma once
 
 #include <fl/detail/find_kernels.hpp>
@@ -29,17 +29,5 @@ extern std::atomic<find_fn> find_kernel;
 extern std::atomic<rfind_fn> rfind_kernel;
 extern std::atomic<first_of_fn> first_of_kernel;
 extern std::atomic<last_of_fn> last_of_kernel;
-
-// Kernel sets, in increasing order of capability.
-enum class find_isa { scalar = 0, sse2 = 1, avx2 = 2 };
-
-// Whether this build and this CPU can run the given kernel set.
-bool find_isa_supported(find_isa isa) noexcept;
-// Installs the given kernel set for the whole process if supported, returning
-// whether it did. For tests and benchmarks; not to be called while another
-// thread is searching with an expectation of a particular kernel.
-bool set_find_isa(find_isa isa) noexcept;
-// The installed kernel set (resolving it first if no search has run yet).
-find_isa current_find_isa() noexcept;
 
 }  // namespace fl::inline FL_ABI_NS::detail

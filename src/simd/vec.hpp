@@ -1,4 +1,4 @@
-// src/simd_vec.hpp: the x86 vector types the SIMD kernels are written over
+// src/simd/vec.hpp: the x86 vector types the SIMD kernels are written over
 // (src/find_simd.hpp, src/text_count_simd.hpp): v128, SSE2 (baseline on
 // x86-64), and v256, AVX2, which exists only in translation units compiled
 // with -mavx2. Each kernel uses the operations it needs; the types hold the
@@ -16,30 +16,56 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 namespace fl::inline FL_ABI_NS::detail {
 namespace {
 
 using uchar = unsigned char;
 
-// The 16-byte SSE2 vector.
-struct v128 {
-  using reg = __m128i;
-  using mask_t = uint32_t;
-  static constexpr size_t width = 16;
-  static constexpr uint32_t full = 0xFFFFu;
-  static constexpr bool has_lookup = false;  // pshufb needs SSSE3
-  static reg splat(uchar c) noexcept { return _mm_set1_epi8(static_cast<char>(c)); }
-  static reg zero() noexcept { return _mm_setzero_si128(); }
+// The byte-lane operations both widths share, written once on GCC's vector
+// types (which is what the SSE2 and AVX2 intrinsics for them expand to: one
+// pcmpeqb/pcmpgtb/psubb/pand/por/pxor, or its VEX form, each).
+template <size_t Width>
+struct register_of;
+template <>
+struct register_of<16> {
+  using type = __m128i;
+};
+#if defined(__AVX2__)
+template <>
+struct register_of<32> {
+  using type = __m256i;
+};
+#endif
+
+template <size_t Width>
+struct byte_lanes {
+  using reg = typename register_of<Width>::type;
+  typedef signed char sbytes __attribute__((vector_size(Width)));
+  typedef unsigned char ubytes __attribute__((vector_size(Width)));
+  using mask_t = uint32_t;  // one bit per lane, from movemask
+  static constexpr size_t width = Width;
+  static constexpr mask_t full = static_cast<mask_t>((uint64_t{1} << width) - 1);
+  static reg zero() noexcept { return reg{}; }
+  static reg splat(uchar c) noexcept { return (reg)(ubytes{} + c); }  // broadcast
   static reg load(const uchar* p) noexcept {
-    return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    reg r;
+    memcpy(&r, p, sizeof r);  // an unaligned load (movdqu / vmovdqu)
+    return r;
   }
-  static reg eq(reg a, reg b) noexcept { return _mm_cmpeq_epi8(a, b); }
-  static reg gt(reg a, reg b) noexcept { return _mm_cmpgt_epi8(a, b); }  // signed
+  static reg eq(reg a, reg b) noexcept { return (reg)((sbytes)a == (sbytes)b); }
+  static reg gt(reg a, reg b) noexcept { return (reg)((sbytes)a > (sbytes)b); }  // signed
+  static reg sub(reg a, reg b) noexcept { return (reg)((ubytes)a - (ubytes)b); }
+  static reg and_(reg a, reg b) noexcept { return a & b; }
+  static reg or_(reg a, reg b) noexcept { return a | b; }
+  static reg xor_(reg a, reg b) noexcept { return a ^ b; }
+};
+
+// The 16-byte SSE2 vector.
+struct v128 : byte_lanes<16> {
+  static constexpr bool has_lookup = false;  // pshufb needs SSSE3
   static reg max_u(reg a, reg b) noexcept { return _mm_max_epu8(a, b); }
-  static reg sub(reg a, reg b) noexcept { return _mm_sub_epi8(a, b); }
-  static reg and_(reg a, reg b) noexcept { return _mm_and_si128(a, b); }
-  static reg or_(reg a, reg b) noexcept { return _mm_or_si128(a, b); }
   static uint32_t mask(reg a) noexcept { return static_cast<uint32_t>(_mm_movemask_epi8(a)); }
   // The sum of the 16 bytes (psadbw against zero).
   static size_t sum(reg a) noexcept {
@@ -50,25 +76,10 @@ struct v128 {
 
 #if defined(__AVX2__)
 // The 32-byte AVX2 vector; `half` is the next narrower kernel's type.
-struct v256 {
-  using reg = __m256i;
-  using mask_t = uint32_t;
+struct v256 : byte_lanes<32> {
   using half = v128;
-  static constexpr size_t width = 32;
-  static constexpr uint32_t full = 0xFFFFFFFFu;
   static constexpr bool has_lookup = true;
-  static reg splat(uchar c) noexcept { return _mm256_set1_epi8(static_cast<char>(c)); }
-  static reg zero() noexcept { return _mm256_setzero_si256(); }
-  static reg load(const uchar* p) noexcept {
-    return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
-  }
-  static reg eq(reg a, reg b) noexcept { return _mm256_cmpeq_epi8(a, b); }
-  static reg gt(reg a, reg b) noexcept { return _mm256_cmpgt_epi8(a, b); }  // signed
   static reg max_u(reg a, reg b) noexcept { return _mm256_max_epu8(a, b); }
-  static reg sub(reg a, reg b) noexcept { return _mm256_sub_epi8(a, b); }
-  static reg and_(reg a, reg b) noexcept { return _mm256_and_si256(a, b); }
-  static reg or_(reg a, reg b) noexcept { return _mm256_or_si256(a, b); }
-  static reg xor_(reg a, reg b) noexcept { return _mm256_xor_si256(a, b); }
   static uint32_t mask(reg a) noexcept { return static_cast<uint32_t>(_mm256_movemask_epi8(a)); }
   // The sum of the 32 bytes (psadbw against zero).
   static size_t sum(reg a) noexcept {
