@@ -13,6 +13,7 @@
 #include <cstring>
 #include <filesystem>
 #include <string>
+#include <utility>
 
 #include <atomic>
 
@@ -47,6 +48,8 @@ class unique_fd {
     fd_ = -1;
   }
   int get() const noexcept { return fd_; }
+  // Gives the descriptor up without closing it.
+  int release() noexcept { return std::exchange(fd_, -1); }
   explicit operator bool() const noexcept { return fd_ >= 0; }
 
  private:

@@ -33,6 +33,7 @@
 #include <cstddef>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -43,15 +44,51 @@
 
 namespace fl::inline FL_ABI_NS::detail {
 
+namespace {
+
+// The table a closed reader of this process left, for the next reader of
+// the same table: its descriptor keeps the OFD lock on the slot (pin 0, so
+// no writer waits for it), its mapping keeps its page tables. A reader's
+// open then costs one stat of the table's path instead of an open, an
+// fstat, an mmap, a slot claim (fcntl), and at close an munmap, whose TLB
+// flush and the two page faults of a fresh mapping are the dearest parts of
+// an open on machines where faults are expensive. One table is kept (the
+// last closed); the slot it holds is one of reader_slot_count.
+struct kept_table {
+  int fd = -1;
+  std::byte* map = nullptr;
+  int slot = -1;
+  dev_t dev = 0;
+  ino_t ino = 0;
+  pid_t pid = 0;  // a child made by fork() shares the lock: it opens its own
+};
+std::mutex kept_mutex;
+kept_table kept;  // trivially destructible: at exit the kernel drops it all
+
+void release(int fd, std::byte* map) noexcept {
+  if (map != nullptr) ::munmap(map, reader_file_bytes);
+  if (fd >= 0) ::close(fd);  // drops the slot's lock
+}
+
+}  // namespace
+
 reader_table::~reader_table() {
-  if (map != nullptr) {
-    if (slot >= 0)
-      std::atomic_ref<std::uint64_t>(
-          *reinterpret_cast<std::uint64_t*>(map + reader_slots_at + slot * reader_slot_bytes))
-          .store(0, std::memory_order_seq_cst);
+  if (map == nullptr) return;  // fd, if any, closes itself
+  if (slot >= 0)
+    std::atomic_ref<std::uint64_t>(
+        *reinterpret_cast<std::uint64_t*>(map + reader_slots_at + slot * reader_slot_bytes))
+        .store(0, std::memory_order_seq_cst);
+  if (slot < 0 || ino == 0) {  // a writer's table, or one whose inode is unknown
     ::munmap(map, reader_file_bytes);
+    return;
   }
-  // Closing fd drops the slot's lock.
+  kept_table k{fd.get(), map, slot, dev, ino, ::getpid()};
+  {
+    const std::lock_guard<std::mutex> g(kept_mutex);
+    std::swap(k, kept);
+  }
+  release(k.fd, k.map);  // the one kept before, if any
+  fd.release();
 }
 
 namespace {
@@ -144,14 +181,43 @@ void open_table(const std::filesystem::path& data, reader_table& t) {
   if (!t.fd) throw_errno(p, "open of the reader table", errno);
   struct stat sb;
   if (::fstat(t.fd.get(), &sb) != 0) throw_errno(p, "fstat", errno);
+  t.dev = sb.st_dev;
+  t.ino = sb.st_ino;
   if (static_cast<std::uint64_t>(sb.st_size) < reader_file_bytes) {
     const table_lock lock(p, t.fd.get());
     if (::ftruncate(t.fd.get(), static_cast<off_t>(reader_file_bytes)) != 0)
       throw_errno(p, "ftruncate of the reader table", errno);
   }
-  void* m = ::mmap(nullptr, reader_file_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, t.fd.get(), 0);
+  // Populated: every open reads the head and the ring and writes a slot, a
+  // fault each otherwise (three pages, in the page cache).
+  void* m = ::mmap(nullptr, reader_file_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
+                   t.fd.get(), 0);
   if (m == MAP_FAILED) throw_errno(p, "mmap of the reader table", errno);
   t.map = static_cast<std::byte*>(m);
+}
+
+// A reader's table: the one a closed reader of this process kept, if the
+// path still names it, else opened as open_table does (t.slot is then -1).
+void open_reader_table(const std::filesystem::path& data, reader_table& t) {
+  const std::filesystem::path p = table_path(data);
+  struct stat sb;
+  if (::stat(p.c_str(), &sb) == 0) {
+    kept_table k;
+    {
+      const std::lock_guard<std::mutex> g(kept_mutex);
+      std::swap(k, kept);
+    }
+    if (k.map != nullptr && k.dev == sb.st_dev && k.ino == sb.st_ino && k.pid == ::getpid()) {
+      t.fd = unique_fd(k.fd);
+      t.map = k.map;
+      t.slot = k.slot;
+      t.dev = k.dev;
+      t.ino = k.ino;
+      return;
+    }
+    release(k.fd, k.map);  // another table (the store was replaced) or another process's
+  }
+  open_table(data, t);
 }
 
 bool table_valid(const std::byte* map, std::uint64_t uuid) {
@@ -179,15 +245,26 @@ void clear_ring(std::byte* map) {
 
 // Finds commit `gen`'s record: at `next` (where the previous commit's record
 // ends: a run's records follow each other), where the ring says, else by
-// walking the log's run from offset 0.
-bool find_record(const reader_table& t, int log_fd, std::uint64_t uuid, std::uint64_t gen,
+// walking the log's run from offset 0. A refresh usually finds its record
+// at `next` or the ring's place within the log's size seen last (the log
+// grows in steps and is cut only at a checkpoint, after which a read past
+// its end fails anyway): no fstat then; otherwise the size is looked up again.
+bool find_record(reader_table& t, int log_fd, std::uint64_t uuid, std::uint64_t gen,
                  std::uint64_t next, record_head& r) {
+  const std::uint64_t hint = ring_get(t.map, gen);
+  if (t.log_bytes != 0) {
+    if (next != ~std::uint64_t{0} && read_record_head(log_fd, t.log_bytes, next, uuid, gen, r))
+      return true;
+    if (hint != ~std::uint64_t{0} && hint != next &&
+        read_record_head(log_fd, t.log_bytes, hint, uuid, gen, r))
+      return true;
+  }
   struct stat sb;
   if (::fstat(log_fd, &sb) != 0) return false;
   const auto log_bytes = static_cast<std::uint64_t>(sb.st_size);
+  t.log_bytes = log_bytes;
   if (next != ~std::uint64_t{0} && read_record_head(log_fd, log_bytes, next, uuid, gen, r))
     return true;
-  const std::uint64_t hint = ring_get(t.map, gen);
   if (hint != ~std::uint64_t{0} && hint != next &&
       read_record_head(log_fd, log_bytes, hint, uuid, gen, r))
     return true;
@@ -232,6 +309,7 @@ bool overlay(space_state& s, std::uint64_t& gen, std::uint64_t newest,
   if (!t.log_fd) {
     t.log_fd = unique_fd(::open(s.log_path.c_str(), O_RDONLY | O_CLOEXEC));
     if (!t.log_fd) return false;
+    t.log_bytes = 0;
   }
   const std::uint64_t uuid = s.committed.uuid;
   record_head r;
@@ -244,6 +322,7 @@ bool overlay(space_state& s, std::uint64_t& gen, std::uint64_t newest,
     unique_fd now(::open(s.log_path.c_str(), O_RDONLY | O_CLOEXEC));
     if (!now) return false;
     t.log_fd = std::move(now);
+    t.log_bytes = 0;
     if (!find_record(t, t.log_fd.get(), uuid, gen, ~std::uint64_t{0}, r)) {
       const std::uint64_t first = run_first_generation(t.log_fd.get(), uuid, gen);
       if (first == gen || first > newest || !find_record(t, t.log_fd.get(), uuid, first, 0, r))
@@ -269,8 +348,26 @@ bool overlay(space_state& s, std::uint64_t& gen, std::uint64_t newest,
   return crc == r.head.data_crc;
 }
 
-// Takes a free slot: the first whose byte no process has locked.
+// Publishes slot i as this reader's (pin 0 until it pins, its pid, within
+// the range writers scan).
+void take_slot(reader_table& t, std::uint64_t i) {
+  t.slot = static_cast<int>(i);
+  word(t.map, slot_at(i)).store(0, std::memory_order_seq_cst);
+  word(t.map, slot_at(i) + 8).store(static_cast<std::uint64_t>(::getpid()),
+                                    std::memory_order_relaxed);
+  auto high = word(t.map, slot_high_at);
+  std::uint64_t h = high.load(std::memory_order_relaxed);
+  while (h < i + 1 && !high.compare_exchange_weak(h, i + 1, std::memory_order_seq_cst)) {
+  }
+}
+
+// Takes a free slot: the first whose byte no process has locked; a table
+// kept from a closed reader already holds one.
 void claim_slot(space_state& s, reader_table& t) {
+  if (t.slot >= 0) {
+    take_slot(t, static_cast<std::uint64_t>(t.slot));
+    return;
+  }
   for (std::uint64_t i = 0; i < reader_slot_count; ++i) {
     struct flock fl {};
     fl.l_type = F_WRLCK;
@@ -281,14 +378,7 @@ void claim_slot(space_state& s, reader_table& t) {
       if (errno == EAGAIN || errno == EACCES) continue;
       throw_errno(table_path(s.path), "fcntl (reader slot lock)", errno);
     }
-    t.slot = static_cast<int>(i);
-    word(t.map, slot_at(i)).store(0, std::memory_order_seq_cst);
-    word(t.map, slot_at(i) + 8).store(static_cast<std::uint64_t>(::getpid()),
-                                      std::memory_order_relaxed);
-    auto high = word(t.map, slot_high_at);
-    std::uint64_t h = high.load(std::memory_order_relaxed);
-    while (h < i + 1 && !high.compare_exchange_weak(h, i + 1, std::memory_order_seq_cst)) {
-    }
+    take_slot(t, i);
     return;
   }
   fail(s, "too many readers (" + std::to_string(reader_slot_count) + " slots in use)");
@@ -424,7 +514,7 @@ void open_as_reader(space_state& s, std::uint64_t reserve) {
                 " bytes)");
   s.readers = std::make_unique<reader_table>();
   reader_table& t = *s.readers;
-  open_table(s.path, t);
+  open_reader_table(s.path, t);
   {
     const table_lock lock(table_path(s.path), t.fd.get());
     const meta_slots slots = read_meta_slots(s);

@@ -60,6 +60,11 @@ struct reader_table {
   // while it reads records.
   int slot = -1;
   unique_fd log_fd;
+  std::uint64_t log_bytes = 0;  // log_fd's size when last looked up (0: unknown)
+  // The table file's inode: a reader's table is kept at close for the next
+  // reader of the same inode (reader_table.cpp); 0 when unknown.
+  dev_t dev = 0;
+  ino_t ino = 0;
   // The writer: the commit the data file holds in place (older than the
   // newest while a reader holds an older one), the log records of the commits
   // after it, and the pages the mapping holds privately because the file
