@@ -12,6 +12,7 @@ if(FL_SANITIZE)
   # checks rests on those fences.
   if(fl_san MATCHES "thread" AND CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
     set_source_files_properties("${PROJECT_SOURCE_DIR}/src/persist/reader_table.cpp"
+                                "${PROJECT_SOURCE_DIR}/src/persist/lagging_file.cpp"
                                 PROPERTIES COMPILE_OPTIONS -Wno-tsan)
   endif()
   message(STATUS "fl: sanitizers ${fl_san}")

@@ -23,6 +23,7 @@
 #include <fl/mapped_space.hpp>
 
 #include "persist_format.hpp"
+#include "reader_table.hpp"
 
 #include "space.hpp"
 #include "posix.hpp"
@@ -99,22 +100,7 @@ std::filesystem::path table_path(const std::filesystem::path& data) {
   return p;
 }
 
-std::atomic_ref<std::uint64_t> word(std::byte* map, std::uint64_t off) noexcept {
-  return std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(map + off));
-}
-constexpr std::uint64_t seq_at = offsetof(reader_file_head, seq);
-constexpr std::uint64_t newest_at = offsetof(reader_file_head, newest);
-constexpr std::uint64_t file_gen_at = offsetof(reader_file_head, file_gen);
-constexpr std::uint64_t intent_at = offsetof(reader_file_head, file_intent);
-constexpr std::uint64_t slot_high_at = offsetof(reader_file_head, slot_high);
-constexpr std::uint64_t meta_at = offsetof(reader_file_head, meta);
-constexpr std::uint64_t slot_at(std::uint64_t i) noexcept {
-  return reader_slots_at + i * reader_slot_bytes;
-}
-constexpr std::uint64_t ring_at(std::uint64_t gen) noexcept {
-  return reader_ring_at + (gen % reader_ring_size) * 16;
-}
-constexpr std::size_t meta_words = sizeof(space_meta) / 8;
+
 
 // The newest commit and its meta, read under the sequence counter.
 void read_newest(std::byte* map, std::uint64_t& gen, space_meta& meta) {
@@ -132,26 +118,6 @@ void read_newest(std::byte* map, std::uint64_t& gen, space_meta& meta) {
     if (word(map, seq_at).load(std::memory_order_relaxed) == s1) break;
   }
   std::memcpy(&meta, buf, sizeof meta);
-}
-
-void write_newest(std::byte* map, std::uint64_t gen, const space_meta& meta) {
-  std::uint64_t buf[meta_words];
-  std::memcpy(buf, &meta, sizeof meta);
-  auto seq = word(map, seq_at);
-  const std::uint64_t s = seq.load(std::memory_order_relaxed) & ~std::uint64_t{1};
-  seq.store(s + 1, std::memory_order_relaxed);
-  std::atomic_thread_fence(std::memory_order_release);
-  word(map, newest_at).store(gen, std::memory_order_relaxed);
-  for (std::size_t i = 0; i < meta_words; ++i)
-    word(map, meta_at + i * 8).store(buf[i], std::memory_order_relaxed);
-  seq.store(s + 2, std::memory_order_release);
-}
-
-void ring_put(std::byte* map, std::uint64_t gen, std::uint64_t at) {
-  word(map, ring_at(gen)).store(0, std::memory_order_relaxed);
-  std::atomic_thread_fence(std::memory_order_release);
-  word(map, ring_at(gen) + 8).store(at, std::memory_order_relaxed);
-  word(map, ring_at(gen)).store(gen, std::memory_order_release);
 }
 
 // Where the ring says commit `gen`'s record starts, or ~0.
@@ -236,11 +202,6 @@ void init_table(std::byte* map, std::uint64_t uuid) {
   stamp_marks(h, reader_magic, reader_format_version);
   h.uuid = uuid;
   std::memcpy(map, &h, offsetof(reader_file_head, seq));
-}
-
-void clear_ring(std::byte* map) {
-  for (std::uint64_t off = reader_ring_at; off < reader_slots_at; off += 8)
-    word(map, off).store(0, std::memory_order_relaxed);
 }
 
 // Finds commit `gen`'s record: at `next` (where the previous commit's record
@@ -395,20 +356,6 @@ bool slot_alive(const reader_table& t, std::uint64_t i) {
   return fl.l_type != F_UNLCK;
 }
 
-// The smallest pin below `upto` that a live reader holds, else `upto`.
-std::uint64_t min_pin(const reader_table& t, std::uint64_t upto) {
-  const std::uint64_t high =
-      std::min(word(t.map, slot_high_at).load(std::memory_order_seq_cst), reader_slot_count);
-  std::uint64_t m = upto;
-  for (std::uint64_t i = 0; i < high; ++i) {
-    if (static_cast<int>(i) == t.slot) continue;
-    const std::uint64_t pin = word(t.map, slot_at(i)).load(std::memory_order_seq_cst);
-    if (pin == 0 || pin >= m) continue;
-    if (slot_alive(t, i)) m = pin;
-  }
-  return m;
-}
-
 // Publishes the state a table rebuilt without a writer describes, from the
 // data file's meta slots and the log's run (a reader opening a space no
 // writer has open, or whose table belongs to another file).
@@ -474,6 +421,46 @@ std::uint64_t pin_file_state(reader_table& t, std::uint64_t& from) {
 }
 
 }  // namespace
+
+void write_newest(std::byte* map, std::uint64_t gen, const space_meta& meta) {
+  std::uint64_t buf[meta_words];
+  std::memcpy(buf, &meta, sizeof meta);
+  auto seq = word(map, seq_at);
+  const std::uint64_t s = seq.load(std::memory_order_relaxed) & ~std::uint64_t{1};
+  seq.store(s + 1, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_release);
+  word(map, newest_at).store(gen, std::memory_order_relaxed);
+  for (std::size_t i = 0; i < meta_words; ++i)
+    word(map, meta_at + i * 8).store(buf[i], std::memory_order_relaxed);
+  seq.store(s + 2, std::memory_order_release);
+}
+
+void ring_put(std::byte* map, std::uint64_t gen, std::uint64_t at) {
+  word(map, ring_at(gen)).store(0, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_release);
+  word(map, ring_at(gen) + 8).store(at, std::memory_order_relaxed);
+  word(map, ring_at(gen)).store(gen, std::memory_order_release);
+}
+
+void clear_ring(std::byte* map) {
+  for (std::uint64_t off = reader_ring_at; off < reader_slots_at; off += 8)
+    word(map, off).store(0, std::memory_order_relaxed);
+}
+
+// The smallest pin below `upto` that a live reader holds, else `upto`.
+std::uint64_t min_pin(const reader_table& t, std::uint64_t upto) {
+  const std::uint64_t high =
+      std::min(word(t.map, slot_high_at).load(std::memory_order_seq_cst), reader_slot_count);
+  std::uint64_t m = upto;
+  for (std::uint64_t i = 0; i < high; ++i) {
+    if (static_cast<int>(i) == t.slot) continue;
+    const std::uint64_t pin = word(t.map, slot_at(i)).load(std::memory_order_seq_cst);
+    if (pin == 0 || pin >= m) continue;
+    if (slot_alive(t, i)) m = pin;
+  }
+  return m;
+}
+
 
 void refuse_read_only(const space_state& s, const char* what) {
   if (s.read_only)
@@ -614,259 +601,6 @@ void refresh_reader(space_state& s) {
 std::uint64_t oldest_pinned_generation(const space_state& s) {
   const std::uint64_t g = s.committed.generation;
   return s.readers ? min_pin(*s.readers, g) : g;
-}
-
-// ---- the writer ----
-
-namespace {
-
-// The commit the writer may move the file to now (at most `newest`), with
-// its intent published first (see the file comment).
-std::uint64_t advance_target(reader_table& t, std::uint64_t newest) {
-  const std::uint64_t m = min_pin(t, newest);
-  if (m <= t.file_gen) return t.file_gen;
-  word(t.map, intent_at).store(m, std::memory_order_seq_cst);
-  std::atomic_thread_fence(std::memory_order_seq_cst);
-  const std::uint64_t m2 = std::max(min_pin(t, m), t.file_gen);
-  if (m2 != m) word(t.map, intent_at).store(m2, std::memory_order_seq_cst);
-  return m2;
-}
-
-void set_file_gen(reader_table& t, std::uint64_t g) {
-  t.file_gen = g;
-  word(t.map, file_gen_at).store(g, std::memory_order_seq_cst);
-  word(t.map, intent_at).store(g, std::memory_order_seq_cst);
-}
-
-}  // namespace
-
-namespace {
-
-// Writes into the data file, from the log, the records of the commits after
-// the one it holds up to `target` (in order), and publishes that it holds
-// `target`. The private pages are the caller's to drop.
-void advance_from_log(space_state& s, reader_table& t, std::uint64_t target) {
-  std::uint64_t most = 0;  // the longest extent: the buffer's size (not zeroed)
-  std::unique_ptr<std::byte[]> buf;
-  std::size_t done_records = 0;
-  for (const reader_table::logged& rec : t.records) {
-    if (rec.gen > target) break;
-    ++done_records;
-    if (rec.gen <= t.file_gen) continue;
-    record_head r;
-    if (!read_record_head(s.log_fd.get(), s.log_written, rec.at, s.committed.uuid, rec.gen, r))
-      fail(s, "the log's record of commit " + std::to_string(rec.gen) +
-                  " changed under the writer (damaged)");
-    std::uint64_t src = r.data_at();
-    for (const log_extent& e : r.extents) {
-      if (e.length > most && most < copy_chunk) {
-        most = std::min<std::uint64_t>(std::max(e.length, 4 * space_page), copy_chunk);
-        buf.reset(new std::byte[static_cast<std::size_t>(most)]);
-      }
-      for (std::uint64_t done = 0; done < e.length;) {
-        const std::size_t n =
-            static_cast<std::size_t>(std::min<std::uint64_t>(most, e.length - done));
-        if (pread_full(s.log_fd.get(), buf.get(), n, src) != static_cast<long long>(n))
-          throw_errno(s.log_path, "read of the log", errno ? errno : EIO);
-        if (const int err = pwrite_all(s.fd.get(), buf.get(), n, e.offset + done))
-          throw_errno(s.path, "write (the commit is durable in the log)", err);
-        src += n;
-        done += n;
-      }
-    }
-  }
-  t.records.erase(t.records.begin(), t.records.begin() + static_cast<std::ptrdiff_t>(done_records));
-  set_file_gen(t, target);
-}
-
-}  // namespace
-
-void restart_log_beside_readers(space_state& s) {
-  reader_table* t = s.readers.get();
-  if (t == nullptr || !s.log_open || file_is_current(s)) return;
-  // The pages the file lacks, in order, each with its newest committed image
-  // in the log; pages past the committed size (cut by a compaction) go.
-  std::erase_if(t->lagging, [&](const auto& e) { return e.first >= s.committed.file_size; });
-  const std::uint64_t lag_bytes = t->lagging.size() * s.sys_page;
-  if (s.log_head < std::max(log_bound, 2 * (lag_bytes + record_head_bytes(t->lagging.size()))))
-    return;
-  // 1. The file's state in place (commit t->file_gen) durable: the records
-  // up to it are then never read again.
-  if (s.durable && s.data_unflushed) {
-    if (const int e = sync_data(s.fd.get())) throw_errno(s.path, "fdatasync", e);
-  }
-  s.data_unflushed = false;
-  // 2. One record of the newest commit holding every page the file lacks.
-  std::vector<log_extent> runs;
-  std::vector<std::byte> images(static_cast<std::size_t>(lag_bytes));
-  std::size_t k = 0;
-  for (const auto& [off, l] : t->lagging) {
-    if (!runs.empty() && runs.back().offset + runs.back().length == off)
-      runs.back().length += s.sys_page;
-    else
-      runs.push_back({off, s.sys_page});
-    if (pread_full(s.log_fd.get(), images.data() + k * s.sys_page, s.sys_page, l.at) !=
-        static_cast<long long>(s.sys_page))
-      throw_errno(s.log_path, "read of the log", errno ? errno : EIO);
-    ++k;
-  }
-  const std::vector<std::byte> head =
-      encode_record_head(s.committed, runs, crc32c(images.data(), images.size()));
-  // 3. The new log, durable under a name of its own, then renamed over the
-  // old one: readers that hold the old one open read on in it.
-  const std::filesystem::path tmp = unique_sibling(s.log_path, "next");
-  unique_fd fd(::open(tmp.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666));
-  if (!fd) throw_errno(tmp, "create", errno);
-  iovec iov[2] = {{const_cast<std::byte*>(head.data()), head.size()},
-                  {images.data(), images.size()}};
-  int err = pwritev_all(fd.get(), iov, 2, 0);
-  if (err == 0 && s.durable) err = sync_data(fd.get());
-  if (err == 0 && ::rename(tmp.c_str(), s.log_path.c_str()) != 0) err = errno;
-  if (err != 0) {
-    ::unlink(tmp.c_str());
-    throw_errno(s.log_path, "write of the restarted log", err);
-  }
-  if (s.durable) fsync_parent(s.log_path);
-  const std::uint64_t bytes = head.size() + images.size();
-  s.log_fd = std::move(fd);
-  s.log_head = bytes;
-  s.log_written = bytes;
-  // 4. The meta slot names the new run's first commit.
-  write_slot(s, s.committed, true);
-  // 5. What the writer and readers look records up by.
-  const std::uint64_t c = s.committed.generation;
-  std::uint64_t at = head.size();
-  for (auto& [off, l] : t->lagging) {
-    l = {c, at};
-    at += s.sys_page;
-  }
-  t->records.assign(1, {c, 0});
-  clear_ring(t->map);
-  ring_put(t->map, c, 0);
-}
-
-void drop_unchanged_lagging(space_state& s, std::vector<log_extent>& runs) {
-  if (!s.readers || s.readers->lagging.empty()) return;
-  const auto& lag = s.readers->lagging;
-  std::vector<log_extent> out;
-  std::unique_ptr<std::byte[]> buf(new std::byte[s.sys_page]);
-  for (const log_extent& r : runs) {
-    for (std::uint64_t off = r.offset; off < r.offset + r.length; off += s.sys_page) {
-      const auto it = lag.find(off);
-      if (it != lag.end() &&
-          pread_full(s.log_fd.get(), buf.get(), s.sys_page, it->second.at) ==
-              static_cast<long long>(s.sys_page) &&
-          std::memcmp(buf.get(), s.base + off, s.sys_page) == 0)
-        continue;  // the log's image of its commit still holds it
-      if (!out.empty() && out.back().offset + out.back().length == off)
-        out.back().length += s.sys_page;
-      else
-        out.push_back({off, s.sys_page});
-    }
-  }
-  runs = std::move(out);
-}
-
-void restore_lagging(space_state& s) {
-  if (!s.readers) return;
-  for (const auto& [off, l] : s.readers->lagging) {
-    if (pread_full(s.log_fd.get(), s.base + off, s.sys_page, l.at) !=
-        static_cast<long long>(s.sys_page))
-      throw_errno(s.log_path, "read of the log (rollback)", errno ? errno : EIO);
-  }
-}
-
-void place_commit(space_state& s, std::uint64_t record_at, const std::vector<log_extent>& runs,
-                  std::uint64_t clean_mapped, std::uint64_t scan_end) {
-  const std::uint64_t g = s.committed.generation;
-  reader_table* t = s.readers.get();
-  if (t != nullptr) {
-    ring_put(t->map, g, record_at);
-    write_newest(t->map, g, s.committed);
-  }
-  const int fd = s.fd.get();
-  const std::uint64_t target = t == nullptr ? g : advance_target(*t, g);
-  if (target == g) {
-    // Every page the file lacks is in this process's mapping: write them all
-    // in place, not flushed (the log holds them until a checkpoint).
-    std::vector<log_extent> all = runs;
-    if (t != nullptr && !t->lagging.empty()) {
-      for (const auto& [off, l] : t->lagging) all.push_back({off, s.sys_page});
-      std::sort(all.begin(), all.end(),
-                [](const log_extent& a, const log_extent& b) { return a.offset < b.offset; });
-      std::vector<log_extent> merged;
-      for (const log_extent& e : all) {
-        if (!merged.empty() && e.offset <= merged.back().offset + merged.back().length)
-          merged.back().length =
-              std::max(merged.back().length, e.offset + e.length - merged.back().offset);
-        else
-          merged.push_back(e);
-      }
-      all = std::move(merged);
-    }
-    for (const log_extent& r : all) {
-      if (const int e = pwrite_all(fd, s.base + r.offset, r.length, r.offset))
-        throw_errno(s.path, "write (the commit is durable in the log)", e);
-    }
-    if (t != nullptr) {
-      t->lagging.clear();
-      t->records.clear();
-      set_file_gen(*t, g);
-    }
-    // The private copies now equal the file: drop them, so that the page
-    // tables show only changes made after this commit. Clean pages that reads
-    // mapped stay while there are few of them: the next read needs no fault,
-    // and the next commit's pagemap walk reads their entries (about 40 ns
-    // each here, against about 8 ns for an unmapped one). Past
-    // clean_mapped_max the whole scanned range is dropped in one call, so
-    // that walk stays cheap for a big space that reads touched widely (a
-    // later read faults its page back from the page cache, same bytes).
-    if (clean_mapped > clean_mapped_max) {
-      std::uint64_t end = scan_end;
-      if (!all.empty()) end = std::max(end, all.back().offset + all.back().length);
-      ::madvise(s.base + space_data_start, end - space_data_start, MADV_DONTNEED);
-    } else {
-      for (const log_extent& r : all) ::madvise(s.base + r.offset, r.length, MADV_DONTNEED);
-    }
-    return;
-  }
-  // A reader holds an older commit: this commit's pages stay private here.
-  std::uint64_t at = record_at + record_head_bytes(runs.size());
-  for (const log_extent& r : runs) {
-    for (std::uint64_t off = r.offset; off < r.offset + r.length; off += s.sys_page) {
-      t->lagging[off] = {g, at};
-      at += s.sys_page;
-    }
-  }
-  t->records.push_back({g, record_at});
-  if (target <= t->file_gen) return;
-  advance_from_log(s, *t, target);
-  // No change since the commit: the private copies of pages whose last
-  // change the file now holds equal the file.
-  for (auto it = t->lagging.begin(); it != t->lagging.end();) {
-    if (it->second.gen <= target) {
-      ::madvise(s.base + it->first, s.sys_page, MADV_DONTNEED);
-      it = t->lagging.erase(it);
-    } else {
-      ++it;
-    }
-  }
-}
-
-void catch_up(space_state& s) {
-  reader_table* t = s.readers.get();
-  if (t == nullptr || t->file_gen == s.committed.generation) return;
-  const std::uint64_t target = advance_target(*t, s.committed.generation);
-  if (target <= t->file_gen) return;
-  advance_from_log(s, *t, target);
-  // The pages may have changed since the commit (not committed yet): they
-  // stay private, and the next commit logs them (whatever it finds dirty).
-  for (auto it = t->lagging.begin(); it != t->lagging.end();) {
-    if (it->second.gen <= target)
-      it = t->lagging.erase(it);
-    else
-      ++it;
-  }
 }
 
 }  // namespace fl::inline FL_ABI_NS::detail

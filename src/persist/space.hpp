@@ -11,7 +11,10 @@
 //   allocator.cpp     blocks, size classes, free lists, deferred batches,
 //                     growth, compact()
 //   pstring.cpp       fl::pstring
-//   reader_table.cpp  "<path>-readers": readers' pins, the lagging file
+//   reader_table.cpp  "<path>-readers": the table's words (reader_table.hpp),
+//                     readers' pins, open and refresh of a reader
+//   lagging_file.cpp  the writer beside readers: the file lagging at the
+//                     oldest pin, moved forward from the log; the log's restart
 //   reservation.cpp   the address range and its reuse by the next open
 //   open.cpp          open and recovery, creation, the writer lock, rename
 //   commit.cpp        sync() (the dirty-page scan, the commit protocol),

@@ -1,0 +1,43 @@
+// src/persist/reader_table.hpp: the words of the reader table
+// ("<path>-readers", persist_format.hpp) that both sides of it use: the
+// readers' side (reader_table.cpp) and the writer keeping the lagging file
+// beside them (lagging_file.cpp). Every word is read and written through
+// std::atomic_ref: other processes share the mapping.
+#pragma once
+
+#include "persist_format.hpp"
+#include "space.hpp"
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+namespace fl::inline FL_ABI_NS::detail {
+
+inline std::atomic_ref<std::uint64_t> word(std::byte* map, std::uint64_t off) noexcept {
+  return std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(map + off));
+}
+inline constexpr std::uint64_t seq_at = offsetof(reader_file_head, seq);
+inline constexpr std::uint64_t newest_at = offsetof(reader_file_head, newest);
+inline constexpr std::uint64_t file_gen_at = offsetof(reader_file_head, file_gen);
+inline constexpr std::uint64_t intent_at = offsetof(reader_file_head, file_intent);
+inline constexpr std::uint64_t slot_high_at = offsetof(reader_file_head, slot_high);
+inline constexpr std::uint64_t meta_at = offsetof(reader_file_head, meta);
+inline constexpr std::uint64_t slot_at(std::uint64_t i) noexcept {
+  return reader_slots_at + i * reader_slot_bytes;
+}
+inline constexpr std::uint64_t ring_at(std::uint64_t gen) noexcept {
+  return reader_ring_at + (gen % reader_ring_size) * 16;
+}
+inline constexpr std::size_t meta_words = sizeof(space_meta) / 8;
+
+// The newest commit and its meta, published under the table's sequence
+// counter (readers retry while it is odd).
+void write_newest(std::byte* map, std::uint64_t gen, const space_meta& meta);
+// Where commit `gen`'s record starts in the log, for a reader's refresh.
+void ring_put(std::byte* map, std::uint64_t gen, std::uint64_t at);
+void clear_ring(std::byte* map);
+// The smallest pin below `upto` that a live reader holds, else `upto`.
+std::uint64_t min_pin(const reader_table& t, std::uint64_t upto);
+
+}  // namespace fl::inline FL_ABI_NS::detail
