@@ -474,6 +474,14 @@ text_counts rope_prefix(const edge& root, std::size_t pos, bool want_newlines = 
 
 }  // namespace
 
+void check_line_index(const char* fn, std::size_t i, std::size_t lines) {
+  if (i < lines) return;
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "fl::rope::%s: i (which is %zu) >= line_count() (which is %zu)", fn,
+                i, lines);
+  throw std::out_of_range(buf);
+}
+
 void free_index(chunk* c) noexcept {
   chunk_index* ix = c->index.load(std::memory_order_acquire);
   while (ix) {
@@ -679,13 +687,7 @@ rope::size_type rope::line_column_to_byte(line_column lc) const {
 }
 
 rope rope::line(size_type i) const {
-  const size_type lines = line_count();
-  if (i >= lines) {
-    char buf[160];
-    std::snprintf(buf, sizeof buf,
-                  "fl::rope::line: i (which is %zu) >= line_count() (which is %zu)", i, lines);
-    throw std::out_of_range(buf);
-  }
+  detail::check_line_index("line", i, line_count());
   const size_type from = line_to_byte(i);
   return substr(from, line_to_byte(i + 1) - from);
 }
