@@ -12,6 +12,8 @@
 
 #include <random>
 #include <string>
+#include <string_view>
+#include <vector>
 
 static_assert(fl::detail::leaf_max_bytes == 4096 && fl::detail::leaf_block == 128,
               "rope_typing_test checks the library's own leaf size");
@@ -52,4 +54,51 @@ TEST(RopeTyping, TreeOfFullLeaves) {
   fl::rope r = tree_of(s, fl::detail::leaf_max_bytes);
   ASSERT_GE(fl::detail::rope_height(r), 1u);
   type_at_cursor(r, s, rng, 1500 / scale, "seed " + std::to_string(seed));
+}
+
+// Typing by char where a leaf ends: at each leaf boundary of a tree (an
+// insert there goes to the end of the left leaf, which keeps the hint for
+// the next keystroke) and at the end of the text (the end of the last
+// leaf), with backspaces between; a copy kept now and then, so that the
+// next edit meets shared leaves and leaves pieces that start inside a
+// chunk, whose hint is kept too. Every metric after every step.
+TEST(RopeTyping, TypingWhereLeavesEnd) {
+  const auto seed = test_seed();
+  std::mt19937_64 rng(seed ^ 0x656e6473ULL);
+  std::string s = random_utf8(rng, 14000);
+  fl::rope r = tree_of(s, fl::detail::leaf_max_bytes);
+  ASSERT_GE(fl::detail::rope_height(r), 1u);
+  static constexpr std::string_view keys[] = {"a", "\n", "\xC3\xA9", "\xE2\x82\xAC",
+                                              "\xF0\x9F\x98\x80", " "};
+  fl::rope kept;
+  for (int round = 0; round < 8 / scale + 1; ++round) {
+    // Where a leaf ends (or the text's end), as a char index.
+    std::vector<std::size_t> ends;
+    std::size_t at = 0;
+    for (std::string_view c : r.chunks()) ends.push_back(at += c.size());
+    const std::size_t byte = ends[pick(rng, ends.size())];
+    std::size_t cursor = naive_metrics(s).chars[byte];
+    for (int step = 0; step < 60 / scale; ++step) {
+      const std::string ctx = "seed " + std::to_string(seed) + " round " +
+                              std::to_string(round) + " step " + std::to_string(step);
+      if (pick(rng, 5) == 0 && cursor > 0) {
+        const auto [b, e] = naive_char_range(s, cursor - 1, 1);
+        r.erase_chars(cursor - 1, 1);
+        s.erase(b, e - b);
+        --cursor;
+      } else {
+        const std::string_view key = keys[pick(rng, std::size(keys))];
+        const std::size_t b = naive_metrics(s).char_at[cursor];
+        r.insert_chars(cursor, key);
+        s.insert(b, key);
+        ++cursor;
+      }
+      if (pick(rng, 20) == 0) kept = r;
+      fl::detail::check_invariants(r);
+      expect_content(r, s, ctx);
+      if (::testing::Test::HasFatalFailure()) return;
+      expect_metrics(r, s, rng, 4, false, ctx);
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  }
 }

@@ -427,6 +427,9 @@ class rope {
   void know_flat_metrics() noexcept;
   void splice(size_type pos, size_type n, std::string_view text, const rope* other);
   rope& replace_by(detail::text_metric m, size_type i, size_type n, std::string_view text);
+  // replace_chars of a tree in lf mode done inside one leaf; false, with
+  // nothing changed, when the edit is not of that kind.
+  bool replace_chars_in_leaf(size_type i, size_type n, std::string_view text);
   // line_break::lf_crlf's part of splice (src/rope/line_break.cpp): true
   // when it made the edit, with its ends widened so that no "\r\n" is
   // split between chunks (or with a checked copy of an lf-mode `other`);

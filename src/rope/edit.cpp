@@ -132,17 +132,20 @@ edge replace_child(inner* n, unsigned at, const edge* pieces, unsigned k, inner*
 }
 
 // Records in the leaf index of c (written by this edit: unique) that the
-// text just written ends at chunk byte x with chars_before + the text's
-// chars before it; chars_before npos: unknown, no hint.
-void set_hint(chunk* c, std::size_t x, std::size_t chars_before, const text_counts& text) noexcept {
+// text just written through the leaf edge starting at chunk byte off ends
+// at byte x of that leaf, with chars_before + the text's chars before it in
+// the leaf; chars_before npos: unknown, no hint.
+void set_hint(chunk* c, std::size_t off, std::size_t x, std::size_t chars_before,
+              const text_counts& text) noexcept {
   leaf_index* li = leaf_index_of(c);
   if (!li) return;
   if (chars_before == static_cast<std::size_t>(-1)) {
     li->hint = leaf_no_hint;
     return;
   }
-  li->hint = static_cast<std::uint16_t>(x);
+  li->hint = static_cast<std::uint16_t>(off + x);
   li->hint_chars = static_cast<std::uint16_t>(chars_before + text.chars);
+  li->hint_off = static_cast<std::uint16_t>(off);
 }
 
 // A leaf of at most this many bytes that cannot be edited in place is
@@ -259,7 +262,7 @@ bool edit_in_leaf_at(edge& root, const unsigned* idx, const edge* e, std::size_t
       leaf = edge{f, 0, out};
     }
     leaf.len = out;
-    if (leaf.off == 0) set_hint(static_cast<chunk*>(leaf.p), p + ins, chars_before, add);
+    set_hint(static_cast<chunk*>(leaf.p), leaf.off, p + ins, chars_before, add);
     // A fresh chunk's edge starts unknown: it takes the old leaf's metrics
     // shifted, since every edge above it is shifted and stays known.
     leaf.chars = before.chars;
@@ -341,7 +344,7 @@ bool edit_in_leaf_at(edge& root, const unsigned* idx, const edge* e, std::size_t
     pieces[k++] = with(edge{c, leaf.off + leaf.len - b_keep, b_keep}, cb);
   }
   if (chars_before != static_cast<std::size_t>(-1))
-    set_hint(f, ta + ins, chars_before - ca.chars, added);
+    set_hint(f, 0, ta + ins, chars_before - ca.chars, added);
   release(c);  // the leaf's own reference; the pieces hold theirs
   if (depth == 0) {
     inner* m = spare[0];
@@ -575,6 +578,14 @@ void rope::know_flat_metrics() noexcept {
 }
 
 rope& rope::replace_chars(size_type i, size_type n, std::string_view text) {
+  // A tree's root edge is known after every edit (settle). (line_break::
+  // lf_crlf mode takes the general path: splice checks the edit's ends.)
+  if (root_.p && root_.p->height > 0 && root_.chars >= i &&
+      text.size() <= detail::leaf_max_bytes / 4 && mode_ == line_break::lf) {
+    n = std::min(n, root_.chars - i);
+    if (n == 0 && text.empty()) return *this;
+    if (replace_chars_in_leaf(i, n, text)) return *this;
+  }
   return replace_by(detail::text_metric::chars, i, n, text);
 }
 
@@ -582,15 +593,13 @@ rope& rope::replace_utf16(size_type u, size_type n, std::string_view text) {
   return replace_by(detail::text_metric::utf16, u, n, text);
 }
 
-// Items [i, i + n) of metric m (chars or UTF-16 units) become `text`. In a
-// tree, an edit by char descends once by chars to the leaf of char i; when
-// char i + n lies in the same leaf the edit is made there (edit_in_leaf_at)
-// without a second descent by byte, so it costs one descent, as an edit by
-// byte does. Otherwise the byte range is resolved (rope_nth_pair: one
-// descent, the end looked for in the same leaf first) and spliced.
+// Items [i, i + n) of metric m (chars or UTF-16 units) become `text`: the
+// byte range is resolved (rope_nth_pair: one descent, the end looked for in
+// the same leaf first) and spliced. (An edit by char inside one leaf of a
+// tree took replace_chars_in_leaf first.)
 rope& rope::replace_by(detail::text_metric m, size_type i, size_type n, std::string_view text) {
-  know_flat_metrics();
   const bool by_char = m == detail::text_metric::chars;
+  know_flat_metrics();
   const size_type total = by_char ? char_count() : utf16_count();
   if (i > total) {
     char buf[160];
@@ -601,27 +610,61 @@ rope& rope::replace_by(detail::text_metric m, size_type i, size_type n, std::str
   }
   n = std::min(n, total - i);
   if (i == total) return replace(size(), 0, text);
-  // (line_break::lf_crlf mode takes the general path: splice checks the
-  // edit's ends.)
-  if (by_char && root_.p->height > 0 && text.size() <= detail::leaf_max_bytes / 4 &&
-      mode_ == line_break::lf) {
-    unsigned idx[detail::max_depth];
-    const detail::metric_hit h = detail::descend_metric(root_, m, i, idx);
-    const std::size_t r = detail::leaf_nth(*h.leaf, m, h.k);
-    const std::size_t r2 = n ? detail::leaf_nth_from(*h.leaf, m, r, n) : r;
-    // (An insert at a leaf's first byte goes to the end of the left leaf,
-    // as edit_in_leaf places it: the general path.)
-    if (r2 < h.leaf->len && (n > 0 || r > 0 || h.lo == 0) &&
-        detail::edit_in_leaf_at(root_, idx, h.leaf, h.lo, h.lo + r, r2 - r, text, h.k)) {
-      settle();
-      return *this;
-    }
-  }
   const auto [b, e] = detail::rope_nth_pair(root_, m, i, n);
   size_type end = e == npos ? size() : e;
   // A count of units ending inside a surrogate pair takes the whole pair.
   if (!by_char && end < size() && byte_to_utf16(end) < i + n) end = chars_after(end, 1);
   return replace(b, end - b, text);
+}
+
+// Chars [i, i + n) of a tree (i + n <= char_count(), lf mode, a short
+// text) become `text` when the edit lies in one leaf: one descent by chars
+// to the leaf of char i, char i + n looked for in the same leaf, and the
+// edit made there (edit_in_leaf_at) without a second descent by byte, so it
+// costs one descent, as an edit by byte does. An insert goes where
+// edit_in_leaf puts one by byte: at a leaf boundary, to the end of the left
+// leaf (the previous edge of the same node; under another node, the general
+// path), and at the end of the text, to the end of the last leaf; the leaf
+// written keeps where the text ends as its hint, so typing on at a leaf's
+// end or the text's end steps from there too. False, with nothing changed,
+// when the edit is not of that kind.
+bool rope::replace_chars_in_leaf(size_type i, size_type n, std::string_view text) {
+  using detail::text_metric;
+  unsigned idx[detail::max_depth];
+  const unsigned depth = root_.p->height;
+  if (i == root_.chars) {
+    // The end of the text: the last leaf, at its end (n == 0 here).
+    const detail::edge* e = &root_;
+    for (unsigned d = 0; d < depth; ++d) {
+      const auto* nd = static_cast<const detail::inner*>(e->p);
+      idx[d] = nd->count - 1u;
+      e = &nd->child[idx[d]];
+    }
+    if (!detail::edit_in_leaf_at(root_, idx, e, root_.len - e->len, root_.len, 0, text, e->chars))
+      return false;
+    settle();
+    return true;
+  }
+  const detail::metric_hit h = detail::descend_chars(root_, i, idx);
+  const detail::edge* leaf = h.leaf;
+  std::size_t lo = h.lo, r = detail::leaf_nth_char(*leaf, h.k), chars_before = h.k;
+  const std::size_t r2 = n ? detail::leaf_nth_from(*leaf, text_metric::chars, r, n) : r;
+  if (r2 >= leaf->len) return false;
+  const std::size_t del = r2 - r;
+  if (n == 0 && r == 0 && lo > 0) {
+    // An insert at the first byte of a leaf: the end of the edge before it
+    // in the same node (leaf edges in nodes are known).
+    if (idx[depth - 1] == 0) return false;
+    --idx[depth - 1];
+    --leaf;
+    lo -= leaf->len;
+    r = leaf->len;
+    chars_before = leaf->chars;
+  }
+  if (!detail::edit_in_leaf_at(root_, idx, leaf, lo, lo + r, del, text, chars_before))
+    return false;
+  settle();
+  return true;
 }
 
 rope::const_iterator rope::insert(const_iterator it, std::string_view text) {

@@ -194,8 +194,8 @@ std::size_t leaf_extend(const chunk* c, leaf_index* li, std::size_t from, std::s
     store16(q[3 * j + 2], t.astral);
     if (weight(t, m) > stop) break;
   }
-  std::uint32_t cur = li->valid.load(std::memory_order_relaxed);
-  while (cur < j && !li->valid.compare_exchange_weak(cur, static_cast<std::uint32_t>(j),
+  std::uint16_t cur = li->valid.load(std::memory_order_relaxed);
+  while (cur < j && !li->valid.compare_exchange_weak(cur, static_cast<std::uint16_t>(j),
                                                      std::memory_order_release,
                                                      std::memory_order_relaxed)) {
   }
@@ -285,34 +285,6 @@ std::size_t leaf_index_nth(const chunk* c, leaf_index* li, std::size_t off, std:
   return start - off + nth_item(c->data + start, end - start, m, target - seen, skipped);
 }
 
-// How far (in chars) a position is looked for by stepping from the hint.
-constexpr std::size_t hint_reach = 16;
-
-// Whether b is a UTF-8 continuation byte: not a char (src/text_count.hpp).
-bool continuation(char b) noexcept { return (static_cast<unsigned char>(b) & 0xC0) == 0x80; }
-
-// Char k of the bytes [0, len) at p, given that byte h starts a char (or is
-// len) and hc chars lie before it: stepped to from h when it is within
-// hint_reach chars, else npos. len when the bytes hold k chars or fewer.
-std::size_t step_from_hint(const char* p, std::size_t len, std::size_t h, std::size_t hc,
-                           std::size_t k) noexcept {
-  std::size_t x = h;
-  if (k >= hc) {
-    if (k - hc > hint_reach) return static_cast<std::size_t>(-1);
-    for (std::size_t d = k - hc;; --d) {
-      while (x < len && continuation(p[x])) ++x;
-      if (x == len || d == 0) return x;
-      ++x;
-    }
-  }
-  if (hc - k > hint_reach) return static_cast<std::size_t>(-1);
-  for (std::size_t d = hc - k; d > 0; --d) {
-    --x;
-    while (x > 0 && continuation(p[x])) --x;
-  }
-  return x;
-}
-
 text_counts edge_counts(const edge& e) noexcept {
   if (e.known()) return {e.chars, e.newlines, e.astral};
   // Only a flat root may be unknown.
@@ -334,8 +306,9 @@ std::size_t leaf_nth_scan(const edge& e, text_metric m, std::size_t k) noexcept 
     const chunk* c = static_cast<const chunk*>(e.p);
     if (leaf_index* li = leaf_index_of(c)) {
       if (e.known() && k >= weight(text_counts{e.chars, e.newlines, e.astral}, m)) return e.len;
-      if (m == text_metric::chars && e.off == 0 && li->hint <= e.len) {
-        const std::size_t r = step_from_hint(c->data, e.len, li->hint, li->hint_chars, k);
+      if (m == text_metric::chars && e.off == li->hint_off && li->hint <= e.off + e.len) {
+        const std::size_t r =
+            step_from_hint(c->data + e.off, e.len, li->hint - e.off, li->hint_chars, k);
         if (r != static_cast<std::size_t>(-1)) return r;
       }
       return leaf_index_nth(c, li, e.off, e.len, m, k);
@@ -364,7 +337,9 @@ std::size_t leaf_nth_scan(const edge& e, text_metric m, std::size_t k) noexcept 
 namespace {
 // descend_metric for one metric, known at compile time, so that the loop
 // over a node's edges is one load, compare and subtract per edge.
-template <text_metric M>
+// Unchecked: the caller knows that k is below the root's weight, so every
+// node holds a child where the item lies and the loop needs no bound.
+template <text_metric M, bool Checked = true>
 metric_hit descend_by(const edge& root, std::size_t k, unsigned* idx) noexcept {
   const auto w = [](const edge& e) {
     if constexpr (M == text_metric::chars) return e.chars;
@@ -378,12 +353,12 @@ metric_hit descend_by(const edge& root, std::size_t k, unsigned* idx) noexcept {
     const inner* n = static_cast<const inner*>(e->p);
     const unsigned count = n->count;
     unsigned i = 0;
-    while (i < count && k >= w(n->child[i])) {
+    while ((!Checked || i < count) && k >= w(n->child[i])) {
       k -= w(n->child[i]);
       lo += n->child[i].len;
       ++i;
     }
-    if (i == count) return {nullptr, 0, 0};
+    if (Checked && i == count) return {nullptr, 0, 0};
     if (idx) idx[depth++] = i;
     e = &n->child[i];
   }
@@ -398,6 +373,10 @@ metric_hit descend_metric(const edge& root, text_metric m, std::size_t k, unsign
     case text_metric::utf16: break;
   }
   return descend_by<text_metric::utf16>(root, k, idx);
+}
+
+metric_hit descend_chars(const edge& root, std::size_t k, unsigned* idx) noexcept {
+  return descend_by<text_metric::chars, false>(root, k, idx);
 }
 
 // Position of item k of metric m in the rope `root` (non-empty), or npos

@@ -56,6 +56,34 @@ inline bool one_per_byte(const edge& e, text_metric m) noexcept {
          (m == text_metric::chars || e.astral == 0);
 }
 
+// How far (in chars) a position is looked for by stepping from the hint.
+inline constexpr std::size_t hint_reach = 16;
+
+// Whether b is a UTF-8 continuation byte: not a char (src/text_count.hpp).
+inline bool continuation(char b) noexcept { return (static_cast<unsigned char>(b) & 0xC0) == 0x80; }
+
+// Char k of the bytes [0, len) at p, given that byte h starts a char (or is
+// len) and hc chars lie before it: stepped to from h when it is within
+// hint_reach chars, else npos. len when the bytes hold k chars or fewer.
+inline std::size_t step_from_hint(const char* p, std::size_t len, std::size_t h, std::size_t hc,
+                           std::size_t k) noexcept {
+  std::size_t x = h;
+  if (k >= hc) {
+    if (k - hc > hint_reach) return static_cast<std::size_t>(-1);
+    for (std::size_t d = k - hc;; --d) {
+      while (x < len && continuation(p[x])) ++x;
+      if (x == len || d == 0) return x;
+      ++x;
+    }
+  }
+  if (hc - k > hint_reach) return static_cast<std::size_t>(-1);
+  for (std::size_t d = hc - k; d > 0; --d) {
+    --x;
+    while (x > 0 && continuation(p[x])) --x;
+  }
+  return x;
+}
+
 // The scans behind leaf_nth and leaf_nth_from (a big chunk: its index).
 std::size_t leaf_nth_scan(const edge& e, text_metric m, std::size_t k) noexcept;
 std::size_t leaf_nth_from_scan(const edge& e, text_metric m, std::size_t r,
@@ -66,6 +94,21 @@ std::size_t leaf_nth_from_scan(const edge& e, text_metric m, std::size_t r,
 inline std::size_t leaf_nth(const edge& e, text_metric m, std::size_t k) noexcept {
   if (one_per_byte(e, m)) return k < e.len ? k : e.len;
   return leaf_nth_scan(e, m, k);
+}
+
+// leaf_nth(e, chars, k) for k below e's chars (known): first a step from
+// the leaf index's hint when it was left by an edge starting where e does
+// (the next keystroke), no call.
+inline std::size_t leaf_nth_char(const edge& e, std::size_t k) noexcept {
+  if (e.chars == e.len) return k;
+  const chunk* c = static_cast<const chunk*>(e.p);
+  if (const leaf_index* li = leaf_index_of(c);
+      li && e.off == li->hint_off && li->hint <= e.off + e.len) {
+    const std::size_t r =
+        step_from_hint(c->data + e.off, e.len, li->hint - e.off, li->hint_chars, k);
+    if (r != static_cast<std::size_t>(-1)) return r;
+  }
+  return leaf_nth_scan(e, text_metric::chars, k);
 }
 
 // Position in the leaf e of item n counted from leaf byte r (item 0 is
@@ -86,6 +129,8 @@ struct metric_hit {
   std::size_t k;
 };
 metric_hit descend_metric(const edge& root, text_metric m, std::size_t k, unsigned* idx) noexcept;
+// descend_metric by chars for k < root.chars (known): no bound checks.
+metric_hit descend_chars(const edge& root, std::size_t k, unsigned* idx) noexcept;
 
 // Position of item k of metric m in the rope `root` (non-empty), or
 // static_cast<size_t>(-1) when it has k items or fewer.

@@ -132,9 +132,10 @@ inline chunk* new_chunk(std::size_t cap) {
   chunk* c =
       init_chunk(mem, node_kind::chunk_inline, static_cast<char*>(mem) + sizeof(chunk), cap, 0);
   if (leaf_index* li = leaf_index_of(c)) {
-    new (&li->valid) std::atomic<std::uint32_t>(0);
+    new (&li->valid) std::atomic<std::uint16_t>(0);
     li->hint = leaf_no_hint;
     li->hint_chars = 0;
+    li->hint_off = 0;
     std::fill_n(leaf_index_counts(li), 3, std::uint16_t{0});
   }
   return c;

@@ -130,19 +130,25 @@ inline constexpr std::size_t leaf_block =
 inline constexpr std::size_t leaf_index_max_cap =
     2 * leaf_max_bytes < 65535 ? 2 * leaf_max_bytes : 65535 / leaf_block * leaf_block;
 struct leaf_index {
-  std::atomic<std::uint32_t> valid;  // boundaries 0..valid hold
+  std::atomic<std::uint16_t> valid;  // boundaries 0..valid hold
   // Where the last edit by char ended: chunk byte `hint` (leaf_no_hint when
-  // none) and the chars before it, so that typing on resolves its next
-  // position by stepping over a char or two. Written only by an edit of the
-  // unique chunk (like its bytes); index_truncate drops a hint past the
-  // bytes about to change.
+  // none) and the chars of chunk bytes [hint_off, hint), where hint_off is
+  // the first byte of the leaf edge that edit went through, so that typing
+  // on resolves its next position in a leaf starting at hint_off by
+  // stepping over a char or two. The chars are those of bytes that only an
+  // edit of the unique chunk rewrites: they stay true for any edge starting
+  // at hint_off until such an edit writes below `hint`, and index_truncate
+  // drops the hint then. Written only by an edit of the unique chunk (like
+  // its bytes).
   std::uint16_t hint;
   std::uint16_t hint_chars;
+  std::uint16_t hint_off;
   // followed by std::uint16_t cum[3 * (cap / leaf_block + 1)]: chars,
   // newlines, astral before each block boundary
 };
 inline constexpr std::uint16_t leaf_no_hint = 0xFFFF;  // above any chunk byte
 static_assert(leaf_index_max_cap < leaf_no_hint);
+static_assert(sizeof(leaf_index) == 8);
 
 // Bytes a chunk of capacity cap needs past its text for its leaf index
 // (padding to the index's alignment included); 0 when it has none.
@@ -222,7 +228,7 @@ inline void index_truncate(chunk* c, std::size_t x) noexcept {
     ix->blocks = x / index_block;
   if (leaf_index* li = leaf_index_of(c)) {
     if (li->valid.load(std::memory_order_relaxed) > x / leaf_block)
-      li->valid.store(static_cast<std::uint32_t>(x / leaf_block), std::memory_order_relaxed);
+      li->valid.store(static_cast<std::uint16_t>(x / leaf_block), std::memory_order_relaxed);
     if (li->hint > x) li->hint = leaf_no_hint;
   }
 }
