@@ -578,6 +578,12 @@ void rope::know_flat_metrics() noexcept {
 }
 
 rope& rope::replace_chars(size_type i, size_type n, std::string_view text) {
+  // A flat root whose known counts say every byte is a char (ASCII text, a
+  // small document edited like a string) takes chars as bytes.
+  if (root_.p && root_.p->height == 0 && root_.chars == root_.len && i <= root_.len) {
+    splice(i, n, text, nullptr);
+    return *this;
+  }
   // A tree's root edge is known after every edit (settle). (line_break::
   // lf_crlf mode takes the general path: splice checks the edit's ends.)
   if (root_.p && root_.p->height > 0 && root_.chars >= i &&
