@@ -225,7 +225,8 @@ bool edit_in_leaf_at(edge& root, const unsigned* idx, const edge* e, std::size_t
   edge* cur = &root;
   for (unsigned d = 0; d < depth; ++d) {
     up[d] = cur;
-    path[d] = mut(*cur, false);
+    // (Unique nodes, the usual case while typing, without the call.)
+    path[d] = unique(cur->p) ? static_cast<inner*>(cur->p) : mut(*cur, false);
     cur = &path[d]->child[idx[d]];
   }
   edge& leaf = *cur;
