@@ -471,18 +471,41 @@ bool file_is_current(const space_state& s) noexcept {
   return !s.readers || s.readers->file_gen == s.committed.generation;
 }
 
-void open_readers_as_writer(space_state& s) {
+readers_hold file_held_by_readers(const space_state& s, std::uint64_t uuid, std::uint64_t first,
+                                  std::uint64_t newest) {
+  readers_hold h{newest, newest};
+  struct stat sb;
+  if (::stat(table_path(s.path).c_str(), &sb) != 0) return h;  // no reader has opened it
+  reader_table t;
+  open_table(s.path, t);
+  if (!table_valid(t.map, uuid) || min_pin(t, newest) >= newest) return h;
+  // A live reader holds an older commit: the file holds what the table says
+  // (readers pin no older), and a writer that died while moving it forward
+  // may have written pages up to its intent, which no live reader pins below.
+  const std::uint64_t floor = first - 1;
+  const std::uint64_t f = word(t.map, file_gen_at).load(std::memory_order_seq_cst);
+  const std::uint64_t i = word(t.map, intent_at).load(std::memory_order_seq_cst);
+  h.file_gen = std::clamp(f, floor, newest);
+  h.may_write = std::clamp(std::max(f, i), h.file_gen, newest);
+  return h;
+}
+
+void open_readers_as_writer(space_state& s, const lagging_open* lag) {
   auto t = std::make_unique<reader_table>();
   open_table(s.path, *t);
+  const bool lagging = lag != nullptr && !lag->records.empty();
+  const std::uint64_t file_gen = lagging ? lag->file_gen : s.committed.generation;
+  if (lagging) take_lagging_records(s, *t, *lag);
   {
     const table_lock lock(table_path(s.path), t->fd.get());
     if (!table_valid(t->map, s.committed.uuid)) init_table(t->map, s.committed.uuid);
     clear_ring(t->map);
+    for (const reader_table::logged& r : t->records) ring_put(t->map, r.gen, r.at);
     write_newest(t->map, s.committed.generation, s.committed);
-    word(t->map, file_gen_at).store(s.committed.generation, std::memory_order_seq_cst);
-    word(t->map, intent_at).store(s.committed.generation, std::memory_order_seq_cst);
+    word(t->map, file_gen_at).store(file_gen, std::memory_order_seq_cst);
+    word(t->map, intent_at).store(file_gen, std::memory_order_seq_cst);
   }
-  t->file_gen = s.committed.generation;
+  t->file_gen = file_gen;
   s.readers = std::move(t);
 }
 

@@ -1,0 +1,118 @@
+// tests/mapped_space_reader_reopen_writer_test.cpp: a writer that opens a
+// space while a reader holds an older commit than the space's newest. The
+// writer closed beside that reader (the file lags at the reader's commit
+// and the log holds the commits after it), or died; the next writer's open
+// must recover the newest commit without changing a page the reader's
+// commit reads from the file, and without cutting the file under the
+// reader's mapping (a compaction the reader has not seen).
+#include <fl/mapped_space.hpp>
+
+#include "persist_support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::size_t pages = 32;
+constexpr std::size_t block_bytes = pages * 4096;
+
+struct root {
+  std::uint64_t seq;
+  fl::fptr<unsigned char> block;
+};
+
+// Every byte of the block holds its commit's number (mod 256) and page.
+unsigned char byte_of(std::uint64_t seq, std::size_t i) {
+  return static_cast<unsigned char>(seq * 7 + i / 4096);
+}
+
+void commit(fl::mapped_space& sp, std::uint64_t seq) {
+  root* r = sp.get(sp.root<root>());
+  r->seq = seq;
+  unsigned char* b = sp.get(r->block);
+  for (std::size_t i = 0; i < block_bytes; ++i) b[i] = byte_of(seq, i);
+  sp.sync();
+}
+
+// "" when `sp` shows commit `seq` whole, else what differs.
+std::string differs(const fl::mapped_space& sp, std::uint64_t seq) {
+  const root* r = sp.get(sp.root<root>());
+  if (r->seq != seq) return "seq " + std::to_string(r->seq) + " instead of " + std::to_string(seq);
+  const unsigned char* b = sp.get(r->block);
+  for (std::size_t i = 0; i < block_bytes; i += 512)
+    if (b[i] != byte_of(seq, i))
+      return "page " + std::to_string(i / 4096) + " of the block is not commit " +
+             std::to_string(seq) + "'s";
+  return {};
+}
+
+struct ReopenWriterTest : ::testing::Test {
+  fl_test::scratch_dir dir;
+  fs::path file() const { return dir / "space"; }
+
+  fl::mapped_space make() {
+    fl::mapped_space sp(file());
+    const auto r = sp.make<root>();
+    sp.get(r)->block = sp.allocate(block_bytes).cast<unsigned char>();
+    sp.set_root(r);
+    commit(sp, 1);
+    return sp;
+  }
+};
+
+// The reader holds commit 1; the writer commits 2..6 and closes (the file
+// stays at 1), a new writer opens (recovers 6): the reader still reads 1,
+// every page, and refresh() takes it to 6.
+TEST_F(ReopenWriterTest, ReaderKeepsItsCommitAcrossAWriterReopen) {
+  std::optional<fl::mapped_space> w(make());
+  const fl::mapped_space reader = fl::mapped_space::open(file(), fl::open_mode::read_only);
+  ASSERT_EQ(differs(reader, 1), "");
+  for (std::uint64_t seq = 2; seq <= 6; ++seq) commit(*w, seq);
+  w.reset();
+  ASSERT_EQ(differs(reader, 1), "") << "after the writer's close";
+  w.emplace(file(), fl::mapped_space_options{.mode = fl::open_mode::open_existing});
+  EXPECT_EQ(differs(*w, 6), "");
+  EXPECT_EQ(differs(reader, 1), "") << "after a writer's open recovered commit 6";
+  commit(*w, 7);
+  EXPECT_EQ(differs(reader, 1), "") << "after the reopened writer's commit";
+  fl::mapped_space r2 = fl::mapped_space::open(file(), fl::open_mode::read_only);
+  EXPECT_EQ(differs(r2, 7), "");
+  fl::mapped_space& r = const_cast<fl::mapped_space&>(reader);
+  r.refresh();
+  EXPECT_EQ(differs(r, 7), "");
+}
+
+// The same after a compaction the reader has not seen: the file must not be
+// cut under the reader's commit (a read there would be SIGBUS).
+TEST_F(ReopenWriterTest, ReaderKeepsItsPagesWhenTheReopenedSpaceWasCompacted) {
+  const int rc = fl_test::run_in_child([&] {
+    std::optional<fl::mapped_space> w(make());
+    const auto tail = w->allocate(16 * 4096).cast<unsigned char>();
+    std::memset(w->get(tail), 'T', 16 * 4096);
+    w->sync();
+    const fl::mapped_space reader = fl::mapped_space::open(file(), fl::open_mode::read_only);
+    w->deallocate(tail);
+    w->compact();
+    commit(*w, 2);
+    w.reset();
+    w.emplace(file(), fl::mapped_space_options{.mode = fl::open_mode::open_existing});
+    if (!differs(*w, 2).empty()) return 2;
+    if (!differs(reader, 1).empty()) return 3;
+    const unsigned char* t = reader.get(tail);
+    for (std::size_t i = 0; i < 16 * 4096; i += 4096)
+      if (t[i] != 'T') return 4;
+    return 0;
+  });
+  EXPECT_EQ(rc, 0) << "2: the writer's value, 3: the reader's block, 4: the reader's tail, "
+                      "128+: a signal (7: SIGBUS)";
+}
+
+}  // namespace
