@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -222,6 +223,38 @@ TEST(StoreReaders, AWriterClosingBesideALaggingReaderKeepsItsLog) {
   fl::json_store r2 = fl::json_store::open(file, fl::open_mode::read_only);
   ASSERT_EQ(check(r2, &seen), "");
   EXPECT_EQ(seen, n);
+}
+
+// compact() and a re-import replace the file under the path: a reader's
+// refresh() moves to the newest commit of the file the path names (before,
+// it stayed on the replaced file's last commit, or failed reading a log the
+// replacement removed).
+TEST(StoreReaders, RefreshFollowsACompactionAndAReimport) {
+  fl_test::temp_dir d;
+  const auto file = d.path() / "doc.fl";
+  std::uint64_t n = 0;
+  std::optional<fl::json_store> w(make_store(file));
+  edit(*w, ++n);
+  w->sync();
+  fl::json_store r = fl::json_store::open(file, fl::open_mode::read_only);
+  std::uint64_t seen = 0;
+  for (int round = 0; round < 2; ++round) {
+    w->compact();
+    edit(*w, ++n);
+    w->sync();  // publishes the compacted file
+    edit(*w, ++n);
+    w->sync();
+    ASSERT_EQ(check(r, &seen), "");
+    EXPECT_EQ(seen, n - 2) << "before refresh()";
+    r.refresh();
+    ASSERT_EQ(check(r, &seen), "") << "round " << round;
+    EXPECT_EQ(seen, n) << "round " << round;
+  }
+  w.reset();
+  fl::json_store::import(initial_doc(), file).sync();  // replaces the store
+  r.refresh();
+  ASSERT_EQ(check(r, &seen), "");
+  EXPECT_EQ(seen, 0u);
 }
 
 // ---- processes ----

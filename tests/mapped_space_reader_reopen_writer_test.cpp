@@ -115,4 +115,39 @@ TEST_F(ReopenWriterTest, ReaderKeepsItsPagesWhenTheReopenedSpaceWasCompacted) {
                       "128+: a signal (7: SIGBUS)";
 }
 
+// A compaction beside the reader leaves the file's end (the reader's pages);
+// growth over it zeroes the writer's view of it. The pages past the
+// allocator's top must read as zeros again after a writer's reopen: the
+// blocks later carved there are checked against a zero page's checksum.
+TEST_F(ReopenWriterTest, GrowthOverTheEndACompactionLeftReadsZerosAfterAReopen) {
+  std::optional<fl::mapped_space> w(make());
+  const auto tail = w->allocate(64 * 4096).cast<unsigned char>();
+  std::memset(w->get(tail), 'T', 64 * 4096);
+  w->sync();
+  fl::mapped_space reader = fl::mapped_space::open(file(), fl::open_mode::read_only);
+  w->deallocate(tail);
+  w->compact();
+  commit(*w, 2);  // the file keeps its end: the reader reads the tail there
+  // Growth into that end, by a step past the block: pages past the top that
+  // the file holds the tail's bytes in.
+  const fl::space_stats st = w->stats();
+  const std::size_t grow_by = static_cast<std::size_t>(st.file_bytes - st.top) + 4096;
+  const auto small = w->allocate(grow_by).cast<unsigned char>();
+  std::memset(w->get(small), 's', grow_by);
+  ASSERT_GT(w->stats().file_bytes, w->stats().top + 4096) << "no page past the top";
+  commit(*w, 3);
+  w.reset();  // closes beside the reader: the log keeps commits 2 and 3
+  w.emplace(file(), fl::mapped_space_options{.mode = fl::open_mode::open_existing});
+  EXPECT_EQ(differs(*w, 3), "");
+  EXPECT_NO_THROW({
+    const auto more = w->allocate(40 * 4096).cast<unsigned char>();  // carves past the top
+    std::memset(w->get(more), 'm', 40 * 4096);
+    commit(*w, 4);
+  });
+  EXPECT_EQ(differs(reader, 1), "");
+  { const fl::mapped_space gone = std::move(reader); }
+  w->sync();
+  EXPECT_NO_THROW(w->verify());
+}
+
 }  // namespace

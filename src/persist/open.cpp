@@ -541,6 +541,7 @@ void mapped_space::rename(const std::filesystem::path& to) {
     }
     if (!detail::names_file(to, old.get())) continue;  // replaced meanwhile
     if (::rename(s.path.c_str(), to.c_str()) != 0) detail::throw_errno(s.path, "rename", errno);
+    detail::mark_table_replaced(to, s.committed);  // its readers must open `to` again
     break;  // `old` (the replaced file) is unlocked as it closes
   }
   // 3. The log under the old name holds nothing the file needs: removed (if

@@ -248,15 +248,28 @@ bool find_record(reader_table& t, int log_fd, std::uint64_t uuid, std::uint64_t 
 
 // ---- readers ----
 
-// Extends a reader's mapping of the file to `bytes`.
+// Extends a reader's mapping of the file to `bytes`. Past the file's end
+// (a power loss took a growth that only the log's records made durable,
+// and no writer has reopened the space to replay them), the commit's pages
+// are zeros or in those records: private zero pages there, which the
+// records' pages then overwrite.
 void grow_reader_map(space_state& s, std::uint64_t bytes) {
   if (bytes <= s.size) return;
   if (bytes > s.reserve)
     fail(s, "the space grew past this reader's address reservation (" +
                 std::to_string(s.reserve) + " bytes): open it again");
-  if (::mmap(s.base + s.size, bytes - s.size, file_prot, file_flags | MAP_FIXED, s.fd.get(),
+  struct stat sb;
+  if (::fstat(s.fd.get(), &sb) != 0) throw_errno(s.path, "fstat", errno);
+  const std::uint64_t file_end =
+      std::clamp(static_cast<std::uint64_t>(sb.st_size) / s.sys_page * s.sys_page, s.size, bytes);
+  if (file_end > s.size &&
+      ::mmap(s.base + s.size, file_end - s.size, file_prot, file_flags | MAP_FIXED, s.fd.get(),
              static_cast<off_t>(s.size)) == MAP_FAILED)
     throw_errno(s.path, "mmap (reader growth)", errno);
+  if (bytes > file_end &&
+      ::mmap(s.base + file_end, bytes - file_end, file_prot,
+             MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
+    throw_errno(s.path, "mmap (reader growth past the file's end)", errno);
   s.size = bytes;
 }
 
@@ -379,8 +392,11 @@ void init_from_file(space_state& s, reader_table& t) {
     std::uint64_t at = 0;
     for (std::uint64_t gen = log ? run_first_generation(log.get(), m.uuid, first) : first; log;
          ++gen) {
+      // The whole record, its pages against its CRC, as the writer's replay
+      // reads it: a power loss may leave a commit's head without its pages
+      // (a commit that never returned), which ends the run.
       record_head r;
-      if (!read_record_head(log.get(), log_bytes, at, m.uuid, gen, r)) break;
+      if (!read_record(log.get(), log_bytes, at, m.uuid, gen, r)) break;
       ring_put(t.map, gen, at);
       newest = gen;
       last = r.meta;
@@ -467,6 +483,30 @@ void refuse_read_only(const space_state& s, const char* what) {
     throw persist_error(s.path, std::string(what) + ": the space is opened read-only");
 }
 
+void mark_table_replaced(const std::filesystem::path& data, const space_meta& by) noexcept {
+  const std::filesystem::path p = table_path(data);
+  const unique_fd fd(::open(p.c_str(), O_RDWR | O_CLOEXEC));
+  struct stat sb;
+  if (!fd || ::fstat(fd.get(), &sb) != 0 ||
+      static_cast<std::uint64_t>(sb.st_size) < reader_file_bytes)
+    return;
+  void* m = ::mmap(nullptr, reader_file_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd.get(), 0);
+  if (m == MAP_FAILED) return;
+  auto* map = static_cast<std::byte*>(m);
+  while (::flock(fd.get(), LOCK_EX) != 0 && errno == EINTR) {
+  }
+  // Its readers' next refresh() finds another file's commit ("replaced by
+  // another file of this name"); a reader opening the replaced file
+  // meanwhile finds the table invalid and rebuilds it from that file.
+  write_newest(map, ~std::uint64_t{0}, by);
+  reader_file_head h;
+  std::memcpy(&h, map, offsetof(reader_file_head, seq));
+  h.uuid = 0;
+  std::memcpy(map, &h, offsetof(reader_file_head, seq));
+  ::flock(fd.get(), LOCK_UN);
+  ::munmap(m, reader_file_bytes);
+}
+
 bool file_is_current(const space_state& s) noexcept {
   return !s.readers || s.readers->file_gen == s.committed.generation;
 }
@@ -545,19 +585,20 @@ void open_as_reader(space_state& s, std::uint64_t reserve) {
     if (const std::string why = check_meta(m, ~std::uint64_t{0}); !why.empty() || newest < pinned)
       fail(s, "the reader table " + table_path(s.path).string() + " is damaged (" +
                   (why.empty() ? "generations out of order" : why) + ")");
-    if (::fstat(s.fd.get(), &sb) != 0) throw_errno(s.path, "fstat", errno);
-    if (static_cast<std::uint64_t>(sb.st_size) < m.file_size)
-      fail(s, check_size(m, static_cast<std::uint64_t>(sb.st_size)));
     if (s.base == nullptr) {
       // As the writer: a range a closed space left (its page tables kept),
       // with the file mapped at its start, else a new one.
       std::uint64_t want = reserve != 0 ? reserve : std::max(default_reserve, 4 * m.file_size);
       want = round_up(std::max(want, m.file_size), s.granule);
-      void* r = take_reservation(want, s.fd.get(), m.file_size);
+      // The file mapped up to its end at most (grow_reader_map maps the rest).
+      if (::fstat(s.fd.get(), &sb) != 0) throw_errno(s.path, "fstat", errno);
+      const std::uint64_t mapped = std::min(
+          m.file_size, static_cast<std::uint64_t>(sb.st_size) / s.sys_page * s.sys_page);
+      void* r = take_reservation(want, s.fd.get(), mapped);
       s.reserve = want;
       if (r != nullptr) {
         s.base = static_cast<std::byte*>(r);
-        s.size = m.file_size;
+        s.size = mapped;
       } else {
         r = ::mmap(nullptr, want, reserve_prot, reserve_flags, -1, 0);
         if (r == MAP_FAILED) throw_errno(s.path, "mmap (address reservation)", errno);

@@ -133,6 +133,10 @@ struct space_state {
   // belong to no committed state of this size, and growth zeroes what it maps
   // of them. 0: the file ends at `size`.
   std::uint64_t stale_end = 0;
+  // Growth zeroed the mapping over that end up to here (private pages the
+  // file does not hold): the next commit logs them even past the top, or a
+  // reopen would read the end's old bytes where a zero page's checksum is.
+  std::uint64_t zeroed_end = 0;
   // compact() dropped the page-CRC table: the next commit carves a new one
   // and computes every page's CRC.
   bool table_rebuild = false;
@@ -415,6 +419,10 @@ readers_hold file_held_by_readers(const space_state& s, std::uint64_t uuid, std:
 // `lag` has records, held at lag->file_gen with the records' pages read into
 // the writer's mapping (private) and the log's run continued after them.
 void open_readers_as_writer(space_state& s, const lagging_open* lag = nullptr);
+// A rename onto `data` replaces that file: its reader table (if any) is
+// marked so that its readers' refresh() says so (the newest commit is
+// another file's, `by`) instead of following a file no longer named.
+void mark_table_replaced(const std::filesystem::path& data, const space_meta& by) noexcept;
 // A reader's open: takes a slot, pins the newest commit and maps the file
 // (reserving like the writer) with the pages of commits the data file does not
 // hold yet read from the log. Sets s.committed, s.alloc, s.base, s.size.
