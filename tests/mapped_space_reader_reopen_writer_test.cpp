@@ -7,15 +7,20 @@
 // reader's mapping (a compaction the reader has not seen).
 #include <fl/mapped_space.hpp>
 
+#include "persist_format.hpp"
 #include "persist_support.hpp"
 
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <optional>
 #include <string>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 namespace {
 
@@ -148,6 +153,33 @@ TEST_F(ReopenWriterTest, GrowthOverTheEndACompactionLeftReadsZerosAfterAReopen) 
   { const fl::mapped_space gone = std::move(reader); }
   w->sync();
   EXPECT_NO_THROW(w->verify());
+}
+
+// The table one commit behind the meta slot, as a writer leaves it between
+// writing the slot of a run's first commit and publishing that commit (and
+// for good if it dies there). A reader opening then must not take the pins
+// of the readers beside it away: before, it rebuilt the table from scratch,
+// the writer's next commit saw no pin and moved the file past reader A's
+// commit (in the process test: /n of commit 1 with /m of commit 0).
+TEST_F(ReopenWriterTest, AReaderRebuildingAStaleTableKeepsThePinsBesideIt) {
+  fl::mapped_space w = make();
+  const fl::mapped_space a = fl::mapped_space::open(file(), fl::open_mode::read_only);
+  {
+    const int fd = ::open((file().string() + "-readers").c_str(), O_RDWR);
+    ASSERT_GE(fd, 0);
+    // Older than any slot's commit (the slot names its run's first).
+    const std::uint64_t newest = 1;
+    constexpr off_t at = offsetof(fl::detail::reader_file_head, newest);
+    ASSERT_EQ(::pwrite(fd, &newest, sizeof newest, at), static_cast<ssize_t>(sizeof newest));
+    ::close(fd);
+  }
+  {
+    const fl::mapped_space b = fl::mapped_space::open(file(), fl::open_mode::read_only);
+    EXPECT_EQ(differs(b, 1), "");
+  }  // B's pin goes: only A's holds the file
+  commit(w, 2);
+  EXPECT_EQ(w.stats().pinned_generation, a.stats().generation) << "reader A's pin was lost";
+  EXPECT_EQ(differs(a, 1), "") << "the file moved past reader A's commit";
 }
 
 }  // namespace

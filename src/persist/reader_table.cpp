@@ -375,7 +375,13 @@ bool slot_alive(const reader_table& t, std::uint64_t i) {
 void init_from_file(space_state& s, reader_table& t) {
   const meta_slots slots = read_meta_slots(s);
   const space_meta& m = slots.meta[slots.newest];
-  init_table(t.map, m.uuid);
+  // The slots of this file's table are live readers' pins: kept (a writer
+  // opening later must not move the file past them); another file's table
+  // starts empty.
+  if (table_valid(t.map, m.uuid))
+    clear_ring(t.map);
+  else
+    init_table(t.map, m.uuid);
   const bool log_bit = (m.state & meta_log_bit) != 0;
   std::uint64_t file_gen = m.generation, newest = m.generation;
   space_meta last = m;
@@ -565,16 +571,30 @@ void open_as_reader(space_state& s, std::uint64_t reserve) {
   s.readers = std::make_unique<reader_table>();
   reader_table& t = *s.readers;
   open_reader_table(s.path, t);
-  {
+  // A valid table whose newest commit is older than the meta slot's is
+  // usually a live writer between the two: the first commit of a log's run
+  // writes its slot, then publishes the commit in the table. Rebuilding the
+  // table then would wipe the pins of the readers beside it, and the writer
+  // would move the file past their commits (a reader saw /n of commit 1 with
+  // /m of commit 0). The reader waits for the publication; a writer that
+  // died in between leaves the table stale, rebuilt after a while.
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
+  for (;;) {
     const table_lock lock(table_path(s.path), t.fd.get());
     const meta_slots slots = read_meta_slots(s);
     const space_meta& m = slots.meta[slots.newest];
     std::uint64_t gen = 0;
     space_meta published{};
-    if (table_valid(t.map, m.uuid)) read_newest(t.map, gen, published);
-    if (gen < m.generation || !check_meta(published, ~std::uint64_t{0}).empty())
-      init_from_file(s, t);
+    const bool valid = table_valid(t.map, m.uuid);
+    if (valid) read_newest(t.map, gen, published);
+    const bool damaged = !check_meta(published, ~std::uint64_t{0}).empty();
+    if (valid && !damaged && gen < m.generation && std::chrono::steady_clock::now() < give_up) {
+      std::this_thread::yield();
+      continue;  // the lock goes with this round
+    }
+    if (!valid || damaged || gen < m.generation) init_from_file(s, t);
     claim_slot(s, t);
+    break;
   }
   for (int attempt = 0;; ++attempt) {
     std::uint64_t from = 0;
