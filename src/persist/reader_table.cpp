@@ -47,14 +47,16 @@ namespace fl::inline FL_ABI_NS::detail {
 
 namespace {
 
-// The table a closed reader of this process left, for the next reader of
-// the same table: its descriptor keeps the OFD lock on the slot (pin 0, so
-// no writer waits for it), its mapping keeps its page tables. A reader's
-// open then costs one stat of the table's path instead of an open, an
-// fstat, an mmap, a slot claim (fcntl), and at close an munmap, whose TLB
-// flush and the two page faults of a fresh mapping are the dearest parts of
-// an open on machines where faults are expensive. One table is kept (the
-// last closed); the slot it holds is one of reader_slot_count.
+// The table a closed space of this process left (a reader's or the
+// writer's), for the next open of the same table: its descriptor keeps the
+// OFD lock on a reader's slot (pin 0, so no writer waits for it), its mapping
+// keeps its page tables. An open then costs one stat of the table's path
+// instead of an open, an fstat, an mmap (three pages populated), a slot claim
+// (fcntl) for a reader, and at close an munmap and a close; the munmap's TLB
+// flush and the page faults of a fresh mapping are the dearest parts of an
+// open on machines where faults are expensive. One table is kept (the last
+// closed); the slot it may hold is one of reader_slot_count, and stays with
+// the table when a writer takes it (at pin 0: min_pin passes over it).
 struct kept_table {
   int fd = -1;
   std::byte* map = nullptr;
@@ -79,11 +81,11 @@ reader_table::~reader_table() {
     std::atomic_ref<std::uint64_t>(
         *reinterpret_cast<std::uint64_t*>(map + reader_slots_at + slot * reader_slot_bytes))
         .store(0, std::memory_order_seq_cst);
-  if (slot < 0 || ino == 0) {  // a writer's table, or one whose inode is unknown
+  if (ino == 0) {  // a table whose inode is unknown
     ::munmap(map, reader_file_bytes);
     return;
   }
-  kept_table k{fd.get(), map, slot, dev, ino, ::getpid()};
+  kept_table k{fd.get(), map, slot, dev, ino, process_id()};
   {
     const std::lock_guard<std::mutex> g(kept_mutex);
     std::swap(k, kept);
@@ -162,28 +164,34 @@ void open_table(const std::filesystem::path& data, reader_table& t) {
   t.map = static_cast<std::byte*>(m);
 }
 
-// A reader's table: the one a closed reader of this process kept, if the
-// path still names it, else opened as open_table does (t.slot is then -1).
-void open_reader_table(const std::filesystem::path& data, reader_table& t) {
+// The table a closed space of this process kept (see kept_table), if the
+// path still names it: taken into `t` (t.slot is its slot or -1). False
+// otherwise (the kept one, of another table or process, is released).
+bool take_kept_table(const std::filesystem::path& data, reader_table& t) {
   const std::filesystem::path p = table_path(data);
   struct stat sb;
-  if (::stat(p.c_str(), &sb) == 0) {
-    kept_table k;
-    {
-      const std::lock_guard<std::mutex> g(kept_mutex);
-      std::swap(k, kept);
-    }
-    if (k.map != nullptr && k.dev == sb.st_dev && k.ino == sb.st_ino && k.pid == ::getpid()) {
-      t.fd = unique_fd(k.fd);
-      t.map = k.map;
-      t.slot = k.slot;
-      t.dev = k.dev;
-      t.ino = k.ino;
-      return;
-    }
-    release(k.fd, k.map);  // another table (the store was replaced) or another process's
+  if (::stat(p.c_str(), &sb) != 0) return false;
+  kept_table k;
+  {
+    const std::lock_guard<std::mutex> g(kept_mutex);
+    std::swap(k, kept);
   }
-  open_table(data, t);
+  if (k.map != nullptr && k.dev == sb.st_dev && k.ino == sb.st_ino && k.pid == process_id()) {
+    t.fd = unique_fd(k.fd);
+    t.map = k.map;
+    t.slot = k.slot;
+    t.dev = k.dev;
+    t.ino = k.ino;
+    return true;
+  }
+  release(k.fd, k.map);  // another table (the store was replaced) or another process's
+  return false;
+}
+
+// A space's table: the kept one if it is this space's, else opened and
+// mapped (t.slot is then -1).
+void open_or_take_table(const std::filesystem::path& data, reader_table& t) {
+  if (!take_kept_table(data, t)) open_table(data, t);
 }
 
 bool table_valid(const std::byte* map, std::uint64_t uuid) {
@@ -260,6 +268,39 @@ void grow_reader_map(space_state& s, std::uint64_t bytes) {
   s.size = bytes;
 }
 
+// Reads commit `gen`'s record whole (head and page images) into
+// t.record_buf with one pread, at `next` or where the ring says: the size
+// read is the last record's (a refresh's commits are alike), a small
+// commit's at first. True if the bytes read hold the whole record and its head
+// checks; false sends the caller to find_record (then one more read), having
+// learnt the record's size for the next time.
+bool read_whole_record(reader_table& t, std::uint64_t uuid, std::uint64_t gen, std::uint64_t next,
+                       record_head& r) {
+  constexpr std::uint64_t first_guess = 16384;  // a head and three pages
+  const std::uint64_t want = round_up(
+      std::min<std::uint64_t>(t.record_guess != 0 ? t.record_guess : first_guess, copy_chunk),
+      space_page);
+  if (t.record_buf.size() < want) t.record_buf.resize(static_cast<std::size_t>(want));
+  const std::uint64_t hint = ring_get(t.map, gen);
+  for (const std::uint64_t at : {next, hint != next ? hint : ~std::uint64_t{0}}) {
+    if (at == ~std::uint64_t{0}) continue;
+    const long long got = pread_full(t.log_fd.get(), t.record_buf.data(), want, at);
+    if (got < static_cast<long long>(space_page)) continue;
+    if (parse_record_head(t.record_buf.data(), static_cast<std::uint64_t>(got), at, uuid, gen, r)) {
+      t.record_guess = r.head.record_bytes;
+      return true;
+    }
+    log_record h;
+    std::memcpy(&h, t.record_buf.data(), sizeof h);
+    if (std::memcmp(h.magic, record_magic, sizeof h.magic) == 0 && h.uuid == uuid &&
+        h.generation == gen) {
+      t.record_guess = h.record_bytes;  // bigger than read (or damaged): find_record decides
+      return false;
+    }
+  }
+  return false;
+}
+
 // Reads commit `gen`'s pages from the log into the reader's mapping and
 // checks them against the record's CRC; `next` is where the record may be
 // (see find_record), and becomes where the next one may be. Returns false if
@@ -274,6 +315,22 @@ bool overlay(space_state& s, std::uint64_t& gen, std::uint64_t newest,
   }
   const std::uint64_t uuid = s.committed.uuid;
   record_head r;
+  // The usual case: the record read whole, checked in the buffer, then
+  // copied into the mapping (no page of it is written before its CRC matched).
+  if (read_whole_record(t, uuid, gen, next, r)) {
+    next = r.at + r.head.record_bytes;
+    grow_reader_map(s, r.meta.file_size);
+    const std::byte* images = t.record_buf.data() + (r.data_at() - r.at);
+    if (crc32c(images, r.head.data_bytes) != r.head.data_crc) return false;
+    for (const log_extent& e : r.extents) {
+      std::memcpy(s.base + e.offset, images, e.length);
+      images += e.length;
+      if (pages)
+        for (std::uint64_t p = e.offset / space_page; p < (e.offset + e.length) / space_page; ++p)
+          pages->push_back(p);
+    }
+    return true;
+  }
   if (!find_record(t, t.log_fd.get(), uuid, gen, next, r)) {
     // The writer may have restarted the log beside an older reader
     // (restart_log_beside_readers): the log now at the path starts with a
@@ -314,7 +371,7 @@ bool overlay(space_state& s, std::uint64_t& gen, std::uint64_t newest,
 void take_slot(reader_table& t, std::uint64_t i) {
   t.slot = static_cast<int>(i);
   word(t.map, slot_at(i)).store(0, std::memory_order_seq_cst);
-  word(t.map, slot_at(i) + 8).store(static_cast<std::uint64_t>(::getpid()),
+  word(t.map, slot_at(i) + 8).store(static_cast<std::uint64_t>(process_id()),
                                     std::memory_order_relaxed);
   auto high = word(t.map, slot_high_at);
   std::uint64_t h = high.load(std::memory_order_relaxed);
@@ -473,7 +530,7 @@ bool file_is_current(const space_state& s) noexcept {
 
 void open_readers_as_writer(space_state& s) {
   auto t = std::make_unique<reader_table>();
-  open_table(s.path, *t);
+  open_or_take_table(s.path, *t);
   {
     const table_lock lock(table_path(s.path), t->fd.get());
     if (!table_valid(t->map, s.committed.uuid)) init_table(t->map, s.committed.uuid);
@@ -499,9 +556,10 @@ void open_as_reader(space_state& s, std::uint64_t reserve) {
   if (static_cast<std::uint64_t>(sb.st_size) < initial_file_size)
     fail(s, "truncated or not an fl::mapped_space file (" + std::to_string(sb.st_size) +
                 " bytes)");
+  auto file_bytes = static_cast<std::uint64_t>(sb.st_size);
   s.readers = std::make_unique<reader_table>();
   reader_table& t = *s.readers;
-  open_reader_table(s.path, t);
+  open_or_take_table(s.path, t);
   {
     const table_lock lock(table_path(s.path), t.fd.get());
     const meta_slots slots = read_meta_slots(s);
@@ -522,9 +580,13 @@ void open_as_reader(space_state& s, std::uint64_t reserve) {
     if (const std::string why = check_meta(m, ~std::uint64_t{0}); !why.empty() || newest < pinned)
       fail(s, "the reader table " + table_path(s.path).string() + " is damaged (" +
                   (why.empty() ? "generations out of order" : why) + ")");
-    if (::fstat(s.fd.get(), &sb) != 0) throw_errno(s.path, "fstat", errno);
-    if (static_cast<std::uint64_t>(sb.st_size) < m.file_size)
-      fail(s, check_size(m, static_cast<std::uint64_t>(sb.st_size)));
+    // The file is never shorter than a commit a reader may pin: a size seen
+    // before the pin that covers it is enough; else the file grew since.
+    if (file_bytes < m.file_size) {
+      if (::fstat(s.fd.get(), &sb) != 0) throw_errno(s.path, "fstat", errno);
+      file_bytes = static_cast<std::uint64_t>(sb.st_size);
+      if (file_bytes < m.file_size) fail(s, check_size(m, file_bytes));
+    }
     if (s.base == nullptr) {
       // As the writer: a range a closed space left (its page tables kept),
       // with the file mapped at its start, else a new one.
