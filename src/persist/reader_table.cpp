@@ -306,7 +306,8 @@ bool read_whole_record(reader_table& t, std::uint64_t uuid, std::uint64_t gen, s
 // (see find_record), and becomes where the next one may be. Returns false if
 // the log no longer holds the record.
 bool overlay(space_state& s, std::uint64_t& gen, std::uint64_t newest,
-             std::vector<std::uint64_t>* pages, std::uint64_t& next) {
+             std::vector<std::uint64_t>* pages, std::uint64_t& next,
+             space_meta* meta = nullptr) {
   reader_table& t = *s.readers;
   if (!t.log_fd) {
     t.log_fd = unique_fd(::open(s.log_path.c_str(), O_RDONLY | O_CLOEXEC));
@@ -319,6 +320,7 @@ bool overlay(space_state& s, std::uint64_t& gen, std::uint64_t newest,
   // copied into the mapping (no page of it is written before its CRC matched).
   if (read_whole_record(t, uuid, gen, next, r)) {
     next = r.at + r.head.record_bytes;
+    if (meta) *meta = r.meta;
     grow_reader_map(s, r.meta.file_size);
     const std::byte* images = t.record_buf.data() + (r.data_at() - r.at);
     if (crc32c(images, r.head.data_bytes) != r.head.data_crc) return false;
@@ -349,6 +351,7 @@ bool overlay(space_state& s, std::uint64_t& gen, std::uint64_t newest,
     }
   }
   next = r.at + r.head.record_bytes;
+  if (meta) *meta = r.meta;
   grow_reader_map(s, r.meta.file_size);
   // The extents' images follow the head: one preadv into their places.
   std::vector<iovec> iov;
@@ -640,14 +643,20 @@ void refresh_reader(space_state& s) {
   if (newest == pinned) return;
   if (m.uuid != s.committed.uuid || newest < pinned)
     fail(s, "the space was replaced by another file of this name: open it again");
-  if (const std::string why = check_meta(m, ~std::uint64_t{0}); !why.empty())
-    fail(s, "the reader table " + table_path(s.path).string() + " is damaged (" + why + ")");
   std::vector<std::uint64_t> pages;
   std::uint64_t next = ~std::uint64_t{0};
+  space_meta last{};  // the meta of the last record read, checked with it
   for (std::uint64_t g = pinned + 1; g <= newest; ++g) {
-    if (!overlay(s, g, newest, &pages, next))
+    if (!overlay(s, g, newest, &pages, next, &last))
       fail(s, "the log " + s.log_path.string() + " does not hold commit " + std::to_string(g) +
                   " (damaged, or replaced by another file)");
+  }
+  // The table's meta is the newest record's (whose checks it then passed),
+  // else it is checked here. A refresh that throws, here or above, leaves a
+  // reader to be opened again.
+  if (std::memcmp(&last, &m, sizeof m) != 0) {
+    if (const std::string why = check_meta(m, ~std::uint64_t{0}); !why.empty())
+      fail(s, "the reader table " + table_path(s.path).string() + " is damaged (" + why + ")");
   }
   word(t.map, slot_at(static_cast<std::uint64_t>(t.slot))).store(newest,
                                                                  std::memory_order_seq_cst);
