@@ -237,7 +237,7 @@ space_state* open_writer(space_state& s, open_mode mode, struct stat& sb) {
     if (::fstat(fd.get(), &sb) != 0) throw_errno(s.path, "fstat", errno);
     writer_table& t = writers();
     const std::lock_guard<std::mutex> lock(t.m);
-    const auto it = find_file(t, sb, ::getpid());
+    const auto it = find_file(t, sb, process_id());
     if (it == t.files.end()) {
       if (!names_file(s.path, fd.get())) continue;  // replaced: its lock was the replacer's
       fail(s, "locked: another process has it open");
@@ -256,7 +256,7 @@ namespace {
 // open, retiring the handle it took the file over from.
 void register_writer(space_state& s, const struct stat& sb, space_state* from) {
   writer_table& t = writers();
-  const pid_t self = ::getpid();
+  const pid_t self = process_id();
   const std::lock_guard<std::mutex> lock(t.m);
   const auto it = find_file(t, sb, self);
   if (it != t.files.end()) {

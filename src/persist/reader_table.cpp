@@ -47,14 +47,16 @@ namespace fl::inline FL_ABI_NS::detail {
 
 namespace {
 
-// The table a closed reader of this process left, for the next reader of
-// the same table: its descriptor keeps the OFD lock on the slot (pin 0, so
-// no writer waits for it), its mapping keeps its page tables. A reader's
-// open then costs one stat of the table's path instead of an open, an
-// fstat, an mmap, a slot claim (fcntl), and at close an munmap, whose TLB
-// flush and the two page faults of a fresh mapping are the dearest parts of
-// an open on machines where faults are expensive. One table is kept (the
-// last closed); the slot it holds is one of reader_slot_count.
+// The table a closed space of this process left (a reader's or the
+// writer's), for the next open of the same table: its descriptor keeps the
+// OFD lock on a reader's slot (pin 0, so no writer waits for it), its mapping
+// keeps its page tables. An open then costs one stat of the table's path
+// instead of an open, an fstat, an mmap (three pages populated), a slot claim
+// (fcntl) for a reader, and at close an munmap and a close; the munmap's TLB
+// flush and the page faults of a fresh mapping are the dearest parts of an
+// open on machines where faults are expensive. One table is kept (the last
+// closed); the slot it may hold is one of reader_slot_count, and stays with
+// the table when a writer takes it (at pin 0: min_pin passes over it).
 struct kept_table {
   int fd = -1;
   std::byte* map = nullptr;
@@ -79,11 +81,11 @@ reader_table::~reader_table() {
     std::atomic_ref<std::uint64_t>(
         *reinterpret_cast<std::uint64_t*>(map + reader_slots_at + slot * reader_slot_bytes))
         .store(0, std::memory_order_seq_cst);
-  if (slot < 0 || ino == 0) {  // a writer's table, or one whose inode is unknown
+  if (ino == 0) {  // a table whose inode is unknown
     ::munmap(map, reader_file_bytes);
     return;
   }
-  kept_table k{fd.get(), map, slot, dev, ino, ::getpid()};
+  kept_table k{fd.get(), map, slot, dev, ino, process_id()};
   {
     const std::lock_guard<std::mutex> g(kept_mutex);
     std::swap(k, kept);
@@ -162,28 +164,34 @@ void open_table(const std::filesystem::path& data, reader_table& t) {
   t.map = static_cast<std::byte*>(m);
 }
 
-// A reader's table: the one a closed reader of this process kept, if the
-// path still names it, else opened as open_table does (t.slot is then -1).
-void open_reader_table(const std::filesystem::path& data, reader_table& t) {
+// The table a closed space of this process kept (see kept_table), if the
+// path still names it: taken into `t` (t.slot is its slot or -1). False
+// otherwise (the kept one, of another table or process, is released).
+bool take_kept_table(const std::filesystem::path& data, reader_table& t) {
   const std::filesystem::path p = table_path(data);
   struct stat sb;
-  if (::stat(p.c_str(), &sb) == 0) {
-    kept_table k;
-    {
-      const std::lock_guard<std::mutex> g(kept_mutex);
-      std::swap(k, kept);
-    }
-    if (k.map != nullptr && k.dev == sb.st_dev && k.ino == sb.st_ino && k.pid == ::getpid()) {
-      t.fd = unique_fd(k.fd);
-      t.map = k.map;
-      t.slot = k.slot;
-      t.dev = k.dev;
-      t.ino = k.ino;
-      return;
-    }
-    release(k.fd, k.map);  // another table (the store was replaced) or another process's
+  if (::stat(p.c_str(), &sb) != 0) return false;
+  kept_table k;
+  {
+    const std::lock_guard<std::mutex> g(kept_mutex);
+    std::swap(k, kept);
   }
-  open_table(data, t);
+  if (k.map != nullptr && k.dev == sb.st_dev && k.ino == sb.st_ino && k.pid == process_id()) {
+    t.fd = unique_fd(k.fd);
+    t.map = k.map;
+    t.slot = k.slot;
+    t.dev = k.dev;
+    t.ino = k.ino;
+    return true;
+  }
+  release(k.fd, k.map);  // another table (the store was replaced) or another process's
+  return false;
+}
+
+// A space's table: the kept one if it is this space's, else opened and
+// mapped (t.slot is then -1).
+void open_or_take_table(const std::filesystem::path& data, reader_table& t) {
+  if (!take_kept_table(data, t)) open_table(data, t);
 }
 
 bool table_valid(const std::byte* map, std::uint64_t uuid) {
@@ -273,12 +281,46 @@ void grow_reader_map(space_state& s, std::uint64_t bytes) {
   s.size = bytes;
 }
 
+// Reads commit `gen`'s record whole (head and page images) into
+// t.record_buf with one pread, at `next` or where the ring says: the size
+// read is the last record's (a refresh's commits are alike), a small
+// commit's at first. True if the bytes read hold the whole record and its head
+// checks; false sends the caller to find_record (then one more read), having
+// learnt the record's size for the next time.
+bool read_whole_record(reader_table& t, std::uint64_t uuid, std::uint64_t gen, std::uint64_t next,
+                       record_head& r) {
+  constexpr std::uint64_t first_guess = 16384;  // a head and three pages
+  const std::uint64_t want = round_up(
+      std::min<std::uint64_t>(t.record_guess != 0 ? t.record_guess : first_guess, copy_chunk),
+      space_page);
+  if (t.record_buf.size() < want) t.record_buf.resize(static_cast<std::size_t>(want));
+  const std::uint64_t hint = ring_get(t.map, gen);
+  for (const std::uint64_t at : {next, hint != next ? hint : ~std::uint64_t{0}}) {
+    if (at == ~std::uint64_t{0}) continue;
+    const long long got = pread_full(t.log_fd.get(), t.record_buf.data(), want, at);
+    if (got < static_cast<long long>(space_page)) continue;
+    if (parse_record_head(t.record_buf.data(), static_cast<std::uint64_t>(got), at, uuid, gen, r)) {
+      t.record_guess = r.head.record_bytes;
+      return true;
+    }
+    log_record h;
+    std::memcpy(&h, t.record_buf.data(), sizeof h);
+    if (std::memcmp(h.magic, record_magic, sizeof h.magic) == 0 && h.uuid == uuid &&
+        h.generation == gen) {
+      t.record_guess = h.record_bytes;  // bigger than read (or damaged): find_record decides
+      return false;
+    }
+  }
+  return false;
+}
+
 // Reads commit `gen`'s pages from the log into the reader's mapping and
 // checks them against the record's CRC; `next` is where the record may be
 // (see find_record), and becomes where the next one may be. Returns false if
 // the log no longer holds the record.
 bool overlay(space_state& s, std::uint64_t& gen, std::uint64_t newest,
-             std::vector<std::uint64_t>* pages, std::uint64_t& next) {
+             std::vector<std::uint64_t>* pages, std::uint64_t& next,
+             space_meta* meta = nullptr) {
   reader_table& t = *s.readers;
   if (!t.log_fd) {
     t.log_fd = unique_fd(::open(s.log_path.c_str(), O_RDONLY | O_CLOEXEC));
@@ -287,6 +329,23 @@ bool overlay(space_state& s, std::uint64_t& gen, std::uint64_t newest,
   }
   const std::uint64_t uuid = s.committed.uuid;
   record_head r;
+  // The usual case: the record read whole, checked in the buffer, then
+  // copied into the mapping (no page of it is written before its CRC matched).
+  if (read_whole_record(t, uuid, gen, next, r)) {
+    next = r.at + r.head.record_bytes;
+    if (meta) *meta = r.meta;
+    grow_reader_map(s, r.meta.file_size);
+    const std::byte* images = t.record_buf.data() + (r.data_at() - r.at);
+    if (crc32c(images, r.head.data_bytes) != r.head.data_crc) return false;
+    for (const log_extent& e : r.extents) {
+      std::memcpy(s.base + e.offset, images, e.length);
+      images += e.length;
+      if (pages)
+        for (std::uint64_t p = e.offset / space_page; p < (e.offset + e.length) / space_page; ++p)
+          pages->push_back(p);
+    }
+    return true;
+  }
   if (!find_record(t, t.log_fd.get(), uuid, gen, next, r)) {
     // The writer may have restarted the log beside an older reader
     // (restart_log_beside_readers): the log now at the path starts with a
@@ -305,6 +364,7 @@ bool overlay(space_state& s, std::uint64_t& gen, std::uint64_t newest,
     }
   }
   next = r.at + r.head.record_bytes;
+  if (meta) *meta = r.meta;
   grow_reader_map(s, r.meta.file_size);
   // The extents' images follow the head: one preadv into their places.
   std::vector<iovec> iov;
@@ -327,7 +387,7 @@ bool overlay(space_state& s, std::uint64_t& gen, std::uint64_t newest,
 void take_slot(reader_table& t, std::uint64_t i) {
   t.slot = static_cast<int>(i);
   word(t.map, slot_at(i)).store(0, std::memory_order_seq_cst);
-  word(t.map, slot_at(i) + 8).store(static_cast<std::uint64_t>(::getpid()),
+  word(t.map, slot_at(i) + 8).store(static_cast<std::uint64_t>(process_id()),
                                     std::memory_order_relaxed);
   auto high = word(t.map, slot_high_at);
   std::uint64_t h = high.load(std::memory_order_relaxed);
@@ -538,7 +598,7 @@ readers_hold file_held_by_readers(const space_state& s, std::uint64_t uuid, std:
 
 void open_readers_as_writer(space_state& s, const lagging_open* lag) {
   auto t = std::make_unique<reader_table>();
-  open_table(s.path, *t);
+  open_or_take_table(s.path, *t);
   const bool lagging = lag != nullptr && !lag->records.empty();
   const std::uint64_t file_gen = lagging ? lag->file_gen : s.committed.generation;
   if (lagging) take_lagging_records(s, *t, *lag);
@@ -568,9 +628,10 @@ void open_as_reader(space_state& s, std::uint64_t reserve) {
   if (static_cast<std::uint64_t>(sb.st_size) < initial_file_size)
     fail(s, "truncated or not an fl::mapped_space file (" + std::to_string(sb.st_size) +
                 " bytes)");
+  const auto file_bytes = static_cast<std::uint64_t>(sb.st_size);
   s.readers = std::make_unique<reader_table>();
   reader_table& t = *s.readers;
-  open_reader_table(s.path, t);
+  open_or_take_table(s.path, t);
   // A valid table whose newest commit is older than the meta slot's is
   // usually a live writer between the two: the first commit of a log's run
   // writes its slot, then publishes the commit in the table. Rebuilding the
@@ -610,10 +671,9 @@ void open_as_reader(space_state& s, std::uint64_t reserve) {
       // with the file mapped at its start, else a new one.
       std::uint64_t want = reserve != 0 ? reserve : std::max(default_reserve, 4 * m.file_size);
       want = round_up(std::max(want, m.file_size), s.granule);
-      // The file mapped up to its end at most (grow_reader_map maps the rest).
-      if (::fstat(s.fd.get(), &sb) != 0) throw_errno(s.path, "fstat", errno);
-      const std::uint64_t mapped = std::min(
-          m.file_size, static_cast<std::uint64_t>(sb.st_size) / s.sys_page * s.sys_page);
+      // The file mapped up to the end seen at open at most: grow_reader_map
+      // maps the rest, from the file if it grew since, else zeros.
+      const std::uint64_t mapped = std::min(m.file_size, file_bytes / s.sys_page * s.sys_page);
       void* r = take_reservation(want, s.fd.get(), mapped);
       s.reserve = want;
       if (r != nullptr) {
@@ -662,14 +722,20 @@ void refresh_reader(space_state& s) {
   if (newest == pinned) return;
   if (m.uuid != s.committed.uuid || newest < pinned)
     fail(s, "the space was replaced by another file of this name: open it again");
-  if (const std::string why = check_meta(m, ~std::uint64_t{0}); !why.empty())
-    fail(s, "the reader table " + table_path(s.path).string() + " is damaged (" + why + ")");
   std::vector<std::uint64_t> pages;
   std::uint64_t next = ~std::uint64_t{0};
+  space_meta last{};  // the meta of the last record read, checked with it
   for (std::uint64_t g = pinned + 1; g <= newest; ++g) {
-    if (!overlay(s, g, newest, &pages, next))
+    if (!overlay(s, g, newest, &pages, next, &last))
       fail(s, "the log " + s.log_path.string() + " does not hold commit " + std::to_string(g) +
                   " (damaged, or replaced by another file)");
+  }
+  // The table's meta is the newest record's (whose checks it then passed),
+  // else it is checked here. A refresh that throws, here or above, leaves a
+  // reader to be opened again.
+  if (std::memcmp(&last, &m, sizeof m) != 0) {
+    if (const std::string why = check_meta(m, ~std::uint64_t{0}); !why.empty())
+      fail(s, "the reader table " + table_path(s.path).string() + " is damaged (" + why + ")");
   }
   word(t.map, slot_at(static_cast<std::uint64_t>(t.slot))).store(newest,
                                                                  std::memory_order_seq_cst);

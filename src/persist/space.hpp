@@ -64,6 +64,10 @@ struct reader_table {
   int slot = -1;
   unique_fd log_fd;
   std::uint64_t log_bytes = 0;  // log_fd's size when last looked up (0: unknown)
+  // A refresh reads a record whole, head and page images, in one pread of
+  // the size of the last record it read (reader_table.cpp, read_whole_record).
+  std::vector<std::byte> record_buf;
+  std::uint64_t record_guess = 0;
   // The table file's inode: a reader's table is kept at close for the next
   // reader of the same inode (reader_table.cpp); 0 when unknown.
   dev_t dev = 0;
@@ -333,6 +337,11 @@ struct record_head {
 // sum. The page images are not read.
 bool read_record_head(int log_fd, std::uint64_t log_bytes, std::uint64_t at, std::uint64_t uuid,
                       std::uint64_t gen, record_head& r);
+// read_record_head over bytes already read: the `have` bytes of the log at
+// `at` (at least a page) hold the whole record of commit `gen`, its page
+// images included; false otherwise, or if a check fails.
+bool parse_record_head(const std::byte* bytes, std::uint64_t have, std::uint64_t at,
+                       std::uint64_t uuid, std::uint64_t gen, record_head& r);
 // True if the record's page images match its data CRC (read in bounded chunks).
 bool record_data_matches(int log_fd, const record_head& r);
 // Both: every byte of the record checked.
