@@ -114,38 +114,32 @@ void shrink_log(space_state& s, std::uint64_t keep) noexcept {
 
 // ---- reading ----
 
-bool read_record_head(int log_fd, std::uint64_t log_bytes, std::uint64_t at, std::uint64_t uuid,
-                      std::uint64_t gen, record_head& r) {
-  if (at >= log_bytes || log_bytes - at < space_page) return false;
-  // The first page holds the head of a record of up to 161 extents (64 bytes
-  // of record, the meta, 16 per extent): read into the stack, a bigger head
-  // into the heap.
-  alignas(8) std::byte page[space_page];
-  if (pread_full(log_fd, page, space_page, at) != static_cast<long long>(space_page))
-    return false;
-  std::memcpy(&r.head, page, sizeof r.head);
-  const log_record& h = r.head;
+namespace {
+
+// The checks of a record's first 64 bytes (`h`, at a place `room` bytes
+// before the log's end) for commit `gen` of file `uuid`: the head's size, or
+// 0 if they fail.
+std::uint64_t head_span(const log_record& h, std::uint64_t room, std::uint64_t uuid,
+                        std::uint64_t gen) {
   if (std::memcmp(h.magic, record_magic, sizeof h.magic) != 0 || h.byte_order != byte_order_mark ||
       h.format_version < 2 || h.format_version > space_format_version || h.uuid != uuid ||
       h.generation != gen)
-    return false;
-  const std::size_t meta_bytes = meta_image_bytes(h.format_version);
-  const std::uint64_t room = log_bytes - at;
-  if (h.extent_count > room / sizeof(log_extent)) return false;
+    return 0;
+  if (h.extent_count > room / sizeof(log_extent)) return 0;
   const std::uint64_t head_bytes = record_head_bytes(h.extent_count, h.format_version);
   if (head_bytes > room || h.data_bytes > room - head_bytes ||
       h.record_bytes != head_bytes + h.data_bytes)
-    return false;
-  std::unique_ptr<std::byte[]> big;
-  const std::byte* head = page;
-  if (head_bytes > space_page) {
-    big.reset(new std::byte[static_cast<std::size_t>(head_bytes)]);
-    std::memcpy(big.get(), page, space_page);
-    if (pread_full(log_fd, big.get() + space_page, head_bytes - space_page, at + space_page) !=
-        static_cast<long long>(head_bytes - space_page))
-      return false;
-    head = big.get();
-  }
+    return 0;
+  return head_bytes;
+}
+
+// The rest of read_record_head's checks, over the whole head (`head`, of the
+// size head_span gave): its CRC, the meta, the extents.
+bool check_head(const std::byte* head, std::uint64_t at, std::uint64_t uuid, std::uint64_t gen,
+                record_head& r) {
+  std::memcpy(&r.head, head, sizeof r.head);
+  const log_record& h = r.head;
+  const std::size_t meta_bytes = meta_image_bytes(h.format_version);
   const std::size_t ext_bytes = static_cast<std::size_t>(h.extent_count) * sizeof(log_extent);
   std::uint32_t crc = crc32c(head, record_crc_span);
   crc = crc32c(head + sizeof h, meta_bytes + ext_bytes, crc);
@@ -169,6 +163,43 @@ bool read_record_head(int log_fd, std::uint64_t log_bytes, std::uint64_t at, std
   }
   r.at = at;
   return sum == h.data_bytes;
+}
+
+}  // namespace
+
+bool read_record_head(int log_fd, std::uint64_t log_bytes, std::uint64_t at, std::uint64_t uuid,
+                      std::uint64_t gen, record_head& r) {
+  if (at >= log_bytes || log_bytes - at < space_page) return false;
+  // The first page holds the head of a record of up to 161 extents (64 bytes
+  // of record, the meta, 16 per extent): read into the stack, a bigger head
+  // into the heap.
+  alignas(8) std::byte page[space_page];
+  if (pread_full(log_fd, page, space_page, at) != static_cast<long long>(space_page))
+    return false;
+  log_record h;
+  std::memcpy(&h, page, sizeof h);
+  const std::uint64_t head_bytes = head_span(h, log_bytes - at, uuid, gen);
+  if (head_bytes == 0) return false;
+  std::unique_ptr<std::byte[]> big;
+  const std::byte* head = page;
+  if (head_bytes > space_page) {
+    big.reset(new std::byte[static_cast<std::size_t>(head_bytes)]);
+    std::memcpy(big.get(), page, space_page);
+    if (pread_full(log_fd, big.get() + space_page, head_bytes - space_page, at + space_page) !=
+        static_cast<long long>(head_bytes - space_page))
+      return false;
+    head = big.get();
+  }
+  return check_head(head, at, uuid, gen, r);
+}
+
+bool parse_record_head(const std::byte* bytes, std::uint64_t have, std::uint64_t at,
+                       std::uint64_t uuid, std::uint64_t gen, record_head& r) {
+  if (have < space_page) return false;
+  log_record h;
+  std::memcpy(&h, bytes, sizeof h);
+  const std::uint64_t head_bytes = head_span(h, have, uuid, gen);
+  return head_bytes != 0 && check_head(bytes, at, uuid, gen, r);
 }
 
 bool record_data_matches(int log_fd, const record_head& r) {

@@ -47,14 +47,16 @@ namespace fl::inline FL_ABI_NS::detail {
 
 namespace {
 
-// The table a closed reader of this process left, for the next reader of
-// the same table: its descriptor keeps the OFD lock on the slot (pin 0, so
-// no writer waits for it), its mapping keeps its page tables. A reader's
-// open then costs one stat of the table's path instead of an open, an
-// fstat, an mmap, a slot claim (fcntl), and at close an munmap, whose TLB
-// flush and the two page faults of a fresh mapping are the dearest parts of
-// an open on machines where faults are expensive. One table is kept (the
-// last closed); the slot it holds is one of reader_slot_count.
+// The table a closed space of this process left (a reader's or the
+// writer's), for the next open of the same table: its descriptor keeps the
+// OFD lock on a reader's slot (pin 0, so no writer waits for it), its mapping
+// keeps its page tables. An open then costs one stat of the table's path
+// instead of an open, an fstat, an mmap (three pages populated), a slot claim
+// (fcntl) for a reader, and at close an munmap and a close; the munmap's TLB
+// flush and the page faults of a fresh mapping are the dearest parts of an
+// open on machines where faults are expensive. One table is kept (the last
+// closed); the slot it may hold is one of reader_slot_count, and stays with
+// the table when a writer takes it (at pin 0: min_pin passes over it).
 struct kept_table {
   int fd = -1;
   std::byte* map = nullptr;
@@ -79,11 +81,11 @@ reader_table::~reader_table() {
     std::atomic_ref<std::uint64_t>(
         *reinterpret_cast<std::uint64_t*>(map + reader_slots_at + slot * reader_slot_bytes))
         .store(0, std::memory_order_seq_cst);
-  if (slot < 0 || ino == 0) {  // a writer's table, or one whose inode is unknown
+  if (ino == 0) {  // a table whose inode is unknown
     ::munmap(map, reader_file_bytes);
     return;
   }
-  kept_table k{fd.get(), map, slot, dev, ino, ::getpid()};
+  kept_table k{fd.get(), map, slot, dev, ino, process_id()};
   {
     const std::lock_guard<std::mutex> g(kept_mutex);
     std::swap(k, kept);
@@ -162,28 +164,34 @@ void open_table(const std::filesystem::path& data, reader_table& t) {
   t.map = static_cast<std::byte*>(m);
 }
 
-// A reader's table: the one a closed reader of this process kept, if the
-// path still names it, else opened as open_table does (t.slot is then -1).
-void open_reader_table(const std::filesystem::path& data, reader_table& t) {
+// The table a closed space of this process kept (see kept_table), if the
+// path still names it: taken into `t` (t.slot is its slot or -1). False
+// otherwise (the kept one, of another table or process, is released).
+bool take_kept_table(const std::filesystem::path& data, reader_table& t) {
   const std::filesystem::path p = table_path(data);
   struct stat sb;
-  if (::stat(p.c_str(), &sb) == 0) {
-    kept_table k;
-    {
-      const std::lock_guard<std::mutex> g(kept_mutex);
-      std::swap(k, kept);
-    }
-    if (k.map != nullptr && k.dev == sb.st_dev && k.ino == sb.st_ino && k.pid == ::getpid()) {
-      t.fd = unique_fd(k.fd);
-      t.map = k.map;
-      t.slot = k.slot;
-      t.dev = k.dev;
-      t.ino = k.ino;
-      return;
-    }
-    release(k.fd, k.map);  // another table (the store was replaced) or another process's
+  if (::stat(p.c_str(), &sb) != 0) return false;
+  kept_table k;
+  {
+    const std::lock_guard<std::mutex> g(kept_mutex);
+    std::swap(k, kept);
   }
-  open_table(data, t);
+  if (k.map != nullptr && k.dev == sb.st_dev && k.ino == sb.st_ino && k.pid == process_id()) {
+    t.fd = unique_fd(k.fd);
+    t.map = k.map;
+    t.slot = k.slot;
+    t.dev = k.dev;
+    t.ino = k.ino;
+    return true;
+  }
+  release(k.fd, k.map);  // another table (the store was replaced) or another process's
+  return false;
+}
+
+// A space's table: the kept one if it is this space's, else opened and
+// mapped (t.slot is then -1).
+void open_or_take_table(const std::filesystem::path& data, reader_table& t) {
+  if (!take_kept_table(data, t)) open_table(data, t);
 }
 
 bool table_valid(const std::byte* map, std::uint64_t uuid) {
@@ -248,16 +256,62 @@ bool find_record(reader_table& t, int log_fd, std::uint64_t uuid, std::uint64_t 
 
 // ---- readers ----
 
-// Extends a reader's mapping of the file to `bytes`.
+// Extends a reader's mapping of the file to `bytes`. Past the file's end
+// (a power loss took a growth that only the log's records made durable,
+// and no writer has reopened the space to replay them), the commit's pages
+// are zeros or in those records: private zero pages there, which the
+// records' pages then overwrite.
 void grow_reader_map(space_state& s, std::uint64_t bytes) {
   if (bytes <= s.size) return;
   if (bytes > s.reserve)
     fail(s, "the space grew past this reader's address reservation (" +
                 std::to_string(s.reserve) + " bytes): open it again");
-  if (::mmap(s.base + s.size, bytes - s.size, file_prot, file_flags | MAP_FIXED, s.fd.get(),
+  struct stat sb;
+  if (::fstat(s.fd.get(), &sb) != 0) throw_errno(s.path, "fstat", errno);
+  const std::uint64_t file_end =
+      std::clamp(static_cast<std::uint64_t>(sb.st_size) / s.sys_page * s.sys_page, s.size, bytes);
+  if (file_end > s.size &&
+      ::mmap(s.base + s.size, file_end - s.size, file_prot, file_flags | MAP_FIXED, s.fd.get(),
              static_cast<off_t>(s.size)) == MAP_FAILED)
     throw_errno(s.path, "mmap (reader growth)", errno);
+  if (bytes > file_end &&
+      ::mmap(s.base + file_end, bytes - file_end, file_prot,
+             MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
+    throw_errno(s.path, "mmap (reader growth past the file's end)", errno);
   s.size = bytes;
+}
+
+// Reads commit `gen`'s record whole (head and page images) into
+// t.record_buf with one pread, at `next` or where the ring says: the size
+// read is the last record's (a refresh's commits are alike), a small
+// commit's at first. True if the bytes read hold the whole record and its head
+// checks; false sends the caller to find_record (then one more read), having
+// learnt the record's size for the next time.
+bool read_whole_record(reader_table& t, std::uint64_t uuid, std::uint64_t gen, std::uint64_t next,
+                       record_head& r) {
+  constexpr std::uint64_t first_guess = 16384;  // a head and three pages
+  const std::uint64_t want = round_up(
+      std::min<std::uint64_t>(t.record_guess != 0 ? t.record_guess : first_guess, copy_chunk),
+      space_page);
+  if (t.record_buf.size() < want) t.record_buf.resize(static_cast<std::size_t>(want));
+  const std::uint64_t hint = ring_get(t.map, gen);
+  for (const std::uint64_t at : {next, hint != next ? hint : ~std::uint64_t{0}}) {
+    if (at == ~std::uint64_t{0}) continue;
+    const long long got = pread_full(t.log_fd.get(), t.record_buf.data(), want, at);
+    if (got < static_cast<long long>(space_page)) continue;
+    if (parse_record_head(t.record_buf.data(), static_cast<std::uint64_t>(got), at, uuid, gen, r)) {
+      t.record_guess = r.head.record_bytes;
+      return true;
+    }
+    log_record h;
+    std::memcpy(&h, t.record_buf.data(), sizeof h);
+    if (std::memcmp(h.magic, record_magic, sizeof h.magic) == 0 && h.uuid == uuid &&
+        h.generation == gen) {
+      t.record_guess = h.record_bytes;  // bigger than read (or damaged): find_record decides
+      return false;
+    }
+  }
+  return false;
 }
 
 // Reads commit `gen`'s pages from the log into the reader's mapping and
@@ -265,7 +319,8 @@ void grow_reader_map(space_state& s, std::uint64_t bytes) {
 // (see find_record), and becomes where the next one may be. Returns false if
 // the log no longer holds the record.
 bool overlay(space_state& s, std::uint64_t& gen, std::uint64_t newest,
-             std::vector<std::uint64_t>* pages, std::uint64_t& next) {
+             std::vector<std::uint64_t>* pages, std::uint64_t& next,
+             space_meta* meta = nullptr) {
   reader_table& t = *s.readers;
   if (!t.log_fd) {
     t.log_fd = unique_fd(::open(s.log_path.c_str(), O_RDONLY | O_CLOEXEC));
@@ -274,6 +329,23 @@ bool overlay(space_state& s, std::uint64_t& gen, std::uint64_t newest,
   }
   const std::uint64_t uuid = s.committed.uuid;
   record_head r;
+  // The usual case: the record read whole, checked in the buffer, then
+  // copied into the mapping (no page of it is written before its CRC matched).
+  if (read_whole_record(t, uuid, gen, next, r)) {
+    next = r.at + r.head.record_bytes;
+    if (meta) *meta = r.meta;
+    grow_reader_map(s, r.meta.file_size);
+    const std::byte* images = t.record_buf.data() + (r.data_at() - r.at);
+    if (crc32c(images, r.head.data_bytes) != r.head.data_crc) return false;
+    for (const log_extent& e : r.extents) {
+      std::memcpy(s.base + e.offset, images, e.length);
+      images += e.length;
+      if (pages)
+        for (std::uint64_t p = e.offset / space_page; p < (e.offset + e.length) / space_page; ++p)
+          pages->push_back(p);
+    }
+    return true;
+  }
   if (!find_record(t, t.log_fd.get(), uuid, gen, next, r)) {
     // The writer may have restarted the log beside an older reader
     // (restart_log_beside_readers): the log now at the path starts with a
@@ -292,6 +364,7 @@ bool overlay(space_state& s, std::uint64_t& gen, std::uint64_t newest,
     }
   }
   next = r.at + r.head.record_bytes;
+  if (meta) *meta = r.meta;
   grow_reader_map(s, r.meta.file_size);
   // The extents' images follow the head: one preadv into their places.
   std::vector<iovec> iov;
@@ -314,7 +387,7 @@ bool overlay(space_state& s, std::uint64_t& gen, std::uint64_t newest,
 void take_slot(reader_table& t, std::uint64_t i) {
   t.slot = static_cast<int>(i);
   word(t.map, slot_at(i)).store(0, std::memory_order_seq_cst);
-  word(t.map, slot_at(i) + 8).store(static_cast<std::uint64_t>(::getpid()),
+  word(t.map, slot_at(i) + 8).store(static_cast<std::uint64_t>(process_id()),
                                     std::memory_order_relaxed);
   auto high = word(t.map, slot_high_at);
   std::uint64_t h = high.load(std::memory_order_relaxed);
@@ -362,7 +435,13 @@ bool slot_alive(const reader_table& t, std::uint64_t i) {
 void init_from_file(space_state& s, reader_table& t) {
   const meta_slots slots = read_meta_slots(s);
   const space_meta& m = slots.meta[slots.newest];
-  init_table(t.map, m.uuid);
+  // The slots of this file's table are live readers' pins: kept (a writer
+  // opening later must not move the file past them); another file's table
+  // starts empty.
+  if (table_valid(t.map, m.uuid))
+    clear_ring(t.map);
+  else
+    init_table(t.map, m.uuid);
   const bool log_bit = (m.state & meta_log_bit) != 0;
   std::uint64_t file_gen = m.generation, newest = m.generation;
   space_meta last = m;
@@ -379,8 +458,11 @@ void init_from_file(space_state& s, reader_table& t) {
     std::uint64_t at = 0;
     for (std::uint64_t gen = log ? run_first_generation(log.get(), m.uuid, first) : first; log;
          ++gen) {
+      // The whole record, its pages against its CRC, as the writer's replay
+      // reads it: a power loss may leave a commit's head without its pages
+      // (a commit that never returned), which ends the run.
       record_head r;
-      if (!read_record_head(log.get(), log_bytes, at, m.uuid, gen, r)) break;
+      if (!read_record(log.get(), log_bytes, at, m.uuid, gen, r)) break;
       ring_put(t.map, gen, at);
       newest = gen;
       last = r.meta;
@@ -467,22 +549,69 @@ void refuse_read_only(const space_state& s, const char* what) {
     throw persist_error(s.path, std::string(what) + ": the space is opened read-only");
 }
 
+void mark_table_replaced(const std::filesystem::path& data, const space_meta& by) noexcept {
+  const std::filesystem::path p = table_path(data);
+  const unique_fd fd(::open(p.c_str(), O_RDWR | O_CLOEXEC));
+  struct stat sb;
+  if (!fd || ::fstat(fd.get(), &sb) != 0 ||
+      static_cast<std::uint64_t>(sb.st_size) < reader_file_bytes)
+    return;
+  void* m = ::mmap(nullptr, reader_file_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd.get(), 0);
+  if (m == MAP_FAILED) return;
+  auto* map = static_cast<std::byte*>(m);
+  while (::flock(fd.get(), LOCK_EX) != 0 && errno == EINTR) {
+  }
+  // Its readers' next refresh() finds another file's commit ("replaced by
+  // another file of this name"); a reader opening the replaced file
+  // meanwhile finds the table invalid and rebuilds it from that file.
+  write_newest(map, ~std::uint64_t{0}, by);
+  reader_file_head h;
+  std::memcpy(&h, map, offsetof(reader_file_head, seq));
+  h.uuid = 0;
+  std::memcpy(map, &h, offsetof(reader_file_head, seq));
+  ::flock(fd.get(), LOCK_UN);
+  ::munmap(m, reader_file_bytes);
+}
+
 bool file_is_current(const space_state& s) noexcept {
   return !s.readers || s.readers->file_gen == s.committed.generation;
 }
 
-void open_readers_as_writer(space_state& s) {
+readers_hold file_held_by_readers(const space_state& s, std::uint64_t uuid, std::uint64_t first,
+                                  std::uint64_t newest) {
+  readers_hold h{newest, newest};
+  struct stat sb;
+  if (::stat(table_path(s.path).c_str(), &sb) != 0) return h;  // no reader has opened it
+  reader_table t;
+  open_table(s.path, t);
+  if (!table_valid(t.map, uuid) || min_pin(t, newest) >= newest) return h;
+  // A live reader holds an older commit: the file holds what the table says
+  // (readers pin no older), and a writer that died while moving it forward
+  // may have written pages up to its intent, which no live reader pins below.
+  const std::uint64_t floor = first - 1;
+  const std::uint64_t f = word(t.map, file_gen_at).load(std::memory_order_seq_cst);
+  const std::uint64_t i = word(t.map, intent_at).load(std::memory_order_seq_cst);
+  h.file_gen = std::clamp(f, floor, newest);
+  h.may_write = std::clamp(std::max(f, i), h.file_gen, newest);
+  return h;
+}
+
+void open_readers_as_writer(space_state& s, const lagging_open* lag) {
   auto t = std::make_unique<reader_table>();
-  open_table(s.path, *t);
+  open_or_take_table(s.path, *t);
+  const bool lagging = lag != nullptr && !lag->records.empty();
+  const std::uint64_t file_gen = lagging ? lag->file_gen : s.committed.generation;
+  if (lagging) take_lagging_records(s, *t, *lag);
   {
     const table_lock lock(table_path(s.path), t->fd.get());
     if (!table_valid(t->map, s.committed.uuid)) init_table(t->map, s.committed.uuid);
     clear_ring(t->map);
+    for (const reader_table::logged& r : t->records) ring_put(t->map, r.gen, r.at);
     write_newest(t->map, s.committed.generation, s.committed);
-    word(t->map, file_gen_at).store(s.committed.generation, std::memory_order_seq_cst);
-    word(t->map, intent_at).store(s.committed.generation, std::memory_order_seq_cst);
+    word(t->map, file_gen_at).store(file_gen, std::memory_order_seq_cst);
+    word(t->map, intent_at).store(file_gen, std::memory_order_seq_cst);
   }
-  t->file_gen = s.committed.generation;
+  t->file_gen = file_gen;
   s.readers = std::move(t);
 }
 
@@ -499,19 +628,34 @@ void open_as_reader(space_state& s, std::uint64_t reserve) {
   if (static_cast<std::uint64_t>(sb.st_size) < initial_file_size)
     fail(s, "truncated or not an fl::mapped_space file (" + std::to_string(sb.st_size) +
                 " bytes)");
+  const auto file_bytes = static_cast<std::uint64_t>(sb.st_size);
   s.readers = std::make_unique<reader_table>();
   reader_table& t = *s.readers;
-  open_reader_table(s.path, t);
-  {
+  open_or_take_table(s.path, t);
+  // A valid table whose newest commit is older than the meta slot's is
+  // usually a live writer between the two: the first commit of a log's run
+  // writes its slot, then publishes the commit in the table. Rebuilding the
+  // table then would wipe the pins of the readers beside it, and the writer
+  // would move the file past their commits (a reader saw /n of commit 1 with
+  // /m of commit 0). The reader waits for the publication; a writer that
+  // died in between leaves the table stale, rebuilt after a while.
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
+  for (;;) {
     const table_lock lock(table_path(s.path), t.fd.get());
     const meta_slots slots = read_meta_slots(s);
     const space_meta& m = slots.meta[slots.newest];
     std::uint64_t gen = 0;
     space_meta published{};
-    if (table_valid(t.map, m.uuid)) read_newest(t.map, gen, published);
-    if (gen < m.generation || !check_meta(published, ~std::uint64_t{0}).empty())
-      init_from_file(s, t);
+    const bool valid = table_valid(t.map, m.uuid);
+    if (valid) read_newest(t.map, gen, published);
+    const bool damaged = !check_meta(published, ~std::uint64_t{0}).empty();
+    if (valid && !damaged && gen < m.generation && std::chrono::steady_clock::now() < give_up) {
+      std::this_thread::yield();
+      continue;  // the lock goes with this round
+    }
+    if (!valid || damaged || gen < m.generation) init_from_file(s, t);
     claim_slot(s, t);
+    break;
   }
   for (int attempt = 0;; ++attempt) {
     std::uint64_t from = 0;
@@ -522,19 +666,19 @@ void open_as_reader(space_state& s, std::uint64_t reserve) {
     if (const std::string why = check_meta(m, ~std::uint64_t{0}); !why.empty() || newest < pinned)
       fail(s, "the reader table " + table_path(s.path).string() + " is damaged (" +
                   (why.empty() ? "generations out of order" : why) + ")");
-    if (::fstat(s.fd.get(), &sb) != 0) throw_errno(s.path, "fstat", errno);
-    if (static_cast<std::uint64_t>(sb.st_size) < m.file_size)
-      fail(s, check_size(m, static_cast<std::uint64_t>(sb.st_size)));
     if (s.base == nullptr) {
       // As the writer: a range a closed space left (its page tables kept),
       // with the file mapped at its start, else a new one.
       std::uint64_t want = reserve != 0 ? reserve : std::max(default_reserve, 4 * m.file_size);
       want = round_up(std::max(want, m.file_size), s.granule);
-      void* r = take_reservation(want, s.fd.get(), m.file_size);
+      // The file mapped up to the end seen at open at most: grow_reader_map
+      // maps the rest, from the file if it grew since, else zeros.
+      const std::uint64_t mapped = std::min(m.file_size, file_bytes / s.sys_page * s.sys_page);
+      void* r = take_reservation(want, s.fd.get(), mapped);
       s.reserve = want;
       if (r != nullptr) {
         s.base = static_cast<std::byte*>(r);
-        s.size = m.file_size;
+        s.size = mapped;
       } else {
         r = ::mmap(nullptr, want, reserve_prot, reserve_flags, -1, 0);
         if (r == MAP_FAILED) throw_errno(s.path, "mmap (address reservation)", errno);
@@ -578,14 +722,20 @@ void refresh_reader(space_state& s) {
   if (newest == pinned) return;
   if (m.uuid != s.committed.uuid || newest < pinned)
     fail(s, "the space was replaced by another file of this name: open it again");
-  if (const std::string why = check_meta(m, ~std::uint64_t{0}); !why.empty())
-    fail(s, "the reader table " + table_path(s.path).string() + " is damaged (" + why + ")");
   std::vector<std::uint64_t> pages;
   std::uint64_t next = ~std::uint64_t{0};
+  space_meta last{};  // the meta of the last record read, checked with it
   for (std::uint64_t g = pinned + 1; g <= newest; ++g) {
-    if (!overlay(s, g, newest, &pages, next))
+    if (!overlay(s, g, newest, &pages, next, &last))
       fail(s, "the log " + s.log_path.string() + " does not hold commit " + std::to_string(g) +
                   " (damaged, or replaced by another file)");
+  }
+  // The table's meta is the newest record's (whose checks it then passed),
+  // else it is checked here. A refresh that throws, here or above, leaves a
+  // reader to be opened again.
+  if (std::memcmp(&last, &m, sizeof m) != 0) {
+    if (const std::string why = check_meta(m, ~std::uint64_t{0}); !why.empty())
+      fail(s, "the reader table " + table_path(s.path).string() + " is damaged (" + why + ")");
   }
   word(t.map, slot_at(static_cast<std::uint64_t>(t.slot))).store(newest,
                                                                  std::memory_order_seq_cst);
