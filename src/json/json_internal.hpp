@@ -8,7 +8,7 @@
 // one thread at a time (see fl/json_store.hpp).
 #pragma once
 
-#include <fl/detail/crc32c.hpp>
+#include "../crc32c.hpp"
 #include <fl/detail/json_format.hpp>
 #include "../persist/persist_format.hpp"
 #include <fl/json_store.hpp>
