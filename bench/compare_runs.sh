@@ -61,18 +61,24 @@ run_alloc() {  # side binary group round
   "$here/alloc_runs.sh" "$bin" "$out/$side/$(stem_of "$group").alloc.$round" "$group" 1 >/dev/null
 }
 
-# Which side goes first alternates from group to group and round to round.
+# Runs `fn` for both sides; which goes first alternates from group to group
+# (g) and round to round.
+take_turns() {  # fn group round g
+  local fn=$1 group=$2 round=$3 g=$4
+  if (((g + round) % 2)); then
+    "$fn" before "$before" "$group" "$round"
+    "$fn" after "$after" "$group" "$round"
+  else
+    "$fn" after "$after" "$group" "$round"
+    "$fn" before "$before" "$group" "$round"
+  fi
+}
+
 for ((round = 1; round <= rounds; ++round)); do
   g=0
   for group in $groups; do
     g=$((g + 1))
-    if (((g + round) % 2)); then
-      run_group before "$before" "$group" "$round"
-      run_group after "$after" "$group" "$round"
-    else
-      run_group after "$after" "$group" "$round"
-      run_group before "$before" "$group" "$round"
-    fi
+    take_turns run_group "$group" "$round" "$g"
   done
 done
 
@@ -82,14 +88,7 @@ for ((round = 1; round <= alloc_rounds; ++round)); do
     g=$((g + 1))
     n=$( { "$before" --benchmark_list_tests --benchmark_filter="$group"
            "$after" --benchmark_list_tests --benchmark_filter="$group"; } | grep -c '^alloc/' || true)
-    [ "$n" -gt 0 ] || continue
-    if (((g + round) % 2)); then
-      run_alloc before "$before" "$group" "$round"
-      run_alloc after "$after" "$group" "$round"
-    else
-      run_alloc after "$after" "$group" "$round"
-      run_alloc before "$before" "$group" "$round"
-    fi
+    if [ "$n" -gt 0 ]; then take_turns run_alloc "$group" "$round" "$g"; fi
   done
 done
 echo "compare_runs: results in $out/before and $out/after" >&2
