@@ -48,7 +48,8 @@ run_group() {  # side binary group round
   local stem
   stem=$(stem_of "$group")
   # A group of alloc/ rows alone has nothing here (alloc_runs.sh runs them).
-  FL_BENCH_SKIP_ALLOC=1 "$bin" --benchmark_list_tests --benchmark_filter="$group" | grep -q . || return 0
+  # (The list is read whole: grep -q would stop the program mid-list.)
+  [ -n "$(FL_BENCH_SKIP_ALLOC=1 "$bin" --benchmark_list_tests --benchmark_filter="$group")" ] || return 0
   echo "compare_runs: round $round $group $side" >&2
   FL_BENCH_SKIP_ALLOC=1 "$bin" --benchmark_filter="$group" \
     --benchmark_repetitions="$reps" --benchmark_out="$out/$side/$stem.$round.json" \

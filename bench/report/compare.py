@@ -55,8 +55,12 @@ def load_side(run_dirs, side, time_key):
         rel = os.path.relpath(path, side_dir)
         m = re.search(r"\.(\d+)(?:/|\.json$)", rel)
         rnd = int(m.group(1)) if m else 0
-        with open(path) as f:
-            data = json.load(f)
+        try:
+            with open(path) as f:
+                data = json.load(f)
+        except ValueError as e:  # a run still writing it, or one killed
+            print(f"compare.py: {path} skipped: {e}", file=sys.stderr)
+            continue
         for b in data.get("benchmarks", []):
             if b.get("run_type") == "aggregate" or b.get("error_occurred"):
                 continue
