@@ -41,7 +41,13 @@ else
   groups=$filter
 fi
 
-stem_of() { tr -c 'A-Za-z0-9_\n' '_' <<<"$1" | sed 's/__*/_/g; s/^_//; s/_$//'; }
+# A file name for a group: its regex in letters, digits and '_', cut to 60
+# characters plus a checksum of the whole (a rerun's regex of many rows is
+# longer than a file name may be).
+stem_of() {
+  printf '%s_%s' "$(tr -c 'A-Za-z0-9_\n' '_' <<<"$1" | sed 's/__*/_/g; s/^_//; s/_$//' | cut -c1-60)" \
+    "$(cksum <<<"$1" | cut -d' ' -f1)"
+}
 
 run_group() {  # side binary group round
   local side=$1 bin=$2 group=$3 round=$4
