@@ -34,7 +34,10 @@
 //                      number's bytes with the On Demand API and splices the
 //                      text instead of serializing: the cheapest whole-file
 //                      rewrite. lmdb: the same splice in the one member's value
-//                      (/statuses), put and committed.
+//                      (/statuses), put and committed. fdatasync: 4 KiB
+//                      overwritten in a written file and flushed
+//                      (bench/flush_floor.hpp), the disk's floor for any
+//                      durable commit, no store (for reference only).
 // lmdb (FL_BENCH_HAVE_LMDB) stores the document as one key per top-level
 // member, each value the member's compact JSON text (bench/lmdb_peer.hpp).
 // "Faster" is less time per operation; import/reopen/dump report GB/s of the
@@ -44,6 +47,7 @@
 #include "common.hpp"
 #include "json_data.hpp"
 #include "json_pointers.hpp"
+#include "flush_floor.hpp"
 #include "lmdb_peer.hpp"
 
 #include <fl/json_store.hpp>
@@ -415,6 +419,12 @@ void bm_edit_sync_simdjson(benchmark::State& st, std::string name) {
   }
 }
 
+// The disk's floor beside them (the document plays no part).
+void bm_edit_sync_floor(benchmark::State& st, std::string name) {
+  if (!have(st, name)) return;
+  fl_bench::run_flush_floor(st, scratch() / ("edit_floor_" + name));
+}
+
 #if defined(FL_BENCH_HAVE_LMDB)
 // ---- the LMDB peer: one key per top-level member ----
 //
@@ -543,6 +553,8 @@ const bool registered = [] {
 #if defined(FL_BENCH_HAVE_LMDB)
     fl_bench::reg("json/edit_sync_" + doc + "/lmdb", bm_edit_sync_lmdb, doc)->UseRealTime();
 #endif
+    fl_bench::reg("json/edit_sync_" + doc + "/fdatasync", bm_edit_sync_floor, doc)
+        ->UseRealTime();
   }
   return true;
 }();

@@ -36,8 +36,12 @@
 //              (MDB_WRITEMAP extends it to the map size, sparse, as fl's
 //              space file is) and reads its root record in a read
 //              transaction
+//   fdatasync  sync_4k_dirty only: 4 KiB overwritten in a written file, then
+//              fdatasync (bench/flush_floor.hpp): no store, no atomicity, the
+//              disk's floor for any durable commit (for reference only)
 // "Faster" is less time per iteration.
 #include "common.hpp"
+#include "flush_floor.hpp"
 #include "lmdb_peer.hpp"
 
 #include <fl/persist.hpp>
@@ -263,6 +267,10 @@ void bm_sync_lmdb(benchmark::State& st) {
 }
 #endif
 
+void bm_sync_floor(benchmark::State& st) {
+  fl_bench::run_flush_floor(st, scratch::get() / "sync_floor");
+}
+
 // ---- reopen_1gb --------------------------------------------------------------------
 
 constexpr std::uint64_t gib = std::uint64_t{1} << 30;
@@ -350,6 +358,9 @@ const bool registered = [] {
       ->Unit(benchmark::kMicrosecond)
       ->UseRealTime();
 #endif
+  fl_bench::reg("persist/sync_4k_dirty/fdatasync", bm_sync_floor)
+      ->Unit(benchmark::kMicrosecond)
+      ->UseRealTime();
   fl_bench::reg("persist/reopen_1gb/fl", bm_reopen_fl)->Unit(benchmark::kMicrosecond);
 #if defined(FL_BENCH_HAVE_BOOST)
   fl_bench::reg("persist/reopen_1gb/boost_ipc", bm_reopen_boost)->Unit(benchmark::kMicrosecond);

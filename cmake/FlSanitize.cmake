@@ -3,7 +3,14 @@
 # sanitizer must see both sides of every call.
 if(FL_SANITIZE)
   string(REPLACE ";" "," fl_san "${FL_SANITIZE}")
-  add_compile_options(-fsanitize=${fl_san} -fno-omit-frame-pointer -fno-sanitize-recover=all -g)
+  add_compile_options(-fsanitize=${fl_san} -fno-omit-frame-pointer -fno-sanitize-recover=all)
+  # A report needs file and line: -g unless the build chose its own level
+  # (make test's sanitizer builds take -g1, line tables only, which symbolize
+  # every frame and compile the template-heavy tests in about 60% of the time).
+  string(TOUPPER "${CMAKE_BUILD_TYPE}" fl_san_build_type)
+  if(NOT " ${CMAKE_CXX_FLAGS} ${CMAKE_CXX_FLAGS_${fl_san_build_type}} " MATCHES " -g[0-3]? ")
+    add_compile_options(-g)
+  endif()
   add_link_options(-fsanitize=${fl_san})
   # GCC cannot instrument std::atomic_thread_fence (-Wtsan, an error under
   # FL_WERROR). The reader table's sequence lock orders its relaxed loads and

@@ -148,6 +148,13 @@ void immutable_owner_released(immutable_rep* r) noexcept {
   immutable_owner* o = immutable_me;
   // The acquire pairs with other threads' acq_rel decrements of `shared`.
   std::int64_t cur = r->shared.load(std::memory_order_acquire);
+  if ((cur & immutable_queued) != 0) return;  // queued: the drain merges it
+  // From here on count(shared) is the number of handles left (local is 0),
+  // so it stays >= 0 and no other thread queues r. r becomes unowned before
+  // MERGED is published: once it is, the last other holder may free r at
+  // once, and this thread must not write to it after that. (Other threads
+  // compare `owner` only with their own record, which is neither value.)
+  r->owner.store(&immutable_no_owner, std::memory_order_relaxed);
   for (;;) {
     if (cur == 0) {
       // No reference outside local was ever left over: no other handle exists.
@@ -155,12 +162,9 @@ void immutable_owner_released(immutable_rep* r) noexcept {
       free_block(r);
       return;
     }
-    if ((cur & immutable_queued) != 0) return;  // queued: the drain merges it
-    // count(cur) >= 0 here (the handles alive are local + count = count), and
-    // not 0 (cur would be 0), so the merged text lives on.
+    // count(cur) > 0: the merged text lives on in the other handles.
     if (r->shared.compare_exchange_weak(cur, cur | immutable_merged, std::memory_order_acq_rel,
                                         std::memory_order_acquire)) {
-      r->owner.store(&immutable_no_owner, std::memory_order_relaxed);
       --o->owned;
       return;
     }
@@ -168,17 +172,30 @@ void immutable_owner_released(immutable_rep* r) noexcept {
 }
 
 void immutable_release_shared(immutable_rep* r) noexcept {
-  std::int64_t now = r->shared.fetch_sub(immutable_one, std::memory_order_acq_rel) - immutable_one;
-  if ((now & immutable_merged) != 0) {
-    if ((now >> 2) == 0) free_block(r);
+  std::int64_t cur = r->shared.load(std::memory_order_relaxed);
+  if ((cur & immutable_merged) != 0) {
+    // Merged (the flag stays while r lives, and this handle keeps it alive):
+    // the drop that takes the count to 0 frees r.
+    const std::int64_t now = r->shared.fetch_sub(immutable_one, std::memory_order_acq_rel);
+    if (((now - immutable_one) >> 2) == 0) free_block(r);
     return;
   }
-  // Not merged and below 0: some of the owner's local references are gone.
-  // Queue the text once; a merge that wins the race frees it instead.
-  while ((now & (immutable_merged | immutable_queued)) == 0 && (now >> 2) < 0) {
-    if (r->shared.compare_exchange_weak(now, now | immutable_queued, std::memory_order_acq_rel,
+  // Not merged: a drop that takes the count below 0 (some of the owner's
+  // local references are gone) also claims r for the merge (QUEUED), in the
+  // same step. After its decrement this thread holds no reference, so it may
+  // touch r again only if that decrement made it the claimant: a separate
+  // claim could lose to another thread's, whose merge may free r first.
+  for (;;) {
+    std::int64_t next = cur - immutable_one;
+    const bool claim = (next & (immutable_merged | immutable_queued)) == 0 && (next >> 2) < 0;
+    if (claim) next |= immutable_queued;
+    if (r->shared.compare_exchange_weak(cur, next, std::memory_order_acq_rel,
                                         std::memory_order_relaxed)) {
-      push_for_merge(r);
+      if (claim) {
+        push_for_merge(r);
+      } else if ((next & immutable_merged) != 0 && (next >> 2) == 0) {
+        free_block(r);  // merged since the load, and this was the last handle
+      }
       return;
     }
   }

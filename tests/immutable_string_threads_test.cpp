@@ -201,6 +201,71 @@ TEST(ImmutableStringThreads, OwnerExitsFirstWhileOthersHoldCopies) {
   }
 }
 
+namespace {
+
+// Lets `n` threads through at once: each arrives and waits until all have
+// (yielding, so that more threads than cores still reach the line quickly).
+struct start_line {
+  explicit start_line(int n) : waiting(n) {}
+  void arrive_and_wait() {
+    waiting.fetch_sub(1, std::memory_order_acq_rel);
+    while (waiting.load(std::memory_order_acquire) != 0) std::this_thread::yield();
+  }
+  std::atomic<int> waiting;
+};
+
+}  // namespace
+
+// The owner's copies of its text are all dropped on other threads at the same
+// moment, after the owner exited, and each of those threads exits right after
+// its drop. Every drop takes the count below zero; one of them claims the
+// text (QUEUED) and merges it, and the last one frees it. A drop that lost
+// the claim to another thread must not touch the text again: the block may
+// already be freed, and nothing orders such a late access before the free
+// (TSan reported it as a race with the freeing thread's exit).
+TEST(ImmutableStringThreads, CopiesOfAnExitedOwnerDroppedAtOnceElsewhere) {
+  constexpr int droppers = 3;
+  for (int round = 0; round < 300; ++round) {
+    std::vector<fl::immutable_string> copies;
+    std::thread owner([&copies, round] {
+      fl::immutable_string s(text_of(round));
+      for (int i = 0; i < droppers; ++i) copies.push_back(s);  // counted by the owner
+    });
+    owner.join();
+    start_line line(droppers);
+    std::vector<std::thread> others;
+    for (auto& c : copies) {
+      others.emplace_back([mine = std::move(c), &line, round]() mutable {
+        EXPECT_EQ(mine.view(), text_of(round));  // not ASSERT: the others wait for this thread
+        line.arrive_and_wait();
+        mine = fl::immutable_string();  // the drop, then the thread exits
+      });
+    }
+    for (auto& t : others) t.join();
+  }
+}
+
+// The owner drops its last copy (its local count reaches 0, and it marks the
+// text merged) while another thread drops the only other copy at the same
+// moment; whichever is last frees the block. Once the text is marked merged,
+// the other thread's drop may free it at once, so the owner must not write
+// to the block after that mark.
+TEST(ImmutableStringThreads, OwnerAndOtherThreadDropTheLastTwoCopiesAtOnce) {
+  for (int round = 0; round < 500; ++round) {
+    auto* text = new fl::immutable_string(text_of(round));
+    start_line line(2);
+    std::thread other([text, &line, round] {
+      fl::immutable_string mine = *text;       // counted in `shared`
+      EXPECT_EQ(mine.view(), text_of(round));  // not ASSERT: the owner waits for this thread
+      line.arrive_and_wait();
+      mine = fl::immutable_string();
+    });
+    line.arrive_and_wait();
+    delete text;
+    other.join();
+  }
+}
+
 // Texts made, copied and dropped by thread_local destructors, before and
 // after the thread's owner record is retired: texts made after it are born
 // shared-counted, and texts it owned are merged by their last holder.

@@ -10,12 +10,15 @@
 // its own (a copy made on the owner and destroyed elsewhere raises local and
 // lowers shared), so the text is freed only once the two are merged:
 //   - when the owner's local count drops to 0 it merges (sets MERGED; the
-//     text becomes unowned and every later count is atomic), and frees the
-//     text if no other handle is left;
+//     text becomes unowned, `owner` is written before MERGED is published,
+//     and every later count is atomic), and frees the text if no other
+//     handle is left;
 //   - when another thread's decrement takes count(shared) below 0, the owner
-//     still holds local references that are really gone: that thread marks
-//     the text QUEUED and pushes it on the owner's merge queue, which the
-//     owner drains when it next makes a text and when it exits;
+//     still holds local references that are really gone: that decrement also
+//     marks the text QUEUED (one compare-exchange, so exactly one thread
+//     claims it and no thread touches the text after a decrement that did not
+//     claim it), and the claimant pushes it on the owner's merge queue, which
+//     the owner drains when it next makes a text and when it exits;
 //   - after the owner has exited (its queue is closed), the thread that would
 //     have queued the text merges it itself: the owner's last write to local
 //     happened before it closed the queue, which that thread has read.
