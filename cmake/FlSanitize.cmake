@@ -1,6 +1,12 @@
 # FL_SANITIZE="address;undefined" (or "thread") instruments everything this build
 # compiles: the library, the tests and the fuzzers. Directory scope on purpose: a
 # sanitizer must see both sides of every call.
+# libFuzzer steers by coverage of the code under test, which is the library:
+# a fuzzing build instruments every target, the libraries included, so the
+# fuzzers link them as they are.
+if(FL_BUILD_FUZZ AND NOT "fuzzer-no-link" IN_LIST FL_SANITIZE)
+  list(APPEND FL_SANITIZE fuzzer-no-link)
+endif()
 if(FL_SANITIZE)
   string(REPLACE ";" "," fl_san "${FL_SANITIZE}")
   add_compile_options(-fsanitize=${fl_san} -fno-omit-frame-pointer -fno-sanitize-recover=all)

@@ -4,8 +4,9 @@
 // and container path copies, growth, commits by the thousand); a reader that
 // is killed holds nothing; a reader cannot write.
 //
-// The process test runs 2 s here; FL_READERS_SECONDS=30 runs it for 30 s and
-// FL_READERS_REPORT=1 prints its figures (commits, reads, refreshes).
+// The process test runs 2 s here; FL_READERS_SECONDS=30 runs it for 30 s,
+// FL_READERS_PROCESSES=n with n readers, and FL_READERS_REPORT=1 prints its
+// figures (commits, reads, refreshes).
 #include <fl/json_store.hpp>
 #include <fl/mapped_space.hpp>
 
@@ -14,12 +15,14 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -224,6 +227,38 @@ TEST(StoreReaders, AWriterClosingBesideALaggingReaderKeepsItsLog) {
   EXPECT_EQ(seen, n);
 }
 
+// compact() and a re-import replace the file under the path: a reader's
+// refresh() moves to the newest commit of the file the path names (before,
+// it stayed on the replaced file's last commit, or failed reading a log the
+// replacement removed).
+TEST(StoreReaders, RefreshFollowsACompactionAndAReimport) {
+  fl_test::temp_dir d;
+  const auto file = d.path() / "doc.fl";
+  std::uint64_t n = 0;
+  std::optional<fl::json_store> w(make_store(file));
+  edit(*w, ++n);
+  w->sync();
+  fl::json_store r = fl::json_store::open(file, fl::open_mode::read_only);
+  std::uint64_t seen = 0;
+  for (int round = 0; round < 2; ++round) {
+    w->compact();
+    edit(*w, ++n);
+    w->sync();  // publishes the compacted file
+    edit(*w, ++n);
+    w->sync();
+    ASSERT_EQ(check(r, &seen), "");
+    EXPECT_EQ(seen, n - 2) << "before refresh()";
+    r.refresh();
+    ASSERT_EQ(check(r, &seen), "") << "round " << round;
+    EXPECT_EQ(seen, n) << "round " << round;
+  }
+  w.reset();
+  fl::json_store::import(initial_doc(), file).sync();  // replaces the store
+  r.refresh();
+  ASSERT_EQ(check(r, &seen), "");
+  EXPECT_EQ(seen, 0u);
+}
+
 // ---- processes ----
 
 struct figures {
@@ -270,6 +305,14 @@ double seconds_to_run() {
   return s != nullptr ? std::atof(s) : 2.0;
 }
 
+// FL_READERS_PROCESSES sets the number of reader processes (3 by default;
+// more for a stress run): every third holds its commit 20 ms at a time.
+int reader_processes() {
+  const char* s = std::getenv("FL_READERS_PROCESSES");
+  const int n = s != nullptr ? std::atoi(s) : 3;
+  return n > 0 ? n : 3;
+}
+
 TEST(StoreReaders, OneWriterThreeReaderProcesses) {
   fl_test::temp_dir d;
   const auto file = d.path() / "doc.fl";
@@ -277,16 +320,15 @@ TEST(StoreReaders, OneWriterThreeReaderProcesses) {
   const auto run = std::chrono::duration_cast<clock_type::duration>(
       std::chrono::duration<double>(seconds_to_run()));
   const auto until = clock_type::now() + run;
-  int pipes[3][2];
-  pid_t pids[3];
-  const std::chrono::milliseconds holds[3] = {std::chrono::milliseconds(0),
-                                              std::chrono::milliseconds(0),
-                                              std::chrono::milliseconds(20)};
-  for (int i = 0; i < 3; ++i) {
-    ASSERT_EQ(::pipe(pipes[i]), 0);
+  const int readers = reader_processes();
+  std::vector<std::array<int, 2>> pipes(static_cast<std::size_t>(readers));
+  std::vector<pid_t> pids(static_cast<std::size_t>(readers));
+  for (std::size_t i = 0; i < pipes.size(); ++i) {
+    ASSERT_EQ(::pipe(pipes[i].data()), 0);
     pids[i] = ::fork();
     ASSERT_GE(pids[i], 0);
-    if (pids[i] == 0) reader_process(file, until, holds[i], pipes[i][1]);
+    const auto hold = std::chrono::milliseconds(i % 3 == 2 ? 20 : 0);
+    if (pids[i] == 0) reader_process(file, until, hold, pipes[i][1]);
     ::close(pipes[i][1]);
   }
   std::uint64_t n = 0;
@@ -295,7 +337,7 @@ TEST(StoreReaders, OneWriterThreeReaderProcesses) {
     w.sync();
   }
   figures total;
-  for (int i = 0; i < 3; ++i) {
+  for (std::size_t i = 0; i < pipes.size(); ++i) {
     figures f;
     ASSERT_EQ(::read(pipes[i][0], &f, sizeof f), static_cast<ssize_t>(sizeof f)) << "reader " << i;
     ::close(pipes[i][0]);
@@ -313,8 +355,9 @@ TEST(StoreReaders, OneWriterThreeReaderProcesses) {
   w = fl::json_store::open(file, fl::open_mode::read_only);  // the writer closed: a reader
   EXPECT_EQ(check(w), "");
   if (std::getenv("FL_READERS_REPORT") != nullptr)
-    std::printf("readers: %.1f s, %llu commits, %llu reads, %llu refreshes, %llu errors\n",
-                seconds_to_run(), static_cast<unsigned long long>(n),
+    std::printf("readers: %d processes, %.1f s, %llu commits, %llu reads, %llu refreshes, "
+                "%llu errors\n",
+                readers, seconds_to_run(), static_cast<unsigned long long>(n),
                 static_cast<unsigned long long>(total.reads),
                 static_cast<unsigned long long>(total.refreshes),
                 static_cast<unsigned long long>(total.errors));

@@ -312,7 +312,9 @@ class json_store {
                          open_mode mode = open_mode::read_write);
   // A reader: moves to the newest commit (views taken before are invalid).
   // A few microseconds for a small commit: the pages it changed are read
-  // from the log. The writer: nothing.
+  // from the log. When the writer replaced the file (compact(), a
+  // re-import), the reader opens the file the path names, at its newest
+  // commit. The writer: nothing.
   void refresh();
 
   json_store(json_store&&) noexcept;

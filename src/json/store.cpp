@@ -260,9 +260,17 @@ void store_file::open(open_mode mode) {
 }
 
 // A reader: the space moves to the newest commit, and the document with it.
+// When the writer replaced the file (compact(), a re-import), the newest
+// commit is that of the file the path names now: opened in its place.
 void store_file::refresh() {
   ++edition_;  // the reader's views are of the commit it leaves
-  space_->refresh();
+  try {
+    space_->refresh();
+  } catch (const persist_error& e) {
+    if (e.reason().find("replaced by another file") == std::string::npos) throw;
+    mapped_space now(path_, mapped_space_options{.mode = open_mode::read_only});
+    space_ = std::move(now);
+  }
   read_head();
 }
 

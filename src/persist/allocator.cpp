@@ -66,6 +66,7 @@ void grow(detail::space_state& s, std::uint64_t need) {
   // writes like any changed page.
   if (s.stale_end > s.size) {
     std::memset(s.base + s.size, 0, std::min(next, s.stale_end) - s.size);
+    s.zeroed_end = std::max(s.zeroed_end, std::min(next, s.stale_end));
     if (next >= s.stale_end) s.stale_end = 0;
   }
   s.size = next;

@@ -220,7 +220,8 @@ void mapped_space::sync() {
   const std::uint64_t old_pages =
       s.committed.alloc.crc_table != 0 ? s.committed.file_size / space_page : 2;
   std::vector<log_extent> extra = detail::ensure_table(*this, s);
-  const std::uint64_t scan_end = std::min(s.size, detail::round_up(s.alloc.top, s.sys_page));
+  const std::uint64_t scan_end =
+      std::min(s.size, std::max(detail::round_up(s.alloc.top, s.sys_page), s.zeroed_end));
   std::vector<log_extent> runs;
   const std::uint64_t clean_mapped = detail::find_dirty(s, detail::space_data_start, scan_end, runs);
   detail::drop_unchanged_lagging(s, runs);
@@ -260,6 +261,7 @@ void mapped_space::sync() {
   const std::uint64_t before_pages = s.committed.file_size / space_page;
   s.committed = m;
   s.fresh.clear();
+  s.zeroed_end = 0;  // logged by this commit
   std::uint64_t data_bytes = 0;
   for (const log_extent& r : runs) data_bytes += r.length;
   s.last_sync_pages = data_bytes / space_page;

@@ -152,6 +152,38 @@ void restart_log_beside_readers(space_state& s) {
   ring_put(t->map, c, 0);
 }
 
+void take_lagging_records(space_state& s, reader_table& t, const lagging_open& lag) {
+  unique_fd log(::open(s.log_path.c_str(), O_RDWR | O_CLOEXEC));
+  if (!log) throw_errno(s.log_path, "open of the log", errno);
+  struct stat sb;
+  if (::fstat(log.get(), &sb) != 0) throw_errno(s.log_path, "fstat", errno);
+  t.records.clear();
+  t.lagging.clear();
+  for (const record_head& r : lag.records) {
+    std::uint64_t src = r.data_at();
+    for (const log_extent& e : r.extents) {
+      // Pages a later commit cut (compaction) are not the writer's: the
+      // file keeps them for the readers, advance_from_log writes them there.
+      const std::uint64_t end = std::min(e.offset + e.length, s.size);
+      if (e.offset < end) {
+        if (pread_full(log.get(), s.base + e.offset, end - e.offset, src) !=
+            static_cast<long long>(end - e.offset))
+          throw_errno(s.log_path, "read of the log", errno ? errno : EIO);
+        for (std::uint64_t off = e.offset; off < end; off += s.sys_page)
+          t.lagging[off] = {r.meta.generation, src + (off - e.offset)};
+      }
+      src += e.length;
+    }
+    t.records.push_back({r.meta.generation, r.at});
+  }
+  // The run goes on after its last record: the meta slot names its first.
+  s.log_fd = std::move(log);
+  s.log_written = static_cast<std::uint64_t>(sb.st_size);
+  s.log_head = lag.log_end;
+  s.log_open = true;
+  s.log_name_durable = false;
+}
+
 void drop_unchanged_lagging(space_state& s, std::vector<log_extent>& runs) {
   if (!s.readers || s.readers->lagging.empty()) return;
   const auto& lag = s.readers->lagging;

@@ -32,7 +32,11 @@ namespace {
 // meta slot has meta_log_bit (or the other slot is torn), replays the run of
 // records the log holds from offset 0, then writes the final state into a
 // slot (sets `replayed`). Never writes unless a valid run is replayed.
-space_meta choose_meta(space_state& s, std::uint64_t file_bytes, bool& replayed) {
+// While live readers pin commits older than the run's newest, the file may
+// not move past them: only what a dead writer had announced is written, the
+// slot stays, and `lag` receives the records the file lacks.
+space_meta choose_meta(space_state& s, std::uint64_t file_bytes, bool& replayed,
+                       lagging_open& lag) {
   const meta_slots slots = read_meta_slots(s);
   const int n = slots.newest, o = 1 - n;
   const space_meta& m = slots.meta[n];
@@ -59,7 +63,8 @@ space_meta choose_meta(space_state& s, std::uint64_t file_bytes, bool& replayed)
   if (::fstat(log.get(), &sb) != 0) throw_errno(s.log_path, "fstat", errno);
   const auto log_bytes = static_cast<std::uint64_t>(sb.st_size);
   std::vector<record_head> run;
-  for (std::uint64_t at = 0, gen = run_first_generation(log.get(), m.uuid, first);; ++gen) {
+  std::uint64_t at = 0;
+  for (std::uint64_t gen = run_first_generation(log.get(), m.uuid, first);; ++gen) {
     record_head r;
     if (!read_record(log.get(), log_bytes, at, m.uuid, gen, r)) {
       if (run.empty()) fail(s, missing);
@@ -69,8 +74,27 @@ space_meta choose_meta(space_state& s, std::uint64_t file_bytes, bool& replayed)
     at += r.head.record_bytes;
     run.push_back(std::move(r));
   }
-  replay(s, log.get(), run);
-  space_meta last = run.back().meta;
+  const space_meta last = run.back().meta;
+  const readers_hold held =
+      file_held_by_readers(s, m.uuid, run.front().meta.generation, last.generation);
+  if (held.file_gen < last.generation) {
+    std::vector<record_head> announced;
+    for (record_head& r : run) {
+      const std::uint64_t g = r.meta.generation;
+      if (g > held.may_write)
+        lag.records.push_back(std::move(r));
+      else if (g > held.file_gen)
+        announced.push_back(std::move(r));
+    }
+    if (!announced.empty()) replay(s, log.get(), announced);
+    if (!lag.records.empty()) {
+      lag.file_gen = held.may_write;
+      lag.log_end = at;
+      return last;
+    }
+  } else {
+    replay(s, log.get(), run);
+  }
   s.newest_slot = n;
   write_slot(s, last, false);
   replayed = true;
@@ -316,12 +340,25 @@ mapped_space::mapped_space(const std::filesystem::path& path, const mapped_space
                         " is not a multiple of 4096 (truncated or damaged)");
 
   bool replayed = false;
-  const space_meta m = detail::choose_meta(s, file_bytes, replayed);
-  if (replayed) {  // a replay may have grown the file
+  detail::lagging_open lag;
+  const space_meta m = detail::choose_meta(s, file_bytes, replayed, lag);
+  const bool lagging = !lag.records.empty();
+  if (replayed || lagging) {  // a replay may have grown the file
     if (::fstat(s.fd.get(), &sb) != 0) detail::throw_errno(path, "fstat", errno);
     file_bytes = static_cast<std::uint64_t>(sb.st_size);
   }
-  if (file_bytes > m.file_size) {
+  if (lagging && file_bytes < m.file_size) {
+    // Commits the file lacks grew the space: the writer maps their size.
+    if (::ftruncate(s.fd.get(), static_cast<off_t>(m.file_size)) != 0)
+      detail::throw_errno(path, "ftruncate (growth the file lacks)", errno);
+    file_bytes = m.file_size;
+  }
+  if (lagging && file_bytes > m.file_size) {
+    // A reader may read the pages past the committed size: the file keeps
+    // them (its dead end, cut once the file is current: sync()).
+    s.stale_end = file_bytes;
+    file_bytes = m.file_size;
+  } else if (file_bytes > m.file_size) {
     // Bytes past the committed size belong to no commit: pages a commit that
     // never became durable wrote ahead of its log (write_fresh), or growth
     // that was never committed. Cut them, so that the space grows over zeros
@@ -364,7 +401,7 @@ mapped_space::mapped_space(const std::filesystem::path& path, const mapped_space
   // table) until the first sync(), which fills the table and writes the log.
   if (s.created) detail::ensure_table(*this, s);
   detail::register_writer(s, sb, from);
-  detail::open_readers_as_writer(s);
+  detail::open_readers_as_writer(s, &lag);
 }
 
 mapped_space mapped_space::open(const std::filesystem::path& path, open_mode mode) {
@@ -504,6 +541,7 @@ void mapped_space::rename(const std::filesystem::path& to) {
     }
     if (!detail::names_file(to, old.get())) continue;  // replaced meanwhile
     if (::rename(s.path.c_str(), to.c_str()) != 0) detail::throw_errno(s.path, "rename", errno);
+    detail::mark_table_replaced(to, s.committed);  // its readers must open `to` again
     break;  // `old` (the replaced file) is unlocked as it closes
   }
   // 3. The log under the old name holds nothing the file needs: removed (if

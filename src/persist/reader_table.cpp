@@ -248,15 +248,28 @@ bool find_record(reader_table& t, int log_fd, std::uint64_t uuid, std::uint64_t 
 
 // ---- readers ----
 
-// Extends a reader's mapping of the file to `bytes`.
+// Extends a reader's mapping of the file to `bytes`. Past the file's end
+// (a power loss took a growth that only the log's records made durable,
+// and no writer has reopened the space to replay them), the commit's pages
+// are zeros or in those records: private zero pages there, which the
+// records' pages then overwrite.
 void grow_reader_map(space_state& s, std::uint64_t bytes) {
   if (bytes <= s.size) return;
   if (bytes > s.reserve)
     fail(s, "the space grew past this reader's address reservation (" +
                 std::to_string(s.reserve) + " bytes): open it again");
-  if (::mmap(s.base + s.size, bytes - s.size, file_prot, file_flags | MAP_FIXED, s.fd.get(),
+  struct stat sb;
+  if (::fstat(s.fd.get(), &sb) != 0) throw_errno(s.path, "fstat", errno);
+  const std::uint64_t file_end =
+      std::clamp(static_cast<std::uint64_t>(sb.st_size) / s.sys_page * s.sys_page, s.size, bytes);
+  if (file_end > s.size &&
+      ::mmap(s.base + s.size, file_end - s.size, file_prot, file_flags | MAP_FIXED, s.fd.get(),
              static_cast<off_t>(s.size)) == MAP_FAILED)
     throw_errno(s.path, "mmap (reader growth)", errno);
+  if (bytes > file_end &&
+      ::mmap(s.base + file_end, bytes - file_end, file_prot,
+             MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
+    throw_errno(s.path, "mmap (reader growth past the file's end)", errno);
   s.size = bytes;
 }
 
@@ -362,7 +375,13 @@ bool slot_alive(const reader_table& t, std::uint64_t i) {
 void init_from_file(space_state& s, reader_table& t) {
   const meta_slots slots = read_meta_slots(s);
   const space_meta& m = slots.meta[slots.newest];
-  init_table(t.map, m.uuid);
+  // The slots of this file's table are live readers' pins: kept (a writer
+  // opening later must not move the file past them); another file's table
+  // starts empty.
+  if (table_valid(t.map, m.uuid))
+    clear_ring(t.map);
+  else
+    init_table(t.map, m.uuid);
   const bool log_bit = (m.state & meta_log_bit) != 0;
   std::uint64_t file_gen = m.generation, newest = m.generation;
   space_meta last = m;
@@ -379,8 +398,11 @@ void init_from_file(space_state& s, reader_table& t) {
     std::uint64_t at = 0;
     for (std::uint64_t gen = log ? run_first_generation(log.get(), m.uuid, first) : first; log;
          ++gen) {
+      // The whole record, its pages against its CRC, as the writer's replay
+      // reads it: a power loss may leave a commit's head without its pages
+      // (a commit that never returned), which ends the run.
       record_head r;
-      if (!read_record_head(log.get(), log_bytes, at, m.uuid, gen, r)) break;
+      if (!read_record(log.get(), log_bytes, at, m.uuid, gen, r)) break;
       ring_put(t.map, gen, at);
       newest = gen;
       last = r.meta;
@@ -467,22 +489,69 @@ void refuse_read_only(const space_state& s, const char* what) {
     throw persist_error(s.path, std::string(what) + ": the space is opened read-only");
 }
 
+void mark_table_replaced(const std::filesystem::path& data, const space_meta& by) noexcept {
+  const std::filesystem::path p = table_path(data);
+  const unique_fd fd(::open(p.c_str(), O_RDWR | O_CLOEXEC));
+  struct stat sb;
+  if (!fd || ::fstat(fd.get(), &sb) != 0 ||
+      static_cast<std::uint64_t>(sb.st_size) < reader_file_bytes)
+    return;
+  void* m = ::mmap(nullptr, reader_file_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd.get(), 0);
+  if (m == MAP_FAILED) return;
+  auto* map = static_cast<std::byte*>(m);
+  while (::flock(fd.get(), LOCK_EX) != 0 && errno == EINTR) {
+  }
+  // Its readers' next refresh() finds another file's commit ("replaced by
+  // another file of this name"); a reader opening the replaced file
+  // meanwhile finds the table invalid and rebuilds it from that file.
+  write_newest(map, ~std::uint64_t{0}, by);
+  reader_file_head h;
+  std::memcpy(&h, map, offsetof(reader_file_head, seq));
+  h.uuid = 0;
+  std::memcpy(map, &h, offsetof(reader_file_head, seq));
+  ::flock(fd.get(), LOCK_UN);
+  ::munmap(m, reader_file_bytes);
+}
+
 bool file_is_current(const space_state& s) noexcept {
   return !s.readers || s.readers->file_gen == s.committed.generation;
 }
 
-void open_readers_as_writer(space_state& s) {
+readers_hold file_held_by_readers(const space_state& s, std::uint64_t uuid, std::uint64_t first,
+                                  std::uint64_t newest) {
+  readers_hold h{newest, newest};
+  struct stat sb;
+  if (::stat(table_path(s.path).c_str(), &sb) != 0) return h;  // no reader has opened it
+  reader_table t;
+  open_table(s.path, t);
+  if (!table_valid(t.map, uuid) || min_pin(t, newest) >= newest) return h;
+  // A live reader holds an older commit: the file holds what the table says
+  // (readers pin no older), and a writer that died while moving it forward
+  // may have written pages up to its intent, which no live reader pins below.
+  const std::uint64_t floor = first - 1;
+  const std::uint64_t f = word(t.map, file_gen_at).load(std::memory_order_seq_cst);
+  const std::uint64_t i = word(t.map, intent_at).load(std::memory_order_seq_cst);
+  h.file_gen = std::clamp(f, floor, newest);
+  h.may_write = std::clamp(std::max(f, i), h.file_gen, newest);
+  return h;
+}
+
+void open_readers_as_writer(space_state& s, const lagging_open* lag) {
   auto t = std::make_unique<reader_table>();
   open_table(s.path, *t);
+  const bool lagging = lag != nullptr && !lag->records.empty();
+  const std::uint64_t file_gen = lagging ? lag->file_gen : s.committed.generation;
+  if (lagging) take_lagging_records(s, *t, *lag);
   {
     const table_lock lock(table_path(s.path), t->fd.get());
     if (!table_valid(t->map, s.committed.uuid)) init_table(t->map, s.committed.uuid);
     clear_ring(t->map);
+    for (const reader_table::logged& r : t->records) ring_put(t->map, r.gen, r.at);
     write_newest(t->map, s.committed.generation, s.committed);
-    word(t->map, file_gen_at).store(s.committed.generation, std::memory_order_seq_cst);
-    word(t->map, intent_at).store(s.committed.generation, std::memory_order_seq_cst);
+    word(t->map, file_gen_at).store(file_gen, std::memory_order_seq_cst);
+    word(t->map, intent_at).store(file_gen, std::memory_order_seq_cst);
   }
-  t->file_gen = s.committed.generation;
+  t->file_gen = file_gen;
   s.readers = std::move(t);
 }
 
@@ -502,16 +571,30 @@ void open_as_reader(space_state& s, std::uint64_t reserve) {
   s.readers = std::make_unique<reader_table>();
   reader_table& t = *s.readers;
   open_reader_table(s.path, t);
-  {
+  // A valid table whose newest commit is older than the meta slot's is
+  // usually a live writer between the two: the first commit of a log's run
+  // writes its slot, then publishes the commit in the table. Rebuilding the
+  // table then would wipe the pins of the readers beside it, and the writer
+  // would move the file past their commits (a reader saw /n of commit 1 with
+  // /m of commit 0). The reader waits for the publication; a writer that
+  // died in between leaves the table stale, rebuilt after a while.
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
+  for (;;) {
     const table_lock lock(table_path(s.path), t.fd.get());
     const meta_slots slots = read_meta_slots(s);
     const space_meta& m = slots.meta[slots.newest];
     std::uint64_t gen = 0;
     space_meta published{};
-    if (table_valid(t.map, m.uuid)) read_newest(t.map, gen, published);
-    if (gen < m.generation || !check_meta(published, ~std::uint64_t{0}).empty())
-      init_from_file(s, t);
+    const bool valid = table_valid(t.map, m.uuid);
+    if (valid) read_newest(t.map, gen, published);
+    const bool damaged = !check_meta(published, ~std::uint64_t{0}).empty();
+    if (valid && !damaged && gen < m.generation && std::chrono::steady_clock::now() < give_up) {
+      std::this_thread::yield();
+      continue;  // the lock goes with this round
+    }
+    if (!valid || damaged || gen < m.generation) init_from_file(s, t);
     claim_slot(s, t);
+    break;
   }
   for (int attempt = 0;; ++attempt) {
     std::uint64_t from = 0;
@@ -522,19 +605,20 @@ void open_as_reader(space_state& s, std::uint64_t reserve) {
     if (const std::string why = check_meta(m, ~std::uint64_t{0}); !why.empty() || newest < pinned)
       fail(s, "the reader table " + table_path(s.path).string() + " is damaged (" +
                   (why.empty() ? "generations out of order" : why) + ")");
-    if (::fstat(s.fd.get(), &sb) != 0) throw_errno(s.path, "fstat", errno);
-    if (static_cast<std::uint64_t>(sb.st_size) < m.file_size)
-      fail(s, check_size(m, static_cast<std::uint64_t>(sb.st_size)));
     if (s.base == nullptr) {
       // As the writer: a range a closed space left (its page tables kept),
       // with the file mapped at its start, else a new one.
       std::uint64_t want = reserve != 0 ? reserve : std::max(default_reserve, 4 * m.file_size);
       want = round_up(std::max(want, m.file_size), s.granule);
-      void* r = take_reservation(want, s.fd.get(), m.file_size);
+      // The file mapped up to its end at most (grow_reader_map maps the rest).
+      if (::fstat(s.fd.get(), &sb) != 0) throw_errno(s.path, "fstat", errno);
+      const std::uint64_t mapped = std::min(
+          m.file_size, static_cast<std::uint64_t>(sb.st_size) / s.sys_page * s.sys_page);
+      void* r = take_reservation(want, s.fd.get(), mapped);
       s.reserve = want;
       if (r != nullptr) {
         s.base = static_cast<std::byte*>(r);
-        s.size = m.file_size;
+        s.size = mapped;
       } else {
         r = ::mmap(nullptr, want, reserve_prot, reserve_flags, -1, 0);
         if (r == MAP_FAILED) throw_errno(s.path, "mmap (address reservation)", errno);

@@ -133,6 +133,10 @@ struct space_state {
   // belong to no committed state of this size, and growth zeroes what it maps
   // of them. 0: the file ends at `size`.
   std::uint64_t stale_end = 0;
+  // Growth zeroed the mapping over that end up to here (private pages the
+  // file does not hold): the next commit logs them even past the top, or a
+  // reopen would read the end's old bytes where a zero page's checksum is.
+  std::uint64_t zeroed_end = 0;
   // compact() dropped the page-CRC table: the next commit carves a new one
   // and computes every page's CRC.
   bool table_rebuild = false;
@@ -389,9 +393,36 @@ bool changed_here(const space_state& s, std::uint64_t p);
 
 // "opened read-only" as persist_error when `s` is a reader; `what` names the call.
 void refuse_read_only(const space_state& s, const char* what);
+// A writer opening a space whose log holds commits after the one the data
+// file holds, while live readers pin older commits than the log's newest
+// (the last writer closed or died beside them): the file may not move past
+// their pins, so the open leaves it where the reader table says it is
+// (file_gen) and takes the later commits into its own mapping, as the
+// writer beside lagging readers keeps them (lagging_file.cpp).
+struct lagging_open {
+  std::uint64_t file_gen = 0;         // the commit the file holds in place
+  std::vector<record_head> records;   // the log's records after it, in order
+  std::uint64_t log_end = 0;          // where the run's last record ends
+};
+// At a writer's open, for the file of `uuid` whose log's run holds commits
+// first..newest: the commit the file holds in place if a live reader pins
+// one older than `newest` (else `newest`), and the one up to which the open
+// may write the file (a dead writer's published intent). Both within
+// [first - 1, newest].
+struct readers_hold {
+  std::uint64_t file_gen, may_write;
+};
+readers_hold file_held_by_readers(const space_state& s, std::uint64_t uuid, std::uint64_t first,
+                                  std::uint64_t newest);
 // The writer, at open (after any replay): opens or creates the reader table
-// and publishes s.committed as the newest commit, held in place.
-void open_readers_as_writer(space_state& s);
+// and publishes s.committed as the newest commit, held in place, or, when
+// `lag` has records, held at lag->file_gen with the records' pages read into
+// the writer's mapping (private) and the log's run continued after them.
+void open_readers_as_writer(space_state& s, const lagging_open* lag = nullptr);
+// A rename onto `data` replaces that file: its reader table (if any) is
+// marked so that its readers' refresh() says so (the newest commit is
+// another file's, `by`) instead of following a file no longer named.
+void mark_table_replaced(const std::filesystem::path& data, const space_meta& by) noexcept;
 // A reader's open: takes a slot, pins the newest commit and maps the file
 // (reserving like the writer) with the pages of commits the data file does not
 // hold yet read from the log. Sets s.committed, s.alloc, s.base, s.size.
@@ -419,6 +450,11 @@ void place_commit(space_state& s, std::uint64_t record_at, const std::vector<log
 // The log then stays within max(log_bound, 2 x the pages the file lags by)
 // plus the records since. docs/design.md ("Readers").
 void restart_log_beside_readers(space_state& s);
+// A writer's open beside readers that pin older commits (lagging_open): the
+// pages of `lag`'s records (those inside the committed size) read from the
+// log into the writer's mapping, and the table's records and lagging pages
+// set from them; the log's run continues after the last record.
+void take_lagging_records(space_state& s, reader_table& t, const lagging_open& lag);
 // The writer's sync(), before the record: drops from `runs` the lagging pages
 // that hold what the log already has for them (unchanged since their commit).
 void drop_unchanged_lagging(space_state& s, std::vector<log_extent>& runs);

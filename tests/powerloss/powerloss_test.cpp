@@ -11,8 +11,11 @@
 // last acknowledged commit or a later one in flight, then continues the
 // reopened store (more commits, verify(), another reopen), so that damage
 // that shows only later is seen too. MappedSpaceRecovery crashes the
-// recovery itself. Each test prints its counts: crash points, states built,
-// distinct states opened, failures.
+// recovery itself. The *BesideReaders workloads hold readers (in this
+// process) across checkpoints, compactions, replacements and the log
+// restarts their pins force, and open every crash state with a reader
+// first, then a writer beside it. Each test prints its counts: crash
+// points, states built, distinct states opened, failures.
 //
 // Registered only in the build without sanitizers (tests/powerloss/
 // CMakeLists.txt): ASan and UBSan intercept the same calls.
@@ -161,6 +164,16 @@ class recorded_run {
 
   // Runs of logs (files named "*-log") before trace position `before`:
   // their writes at offset 0 (each run after a checkpoint starts there).
+  // Log restarts beside a lagging reader: renames of "<log>.next-*" over
+  // the log (lagging_file.cpp).
+  std::size_t log_restarts() const {
+    std::size_t n = 0;
+    for (const op& o : trace_.ops)
+      n += o.kind == op_kind::rename && o.to.ends_with("-log") &&
+           o.name.find("-log.next-") != std::string::npos;
+    return n;
+  }
+
   std::size_t log_runs(std::size_t before) const {
     std::size_t n = 0;
     for (std::size_t i = 0; i < before && i < trace_.ops.size(); ++i) {
@@ -335,15 +348,20 @@ struct space_run {
   std::size_t compactions = 0;
 };
 
+// Called after commit k was acknowledged (k = 0: the space's creation), with
+// the writer: the reader workloads open, check and refresh readers there.
+using space_hook = std::function<void(std::uint64_t k, fl::mapped_space& writer)>;
+
 // `rounds` commits on a new space in the run's directory, with a clean close
 // and reopen 8 commits before the end and two compactions.
-space_run space_workload(recorded_run& run, std::uint64_t rounds) {
+space_run space_workload(recorded_run& run, std::uint64_t rounds, const space_hook& after = {}) {
   const fs::path f = run.dir() / "space";
   std::mt19937_64 rng(fl_test::test_seed() ^ 0x5A);
   std::optional<fl::mapped_space> sp;
   run.begin();
   sp.emplace(f);
   run.ack(space_value(*sp));
+  if (after) after(0, *sp);
   std::uint64_t tag = 1;
   const std::uint64_t close_at = rounds - 8;
   space_run out;
@@ -427,6 +445,7 @@ space_run space_workload(recorded_run& run, std::uint64_t rounds) {
     sp->sync();
     run.ack(space_value(*sp));
     if (compacting && fs::file_size(f) < bytes_before) ++out.compactions;
+    if (after) after(k, *sp);
   }
   sp.reset();
   return out;
@@ -498,6 +517,128 @@ TEST(PowerLoss, MappedSpaceRecovery) {
   EXPECT_EQ(sum.failures, 0u);
 }
 
+// ---- mapped_space beside readers ---------------------------------------------
+
+// Opens the space in `dir` as a reader first (no writer has it open: the
+// reader builds its table from the meta slots and the log's run), then as
+// the writer, which must recover the same commit without changing a page
+// of the reader's; the writer commits a block and closes beside the reader
+// (whose commit is now older: the log stays), a writer reopens beside it,
+// the reader refreshes to the new commit, and the space verifies once the
+// reader is gone. The value is the reader's.
+reopened reopen_space_beside_reader(const fs::path& dir) {
+  return guarded([&](reopened& out) {
+    const fs::path f = dir / "space";
+    if (!fs::exists(f)) {
+      out.value = "absent";
+      return;
+    }
+    std::optional<fl::mapped_space> reader(fl::mapped_space::open(f, fl::open_mode::read_only));
+    out.value = space_value(*reader);
+    const auto reader_kept = [&](const char* when) {
+      const std::string v = space_value(*reader);
+      if (v != out.value) out.error += std::string("the reader's commit changed ") + when + "; ";
+    };
+    std::vector<unsigned char> extra(3 * 4096 + 100);
+    fill(extra.data(), extra.size(), 78);
+    fl::fptr<void> fresh;
+    {
+      fl::mapped_space w(f, {.mode = fl::open_mode::open_existing});
+      if (const std::string v = space_value(w); v != out.value)
+        out.error += "the writer recovered [" + v + "] beside a reader of another commit; ";
+      reader_kept("when the writer recovered");
+      w.verify();
+      fresh = w.allocate_end(extra.size());
+      w.write_fresh(fresh, extra.data(), extra.size());
+      w.sync();
+      reader_kept("under the writer's commit");
+    }
+    reader_kept("when the writer closed");
+    {
+      fl::mapped_space w(f, {.mode = fl::open_mode::open_existing});
+      reader_kept("when a writer reopened beside it");
+      if (space_value(w) != out.value) out.error += "the value changed after a commit; ";
+      if (std::memcmp(w.checked(fresh, extra.size()), extra.data(), extra.size()) != 0)
+        out.error += "a block committed beside the reader was not kept; ";
+      reader->refresh();
+      reader_kept("after refresh()");
+      if (std::memcmp(reader->checked(fresh, extra.size()), extra.data(), extra.size()) != 0)
+        out.error += "the refreshed reader does not see the block; ";
+      reader.reset();
+      w.sync();  // nothing to commit: the file catches up with no reader left
+    }
+    const fl::mapped_space w(f, {.mode = fl::open_mode::open_existing});
+    w.verify();
+    const fl::mapped_space late = fl::mapped_space::open(f, fl::open_mode::read_only);
+    if (space_value(late) != out.value) out.error += "a reader opened at the end differs";
+  });
+}
+
+// A reader held beside the writer: its value when opened, checked again
+// after every later commit until it lets go.
+struct held_reader {
+  std::optional<fl::mapped_space> sp;
+  std::string value;
+
+  void open(const fs::path& f) {
+    sp.emplace(fl::mapped_space::open(f, fl::open_mode::read_only));
+    value = space_value(*sp);
+  }
+  void refresh() {
+    sp->refresh();
+    value = space_value(*sp);
+  }
+};
+
+// The mapped_space workload with readers in this process (their reads and
+// opens change no file; the writer's calls are recorded as before): reader
+// A opens after the first commit and is held, never refreshed, through both
+// growths and compactions and the log restarts its pin forces, refreshes
+// (following the restarts), and holds again across the writer's clean close
+// and reopen; reader B opens near the end. Every held reader must show its
+// commit after every later one, and the newest after refresh().
+TEST(PowerLoss, MappedSpaceBesideReaders) {
+  recorded_run run;
+  const fs::path f = run.dir() / "space";
+  const std::uint64_t rounds = 48 * scale();
+  held_reader a, b;
+  std::size_t checks = 0;
+  const auto check = [&](held_reader& r, const char* name, std::uint64_t k) {
+    if (!r.sp) return;
+    ASSERT_EQ(space_value(*r.sp), r.value) << "reader " << name << " after commit " << k;
+    ++checks;
+  };
+  space_workload(run, rounds, [&](std::uint64_t k, fl::mapped_space& w) {
+    check(a, "A", k);
+    check(b, "B", k);
+    if (k == 1) a.open(f);
+    if (k == rounds - 12) {
+      a.refresh();
+      ASSERT_EQ(a.value, space_value(w)) << "reader A refreshed to another commit";
+    }
+    if (k == rounds - 4) b.open(f);
+  });
+  // The writer closed beside both: they still hold their commits, and the
+  // newest after refresh().
+  ASSERT_EQ(space_value(*a.sp), a.value);
+  ASSERT_EQ(space_value(*b.sp), b.value);
+  const std::string last = run.commits().back().value;
+  a.refresh();
+  b.refresh();
+  EXPECT_EQ(a.value, last);
+  EXPECT_EQ(b.value, last);
+  a.sp.reset();
+  b.sp.reset();
+  const check_report r = run.finish("mapped_space beside readers", reopen_space_beside_reader);
+  std::printf("powerloss mapped_space beside readers: %zu log restarts, %zu reader checks\n",
+              run.log_restarts(), checks);
+  EXPECT_GE(run.log_restarts(), 1u) << "the reader's pin forced no log restart";
+  // Fewer operations than without readers (180-210: the file lags, so the
+  // commits write the log only): still every one a crash point.
+  EXPECT_GE(r.crash_points, 150u);
+  EXPECT_EQ(r.failures, 0u);
+}
+
 // ---- json_store ----------------------------------------------------------------
 
 std::string json_string(std::string_view s) { return "\"" + std::string(s) + "\""; }
@@ -549,13 +690,27 @@ reopened reopen_json(const fs::path& dir) {
   });
 }
 
+// The commits of json_workload (k = 0: the import; the re-import is
+// reimport_at's first), its rounds, and where things happen in it.
+struct json_plan {
+  std::uint64_t rounds, reimport_at, blobs_at;
+  explicit json_plan(std::uint64_t r) : rounds(r), reimport_at(r / 3), blobs_at(r - 10) {}
+};
+
+// Called after commit k was acknowledged (k = 0: the import), with the
+// writer; `reimported`: the commit was the re-import's.
+using json_hook = std::function<void(std::uint64_t k, bool reimported, fl::json_store& writer)>;
+
+struct json_run {
+  std::size_t blobs_op = 0, compactions = 0;
+};
+
 // Edits of every kind, one or two per commit: numbers in place, small and
 // multi-page strings, appended and erased elements. After a third of the
 // commits the store is closed and a new document imported over it; near the
 // end four commits of a 1.1 MiB string each take the log past its bound.
 // compact() runs twice, each published by its commit's sync().
-TEST(PowerLoss, JsonStore) {
-  recorded_run run;
+json_run json_workload(recorded_run& run, const json_plan& plan, const json_hook& after = {}) {
   const fs::path f = run.dir() / "store";
   std::mt19937_64 rng(fl_test::test_seed() ^ 0x15);
   std::optional<fl::json_store> s;
@@ -563,18 +718,20 @@ TEST(PowerLoss, JsonStore) {
   s.emplace(fl::json_store::import(document(rng, 20), f));
   s->sync();
   run.ack(std::string(s->dump()));
-  const std::uint64_t rounds = 48 * scale();
-  const std::uint64_t reimport_at = rounds / 3, blobs_at = rounds - 10;
+  if (after) after(0, false, *s);
+  const std::uint64_t rounds = plan.rounds;
+  const std::uint64_t reimport_at = plan.reimport_at, blobs_at = plan.blobs_at;
   std::size_t blobs_op = 0, compactions = 0;
   int items = 20;
   for (std::uint64_t k = 1; k <= rounds; ++k) {
     if (k == reimport_at) {
       s.reset();  // a clean close: a checkpoint
       run.begin();
-          items = 10;
+      items = 10;
       s.emplace(fl::json_store::import(document(rng, items), f));
       s->sync();
       run.ack(std::string(s->dump()));
+      if (after) after(k, true, *s);
     }
     if (k == blobs_at) blobs_op = recorded_ops();
     run.begin();
@@ -613,15 +770,147 @@ TEST(PowerLoss, JsonStore) {
     s->sync();
     run.ack(std::string(s->dump()));
     if (compacting && fs::file_size(f) < bytes_before) ++compactions;
+    if (after) after(k, false, *s);
   }
   s.reset();
+  return {blobs_op, compactions};
+}
+
+TEST(PowerLoss, JsonStore) {
+  recorded_run run;
+  const json_run did = json_workload(run, json_plan(48 * scale()));
   const check_report r = run.finish("json_store", reopen_json);
-  std::printf("powerloss json_store: %zu compactions shrank the file\n", compactions);
-  EXPECT_GE(compactions, 1u);  // the blob's, at least
+  std::printf("powerloss json_store: %zu compactions shrank the file\n", did.compactions);
+  EXPECT_GE(did.compactions, 1u);  // the blob's, at least
   // The import's run, the re-import's, and one after the checkpoint at the
   // log's bound (before the close at the end).
-  EXPECT_GE(run.log_runs(~std::size_t{0}) - run.log_runs(blobs_op), 1u)
+  EXPECT_GE(run.log_runs(~std::size_t{0}) - run.log_runs(did.blobs_op), 1u)
       << "no checkpoint at the log's bound";
+  EXPECT_GE(r.crash_points, 200u);
+  EXPECT_EQ(r.failures, 0u);
+}
+
+// The json_store's crash states opened as reopen_json does, with a reader
+// opened first (no writer: its table is built from the file and the log)
+// and held while the writer recovers, commits a member, closes beside it
+// (the log stays), and a writer reopens beside it; the reader must show its
+// commit throughout, and the member after refresh(). The value is the
+// reader's.
+reopened reopen_json_beside_reader(const fs::path& dir) {
+  return guarded([&](reopened& out) {
+    const fs::path f = dir / "store";
+    if (!fs::exists(f)) {
+      out.value = "absent";
+      return;
+    }
+    std::optional<fl::json_store> reader(fl::json_store::open(f, fl::open_mode::read_only));
+    out.value = std::string(reader->dump());
+    const auto reader_kept = [&](const char* when) {
+      if (std::string(reader->dump()) != out.value)
+        out.error += std::string("the reader's commit changed ") + when + "; ";
+    };
+    const std::string extra = json_string(std::string(9000, 'y'));
+    {
+      fl::json_store s = fl::json_store::open(f);
+      if (std::string(s.dump()) != out.value)
+        out.error += "the writer recovered another commit than a reader before it; ";
+      reader_kept("when the writer recovered");
+      s.set("/powerloss_extra", extra);
+      s.sync();
+      reader_kept("under the writer's commit");
+    }
+    reader_kept("when the writer closed");
+    {
+      fl::json_store s = fl::json_store::open(f);
+      reader_kept("when a writer reopened beside it");
+      reader->refresh();
+      const auto got = reader->at("/powerloss_extra");
+      if (!got || std::string(*got) != extra)
+        out.error += "the refreshed reader does not see the member; ";
+      reader.reset();
+      s.erase("/powerloss_extra");
+      s.sync();
+      if (std::string(s.dump()) != out.value) out.error += "the document changed; ";
+    }
+    {
+      const fl::mapped_space sp(f, {.mode = fl::open_mode::open_existing});
+      sp.verify();
+    }
+    const fl::json_store late = fl::json_store::open(f, fl::open_mode::read_only);
+    if (std::string(late.dump()) != out.value) out.error += "a reader opened at the end differs";
+  });
+}
+
+// A json_store reader held beside the writer.
+struct held_json_reader {
+  std::optional<fl::json_store> s;
+  std::string value;
+  void open(const fs::path& f) {
+    s.emplace(fl::json_store::open(f, fl::open_mode::read_only));
+    value = std::string(s->dump());
+  }
+  void refresh() {
+    s->refresh();
+    value = std::string(s->dump());
+  }
+};
+
+// The json_store workload with readers in this process: reader A opens on
+// the import and holds it across the close; the re-import replaces the file
+// under it (it keeps its commit, and its refresh() says the store was
+// replaced); reopened on the new store, it holds the re-import's commit,
+// never refreshed, through the first compaction and the 1.1 MiB blobs that
+// take the log past its bound (restarted, since the file cannot move past
+// A), then refreshes; reader B opens before the second compaction and is
+// held to the end. Every held reader must show its commit after every later
+// one.
+TEST(PowerLoss, JsonStoreBesideReaders) {
+  recorded_run run;
+  const fs::path f = run.dir() / "store";
+  const json_plan plan(48 * scale());
+  held_json_reader a, b;
+  std::size_t checks = 0;
+  const auto check = [&](held_json_reader& r, const char* name, std::uint64_t k) {
+    if (!r.s) return;
+    ASSERT_EQ(std::string(r.s->dump()), r.value) << "reader " << name << " after commit " << k;
+    ++checks;
+  };
+  // The writer replaces the file (re-import, compaction): a reader's
+  // refresh() opens the file the path names then.
+  const auto refresh_to_writer = [&](held_json_reader& r, fl::json_store& w) {
+    r.refresh();
+    ASSERT_EQ(r.value, std::string(w.dump())) << "a reader refreshed to another commit";
+  };
+  const std::uint64_t first_compaction_at = plan.rounds / 2,
+                      second_compaction_at = plan.blobs_at + 5;
+  const json_run did = json_workload(run, plan, [&](std::uint64_t k, bool reimported,
+                                                    fl::json_store& w) {
+    check(a, "A", k);
+    check(b, "B", k);
+    if (k == 0) a.open(f);
+    if (reimported || k == first_compaction_at || k == second_compaction_at)
+      refresh_to_writer(a, w);
+    if (k == plan.blobs_at + 4) {  // the log restarted beside A: refresh() follows it
+      a.refresh();
+      ASSERT_EQ(a.value, std::string(w.dump())) << "reader A refreshed to another commit";
+    }
+    if (k == plan.blobs_at + 6) b.open(f);
+  });
+  ASSERT_EQ(std::string(a.s->dump()), a.value);
+  ASSERT_EQ(std::string(b.s->dump()), b.value);
+  const std::string last = run.commits().back().value;
+  a.refresh();
+  b.refresh();
+  EXPECT_EQ(a.value, last);
+  EXPECT_EQ(b.value, last);
+  a.s.reset();
+  b.s.reset();
+  const check_report r = run.finish("json_store beside readers", reopen_json_beside_reader);
+  std::printf(
+      "powerloss json_store beside readers: %zu log restarts, %zu compactions shrank the file, "
+      "%zu reader checks\n",
+      run.log_restarts(), did.compactions, checks);
+  EXPECT_GE(run.log_restarts(), 1u) << "the reader's pin forced no log restart";
   EXPECT_GE(r.crash_points, 200u);
   EXPECT_EQ(r.failures, 0u);
 }

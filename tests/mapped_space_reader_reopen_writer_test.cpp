@@ -1,0 +1,185 @@
+// tests/mapped_space_reader_reopen_writer_test.cpp: a writer that opens a
+// space while a reader holds an older commit than the space's newest. The
+// writer closed beside that reader (the file lags at the reader's commit
+// and the log holds the commits after it), or died; the next writer's open
+// must recover the newest commit without changing a page the reader's
+// commit reads from the file, and without cutting the file under the
+// reader's mapping (a compaction the reader has not seen).
+#include <fl/mapped_space.hpp>
+
+#include "persist_format.hpp"
+#include "persist_support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::size_t pages = 32;
+constexpr std::size_t block_bytes = pages * 4096;
+
+struct root {
+  std::uint64_t seq;
+  fl::fptr<unsigned char> block;
+};
+
+// Every byte of the block holds its commit's number (mod 256) and page.
+unsigned char byte_of(std::uint64_t seq, std::size_t i) {
+  return static_cast<unsigned char>(seq * 7 + i / 4096);
+}
+
+void commit(fl::mapped_space& sp, std::uint64_t seq) {
+  root* r = sp.get(sp.root<root>());
+  r->seq = seq;
+  unsigned char* b = sp.get(r->block);
+  for (std::size_t i = 0; i < block_bytes; ++i) b[i] = byte_of(seq, i);
+  sp.sync();
+}
+
+// "" when `sp` shows commit `seq` whole, else what differs.
+std::string differs(const fl::mapped_space& sp, std::uint64_t seq) {
+  const root* r = sp.get(sp.root<root>());
+  if (r->seq != seq) return "seq " + std::to_string(r->seq) + " instead of " + std::to_string(seq);
+  const unsigned char* b = sp.get(r->block);
+  for (std::size_t i = 0; i < block_bytes; i += 512)
+    if (b[i] != byte_of(seq, i))
+      return "page " + std::to_string(i / 4096) + " of the block is not commit " +
+             std::to_string(seq) + "'s";
+  return {};
+}
+
+struct ReopenWriterTest : ::testing::Test {
+  fl_test::scratch_dir dir;
+  fs::path file() const { return dir / "space"; }
+
+  fl::mapped_space make() {
+    fl::mapped_space sp(file());
+    const auto r = sp.make<root>();
+    sp.get(r)->block = sp.allocate(block_bytes).cast<unsigned char>();
+    sp.set_root(r);
+    commit(sp, 1);
+    return sp;
+  }
+};
+
+// The reader holds commit 1; the writer commits 2..6 and closes (the file
+// stays at 1), a new writer opens (recovers 6): the reader still reads 1,
+// every page, and refresh() takes it to 6.
+TEST_F(ReopenWriterTest, ReaderKeepsItsCommitAcrossAWriterReopen) {
+  std::optional<fl::mapped_space> w(make());
+  const fl::mapped_space reader = fl::mapped_space::open(file(), fl::open_mode::read_only);
+  ASSERT_EQ(differs(reader, 1), "");
+  for (std::uint64_t seq = 2; seq <= 6; ++seq) commit(*w, seq);
+  w.reset();
+  ASSERT_EQ(differs(reader, 1), "") << "after the writer's close";
+  w.emplace(file(), fl::mapped_space_options{.mode = fl::open_mode::open_existing});
+  EXPECT_EQ(differs(*w, 6), "");
+  EXPECT_EQ(differs(reader, 1), "") << "after a writer's open recovered commit 6";
+  commit(*w, 7);
+  EXPECT_EQ(differs(reader, 1), "") << "after the reopened writer's commit";
+  fl::mapped_space r2 = fl::mapped_space::open(file(), fl::open_mode::read_only);
+  EXPECT_EQ(differs(r2, 7), "");
+  fl::mapped_space& r = const_cast<fl::mapped_space&>(reader);
+  r.refresh();
+  EXPECT_EQ(differs(r, 7), "");
+}
+
+// The same after a compaction the reader has not seen: the file must not be
+// cut under the reader's commit (a read there would be SIGBUS).
+TEST_F(ReopenWriterTest, ReaderKeepsItsPagesWhenTheReopenedSpaceWasCompacted) {
+  const int rc = fl_test::run_in_child([&] {
+    std::optional<fl::mapped_space> w(make());
+    const auto tail = w->allocate(16 * 4096).cast<unsigned char>();
+    std::memset(w->get(tail), 'T', 16 * 4096);
+    w->sync();
+    const fl::mapped_space reader = fl::mapped_space::open(file(), fl::open_mode::read_only);
+    w->deallocate(tail);
+    w->compact();
+    commit(*w, 2);
+    w.reset();
+    w.emplace(file(), fl::mapped_space_options{.mode = fl::open_mode::open_existing});
+    if (!differs(*w, 2).empty()) return 2;
+    if (!differs(reader, 1).empty()) return 3;
+    const unsigned char* t = reader.get(tail);
+    for (std::size_t i = 0; i < 16 * 4096; i += 4096)
+      if (t[i] != 'T') return 4;
+    return 0;
+  });
+  EXPECT_EQ(rc, 0) << "2: the writer's value, 3: the reader's block, 4: the reader's tail, "
+                      "128+: a signal (7: SIGBUS)";
+}
+
+// A compaction beside the reader leaves the file's end (the reader's pages);
+// growth over it zeroes the writer's view of it. The pages past the
+// allocator's top must read as zeros again after a writer's reopen: the
+// blocks later carved there are checked against a zero page's checksum.
+TEST_F(ReopenWriterTest, GrowthOverTheEndACompactionLeftReadsZerosAfterAReopen) {
+  std::optional<fl::mapped_space> w(make());
+  const auto tail = w->allocate(64 * 4096).cast<unsigned char>();
+  std::memset(w->get(tail), 'T', 64 * 4096);
+  w->sync();
+  fl::mapped_space reader = fl::mapped_space::open(file(), fl::open_mode::read_only);
+  w->deallocate(tail);
+  w->compact();
+  commit(*w, 2);  // the file keeps its end: the reader reads the tail there
+  // Growth into that end, by a step past the block: pages past the top that
+  // the file holds the tail's bytes in.
+  const fl::space_stats st = w->stats();
+  const std::size_t grow_by = static_cast<std::size_t>(st.file_bytes - st.top) + 4096;
+  const auto small = w->allocate(grow_by).cast<unsigned char>();
+  std::memset(w->get(small), 's', grow_by);
+  ASSERT_GT(w->stats().file_bytes, w->stats().top + 4096) << "no page past the top";
+  commit(*w, 3);
+  w.reset();  // closes beside the reader: the log keeps commits 2 and 3
+  w.emplace(file(), fl::mapped_space_options{.mode = fl::open_mode::open_existing});
+  EXPECT_EQ(differs(*w, 3), "");
+  EXPECT_NO_THROW({
+    const auto more = w->allocate(40 * 4096).cast<unsigned char>();  // carves past the top
+    std::memset(w->get(more), 'm', 40 * 4096);
+    commit(*w, 4);
+  });
+  EXPECT_EQ(differs(reader, 1), "");
+  { const fl::mapped_space gone = std::move(reader); }
+  w->sync();
+  EXPECT_NO_THROW(w->verify());
+}
+
+// The table one commit behind the meta slot, as a writer leaves it between
+// writing the slot of a run's first commit and publishing that commit (and
+// for good if it dies there). A reader opening then must not take the pins
+// of the readers beside it away: before, it rebuilt the table from scratch,
+// the writer's next commit saw no pin and moved the file past reader A's
+// commit (in the process test: /n of commit 1 with /m of commit 0).
+TEST_F(ReopenWriterTest, AReaderRebuildingAStaleTableKeepsThePinsBesideIt) {
+  fl::mapped_space w = make();
+  const fl::mapped_space a = fl::mapped_space::open(file(), fl::open_mode::read_only);
+  {
+    const int fd = ::open((file().string() + "-readers").c_str(), O_RDWR);
+    ASSERT_GE(fd, 0);
+    // Older than any slot's commit (the slot names its run's first).
+    const std::uint64_t newest = 1;
+    constexpr off_t at = offsetof(fl::detail::reader_file_head, newest);
+    ASSERT_EQ(::pwrite(fd, &newest, sizeof newest, at), static_cast<ssize_t>(sizeof newest));
+    ::close(fd);
+  }
+  {
+    const fl::mapped_space b = fl::mapped_space::open(file(), fl::open_mode::read_only);
+    EXPECT_EQ(differs(b, 1), "");
+  }  // B's pin goes: only A's holds the file
+  commit(w, 2);
+  EXPECT_EQ(w.stats().pinned_generation, a.stats().generation) << "reader A's pin was lost";
+  EXPECT_EQ(differs(a, 1), "") << "the file moved past reader A's commit";
+}
+
+}  // namespace
