@@ -214,6 +214,27 @@ text_counts leaf_prefix(const chunk* c, leaf_index* li, std::size_t x) noexcept 
   return r;
 }
 
+// A query by byte (rope_prefix) counts at most this many blocks past the
+// index's frontier into it, and the rest of the way to its position in one
+// pass. Counting a block into the index is a kernel call of its own (about
+// seven times the cost of passing over the same 128 bytes inside a longer
+// count), so a query far past the frontier of a leaf that edits keep
+// truncating (edits and queries at unrelated places) would pay several times
+// the plain scan; a leaf queried again without edits still gets its index
+// filled in, leaf_query_blocks blocks per query.
+constexpr std::size_t leaf_query_blocks = 2;
+
+// The same counts as leaf_prefix(c, li, x), extending the index by at most
+// leaf_query_blocks blocks.
+text_counts leaf_prefix_query(const chunk* c, leaf_index* li, std::size_t x) noexcept {
+  const std::size_t v = li->valid.load(std::memory_order_acquire);
+  const std::size_t j = std::min(x / LB, v + leaf_query_blocks);
+  if (v < j) leaf_extend(c, li, v, j, text_metric::chars, static_cast<std::size_t>(-1));
+  text_counts r = leaf_at(leaf_index_counts(li), j);
+  if (x > j * LB) add(r, count_text(c->data + j * LB, x - j * LB));
+  return r;
+}
+
 // Item weight of metric m before boundary j (j <= valid): one or two loads.
 std::size_t leaf_weight(std::uint16_t* q, std::size_t j, text_metric m) noexcept {
   switch (m) {
@@ -438,7 +459,7 @@ text_counts rope_prefix(const edge& root, std::size_t pos, bool want_newlines = 
   }
   const chunk* c = static_cast<const chunk*>(e->p);
   leaf_index* li = pos > 2 * LB ? leaf_index_of(c) : nullptr;
-  add(r, li ? leaf_prefix(c, li, e->off + pos) - leaf_prefix(c, li, e->off)
+  add(r, li ? leaf_prefix_query(c, li, e->off + pos) - leaf_prefix_query(c, li, e->off)
             : chunk_counts(c, e->off, pos));
   return r;
 }
