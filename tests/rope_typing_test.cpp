@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include "rope_check.hpp"
 
+#include <algorithm>
 #include <random>
 #include <string>
 #include <string_view>
@@ -100,5 +101,47 @@ TEST(RopeTyping, TypingWhereLeavesEnd) {
       expect_metrics(r, s, rng, 4, false, ctx);
       if (::testing::Test::HasFatalFailure()) return;
     }
+  }
+}
+
+// An edit near a leaf's start truncates its leaf index there; a query by
+// byte far past that frontier counts only a few blocks into the index and
+// scans the rest, and queries that come back without edits fill the index
+// in. Both kinds, alternating, agree with plain scans, and the index stays
+// true to its bytes (check_invariants).
+TEST(RopeTyping, ByteQueriesFarPastAnEditedLeafsFrontier) {
+  const auto seed = test_seed();
+  std::mt19937_64 rng(seed ^ 0x66617221ULL);
+  std::string s = random_utf8(rng, 5 * fl::detail::leaf_max_bytes);
+  fl::rope r = tree_of(s, fl::detail::leaf_max_bytes);
+  ASSERT_GE(fl::detail::rope_height(r), 1u);
+  for (int round = 0; round < 24 / scale; ++round) {
+    const std::string ctx = "seed " + std::to_string(seed) + " round " + std::to_string(round);
+    // A byte edit near the start of a leaf (its first 256 bytes).
+    std::vector<std::size_t> starts;
+    std::size_t at = 0;
+    for (std::string_view c : r.chunks()) {
+      starts.push_back(at);
+      at += c.size();
+    }
+    const std::size_t pos = starts[pick(rng, starts.size())] + pick(rng, 256);
+    const std::string_view key = pick(rng, 2) ? std::string_view("\n") : std::string_view("ab");
+    r.insert(std::min(pos, s.size()), key);
+    s.insert(std::min(pos, s.size()), key);
+    // Queries past it in the same leaf (and anywhere), some repeated with no
+    // edit between them.
+    const naive_metrics m(s);
+    for (int q = 0; q < 12; ++q) {
+      const std::size_t b = q % 3 == 0 ? pick(rng, s.size() + 1)
+                                       : std::min(s.size(), pos + 256 + pick(rng, 3800));
+      for (int again = 0; again < 1 + q % 4; ++again) {
+        ASSERT_EQ(r.byte_to_line(b), m.lines[b]) << ctx << " byte " << b;
+        ASSERT_EQ(r.byte_to_char(b), m.chars[b]) << ctx << " byte " << b;
+        ASSERT_EQ(r.byte_to_utf16(b), m.units[b]) << ctx << " byte " << b;
+      }
+    }
+    fl::detail::check_invariants(r);
+    expect_content(r, s, ctx);
+    if (::testing::Test::HasFatalFailure()) return;
   }
 }
