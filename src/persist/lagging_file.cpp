@@ -298,13 +298,21 @@ void catch_up(space_state& s) {
   const std::uint64_t target = advance_target(*t, s.committed.generation);
   if (target <= t->file_gen) return;
   advance_from_log(s, *t, target);
-  // The pages may have changed since the commit (not committed yet): they
-  // stay private, and the next commit logs them (whatever it finds dirty).
+  // The file now holds these pages' last commit. A private copy that still
+  // equals it is dropped (else the next sync() would find it dirty and
+  // commit a change that is not there); one changed since the commit stays
+  // private, and the next commit logs it.
+  std::unique_ptr<std::byte[]> buf(new std::byte[s.sys_page]);
   for (auto it = t->lagging.begin(); it != t->lagging.end();) {
-    if (it->second.gen <= target)
-      it = t->lagging.erase(it);
-    else
+    if (it->second.gen > target) {
       ++it;
+      continue;
+    }
+    if (pread_full(s.fd.get(), buf.get(), s.sys_page, it->first) ==
+            static_cast<long long>(s.sys_page) &&
+        std::memcmp(buf.get(), s.base + it->first, s.sys_page) == 0)
+      ::madvise(s.base + it->first, s.sys_page, MADV_DONTNEED);
+    it = t->lagging.erase(it);
   }
 }
 
