@@ -230,7 +230,10 @@ void place_commit(space_state& s, std::uint64_t record_at, const std::vector<log
     // in place, not flushed (the log holds them until a checkpoint).
     std::vector<log_extent> all = runs;
     if (t != nullptr && !t->lagging.empty()) {
-      for (const auto& [off, l] : t->lagging) all.push_back({off, s.sys_page});
+      // Pages a compaction cut are no part of this commit (the file's end
+      // goes below), nor mapped any more.
+      for (const auto& [off, l] : t->lagging)
+        if (off < s.size) all.push_back({off, s.sys_page});
       std::sort(all.begin(), all.end(),
                 [](const log_extent& a, const log_extent& b) { return a.offset < b.offset; });
       std::vector<log_extent> merged;
@@ -308,7 +311,9 @@ void catch_up(space_state& s) {
       ++it;
       continue;
     }
-    if (pread_full(s.fd.get(), buf.get(), s.sys_page, it->first) ==
+    // Past the size (cut by a compaction) the mapping is the reservation.
+    if (it->first < s.size &&
+        pread_full(s.fd.get(), buf.get(), s.sys_page, it->first) ==
             static_cast<long long>(s.sys_page) &&
         std::memcmp(buf.get(), s.base + it->first, s.sys_page) == 0)
       ::madvise(s.base + it->first, s.sys_page, MADV_DONTNEED);
