@@ -52,6 +52,8 @@
 // thread; the generators are pure functions of their arguments.
 #pragma once
 
+#include "../tests/support/splitmix64.hpp"
+
 #include <benchmark/benchmark.h>
 
 #include <cstddef>
@@ -122,24 +124,8 @@ inline std::uint64_t salt(std::string_view label) {
   return h ^ seed();
 }
 
-// splitmix64: a small, fast generator with good bit mixing; state advances
-// by a constant, so every seed gives a full-period sequence.
-class rng {
- public:
-  explicit rng(std::uint64_t s) noexcept : state_(s) {}
-  std::uint64_t next() noexcept {
-    std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-  // Uniform in [0, n); n > 0. The modulo bias (< 2^-50 for small n) does
-  // not matter for benchmark inputs.
-  std::size_t below(std::size_t n) noexcept { return static_cast<std::size_t>(next() % n); }
-
- private:
-  std::uint64_t state_;
-};
+// The generator of every benchmark input (tests/support/splitmix64.hpp).
+using rng = fl_test::splitmix64;
 
 // Letters and digits: text-like bytes with a realistic rate of first-byte
 // matches for search benchmarks.

@@ -38,6 +38,7 @@
 //
 // Texts are alphanumeric from fl_bench::random_text, seeded at run time.
 #include "common.hpp"
+#include "rope_edits.hpp"
 
 #include <fl/rope.hpp>
 
@@ -198,11 +199,7 @@ template <class R>
 void edit_mix_loop(benchmark::State& st, const R& s, std::size_t b) {
   for (auto _ : st) {
     R v = s;
-    v.insert(0, "qwerty");
-    v.insert(b / 2, "zxcvb");
-    v.append("rtyui");
-    v.replace(0, 20, "ghfjhfjf");
-    v.replace(b / 2, 20, "abcdefg");
+    fl_bench::edit_mix(v, b);
     benchmark::DoNotOptimize(v);
   }
 }

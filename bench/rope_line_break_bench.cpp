@@ -4,7 +4,7 @@
 // faster; the report shows each peer's ratio to std.
 //
 //   crlf_edit_mix_tree/1m   v = s; then the five edits of edit_mix
-//                           (rope_bench.cpp), at the start, the middle and
+//                           (rope_edits.hpp), at the start, the middle and
 //                           the end, plus a "\r\n" typed at the start of the
 //                           middle line and erased again: fl (lf mode),
 //                           fl_crlf (lf_crlf mode: each edit reads the bytes
@@ -15,6 +15,7 @@
 //                           computed beforehand (what a std::string user
 //                           keeps), copied into a std::string
 #include "common.hpp"
+#include "rope_edits.hpp"
 
 #include <fl/rope.hpp>
 
@@ -52,11 +53,7 @@ template <class R>
 void edit_loop(benchmark::State& st, const R& s, std::size_t b, std::size_t mid_line) {
   for (auto _ : st) {
     R v = s;
-    v.insert(0, "qwerty");
-    v.insert(b / 2, "zxcvb");
-    v.append("rtyui");
-    v.replace(0, 20, "ghfjhfjf");
-    v.replace(b / 2, 20, "abcdefg");
+    fl_bench::edit_mix(v, b);
     v.insert(mid_line, "\r\n");
     v.erase(mid_line, 2);
     benchmark::DoNotOptimize(v);

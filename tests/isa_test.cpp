@@ -5,7 +5,7 @@
 // results there.
 #include "../src/simd/isa.hpp"
 
-#include <fl/detail/crc32c.hpp>
+#include "../src/crc32c.hpp"
 #include <fl/find.hpp>
 
 #include "../src/text_count.hpp"

@@ -21,6 +21,7 @@
 #include <fl/persist.hpp>
 
 #include "persist_support.hpp"
+#include "seq_words.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>
@@ -56,21 +57,9 @@ constexpr bool sanitized = false;
 constexpr int crash_rounds = sanitized ? 100 : 500;
 constexpr int byte_flips = sanitized ? 100 : 500;
 
-// A value whose every word derives from its sequence number: a torn or mixed
-// save cannot pass check().
-struct seq_value {
-  std::uint64_t seq;
-  std::uint64_t words[15];
-  void set(std::uint64_t s) {
-    seq = s;
-    for (std::uint64_t i = 0; i < 15; ++i) words[i] = (s + 1) * 0x9E3779B97F4A7C15ull ^ i;
-  }
-  bool check() const {
-    for (std::uint64_t i = 0; i < 15; ++i)
-      if (words[i] != ((seq + 1) * 0x9E3779B97F4A7C15ull ^ i)) return false;
-    return true;
-  }
-};
+// 128 bytes whose every word derives from its sequence number: a torn or
+// mixed save is not intact().
+using seq_value = fl_test::seq_words<15>;
 
 // Starts `child_loop(report_fd)` in a child, waits until it has reported
 // at least one commit (or a short while), sleeps a random 0..max_delay_us,
@@ -170,7 +159,7 @@ TEST(PersistCrash, KilledWriterLeavesACompleteCommittedValue) {
       },
       [&] {
         fl::persist<seq_value> p(path);  // throws if the file is damaged
-        if (!p->check()) throw std::runtime_error("value torn, seq " + std::to_string(p->seq));
+        if (!p->intact()) throw std::runtime_error("value torn, seq " + std::to_string(p->seq));
         return p->seq;
       });
 }

@@ -31,6 +31,7 @@
 namespace fl::inline FL_ABI_NS {
 namespace {
 
+using detail::json::append_token;
 using detail::json::byte_buffer;
 
 // Equal as dump() writes them: the same type, the same text of every number
@@ -146,15 +147,7 @@ class differ {
   template <class F>
   void at_key(std::string_view key, F f) {
     const std::size_t n = path_.size();
-    path_ += '/';
-    for (const char c : key) {
-      if (c == '~')
-        path_ += "~0";
-      else if (c == '/')
-        path_ += "~1";
-      else
-        path_ += c;
-    }
+    append_token(path_, key);
     f();
     path_.resize(n);
   }

@@ -8,7 +8,7 @@
 // one thread at a time (see fl/json_store.hpp).
 #pragma once
 
-#include <fl/detail/crc32c.hpp>
+#include "../crc32c.hpp"
 #include <fl/detail/json_format.hpp>
 #include "../persist/persist_format.hpp"
 #include <fl/json_store.hpp>
@@ -180,6 +180,19 @@ void parse_fast(std::string_view text, builder& b, const std::function<void()>& 
 // '/'), in `buf` when it had escapes. Throws std::invalid_argument for a
 // pointer that does not start with '/' or has '~' not followed by 0 or 1.
 std::string_view next_token(std::string_view& rest, std::string& buf);
+// Its inverse: appends '/' and `key` as one reference token ('~' written
+// "~0", '/' written "~1") to `out` (diff's paths, patch's child pointers).
+inline void append_token(std::string& out, std::string_view key) {
+  out += '/';
+  for (const char c : key) {
+    if (c == '~')
+      out += "~0";
+    else if (c == '/')
+      out += "~1";
+    else
+      out += c;
+  }
+}
 // The array index an RFC 6901 token names: "0" or digits without a leading
 // zero, below 2^53; npos for anything else (including "-").
 inline constexpr std::uint64_t no_index = ~std::uint64_t{0};

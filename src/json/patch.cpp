@@ -193,19 +193,6 @@ bool equal(const json_value& v, const node& n) {
   return false;
 }
 
-std::string escape_token(std::string_view key) {
-  std::string t;
-  for (const char c : key) {
-    if (c == '~')
-      t += "~0";
-    else if (c == '/')
-      t += "~1";
-    else
-      t += c;
-  }
-  return t;
-}
-
 // The parent pointer and the last token (escaped, as in the pointer).
 std::pair<std::string_view, std::string_view> split_last(std::string_view ptr) {
   const std::size_t slash = ptr.rfind('/');
@@ -391,7 +378,8 @@ void merge(json_store& s, const std::string& ptr, const node& patch) {
   const std::optional<json_value> target = s.find(ptr);
   if (!target || !target->is_object()) s.set(ptr, "{}");
   for (std::size_t i = 0; i < patch.keys.size(); ++i) {
-    const std::string child = ptr + "/" + detail::json::escape_token(patch.keys[i]);
+    std::string child = ptr;
+    detail::json::append_token(child, patch.keys[i]);
     const node& v = patch.items[i];
     if (v.type == json_type::null)
       s.erase(child);

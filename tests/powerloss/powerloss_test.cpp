@@ -32,13 +32,14 @@
 // write_fresh put past the committed size outlived a crash before the
 // commit's log flush (mapped_space's growth blocks); both fail here without
 // the fix.
-#include <fl/detail/crc32c.hpp>
+#include "../../src/crc32c.hpp"
 #include <fl/json_store.hpp>
 #include <fl/mapped_space.hpp>
 #include <fl/persist.hpp>
 
 #include "crash_states.hpp"
 #include "recorder.hpp"
+#include "seq_words.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>
@@ -207,18 +208,8 @@ reopened guarded(Fn fn) {
 
 // 512 bytes: with the 40-byte header the file spans two sectors, so a torn
 // save can mix two values.
-struct counter {
-  std::uint64_t seq;
-  std::uint64_t words[63];
-  void set(std::uint64_t s) {
-    seq = s;
-    for (std::uint64_t i = 0; i < 63; ++i) words[i] = (s + 1) * 0x9E3779B97F4A7C15ull ^ i;
-  }
-  std::string value() const {
-    for (std::uint64_t i = 0; i < 63; ++i)
-      if (words[i] != ((seq + 1) * 0x9E3779B97F4A7C15ull ^ i)) return "mixed " + std::to_string(seq);
-    return "seq " + std::to_string(seq);
-  }
+struct counter : fl_test::seq_words<63> {
+  std::string value() const { return (intact() ? "seq " : "mixed ") + std::to_string(seq); }
 };
 static_assert(sizeof(counter) == 512);
 

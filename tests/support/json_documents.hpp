@@ -31,6 +31,7 @@
 // Threads: no shared state.
 #pragma once
 
+#include "splitmix64.hpp"
 #include "utf8.hpp"
 
 #include <cstddef>
@@ -47,19 +48,11 @@ namespace json_gen {
 // The fixed seed of both documents; changing it changes every generated row.
 inline constexpr std::uint64_t seed = 0x6a736f6e2d67656eULL;
 
-// splitmix64: its output is defined by this code alone, so the documents do
-// not depend on the standard library.
-class rng {
+// The generator of both documents (support/splitmix64.hpp), with the draws
+// the documents need.
+class rng : public fl_test::splitmix64 {
  public:
-  explicit rng(std::uint64_t s) noexcept : state_(s) {}
-  std::uint64_t next() noexcept {
-    std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-  // Uniform in [0, n) (n > 0); the modulo bias is irrelevant here.
-  std::uint64_t below(std::uint64_t n) noexcept { return next() % n; }
+  using splitmix64::splitmix64;
   // Uniform in [lo, hi].
   std::uint64_t in(std::uint64_t lo, std::uint64_t hi) noexcept { return lo + below(hi - lo + 1); }
   // True with probability num/den.
@@ -68,9 +61,6 @@ class rng {
   const T& pick(const T (&items)[N]) noexcept {
     return items[below(N)];
   }
-
- private:
-  std::uint64_t state_;
 };
 
 // Pretty-printed JSON text in the layout of the real documents (Python's
