@@ -377,9 +377,11 @@ void mapped_space::write_fresh(fptr<void> p, const void* src, std::size_t bytes)
     throw std::invalid_argument("fl::mapped_space::write_fresh: not inside the carved blocks");
   const auto* from = static_cast<const std::byte*>(src);
   // Whole system pages past the committed file, not sharing a page with
-  // bytes before the block: straight to the file. The rest through the map.
-  const std::uint64_t lo =
-      detail::round_up(std::max<std::uint64_t>(off, s.committed.file_size), s.sys_page);
+  // bytes before the block: straight to the file. The rest through the map,
+  // and so are the pages a reader's older commit may still read in the file
+  // (readers_end): there the next commit logs them instead.
+  const std::uint64_t lo = detail::round_up(
+      std::max({off, s.committed.file_size, detail::readers_end(s)}), s.sys_page);
   const std::uint64_t hi = (off + bytes) / s.sys_page * s.sys_page;
   if (lo >= hi) {
     if (bytes) std::memcpy(s.base + off, from, bytes);

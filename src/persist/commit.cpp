@@ -327,11 +327,19 @@ void mapped_space::rollback() {
   s.alloc = s.committed.alloc;
   // Pages past the committed size may hold what write_fresh() put in the
   // file: cut to the committed size and grow back, so they read as zeros
-  // again (as every page a commit has not covered must).
-  if (s.size > s.committed.file_size &&
-      (::ftruncate(s.fd.get(), static_cast<off_t>(s.committed.file_size)) != 0 ||
-       ::ftruncate(s.fd.get(), static_cast<off_t>(s.size)) != 0))
+  // again (as every page a commit has not covered must). The file's bytes a
+  // reader's older commit may read (a shrink it held back) are never cut:
+  // there the mapping reads as zeros again privately, as growth left it, and
+  // the next commit logs them (zeroed_end).
+  const std::uint64_t keep =
+      std::max(s.committed.file_size, std::min(detail::readers_end(s), s.size));
+  if (s.size > keep && (::ftruncate(s.fd.get(), static_cast<off_t>(keep)) != 0 ||
+                        ::ftruncate(s.fd.get(), static_cast<off_t>(s.size)) != 0))
     detail::throw_errno(s.path, "ftruncate (rollback)", errno);
+  if (keep > s.committed.file_size) {
+    std::memset(s.base + s.committed.file_size, 0, keep - s.committed.file_size);
+    s.zeroed_end = keep;
+  }
   s.deferred_loaded = false;  // the committed chain, read again on first use
   s.retired_blocks.clear();
   s.deferred.clear();

@@ -230,7 +230,10 @@ void place_commit(space_state& s, std::uint64_t record_at, const std::vector<log
     // in place, not flushed (the log holds them until a checkpoint).
     std::vector<log_extent> all = runs;
     if (t != nullptr && !t->lagging.empty()) {
-      for (const auto& [off, l] : t->lagging) all.push_back({off, s.sys_page});
+      // Pages a compaction cut are no part of this commit (the file's end
+      // goes below), nor mapped any more.
+      for (const auto& [off, l] : t->lagging)
+        if (off < s.size) all.push_back({off, s.sys_page});
       std::sort(all.begin(), all.end(),
                 [](const log_extent& a, const log_extent& b) { return a.offset < b.offset; });
       std::vector<log_extent> merged;
@@ -298,13 +301,23 @@ void catch_up(space_state& s) {
   const std::uint64_t target = advance_target(*t, s.committed.generation);
   if (target <= t->file_gen) return;
   advance_from_log(s, *t, target);
-  // The pages may have changed since the commit (not committed yet): they
-  // stay private, and the next commit logs them (whatever it finds dirty).
+  // The file now holds these pages' last commit. A private copy that still
+  // equals it is dropped (else the next sync() would find it dirty and
+  // commit a change that is not there); one changed since the commit stays
+  // private, and the next commit logs it.
+  std::unique_ptr<std::byte[]> buf(new std::byte[s.sys_page]);
   for (auto it = t->lagging.begin(); it != t->lagging.end();) {
-    if (it->second.gen <= target)
-      it = t->lagging.erase(it);
-    else
+    if (it->second.gen > target) {
       ++it;
+      continue;
+    }
+    // Past the size (cut by a compaction) the mapping is the reservation.
+    if (it->first < s.size &&
+        pread_full(s.fd.get(), buf.get(), s.sys_page, it->first) ==
+            static_cast<long long>(s.sys_page) &&
+        std::memcmp(buf.get(), s.base + it->first, s.sys_page) == 0)
+      ::madvise(s.base + it->first, s.sys_page, MADV_DONTNEED);
+    it = t->lagging.erase(it);
   }
 }
 

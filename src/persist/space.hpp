@@ -28,6 +28,7 @@
 
 #include "posix.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstring>
@@ -170,6 +171,16 @@ struct space_state {
   bool read_only = false;
   std::unique_ptr<reader_table> readers;  // the reader table (writer and readers)
 };
+
+// The end of the file's bytes past the committed size that a reader's older
+// commit may still read: a shrink a reader held back (stale_end), or the part
+// of it that growth has since zeroed in the mapping (zeroed_end). Nothing but
+// a commit's pages through the log, written in place once the file may move,
+// changes the file below it (write_fresh and rollback go around it). 0 when
+// the file ends at the committed size.
+inline std::uint64_t readers_end(const space_state& s) noexcept {
+  return std::max(s.stale_end, s.zeroed_end);
+}
 
 inline constexpr std::uint64_t initial_file_size =
     4 * space_page;  // 2 meta pages + 2 pages of blocks

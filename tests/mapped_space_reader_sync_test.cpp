@@ -1,0 +1,210 @@
+// tests/mapped_space_reader_sync_test.cpp: the writer beside readers in two
+// corners of docs/design.md ("Readers"):
+// - a sync() with nothing to commit makes no commit, with or without a
+//   reader, and moves the file forward to the commit the readers reached
+//   (the pages it moved are then no longer the writer's private copies);
+// - after compact() a reader holding an older commit keeps the file's old
+//   end: neither rollback() nor write_fresh() nor growth into that end
+//   changes or cuts a page the reader's commit reads.
+#include <fl/mapped_space.hpp>
+
+#include "persist_support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::size_t block_bytes = 32 * 4096;
+
+struct state {
+  std::uint64_t seq;
+  fl::fptr<unsigned char> block;
+};
+
+unsigned char byte_of(std::uint64_t seq, std::size_t i) {
+  return static_cast<unsigned char>(seq * 37 + i / 4096 + 1);
+}
+
+void fill(unsigned char* b, std::uint64_t seq) {
+  for (std::size_t i = 0; i < block_bytes; ++i) b[i] = byte_of(seq, i);
+}
+
+// "seq:ok" when the root's block holds the bytes of commit seq.
+std::string seen(const fl::mapped_space& sp) {
+  const state* s = sp.get(sp.root<state>());
+  if (s->block == nullptr) return std::to_string(s->seq) + ":none";
+  const auto* b = reinterpret_cast<const unsigned char*>(sp.checked(s->block, block_bytes));
+  for (std::size_t i = 0; i < block_bytes; ++i) {
+    if (b[i] != byte_of(s->seq, i))
+      return std::to_string(s->seq) + ":differs at " + std::to_string(i);
+  }
+  return std::to_string(s->seq) + ":ok";
+}
+
+std::string want(std::uint64_t seq) { return std::to_string(seq) + ":ok"; }
+
+std::uintmax_t log_bytes(const fs::path& f) {
+  std::error_code ec;
+  const std::uintmax_t n = fs::file_size(fs::path(f.string() + "-log"), ec);
+  return ec ? 0 : n;
+}
+
+struct ReaderSyncTest : ::testing::Test {
+  fl_test::scratch_dir dir;
+  fs::path file() const { return dir / "space"; }
+
+  // A space at commit seq 0: the root and its block.
+  fl::mapped_space make() {
+    fl::mapped_space sp(file());
+    const auto root = sp.make<state>();
+    sp.get(root)->block = sp.allocate(block_bytes).cast<unsigned char>();
+    sp.get(root)->seq = 0;
+    fill(sp.get(sp.get(root)->block), 0);
+    sp.set_root(root);
+    sp.sync();
+    return sp;
+  }
+};
+
+void commit(fl::mapped_space& sp, std::uint64_t seq) {
+  state* s = sp.get(sp.root<state>());
+  s->seq = seq;
+  fill(sp.get(s->block), seq);
+  sp.sync();
+}
+
+TEST_F(ReaderSyncTest, NoChangeSyncMakesNoCommitBesideAReaderThatRefreshes) {
+  fl::mapped_space w = make();
+  // Without a reader: the baseline.
+  const std::uint64_t g0 = w.stats().generation;
+  w.sync();
+  ASSERT_EQ(w.stats().generation, g0) << "a sync with no change committed (no reader open)";
+
+  fl::mapped_space r = fl::mapped_space::open(file(), fl::open_mode::read_only);
+  for (std::uint64_t seq = 1; seq <= 6; ++seq) {
+    commit(w, seq);  // the reader holds seq - 1: the file stays there
+    const std::uint64_t g = w.stats().generation;
+    EXPECT_EQ(w.stats().pinned_generation, r.stats().generation);
+    EXPECT_LT(w.stats().pinned_generation, g);
+    r.refresh();  // the reader moves on: the file may follow
+    ASSERT_EQ(seen(r), want(seq));
+    const std::uintmax_t log_before = log_bytes(file());
+    w.sync();  // nothing changed since the commit
+    EXPECT_EQ(w.stats().generation, g) << "a sync with no change committed, commit " << seq;
+    EXPECT_EQ(log_bytes(file()), log_before) << "commit " << seq;
+    EXPECT_EQ(w.stats().pinned_generation, g) << "the file did not catch up, commit " << seq;
+    w.sync();
+    EXPECT_EQ(w.stats().generation, g) << "a second sync with no change committed";
+    EXPECT_EQ(seen(w), want(seq));
+    w.verify();  // the file holds the newest commit
+  }
+  // A change after the catch-up is still committed, and the reader sees it.
+  commit(w, 7);
+  r.refresh();
+  EXPECT_EQ(seen(r), want(7));
+  EXPECT_EQ(seen(fl::mapped_space::open(file(), fl::open_mode::read_only)), want(7));
+}
+
+// A space whose big block (the file's end) was freed and compacted away while
+// a reader holds the commit that still has it: the file keeps that end.
+struct CompactedBesideReader : ReaderSyncTest {
+  fl::mapped_space w = make();
+  fl::mapped_space r = fl::mapped_space::open(file(), fl::open_mode::read_only);
+  std::uintmax_t old_end = 0;
+
+  void SetUp() override {
+    ASSERT_EQ(seen(r), want(0));
+    old_end = fs::file_size(file());
+    state* s = w.get(w.root<state>());
+    w.deallocate(s->block);
+    s->block = nullptr;
+    s->seq = 1;
+    w.compact();
+    w.sync();
+    ASSERT_LT(w.stats().file_bytes, old_end) << "compact() did not shrink the space";
+    ASSERT_EQ(fs::file_size(file()), old_end) << "the file lost the end the reader reads";
+    ASSERT_EQ(seen(r), want(0));
+  }
+
+  // The reader's commit still whole: its end in the file, its bytes.
+  void expect_reader_intact(const char* after) {
+    ASSERT_GE(fs::file_size(file()), old_end) << "the file was cut under the reader " << after;
+    EXPECT_EQ(seen(r), want(0)) << after;
+  }
+
+  // The reader moves on; the writer's state is committed and verified.
+  void finish(std::uint64_t seq, const char* want_seen) {
+    r.refresh();
+    EXPECT_EQ(seen(r), std::to_string(seq) + want_seen);
+    w.sync();
+    EXPECT_EQ(w.stats().pinned_generation, w.stats().generation);
+    w.verify();
+    EXPECT_EQ(seen(fl::mapped_space::open(file(), fl::open_mode::read_only)),
+              std::to_string(seq) + want_seen);
+  }
+};
+
+TEST_F(CompactedBesideReader, RollbackOfGrowthKeepsTheReadersEnd) {
+  state* s = w.get(w.root<state>());
+  const auto b = w.allocate(block_bytes).cast<unsigned char>();  // grows into the old end
+  std::memset(w.get(b), 0x5a, block_bytes);
+  s->block = b;
+  w.rollback();
+  expect_reader_intact("(rollback)");
+  // The writer's uncommitted growth is gone: its state is commit seq 1.
+  EXPECT_EQ(seen(w), "1:none");
+  // It grows again over zeros and commits; the reader keeps its commit.
+  // Bytes past the committed size read as zeros again (the ones before it
+  // hold what the compacted block left: allocate() promises zeros only there).
+  const std::uint64_t committed_end = w.stats().file_bytes;
+  s = w.get(w.root<state>());
+  const auto b2 = w.allocate(block_bytes).cast<unsigned char>();
+  const unsigned char* p = w.get(b2);
+  for (std::size_t i = 0; i < block_bytes; ++i) {
+    if (b2.offset() + i >= committed_end) {
+      ASSERT_EQ(p[i], 0) << "a page past the committed size is not zero at " << i;
+    }
+  }
+  s->block = b2;
+  s->seq = 2;
+  fill(w.get(b2), 2);
+  w.sync();
+  expect_reader_intact("(commit after the rollback)");
+  finish(2, ":ok");
+}
+
+TEST_F(CompactedBesideReader, WriteFreshIntoTheOldEndGoesThroughTheLog) {
+  state* s = w.get(w.root<state>());
+  const auto b = w.allocate_end(block_bytes).cast<unsigned char>();
+  std::vector<unsigned char> bytes(block_bytes);
+  fill(bytes.data(), 3);
+  w.write_fresh(b, bytes.data(), bytes.size());
+  expect_reader_intact("(write_fresh)");
+  s = w.get(w.root<state>());
+  s->block = b;
+  s->seq = 3;
+  w.sync();
+  expect_reader_intact("(commit of the fresh block)");
+  EXPECT_EQ(seen(w), want(3));
+  finish(3, ":ok");
+}
+
+TEST_F(CompactedBesideReader, RollbackOfCompactBeforeItsCommitKeepsTheEnd) {
+  // Compacted again (nothing to drop) and rolled back: the size the writer
+  // maps comes back, the file keeps its end.
+  w.compact();
+  w.rollback();
+  expect_reader_intact("(rollback of compact)");
+  EXPECT_EQ(seen(w), "1:none");
+  finish(1, ":none");
+}
+
+}  // namespace
