@@ -187,6 +187,54 @@ TEST(MappedSpaceTest, MisuseThrows) {
   s.deallocate(nullptr);
 }
 
+// The refusals of allocate and deallocate are built out of line (their
+// checks stay inline on the hot path): each still names the call, the block
+// and the reason, and a refused call changes nothing.
+TEST(MappedSpaceTest, RefusalsNameTheCallAndLeaveTheSpaceAlone) {
+  scratch_dir d;
+  const std::filesystem::path file = d / "s";
+  fl::fptr<void> live;
+  std::size_t live_size = 0;
+  {
+    fl::mapped_space s(file);
+    live = s.allocate(40);
+    live_size = s.block_size(live);
+    s.set_root(live);
+    const fl::fptr<void> freed = s.allocate(40);
+    s.deallocate(freed);
+    const std::uint64_t live_blocks = s.stats().live_blocks;
+    try {
+      s.deallocate(freed);
+      FAIL() << "a double free was accepted";
+    } catch (const std::invalid_argument& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("fl::mapped_space::deallocate"), std::string::npos) << what;
+      EXPECT_NE(what.find("not a live block"), std::string::npos) << what;
+      EXPECT_NE(what.find("double free"), std::string::npos) << what;
+    }
+    try {
+      s.retire(freed);
+      FAIL() << "a free block was retired";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("fl::mapped_space::retire"), std::string::npos)
+          << e.what();
+    }
+    EXPECT_EQ(s.stats().live_blocks, live_blocks);
+    s.sync();
+  }
+  fl::mapped_space r = fl::mapped_space::open(file, fl::open_mode::read_only);
+  for (auto call : {+[](fl::mapped_space& sp, fl::fptr<void>) { (void)sp.allocate(16); },
+                    +[](fl::mapped_space& sp, fl::fptr<void> p) { sp.deallocate(p); }}) {
+    try {
+      call(r, live);
+      FAIL() << "a read-only space accepted a change";
+    } catch (const fl::persist_error& e) {
+      EXPECT_NE(std::string(e.what()).find("read-only"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(r.block_size(live), live_size);  // still live
+}
+
 TEST(MappedSpaceTest, AlignedAllocations) {
   scratch_dir d;
   fl::mapped_space s(d / "s");
