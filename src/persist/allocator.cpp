@@ -129,10 +129,7 @@ bool deferred_due(const detail::space_state& s) noexcept {
 
 fptr<void> mapped_space::allocate(std::size_t bytes, std::size_t align) {
   detail::space_state& s = *st_;
-  // The flag is tested here, the refusal built out of line: allocate and
-  // deallocate are the hot pair, and a call per block costs them ~7%.
-  if (s.read_only) [[unlikely]]
-    detail::refuse_read_only(s, "allocate");
+  detail::refuse_read_only(s, "allocate");
   if (align == 0 || (align & (align - 1)) != 0 || align > space_page)
     throw std::invalid_argument("fl::mapped_space::allocate: align must be a power of two <= 4096");
   if (align < 16) align = 16;
@@ -217,8 +214,7 @@ inline std::pair<std::uint64_t, unsigned> live_block_or_throw(const detail::spac
 }  // namespace
 
 void mapped_space::deallocate(fptr<void> p) {
-  if (st_->read_only) [[unlikely]]
-    detail::refuse_read_only(*st_, "deallocate");
+  detail::refuse_read_only(*st_, "deallocate");
   if (!p) return;
   const auto [b, c] = live_block_or_throw(*st_, p, "deallocate", " (double free?)");
   free_block(*st_, b, c);

@@ -544,9 +544,8 @@ std::uint64_t min_pin(const reader_table& t, std::uint64_t upto) {
 }
 
 
-void refuse_read_only(const space_state& s, const char* what) {
-  if (s.read_only)
-    throw persist_error(s.path, std::string(what) + ": the space is opened read-only");
+void throw_read_only(const space_state& s, const char* what) {
+  throw persist_error(s.path, std::string(what) + ": the space is opened read-only");
 }
 
 void mark_table_replaced(const std::filesystem::path& data, const space_meta& by) noexcept {

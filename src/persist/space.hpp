@@ -411,8 +411,15 @@ bool changed_here(const space_state& s, std::uint64_t p);
 
 // ---- reader_table.cpp ----
 
+// persist_error "opened read-only", `what` naming the call (out of line: cold).
+[[noreturn, gnu::cold]] void throw_read_only(const space_state& s, const char* what);
 // "opened read-only" as persist_error when `s` is a reader; `what` names the call.
-void refuse_read_only(const space_state& s, const char* what);
+// The flag is tested inline: allocate and deallocate, the hot pair, call it
+// per block, and a call there costs them ~7%.
+inline void refuse_read_only(const space_state& s, const char* what) {
+  if (s.read_only) [[unlikely]]
+    throw_read_only(s, what);
+}
 // A writer opening a space whose log holds commits after the one the data
 // file holds, while live readers pin older commits than the log's newest
 // (the last writer closed or died beside them): the file may not move past
