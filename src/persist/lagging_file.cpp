@@ -86,6 +86,32 @@ void advance_from_log(space_state& s, reader_table& t, std::uint64_t target) {
   set_file_gen(t, target);
 }
 
+// After advance_from_log(.., target): the lagging pages whose last change
+// is commit `target` or older are the file's now, no longer the writer's.
+// Their private copies are dropped where they equal the file (else the next
+// sync() would find them dirty and commit a change that is not there); with
+// `maybe_changed`, each is compared first and one changed since its commit
+// stays private for the next commit to log. Past the size (cut by a
+// compaction) the mapping is the reservation: nothing to drop.
+void forget_caught_up(space_state& s, reader_table& t, std::uint64_t target, bool maybe_changed) {
+  std::unique_ptr<std::byte[]> buf;
+  if (maybe_changed) buf.reset(new std::byte[s.sys_page]);
+  for (auto it = t.lagging.begin(); it != t.lagging.end();) {
+    if (it->second.gen > target) {
+      ++it;
+      continue;
+    }
+    const std::uint64_t off = it->first;
+    if (off < s.size &&
+        (!maybe_changed ||
+         (pread_full(s.fd.get(), buf.get(), s.sys_page, off) ==
+              static_cast<long long>(s.sys_page) &&
+          std::memcmp(buf.get(), s.base + off, s.sys_page) == 0)))
+      ::madvise(s.base + off, s.sys_page, MADV_DONTNEED);
+    it = t.lagging.erase(it);
+  }
+}
+
 }  // namespace
 
 void restart_log_beside_readers(space_state& s) {
@@ -283,16 +309,8 @@ void place_commit(space_state& s, std::uint64_t record_at, const std::vector<log
   t->records.push_back({g, record_at});
   if (target <= t->file_gen) return;
   advance_from_log(s, *t, target);
-  // No change since the commit: the private copies of pages whose last
-  // change the file now holds equal the file.
-  for (auto it = t->lagging.begin(); it != t->lagging.end();) {
-    if (it->second.gen <= target) {
-      ::madvise(s.base + it->first, s.sys_page, MADV_DONTNEED);
-      it = t->lagging.erase(it);
-    } else {
-      ++it;
-    }
-  }
+  // No change since the commit: the private copies equal the file.
+  forget_caught_up(s, *t, target, false);
 }
 
 void catch_up(space_state& s) {
@@ -301,24 +319,8 @@ void catch_up(space_state& s) {
   const std::uint64_t target = advance_target(*t, s.committed.generation);
   if (target <= t->file_gen) return;
   advance_from_log(s, *t, target);
-  // The file now holds these pages' last commit. A private copy that still
-  // equals it is dropped (else the next sync() would find it dirty and
-  // commit a change that is not there); one changed since the commit stays
-  // private, and the next commit logs it.
-  std::unique_ptr<std::byte[]> buf(new std::byte[s.sys_page]);
-  for (auto it = t->lagging.begin(); it != t->lagging.end();) {
-    if (it->second.gen > target) {
-      ++it;
-      continue;
-    }
-    // Past the size (cut by a compaction) the mapping is the reservation.
-    if (it->first < s.size &&
-        pread_full(s.fd.get(), buf.get(), s.sys_page, it->first) ==
-            static_cast<long long>(s.sys_page) &&
-        std::memcmp(buf.get(), s.base + it->first, s.sys_page) == 0)
-      ::madvise(s.base + it->first, s.sys_page, MADV_DONTNEED);
-    it = t->lagging.erase(it);
-  }
+  // The pages may have changed since their commit (not committed yet).
+  forget_caught_up(s, *t, target, true);
 }
 
 }  // namespace fl::inline FL_ABI_NS::detail
