@@ -66,12 +66,6 @@ std::string seen(const fl::mapped_space& sp) {
 
 std::string want(std::uint64_t seq) { return std::to_string(seq) + ":" + expected(seq); }
 
-std::uintmax_t log_bytes(const fs::path& f) {
-  std::error_code ec;
-  const std::uintmax_t n = fs::file_size(fs::path(f.string() + "-log"), ec);
-  return ec ? 0 : n;
-}
-
 struct LaggingReaderTest : ::testing::Test {
   fl_test::scratch_dir dir;
   fs::path file() const { return dir / "space"; }
@@ -99,7 +93,7 @@ TEST_F(LaggingReaderTest, LogStaysBoundedWhileAReaderNeverRefreshes) {
   const std::uint64_t last = 3 + 200;  // 12.5 MiB of records without a bound
   for (std::uint64_t seq = 4; seq <= last; ++seq) {
     commit(w, seq);
-    most = std::max(most, log_bytes(file()));
+    most = std::max(most, fl_test::log_bytes(file()));
     if (seq == 120) {
       // A reader opened after restarts sees the newest commit.
       const fl::mapped_space late = fl::mapped_space::open(file(), fl::open_mode::read_only);
@@ -130,7 +124,7 @@ TEST_F(LaggingReaderTest, AReaderThatRefreshesNowAndThenFollowsRestarts) {
       ASSERT_EQ(seen(follower), want(seq)) << "commit " << seq;
     }
   }
-  EXPECT_LE(log_bytes(file()), log_limit);
+  EXPECT_LE(fl_test::log_bytes(file()), log_limit);
   EXPECT_EQ(seen(stale), want(3));
 }
 
@@ -146,7 +140,7 @@ TEST_F(LaggingReaderTest, WriterDeathAfterARestartReopensToTheLastCommit) {
     fl::mapped_space w(file(), {.mode = fl::open_mode::open_existing});
     for (std::uint64_t seq = 4; seq <= last; ++seq) commit(w, seq);
     std::fflush(nullptr);
-    ::_exit(log_bytes(file()) <= log_limit ? 0 : 3);  // no close, no checkpoint
+    ::_exit(fl_test::log_bytes(file()) <= log_limit ? 0 : 3);  // no close, no checkpoint
   });
   ASSERT_EQ(rc, 0) << "the log passed its bound (3) or the child failed";
   EXPECT_EQ(seen(reader), want(3));

@@ -51,12 +51,6 @@ std::string seen(const fl::mapped_space& sp) {
 
 std::string want(std::uint64_t seq) { return std::to_string(seq) + ":ok"; }
 
-std::uintmax_t log_bytes(const fs::path& f) {
-  std::error_code ec;
-  const std::uintmax_t n = fs::file_size(fs::path(f.string() + "-log"), ec);
-  return ec ? 0 : n;
-}
-
 struct ReaderSyncTest : ::testing::Test {
   fl_test::scratch_dir dir;
   fs::path file() const { return dir / "space"; }
@@ -96,10 +90,10 @@ TEST_F(ReaderSyncTest, NoChangeSyncMakesNoCommitBesideAReaderThatRefreshes) {
     EXPECT_LT(w.stats().pinned_generation, g);
     r.refresh();  // the reader moves on: the file may follow
     ASSERT_EQ(seen(r), want(seq));
-    const std::uintmax_t log_before = log_bytes(file());
+    const std::uintmax_t log_before = fl_test::log_bytes(file());
     w.sync();  // nothing changed since the commit
     EXPECT_EQ(w.stats().generation, g) << "a sync with no change committed, commit " << seq;
-    EXPECT_EQ(log_bytes(file()), log_before) << "commit " << seq;
+    EXPECT_EQ(fl_test::log_bytes(file()), log_before) << "commit " << seq;
     EXPECT_EQ(w.stats().pinned_generation, g) << "the file did not catch up, commit " << seq;
     w.sync();
     EXPECT_EQ(w.stats().generation, g) << "a second sync with no change committed";

@@ -45,6 +45,14 @@ inline std::vector<unsigned char> read_bytes(const std::filesystem::path& p) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
+// The size of the redo log beside the space or store at `data` ("<data>-log"),
+// 0 when there is none.
+inline std::uintmax_t log_bytes(const std::filesystem::path& data) {
+  std::error_code ec;
+  const std::uintmax_t n = std::filesystem::file_size(data.string() + "-log", ec);
+  return ec ? 0 : n;
+}
+
 inline void write_bytes(const std::filesystem::path& p, const std::vector<unsigned char>& b) {
   std::ofstream out(p, std::ios::binary | std::ios::trunc);
   out.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
