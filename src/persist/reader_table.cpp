@@ -329,24 +329,11 @@ bool overlay(space_state& s, std::uint64_t& gen, std::uint64_t newest,
   }
   const std::uint64_t uuid = s.committed.uuid;
   record_head r;
-  // The usual case: the record read whole, checked in the buffer, then
-  // copied into the mapping (no page of it is written before its CRC matched).
-  if (read_whole_record(t, uuid, gen, next, r)) {
-    next = r.at + r.head.record_bytes;
-    if (meta) *meta = r.meta;
-    grow_reader_map(s, r.meta.file_size);
-    const std::byte* images = t.record_buf.data() + (r.data_at() - r.at);
-    if (crc32c(images, r.head.data_bytes) != r.head.data_crc) return false;
-    for (const log_extent& e : r.extents) {
-      std::memcpy(s.base + e.offset, images, e.length);
-      images += e.length;
-      if (pages)
-        for (std::uint64_t p = e.offset / space_page; p < (e.offset + e.length) / space_page; ++p)
-          pages->push_back(p);
-    }
-    return true;
-  }
-  if (!find_record(t, t.log_fd.get(), uuid, gen, next, r)) {
+  // The usual case: the record read whole into t.record_buf, checked there,
+  // then copied into the mapping (no page of it is written before its CRC
+  // matched). Else found in the log and its images read into their places.
+  const bool whole = read_whole_record(t, uuid, gen, next, r);
+  if (!whole && !find_record(t, t.log_fd.get(), uuid, gen, next, r)) {
     // The writer may have restarted the log beside an older reader
     // (restart_log_beside_readers): the log now at the path starts with a
     // record of a later commit holding every page the file lacks, which
@@ -366,20 +353,29 @@ bool overlay(space_state& s, std::uint64_t& gen, std::uint64_t newest,
   next = r.at + r.head.record_bytes;
   if (meta) *meta = r.meta;
   grow_reader_map(s, r.meta.file_size);
-  // The extents' images follow the head: one preadv into their places.
-  std::vector<iovec> iov;
-  iov.reserve(r.extents.size());
-  for (const log_extent& e : r.extents)
-    iov.push_back({s.base + e.offset, static_cast<std::size_t>(e.length)});
-  if (!preadv_all(t.log_fd.get(), iov.data(), iov.size(), r.data_at())) return false;
-  std::uint32_t crc = 0;
-  for (const log_extent& e : r.extents) {
-    crc = crc32c(s.base + e.offset, e.length, crc);
-    if (pages)
+  if (whole) {
+    const std::byte* images = t.record_buf.data() + (r.data_at() - r.at);
+    if (crc32c(images, r.head.data_bytes) != r.head.data_crc) return false;
+    for (const log_extent& e : r.extents) {
+      std::memcpy(s.base + e.offset, images, e.length);
+      images += e.length;
+    }
+  } else {
+    // The extents' images follow the head: one preadv into their places.
+    std::vector<iovec> iov;
+    iov.reserve(r.extents.size());
+    for (const log_extent& e : r.extents)
+      iov.push_back({s.base + e.offset, static_cast<std::size_t>(e.length)});
+    if (!preadv_all(t.log_fd.get(), iov.data(), iov.size(), r.data_at())) return false;
+    std::uint32_t crc = 0;
+    for (const log_extent& e : r.extents) crc = crc32c(s.base + e.offset, e.length, crc);
+    if (crc != r.head.data_crc) return false;
+  }
+  if (pages)
+    for (const log_extent& e : r.extents)
       for (std::uint64_t p = e.offset / space_page; p < (e.offset + e.length) / space_page; ++p)
         pages->push_back(p);
-  }
-  return crc == r.head.data_crc;
+  return true;
 }
 
 // Publishes slot i as this reader's (pin 0 until it pins, its pid, within
