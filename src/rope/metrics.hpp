@@ -98,10 +98,16 @@ inline std::size_t leaf_nth(const edge& e, text_metric m, std::size_t k) noexcep
 
 // leaf_nth(e, chars, k) for k below e's chars (known): first a step from
 // the leaf index's hint when it was left by an edge starting where e does
-// (the next keystroke), no call.
+// (the next keystroke), or from either end of the leaf when k lies within
+// hint_reach chars of it (the keystroke after a cut at the cursor, or a
+// backspace at a leaf's end: no hint there yet), no call.
 inline std::size_t leaf_nth_char(const edge& e, std::size_t k) noexcept {
   if (e.chars == e.len) return k;
   const chunk* c = static_cast<const chunk*>(e.p);
+  // (Byte 0 may be inside a char that an earlier leaf starts: the forward
+  // step skips continuation bytes first, so char 0 is the first lead byte.)
+  if (k <= hint_reach) return step_from_hint(c->data + e.off, e.len, 0, 0, k);
+  if (e.chars - k <= hint_reach) return step_from_hint(c->data + e.off, e.len, e.len, e.chars, k);
   if (const leaf_index* li = leaf_index_of(c);
       li && e.off == li->hint_off && li->hint <= e.off + e.len) {
     const std::size_t r =
