@@ -689,9 +689,19 @@ void rope::know_flat_metrics() noexcept {
 }
 
 rope& rope::replace_chars(size_type i, size_type n, std::string_view text) {
-  // A flat root whose known counts say every byte is a char (ASCII text, a
-  // small document edited like a string) takes chars as bytes.
-  if (root_.p && root_.p->height == 0) {
+  // A tree's root edge is known after every edit (settle). (line_break::
+  // lf_crlf mode takes the general path: splice checks the edit's ends.)
+  // The usual keystroke first: a tree, a short text.
+  if (root_.p && root_.p->height > 0) {
+    if (root_.chars >= i && text.size() <= detail::leaf_max_bytes / 4 &&
+        mode_ == line_break::lf) {
+      n = std::min(n, root_.chars - i);
+      if (n == 0 && text.empty()) return *this;
+      if (replace_chars_in_leaf(i, n, text)) return *this;
+    }
+  } else if (root_.p) {
+    // A flat root whose known counts say every byte is a char (ASCII text,
+    // a small document edited like a string) takes chars as bytes.
     if (root_.chars == root_.len && i <= root_.len) {
       splice(i, n, text, nullptr);
       return *this;
@@ -699,14 +709,6 @@ rope& rope::replace_chars(size_type i, size_type n, std::string_view text) {
     if (mode_ == line_break::lf && root_.len <= detail::flat_edit_max &&
         text.size() <= detail::leaf_max_bytes / 4 && replace_chars_flat(i, n, text))
       return *this;
-  }
-  // A tree's root edge is known after every edit (settle). (line_break::
-  // lf_crlf mode takes the general path: splice checks the edit's ends.)
-  if (root_.p && root_.p->height > 0 && root_.chars >= i &&
-      text.size() <= detail::leaf_max_bytes / 4 && mode_ == line_break::lf) {
-    n = std::min(n, root_.chars - i);
-    if (n == 0 && text.empty()) return *this;
-    if (replace_chars_in_leaf(i, n, text)) return *this;
   }
   return replace_by(detail::text_metric::chars, i, n, text);
 }
