@@ -133,12 +133,13 @@ edge replace_child(inner* n, unsigned at, const edge* pieces, unsigned k, inner*
 
 // Records in the leaf index of c (written by this edit: unique) that the
 // text just written through the leaf edge starting at chunk byte off ends
-// at byte x of that leaf, with chars_before + the text's chars before it in
-// the leaf; chars_before npos: unknown, no hint.
+// at byte x of that leaf (last_end), with chars_before + the text's chars
+// before it in the leaf (the hint); chars_before npos: unknown, no hint.
 void set_hint(chunk* c, std::size_t off, std::size_t x, std::size_t chars_before,
               const text_counts& text) noexcept {
   leaf_index* li = leaf_index_of(c);
   if (!li) return;
+  li->last_end = static_cast<std::uint16_t>(off + x);
   if (chars_before == static_cast<std::size_t>(-1)) {
     li->hint = leaf_no_hint;
     return;
@@ -252,27 +253,34 @@ void put_pieces(edge& root, inner* const* path, edge* const* up, const unsigned*
 
 // An edit in place in the middle of a leaf moves every byte after it, and
 // typing repeats that move on every keystroke: 4-6 KiB leaves made it a
-// quarter of a keystroke's cost. So an in-place edit with at least
-// cursor_split_min bytes on each side of where its text ends cuts the leaf
-// there instead: the tail is copied once into a fresh chunk (a leaf of its
+// quarter of a keystroke's cost. So an in-place edit that types on where
+// the last edit of the chunk ended (leaf_index::last_end: the second
+// keystroke at a cursor) with at least cursor_split_min bytes on each side
+// of where its text ends cuts the leaf there instead: the tail is copied once into a fresh chunk (a leaf of its
 // own, the next edge), and the text is written at the end of the head,
 // which stays in the unique chunk. Typing on is then an append at the end
 // of a leaf (the insert at a leaf boundary goes to the left leaf), and a
 // backspace there removes the leaf's last bytes: neither moves anything.
 // Both pieces keep at least cursor_split_min bytes, so cuts cannot leave a
-// trail of tiny leaves.
+// trail of tiny leaves; and edits at scattered places (no typing run to
+// repay the cut, whose copy of the tail costs what one move does) leave
+// the leaf whole, as before.
 constexpr std::size_t cursor_split_min = leaf_max_bytes >= 64 ? leaf_max_bytes / 8 : 4;
 
-// Whether an edit of bytes [p, p + n) of the leaf `e` (its chunk bytes at
-// old) into `text` is one to cut at the cursor (see cursor_split_min): a
-// tree's leaf whose metrics are known, and no "\r\n" across the cut (the
-// pieces never split a line break: line_break::lf_crlf's invariant).
-inline bool cut_at_cursor(unsigned depth, const edge& e, const char* old, std::size_t p,
-                          std::size_t n, std::string_view text) noexcept {
+// Whether an in-place edit of bytes [p, p + n) of the leaf `e` (its chunk
+// c, whose bytes from e's start are at old) into `text` is one to cut at
+// the cursor (see cursor_split_min): a tree's leaf whose metrics are known,
+// the edit starting or ending where the chunk's last edit ended, and no
+// "\r\n" across the cut (the pieces never split a line break:
+// line_break::lf_crlf's invariant).
+inline bool cut_at_cursor(unsigned depth, const edge& e, const chunk* c, const char* old,
+                          std::size_t p, std::size_t n, std::string_view text) noexcept {
   const std::size_t tail = e.len - p - n;
   if (depth == 0 || tail < cursor_split_min || p + text.size() < cursor_split_min ||
       !e.known())
     return false;
+  const leaf_index* li = leaf_index_of(c);
+  if (!li || li->last_end < e.off + p || li->last_end > e.off + p + n) return false;
   const char last = text.empty() ? old[p - 1] : text.back();
   return !(last == '\r' && old[p + n] == '\n');
 }
@@ -382,7 +390,7 @@ inline bool cut_at_cursor(unsigned depth, const edge& e, const char* old, std::s
 
   const bool in_place = out <= leaf_edit_max && unique(c) && leaf.off + out <= c->cap &&
                         !overlaps(text, c);
-  if (in_place && cut_at_cursor(depth, leaf, old, p, n, text)) {
+  if (in_place && cut_at_cursor(depth, leaf, c, old, p, n, text)) {
     cut_leaf(root, path, up, idx, depth, p, n, text, chars_before);
     return true;
   }
@@ -482,8 +490,9 @@ inline bool cut_at_cursor(unsigned depth, const edge& e, const char* old, std::s
     acquire(c);
     pieces[k++] = with(edge{c, leaf.off + leaf.len - b_keep, b_keep}, cb);
   }
-  if (chars_before != static_cast<std::size_t>(-1))
-    set_hint(f, 0, ta + ins, chars_before - ca.chars, added);
+  set_hint(f, 0, ta + ins,
+           chars_before != static_cast<std::size_t>(-1) ? chars_before - ca.chars : chars_before,
+           added);
   release(c);  // the leaf's own reference; the pieces hold theirs
   if (depth == 0) {
     inner* m = spare[0];
