@@ -168,7 +168,7 @@ std::vector<std::size_t> leaf_ends(const fl::rope& r) {
 TEST(RopeTyping, TypingInTheMiddleOfALeafCutsItAtTheCursor) {
   const auto seed = test_seed();
   std::mt19937_64 rng(seed ^ 0x63757421ULL);
-  std::string s = random_utf8(rng, 4 * fl::detail::leaf_max_bytes);
+  std::string s = random_utf8(rng, 5 * fl::detail::leaf_max_bytes);
   // Half-leaf pieces appended to a shared rope: each is a leaf of its own
   // in a chunk of a whole leaf's capacity (room for edits in place).
   fl::rope r = tree_of(s, fl::detail::leaf_max_bytes / 2);
@@ -176,12 +176,13 @@ TEST(RopeTyping, TypingInTheMiddleOfALeafCutsItAtTheCursor) {
   for (int round = 0; round < 6 / scale; ++round) {
     const bool by_char = round % 2 == 0;
     const std::string ctx = "seed " + std::to_string(seed) + " round " + std::to_string(round);
-    // The middle of a leaf that is neither the first nor the last, at
-    // least a quarter leaf long.
+    // The middle of a leaf that is neither the first nor the last, long
+    // enough that each side of the cursor keeps the cut's minimum (an
+    // eighth of a leaf) after the step to a char boundary.
     const std::vector<std::size_t> ends = leaf_ends(r);
     std::vector<std::size_t> long_ones;
     for (std::size_t j = 1; j + 1 < ends.size(); ++j)
-      if (ends[j] - ends[j - 1] >= fl::detail::leaf_max_bytes / 4) long_ones.push_back(j);
+      if (ends[j] - ends[j - 1] >= fl::detail::leaf_max_bytes / 4 + 16) long_ones.push_back(j);
     ASSERT_FALSE(long_ones.empty()) << ctx;
     const std::size_t j = long_ones[pick(rng, long_ones.size())];
     const std::size_t lo = ends[j - 1], hi = ends[j];
