@@ -18,6 +18,10 @@
 #include <string>
 #include <vector>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <time.h>
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -105,6 +109,45 @@ TEST_F(ReaderSyncTest, NoChangeSyncMakesNoCommitBesideAReaderThatRefreshes) {
   r.refresh();
   EXPECT_EQ(seen(r), want(7));
   EXPECT_EQ(seen(fl::mapped_space::open(file(), fl::open_mode::read_only)), want(7));
+}
+
+// The access time a file had: set to a day and an hour ago by age(), so
+// that relatime would update it at the next read.
+std::int64_t atime_of(const fs::path& p) {
+  struct stat sb;
+  EXPECT_EQ(::stat(p.c_str(), &sb), 0) << p;
+  return sb.st_atim.tv_sec;
+}
+
+void age(const fs::path& p) {
+  const timespec old{::time(nullptr) - 25 * 3600, 0};
+  const timespec times[2] = {old, {0, UTIME_OMIT}};
+  ASSERT_EQ(::utimensat(AT_FDCWD, p.c_str(), times, 0), 0) << p;
+}
+
+// A reader's open and refresh read the data file and the log, and so does
+// the writer's catch-up beside a reader; every commit changes both files, so
+// each such read would make the kernel write the inode's access time
+// (relatime), a quarter of a refresh's time. The store opens them with
+// O_NOATIME (the owner's right). A file system mounted noatime passes anyway.
+TEST_F(ReaderSyncTest, ReadersLeaveTheAccessTimesAlone) {
+  fl::mapped_space w = make();
+  commit(w, 1);
+  const fs::path log = file().string() + "-log";
+  ASSERT_TRUE(fs::exists(log));
+  age(file());
+  age(log);
+  const std::int64_t data_before = atime_of(file());
+  const std::int64_t log_before = atime_of(log);
+  fl::mapped_space r = fl::mapped_space::open(file(), fl::open_mode::read_only);
+  ASSERT_EQ(seen(r), want(1));
+  for (std::uint64_t seq = 2; seq <= 4; ++seq) {
+    commit(w, seq);
+    r.refresh();
+    ASSERT_EQ(seen(r), want(seq));
+  }
+  EXPECT_EQ(atime_of(file()), data_before);
+  EXPECT_EQ(atime_of(log), log_before);
 }
 
 // A space whose big block (the file's end) was freed and compacted away while

@@ -148,7 +148,7 @@ void restart_log_beside_readers(space_state& s) {
   // 3. The new log, durable under a name of its own, then renamed over the
   // old one: readers that hold the old one open read on in it.
   const std::filesystem::path tmp = unique_sibling(s.log_path, "next");
-  unique_fd fd(::open(tmp.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666));
+  unique_fd fd(open_store_file(tmp, O_RDWR | O_CREAT | O_EXCL, 0666));
   if (!fd) throw_errno(tmp, "create", errno);
   iovec iov[2] = {{const_cast<std::byte*>(head.data()), head.size()},
                   {images.data(), images.size()}};
@@ -179,7 +179,7 @@ void restart_log_beside_readers(space_state& s) {
 }
 
 void take_lagging_records(space_state& s, reader_table& t, const lagging_open& lag) {
-  unique_fd log(::open(s.log_path.c_str(), O_RDWR | O_CLOEXEC));
+  unique_fd log(open_store_file(s.log_path, O_RDWR));
   if (!log) throw_errno(s.log_path, "open of the log", errno);
   struct stat sb;
   if (::fstat(log.get(), &sb) != 0) throw_errno(s.log_path, "fstat", errno);

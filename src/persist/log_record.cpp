@@ -59,7 +59,7 @@ std::uint64_t write_record(space_state& s, const space_meta& m,
     // check_bound() keeps it so on every later commit.
     if (!names_file(s.path, s.fd.get()))
       fail(s, "the file was renamed or replaced while open; nothing was committed");
-    s.log_fd = unique_fd(::open(s.log_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666));
+    s.log_fd = unique_fd(open_store_file(s.log_path, O_RDWR | O_CREAT, 0666));
     if (!s.log_fd) throw_errno(s.log_path, "open of the log", errno);
     struct stat sb;
     if (::fstat(s.log_fd.get(), &sb) != 0) throw_errno(s.log_path, "fstat", errno);
@@ -289,7 +289,7 @@ void replay(const space_state& s, int log_fd, const std::vector<record_head>& ru
 // that commit in place only after its log was durable, so the file may hold
 // part of it. Refused: a build of format 1 finishes it.
 void refuse_unfinished_v1(const space_state& s, const space_meta& m) {
-  unique_fd log(::open(s.log_path.c_str(), O_RDONLY | O_CLOEXEC));
+  unique_fd log(open_store_file(s.log_path, O_RDONLY));
   if (!log) return;
   log_header_v1 h;
   if (pread_full(log.get(), &h, sizeof h, 0) != static_cast<long long>(sizeof h)) return;

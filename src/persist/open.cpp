@@ -57,7 +57,7 @@ space_meta choose_meta(space_state& s, std::uint64_t file_bytes, bool& replayed,
                                             " does not hold commit " + std::to_string(first) +
                                             ", which the meta page names (missing or damaged)"
                                       : "meta page " + std::to_string(o) + ": " + slots.why[o];
-  unique_fd log(::open(s.log_path.c_str(), O_RDONLY | O_CLOEXEC));
+  unique_fd log(open_store_file(s.log_path, O_RDONLY));
   if (!log) fail(s, missing);
   struct stat sb;
   if (::fstat(log.get(), &sb) != 0) throw_errno(s.log_path, "fstat", errno);
@@ -108,7 +108,7 @@ space_meta choose_meta(space_state& s, std::uint64_t file_bytes, bool& replayed,
 // (another process created it meanwhile).
 unique_fd create_file(const space_state& s) {
   const std::filesystem::path tmp = unique_sibling(s.path, "new");
-  unique_fd fd(::open(tmp.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666));
+  unique_fd fd(open_store_file(tmp, O_RDWR | O_CREAT | O_EXCL, 0666));
   if (!fd) throw_errno(tmp, "create", errno);
   space_alloc_state a{};
   a.top = space_first_block;
@@ -208,7 +208,7 @@ std::string takeover_refused(space_state& w) {
 space_state* open_writer(space_state& s, open_mode mode, struct stat& sb) {
   for (int attempt = 0;; ++attempt) {
     if (attempt > 16) fail(s, "the file keeps being replaced while it is opened");
-    unique_fd fd(::open(s.path.c_str(), O_RDWR | O_CLOEXEC));
+    unique_fd fd(open_store_file(s.path, O_RDWR));
     if (!fd) {
       if (errno != ENOENT) throw_errno(s.path, "open", errno);
       if (mode == open_mode::open_existing)
@@ -519,7 +519,7 @@ void mapped_space::rename(const std::filesystem::path& to) {
   // the file locked; a missing one only if it stays missing (no replace).
   for (int attempt = 0;; ++attempt) {
     if (attempt > 16) throw persist_error(to, "the file keeps being replaced while it is renamed onto");
-    detail::unique_fd old(::open(to.c_str(), O_RDWR | O_CLOEXEC));
+    detail::unique_fd old(detail::open_store_file(to, O_RDWR));
     if (!old) {
       if (errno != ENOENT) detail::throw_errno(to, "open", errno);
       if (::renameat2(AT_FDCWD, s.path.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) break;

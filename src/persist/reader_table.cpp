@@ -323,7 +323,7 @@ bool overlay(space_state& s, std::uint64_t& gen, std::uint64_t newest,
              space_meta* meta = nullptr) {
   reader_table& t = *s.readers;
   if (!t.log_fd) {
-    t.log_fd = unique_fd(::open(s.log_path.c_str(), O_RDONLY | O_CLOEXEC));
+    t.log_fd = unique_fd(open_store_file(s.log_path, O_RDONLY));
     if (!t.log_fd) return false;
     t.log_bytes = 0;
   }
@@ -339,7 +339,7 @@ bool overlay(space_state& s, std::uint64_t& gen, std::uint64_t newest,
     // record of a later commit holding every page the file lacks, which
     // takes this reader from any commit it can hold (none is older than the
     // file's) to that one.
-    unique_fd now(::open(s.log_path.c_str(), O_RDONLY | O_CLOEXEC));
+    unique_fd now(open_store_file(s.log_path, O_RDONLY));
     if (!now) return false;
     t.log_fd = std::move(now);
     t.log_bytes = 0;
@@ -447,7 +447,7 @@ void init_from_file(space_state& s, reader_table& t) {
     // the run's pages.
     const std::uint64_t first = log_bit ? m.generation : m.generation + 1;
     file_gen = first - 1;
-    unique_fd log(::open(s.log_path.c_str(), O_RDONLY | O_CLOEXEC));
+    unique_fd log(open_store_file(s.log_path, O_RDONLY));
     struct stat sb;
     const std::uint64_t log_bytes =
         log && ::fstat(log.get(), &sb) == 0 ? static_cast<std::uint64_t>(sb.st_size) : 0;
@@ -612,7 +612,7 @@ void open_readers_as_writer(space_state& s, const lagging_open* lag) {
 
 void open_as_reader(space_state& s, std::uint64_t reserve) {
   s.read_only = true;
-  s.fd = unique_fd(::open(s.path.c_str(), O_RDONLY | O_CLOEXEC));
+  s.fd = unique_fd(open_store_file(s.path, O_RDONLY));
   if (!s.fd) {
     if (errno == ENOENT) fail(s, "no such file (open_mode::read_only)");
     throw_errno(s.path, "open", errno);
