@@ -96,11 +96,11 @@ inline std::size_t leaf_nth(const edge& e, text_metric m, std::size_t k) noexcep
   return leaf_nth_scan(e, m, k);
 }
 
-// leaf_nth(e, chars, k) for k below e's chars (known): first a step from
-// the leaf index's hint when it was left by an edge starting where e does
-// (the next keystroke), or from either end of the leaf when k lies within
-// hint_reach chars of it (the keystroke after a cut at the cursor, or a
-// backspace at a leaf's end: no hint there yet), no call.
+// leaf_nth(e, chars, k) for k below e's chars (known), no call: a step
+// from either end of the leaf when k lies within hint_reach chars of it
+// (the keystroke after a cut at the cursor, a backspace at a leaf's end:
+// no hint there yet), else from the leaf index's hint when it was left by
+// an edge starting where e does (the next keystroke), else a search.
 inline std::size_t leaf_nth_char(const edge& e, std::size_t k) noexcept {
   if (e.chars == e.len) return k;
   const chunk* c = static_cast<const chunk*>(e.p);
