@@ -256,13 +256,27 @@ bool find_record(reader_table& t, int log_fd, std::uint64_t uuid, std::uint64_t 
 
 // ---- readers ----
 
-// Extends a reader's mapping of the file to `bytes`. Past the file's end
-// (a power loss took a growth that only the log's records made durable,
-// and no writer has reopened the space to replay them), the commit's pages
-// are zeros or in those records: private zero pages there, which the
-// records' pages then overwrite.
-void grow_reader_map(space_state& s, std::uint64_t bytes) {
-  if (bytes <= s.size) return;
+// Fits a reader's mapping to a commit of `bytes` bytes, both ways.
+// Growth maps the file; past the file's end (a power loss took a growth
+// that only the log's records made durable, and no writer has reopened the
+// space to replay them) the commit's pages are zeros or in those records:
+// private zero pages there, which the records' pages then overwrite.
+// A shrink (a compaction's commit) drops the pages past the end, whatever
+// earlier records put there: the writer takes those pages for no commit's,
+// and a block it carves there later goes straight into the file, not into
+// the log (write_fresh past the committed size), so a copy kept here would
+// hide it once the space grows over it again.
+void fit_reader_map(space_state& s, std::uint64_t bytes) {
+  if (bytes < s.size) {
+    const std::uint64_t keep = round_up(bytes, s.sys_page);
+    if (keep < s.size &&
+        ::mmap(s.base + keep, s.size - keep, reserve_prot, reserve_flags | MAP_FIXED, -1, 0) ==
+            MAP_FAILED)
+      throw_errno(s.path, "mmap (reader shrink)", errno);
+    s.size = std::min(keep, s.size);
+    return;
+  }
+  if (bytes == s.size) return;
   if (bytes > s.reserve)
     fail(s, "the space grew past this reader's address reservation (" +
                 std::to_string(s.reserve) + " bytes): open it again");
@@ -352,7 +366,7 @@ bool overlay(space_state& s, std::uint64_t& gen, std::uint64_t newest,
   }
   next = r.at + r.head.record_bytes;
   if (meta) *meta = r.meta;
-  grow_reader_map(s, r.meta.file_size);
+  fit_reader_map(s, r.meta.file_size);
   if (whole) {
     const std::byte* images = t.record_buf.data() + (r.data_at() - r.at);
     if (crc32c(images, r.head.data_bytes) != r.head.data_crc) return false;
@@ -666,7 +680,7 @@ void open_as_reader(space_state& s, std::uint64_t reserve) {
       // with the file mapped at its start, else a new one.
       std::uint64_t want = reserve != 0 ? reserve : std::max(default_reserve, 4 * m.file_size);
       want = round_up(std::max(want, m.file_size), s.granule);
-      // The file mapped up to the end seen at open at most: grow_reader_map
+      // The file mapped up to the end seen at open at most: fit_reader_map
       // maps the rest, from the file if it grew since, else zeros.
       const std::uint64_t mapped = std::min(m.file_size, file_bytes / s.sys_page * s.sys_page);
       void* r = take_reservation(want, s.fd.get(), mapped);
@@ -687,7 +701,7 @@ void open_as_reader(space_state& s, std::uint64_t reserve) {
       s.size = 0;
     }
     // The file's state at `from`, then the commits after it.
-    grow_reader_map(s, m.file_size);
+    fit_reader_map(s, m.file_size);
     s.committed = m;
     bool ok = true;
     std::uint64_t next = ~std::uint64_t{0};
@@ -734,7 +748,7 @@ void refresh_reader(space_state& s) {
   }
   word(t.map, slot_at(static_cast<std::uint64_t>(t.slot))).store(newest,
                                                                  std::memory_order_seq_cst);
-  grow_reader_map(s, m.file_size);
+  fit_reader_map(s, m.file_size);
   s.committed = m;
   s.alloc = m.alloc;
   // The pages read from the log are the commit's (its record's CRC matched
