@@ -145,3 +145,112 @@ TEST(RopeTyping, ByteQueriesFarPastAnEditedLeafsFrontier) {
     if (::testing::Test::HasFatalFailure()) return;
   }
 }
+
+namespace {
+
+// The byte offsets where the rope's leaves end (its chunks, in order).
+std::vector<std::size_t> leaf_ends(const fl::rope& r) {
+  std::vector<std::size_t> ends;
+  std::size_t at = 0;
+  for (std::string_view c : r.chunks()) ends.push_back(at += c.size());
+  return ends;
+}
+
+}  // namespace
+
+// Typing into the middle of a leaf with room: the second keystroke at the
+// cursor cuts the leaf where the text ends (an in-place edit where the
+// last one ended, with an eighth of a leaf or more on each side): the leaf
+// count grows by one and a leaf ends right after the text, so the next
+// keystrokes append at that leaf's end and backspaces remove its last
+// chars, by char and by byte alike, with no further cut. Every metric
+// after every step.
+TEST(RopeTyping, TypingInTheMiddleOfALeafCutsItAtTheCursor) {
+  const auto seed = test_seed();
+  std::mt19937_64 rng(seed ^ 0x63757421ULL);
+  std::string s = random_utf8(rng, 5 * fl::detail::leaf_max_bytes);
+  // Half-leaf pieces appended to a shared rope: each is a leaf of its own
+  // in a chunk of a whole leaf's capacity (room for edits in place).
+  fl::rope r = tree_of(s, fl::detail::leaf_max_bytes / 2);
+  ASSERT_GE(fl::detail::rope_height(r), 1u);
+  for (int round = 0; round < 6 / scale; ++round) {
+    const bool by_char = round % 2 == 0;
+    const std::string ctx = "seed " + std::to_string(seed) + " round " + std::to_string(round);
+    // The middle of a leaf that is neither the first nor the last, long
+    // enough that each side of the cursor keeps the cut's minimum (an
+    // eighth of a leaf) after the step to a char boundary.
+    const std::vector<std::size_t> ends = leaf_ends(r);
+    std::vector<std::size_t> long_ones;
+    for (std::size_t j = 1; j + 1 < ends.size(); ++j)
+      if (ends[j] - ends[j - 1] >= fl::detail::leaf_max_bytes / 4 + 16) long_ones.push_back(j);
+    ASSERT_FALSE(long_ones.empty()) << ctx;
+    const std::size_t j = long_ones[pick(rng, long_ones.size())];
+    const std::size_t lo = ends[j - 1], hi = ends[j];
+    std::size_t b = lo + (hi - lo) / 2;
+    while (!is_char_byte(s[b])) ++b;
+    std::size_t cursor = naive_metrics(s).chars[b];
+    const std::size_t leaves = ends.size();
+    for (int step = 0; step < 40; ++step) {
+      const std::string at = ctx + " step " + std::to_string(step);
+      const naive_metrics m(s);
+      if (step % 5 == 4) {  // a backspace: the char before the cursor
+        const auto [from, to] = naive_char_range(s, cursor - 1, 1);
+        if (by_char) {
+          r.erase_chars(cursor - 1, 1);
+        } else {
+          r.erase(from, to - from);
+        }
+        s.erase(from, to - from);
+        --cursor;
+      } else {
+        const std::string_view key = step % 3 ? std::string_view("\xE2\x82\xAC") : "k";
+        const std::size_t pos = m.char_at[cursor];
+        if (by_char) {
+          r.insert_chars(cursor, key);
+        } else {
+          r.insert(pos, key);
+        }
+        s.insert(pos, key);
+        ++cursor;
+      }
+      fl::detail::check_invariants(r);
+      expect_content(r, s, at);
+      if (::testing::Test::HasFatalFailure()) return;
+      expect_metrics(r, s, rng, 4, false, at);
+      if (::testing::Test::HasFatalFailure()) return;
+      // The first keystroke moves the tail (it may be the only one there);
+      // the second types on and cuts: one more leaf, one ending at the
+      // cursor.
+      const std::vector<std::size_t> now = leaf_ends(r);
+      ASSERT_EQ(now.size(), step == 0 ? leaves : leaves + 1) << at;
+      if (step == 0) continue;
+      const std::size_t cur = naive_metrics(s).char_at[cursor];
+      ASSERT_NE(std::find(now.begin(), now.end(), cur), now.end()) << at;
+    }
+  }
+}
+
+// A backspace by char of a leaf's last char stays an edit inside the leaf
+// only when that char's bytes end with the leaf: a tree whose leaves were
+// cut by byte may hold a char whose last bytes begin the next leaf, and
+// erasing it must take all of its bytes from both leaves.
+TEST(RopeTyping, ErasingACharSplitAcrossTwoLeaves) {
+  // Leaves of 4096 bytes over a text of 3-byte chars: 4096 = 3 * 1365 + 1,
+  // so the first leaf ends one byte into char 1365.
+  std::string s;
+  for (int i = 0; i < 3000; ++i) s += "\xE2\x82\xAC";
+  fl::rope r = tree_of(s, fl::detail::leaf_max_bytes);
+  ASSERT_EQ(leaf_ends(r).front(), fl::detail::leaf_max_bytes);
+  const std::size_t split = fl::detail::leaf_max_bytes / 3;  // the char split across
+  r.erase_chars(split, 1);
+  s.erase(3 * split, 3);
+  fl::detail::check_invariants(r);
+  expect_content(r, s, "erase of the split char");
+  // The leaf's last whole char, erased at the same place: the range ends
+  // where the leaf's next char starts.
+  r.erase_chars(split - 1, 1);
+  s.erase(3 * (split - 1), 3);
+  fl::detail::check_invariants(r);
+  expect_content(r, s, "erase of the char before it");
+  EXPECT_EQ(r.char_count(), 2998u);
+}

@@ -430,6 +430,13 @@ class rope {
   // replace_chars of a tree in lf mode done inside one leaf; false, with
   // nothing changed, when the edit is not of that kind.
   bool replace_chars_in_leaf(size_type i, size_type n, std::string_view text);
+  // Whether a range that ends with char `end` of the tree's leaf `leaf`
+  // (rope offset lo, child indexes idx) ends where the leaf's bytes end.
+  bool ends_at_leaf_end(const unsigned* idx, const detail::edge* leaf, std::size_t lo,
+                        std::size_t end) const noexcept;
+  // replace_chars of a flat root in lf mode (src/rope/edit.cpp); false,
+  // with nothing changed, when i > char_count().
+  bool replace_chars_flat(size_type i, size_type n, std::string_view text);
   // line_break::lf_crlf's part of splice (src/rope/line_break.cpp): true
   // when it made the edit, with its ends widened so that no "\r\n" is
   // split between chunks (or with a checked copy of an lf-mode `other`);

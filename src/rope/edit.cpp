@@ -133,12 +133,13 @@ edge replace_child(inner* n, unsigned at, const edge* pieces, unsigned k, inner*
 
 // Records in the leaf index of c (written by this edit: unique) that the
 // text just written through the leaf edge starting at chunk byte off ends
-// at byte x of that leaf, with chars_before + the text's chars before it in
-// the leaf; chars_before npos: unknown, no hint.
+// at byte x of that leaf (last_end), with chars_before + the text's chars
+// before it in the leaf (the hint); chars_before npos: unknown, no hint.
 void set_hint(chunk* c, std::size_t off, std::size_t x, std::size_t chars_before,
               const text_counts& text) noexcept {
   leaf_index* li = leaf_index_of(c);
   if (!li) return;
+  li->last_end = static_cast<std::uint16_t>(off + x);
   if (chars_before == static_cast<std::size_t>(-1)) {
     li->hint = leaf_no_hint;
     return;
@@ -185,6 +186,155 @@ window edit_window(const char* data, std::size_t off, std::size_t len, std::size
   return {lo, hi};
 }
 
+// New inner nodes that replacing the leaf under path[depth - 1] (depth >=
+// 1) by k (1..3) pieces may take: the parent overflows if it gains k - 1
+// edges, then each full ancestor, then the root (a new root above it).
+unsigned pieces_need(inner* const* path, unsigned depth, unsigned k) noexcept {
+  if (path[depth - 1]->count + k - 1 <= max_children) return 0;
+  unsigned need = 1;
+  unsigned d = depth - 1;
+  while (d > 0 && path[d - 1]->count == max_children) {
+    ++need;
+    --d;
+  }
+  return d == 0 ? need + 1 : need;
+}
+
+// Allocates `need` inner nodes into spare. Throws std::bad_alloc with
+// those it got freed.
+void get_spares(inner** spare, unsigned need) {
+  unsigned got = 0;
+  try {
+    for (; got < need; ++got) spare[got] = new_inner(0);
+  } catch (...) {
+    for (unsigned i = 0; i < got; ++i) rope_deallocate(spare[i], sizeof(inner));
+    throw;
+  }
+}
+
+// Puts the k owned pieces in place of the leaf edge under path[depth - 1]
+// (depth >= 1; the writable path from the root, up[d] the edge to path[d],
+// idx the child taken at each level), an edit that replaced n bytes by ins.
+// Bottom-up: each level takes the overflow sibling of the level below right
+// after the child it came from (from the `need` spare nodes, pieces_need),
+// and fixes the length of its edge, whose metrics become unknown (the
+// caller settles them). Unused spares are freed.
+void put_pieces(edge& root, inner* const* path, edge* const* up, const unsigned* idx,
+                unsigned depth, const edge* pieces, unsigned k, inner* const* spare,
+                unsigned need, std::size_t ins, std::size_t n) noexcept {
+  unsigned s = 0;
+  edge carry{};
+  for (unsigned d = depth; d-- > 0;) {
+    inner* nd = path[d];
+    if (d + 1 == depth) {
+      carry = replace_child(nd, idx[d], pieces, k, s < need ? spare[s] : nullptr);
+    } else if (carry.p) {
+      const edge two[2] = {nd->child[idx[d]], carry};
+      carry = replace_child(nd, idx[d], two, 2, s < need ? spare[s] : nullptr);
+    }
+    if (carry.p) {
+      ++s;
+      up[d]->len = node_len(nd);
+    } else {
+      up[d]->len = up[d]->len + ins - n;
+    }
+    up[d]->forget();
+  }
+  if (carry.p) {
+    inner* r = spare[s++];
+    r->height = static_cast<std::uint8_t>(root.p->height + 1);
+    r->child[0] = root;
+    r->child[1] = carry;
+    r->count = 2;
+    root = edge{r, 0, root.len + carry.len};
+  }
+  for (; s < need; ++s) rope_deallocate(spare[s], sizeof(inner));
+}
+
+// An edit in place in the middle of a leaf moves every byte after it, and
+// typing repeats that move on every keystroke: 4-6 KiB leaves made it a
+// quarter of a keystroke's cost. So an in-place edit that types on where
+// the last edit of the chunk ended (leaf_index::last_end: the second
+// keystroke at a cursor) with at least cursor_split_min bytes on each side
+// of where its text ends cuts the leaf there instead: the tail is copied once into a fresh chunk (a leaf of its
+// own, the next edge), and the text is written at the end of the head,
+// which stays in the unique chunk. Typing on is then an append at the end
+// of a leaf (the insert at a leaf boundary goes to the left leaf), and a
+// backspace there removes the leaf's last bytes: neither moves anything.
+// Both pieces keep at least cursor_split_min bytes, so cuts cannot leave a
+// trail of tiny leaves; and edits at scattered places (no typing run to
+// repay the cut, whose copy of the tail costs what one move does) leave
+// the leaf whole, as before.
+constexpr std::size_t cursor_split_min = leaf_max_bytes >= 64 ? leaf_max_bytes / 8 : 4;
+
+// Whether an in-place edit of bytes [p, p + n) of the leaf `e` (its chunk
+// c, whose bytes from e's start are at old) into `text` is one to cut at
+// the cursor (see cursor_split_min): a tree's leaf whose metrics are known,
+// the edit starting or ending where the chunk's last edit ended, and no
+// "\r\n" across the cut (the pieces never split a line break:
+// line_break::lf_crlf's invariant).
+inline bool cut_at_cursor(unsigned depth, const edge& e, const chunk* c, const char* old,
+                          std::size_t p, std::size_t n, std::string_view text) noexcept {
+  const std::size_t tail = e.len - p - n;
+  if (depth == 0 || tail < cursor_split_min || p + text.size() < cursor_split_min ||
+      !e.known())
+    return false;
+  const leaf_index* li = leaf_index_of(c);
+  if (!li || li->last_end < e.off + p || li->last_end > e.off + p + n) return false;
+  const char last = text.empty() ? old[p - 1] : text.back();
+  return !(last == '\r' && old[p + n] == '\n');
+}
+
+// The cut: the unique chunk c of the leaf edge under path[depth - 1] (with
+// room: an in-place edit) keeps bytes [0, p) and then `text`; bytes [p + n,
+// len) go to a fresh chunk after it (see cursor_split_min). chars_before as
+// for edit_leaf. Allocates before the first write: a throw changes nothing.
+[[gnu::noinline]] void cut_leaf(edge& root, inner* const* path, edge* const* up,
+                                const unsigned* idx, unsigned depth, std::size_t p,
+                                std::size_t n, std::string_view text,
+                                std::size_t chars_before) {
+  edge& leaf = path[depth - 1]->child[idx[depth - 1]];
+  chunk* c = static_cast<chunk*>(leaf.p);
+  const std::size_t ins = text.size(), tail = leaf.len - p - n;
+  const unsigned need = pieces_need(path, depth, 2);
+  chunk* g = new_chunk(fresh_leaf_cap(tail));
+  inner* spare[max_depth + 1];
+  try {
+    get_spares(spare, need);
+  } catch (...) {
+    rope_deallocate(g, chunk_bytes(g->cap));
+    throw;
+  }
+  char* base = c->data + leaf.off;
+  std::memcpy(g->data, base + p + n, tail);
+  g->used = tail;
+  // The pieces' metrics: the shorter side is counted, the other is the
+  // leaf's minus it (and minus the bytes replaced, plus the text).
+  const text_counts add = ins ? count_text(text.data(), ins) : text_counts{};
+  const text_counts sub = n ? count_text(base + p, n) : text_counts{};
+  const text_counts whole{leaf.chars, leaf.newlines, leaf.astral};
+  text_counts head, back;
+  if (tail <= p) {
+    back = count_text(g->data, tail);
+    head = text_counts{whole.chars - back.chars - sub.chars + add.chars,
+                       whole.newlines - back.newlines - sub.newlines + add.newlines,
+                       whole.astral - back.astral - sub.astral + add.astral};
+  } else {
+    const text_counts a = count_text(base, p);
+    head = text_counts{a.chars + add.chars, a.newlines + add.newlines, a.astral + add.astral};
+    back = text_counts{whole.chars - a.chars - sub.chars, whole.newlines - a.newlines - sub.newlines,
+                       whole.astral - a.astral - sub.astral};
+  }
+  index_truncate(c, leaf.off + p);
+  if (ins) std::memcpy(base + p, text.data(), ins);
+  c->used = leaf.off + p + ins;
+  set_hint(c, leaf.off, p + ins, chars_before, add);
+  edge pieces[2] = {edge{c, leaf.off, p + ins}, edge{g, 0, tail}};
+  set_counts(pieces[0], head);
+  set_counts(pieces[1], back);
+  put_pieces(root, path, up, idx, depth, pieces, 2, spare, need, ins, n);
+}
+
 // The splice of bytes [pos, pos + n) of the rope `root` (a tree, or a flat
 // chunk too big for flat_edit_max) into
 // `text`, done on the one leaf that holds the range: the nodes on the path
@@ -203,16 +353,16 @@ window edit_window(const char* data, std::size_t off, std::size_t len, std::size
 // Allocates everything it needs before the first write, so a throw leaves
 // the content unchanged (path copies are equal to what they replace).
 //
-// edit_in_leaf_at is the same edit on a leaf already found: e (rope offset
-// lo) reached from root through the child indexes idx, as descend() or
+// edit_leaf is the same edit on a leaf already found: e (rope offset lo)
+// reached from root through the child indexes idx, as descend() or
 // descend_metric() give them. An edit by char passes the chars of the leaf
 // before the range (else npos): the chunk that ends up holding the text
 // keeps where it ends as its leaf index's hint, for the next keystroke.
 //
-// The body is written once (edit_leaf) and inlined into both entries: the
-// edit by byte is the typing loop's hot path, and a call with eight
-// arguments between the descent and the edit cost it about a tenth of an
-// in-place insert (rope/edit_then_query/fl).
+// The body is written once (edit_leaf) and inlined into both entries
+// (edit_in_leaf, rope::replace_chars_in_leaf): each is a typing loop's hot
+// path, and a call with eight arguments between the descent and the edit
+// cost it about a tenth of an in-place insert (rope/edit_then_query/fl).
 [[gnu::always_inline]] inline bool edit_leaf(edge& root, const unsigned* idx, const edge* e,
                                              std::size_t lo, std::size_t pos, std::size_t n,
                                              std::string_view text, std::size_t chars_before) {
@@ -240,6 +390,10 @@ window edit_window(const char* data, std::size_t off, std::size_t len, std::size
 
   const bool in_place = out <= leaf_edit_max && unique(c) && leaf.off + out <= c->cap &&
                         !overlaps(text, c);
+  if (in_place && cut_at_cursor(depth, leaf, c, old, p, n, text)) {
+    cut_leaf(root, path, up, idx, depth, p, n, text, chars_before);
+    return true;
+  }
   if (in_place || (out <= leaf_edit_max && e->len <= copy_whole_max)) {
     // The metrics change by those of `text` minus those of the bytes it
     // replaces, on the leaf and every edge above it that is known.
@@ -291,28 +445,15 @@ window edit_window(const char* data, std::size_t off, std::size_t len, std::size
   const std::size_t ta = p - a_keep, tb = tail - b_keep;  // the window's old bytes
   const std::size_t mid = ta + ins + tb;                  // copied window, >= 1 byte
   edge pieces[3];
-  // New inner nodes the split may need: the leaf's parent overflows if it
-  // gains k - 1 edges, then each full ancestor, then a new root.
+  // New inner nodes the pieces may need (a flat root becomes a node over
+  // them).
   unsigned k = 1u + (a_keep > 0 ? 1u : 0u) + (b_keep > 0 ? 1u : 0u);
-  unsigned need = 0;
-  if (depth == 0) {
-    need = 1;  // a flat root becomes a node over the pieces
-  } else if (path[depth - 1]->count + k - 1 > max_children) {
-    need = 1;
-    unsigned d = depth - 1;
-    while (d > 0 && path[d - 1]->count == max_children) {
-      ++need;
-      --d;
-    }
-    if (d == 0) ++need;  // the root splits: a new root above it
-  }
+  const unsigned need = depth == 0 ? 1 : pieces_need(path, depth, k);
   chunk* f = new_chunk(fresh_leaf_cap(mid));
   inner* spare[max_depth + 1];
-  unsigned got = 0;
   try {
-    for (; got < need; ++got) spare[got] = new_inner(0);
+    get_spares(spare, need);
   } catch (...) {
-    for (unsigned i = 0; i < got; ++i) rope_deallocate(spare[i], sizeof(inner));
     rope_deallocate(f, chunk_bytes(f->cap));
     throw;
   }
@@ -349,8 +490,9 @@ window edit_window(const char* data, std::size_t off, std::size_t len, std::size
     acquire(c);
     pieces[k++] = with(edge{c, leaf.off + leaf.len - b_keep, b_keep}, cb);
   }
-  if (chars_before != static_cast<std::size_t>(-1))
-    set_hint(f, 0, ta + ins, chars_before - ca.chars, added);
+  set_hint(f, 0, ta + ins,
+           chars_before != static_cast<std::size_t>(-1) ? chars_before - ca.chars : chars_before,
+           added);
   release(c);  // the leaf's own reference; the pieces hold theirs
   if (depth == 0) {
     inner* m = spare[0];
@@ -360,42 +502,8 @@ window edit_window(const char* data, std::size_t off, std::size_t len, std::size
     root = edge{m, 0, out};
     return true;
   }
-  // Bottom-up: each level takes the overflow sibling of the level below
-  // right after the child it came from, and fixes the length of its edge.
-  unsigned s = 0;
-  edge carry{};
-  for (unsigned d = depth; d-- > 0;) {
-    inner* nd = path[d];
-    if (d + 1 == depth) {
-      carry = replace_child(nd, idx[d], pieces, k, s < need ? spare[s] : nullptr);
-    } else if (carry.p) {
-      const edge two[2] = {nd->child[idx[d]], carry};
-      carry = replace_child(nd, idx[d], two, 2, s < need ? spare[s] : nullptr);
-    }
-    if (carry.p) {
-      ++s;
-      up[d]->len = node_len(nd);
-    } else {
-      up[d]->len = up[d]->len + ins - n;
-    }
-    up[d]->forget();
-  }
-  if (carry.p) {
-    inner* r = spare[s++];
-    r->height = static_cast<std::uint8_t>(root.p->height + 1);
-    r->child[0] = root;
-    r->child[1] = carry;
-    r->count = 2;
-    root = edge{r, 0, root.len + carry.len};
-  }
-  for (; s < need; ++s) rope_deallocate(spare[s], sizeof(inner));
+  put_pieces(root, path, up, idx, depth, pieces, k, spare, need, ins, n);
   return true;
-}
-
-bool edit_in_leaf_at(edge& root, const unsigned* idx, const edge* e, std::size_t lo,
-                     std::size_t pos, std::size_t n, std::string_view text,
-                     std::size_t chars_before) {
-  return edit_leaf(root, idx, e, lo, pos, n, text, chars_before);
 }
 
 bool edit_in_leaf(edge& root, std::size_t pos, std::size_t n, std::string_view text) {
@@ -590,19 +698,26 @@ void rope::know_flat_metrics() noexcept {
 }
 
 rope& rope::replace_chars(size_type i, size_type n, std::string_view text) {
-  // A flat root whose known counts say every byte is a char (ASCII text, a
-  // small document edited like a string) takes chars as bytes.
-  if (root_.p && root_.p->height == 0 && root_.chars == root_.len && i <= root_.len) {
-    splice(i, n, text, nullptr);
-    return *this;
-  }
   // A tree's root edge is known after every edit (settle). (line_break::
   // lf_crlf mode takes the general path: splice checks the edit's ends.)
-  if (root_.p && root_.p->height > 0 && root_.chars >= i &&
-      text.size() <= detail::leaf_max_bytes / 4 && mode_ == line_break::lf) {
-    n = std::min(n, root_.chars - i);
-    if (n == 0 && text.empty()) return *this;
-    if (replace_chars_in_leaf(i, n, text)) return *this;
+  // The usual keystroke first: a tree, a short text.
+  if (root_.p && root_.p->height > 0) {
+    if (root_.chars >= i && text.size() <= detail::leaf_max_bytes / 4 &&
+        mode_ == line_break::lf) {
+      n = std::min(n, root_.chars - i);
+      if (n == 0 && text.empty()) return *this;
+      if (replace_chars_in_leaf(i, n, text)) return *this;
+    }
+  } else if (root_.p) {
+    // A flat root whose known counts say every byte is a char (ASCII text,
+    // a small document edited like a string) takes chars as bytes.
+    if (root_.chars == root_.len && i <= root_.len) {
+      splice(i, n, text, nullptr);
+      return *this;
+    }
+    if (mode_ == line_break::lf && root_.len <= detail::flat_edit_max &&
+        text.size() <= detail::leaf_max_bytes / 4 && replace_chars_flat(i, n, text))
+      return *this;
   }
   return replace_by(detail::text_metric::chars, i, n, text);
 }
@@ -638,7 +753,7 @@ rope& rope::replace_by(detail::text_metric m, size_type i, size_type n, std::str
 // Chars [i, i + n) of a tree (i + n <= char_count(), lf mode, a short
 // text) become `text` when the edit lies in one leaf: one descent by chars
 // to the leaf of char i, char i + n looked for in the same leaf, and the
-// edit made there (edit_in_leaf_at) without a second descent by byte, so it
+// edit made there (edit_leaf) without a second descent by byte, so it
 // costs one descent, as an edit by byte does. An insert goes where
 // edit_in_leaf puts one by byte: at a leaf boundary, to the end of the left
 // leaf (the previous edge of the same node; under another node, the general
@@ -650,38 +765,87 @@ bool rope::replace_chars_in_leaf(size_type i, size_type n, std::string_view text
   using detail::text_metric;
   unsigned idx[detail::max_depth];
   const unsigned depth = root_.p->height;
+  const detail::edge* leaf;
+  std::size_t lo, r, del = 0, chars_before;
   if (i == root_.chars) {
     // The end of the text: the last leaf, at its end (n == 0 here).
-    const detail::edge* e = &root_;
+    leaf = &root_;
     for (unsigned d = 0; d < depth; ++d) {
-      const auto* nd = static_cast<const detail::inner*>(e->p);
+      const auto* nd = static_cast<const detail::inner*>(leaf->p);
       idx[d] = nd->count - 1u;
-      e = &nd->child[idx[d]];
+      leaf = &nd->child[idx[d]];
     }
-    if (!detail::edit_in_leaf_at(root_, idx, e, root_.len - e->len, root_.len, 0, text, e->chars))
-      return false;
-    settle();
-    return true;
-  }
-  const detail::metric_hit h = detail::descend_chars(root_, i, idx);
-  const detail::edge* leaf = h.leaf;
-  std::size_t lo = h.lo, r = detail::leaf_nth_char(*leaf, h.k), chars_before = h.k;
-  const std::size_t r2 = n ? detail::leaf_nth_from(*leaf, text_metric::chars, r, n) : r;
-  if (r2 >= leaf->len) return false;
-  const std::size_t del = r2 - r;
-  if (n == 0 && r == 0 && lo > 0) {
-    // An insert at the first byte of a leaf: the end of the edge before it
-    // in the same node (leaf edges in nodes are known).
-    if (idx[depth - 1] == 0) return false;
-    --idx[depth - 1];
-    --leaf;
-    lo -= leaf->len;
+    lo = root_.len - leaf->len;
     r = leaf->len;
     chars_before = leaf->chars;
+  } else {
+    const detail::metric_hit h = detail::descend_chars(root_, i, idx);
+    leaf = h.leaf;
+    lo = h.lo;
+    r = detail::leaf_nth_char(*leaf, h.k);
+    chars_before = h.k;
+    if (n) {
+      const std::size_t r2 = detail::leaf_nth_from(*leaf, text_metric::chars, r, n);
+      if (r2 >= leaf->len && !ends_at_leaf_end(idx, leaf, lo, h.k + n)) return false;
+      del = r2 - r;
+    } else if (r == 0 && lo > 0) {
+      // An insert at the first byte of a leaf: the end of the edge before
+      // it in the same node (leaf edges in nodes are known).
+      if (idx[depth - 1] == 0) return false;
+      --idx[depth - 1];
+      --leaf;
+      lo -= leaf->len;
+      r = leaf->len;
+      chars_before = leaf->chars;
+    }
   }
-  if (!detail::edit_in_leaf_at(root_, idx, leaf, lo, lo + r, del, text, chars_before))
-    return false;
+  // The one call of the edit's body (inlined): no call with eight
+  // arguments between the descent and the edit.
+  if (!detail::edit_leaf(root_, idx, leaf, lo, lo + r, del, text, chars_before)) return false;
   settle();
+  return true;
+}
+
+// Whether a range of the tree's leaf `leaf` (rope offset lo, reached by
+// the child indexes idx) that ends with its char `end` (counted from the
+// leaf's first) ends at the leaf's end: the leaf holds exactly `end` chars
+// and the byte after it starts a char (or the text ends there), so no
+// continuation byte of the leaf's last char lies in the next leaf. The
+// backspace at the end of a leaf, after a cut at the cursor the usual one,
+// then stays an edit inside the leaf. Looks at the next leaf only when it
+// is a sibling (else false: the general path).
+bool rope::ends_at_leaf_end(const unsigned* idx, const detail::edge* leaf, std::size_t lo,
+                            std::size_t end) const noexcept {
+  if (end != leaf->chars) return false;
+  if (lo + leaf->len == root_.len) return true;
+  const unsigned depth = root_.p->height;
+  const detail::node* parent = root_.p;
+  for (unsigned d = 0; d + 1 < depth; ++d)
+    parent = static_cast<const detail::inner*>(parent)->child[idx[d]].p;
+  if (idx[depth - 1] + 1u >= parent->count) return false;
+  return !detail::continuation(detail::leaf_text(leaf[1]).front());
+}
+
+// replace_chars of a flat root in lf mode that stays within flat_edit_max:
+// the byte range found from the chunk's hint (the next keystroke steps over
+// a char or two) or its leaf index, the edit made as one by byte, and the
+// hint left where the text ends, as edits inside a tree's leaf leave it.
+// False, with nothing changed, when i is past the end.
+bool rope::replace_chars_flat(size_type i, size_type n, std::string_view text) {
+  know_flat_metrics();
+  const size_type chars = root_.chars;
+  if (i > chars) return false;
+  n = std::min(n, chars - i);
+  if (n == 0 && text.empty()) return true;
+  const std::size_t r = i == chars ? root_.len : detail::leaf_nth_char(root_, i);
+  const std::size_t r2 =
+      n ? detail::leaf_nth_from(root_, detail::text_metric::chars, r, n) : r;
+  splice(r, r2 - r, text, nullptr);
+  // A flat root after the edit keeps its counts (splice shifts known
+  // ones): the text's chars are the new count minus the chars left.
+  if (root_.p && root_.p->height == 0 && root_.known())
+    detail::set_hint(static_cast<detail::chunk*>(root_.p), root_.off, r + text.size(), i,
+                     detail::text_counts{root_.chars - (chars - n), 0, 0});
   return true;
 }
 

@@ -355,38 +355,6 @@ std::size_t leaf_nth_scan(const edge& e, text_metric m, std::size_t k) noexcept 
   return chunk_nth(static_cast<const chunk*>(e.p), e.off, e.len, m, k);
 }
 
-namespace {
-// descend_metric for one metric, known at compile time, so that the loop
-// over a node's edges is one load, compare and subtract per edge.
-// Unchecked: the caller knows that k is below the root's weight, so every
-// node holds a child where the item lies and the loop needs no bound.
-template <text_metric M, bool Checked = true>
-metric_hit descend_by(const edge& root, std::size_t k, unsigned* idx) noexcept {
-  const auto w = [](const edge& e) {
-    if constexpr (M == text_metric::chars) return e.chars;
-    if constexpr (M == text_metric::newlines) return e.newlines;
-    if constexpr (M == text_metric::utf16) return e.chars + e.astral;
-  };
-  const edge* e = &root;
-  std::size_t lo = 0;
-  unsigned depth = 0;
-  while (e->p->height > 0) {
-    const inner* n = static_cast<const inner*>(e->p);
-    const unsigned count = n->count;
-    unsigned i = 0;
-    while ((!Checked || i < count) && k >= w(n->child[i])) {
-      k -= w(n->child[i]);
-      lo += n->child[i].len;
-      ++i;
-    }
-    if (Checked && i == count) return {nullptr, 0, 0};
-    if (idx) idx[depth++] = i;
-    e = &n->child[i];
-  }
-  return {e, lo, k};
-}
-}  // namespace
-
 metric_hit descend_metric(const edge& root, text_metric m, std::size_t k, unsigned* idx) noexcept {
   switch (m) {
     case text_metric::chars: return descend_by<text_metric::chars>(root, k, idx);
@@ -394,10 +362,6 @@ metric_hit descend_metric(const edge& root, text_metric m, std::size_t k, unsign
     case text_metric::utf16: break;
   }
   return descend_by<text_metric::utf16>(root, k, idx);
-}
-
-metric_hit descend_chars(const edge& root, std::size_t k, unsigned* idx) noexcept {
-  return descend_by<text_metric::chars, false>(root, k, idx);
 }
 
 // Position of item k of metric m in the rope `root` (non-empty), or npos

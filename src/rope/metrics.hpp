@@ -96,12 +96,18 @@ inline std::size_t leaf_nth(const edge& e, text_metric m, std::size_t k) noexcep
   return leaf_nth_scan(e, m, k);
 }
 
-// leaf_nth(e, chars, k) for k below e's chars (known): first a step from
-// the leaf index's hint when it was left by an edge starting where e does
-// (the next keystroke), no call.
+// leaf_nth(e, chars, k) for k below e's chars (known), no call: a step
+// from either end of the leaf when k lies within hint_reach chars of it
+// (the keystroke after a cut at the cursor, a backspace at a leaf's end:
+// no hint there yet), else from the leaf index's hint when it was left by
+// an edge starting where e does (the next keystroke), else a search.
 inline std::size_t leaf_nth_char(const edge& e, std::size_t k) noexcept {
   if (e.chars == e.len) return k;
   const chunk* c = static_cast<const chunk*>(e.p);
+  // (Byte 0 may be inside a char that an earlier leaf starts: the forward
+  // step skips continuation bytes first, so char 0 is the first lead byte.)
+  if (k <= hint_reach) return step_from_hint(c->data + e.off, e.len, 0, 0, k);
+  if (e.chars - k <= hint_reach) return step_from_hint(c->data + e.off, e.len, e.len, e.chars, k);
   if (const leaf_index* li = leaf_index_of(c);
       li && e.off == li->hint_off && li->hint <= e.off + e.len) {
     const std::size_t r =
@@ -129,8 +135,43 @@ struct metric_hit {
   std::size_t k;
 };
 metric_hit descend_metric(const edge& root, text_metric m, std::size_t k, unsigned* idx) noexcept;
+
+// descend_metric for one metric, known at compile time, so that the loop
+// over a node's edges is one load, compare and subtract per edge.
+// Unchecked: the caller knows that k is below the root's weight, so every
+// node holds a child where the item lies and the loop needs no bound.
+template <text_metric M, bool Checked = true>
+inline metric_hit descend_by(const edge& root, std::size_t k, unsigned* idx) noexcept {
+  const auto w = [](const edge& e) {
+    if constexpr (M == text_metric::chars) return e.chars;
+    if constexpr (M == text_metric::newlines) return e.newlines;
+    if constexpr (M == text_metric::utf16) return e.chars + e.astral;
+  };
+  const edge* e = &root;
+  std::size_t lo = 0;
+  unsigned depth = 0;
+  while (e->p->height > 0) {
+    const inner* n = static_cast<const inner*>(e->p);
+    const unsigned count = n->count;
+    unsigned i = 0;
+    while ((!Checked || i < count) && k >= w(n->child[i])) {
+      k -= w(n->child[i]);
+      lo += n->child[i].len;
+      ++i;
+    }
+    if (Checked && i == count) return {nullptr, 0, 0};
+    if (idx) idx[depth++] = i;
+    e = &n->child[i];
+  }
+  return {e, lo, k};
+}
+
 // descend_metric by chars for k < root.chars (known): no bound checks.
-metric_hit descend_chars(const edge& root, std::size_t k, unsigned* idx) noexcept;
+// Inline: it is the first half of every keystroke by char (the second is
+// the leaf edit, inlined beside it), as descend() is of one by byte.
+inline metric_hit descend_chars(const edge& root, std::size_t k, unsigned* idx) noexcept {
+  return descend_by<text_metric::chars, false>(root, k, idx);
+}
 
 // Position of item k of metric m in the rope `root` (non-empty), or
 // static_cast<size_t>(-1) when it has k items or fewer.

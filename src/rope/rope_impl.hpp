@@ -136,6 +136,7 @@ inline chunk* new_chunk(std::size_t cap) {
     li->hint = leaf_no_hint;
     li->hint_chars = 0;
     li->hint_off = 0;
+    li->last_end = leaf_no_hint;
     std::fill_n(leaf_index_counts(li), 3, std::uint16_t{0});
   }
   return c;

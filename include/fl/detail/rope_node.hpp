@@ -143,12 +143,19 @@ struct leaf_index {
   std::uint16_t hint;
   std::uint16_t hint_chars;
   std::uint16_t hint_off;
+  // Where the last edit of a leaf in this chunk (by char or by byte) ended,
+  // chunk byte (leaf_no_hint when none): an edit that starts or ends there
+  // is typing on at a cursor, and only such an edit cuts the leaf at the
+  // cursor (src/rope/edit.cpp: cursor_split_min); edits at scattered places
+  // leave the leaf whole. A guide for that choice only, never for a
+  // position; written only by an edit of the unique chunk.
+  std::uint16_t last_end;
   // followed by std::uint16_t cum[3 * (cap / leaf_block + 1)]: chars,
   // newlines, astral before each block boundary
 };
 inline constexpr std::uint16_t leaf_no_hint = 0xFFFF;  // above any chunk byte
 static_assert(leaf_index_max_cap < leaf_no_hint);
-static_assert(sizeof(leaf_index) == 8);
+static_assert(sizeof(leaf_index) == 10);
 
 // Bytes a chunk of capacity cap needs past its text for its leaf index
 // (padding to the index's alignment included); 0 when it has none.
