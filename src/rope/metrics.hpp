@@ -16,6 +16,13 @@ inline namespace FL_ROPE_NS {
 // Frees the block index chain of a chunk being destroyed.
 void free_index(chunk* c) noexcept;
 
+// Records in the leaf index of the unique chunk c that the text just
+// written through the leaf edge starting at chunk byte off ends at byte x of
+// that leaf, with chars_before + the text's chars before it (the hint;
+// chars_before npos: unknown, no hint). leaf_edit.cpp.
+void set_hint(chunk* c, std::size_t off, std::size_t x, std::size_t chars_before,
+              const text_counts& text) noexcept;
+
 // Whether the valid entries of c's index for the blocks overlapping
 // [off, off + len) agree with c's bytes (for check_invariants). O(len).
 bool index_ok(const chunk* c, std::size_t off, std::size_t len) noexcept;

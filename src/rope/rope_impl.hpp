@@ -6,7 +6,9 @@
 //   join.cpp     plan_join (the one decision of what a join will do), join,
 //                and join_reserve, which obtains what a plan needs
 //   split.cpp    split, build, the constructors and substr
-//   edit.cpp     appends, edits inside one leaf, splice and the edit members
+//   edit.cpp     appends, splice and the edit members
+//   leaf_edit.cpp  edits inside one leaf (edit_in_leaf, the cut at the
+//                cursor, rope::replace_chars_in_leaf)
 //   read.cpp     seek, find, compare, hash, flatten, copy and streams
 //   check.cpp    check_invariants
 //   metrics.cpp  the text metrics, the block index and the metric queries
@@ -315,11 +317,17 @@ edge split_keep(edge t, std::size_t pos, bool keep_left);
 // frees them all.
 edge build(std::string_view text, std::size_t cap_hint);
 
-// ---------------------------------------------------------------- edits (edit.cpp)
+// ---------------------------------------------------------------- edits (edit.cpp, leaf_edit.cpp)
 
 // Appends in place along the right spine when every node on it is unique
 // and the last chunk has room. O(height).
 bool append_in_place(edge& root, std::string_view text) noexcept;
+
+// Bytes [pos, pos + n) of the tree or flat root `root` become `text` when
+// the edit lies inside one leaf and the text is short (leaf_edit.cpp):
+// in place, cut at the cursor, or the leaf replaced by up to three pieces;
+// no split, no join. False, with nothing changed, otherwise.
+bool edit_in_leaf(edge& root, std::size_t pos, std::size_t n, std::string_view text);
 
 // ---------------------------------------------------------------- checks (check.cpp)
 

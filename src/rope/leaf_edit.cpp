@@ -1,0 +1,522 @@
+// src/rope/leaf_edit.cpp: fl::rope's edits inside one leaf, with no split
+// and no join: the leaf's bytes rewritten in place when its chunk is unique
+// and has room (and cut at the cursor while typing goes on there), else the
+// leaf replaced by up to three pieces (a window of copied bytes between the
+// kept head and tail). One body, edit_leaf, inlined into its two entries:
+// by byte (edit_in_leaf, which rope::splice in edit.cpp tries first) and by
+// char (rope::replace_chars_in_leaf, whose descent finds the leaf by chars).
+#include "rope_impl.hpp"
+
+#include "metrics.hpp"
+
+#include <cstring>
+#include <string_view>
+
+namespace fl::inline FL_ABI_NS::detail {
+inline namespace FL_ROPE_NS {
+
+// Records in the leaf index of c (written by this edit: unique) that the
+// text just written through the leaf edge starting at chunk byte off ends
+// at byte x of that leaf (last_end), with chars_before + the text's chars
+// before it in the leaf (the hint); chars_before npos: unknown, no hint.
+void set_hint(chunk* c, std::size_t off, std::size_t x, std::size_t chars_before,
+              const text_counts& text) noexcept {
+  leaf_index* li = leaf_index_of(c);
+  if (!li) return;
+  li->last_end = static_cast<std::uint16_t>(off + x);
+  if (chars_before == static_cast<std::size_t>(-1)) {
+    li->hint = leaf_no_hint;
+    return;
+  }
+  li->hint = static_cast<std::uint16_t>(off + x);
+  li->hint_chars = static_cast<std::uint16_t>(chars_before + text.chars);
+  li->hint_off = static_cast<std::uint16_t>(off);
+}
+
+namespace {
+
+// Replaces the child at index `at` of the writable node n by the k (1..3)
+// owned edges `pieces`. If n overflows, n keeps the left half, the spare node
+// r (height set here) takes the rest and is returned as an owned edge;
+// otherwise r is untouched and the empty edge is returned.
+edge replace_child(inner* n, unsigned at, const edge* pieces, unsigned k, inner* r) noexcept {
+  const unsigned total = n->count + k - 1;
+  if (total <= max_children) {
+    for (unsigned i = n->count; i-- > at + 1;) n->child[i + k - 1] = n->child[i];
+    for (unsigned j = 0; j < k; ++j) n->child[at + j] = pieces[j];
+    n->count = static_cast<std::uint16_t>(total);
+    return edge{};
+  }
+  edge all[max_children + 2];
+  unsigned m = 0;
+  for (unsigned i = 0; i < n->count; ++i) {
+    if (i != at) {
+      all[m++] = n->child[i];
+      continue;
+    }
+    for (unsigned j = 0; j < k; ++j) all[m++] = pieces[j];
+  }
+  // total <= max_children + 2 <= 2 * max_children, so both halves get
+  // between min_children and max_children edges.
+  const unsigned left = total / 2;
+  n->count = static_cast<std::uint16_t>(left);
+  for (unsigned i = 0; i < left; ++i) n->child[i] = all[i];
+  r->height = n->height;
+  r->count = 0;
+  for (unsigned i = left; i < total; ++i) r->child[r->count++] = all[i];
+  return edge{r, 0, node_len(r)};
+}
+
+
+// A leaf of at most this many bytes that cannot be edited in place is
+// copied whole; a longer one is cut around the edit (a window of at most
+// 2.5 window_block old bytes is copied), so that an edit of a shared 4 KiB
+// leaf, the first edit after a copy of the rope, copies an eighth to about
+// a half of it.
+constexpr std::size_t copy_whole_max = leaf_max_bytes / 2;
+// The window's ends lie on multiples of this in the chunk: index_block, so
+// that the kept pieces' metrics are exact lookups in the chunk's index, or
+// less in the tiny-leaf test builds, whose index blocks are a whole leaf
+// (3 window_block + text <= leaf_max_bytes <= leaf_edit_max, so the window
+// always fits a fresh chunk).
+constexpr std::size_t window_block = std::min(index_block, leaf_max_bytes / 4);
+static_assert(3 * window_block + leaf_max_bytes / 4 <= leaf_edit_max);
+
+// The bytes [lo, hi) of the chunk to copy for an edit of [p, p + n) of the
+// leaf viewing chunk bytes [off, off + len): at least a quarter block of
+// context on each side of the edit (so that typing on, or an edit just
+// before, stays in the window) where the leaf has it, rounded out to
+// window_block boundaries. Context is what keeps the window non-empty: lo <
+// off + p unless p == 0, hi > off + p + n unless the edit reaches the end.
+// An end that would fall inside a "\r\n" of the chunk's bytes `data` moves
+// out by one byte, so that the pieces never split a line break
+// (line_break::lf_crlf's invariant).
+struct window {
+  std::size_t lo, hi;
+};
+window edit_window(const char* data, std::size_t off, std::size_t len, std::size_t p,
+                   std::size_t n) noexcept {
+  constexpr std::size_t W = window_block, margin = W / 4 > 0 ? W / 4 : 1;
+  const std::size_t from = off + p, to = off + p + n, end = off + len;
+  std::size_t lo = std::max(from - off > margin ? (from - margin) / W * W : off, off);
+  std::size_t hi = std::min(end - to > margin ? (to + margin + W - 1) / W * W : end, end);
+  if (lo > off && data[lo - 1] == '\r' && data[lo] == '\n') --lo;
+  if (hi < end && data[hi - 1] == '\r' && data[hi] == '\n') ++hi;
+  return {lo, hi};
+}
+
+// New inner nodes that replacing the leaf under path[depth - 1] (depth >=
+// 1) by k (1..3) pieces may take: the parent overflows if it gains k - 1
+// edges, then each full ancestor, then the root (a new root above it).
+unsigned pieces_need(inner* const* path, unsigned depth, unsigned k) noexcept {
+  if (path[depth - 1]->count + k - 1 <= max_children) return 0;
+  unsigned need = 1;
+  unsigned d = depth - 1;
+  while (d > 0 && path[d - 1]->count == max_children) {
+    ++need;
+    --d;
+  }
+  return d == 0 ? need + 1 : need;
+}
+
+// Allocates `need` inner nodes into spare. Throws std::bad_alloc with
+// those it got freed.
+void get_spares(inner** spare, unsigned need) {
+  unsigned got = 0;
+  try {
+    for (; got < need; ++got) spare[got] = new_inner(0);
+  } catch (...) {
+    for (unsigned i = 0; i < got; ++i) rope_deallocate(spare[i], sizeof(inner));
+    throw;
+  }
+}
+
+// Puts the k owned pieces in place of the leaf edge under path[depth - 1]
+// (depth >= 1; the writable path from the root, up[d] the edge to path[d],
+// idx the child taken at each level), an edit that replaced n bytes by ins.
+// Bottom-up: each level takes the overflow sibling of the level below right
+// after the child it came from (from the `need` spare nodes, pieces_need),
+// and fixes the length of its edge, whose metrics become unknown (the
+// caller settles them). Unused spares are freed.
+void put_pieces(edge& root, inner* const* path, edge* const* up, const unsigned* idx,
+                unsigned depth, const edge* pieces, unsigned k, inner* const* spare,
+                unsigned need, std::size_t ins, std::size_t n) noexcept {
+  unsigned s = 0;
+  edge carry{};
+  for (unsigned d = depth; d-- > 0;) {
+    inner* nd = path[d];
+    if (d + 1 == depth) {
+      carry = replace_child(nd, idx[d], pieces, k, s < need ? spare[s] : nullptr);
+    } else if (carry.p) {
+      const edge two[2] = {nd->child[idx[d]], carry};
+      carry = replace_child(nd, idx[d], two, 2, s < need ? spare[s] : nullptr);
+    }
+    if (carry.p) {
+      ++s;
+      up[d]->len = node_len(nd);
+    } else {
+      up[d]->len = up[d]->len + ins - n;
+    }
+    up[d]->forget();
+  }
+  if (carry.p) {
+    inner* r = spare[s++];
+    r->height = static_cast<std::uint8_t>(root.p->height + 1);
+    r->child[0] = root;
+    r->child[1] = carry;
+    r->count = 2;
+    root = edge{r, 0, root.len + carry.len};
+  }
+  for (; s < need; ++s) rope_deallocate(spare[s], sizeof(inner));
+}
+
+// An edit in place in the middle of a leaf moves every byte after it, and
+// typing repeats that move on every keystroke: 4-6 KiB leaves made it a
+// quarter of a keystroke's cost. So an in-place edit that types on where
+// the last edit of the chunk ended (leaf_index::last_end: the second
+// keystroke at a cursor) with at least cursor_split_min bytes on each side
+// of where its text ends cuts the leaf there instead: the tail is copied once into a fresh chunk (a leaf of its
+// own, the next edge), and the text is written at the end of the head,
+// which stays in the unique chunk. Typing on is then an append at the end
+// of a leaf (the insert at a leaf boundary goes to the left leaf), and a
+// backspace there removes the leaf's last bytes: neither moves anything.
+// Both pieces keep at least cursor_split_min bytes, so cuts cannot leave a
+// trail of tiny leaves; and edits at scattered places (no typing run to
+// repay the cut, whose copy of the tail costs what one move does) leave
+// the leaf whole, as before.
+constexpr std::size_t cursor_split_min = leaf_max_bytes >= 64 ? leaf_max_bytes / 8 : 4;
+
+// Whether an in-place edit of bytes [p, p + n) of the leaf `e` (its chunk
+// c, whose bytes from e's start are at old) into `text` is one to cut at
+// the cursor (see cursor_split_min): a tree's leaf whose metrics are known,
+// the edit starting or ending where the chunk's last edit ended, and no
+// "\r\n" across the cut (the pieces never split a line break:
+// line_break::lf_crlf's invariant).
+inline bool cut_at_cursor(unsigned depth, const edge& e, const chunk* c, const char* old,
+                          std::size_t p, std::size_t n, std::string_view text) noexcept {
+  const std::size_t tail = e.len - p - n;
+  if (depth == 0 || tail < cursor_split_min || p + text.size() < cursor_split_min ||
+      !e.known())
+    return false;
+  const leaf_index* li = leaf_index_of(c);
+  if (!li || li->last_end < e.off + p || li->last_end > e.off + p + n) return false;
+  const char last = text.empty() ? old[p - 1] : text.back();
+  return !(last == '\r' && old[p + n] == '\n');
+}
+
+// The cut: the unique chunk c of the leaf edge under path[depth - 1] (with
+// room: an in-place edit) keeps bytes [0, p) and then `text`; bytes [p + n,
+// len) go to a fresh chunk after it (see cursor_split_min). chars_before as
+// for edit_leaf. Allocates before the first write: a throw changes nothing.
+[[gnu::noinline]] void cut_leaf(edge& root, inner* const* path, edge* const* up,
+                                const unsigned* idx, unsigned depth, std::size_t p,
+                                std::size_t n, std::string_view text,
+                                std::size_t chars_before) {
+  edge& leaf = path[depth - 1]->child[idx[depth - 1]];
+  chunk* c = static_cast<chunk*>(leaf.p);
+  const std::size_t ins = text.size(), tail = leaf.len - p - n;
+  const unsigned need = pieces_need(path, depth, 2);
+  chunk* g = new_chunk(fresh_leaf_cap(tail));
+  inner* spare[max_depth + 1];
+  try {
+    get_spares(spare, need);
+  } catch (...) {
+    rope_deallocate(g, chunk_bytes(g->cap));
+    throw;
+  }
+  char* base = c->data + leaf.off;
+  std::memcpy(g->data, base + p + n, tail);
+  g->used = tail;
+  // The pieces' metrics: the shorter side is counted, the other is the
+  // leaf's minus it (and minus the bytes replaced, plus the text).
+  const text_counts add = ins ? count_text(text.data(), ins) : text_counts{};
+  const text_counts sub = n ? count_text(base + p, n) : text_counts{};
+  const text_counts whole{leaf.chars, leaf.newlines, leaf.astral};
+  text_counts head, back;
+  if (tail <= p) {
+    back = count_text(g->data, tail);
+    head = text_counts{whole.chars - back.chars - sub.chars + add.chars,
+                       whole.newlines - back.newlines - sub.newlines + add.newlines,
+                       whole.astral - back.astral - sub.astral + add.astral};
+  } else {
+    const text_counts a = count_text(base, p);
+    head = text_counts{a.chars + add.chars, a.newlines + add.newlines, a.astral + add.astral};
+    back = text_counts{whole.chars - a.chars - sub.chars, whole.newlines - a.newlines - sub.newlines,
+                       whole.astral - a.astral - sub.astral};
+  }
+  index_truncate(c, leaf.off + p);
+  if (ins) std::memcpy(base + p, text.data(), ins);
+  c->used = leaf.off + p + ins;
+  set_hint(c, leaf.off, p + ins, chars_before, add);
+  edge pieces[2] = {edge{c, leaf.off, p + ins}, edge{g, 0, tail}};
+  set_counts(pieces[0], head);
+  set_counts(pieces[1], back);
+  put_pieces(root, path, up, idx, depth, pieces, 2, spare, need, ins, n);
+}
+
+// The splice of bytes [pos, pos + n) of the rope `root` (a tree, or a flat
+// chunk too big for flat_edit_max) into
+// `text`, done on the one leaf that holds the range: the nodes on the path
+// are made writable (copied when shared), the leaf is rewritten in place when
+// its chunk is unique and roomy; a leaf of at most copy_whole_max bytes
+// that cannot be is copied whole to a fresh chunk with room up to
+// leaf_edit_max (so that the next edits nearby are in place). A longer leaf
+// (shared, or outgrowing leaf_edit_max) becomes up to three edges: a fresh
+// chunk holding the text and a window of old bytes around it, between
+// pieces that keep sharing the old chunk, with full nodes split on the way
+// up. The window's ends lie on index blocks of the old chunk (see
+// edit_window), so the kept pieces' metrics are exact index lookups. O(height
+// + leaf_max_bytes), no tree is split or joined. Returns false, with the
+// content unchanged, when the edit is not of that kind (range across leaves,
+// text longer than leaf_max_bytes / 4, a leaf that would become empty).
+// Allocates everything it needs before the first write, so a throw leaves
+// the content unchanged (path copies are equal to what they replace).
+//
+// edit_leaf is the same edit on a leaf already found: e (rope offset lo)
+// reached from root through the child indexes idx, as descend() or
+// descend_metric() give them. An edit by char passes the chars of the leaf
+// before the range (else npos): the chunk that ends up holding the text
+// keeps where it ends as its leaf index's hint, for the next keystroke.
+//
+// The body is written once (edit_leaf) and inlined into both entries
+// (edit_in_leaf, rope::replace_chars_in_leaf): each is a typing loop's hot
+// path, and a call with eight arguments between the descent and the edit
+// cost it about a tenth of an in-place insert (rope/edit_then_query/fl).
+[[gnu::always_inline]] inline bool edit_leaf(edge& root, const unsigned* idx, const edge* e,
+                                             std::size_t lo, std::size_t pos, std::size_t n,
+                                             std::string_view text, std::size_t chars_before) {
+  const std::size_t ins = text.size();
+  if (ins > leaf_max_bytes / 4) return false;
+  const unsigned depth = root.p->height;
+  const std::size_t p = pos - lo;  // the range is leaf bytes [p, p + n)
+  if (p + n > e->len) return false;
+  const std::size_t out = e->len - n + ins;
+  if (out == 0) return false;
+  const std::size_t tail = e->len - p - n;
+
+  inner* path[max_depth];
+  edge* up[max_depth];  // up[d]: the edge to path[d]
+  edge* cur = &root;
+  for (unsigned d = 0; d < depth; ++d) {
+    up[d] = cur;
+    // (Unique nodes, the usual case while typing, without the call.)
+    path[d] = unique(cur->p) ? static_cast<inner*>(cur->p) : mut(*cur, false);
+    cur = &path[d]->child[idx[d]];
+  }
+  edge& leaf = *cur;
+  chunk* c = static_cast<chunk*>(leaf.p);
+  const char* old = c->data + leaf.off;
+
+  const bool in_place = out <= leaf_edit_max && unique(c) && leaf.off + out <= c->cap &&
+                        !overlaps(text, c);
+  if (in_place && cut_at_cursor(depth, leaf, c, old, p, n, text)) {
+    cut_leaf(root, path, up, idx, depth, p, n, text, chars_before);
+    return true;
+  }
+  if (in_place || (out <= leaf_edit_max && e->len <= copy_whole_max)) {
+    // The metrics change by those of `text` minus those of the bytes it
+    // replaces, on the leaf and every edge above it that is known.
+    const edge before = leaf;
+    const text_counts add = ins ? count_text(text.data(), ins) : text_counts{};
+    const text_counts sub = n ? count_text(old + p, n) : text_counts{};
+    const auto shift = [&](edge& x) {
+      if (!x.known()) return;
+      x.chars = x.chars + add.chars - sub.chars;
+      x.newlines = x.newlines + add.newlines - sub.newlines;
+      x.astral = x.astral + add.astral - sub.astral;
+    };
+    if (in_place) {
+      index_truncate(c, leaf.off + p);
+      char* base = c->data + leaf.off;
+      std::memmove(base + p + ins, base + p + n, tail);
+      if (ins) std::memcpy(base + p, text.data(), ins);
+      c->used = leaf.off + out;
+    } else {
+      chunk* f = new_chunk(fresh_leaf_cap(out));
+      std::memcpy(f->data, old, p);
+      if (ins) std::memcpy(f->data + p, text.data(), ins);
+      std::memcpy(f->data + p + ins, old + p + n, tail);
+      f->used = out;
+      release(c);
+      leaf = edge{f, 0, out};
+    }
+    leaf.len = out;
+    set_hint(static_cast<chunk*>(leaf.p), leaf.off, p + ins, chars_before, add);
+    // A fresh chunk's edge starts unknown: it takes the old leaf's metrics
+    // shifted, since every edge above it is shifted and stays known.
+    leaf.chars = before.chars;
+    leaf.newlines = before.newlines;
+    leaf.astral = before.astral;
+    shift(leaf);
+    for (unsigned d = depth; d-- > 0;) {
+      up[d]->len = up[d]->len + ins - n;
+      shift(*up[d]);
+    }
+    return true;
+  }
+
+  // The new leaf text is A | text | B with A = old[0, p) and B = old[p + n,
+  // len). A window of old bytes around the text is copied; what lies
+  // outside it keeps pointing into c.
+  const window w = edit_window(c->data, leaf.off, e->len, p, n);
+  const std::size_t a_keep = w.lo - leaf.off;            // shared head: old[0, a_keep)
+  const std::size_t b_keep = leaf.off + e->len - w.hi;   // shared tail: old[len - b_keep, len)
+  const std::size_t ta = p - a_keep, tb = tail - b_keep;  // the window's old bytes
+  const std::size_t mid = ta + ins + tb;                  // copied window, >= 1 byte
+  edge pieces[3];
+  // New inner nodes the pieces may need (a flat root becomes a node over
+  // them).
+  unsigned k = 1u + (a_keep > 0 ? 1u : 0u) + (b_keep > 0 ? 1u : 0u);
+  const unsigned need = depth == 0 ? 1 : pieces_need(path, depth, k);
+  chunk* f = new_chunk(fresh_leaf_cap(mid));
+  inner* spare[max_depth + 1];
+  try {
+    get_spares(spare, need);
+  } catch (...) {
+    rope_deallocate(f, chunk_bytes(f->cap));
+    throw;
+  }
+  std::memcpy(f->data, old + a_keep, ta);
+  if (ins) std::memcpy(f->data + ta, text.data(), ins);
+  std::memcpy(f->data + ta + ins, old + p + n, tb);
+  f->used = mid;
+  // The pieces' metrics: the kept parts are ranges of c (the block index
+  // answers long ones cheaply); the window is the leaf minus those, minus
+  // the bytes replaced, plus the text, so it is never scanned.
+  const text_counts known{leaf.chars, leaf.newlines, leaf.astral};
+  const chunk_cut cut =
+      chunk_cut_counts(c, leaf.off, leaf.len, leaf.known() ? &known : nullptr, a_keep, b_keep);
+  const text_counts &whole = cut.whole, &ca = cut.head, &cb = cut.tail;
+  const text_counts gone = n ? count_text(old + p, n) : text_counts{};
+  const text_counts added = ins ? count_text(text.data(), ins) : text_counts{};
+  const auto with = [](edge x, const text_counts& t) {
+    x.chars = t.chars;
+    x.newlines = t.newlines;
+    x.astral = t.astral;
+    return x;
+  };
+  k = 0;
+  if (a_keep) {
+    acquire(c);
+    pieces[k++] = with(edge{c, leaf.off, a_keep}, ca);
+  }
+  pieces[k++] =
+      with(edge{f, 0, mid},
+           text_counts{whole.chars - ca.chars - cb.chars - gone.chars + added.chars,
+                       whole.newlines - ca.newlines - cb.newlines - gone.newlines + added.newlines,
+                       whole.astral - ca.astral - cb.astral - gone.astral + added.astral});
+  if (b_keep) {
+    acquire(c);
+    pieces[k++] = with(edge{c, leaf.off + leaf.len - b_keep, b_keep}, cb);
+  }
+  set_hint(f, 0, ta + ins,
+           chars_before != static_cast<std::size_t>(-1) ? chars_before - ca.chars : chars_before,
+           added);
+  release(c);  // the leaf's own reference; the pieces hold theirs
+  if (depth == 0) {
+    inner* m = spare[0];
+    m->height = 1;
+    m->count = 0;
+    for (unsigned j = 0; j < k; ++j) m->child[m->count++] = pieces[j];
+    root = edge{m, 0, out};
+    return true;
+  }
+  put_pieces(root, path, up, idx, depth, pieces, k, spare, need, ins, n);
+  return true;
+}
+
+}  // namespace
+
+bool edit_in_leaf(edge& root, std::size_t pos, std::size_t n, std::string_view text) {
+  if (text.size() > leaf_max_bytes / 4) return false;
+  // A pure insert at a leaf boundary goes to the end of the left leaf.
+  const std::size_t target = n == 0 && pos > 0 ? pos - 1 : pos;
+  unsigned idx[max_depth];
+  const auto [e, lo] = descend(root, target, idx);
+  return edit_leaf(root, idx, e, lo, pos, n, text, static_cast<std::size_t>(-1));
+}
+
+}  // namespace FL_ROPE_NS
+}  // namespace fl::inline FL_ABI_NS::detail
+
+namespace fl::inline FL_ABI_NS {
+inline namespace FL_ROPE_NS {
+
+// Chars [i, i + n) of a tree (i + n <= char_count(), lf mode, a short
+// text) become `text` when the edit lies in one leaf: one descent by chars
+// to the leaf of char i, char i + n looked for in the same leaf, and the
+// edit made there (edit_leaf) without a second descent by byte, so it
+// costs one descent, as an edit by byte does. An insert goes where
+// edit_in_leaf puts one by byte: at a leaf boundary, to the end of the left
+// leaf (the previous edge of the same node; under another node, the general
+// path), and at the end of the text, to the end of the last leaf; the leaf
+// written keeps where the text ends as its hint, so typing on at a leaf's
+// end or the text's end steps from there too. False, with nothing changed,
+// when the edit is not of that kind.
+bool rope::replace_chars_in_leaf(size_type i, size_type n, std::string_view text) {
+  using detail::text_metric;
+  unsigned idx[detail::max_depth];
+  const unsigned depth = root_.p->height;
+  const detail::edge* leaf;
+  std::size_t lo, r, del = 0, chars_before;
+  if (i == root_.chars) {
+    // The end of the text: the last leaf, at its end (n == 0 here).
+    leaf = &root_;
+    for (unsigned d = 0; d < depth; ++d) {
+      const auto* nd = static_cast<const detail::inner*>(leaf->p);
+      idx[d] = nd->count - 1u;
+      leaf = &nd->child[idx[d]];
+    }
+    lo = root_.len - leaf->len;
+    r = leaf->len;
+    chars_before = leaf->chars;
+  } else {
+    const detail::metric_hit h = detail::descend_chars(root_, i, idx);
+    leaf = h.leaf;
+    lo = h.lo;
+    r = detail::leaf_nth_char(*leaf, h.k);
+    chars_before = h.k;
+    if (n) {
+      const std::size_t r2 = detail::leaf_nth_from(*leaf, text_metric::chars, r, n);
+      if (r2 >= leaf->len && !ends_at_leaf_end(idx, leaf, lo, h.k + n)) return false;
+      del = r2 - r;
+    } else if (r == 0 && lo > 0) {
+      // An insert at the first byte of a leaf: the end of the edge before
+      // it in the same node (leaf edges in nodes are known).
+      if (idx[depth - 1] == 0) return false;
+      --idx[depth - 1];
+      --leaf;
+      lo -= leaf->len;
+      r = leaf->len;
+      chars_before = leaf->chars;
+    }
+  }
+  // The one call of the edit's body (inlined): no call with eight
+  // arguments between the descent and the edit.
+  if (!detail::edit_leaf(root_, idx, leaf, lo, lo + r, del, text, chars_before)) return false;
+  settle();
+  return true;
+}
+
+// Whether a range of the tree's leaf `leaf` (rope offset lo, reached by
+// the child indexes idx) that ends with its char `end` (counted from the
+// leaf's first) ends at the leaf's end: the leaf holds exactly `end` chars
+// and the byte after it starts a char (or the text ends there), so no
+// continuation byte of the leaf's last char lies in the next leaf. The
+// backspace at the end of a leaf, after a cut at the cursor the usual one,
+// then stays an edit inside the leaf. Looks at the next leaf only when it
+// is a sibling (else false: the general path).
+bool rope::ends_at_leaf_end(const unsigned* idx, const detail::edge* leaf, std::size_t lo,
+                            std::size_t end) const noexcept {
+  if (end != leaf->chars) return false;
+  if (lo + leaf->len == root_.len) return true;
+  const unsigned depth = root_.p->height;
+  const detail::node* parent = root_.p;
+  for (unsigned d = 0; d + 1 < depth; ++d)
+    parent = static_cast<const detail::inner*>(parent)->child[idx[d]].p;
+  if (idx[depth - 1] + 1u >= parent->count) return false;
+  return !detail::continuation(detail::leaf_text(leaf[1]).front());
+}
+
+}  // namespace FL_ROPE_NS
+}  // namespace fl::inline FL_ABI_NS
