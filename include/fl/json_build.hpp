@@ -59,12 +59,14 @@ class json_text {
   template <class R>
   requires(std::ranges::input_range<const R> && !detail::json::string_like<R> &&
            !std::same_as<std::remove_cvref_t<R>, json_text>) json_text(const R& r) {
+    // Appended to the empty text_, not assigned: GCC 12 at -O3 reports a
+    // false -Wrestrict inside std::string's assignment of a literal here.
     if constexpr (detail::json::json_pair_like<std::ranges::range_value_t<const R>>) {
-      text_ = "{";
+      text_ += '{';
       for (const auto& [k, v] : r) add_member(std::string_view(k), json_text(v));
       text_ += '}';
     } else {
-      text_ = "[";
+      text_ += '[';
       for (const auto& e : r) add_element(json_text(e));
       text_ += ']';
     }
@@ -80,7 +82,7 @@ class json_text {
   static json_text object(
       std::initializer_list<std::pair<std::string_view, json_text>> members = {}) {
     json_text t;
-    t.text_ = "{";
+    t.text_.assign(1, '{');
     for (const auto& [k, v] : members) t.add_member(k, v);
     t.text_ += '}';
     return t;

@@ -23,8 +23,9 @@ namespace {
 // one token of `whole` follows `prefix`.
 std::string edit_fault(std::string_view prefix, std::string_view whole) {
   const bool parent = whole.find('/', prefix.size() + 1) == std::string_view::npos;
-  return "\"" + std::string(prefix) + "\" (" + (parent ? "the parent of \"" : "a prefix of \"") +
-         std::string(whole) + "\")";
+  std::string s = "\"";
+  s.append(prefix).append(parent ? "\" (the parent of \"" : "\" (a prefix of \"");
+  return s.append(whole).append("\")");
 }
 // "a string", "an array", "null": the type of `v` after "is".
 std::string a_type(const json_value& v) {
@@ -36,9 +37,12 @@ std::string a_type(const json_value& v) {
 std::string index_fault(std::string_view tok, std::string_view array, std::uint64_t size) {
   const std::string where =
       " of the array \"" + std::string(array) + "\" (size " + std::to_string(size) + ")";
+  std::string s;
   if (token_index(tok) == no_index && tok != "-")
-    return "\"" + std::string(tok) + "\" is not an index" + where;
-  return "index " + std::string(tok) + " is past the end" + where;
+    s.append("\"").append(tok).append("\" is not an index");
+  else
+    s.append("index ").append(tok).append(" is past the end");
+  return s + where;
 }
 
 // The bytes a value with a block keeps in it.
