@@ -266,6 +266,8 @@ bool find_record(reader_table& t, int log_fd, std::uint64_t uuid, std::uint64_t 
 // and a block it carves there later goes straight into the file, not into
 // the log (write_fresh past the committed size), so a copy kept here would
 // hide it once the space grows over it again.
+// The pages cut lose their verified bits, so that growth over them later
+// checks what it maps afresh.
 void fit_reader_map(space_state& s, std::uint64_t bytes) {
   if (bytes < s.size) {
     const std::uint64_t keep = round_up(bytes, s.sys_page);
@@ -274,6 +276,10 @@ void fit_reader_map(space_state& s, std::uint64_t bytes) {
             MAP_FAILED)
       throw_errno(s.path, "mmap (reader shrink)", errno);
     s.size = std::min(keep, s.size);
+    const std::uint64_t pages = s.size / space_page;
+    if (s.verified.size() > (pages + 63) / 64) s.verified.resize((pages + 63) / 64);
+    if (pages % 64 != 0 && !s.verified.empty() && s.verified.size() == (pages + 63) / 64)
+      s.verified.back() &= (std::uint64_t{1} << (pages % 64)) - 1;
     return;
   }
   if (bytes == s.size) return;
@@ -367,6 +373,9 @@ bool overlay(space_state& s, std::uint64_t& gen, std::uint64_t newest,
   next = r.at + r.head.record_bytes;
   if (meta) *meta = r.meta;
   fit_reader_map(s, r.meta.file_size);
+  // Pages earlier records of this refresh wrote past a shrink are gone.
+  if (pages)
+    std::erase_if(*pages, [&](std::uint64_t p) { return p >= s.size / space_page; });
   if (whole) {
     const std::byte* images = t.record_buf.data() + (r.data_at() - r.at);
     if (crc32c(images, r.head.data_bytes) != r.head.data_crc) return false;
