@@ -265,9 +265,8 @@ bool find_record(reader_table& t, int log_fd, std::uint64_t uuid, std::uint64_t 
 // earlier records put there: the writer takes those pages for no commit's,
 // and a block it carves there later goes straight into the file, not into
 // the log (write_fresh past the committed size), so a copy kept here would
-// hide it once the space grows over it again.
-// The pages cut lose their verified bits, so that growth over them later
-// checks what it maps afresh.
+// hide it once the space grows over it again. The pages cut lose their
+// verified bits too: growth over them later checks what it maps afresh.
 void fit_reader_map(space_state& s, std::uint64_t bytes) {
   if (bytes < s.size) {
     const std::uint64_t keep = round_up(bytes, s.sys_page);
@@ -276,9 +275,9 @@ void fit_reader_map(space_state& s, std::uint64_t bytes) {
             MAP_FAILED)
       throw_errno(s.path, "mmap (reader shrink)", errno);
     s.size = std::min(keep, s.size);
-    const std::uint64_t pages = s.size / space_page;
-    if (s.verified.size() > (pages + 63) / 64) s.verified.resize((pages + 63) / 64);
-    if (pages % 64 != 0 && !s.verified.empty() && s.verified.size() == (pages + 63) / 64)
+    const std::uint64_t pages = s.size / space_page, words = (pages + 63) / 64;
+    if (s.verified.size() > words) s.verified.resize(words);
+    if (pages % 64 != 0 && s.verified.size() == words)
       s.verified.back() &= (std::uint64_t{1} << (pages % 64)) - 1;
     return;
   }
