@@ -131,6 +131,19 @@ void get_spares(inner** spare, unsigned need) {
   }
 }
 
+// A fresh chunk with room for `bytes` and `need` spare nodes in `spare`, or
+// neither: everything an edit allocates, before its first write.
+chunk* chunk_and_spares(std::size_t bytes, inner** spare, unsigned need) {
+  chunk* f = new_chunk(fresh_leaf_cap(bytes));
+  try {
+    get_spares(spare, need);
+  } catch (...) {
+    rope_deallocate(f, chunk_bytes(f->cap));
+    throw;
+  }
+  return f;
+}
+
 // Puts the k owned pieces in place of the leaf edge under path[depth - 1]
 // (depth >= 1; the writable path from the root, up[d] the edge to path[d],
 // idx the child taken at each level), an edit that replaced n bytes by ins.
@@ -216,14 +229,8 @@ inline bool cut_at_cursor(unsigned depth, const edge& e, const chunk* c, const c
   chunk* c = static_cast<chunk*>(leaf.p);
   const std::size_t ins = text.size(), tail = leaf.len - p - n;
   const unsigned need = pieces_need(path, depth, 2);
-  chunk* g = new_chunk(fresh_leaf_cap(tail));
   inner* spare[max_depth + 1];
-  try {
-    get_spares(spare, need);
-  } catch (...) {
-    rope_deallocate(g, chunk_bytes(g->cap));
-    throw;
-  }
+  chunk* g = chunk_and_spares(tail, spare, need);
   char* base = c->data + leaf.off;
   std::memcpy(g->data, base + p + n, tail);
   g->used = tail;
@@ -368,14 +375,8 @@ inline bool cut_at_cursor(unsigned depth, const edge& e, const chunk* c, const c
   // them).
   unsigned k = 1u + (a_keep > 0 ? 1u : 0u) + (b_keep > 0 ? 1u : 0u);
   const unsigned need = depth == 0 ? 1 : pieces_need(path, depth, k);
-  chunk* f = new_chunk(fresh_leaf_cap(mid));
   inner* spare[max_depth + 1];
-  try {
-    get_spares(spare, need);
-  } catch (...) {
-    rope_deallocate(f, chunk_bytes(f->cap));
-    throw;
-  }
+  chunk* f = chunk_and_spares(mid, spare, need);
   std::memcpy(f->data, old + a_keep, ta);
   if (ins) std::memcpy(f->data + ta, text.data(), ins);
   std::memcpy(f->data + ta + ins, old + p + n, tb);
