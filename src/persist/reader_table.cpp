@@ -267,7 +267,8 @@ bool find_record(reader_table& t, int log_fd, std::uint64_t uuid, std::uint64_t 
 // the log (write_fresh past the committed size), so a copy kept here would
 // hide it once the space grows over it again. The pages cut lose their
 // verified bits too: growth over them later checks what it maps afresh.
-void fit_reader_map(space_state& s, std::uint64_t bytes) {
+// True when it shrank the mapping.
+bool fit_reader_map(space_state& s, std::uint64_t bytes) {
   if (bytes < s.size) {
     const std::uint64_t keep = round_up(bytes, s.sys_page);
     if (keep < s.size &&
@@ -279,9 +280,9 @@ void fit_reader_map(space_state& s, std::uint64_t bytes) {
     if (s.verified.size() > words) s.verified.resize(words);
     if (pages % 64 != 0 && s.verified.size() == words)
       s.verified.back() &= (std::uint64_t{1} << (pages % 64)) - 1;
-    return;
+    return true;
   }
-  if (bytes == s.size) return;
+  if (bytes == s.size) return false;
   if (bytes > s.reserve)
     fail(s, "the space grew past this reader's address reservation (" +
                 std::to_string(s.reserve) + " bytes): open it again");
@@ -298,6 +299,7 @@ void fit_reader_map(space_state& s, std::uint64_t bytes) {
              MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
     throw_errno(s.path, "mmap (reader growth past the file's end)", errno);
   s.size = bytes;
+  return false;
 }
 
 // Reads commit `gen`'s record whole (head and page images) into
@@ -371,9 +373,8 @@ bool overlay(space_state& s, std::uint64_t& gen, std::uint64_t newest,
   }
   next = r.at + r.head.record_bytes;
   if (meta) *meta = r.meta;
-  fit_reader_map(s, r.meta.file_size);
   // Pages earlier records of this refresh wrote past a shrink are gone.
-  if (pages)
+  if (fit_reader_map(s, r.meta.file_size) && pages)
     std::erase_if(*pages, [&](std::uint64_t p) { return p >= s.size / space_page; });
   if (whole) {
     const std::byte* images = t.record_buf.data() + (r.data_at() - r.at);
@@ -761,8 +762,10 @@ void refresh_reader(space_state& s) {
   s.alloc = m.alloc;
   // The pages read from the log are the commit's (its record's CRC matched
   // them): checked. The checksum table, if it changed, is among them.
-  s.verified.resize((s.size / space_page + 63) / 64, 0);
-  for (const std::uint64_t p : pages) s.verified[p / 64] |= std::uint64_t{1} << (p % 64);
+  const std::uint64_t mapped_pages = s.size / space_page;
+  s.verified.resize((mapped_pages + 63) / 64, 0);
+  for (const std::uint64_t p : pages)
+    if (p < mapped_pages) s.verified[p / 64] |= std::uint64_t{1} << (p % 64);
 }
 
 std::uint64_t oldest_pinned_generation(const space_state& s) {
