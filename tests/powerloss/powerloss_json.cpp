@@ -43,12 +43,8 @@ std::string document(std::mt19937_64& rng, int items) {
 }
 
 reopened reopen_json(const fs::path& dir) {
-  return guarded([&](reopened& out) {
-    const fs::path f = dir / "store";
-    if (!fs::exists(f)) {
-      out.value = "absent";
-      return;
-    }
+  const fs::path f = dir / "store";
+  return reopen_present(f, [&](reopened& out) {
     const std::string extra = json_string(std::string(9000, 'x'));
     {
       fl::json_store s = fl::json_store::open(f);
@@ -177,12 +173,8 @@ TEST(PowerLoss, JsonStore) {
 // commit throughout, and the member after refresh(). The value is the
 // reader's.
 reopened reopen_json_beside_reader(const fs::path& dir) {
-  return guarded([&](reopened& out) {
-    const fs::path f = dir / "store";
-    if (!fs::exists(f)) {
-      out.value = "absent";
-      return;
-    }
+  const fs::path f = dir / "store";
+  return reopen_present(f, [&](reopened& out) {
     std::optional<fl::json_store> reader(fl::json_store::open(f, fl::open_mode::read_only));
     out.value = std::string(reader->dump());
     const auto reader_kept = [&](const char* when) {

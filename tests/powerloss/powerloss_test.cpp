@@ -92,12 +92,8 @@ TEST(PowerLoss, PersistFlushAndUpdate) {
     }
   }
   const check_report r = run.finish("persist<T>", [](const fs::path& dir) {
-    return guarded([&](reopened& out) {
-      const fs::path f = dir / "value";
-      if (!fs::exists(f)) {
-        out.value = "absent";
-        return;
-      }
+    const fs::path f = dir / "value";
+    return reopen_present(f, [&](reopened& out) {
       {
         const fl::persist<counter> p(f);
         out.value = p->value();
@@ -164,12 +160,8 @@ std::string space_value(const fl::mapped_space& sp) {
 // block written with write_fresh and a small one, verifies, reopens and
 // checks everything again.
 reopened reopen_space(const fs::path& dir) {
-  return guarded([&](reopened& out) {
-    const fs::path f = dir / "space";
-    if (!fs::exists(f)) {
-      out.value = "absent";
-      return;
-    }
+  const fs::path f = dir / "space";
+  return reopen_present(f, [&](reopened& out) {
     std::vector<unsigned char> extra(3 * 4096 + 100);
     fill(extra.data(), extra.size(), 77);
     fl::fptr<void> fresh, small;
@@ -386,12 +378,8 @@ TEST(PowerLoss, MappedSpaceRecovery) {
 // the reader refreshes to the new commit, and the space verifies once the
 // reader is gone. The value is the reader's.
 reopened reopen_space_beside_reader(const fs::path& dir) {
-  return guarded([&](reopened& out) {
-    const fs::path f = dir / "space";
-    if (!fs::exists(f)) {
-      out.value = "absent";
-      return;
-    }
+  const fs::path f = dir / "space";
+  return reopen_present(f, [&](reopened& out) {
     std::optional<fl::mapped_space> reader(fl::mapped_space::open(f, fl::open_mode::read_only));
     out.value = space_value(*reader);
     const auto reader_kept = [&](const char* when) {

@@ -168,5 +168,17 @@ reopened guarded(Fn fn) {
   return r;
 }
 
+// guarded() for the reopen of the store at `f`: "absent" when the crash left
+// no file there (its creation never reached the disk), else fn(out).
+template <class Fn>
+reopened reopen_present(const fs::path& f, Fn fn) {
+  return guarded([&](reopened& out) {
+    if (!fs::exists(f)) {
+      out.value = "absent";
+      return;
+    }
+    fn(out);
+  });
+}
 
 }  // namespace fl_powerloss
