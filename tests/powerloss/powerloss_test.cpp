@@ -447,7 +447,10 @@ struct held_reader {
 TEST(PowerLoss, MappedSpaceBesideReaders) {
   recorded_run run;
   const fs::path f = run.dir() / "space";
-  const std::uint64_t rounds = 48 * scale();
+  // 56 commits: the operations vary with the seed's sizes (about 150-170
+  // crash points at 48 commits when the file lags for most of the run, a
+  // hair above the floor below), so the floor holds for every seed.
+  const std::uint64_t rounds = 56 * scale();
   held_reader a, b;
   std::size_t checks = 0;
   const auto check = [&](held_reader& r, const char* name, std::uint64_t k) {
