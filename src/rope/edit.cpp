@@ -82,6 +82,9 @@ bool append_flat_grow(edge& root, std::string_view text) {
   }
   const std::size_t cap = grown_capacity(root.len, need, flat_max);
   if (c->kind == node_kind::chunk_adopted && root.off == 0 && !overlaps(text, c)) {
+    // The chunk may hold bytes past the edge (a shared substr released
+    // since) that its block index covers: those are about to be rewritten.
+    index_truncate(c, root.len);
     c->data = static_cast<char*>(rope_reallocate(c->data, c->cap + 1, cap + 1));
     c->cap = cap;
     std::memcpy(c->data + root.len, text.data(), text.size());
