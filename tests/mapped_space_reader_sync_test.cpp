@@ -8,7 +8,9 @@
 //   changes or cuts a page the reader's commit reads;
 // - a reader maps only its own commit's file: past a compaction's end it
 //   keeps nothing that earlier records put there;
-// - readers leave the files' access times alone.
+// - readers leave the files' access times alone;
+// - a reader tells a file renamed over its path (replaced()) from any other
+//   failed refresh.
 #include <fl/mapped_space.hpp>
 
 #include "persist_support.hpp"
@@ -338,3 +340,46 @@ TEST_F(CompactedBesideReader, RollbackOfCompactBeforeItsCommitKeepsTheEnd) {
 }
 
 }  // namespace
+
+// A space renamed over the reader's path: the reader's refresh() fails and
+// replaced() says why (json_store's reader reopens on that, and on nothing
+// else); a failed refresh for another reason leaves it false.
+TEST_F(ReaderSyncTest, AReaderTellsAFileRenamedOverItsPath) {
+  {
+    fl::mapped_space w = make();
+    commit(w, 1);
+  }
+  fl::mapped_space r(file(), fl::mapped_space_options{.mode = fl::open_mode::read_only});
+  EXPECT_FALSE(r.replaced());
+  {
+    fl::mapped_space w(file());
+    commit(w, 2);
+  }
+  r.refresh();
+  EXPECT_EQ(seen(r), want(2));
+  EXPECT_FALSE(r.replaced()) << "a refresh that worked";
+  {
+    // A log that lost the commit the reader needs: damage, not another file
+    // ("does not hold commit 3 (damaged, or replaced by another file)").
+    fl::mapped_space w(file());
+    commit(w, 3);
+    fs::resize_file(fs::path(file().string() + "-log"), 0);
+    EXPECT_THROW(r.refresh(), fl::persist_error);
+    EXPECT_FALSE(r.replaced()) << "a log that lost a commit is not another file";
+  }
+  {
+    const fs::path other = dir / "other";
+    fl::mapped_space b(other);
+    const auto root = b.make<state>();
+    b.get(root)->seq = 9;
+    b.set_root(root);
+    b.sync();
+    b.rename(file());
+  }
+  EXPECT_THROW(r.refresh(), fl::persist_error);
+  EXPECT_TRUE(r.replaced());
+  EXPECT_EQ(seen(r), want(2)) << "the reader keeps its last commit";
+  fl::mapped_space again(file(), fl::mapped_space_options{.mode = fl::open_mode::read_only});
+  EXPECT_EQ(seen(again), "9:none");
+  EXPECT_FALSE(again.replaced());
+}

@@ -368,6 +368,11 @@ class mapped_space {
   // it needs (damaged, or replaced by another file of that name).
   void refresh();
   bool read_only() const noexcept;
+  // A reader: whether a refresh() found the path naming another file than
+  // this reader's (the writer's compact() or a re-import put it there); the
+  // reader keeps its last commit, and mapped_space::open of the path reads
+  // the new file. Once true it stays true. A writer: false.
+  bool replaced() const noexcept;
 
   space_stats stats() const;
   std::uint64_t remap_count() const noexcept { return remaps_; }

@@ -266,8 +266,8 @@ void store_file::refresh() {
   ++edition_;  // the reader's views are of the commit it leaves
   try {
     space_->refresh();
-  } catch (const persist_error& e) {
-    if (e.reason().find("replaced by another file") == std::string::npos) throw;
+  } catch (const persist_error&) {
+    if (!space_->replaced()) throw;
     mapped_space now(path_, mapped_space_options{.mode = open_mode::read_only});
     space_ = std::move(now);
   }

@@ -417,6 +417,8 @@ void mapped_space::refresh() {
 
 bool mapped_space::read_only() const noexcept { return st_->read_only; }
 
+bool mapped_space::replaced() const noexcept { return st_->replaced; }
+
 mapped_space::mapped_space(mapped_space&& o) noexcept
     : base_(std::exchange(o.base_, nullptr)),
       size_(std::exchange(o.size_, 0)),

@@ -738,8 +738,10 @@ void refresh_reader(space_state& s) {
   read_newest(t.map, newest, m);
   const std::uint64_t pinned = s.committed.generation;
   if (newest == pinned) return;
-  if (m.uuid != s.committed.uuid || newest < pinned)
+  if (m.uuid != s.committed.uuid || newest < pinned) {
+    s.replaced = true;
     fail(s, "the space was replaced by another file of this name: open it again");
+  }
   std::vector<std::uint64_t> pages;
   std::uint64_t next = ~std::uint64_t{0};
   space_meta last{};  // the meta of the last record read, checked with it

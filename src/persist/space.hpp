@@ -169,6 +169,9 @@ struct space_state {
   mutable std::vector<std::uint64_t> verified;
   mutable std::atomic<bool> table_checked{false};  // the CRC table matched the meta's table_crc
   bool read_only = false;
+  // A reader's refresh found that the path names another file (another
+  // store's commit in the reader table): mapped_space::replaced().
+  bool replaced = false;
   std::unique_ptr<reader_table> readers;  // the reader table (writer and readers)
 };
 
