@@ -9,6 +9,7 @@
 #include <fl/mapped_space.hpp>
 
 #include "persist_support.hpp"
+#include "seq_block.hpp"
 
 #include <gtest/gtest.h>
 
@@ -28,55 +29,33 @@ namespace fs = std::filesystem;
 constexpr std::size_t block_bytes = 64 * 4096;
 constexpr std::size_t chunk = block_bytes / 4;
 
-struct state {
-  std::uint64_t seq;
-  fl::fptr<unsigned char> block;
-};
-
-unsigned char byte_of(std::uint64_t seq, std::size_t i) {
-  return static_cast<unsigned char>(seq * 131 + i / 4096);
-}
-
 // Commit `seq` rewrites chunk seq % 4 with bytes of seq and sets the root.
 void commit(fl::mapped_space& sp, std::uint64_t seq) {
-  state* s = sp.get(sp.root<state>());
-  s->seq = seq;
-  unsigned char* b = sp.get(s->block);
   const std::size_t at = (seq % 4) * chunk;
-  for (std::size_t i = 0; i < chunk; ++i) b[at + i] = byte_of(seq, at + i);
-  sp.sync();
+  fl_test::commit_seq(sp, seq, at, at + chunk);
 }
 
-// The whole block as commit `seq` leaves it: each chunk holds the bytes of
-// the last commit that wrote it (seq and the three before it).
-std::string expected(std::uint64_t seq) {
-  std::string v(block_bytes, '\0');
-  for (std::uint64_t k = seq >= 3 ? seq - 3 : 0; k <= seq; ++k) {
-    const std::size_t at = (k % 4) * chunk;
-    for (std::size_t i = 0; i < chunk; ++i) v[at + i] = static_cast<char>(byte_of(k, at + i));
-  }
-  return v;
+// The block as commit `seq` leaves it: each chunk holds the bytes of the
+// last commit that wrote it (seq or one of the three before it).
+unsigned char expected(std::uint64_t seq, std::size_t i) {
+  const std::uint64_t c = i / chunk;
+  return fl_test::seq_byte(seq - (seq % 4 + 4 - c) % 4, i);
 }
 
 std::string seen(const fl::mapped_space& sp) {
-  const state* s = sp.get(sp.root<state>());
-  const auto* b = reinterpret_cast<const char*>(sp.checked(s->block, block_bytes));
-  return std::to_string(s->seq) + ":" + std::string(b, block_bytes);
+  return fl_test::seq_state(sp, block_bytes, expected);
 }
 
-std::string want(std::uint64_t seq) { return std::to_string(seq) + ":" + expected(seq); }
+std::string want(std::uint64_t seq) { return fl_test::seq_ok(seq); }
 
 struct LaggingReaderTest : ::testing::Test {
   fl_test::scratch_dir dir;
   fs::path file() const { return dir / "space"; }
 
-  // A space at commit 3 (every chunk written once).
+  // A space at commit 3 (every chunk written since commit 0).
   fl::mapped_space make() {
-    fl::mapped_space sp(file());
-    const auto root = sp.make<state>();
-    sp.get(root)->block = sp.allocate(block_bytes).cast<unsigned char>();
-    sp.set_root(root);
-    for (std::uint64_t seq = 0; seq <= 3; ++seq) commit(sp, seq);
+    fl::mapped_space sp = fl_test::make_seq_space(file(), block_bytes, 0);
+    for (std::uint64_t seq = 1; seq <= 3; ++seq) commit(sp, seq);
     return sp;
   }
 };

@@ -9,6 +9,7 @@
 
 #include "persist_format.hpp"
 #include "persist_support.hpp"
+#include "seq_block.hpp"
 
 #include <gtest/gtest.h>
 
@@ -29,48 +30,19 @@ namespace fs = std::filesystem;
 constexpr std::size_t pages = 32;
 constexpr std::size_t block_bytes = pages * 4096;
 
-struct root {
-  std::uint64_t seq;
-  fl::fptr<unsigned char> block;
-};
+void commit(fl::mapped_space& sp, std::uint64_t seq) { fl_test::commit_seq(sp, seq, 0, block_bytes); }
 
-// Every byte of the block holds its commit's number (mod 256) and page.
-unsigned char byte_of(std::uint64_t seq, std::size_t i) {
-  return static_cast<unsigned char>(seq * 7 + i / 4096);
-}
-
-void commit(fl::mapped_space& sp, std::uint64_t seq) {
-  root* r = sp.get(sp.root<root>());
-  r->seq = seq;
-  unsigned char* b = sp.get(r->block);
-  for (std::size_t i = 0; i < block_bytes; ++i) b[i] = byte_of(seq, i);
-  sp.sync();
-}
-
-// "" when `sp` shows commit `seq` whole, else what differs.
+// "" when `sp` shows commit `seq` whole, else what it shows.
 std::string differs(const fl::mapped_space& sp, std::uint64_t seq) {
-  const root* r = sp.get(sp.root<root>());
-  if (r->seq != seq) return "seq " + std::to_string(r->seq) + " instead of " + std::to_string(seq);
-  const unsigned char* b = sp.get(r->block);
-  for (std::size_t i = 0; i < block_bytes; i += 512)
-    if (b[i] != byte_of(seq, i))
-      return "page " + std::to_string(i / 4096) + " of the block is not commit " +
-             std::to_string(seq) + "'s";
-  return {};
+  const std::string shown = fl_test::seq_state(sp, block_bytes);
+  return shown == fl_test::seq_ok(seq) ? std::string() : shown;
 }
 
 struct ReopenWriterTest : ::testing::Test {
   fl_test::scratch_dir dir;
   fs::path file() const { return dir / "space"; }
 
-  fl::mapped_space make() {
-    fl::mapped_space sp(file());
-    const auto r = sp.make<root>();
-    sp.get(r)->block = sp.allocate(block_bytes).cast<unsigned char>();
-    sp.set_root(r);
-    commit(sp, 1);
-    return sp;
-  }
+  fl::mapped_space make() { return fl_test::make_seq_space(file(), block_bytes, 1); }
 };
 
 // The reader holds commit 1; the writer commits 2..6 and closes (the file

@@ -14,6 +14,7 @@
 #include <fl/mapped_space.hpp>
 
 #include "persist_support.hpp"
+#include "seq_block.hpp"
 
 #include <gtest/gtest.h>
 
@@ -34,56 +35,26 @@ namespace fs = std::filesystem;
 
 constexpr std::size_t block_bytes = 32 * 4096;
 
-struct state {
-  std::uint64_t seq;
-  fl::fptr<unsigned char> block;
-};
-
-unsigned char byte_of(std::uint64_t seq, std::size_t i) {
-  return static_cast<unsigned char>(seq * 37 + i / 4096 + 1);
-}
+using state = fl_test::seq_root;
 
 void fill(unsigned char* b, std::uint64_t seq) {
-  for (std::size_t i = 0; i < block_bytes; ++i) b[i] = byte_of(seq, i);
+  for (std::size_t i = 0; i < block_bytes; ++i) b[i] = fl_test::seq_byte(seq, i);
 }
 
 // "seq:ok" when the root's block holds the bytes of commit seq.
-std::string seen(const fl::mapped_space& sp) {
-  const state* s = sp.get(sp.root<state>());
-  if (s->block == nullptr) return std::to_string(s->seq) + ":none";
-  const auto* b = reinterpret_cast<const unsigned char*>(sp.checked(s->block, block_bytes));
-  for (std::size_t i = 0; i < block_bytes; ++i) {
-    if (b[i] != byte_of(s->seq, i))
-      return std::to_string(s->seq) + ":differs at " + std::to_string(i);
-  }
-  return std::to_string(s->seq) + ":ok";
-}
+std::string seen(const fl::mapped_space& sp) { return fl_test::seq_state(sp, block_bytes); }
 
-std::string want(std::uint64_t seq) { return std::to_string(seq) + ":ok"; }
+std::string want(std::uint64_t seq) { return fl_test::seq_ok(seq); }
 
 struct ReaderSyncTest : ::testing::Test {
   fl_test::scratch_dir dir;
   fs::path file() const { return dir / "space"; }
 
   // A space at commit seq 0: the root and its block.
-  fl::mapped_space make() {
-    fl::mapped_space sp(file());
-    const auto root = sp.make<state>();
-    sp.get(root)->block = sp.allocate(block_bytes).cast<unsigned char>();
-    sp.get(root)->seq = 0;
-    fill(sp.get(sp.get(root)->block), 0);
-    sp.set_root(root);
-    sp.sync();
-    return sp;
-  }
+  fl::mapped_space make() { return fl_test::make_seq_space(file(), block_bytes, 0); }
 };
 
-void commit(fl::mapped_space& sp, std::uint64_t seq) {
-  state* s = sp.get(sp.root<state>());
-  s->seq = seq;
-  fill(sp.get(s->block), seq);
-  sp.sync();
-}
+void commit(fl::mapped_space& sp, std::uint64_t seq) { fl_test::commit_seq(sp, seq, 0, block_bytes); }
 
 TEST_F(ReaderSyncTest, NoChangeSyncMakesNoCommitBesideAReaderThatRefreshes) {
   fl::mapped_space w = make();
