@@ -224,6 +224,24 @@ inline void expect_metrics(const fl::rope& r, const std::string& s, std::mt19937
   ASSERT_THROW((void)r.utf16_to_byte(m.unit_at.size()), std::out_of_range) << ctx;
 }
 
+// A flat rope cut down by substr to the front of its own chunk, then grown
+// past the chunk by an append: the chunk's storage is extended in place and
+// the bytes after the cut rewritten, so the block index a query built over
+// the old bytes must stop covering them (it did not, and the next queries
+// counted the old text's newlines and chars: line_count() 797 for 683).
+inline void expect_append_past_a_cut_chunk(std::mt19937_64& rng, const std::string& ctx) {
+  std::string s = random_utf8(rng, 20000);
+  fl::rope r(s);
+  expect_metrics(r, s, rng, 50, false, ctx + " whole");  // builds the index
+  r = r.substr(0, 3001);
+  s.resize(3001);
+  const std::string more = random_utf8(rng, 30000);
+  r.append(more);
+  s += more;
+  ASSERT_NO_THROW(fl::detail::check_invariants(r)) << ctx;
+  expect_metrics(r, s, rng, 200, false, ctx + " grown");
+}
+
 // The byte range [b, e) of r's chars [i, i + n) (n clipped at the end), and
 // of its UTF-16 units [u, u + n) (a unit inside a surrogate pair takes its
 // whole char, at either end), from plain scans of s: what replace_chars and

@@ -104,3 +104,11 @@ TEST(RopeLeafTest, RandomEditsOfSharedCopiesAgreeWithStdString) {
     expect_metrics(r, s, rng, 100, false, "end, seed " + std::to_string(seed));
   }
 }
+
+// A flat rope cut down by substr, then grown past its chunk by an append
+// (rope_check.hpp), with the library's leaves and 1 KiB index blocks.
+TEST(RopeLeafTest, AppendPastACutChunkDropsItsStaleIndex) {
+  const auto seed = test_seed();
+  std::mt19937_64 rng(seed);
+  expect_append_past_a_cut_chunk(rng, "seed " + std::to_string(seed));
+}
