@@ -276,15 +276,15 @@ void unregister_writer(const space_state* s) noexcept {
 }  // namespace
 
 void check_bound(const space_state& s) {
-  struct stat sb;
-  if (::fstat(s.fd.get(), &sb) != 0) throw_errno(s.path, "fstat", errno);
-  if (sb.st_nlink == 0)
+  std::uint64_t links = 0;
+  if (!stat_field(s.fd.get(), STATX_NLINK, links)) throw_errno(s.path, "statx", errno);
+  if (links == 0)
     fail(s,
          "the file was removed or replaced while open (by a writer that ignored its lock); "
          "nothing was committed");
   if (s.log_fd) {
-    if (::fstat(s.log_fd.get(), &sb) != 0) throw_errno(s.log_path, "fstat", errno);
-    if (sb.st_nlink == 0)
+    if (!stat_field(s.log_fd.get(), STATX_NLINK, links)) throw_errno(s.log_path, "statx", errno);
+    if (links == 0)
       fail(s, "the log " + s.log_path.string() +
                   " was removed or replaced while open (by a writer that ignored its lock); "
                   "nothing was committed");

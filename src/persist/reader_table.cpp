@@ -228,9 +228,8 @@ bool find_record(reader_table& t, int log_fd, std::uint64_t uuid, std::uint64_t 
         read_record_head(log_fd, t.log_bytes, hint, uuid, gen, r))
       return true;
   }
-  struct stat sb;
-  if (::fstat(log_fd, &sb) != 0) return false;
-  const auto log_bytes = static_cast<std::uint64_t>(sb.st_size);
+  std::uint64_t log_bytes = 0;
+  if (!stat_field(log_fd, STATX_SIZE, log_bytes)) return false;
   t.log_bytes = log_bytes;
   if (next != ~std::uint64_t{0} && read_record_head(log_fd, log_bytes, next, uuid, gen, r))
     return true;

@@ -263,7 +263,8 @@ inline void check_not_retired(const space_state& s) {
 }
 // Throws persist_error unless the names s.path and (when open) s.log_path
 // still refer to the files this space holds: a commit never writes into a
-// data file or a log that another writer replaced. Two fstat calls.
+// data file or a log that another writer replaced. Two statx calls that ask
+// for the link count alone (stat_field in posix.hpp).
 void check_bound(const space_state& s);
 // Opens s.path as its writer (see open.cpp): s.fd then holds
 // the file's lock and `sb` its fstat. Returns the earlier handle of this
