@@ -15,10 +15,7 @@
 namespace fl::inline FL_ABI_NS::detail {
 inline namespace FL_ROPE_NS {
 
-// Records in the leaf index of c (written by this edit: unique) that the
-// text just written through the leaf edge starting at chunk byte off ends
-// at byte x of that leaf (last_end), with chars_before + the text's chars
-// before it in the leaf (the hint); chars_before npos: unknown, no hint.
+// (metrics.hpp)
 void set_hint(chunk* c, std::size_t off, std::size_t x, std::size_t chars_before,
               const text_counts& text) noexcept {
   leaf_index* li = leaf_index_of(c);

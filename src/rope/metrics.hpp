@@ -16,10 +16,11 @@ inline namespace FL_ROPE_NS {
 // Frees the block index chain of a chunk being destroyed.
 void free_index(chunk* c) noexcept;
 
-// Records in the leaf index of the unique chunk c that the text just
-// written through the leaf edge starting at chunk byte off ends at byte x of
-// that leaf, with chars_before + the text's chars before it (the hint;
-// chars_before npos: unknown, no hint). leaf_edit.cpp.
+// Records in the leaf index of the unique chunk c (written by this edit)
+// that the text just written through the leaf edge starting at chunk byte
+// off ends at byte x of that leaf (last_end), with chars_before + the
+// text's chars before it in the leaf (the hint; chars_before npos: unknown,
+// no hint). leaf_edit.cpp.
 void set_hint(chunk* c, std::size_t off, std::size_t x, std::size_t chars_before,
               const text_counts& text) noexcept;
 
