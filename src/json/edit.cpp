@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -264,9 +265,9 @@ bool store_file::edit(std::string_view ptr, const json_ref* v, bool insert) {
     return true;
   }
   if (!v && s.pos == std::string_view::npos) return false;
-  if (s.pos != std::string_view::npos &&
-      !(s.c.k == static_cast<std::uint8_t>(kind::array) && s.pos == s.c.n))
-    find_replaced(entry(s.c, s.limit, s.pos));
+  // Only a value the edit removes or replaces loses its place; an insert
+  // before an element moves that element, which stays reachable.
+  if (!v || replaces) find_replaced(entry(s.c, s.limit, s.pos));
   for (const step& p : path) find_replaced_table(p.c);
   json_ref r;
   if (!v) {
@@ -447,15 +448,20 @@ void json_store::put(std::string_view json_pointer, const json_text& value, pare
   if (p == parents::must_exist) return set(json_pointer, value.str());
   // Every proper prefix that is missing becomes {} (prefixes end where a
   // later '/' begins a token); if the put fails, the first one made (which
-  // holds the others) is removed again.
-  std::string_view made;
+  // holds the others) is removed again, by the index it landed at when its
+  // parent is an array (a prefix ending in "-" names no element afterwards).
+  std::string made;
   try {
     for (std::size_t slash = json_pointer.find('/', 1); slash != std::string_view::npos;
          slash = json_pointer.find('/', slash + 1)) {
       const std::string_view prefix = json_pointer.substr(0, slash);
       if (find(prefix)) continue;
+      const std::string_view parent = prefix.substr(0, prefix.rfind('/'));
+      std::string landed(prefix);
+      if (const std::optional<json_value> pv = find(parent); pv && pv->is_array())
+        landed = std::string(parent) + "/" + std::to_string(pv->size());
       set(prefix, "{}");
-      if (made.empty()) made = prefix;
+      if (made.empty()) made = std::move(landed);
     }
     set(json_pointer, value.str());
   } catch (...) {
