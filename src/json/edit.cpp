@@ -265,8 +265,10 @@ bool store_file::edit(std::string_view ptr, const json_ref* v, bool insert) {
     return true;
   }
   if (!v && s.pos == std::string_view::npos) return false;
-  // Only a value the edit removes or replaces loses its place; an insert
-  // before an element moves that element, which stays reachable.
+  // The block-lifetime rule (docs/design.md "Block lifetimes"), decided
+  // here and nowhere else: the edit retires the tables on its path (their
+  // copies take the children) and the value it removes or replaces. An
+  // insert before an element moves that element, which stays reachable.
   if (!v || replaces) find_replaced(entry(s.c, s.limit, s.pos));
   for (const step& p : path) find_replaced_table(p.c);
   json_ref r;
