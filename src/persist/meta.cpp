@@ -167,7 +167,7 @@ void write_slot(space_state& s, space_meta m, bool log_bit) {
           pwrite_all(s.fd.get(), &m, sizeof m, static_cast<std::uint64_t>(slot) * space_page))
     throw_errno(s.path, "write of the meta page", e);
   if (s.durable) {
-    if (const int e = sync_data(s.fd.get())) throw_errno(s.path, "fdatasync", e);
+    if (const int e = sync_data(s.fd.get())) fail_flush(s, s.path, e);
   }
   s.data_unflushed = !s.durable;
   s.slot_unflushed = !s.durable;

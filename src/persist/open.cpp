@@ -123,11 +123,20 @@ unique_fd create_file(const space_state& s) {
       throw_errno(tmp, "write", e);
     }
   }
-  if (::ftruncate(fd.get(), static_cast<off_t>(initial_file_size)) != 0 ||
-      (s.durable && sync_data(fd.get()) != 0) || ::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
-    const int e = errno;
+  // The whole file's blocks (reserve_file): the mapping writes into it.
+  const char* step = "fallocate";
+  int e = reserve_file(fd.get(), 0, initial_file_size);
+  if (e == 0 && s.durable) {
+    step = "fdatasync";
+    e = sync_data(fd.get());
+  }
+  if (e == 0 && ::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
+    step = "flock";
+    e = errno;
+  }
+  if (e != 0) {
     ::unlink(tmp.c_str());
-    throw_errno(tmp, "ftruncate/fdatasync/flock", e);
+    throw_errno(tmp, step, e);
   }
   const int linked = ::link(tmp.c_str(), s.path.c_str());
   const int link_err = errno;
@@ -349,8 +358,8 @@ mapped_space::mapped_space(const std::filesystem::path& path, const mapped_space
   }
   if (lagging && file_bytes < m.file_size) {
     // Commits the file lacks grew the space: the writer maps their size.
-    if (::ftruncate(s.fd.get(), static_cast<off_t>(m.file_size)) != 0)
-      detail::throw_errno(path, "ftruncate (growth the file lacks)", errno);
+    if (const int e = detail::reserve_file(s.fd.get(), file_bytes, m.file_size))
+      detail::throw_errno(path, "fallocate (growth the file lacks)", e);
     file_bytes = m.file_size;
   }
   if (lagging && file_bytes > m.file_size) {
