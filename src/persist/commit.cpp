@@ -149,8 +149,10 @@ bool has_uncommitted(space_state& s) {
 int checkpoint(space_state& s) noexcept {
   // The log is reused from 0 only when the file holds the newest commit: a
   // reader may still read the records of the commits the file lacks.
-  if (!s.log_open || !file_is_current(s)) return 0;
+  // After a failed write or flush of the file the log may hold what the file
+  // lacks, even when no run is open (a slot naming it may be on disk).
   if (s.in_place_failed) return EIO;
+  if (!s.log_open || !file_is_current(s)) return 0;
   if (s.durable && s.data_unflushed) {
     if (const int e = sync_data(s.fd.get())) {
       s.in_place_failed = true;  // the pages in place may be lost: see space_state
@@ -158,9 +160,7 @@ int checkpoint(space_state& s) noexcept {
     }
   }
   s.data_unflushed = false;
-  try {
-    write_slot(s, s.committed, false);
-  } catch (...) { return EIO; }
+  if (const int e = put_slot(s, s.committed, false)) return e;
   s.log_open = false;
   s.log_head = 0;
   return 0;

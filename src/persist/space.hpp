@@ -117,6 +117,9 @@ struct space_state {
   // holds, so no checkpoint runs, and sync() and rollback() refuse until the
   // space is reopened (the open replays the log).
   bool in_place_failed = false;
+  // rename(): the file was renamed from here and a later step failed; a
+  // rename() onto the same name again finishes the steps (empty: none).
+  std::filesystem::path renamed_from;
   // Page runs past the committed file that write_fresh() wrote to the file
   // directly since the last commit (clean in the mapping, so not logged).
   std::vector<log_extent> fresh;  // the directory holding log_fd's name was fsynced
@@ -315,6 +318,9 @@ meta_slots read_meta_slots(const space_state& s);
 // Writes `m` with `log_bit` into the older meta slot and flushes the file
 // (when durable): the one way a meta reaches its slot after creation.
 void write_slot(space_state& s, space_meta m, bool log_bit);
+// write_slot without the throw: 0 or the errno (`flush_failed`, if given,
+// tells a failed fdatasync, which marks the handle as fail_flush does).
+int put_slot(space_state& s, space_meta m, bool log_bit, bool* flush_failed = nullptr) noexcept;
 
 // ---- reservation.cpp ----
 
