@@ -52,11 +52,14 @@ void grow(detail::space_state& s, std::uint64_t need) {
     s.reserve = res;
     ++s.remaps;
   }
-  // After compact(), the file keeps the committed size until the next commit;
-  // after a shrink a reader held back, it keeps its dead end (stale_end).
-  if (next > std::max(s.shrink_from, s.stale_end) &&
-      ::ftruncate(s.fd.get(), static_cast<off_t>(next)) != 0)
-    detail::throw_errno(s.path, "ftruncate (growth)", errno);
+  // The new range's blocks first (the file grows to `next` if shorter: after
+  // compact() it keeps the committed size until the next commit, after a
+  // shrink a reader held back its dead end, stale_end): a page the mapping
+  // reaches must never lack one (SIGBUS). On failure nothing has changed
+  // but the file's length, which the space ignores (only the committed size
+  // counts) and the next open cuts.
+  if (const int e = detail::reserve_file(s.fd.get(), s.size, next))
+    detail::throw_errno(s.path, "fallocate (growth)", e);
   if (next >= s.shrink_from) s.shrink_from = 0;
   if (::mmap(s.base + s.size, next - s.size, detail::file_prot, detail::file_flags | MAP_FIXED,
              s.fd.get(), static_cast<off_t>(s.size)) == MAP_FAILED)

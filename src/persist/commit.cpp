@@ -149,15 +149,18 @@ bool has_uncommitted(space_state& s) {
 int checkpoint(space_state& s) noexcept {
   // The log is reused from 0 only when the file holds the newest commit: a
   // reader may still read the records of the commits the file lacks.
-  if (!s.log_open || !file_is_current(s)) return 0;
+  // After a failed write or flush of the file the log may hold what the file
+  // lacks, even when no run is open (a slot naming it may be on disk).
   if (s.in_place_failed) return EIO;
+  if (!s.log_open || !file_is_current(s)) return 0;
   if (s.durable && s.data_unflushed) {
-    if (const int e = sync_data(s.fd.get())) return e;
+    if (const int e = sync_data(s.fd.get())) {
+      s.in_place_failed = true;  // the pages in place may be lost: see space_state
+      return e;
+    }
   }
   s.data_unflushed = false;
-  try {
-    write_slot(s, s.committed, false);
-  } catch (...) { return EIO; }
+  if (const int e = put_slot(s, s.committed, false)) return e;
   s.log_open = false;
   s.log_head = 0;
   return 0;
@@ -180,8 +183,8 @@ namespace {
 void refuse_after_failed_write(const space_state& s) {
   if (s.in_place_failed)
     fail(s,
-         "an earlier commit could not be written in place; reopen the space (its log holds "
-         "the commit)");
+         "an earlier write or flush of the file failed, so it may lack committed pages; "
+         "reopen the space (the open writes them again from its log)");
 }
 
 }  // namespace
@@ -197,7 +200,7 @@ void mapped_space::sync() {
   // While a reader holds a commit the file lacks, no checkpoint: a slot
   // written without a flush is flushed instead.
   if (s.durable && s.slot_unflushed && s.log_open && !detail::file_is_current(s)) {
-    if (const int e = detail::sync_data(s.fd.get())) detail::throw_errno(s.path, "fdatasync", e);
+    if (const int e = detail::sync_data(s.fd.get())) detail::fail_flush(s, s.path, e);
     s.slot_unflushed = false;
   }
   // A full log, or a run whose meta slot was written without a flush (the
@@ -244,7 +247,7 @@ void mapped_space::sync() {
   // 0. Pages written to the file directly (write_fresh) are not in the log:
   // they must be durable before the log that refers to them is.
   if (!s.fresh.empty() && s.durable) {
-    if (const int e = detail::sync_data(s.fd.get())) detail::throw_errno(s.path, "fdatasync", e);
+    if (const int e = detail::sync_data(s.fd.get())) detail::fail_flush(s, s.path, e);
   }
   // 1. The record, flushed: the commit point when the newest meta slot
   // already sends recovery to the log.
@@ -333,9 +336,19 @@ void mapped_space::rollback() {
   // the next commit logs them (zeroed_end).
   const std::uint64_t keep =
       std::max(s.committed.file_size, std::min(detail::readers_end(s), s.size));
-  if (s.size > keep && (::ftruncate(s.fd.get(), static_cast<off_t>(keep)) != 0 ||
-                        ::ftruncate(s.fd.get(), static_cast<off_t>(s.size)) != 0))
-    detail::throw_errno(s.path, "ftruncate (rollback)", errno);
+  if (s.size > keep) {
+    if (::ftruncate(s.fd.get(), static_cast<off_t>(keep)) != 0)
+      detail::throw_errno(s.path, "ftruncate (rollback)", errno);
+    // The cut range gets its blocks again (reserve_file). If the disk has
+    // none left, the mapping ends at `keep` instead (nothing committed lies
+    // past it; growth maps the rest again when it can).
+    if (detail::reserve_file(s.fd.get(), keep, s.size) != 0) {
+      ::mmap(s.base + keep, s.size - keep, detail::reserve_prot,
+             detail::reserve_flags | MAP_FIXED, -1, 0);
+      s.size = keep;
+      size_ = keep;
+    }
+  }
   if (keep > s.committed.file_size) {
     std::memset(s.base + s.committed.file_size, 0, keep - s.committed.file_size);
     s.zeroed_end = keep;

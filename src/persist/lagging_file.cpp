@@ -126,7 +126,7 @@ void restart_log_beside_readers(space_state& s) {
   // 1. The file's state in place (commit t->file_gen) durable: the records
   // up to it are then never read again.
   if (s.durable && s.data_unflushed) {
-    if (const int e = sync_data(s.fd.get())) throw_errno(s.path, "fdatasync", e);
+    if (const int e = sync_data(s.fd.get())) fail_flush(s, s.path, e);
   }
   s.data_unflushed = false;
   // 2. One record of the newest commit holding every page the file lacks.

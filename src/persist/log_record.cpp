@@ -263,9 +263,8 @@ void replay(const space_state& s, int log_fd, const std::vector<record_head>& ru
   const std::uint64_t size = run.back().meta.file_size;
   struct stat sb;
   if (::fstat(s.fd.get(), &sb) != 0) throw_errno(s.path, "fstat", errno);
-  if (static_cast<std::uint64_t>(sb.st_size) < size &&
-      ::ftruncate(s.fd.get(), static_cast<off_t>(size)) != 0)
-    throw_errno(s.path, "ftruncate (log replay)", errno);
+  if (const int e = reserve_file(s.fd.get(), static_cast<std::uint64_t>(sb.st_size), size))
+    throw_errno(s.path, "fallocate (log replay)", e);
   std::vector<std::byte> buf(copy_chunk);
   for (const record_head& r : run) {
     std::uint64_t src = r.data_at();

@@ -157,7 +157,7 @@ space_meta make_meta(std::uint64_t uuid, std::uint64_t generation, std::uint64_t
   return m;
 }
 
-void write_slot(space_state& s, space_meta m, bool log_bit) {
+int put_slot(space_state& s, space_meta m, bool log_bit, bool* flush_failed) noexcept {
   const int slot = 1 - s.newest_slot;
   const std::uint32_t seq = (s.meta_seq + 1) & meta_seq_mask;
   m.format_version = space_format_version;
@@ -165,14 +165,25 @@ void write_slot(space_state& s, space_meta m, bool log_bit) {
   m.crc = meta_crc(m);
   if (const int e =
           pwrite_all(s.fd.get(), &m, sizeof m, static_cast<std::uint64_t>(slot) * space_page))
-    throw_errno(s.path, "write of the meta page", e);
+    return e;
   if (s.durable) {
-    if (const int e = sync_data(s.fd.get())) throw_errno(s.path, "fdatasync", e);
+    if (const int e = sync_data(s.fd.get())) {
+      s.in_place_failed = true;  // see fail_flush
+      if (flush_failed != nullptr) *flush_failed = true;
+      return e;
+    }
   }
   s.data_unflushed = !s.durable;
   s.slot_unflushed = !s.durable;
   s.newest_slot = slot;
   s.meta_seq = seq;
+  return 0;
+}
+
+void write_slot(space_state& s, space_meta m, bool log_bit) {
+  bool flush_failed = false;
+  if (const int e = put_slot(s, m, log_bit, &flush_failed))
+    throw_errno(s.path, flush_failed ? "fdatasync" : "write of the meta page", e);
 }
 
 }  // namespace fl::inline FL_ABI_NS::detail

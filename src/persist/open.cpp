@@ -123,11 +123,20 @@ unique_fd create_file(const space_state& s) {
       throw_errno(tmp, "write", e);
     }
   }
-  if (::ftruncate(fd.get(), static_cast<off_t>(initial_file_size)) != 0 ||
-      (s.durable && sync_data(fd.get()) != 0) || ::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
-    const int e = errno;
+  // The whole file's blocks (reserve_file): the mapping writes into it.
+  const char* step = "fallocate";
+  int e = reserve_file(fd.get(), 0, initial_file_size);
+  if (e == 0 && s.durable) {
+    step = "fdatasync";
+    e = sync_data(fd.get());
+  }
+  if (e == 0 && ::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
+    step = "flock";
+    e = errno;
+  }
+  if (e != 0) {
     ::unlink(tmp.c_str());
-    throw_errno(tmp, "ftruncate/fdatasync/flock", e);
+    throw_errno(tmp, step, e);
   }
   const int linked = ::link(tmp.c_str(), s.path.c_str());
   const int link_err = errno;
@@ -349,8 +358,8 @@ mapped_space::mapped_space(const std::filesystem::path& path, const mapped_space
   }
   if (lagging && file_bytes < m.file_size) {
     // Commits the file lacks grew the space: the writer maps their size.
-    if (::ftruncate(s.fd.get(), static_cast<off_t>(m.file_size)) != 0)
-      detail::throw_errno(path, "ftruncate (growth the file lacks)", errno);
+    if (const int e = detail::reserve_file(s.fd.get(), file_bytes, m.file_size))
+      detail::throw_errno(path, "fallocate (growth the file lacks)", e);
     file_bytes = m.file_size;
   }
   if (lagging && file_bytes > m.file_size) {
@@ -399,9 +408,19 @@ mapped_space::mapped_space(const std::filesystem::path& path, const mapped_space
   // A new space carves its page checksum table now, where the first blocks
   // go, but commits nothing: the file stays at generation 1 (empty, no
   // table) until the first sync(), which fills the table and writes the log.
-  if (s.created) detail::ensure_table(*this, s);
-  detail::register_writer(s, sb, from);
-  detail::open_readers_as_writer(s, &lag);
+  // A failure from here on unmaps the file: a mapping left behind would keep
+  // the open file description, and with it the writer's lock, for the life
+  // of the process.
+  try {
+    if (s.created) detail::ensure_table(*this, s);
+    detail::register_writer(s, sb, from);
+    detail::open_readers_as_writer(s, &lag);
+  } catch (...) {
+    detail::unregister_writer(&s);
+    ::munmap(s.base, s.reserve);
+    s.base = nullptr;
+    throw;
+  }
 }
 
 mapped_space mapped_space::open(const std::filesystem::path& path, open_mode mode) {
@@ -512,60 +531,72 @@ void mapped_space::rename(const std::filesystem::path& to) {
   // renamed file never needs a log, so no crash between the steps below can
   // pair it with the log of the store it replaces.
   if (const int e = detail::checkpoint(s)) detail::throw_errno(s.path, "checkpoint", e);
-  if (!detail::names_file(s.path, s.fd.get()))
-    detail::fail(s, "renamed or replaced by another process while open");
   std::filesystem::path log_to = to;
   log_to += "-log";
-  // 2. The name `to`: a file there is replaced only while this space holds
-  // its lock (a store open elsewhere refuses), and only if `to` still names
-  // the file locked; a missing one only if it stays missing (no replace).
-  for (int attempt = 0;; ++attempt) {
-    if (attempt > 16) throw persist_error(to, "the file keeps being replaced while it is renamed onto");
-    detail::unique_fd old(detail::open_store_file(to, O_RDWR));
-    if (!old) {
-      if (errno != ENOENT) detail::throw_errno(to, "open", errno);
-      if (::renameat2(AT_FDCWD, s.path.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) break;
-      if (errno == EEXIST) continue;
-      if (errno != EINVAL && errno != ENOSYS) detail::throw_errno(s.path, "rename", errno);
-      // A file system without RENAME_NOREPLACE: link fails on an existing name too.
-      if (::link(s.path.c_str(), to.c_str()) != 0) {
+  std::filesystem::path from = s.path;
+  if (!s.renamed_from.empty() && s.path == to) {
+    from = s.renamed_from;  // an earlier call renamed the file, then failed: its steps finish here
+  } else {
+    if (!detail::names_file(s.path, s.fd.get()))
+      detail::fail(s, "renamed or replaced by another process while open");
+    // 2. The name `to`: a file there is replaced only while this space holds
+    // its lock (a store open elsewhere refuses), and only if `to` still names
+    // the file locked; a missing one only if it stays missing (no replace).
+    for (int attempt = 0;; ++attempt) {
+      if (attempt > 16)
+        throw persist_error(to, "the file keeps being replaced while it is renamed onto");
+      detail::unique_fd old(detail::open_store_file(to, O_RDWR));
+      if (!old) {
+        if (errno != ENOENT) detail::throw_errno(to, "open", errno);
+        if (::renameat2(AT_FDCWD, s.path.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0)
+          break;
         if (errno == EEXIST) continue;
-        detail::throw_errno(s.path, "link", errno);
+        if (errno != EINVAL && errno != ENOSYS) detail::throw_errno(s.path, "rename", errno);
+        // A file system without RENAME_NOREPLACE: link fails on an existing name too.
+        if (::link(s.path.c_str(), to.c_str()) != 0) {
+          if (errno == EEXIST) continue;
+          detail::throw_errno(s.path, "link", errno);
+        }
+        ::unlink(s.path.c_str());
+        break;
       }
-      ::unlink(s.path.c_str());
-      break;
+      if (detail::names_file(s.path, old.get())) return;  // already its name
+      if (::flock(old.get(), LOCK_EX | LOCK_NB) != 0) {
+        if (errno == EWOULDBLOCK)
+          throw persist_error(to,
+                              "locked: another process or handle has it open; nothing was changed");
+        detail::throw_errno(to, "flock", errno);
+      }
+      if (!detail::names_file(to, old.get())) continue;  // replaced meanwhile
+      if (::rename(s.path.c_str(), to.c_str()) != 0) detail::throw_errno(s.path, "rename", errno);
+      detail::mark_table_replaced(to, s.committed);  // its readers must open `to` again
+      break;  // `old` (the replaced file) is unlocked as it closes
     }
-    if (detail::names_file(s.path, old.get())) return;  // already its name
-    if (::flock(old.get(), LOCK_EX | LOCK_NB) != 0) {
-      if (errno == EWOULDBLOCK)
-        throw persist_error(to, "locked: another process or handle has it open; nothing was changed");
-      detail::throw_errno(to, "flock", errno);
+    // 3. The log under the old name holds nothing the file needs: removed (if
+    // that name is still this space's log). The next commit starts "<to>-log".
+    if (s.log_fd) {
+      if (detail::names_file(s.log_path, s.log_fd.get())) ::unlink(s.log_path.c_str());
+      s.log_fd.reset();
     }
-    if (!detail::names_file(to, old.get())) continue;  // replaced meanwhile
-    if (::rename(s.path.c_str(), to.c_str()) != 0) detail::throw_errno(s.path, "rename", errno);
-    detail::mark_table_replaced(to, s.committed);  // its readers must open `to` again
-    break;  // `old` (the replaced file) is unlocked as it closes
+    s.log_written = 0;
+    s.log_head = 0;
+    s.log_name_durable = false;
+    // The space is at its new name from here: a failure of the steps below
+    // leaves it usable there, and a rename() onto `to` again finishes them.
+    s.renamed_from = s.path;
+    s.path = to;
+    s.log_path = log_to;
   }
-  // 3. The log under the old name holds nothing the file needs: removed (if
-  // that name is still this space's log). The next commit starts "<to>-log".
-  if (s.log_fd) {
-    if (detail::names_file(s.log_path, s.log_fd.get())) ::unlink(s.log_path.c_str());
-    s.log_fd.reset();
-  }
-  s.log_written = 0;
-  s.log_head = 0;
-  s.log_name_durable = false;
-  // The reader table goes with them (readers of the file replaced there keep
-  // theirs open; they belong to a file no longer named).
-  std::filesystem::path table_from = s.path, table_to = to;
+  // 4. The reader table goes with them (readers of the file replaced there
+  // keep theirs open; they belong to a file no longer named).
+  std::filesystem::path table_from = from, table_to = to;
   table_from += "-readers";
   table_to += "-readers";
   if (::rename(table_from.c_str(), table_to.c_str()) != 0 && errno != ENOENT)
     detail::throw_errno(table_from, "rename", errno);
-  s.path = to;
-  s.log_path = log_to;
   if (s.durable) detail::fsync_parent(s.path);
-  // 4. Once the rename is durable: the replaced store's log (or a stale one)
+  s.renamed_from.clear();
+  // 5. Once the rename is durable: the replaced store's log (or a stale one)
   // goes; it could only ever be read by the replaced file.
   ::unlink(log_to.c_str());
 }

@@ -197,6 +197,30 @@ inline pid_t process_id() noexcept {
   return p;
 }
 
+// Gives the file blocks for its bytes [from, to), extending it to `to` if
+// it is shorter, so that no later write into the range can fail for lack of
+// space: not a write(), and above all not a fault of a mapping (a MAP_SHARED
+// page the file system cannot back, or a MAP_PRIVATE fault on a hole of a
+// tmpfs file, kills the process with SIGBUS instead of returning an error).
+// Every growth of a store file goes through it: fallocate(2), which costs one
+// call per growth step (blocks already held are left as they are). Where
+// the file system has no fallocate (EOPNOTSUPP), the file is extended
+// sparse (ftruncate), as before. Returns 0 or the errno: ENOSPC, EDQUOT,
+// EIO, or EFBIG past the file size limit (RLIMIT_FSIZE; the kernel also
+// sends SIGXFSZ then, which the process must ignore: docs/persist.md).
+inline int reserve_file(int fd, std::uint64_t from, std::uint64_t to) noexcept {
+  if (to <= from) return 0;
+  while (::fallocate(fd, 0, static_cast<off_t>(from), static_cast<off_t>(to - from)) != 0) {
+    if (errno == EINTR) continue;
+    if (errno != EOPNOTSUPP && errno != ENOSYS) return errno;
+    std::uint64_t size = 0;
+    if (!stat_field(fd, STATX_SIZE, size)) return errno;
+    if (size < to && ::ftruncate(fd, static_cast<off_t>(to)) != 0) return errno;
+    return 0;
+  }
+  return 0;
+}
+
 inline int sync_data(int fd) noexcept {
   while (::fdatasync(fd) != 0) {
     if (errno != EINTR) return errno;

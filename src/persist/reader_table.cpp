@@ -153,8 +153,10 @@ void open_table(const std::filesystem::path& data, reader_table& t) {
   t.ino = sb.st_ino;
   if (static_cast<std::uint64_t>(sb.st_size) < reader_file_bytes) {
     const table_lock lock(p, t.fd.get());
-    if (::ftruncate(t.fd.get(), static_cast<off_t>(reader_file_bytes)) != 0)
-      throw_errno(p, "ftruncate of the reader table", errno);
+    // Blocks for the whole table: it is written through a shared mapping,
+    // where a page the file system cannot back is a SIGBUS (reserve_file).
+    if (const int e = reserve_file(t.fd.get(), 0, reader_file_bytes))
+      throw_errno(p, "fallocate of the reader table", e);
   }
   // Populated: every open reads the head and the ring and writes a slot, a
   // fault each otherwise (three pages, in the page cache).

@@ -110,7 +110,16 @@ struct space_state {
   bool log_open = false;
   bool data_unflushed = false;   // pages or a slot written since the last fdatasync of the file
   bool slot_unflushed = false;   // the newest slot was written while not durable
-  bool in_place_failed = false;  // a commit's in-place write failed: no checkpoint until redone
+  // A write or a flush of the data file failed after the log took a commit
+  // (the commit's pages in place, or an fdatasync, after which the kernel may
+  // have dropped the pages it could not write and a later flush succeeds
+  // without them): the file may lack committed pages that only the log
+  // holds, so no checkpoint runs, and sync() and rollback() refuse until the
+  // space is reopened (the open replays the log).
+  bool in_place_failed = false;
+  // rename(): the file was renamed from here and a later step failed; a
+  // rename() onto the same name again finishes the steps (empty: none).
+  std::filesystem::path renamed_from;
   // Page runs past the committed file that write_fresh() wrote to the file
   // directly since the last commit (clean in the mapping, so not logged).
   std::vector<log_extent> fresh;  // the directory holding log_fd's name was fsynced
@@ -251,6 +260,14 @@ void release_deferred(space_state& s);
 // generation `generation` (one block) at the head of the chain.
 void write_retired_batch(mapped_space& space, space_state& s, std::uint64_t generation);
 
+// A failed fdatasync of the data file (errno `err`): after it the file may
+// lack pages it was given, so the handle refuses commits until reopened
+// (space_state::in_place_failed); throws persist_error "fdatasync: <err>".
+[[noreturn]] inline void fail_flush(space_state& s, const std::filesystem::path& p, int err) {
+  s.in_place_failed = true;
+  throw_errno(p, "fdatasync", err);
+}
+
 // ---- open.cpp ----
 
 // Throws persist_error if a later open of this file in this process has
@@ -301,6 +318,9 @@ meta_slots read_meta_slots(const space_state& s);
 // Writes `m` with `log_bit` into the older meta slot and flushes the file
 // (when durable): the one way a meta reaches its slot after creation.
 void write_slot(space_state& s, space_meta m, bool log_bit);
+// write_slot without the throw: 0 or the errno (`flush_failed`, if given,
+// tells a failed fdatasync, which marks the handle as fail_flush does).
+int put_slot(space_state& s, space_meta m, bool log_bit, bool* flush_failed = nullptr) noexcept;
 
 // ---- reservation.cpp ----
 

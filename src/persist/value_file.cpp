@@ -170,11 +170,15 @@ std::filesystem::path write_temp(const state& s, const void* value) {
   const std::filesystem::path tmp = unique_sibling(s.path, "tmp");
   unique_fd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666));
   if (!fd) throw_errno(tmp, "open of the temporary file", errno);
+  const char* step = "write of the temporary file";
   int e = pwrite_all(fd.get(), buf, total, 0);
-  if (e == 0) e = sync_data(fd.get());
+  if (e == 0) {
+    step = "fdatasync of the temporary file";
+    e = sync_data(fd.get());
+  }
   if (e != 0) {
     ::unlink(tmp.c_str());
-    throw_errno(tmp, "write of the temporary file", e);
+    throw_errno(tmp, step, e);
   }
   return tmp;
 }
