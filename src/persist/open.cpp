@@ -516,6 +516,10 @@ void mapped_space::rename(const std::filesystem::path& to) {
     detail::fail(s, "renamed or replaced by another process while open");
   std::filesystem::path log_to = to;
   log_to += "-log";
+  // Readers open a store by two names, the data file's and its table's
+  // (`<to>-readers`): the table there is held from before the data file's
+  // rename until this space's table replaces it (table_handover).
+  detail::table_handover table(to);
   // 2. The name `to`: a file there is replaced only while this space holds
   // its lock (a store open elsewhere refuses), and only if `to` still names
   // the file locked; a missing one only if it stays missing (no replace).
@@ -543,9 +547,12 @@ void mapped_space::rename(const std::filesystem::path& to) {
     }
     if (!detail::names_file(to, old.get())) continue;  // replaced meanwhile
     if (::rename(s.path.c_str(), to.c_str()) != 0) detail::throw_errno(s.path, "rename", errno);
-    detail::mark_table_replaced(to, s.committed);  // its readers must open `to` again
+    table.mark_replaced(s.committed);  // its readers must open `to` again
     break;  // `old` (the replaced file) is unlocked as it closes
   }
+  // The reader table goes with the file (readers of the file replaced there
+  // keep theirs open; they belong to a file no longer named).
+  table.hand_over(s.path);
   // 3. The log under the old name holds nothing the file needs: removed (if
   // that name is still this space's log). The next commit starts "<to>-log".
   if (s.log_fd) {
@@ -555,13 +562,6 @@ void mapped_space::rename(const std::filesystem::path& to) {
   s.log_written = 0;
   s.log_head = 0;
   s.log_name_durable = false;
-  // The reader table goes with them (readers of the file replaced there keep
-  // theirs open; they belong to a file no longer named).
-  std::filesystem::path table_from = s.path, table_to = to;
-  table_from += "-readers";
-  table_to += "-readers";
-  if (::rename(table_from.c_str(), table_to.c_str()) != 0 && errno != ENOENT)
-    detail::throw_errno(table_from, "rename", errno);
   s.path = to;
   s.log_path = log_to;
   if (s.durable) detail::fsync_parent(s.path);
