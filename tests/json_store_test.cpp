@@ -374,9 +374,9 @@ TEST_F(JsonStoreTest, TruncatedAndForeignFilesThrow) {
   EXPECT_THROW((void)fl::json_store::open(file("missing")), fl::persist_error);
 }
 
-// Without FL_JSON_CHECK_VIEWS (the default outside Debug builds) a view is
-// its store, its value's reference and the data's end: 32 bytes, copied
-// freely; the stale-view check adds the store's edition
+// Without FL_JSON_CHECK_VIEWS (on by default; -DFL_JSON_CHECK_VIEWS=OFF) a
+// view is its store, its value's reference and the data's end: 32 bytes,
+// copied freely; the stale-view check adds the store's edition
 // (tests/json_views_test.cpp runs with it on).
 TEST(JsonValueLayout, TheStaleViewCheckCostsNoRoomWhenOff) {
   static_assert(std::is_trivially_copyable_v<fl::json_value>);

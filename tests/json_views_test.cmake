@@ -1,6 +1,6 @@
 # json_views_test: the stale-view check, so it links fl::json built with the
-# check on whatever the build type: fl_json itself where FL_JSON_CHECK_VIEWS
-# is on (Debug builds), else the json sources compiled again with it
+# check on whatever the configuration: fl_json itself where FL_JSON_CHECK_VIEWS
+# is on (the default), else the json sources compiled again with it
 # (fl_json_checked, linked instead of fl_json).
 if(FL_JSON_CHECK_VIEWS)
   target_link_libraries(${FL_TEST_TARGET} PRIVATE fl_json)

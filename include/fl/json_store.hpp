@@ -40,11 +40,12 @@
 // erase that removes something, apply_patch, merge_patch, compact, and a
 // reader's refresh), or the store's destruction: an edit reuses the blocks of
 // values replaced before the last commit. A string_view read from a value is
-// valid until the same edits or the next sync. When fl::json is built with
-// FL_JSON_CHECK_VIEWS (on by default in Debug builds), reading a json_value
-// after such an edit throws std::logic_error ("stale view") instead of
-// reading old blocks; the check costs nothing when off (json_value stays 32
-// bytes). docs/json_store.md, "Views", has the details. import() keeps one simdjson
+// valid until the same edits or the next sync: keep a copy
+// (get<std::string>) across them. With FL_JSON_CHECK_VIEWS (on by default,
+// in every build type), reading a json_value after such an edit throws
+// std::logic_error ("stale view") instead of reading old blocks; a
+// std::string_view cannot be checked. Off, the check compiles to nothing
+// (json_value stays 32 bytes). docs/json_store.md, "Views", has the details. import() keeps one simdjson
 // parser per thread, its buffers sized by the largest text that thread
 // imported.
 #pragma once

@@ -534,6 +534,10 @@ void mapped_space::rename(const std::filesystem::path& to) {
   std::filesystem::path log_to = to;
   log_to += "-log";
   std::filesystem::path from = s.path;
+  // Readers open a store by two names, the data file's and its table's
+  // (`<to>-readers`): the table there is held from before the data file's
+  // rename until this space's table replaces it (table_handover).
+  detail::table_handover table(to);
   if (!s.renamed_from.empty() && s.path == to) {
     from = s.renamed_from;  // an earlier call renamed the file, then failed: its steps finish here
   } else {
@@ -569,7 +573,7 @@ void mapped_space::rename(const std::filesystem::path& to) {
       }
       if (!detail::names_file(to, old.get())) continue;  // replaced meanwhile
       if (::rename(s.path.c_str(), to.c_str()) != 0) detail::throw_errno(s.path, "rename", errno);
-      detail::mark_table_replaced(to, s.committed);  // its readers must open `to` again
+      table.mark_replaced(s.committed);  // its readers must open `to` again
       break;  // `old` (the replaced file) is unlocked as it closes
     }
     // 3. The log under the old name holds nothing the file needs: removed (if
@@ -588,12 +592,9 @@ void mapped_space::rename(const std::filesystem::path& to) {
     s.log_path = log_to;
   }
   // 4. The reader table goes with them (readers of the file replaced there
-  // keep theirs open; they belong to a file no longer named).
-  std::filesystem::path table_from = from, table_to = to;
-  table_from += "-readers";
-  table_to += "-readers";
-  if (::rename(table_from.c_str(), table_to.c_str()) != 0 && errno != ENOENT)
-    detail::throw_errno(table_from, "rename", errno);
+  // keep theirs open; they belong to a file no longer named), and the held
+  // table's lock is released.
+  table.hand_over(from);
   if (s.durable) detail::fsync_parent(s.path);
   s.renamed_from.clear();
   // 5. Once the rename is durable: the replaced store's log (or a stale one)

@@ -498,6 +498,47 @@ void init_from_file(space_state& s, reader_table& t) {
   word(t.map, intent_at).store(file_gen, std::memory_order_seq_cst);
 }
 
+// A reader's registration in the table `t` of the data file it opened
+// (`file`, its fstat): under the table's lock, checks that both names still
+// name what was opened (a rename onto the store replaces the data file, then
+// the table, holding the table's lock throughout: table_handover), rebuilds
+// the table from the file if it is another file's or stale, and claims a
+// slot. False when a name changed: the caller opens both again. A reader
+// that pinned its commit in a table no longer named would be seen by no
+// writer, which would move the file in place under it.
+bool join_table(space_state& s, reader_table& t, const struct stat& file) {
+  // A valid table whose newest commit is older than the meta slot's is
+  // usually a live writer between the two: the first commit of a log's run
+  // writes its slot, then publishes the commit in the table. Rebuilding the
+  // table then would wipe the pins of the readers beside it, and the writer
+  // would move the file past their commits (a reader saw /n of commit 1 with
+  // /m of commit 0). The reader waits for the publication; a writer that
+  // died in between leaves the table stale, rebuilt after a while.
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
+  for (;;) {
+    const table_lock lock(table_path(s.path), t.fd.get());
+    struct stat now;
+    if (::stat(table_path(s.path).c_str(), &now) != 0 || now.st_dev != t.dev ||
+        now.st_ino != t.ino || ::stat(s.path.c_str(), &now) != 0 || now.st_dev != file.st_dev ||
+        now.st_ino != file.st_ino)
+      return false;
+    const meta_slots slots = read_meta_slots(s);
+    const space_meta& m = slots.meta[slots.newest];
+    std::uint64_t gen = 0;
+    space_meta published{};
+    const bool valid = table_valid(t.map, m.uuid);
+    if (valid) read_newest(t.map, gen, published);
+    const bool damaged = !check_meta(published, ~std::uint64_t{0}).empty();
+    if (valid && !damaged && gen < m.generation && std::chrono::steady_clock::now() < give_up) {
+      std::this_thread::yield();
+      continue;  // the lock goes with this round
+    }
+    if (!valid || damaged || gen < m.generation) init_from_file(s, t);
+    claim_slot(s, t);
+    return true;
+  }
+}
+
 // Pins the commit the data file holds and returns it (see the file comment).
 // A writer that died while moving the file leaves its intent ahead of the
 // file for good: after a while the reader pins that intent instead (the file
@@ -568,18 +609,25 @@ void throw_read_only(const space_state& s, const char* what) {
   throw persist_error(s.path, std::string(what) + ": the space is opened read-only");
 }
 
-void mark_table_replaced(const std::filesystem::path& data, const space_meta& by) noexcept {
-  const std::filesystem::path p = table_path(data);
-  const unique_fd fd(::open(p.c_str(), O_RDWR | O_CLOEXEC));
+table_handover::table_handover(const std::filesystem::path& data) : path_(table_path(data)) {
+  fd_ = unique_fd(::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666));
+  if (!fd_) throw_errno(path_, "open of the reader table", errno);
+  while (::flock(fd_.get(), LOCK_EX) != 0) {
+    if (errno != EINTR) throw_errno(path_, "flock", errno);
+  }
+}
+
+table_handover::~table_handover() {
+  if (fd_) ::flock(fd_.get(), LOCK_UN);
+}
+
+void table_handover::mark_replaced(const space_meta& by) noexcept {
   struct stat sb;
-  if (!fd || ::fstat(fd.get(), &sb) != 0 ||
-      static_cast<std::uint64_t>(sb.st_size) < reader_file_bytes)
-    return;
-  void* m = ::mmap(nullptr, reader_file_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd.get(), 0);
+  if (::fstat(fd_.get(), &sb) != 0 || static_cast<std::uint64_t>(sb.st_size) < reader_file_bytes)
+    return;  // empty: made by this handover, or by a reader's open that failed
+  void* m = ::mmap(nullptr, reader_file_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd_.get(), 0);
   if (m == MAP_FAILED) return;
   auto* map = static_cast<std::byte*>(m);
-  while (::flock(fd.get(), LOCK_EX) != 0 && errno == EINTR) {
-  }
   // Its readers' next refresh() finds another file's commit ("replaced by
   // another file of this name"); a reader opening the replaced file
   // meanwhile finds the table invalid and rebuilds it from that file.
@@ -588,8 +636,15 @@ void mark_table_replaced(const std::filesystem::path& data, const space_meta& by
   std::memcpy(&h, map, offsetof(reader_file_head, seq));
   h.uuid = 0;
   std::memcpy(map, &h, offsetof(reader_file_head, seq));
-  ::flock(fd.get(), LOCK_UN);
   ::munmap(m, reader_file_bytes);
+}
+
+void table_handover::hand_over(const std::filesystem::path& from) {
+  const std::filesystem::path p = table_path(from);
+  if (::rename(p.c_str(), path_.c_str()) != 0 && errno != ENOENT)
+    throw_errno(p, "rename", errno);
+  ::flock(fd_.get(), LOCK_UN);
+  fd_.reset();
 }
 
 bool file_is_current(const space_state& s) noexcept {
@@ -636,46 +691,26 @@ void open_readers_as_writer(space_state& s, const lagging_open* lag) {
 
 void open_as_reader(space_state& s, std::uint64_t reserve) {
   s.read_only = true;
-  s.fd = unique_fd(open_store_file(s.path, O_RDONLY));
-  if (!s.fd) {
-    if (errno == ENOENT) fail(s, "no such file (open_mode::read_only)");
-    throw_errno(s.path, "open", errno);
-  }
-  struct stat sb;
-  if (::fstat(s.fd.get(), &sb) != 0) throw_errno(s.path, "fstat", errno);
-  if (!S_ISREG(sb.st_mode)) fail(s, "not a regular file");
-  if (static_cast<std::uint64_t>(sb.st_size) < initial_file_size)
-    fail(s, "truncated or not an fl::mapped_space file (" + std::to_string(sb.st_size) +
-                " bytes)");
-  const auto file_bytes = static_cast<std::uint64_t>(sb.st_size);
-  s.readers = std::make_unique<reader_table>();
-  reader_table& t = *s.readers;
-  open_or_take_table(s.path, t);
-  // A valid table whose newest commit is older than the meta slot's is
-  // usually a live writer between the two: the first commit of a log's run
-  // writes its slot, then publishes the commit in the table. Rebuilding the
-  // table then would wipe the pins of the readers beside it, and the writer
-  // would move the file past their commits (a reader saw /n of commit 1 with
-  // /m of commit 0). The reader waits for the publication; a writer that
-  // died in between leaves the table stale, rebuilt after a while.
-  const auto give_up = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
-  for (;;) {
-    const table_lock lock(table_path(s.path), t.fd.get());
-    const meta_slots slots = read_meta_slots(s);
-    const space_meta& m = slots.meta[slots.newest];
-    std::uint64_t gen = 0;
-    space_meta published{};
-    const bool valid = table_valid(t.map, m.uuid);
-    if (valid) read_newest(t.map, gen, published);
-    const bool damaged = !check_meta(published, ~std::uint64_t{0}).empty();
-    if (valid && !damaged && gen < m.generation && std::chrono::steady_clock::now() < give_up) {
-      std::this_thread::yield();
-      continue;  // the lock goes with this round
+  std::uint64_t file_bytes = 0;
+  for (int round = 0;; ++round) {
+    if (round > 16) fail(s, "the file keeps being replaced while it is opened");
+    s.fd = unique_fd(open_store_file(s.path, O_RDONLY));
+    if (!s.fd) {
+      if (errno == ENOENT) fail(s, "no such file (open_mode::read_only)");
+      throw_errno(s.path, "open", errno);
     }
-    if (!valid || damaged || gen < m.generation) init_from_file(s, t);
-    claim_slot(s, t);
-    break;
+    struct stat sb;
+    if (::fstat(s.fd.get(), &sb) != 0) throw_errno(s.path, "fstat", errno);
+    if (!S_ISREG(sb.st_mode)) fail(s, "not a regular file");
+    if (static_cast<std::uint64_t>(sb.st_size) < initial_file_size)
+      fail(s, "truncated or not an fl::mapped_space file (" + std::to_string(sb.st_size) +
+                  " bytes)");
+    file_bytes = static_cast<std::uint64_t>(sb.st_size);
+    s.readers = std::make_unique<reader_table>();  // an earlier round's goes (kept)
+    open_or_take_table(s.path, *s.readers);
+    if (join_table(s, *s.readers, sb)) break;
   }
+  reader_table& t = *s.readers;
   for (int attempt = 0;; ++attempt) {
     std::uint64_t from = 0;
     const std::uint64_t pinned = pin_file_state(t, from);

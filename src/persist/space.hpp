@@ -470,10 +470,33 @@ readers_hold file_held_by_readers(const space_state& s, std::uint64_t uuid, std:
 // `lag` has records, held at lag->file_gen with the records' pages read into
 // the writer's mapping (private) and the log's run continued after them.
 void open_readers_as_writer(space_state& s, const lagging_open* lag = nullptr);
-// A rename onto `data` replaces that file: its reader table (if any) is
-// marked so that its readers' refresh() says so (the newest commit is
-// another file's, `by`) instead of following a file no longer named.
-void mark_table_replaced(const std::filesystem::path& data, const space_meta& by) noexcept;
+// A rename onto `data` replaces the data file and then its reader table:
+// two names, two renames. The table at `data` (created empty if missing) is
+// held locked (flock) from before the data file's rename until the renamed
+// space's table replaces it, so that a reader opening `data` in between
+// waits for both and opens them again (open_as_reader checks, under the
+// table's lock, that both names still name what it opened) instead of
+// pinning its commit in the replaced table, which no writer reads.
+class table_handover {
+ public:
+  // Locks the table at `data` (creating an empty one if it is missing).
+  explicit table_handover(const std::filesystem::path& data);
+  table_handover(const table_handover&) = delete;
+  table_handover& operator=(const table_handover&) = delete;
+  ~table_handover();  // unlocks
+  // After the data file's rename: marks the replaced table so that its
+  // readers' refresh() says so (the newest commit is another file's, `by`)
+  // instead of following a file no longer named.
+  void mark_replaced(const space_meta& by) noexcept;
+  // Renames the table of the space renamed from `from` onto the held one's
+  // name and unlocks. A missing table (no writer made one) leaves the held
+  // one in place.
+  void hand_over(const std::filesystem::path& from);
+
+ private:
+  std::filesystem::path path_;
+  unique_fd fd_;
+};
 // A reader's open: takes a slot, pins the newest commit and maps the file
 // (reserving like the writer) with the pages of commits the data file does not
 // hold yet read from the log. Sets s.committed, s.alloc, s.base, s.size.
