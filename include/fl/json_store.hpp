@@ -365,6 +365,23 @@ class json_store {
   // (which edits do not reclaim space in) becomes the current one. Throws
   // fl::persist_error on I/O errors or damage met while reading.
   void compact();
+  // Checks the whole structure of the committed document (a reader's: the
+  // commit it holds) and the space under it: every page's checksum; every
+  // value's kind; each reference inside the file and, in format 3, to a live
+  // block of its own (not free, not waiting in a deferred batch, reached from
+  // no other value) that holds the value's bytes; container tables, member
+  // keys inside their object's block, the key index of an object of 16 or
+  // more members sorted and a permutation; strings and keys valid UTF-8; the
+  // space's block headers, free lists and deferred batches. Format 2 stores
+  // (whose values share blocks) get the bounds checked instead of the block
+  // ownership. Throws fl::persist_error naming the first fault and the JSON
+  // pointer where it was found ("verify: /recent/2: a string's block is on
+  // the free list"); returns the number of values checked. Works on a
+  // read-only open while the writer commits; a writer verifies its last
+  // commit (its edits not yet synced are not part of it), and throws while
+  // a reader holds an older commit (the file holds that one then). O(file
+  // size); memory O(blocks + depth).
+  std::uint64_t verify() const;
 
   // ---- typed API ----
   // A new store at `file` holding the empty object {}, durable when this
