@@ -180,6 +180,10 @@ void parse_fast(std::string_view text, builder& b, const std::function<void()>& 
 // '/'), in `buf` when it had escapes. Throws std::invalid_argument for a
 // pointer that does not start with '/' or has '~' not followed by 0 or 1.
 std::string_view next_token(std::string_view& rest, std::string& buf);
+// set() or insert() (`call`) of text that is not JSON at `pointer`: `e`
+// again, its reason saying that the call takes JSON text and that put()
+// stores a C++ string (read.cpp).
+[[noreturn]] void not_json_text(const json_error& e, const char* call, std::string_view pointer);
 // Its inverse: appends '/' and `key` as one reference token ('~' written
 // "~0", '/' written "~1") to `out` (diff's paths, patch's child pointers).
 inline void append_token(std::string& out, std::string_view key) {
