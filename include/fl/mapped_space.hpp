@@ -174,7 +174,8 @@ struct mapped_space_options {
 // bytes, whose page checksums it checks on request. A writer's census reads
 // the data file (its commits, not its uncommitted changes), a reader's the
 // commit it holds. Valid while its space is open (a reader's: until its
-// refresh()); 16 bytes per block. May be read by several threads at once.
+// refresh()); 16 bytes per block. One thread at a time (check_pages marks
+// the pages it checked).
 class space_census {
  public:
   enum class block_state : std::uint8_t {
