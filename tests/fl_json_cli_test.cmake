@@ -1,6 +1,9 @@
 # fl-json end to end: every command, and the failures a shell user meets
-# (bad pointers, bad JSON, a failed patch, a locked store, a damaged one):
-# exit 1, one line on stderr, the store unchanged.
+# (bad pointers, bad JSON, a failed patch, a missing value or store, a
+# locked store, a damaged one): each with its exit code (2 usage or bad
+# input, 3 not found, 4 locked, 5 damaged, 6 I/O), one line on stderr, the
+# store unchanged. import refuses an existing store without --force. And
+# fl-json get in a loop never makes an application's writer open fail.
 #   cmake -DFL_JSON=<fl-json> -DWORK=<scratch dir> -P fl_json_cli_test.cmake
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
@@ -35,26 +38,52 @@ run(0 "^\"y\"\n$" get "${S}" /x)
 set(doc "^\\{\"a\":\\[1,2,3\\],\"name\":\"fl\",\"blob\":\"A+\",\"x\":\"y\"\\}\n$")
 run(0 "${doc}" dump "${S}")
 
-# Bad input: exit 1, one line, nothing changed.
-run(1 "" set "${S}" /x "dark")
-run(1 "" set "${S}" /q/r "1")
-run(1 "" get "${S}" "a")
-run(1 "" get "${S}" /missing)
-run(1 "" erase "${S}" /missing)
-run(1 "" import "${WORK}/doc.json" "${S}.2" extra)
+# Bad input: exit 2; nothing there: exit 3; one line, nothing changed.
+run(2 "" set "${S}" /x "dark")
+if(NOT last_err MATCHES "put\\(\"/x\", value\\) stores a C\\+\\+ string")
+  message(FATAL_ERROR "set of text that is not JSON: ${last_err}")
+endif()
+run(3 "" set "${S}" /q/r "1")
+run(2 "" get "${S}" "a")
+if(NOT last_err MATCHES "\"a\" must be empty or start with '/'")
+  message(FATAL_ERROR "a pointer without '/': ${last_err}")
+endif()
+run(3 "" get "${S}" /missing)
+run(3 "" erase "${S}" /missing)
+run(3 "" get "${WORK}/missing.store" /a)
+run(3 "" dump "${WORK}/missing.store")
+run(3 "" import "${WORK}/missing.json" "${WORK}/t.store")
+run(2 "" import "${WORK}/doc.json" "${S}.2" extra)
+run(2 "" get "${S}")
 file(WRITE "${WORK}/bad.json" "{\"a\":}")
-run(1 "" import "${WORK}/bad.json" "${WORK}/t.store")
+run(2 "" import "${WORK}/bad.json" "${WORK}/t.store")
 if(EXISTS "${WORK}/t.store")
   message(FATAL_ERROR "an import of invalid JSON left a store")
 endif()
 file(WRITE "${WORK}/fail.json" "[{\"op\":\"remove\",\"path\":\"/a/0\"},{\"op\":\"test\",\"path\":\"/name\",\"value\":\"x\"}]")
-run(1 "" patch "${S}" "${WORK}/fail.json")
+run(2 "" patch "${S}" "${WORK}/fail.json")
 if(NOT last_err MATCHES "operation 1: test failed")
   message(FATAL_ERROR "the failed patch's message: ${last_err}")
 endif()
-run(1 "" dump "${S}" --indent x)
-run(1 "" frobnicate "${S}")
+run(2 "" dump "${S}" --indent x)
+run(2 "" frobnicate "${S}")
+run(2 "")
 run(0 "${doc}" dump "${S}")
+
+# --help lists the exit codes.
+run(0 "2  usage or bad input.*3  not found.*4  locked.*5  damaged.*6  I/O error" --help)
+
+# import does not replace a store unless told to.
+file(WRITE "${WORK}/other.json" "[1]")
+run(2 "" import "${WORK}/other.json" "${S}")
+if(NOT last_err MATCHES "exists: import replaces a store only with --force")
+  message(FATAL_ERROR "import onto a store: ${last_err}")
+endif()
+run(0 "${doc}" dump "${S}")
+run(0 "" import --force "${WORK}/other.json" "${WORK}/r.store")
+run(0 "" import "${WORK}/doc.json" "${WORK}/r.store2")
+run(0 "" import --force "${WORK}/other.json" "${WORK}/r.store2")
+run(0 "^\\[1\\]\n$" dump "${WORK}/r.store2")
 
 # Edits that work.
 file(WRITE "${WORK}/ok.json" "[{\"op\":\"remove\",\"path\":\"/a/0\"},{\"op\":\"add\",\"path\":\"/a/0\",\"value\":0},{\"op\":\"remove\",\"path\":\"/blob\"}]")
@@ -91,8 +120,8 @@ if(NOT file_after LESS file_before OR NOT live_after LESS live_before OR commits
 endif()
 run(0 "^\\{\"keep\":\\[1,2\\]\\}\n$" dump "${WORK}/c.store")
 run(0 "^ok 4 values\n$" verify "${WORK}/c.store")
-run(1 "" compact "${WORK}/missing.store")
-run(1 "" compact "${WORK}/c.store" extra)
+run(3 "" compact "${WORK}/missing.store")
+run(2 "" compact "${WORK}/c.store" extra)
 message(STATUS "fl-json compact: file_bytes ${file_before} -> ${file_after}, live_bytes "
                "${live_before} -> ${live_after}")
 
@@ -101,19 +130,66 @@ execute_process(
   COMMAND sh -c "{ sleep 2; echo '[]'; } | \"$0\" patch \"$1\" - & sleep 1; \"$0\" set \"$1\" /n 1; rc=$?; wait; exit $rc"
           "${FL_JSON}" "${S}"
   RESULT_VARIABLE rc ERROR_VARIABLE err)
-if(NOT rc EQUAL 1 OR NOT err MATCHES "^fl-json: [^\n]*locked[^\n]*\n$")
+if(NOT rc EQUAL 4 OR NOT err MATCHES "^fl-json: [^\n]*locked[^\n]*\n$")
   message(FATAL_ERROR "a set on a locked store: exit ${rc}, '${err}'")
 endif()
 
-# A damaged store: a byte of a string flipped on disk.
-run(0 "" import "${WORK}/doc.json" "${WORK}/d.store")
+# A damaged store: a byte of a string flipped on disk, in the middle of a
+# string of several pages (a page that holds nothing else).
+string(REPEAT "A" 20000 longer)
+file(WRITE "${WORK}/long.json" "{\"a\":[1,2,3],\"blob\":\"${longer}\"}")
+run(0 "" import "${WORK}/long.json" "${WORK}/d.store")
+run(0 "^ok 6 values\n$" verify "${WORK}/d.store")
 execute_process(
-  COMMAND sh -c "off=$(grep -obUa AAAAAAAA \"$0\" | head -1 | cut -d: -f1) && printf B | dd of=\"$0\" bs=1 seek=$off conv=notrunc 2>/dev/null"
+  COMMAND sh -c "off=$(grep -obUa AAAAAAAA \"$0\" | head -1 | cut -d: -f1) && printf B | dd of=\"$0\" bs=1 seek=$((off + 10000)) conv=notrunc 2>/dev/null"
           "${WORK}/d.store"
   RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "could not damage the store")
 endif()
-run(1 "" verify "${WORK}/d.store")
-run(1 "" dump "${WORK}/d.store")
+run(5 "" verify "${WORK}/d.store")
+if(NOT last_err MATCHES "verify: /blob: page [0-9]+ \\(offset 0x[0-9a-f]+\\) does not match its checksum")
+  message(FATAL_ERROR "verify of a damaged store: ${last_err}")
+endif()
+run(5 "" dump "${WORK}/d.store")
+
+# Readers never block the application: fl-json get runs in a loop while an
+# application (here fl-json set: a writer's open, a commit, a close) edits
+# the store 60 times; none of its opens fails "locked", and no get fails.
+run(0 "" import "${WORK}/doc.json" "${WORK}/loop.store")
+execute_process(
+  COMMAND sh -c [=[
+    fl="$0"; s="$1"; w="$2"
+    : > "$w/stop"; rm -f "$w/stop"
+    ( n=0; bad=0
+      while [ ! -e "$w/stop" ]; do
+        "$fl" get "$s" /a/1 > /dev/null 2>> "$w/get.err" || bad=$((bad + 1))
+        n=$((n + 1))
+      done
+      echo "$n $bad" > "$w/gets" ) &
+    locked=0; other=0; i=0
+    while [ $i -lt 60 ]; do
+      "$fl" set "$s" /n $i 2> "$w/set.err"; rc=$?
+      if [ $rc -eq 4 ]; then locked=$((locked + 1)); elif [ $rc -ne 0 ]; then other=$((other + 1)); fi
+      i=$((i + 1))
+    done
+    touch "$w/stop"; wait
+    echo "$locked $other $(cat "$w/gets")"
+  ]=] "${FL_JSON}" "${WORK}/loop.store" "${WORK}"
+  OUTPUT_VARIABLE loop RESULT_VARIABLE rc)
+string(STRIP "${loop}" loop)
+if(NOT rc EQUAL 0 OR NOT loop MATCHES "^([0-9]+) ([0-9]+) ([0-9]+) ([0-9]+)$")
+  message(FATAL_ERROR "the get loop: exit ${rc}, '${loop}'")
+endif()
+set(locked ${CMAKE_MATCH_1})
+set(other ${CMAKE_MATCH_2})
+set(gets ${CMAKE_MATCH_3})
+set(bad_gets ${CMAKE_MATCH_4})
+message(STATUS "fl-json get loop: ${gets} gets (${bad_gets} failed) beside 60 application "
+               "commits: ${locked} failed locked, ${other} failed otherwise")
+if(NOT locked EQUAL 0 OR NOT other EQUAL 0 OR NOT bad_gets EQUAL 0 OR gets LESS 1)
+  file(READ "${WORK}/get.err" get_err)
+  message(FATAL_ERROR "readers blocked the application or failed: ${loop}\n${get_err}")
+endif()
+run(0 "^59\n$" get "${WORK}/loop.store" /n)
 message(STATUS "fl-json: all commands and failures as expected")

@@ -43,5 +43,5 @@ if(NOT out STREQUAL "[]\n")
   message(FATAL_ERROR "equal stores: '${out}'")
 endif()
 
-run(1 diff "${WORK}/from.store" "${WORK}/missing.store")
-run(1 diff "${WORK}/from.store")
+run(3 diff "${WORK}/from.store" "${WORK}/missing.store")  # not found
+run(2 diff "${WORK}/from.store")  # usage

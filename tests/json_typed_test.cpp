@@ -146,7 +146,7 @@ TEST(JsonTyped, ErrorsNameTheTypeAndThePointer) {
     (void)s.get<int>("/a");
     FAIL();
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("but a string"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("as int: it is a string"), std::string::npos) << e.what();
   }
   try {
     (void)s.get<int>("/zz");

@@ -245,6 +245,12 @@ class json_value {
   json_value(const detail::json::store_file* f, detail::json::json_ref r, std::uint64_t limit,
              detail::json::view_stamp stamp) noexcept
       : file_(f), ref_(r), limit_(limit), stamp_(stamp) {}
+  // get<T>(), naming `pointer` (json_store::get and value) in its errors.
+  template <class T>
+  T read_as(const std::string_view* pointer) const;
+  // Throws std::logic_error "stale view" (FL_JSON_CHECK_VIEWS) if the store
+  // was edited since this view was taken.
+  void check_view() const;
   bool is_container() const noexcept {
     return ref_.k == static_cast<std::uint8_t>(detail::json::kind::array) ||
            ref_.k == static_cast<std::uint8_t>(detail::json::kind::object);
@@ -366,6 +372,23 @@ class json_store {
   // (which edits do not reclaim space in) becomes the current one. Throws
   // fl::persist_error on I/O errors or damage met while reading.
   void compact();
+  // Checks the whole structure of the committed document (a reader's: the
+  // commit it holds) and the space under it: every page's checksum; every
+  // value's kind; each reference inside the file and, in format 3, to a live
+  // block of its own (not free, not waiting in a deferred batch, reached from
+  // no other value) that holds the value's bytes; container tables, member
+  // keys inside their object's block, the key index of an object of 16 or
+  // more members sorted and a permutation; strings and keys valid UTF-8; the
+  // space's block headers, free lists and deferred batches. Format 2 stores
+  // (whose values share blocks) get the bounds checked instead of the block
+  // ownership. Throws fl::persist_error naming the first fault and the JSON
+  // pointer where it was found ("verify: /recent/2: a string's block is on
+  // the free list"); returns the number of values checked. Works on a
+  // read-only open while the writer commits; a writer verifies its last
+  // commit (its edits not yet synced are not part of it), and throws while
+  // a reader holds an older commit (the file holds that one then). O(file
+  // size); memory O(blocks + depth).
+  std::uint64_t verify() const;
 
   // ---- typed API ----
   // A new store at `file` holding the empty object {}, durable when this
@@ -454,31 +477,75 @@ std::ostream& operator<<(std::ostream& os, const json_value& v);
 fl::string json_diff(const json_value& from, const json_value& to);
 
 namespace detail::json {
-[[noreturn]] void wrong_type(const json_value& v, const char* want);
-[[noreturn]] void out_of_range_number(const json_value& v, const char* want);
+// A typed read that failed, for `want` (T in C++ terms: "int", "std::string"),
+// at `pointer` when the read came through json_store::get or value (else
+// null): std::invalid_argument "cannot read the value at "/a" as int: it is a
+// string", std::out_of_range for a number outside T.
+[[noreturn]] void wrong_type(const json_value& v, const char* want,
+                             const std::string_view* pointer);
+[[noreturn]] void out_of_range_number(const json_value& v, const char* want,
+                                      const std::string_view* pointer);
+
+// The name of T as a C++ programmer writes it, for messages.
+template <class T>
+constexpr const char* cpp_type_name() noexcept {
+  if constexpr (std::same_as<T, bool>) return "bool";
+  else if constexpr (std::same_as<T, char>) return "char";
+  else if constexpr (std::same_as<T, signed char>) return "signed char";
+  else if constexpr (std::same_as<T, unsigned char>) return "unsigned char";
+  else if constexpr (std::same_as<T, short>) return "short";
+  else if constexpr (std::same_as<T, unsigned short>) return "unsigned short";
+  else if constexpr (std::same_as<T, int>) return "int";
+  else if constexpr (std::same_as<T, unsigned>) return "unsigned int";
+  else if constexpr (std::same_as<T, long>) return "long";
+  else if constexpr (std::same_as<T, unsigned long>) return "unsigned long";
+  else if constexpr (std::same_as<T, long long>) return "long long";
+  else if constexpr (std::same_as<T, unsigned long long>) return "unsigned long long";
+  else if constexpr (std::same_as<T, float>) return "float";
+  else if constexpr (std::same_as<T, double>) return "double";
+  else if constexpr (std::same_as<T, long double>) return "long double";
+  else if constexpr (std::same_as<T, std::string>) return "std::string";
+  else if constexpr (std::same_as<T, std::string_view>) return "std::string_view";
+  else if constexpr (std::same_as<T, fl::string>) return "fl::string";
+  else if constexpr (std::integral<T>) return "an integer type";
+  else return "this type";
+}
 }  // namespace detail::json
 
 template <class T>
 T json_value::get() const {
+  return read_as<T>(nullptr);
+}
+
+template <class T>
+T json_value::read_as(const std::string_view* pointer) const {
+  check_view();
+  constexpr const char* want = detail::json::cpp_type_name<T>();
+  using detail::json::kind;
   if constexpr (std::same_as<T, json_value>) {
     return *this;
   } else if constexpr (std::same_as<T, bool>) {
-    return as_bool();
-  } else if constexpr (std::signed_integral<T>) {
-    const std::int64_t i = as_int64();
-    if (!std::in_range<T>(i))
-      detail::json::out_of_range_number(*this, "this integer type");
-    return static_cast<T>(i);
-  } else if constexpr (std::unsigned_integral<T>) {
-    const std::uint64_t u = as_uint64();
-    if (!std::in_range<T>(u))
-      detail::json::out_of_range_number(*this, "this integer type");
-    return static_cast<T>(u);
+    if (!is_bool()) detail::json::wrong_type(*this, want, pointer);
+    return ref_.k == static_cast<std::uint8_t>(kind::true_v);
+  } else if constexpr (std::integral<T>) {
+    if (ref_.k == static_cast<std::uint8_t>(kind::int64)) {
+      const auto i = static_cast<std::int64_t>(ref_.x);
+      if (!std::in_range<T>(i)) detail::json::out_of_range_number(*this, want, pointer);
+      return static_cast<T>(i);
+    }
+    if (ref_.k == static_cast<std::uint8_t>(kind::uint64)) {
+      if (!std::in_range<T>(ref_.x)) detail::json::out_of_range_number(*this, want, pointer);
+      return static_cast<T>(ref_.x);
+    }
+    detail::json::wrong_type(*this, want, pointer);
   } else if constexpr (std::floating_point<T>) {
+    if (!is_number()) detail::json::wrong_type(*this, want, pointer);
     return static_cast<T>(as_double());
   } else if constexpr (std::same_as<T, std::string_view>) {
+    if (!is_string()) detail::json::wrong_type(*this, want, pointer);
     return as_string_view();
   } else if constexpr (std::same_as<T, std::string> || std::same_as<T, fl::string>) {
+    if (!is_string()) detail::json::wrong_type(*this, want, pointer);
     const std::string_view s = as_string_view();
     return T(s.data(), s.size());
   } else {
@@ -514,7 +581,7 @@ bool operator==(const json_value& v, const T& x) {
 template <class T>
 T json_store::read(std::string_view json_pointer, const T* fallback) const {
   const std::optional<json_value> v = find(json_pointer);
-  if (v) return v->get<T>();
+  if (v) return v->read_as<T>(&json_pointer);
   if (!fallback) missing(json_pointer);
   return *fallback;
 }

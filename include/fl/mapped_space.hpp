@@ -87,6 +87,7 @@
 #include <filesystem>
 #include <memory>
 #include <new>
+#include <string>
 #include <string_view>
 #include <type_traits>
 #include <utility>
@@ -164,6 +165,64 @@ struct mapped_space_options {
   // commit survives the death of the process, but not of the machine.
   // set_durable() changes it later.
   bool durable = true;
+};
+
+// What mapped_space::census() returns: the blocks of a space's committed
+// state, for a structure built in the space that checks its own references
+// (json_store::verify asks, for each value, whether its block is live, free
+// or waiting in a deferred batch, and how big it is), and the committed
+// bytes, whose page checksums it checks on request. A writer's census reads
+// the data file (its commits, not its uncommitted changes), a reader's the
+// commit it holds. Valid while its space is open (a reader's: until its
+// refresh()); 16 bytes per block. One thread at a time (check_pages marks
+// the pages it checked).
+class space_census {
+ public:
+  enum class block_state : std::uint8_t {
+    none,     // no block's payload starts at that offset
+    live,     // a live block
+    free,     // a freed block, on its class's free list
+    retired,  // live, but listed in a deferred batch: freed once no reader needs it
+    space,    // the space's own bookkeeping (the page checksum table, a deferred batch)
+  };
+  struct block {
+    block_state state = block_state::none;
+    std::uint64_t bytes = 0;  // from the payload offset asked to the block's end
+    std::size_t index = 0;    // the block's position in address order, < block_count()
+  };
+  // The block whose payload starts at `offset` (none for any other offset,
+  // the inside of a block included). O(log blocks).
+  block at(std::uint64_t offset) const noexcept;
+  std::size_t block_count() const noexcept;
+  // The committed bytes [offset, offset + bytes), or nullptr when they are
+  // not inside the committed file. Not checked: see check_pages().
+  const std::byte* bytes(std::uint64_t offset, std::uint64_t bytes) const noexcept;
+  // Checks the committed pages under [offset, offset + bytes) against their
+  // CRC-32C, once each per census (later calls cost a bit test): empty, or
+  // the reason ("page 5 (offset 0x5000) does not match its checksum").
+  std::string check_pages(std::uint64_t offset, std::uint64_t bytes) const;
+  // The same for every committed page, and the checksum table's own.
+  std::string check_all_pages() const;
+  // The committed root object's offset (0: none).
+  std::uint64_t root() const noexcept;
+  // The first damage found in the space's own structure (a block header,
+  // the counts, a free list, a deferred batch: "verify: bad block header at
+  // offset 0x9068"), or empty. The blocks end where it was found, so a
+  // structure that checks its references should read on with the page
+  // checksums alone, which may place the damage better, and report this if
+  // they find nothing.
+  const std::string& damage() const noexcept;
+
+  space_census(space_census&&) noexcept;
+  space_census& operator=(space_census&&) noexcept;
+  ~space_census();
+
+  struct impl;  // defined where mapped_space::census() builds it
+
+ private:
+  friend class mapped_space;
+  explicit space_census(std::unique_ptr<impl> p) noexcept;
+  std::unique_ptr<impl> p_;
 };
 
 struct space_stats {
@@ -355,9 +414,20 @@ class mapped_space {
   // Checks the whole committed file: meta pages, every page's checksum (the
   // meta keeps a CRC-32C per page, updated by sync()), every block header
   // from the start to the allocator's end, and every free list (bounds,
-  // classes, no cycles). O(file size). Throws persist_error naming the first
-  // damage found. Call it on a space without uncommitted changes.
+  // classes, no cycles) and every deferred batch (live blocks naming live
+  // blocks). O(file size). Throws persist_error naming the first damage
+  // found. A writer checks the data file (call it without uncommitted
+  // changes; while a reader holds an older commit the file holds that one,
+  // and verify() throws saying so); a reader checks the commit it holds,
+  // while the writer goes on committing.
   void verify() const;
+  // The checks of verify() but the page checksums (the census checks those
+  // when asked: space_census::check_pages, check_all_pages), then the
+  // committed blocks as a census, for a structure that checks its own
+  // references (json_store::verify). O(file size). Damage to the blocks is
+  // kept in the census (space_census::damage); damage to the meta or an
+  // I/O error throws as verify().
+  space_census census() const;
 
   // A reader: moves to the newest commit (the pages that commits since the
   // reader's changed are read from the log, a few microseconds for a small

@@ -434,7 +434,11 @@ void json_store::write(std::string_view json_pointer, std::string_view json_text
   f.refuse_read_only("set");
   f.atomic_edit([&] {
     detail::json::builder b(f.tail_, f.tail_blocks_, f.tail_offset());
-    detail::json::parse_fast(json_text, b);
+    try {
+      detail::json::parse_fast(json_text, b);
+    } catch (const json_error& e) {
+      detail::json::not_json_text(e, insert ? "insert" : "set", json_pointer);
+    }
     const json_ref v = b.result();
     return f.edit(json_pointer, &v, insert);
   });

@@ -180,6 +180,10 @@ void parse_fast(std::string_view text, builder& b, const std::function<void()>& 
 // '/'), in `buf` when it had escapes. Throws std::invalid_argument for a
 // pointer that does not start with '/' or has '~' not followed by 0 or 1.
 std::string_view next_token(std::string_view& rest, std::string& buf);
+// set() or insert() (`call`) of text that is not JSON at `pointer`: `e`
+// again, its reason saying that the call takes JSON text and that put()
+// stores a C++ string (read.cpp).
+[[noreturn]] void not_json_text(const json_error& e, const char* call, std::string_view pointer);
 // Its inverse: appends '/' and `key` as one reference token ('~' written
 // "~0", '/' written "~1") to `out` (diff's paths, patch's child pointers).
 inline void append_token(std::string& out, std::string_view key) {
@@ -224,6 +228,35 @@ inline constexpr bool is_low_surrogate(std::uint32_t u) noexcept {
 }
 inline constexpr std::uint32_t join_surrogates(std::uint32_t high, std::uint32_t low) noexcept {
   return 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00);
+}
+
+// Length of the well-formed UTF-8 sequence starting at p (RFC 3629: no
+// overlong forms, no surrogates, nothing above U+10FFFF), or 0. Read by the
+// strict parser and by json_store::verify.
+inline std::size_t utf8_sequence(const unsigned char* p, const unsigned char* e) noexcept {
+  const unsigned c = p[0];
+  auto cont = [&](std::size_t i, unsigned lo = 0x80, unsigned hi = 0xBF) {
+    return p + i < e && p[i] >= lo && p[i] <= hi;
+  };
+  if (c < 0x80) return 1;
+  if (c >= 0xC2 && c <= 0xDF) return cont(1) ? 2 : 0;
+  if (c == 0xE0) return cont(1, 0xA0) && cont(2) ? 3 : 0;
+  if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF) return cont(1) && cont(2) ? 3 : 0;
+  if (c == 0xED) return cont(1, 0x80, 0x9F) && cont(2) ? 3 : 0;
+  if (c == 0xF0) return cont(1, 0x90) && cont(2) && cont(3) ? 4 : 0;
+  if (c >= 0xF1 && c <= 0xF3) return cont(1) && cont(2) && cont(3) ? 4 : 0;
+  if (c == 0xF4) return cont(1, 0x80, 0x8F) && cont(2) && cont(3) ? 4 : 0;
+  return 0;
+}
+// The byte where [p, p + n) stops being well-formed UTF-8, or n.
+inline std::size_t utf8_valid_prefix(const unsigned char* p, std::size_t n) noexcept {
+  std::size_t i = 0;
+  while (i < n) {
+    const std::size_t k = utf8_sequence(p + i, p + n);
+    if (k == 0) return i;
+    i += k;
+  }
+  return n;
 }
 
 // Appends the RFC 8259 text of a double (shortest round-trip; ".0" added to

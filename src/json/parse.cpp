@@ -150,25 +150,6 @@ void builder::end_object() {
 
 namespace {
 
-// Length of the well-formed UTF-8 sequence starting at p (RFC 3629: no
-// overlong forms, no surrogates, nothing above U+10FFFF), or 0.
-inline std::size_t utf8_sequence(const unsigned char* p, const unsigned char* e) noexcept {
-  const unsigned c = p[0];
-  auto cont = [&](std::size_t i, unsigned lo = 0x80, unsigned hi = 0xBF) {
-    return p + i < e && p[i] >= lo && p[i] <= hi;
-  };
-  if (c < 0x80) return 1;
-  if (c >= 0xC2 && c <= 0xDF) return cont(1) ? 2 : 0;
-  if (c == 0xE0) return cont(1, 0xA0) && cont(2) ? 3 : 0;
-  if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF) return cont(1) && cont(2) ? 3 : 0;
-  if (c == 0xED) return cont(1, 0x80, 0x9F) && cont(2) ? 3 : 0;
-  if (c == 0xF0) return cont(1, 0x90) && cont(2) && cont(3) ? 4 : 0;
-  if (c >= 0xF1 && c <= 0xF3) return cont(1) && cont(2) && cont(3) ? 4 : 0;
-  if (c == 0xF4) return cont(1, 0x80, 0x8F) && cont(2) && cont(3) ? 4 : 0;
-  return 0;
-}
-
-
 class strict_parser {
  public:
   strict_parser(std::string_view text, builder& out) noexcept

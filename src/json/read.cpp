@@ -84,9 +84,13 @@ std::optional<json_value> store_file::lookup(json_value v, std::string_view ptr)
 
 // ---- RFC 6901 ---------------------------------------------------------------
 
+// The first call sees the whole pointer (later ones start at a '/'), so
+// the message quotes what the caller wrote.
 std::string_view next_token(std::string_view& rest, std::string& buf) {
   if (rest.empty() || rest[0] != '/')
-    throw std::invalid_argument("fl::json_store: a JSON pointer is empty or starts with '/'");
+    throw std::invalid_argument("fl::json_store: the JSON pointer \"" + std::string(rest) +
+                                "\" must be empty or start with '/' (did you mean \"/" +
+                                std::string(rest) + "\"?)");
   rest.remove_prefix(1);
   const std::size_t slash = rest.find('/');
   std::string_view tok = rest.substr(0, slash);
@@ -104,8 +108,9 @@ std::string_view next_token(std::string_view& rest, std::string& buf) {
     else if (i + 1 < tok.size() && tok[i + 1] == '1')
       buf += '/';
     else
-      throw std::invalid_argument(
-          "fl::json_store: '~' in a JSON pointer must be followed by 0 or 1");
+      throw std::invalid_argument("fl::json_store: in the JSON pointer token \"" +
+                                  std::string(tok) +
+                                  "\", '~' must be followed by 0 ('~') or 1 ('/')");
     ++i;
   }
   return buf;
@@ -121,13 +126,48 @@ std::uint64_t token_index(std::string_view t) noexcept {
   return v;
 }
 
-void wrong_type(const json_value& v, const char* want) {
-  throw std::invalid_argument(std::string("fl::json_value: not ") + want + " but " + v.type_name());
+void not_json_text(const json_error& e, const char* call, std::string_view pointer) {
+  const std::string p(pointer);
+  throw json_error(e.offset(), e.line(), e.column(),
+                   e.reason() + "; " + call + "(\"" + p +
+                       "\", text) takes JSON text (a string in quotes); put(\"" + p +
+                       "\", value) stores a C++ string as a JSON string");
 }
 
-void out_of_range_number(const json_value& v, const char* want) {
-  throw std::out_of_range("fl::json_value: the number " + std::string(v.dump()) + " does not fit " +
-                          want);
+namespace {
+// "the value at "/a"" or "the value".
+std::string the_value(const std::string_view* pointer) {
+  return pointer ? "the value at \"" + std::string(*pointer) + "\"" : std::string("the value");
+}
+// "fl::json_store: " for reads through the store, "fl::json_value: " otherwise.
+const char* reader(const std::string_view* pointer) {
+  return pointer ? "fl::json_store: " : "fl::json_value: ";
+}
+}  // namespace
+
+void wrong_type(const json_value& v, const char* want, const std::string_view* pointer) {
+  std::string actual;
+  switch (v.type()) {
+    case json_type::null: actual = "null"; break;
+    case json_type::boolean: actual = v.as_bool() ? "true" : "false"; break;
+    case json_type::number: {
+      std::string text(std::string_view(v.dump()));
+      if (text.size() > 40) text = text.substr(0, 37) + "...";
+      actual = "the number " + text;
+      break;
+    }
+    case json_type::string: actual = "a string"; break;
+    case json_type::array: actual = "an array"; break;
+    case json_type::object: actual = "an object"; break;
+  }
+  throw std::invalid_argument(std::string(reader(pointer)) + "cannot read " + the_value(pointer) +
+                              " as " + want + ": it is " + actual);
+}
+
+void out_of_range_number(const json_value& v, const char* want, const std::string_view* pointer) {
+  throw std::out_of_range(std::string(reader(pointer)) + "cannot read " + the_value(pointer) +
+                          " as " + want + ": the number " + std::string(v.dump()) +
+                          " is outside its range");
 }
 
 }  // namespace fl::inline FL_ABI_NS::detail::json
@@ -155,26 +195,19 @@ json_type json_value::type() const noexcept {
   return json_type::null;  // unreachable: kinds are checked when a value is read
 }
 
-namespace {
-[[noreturn]] void wrong_type(const char* want, json_type actual) {
-  static constexpr const char* names[] = {"null",     "a boolean", "a number",
-                                          "a string", "an array",  "an object"};
-  throw std::invalid_argument(std::string("fl::json_value: not ") + want + " but " +
-                              names[static_cast<int>(actual)]);
-}
-}  // namespace
+void json_value::check_view() const { file_->check(stamp_); }
 
 bool json_value::as_bool() const {
   file_->check(stamp_);
   if (ref_.k == static_cast<std::uint8_t>(kind::true_v)) return true;
   if (ref_.k == static_cast<std::uint8_t>(kind::false_v)) return false;
-  wrong_type("a boolean", type());
+  detail::json::wrong_type(*this, "bool", nullptr);
 }
 
 std::int64_t json_value::as_int64() const {
   file_->check(stamp_);
   if (ref_.k == static_cast<std::uint8_t>(kind::int64)) return static_cast<std::int64_t>(ref_.x);
-  wrong_type("an integer in the range of int64", type());
+  detail::json::wrong_type(*this, "std::int64_t", nullptr);
 }
 
 std::uint64_t json_value::as_uint64() const {
@@ -182,7 +215,7 @@ std::uint64_t json_value::as_uint64() const {
   if (ref_.k == static_cast<std::uint8_t>(kind::uint64)) return ref_.x;
   if (ref_.k == static_cast<std::uint8_t>(kind::int64) && static_cast<std::int64_t>(ref_.x) >= 0)
     return ref_.x;
-  wrong_type("an integer in the range of uint64", type());
+  detail::json::wrong_type(*this, "std::uint64_t", nullptr);
 }
 
 double json_value::as_double() const {
@@ -200,13 +233,14 @@ double json_value::as_double() const {
                           ref_.n);
       return std::strtod(t.c_str(), nullptr);
     }
-    default: wrong_type("a number", type());
+    default: detail::json::wrong_type(*this, "double", nullptr);
   }
 }
 
 std::string_view json_value::as_string_view() const {
   file_->check(stamp_);
-  if (ref_.k != static_cast<std::uint8_t>(kind::string)) wrong_type("a string", type());
+  if (ref_.k != static_cast<std::uint8_t>(kind::string))
+    detail::json::wrong_type(*this, "std::string_view", nullptr);
   return {reinterpret_cast<const char*>(file_->bytes(ref_.x, ref_.n, limit_)), ref_.n};
 }
 

@@ -6,6 +6,7 @@
 
 #include <fl/mapped_space.hpp>
 
+#include <cerrno>
 #include <cstring>
 #include <memory>
 #include <stdexcept>
@@ -112,14 +113,20 @@ mapped_space store_file::new_space(const char* suffix) {
   const std::filesystem::path tmp = with_suffix(path_, suffix);
   remove_leftover(tmp, path_);
   // Not durable until the first sync(), which publishes it: nothing waits
-  // for the disk before then.
-  mapped_space space(tmp, mapped_space_options{.mode = open_mode::create_new, .durable = false});
-  const fptr<json_head> head = space.make<json_head>();
-  json_head* h = space.get(head);
-  h->magic = file_magic;
-  h->version = format_version;
-  space.set_root(head);
-  return space;
+  // for the disk before then. Its errors name the store, not the
+  // temporary file (which the user never named).
+  try {
+    mapped_space space(tmp,
+                       mapped_space_options{.mode = open_mode::create_new, .durable = false});
+    const fptr<json_head> head = space.make<json_head>();
+    json_head* h = space.get(head);
+    h->magic = file_magic;
+    h->version = format_version;
+    space.set_root(head);
+    return space;
+  } catch (const persist_error& e) {
+    throw persist_error(path_, e.reason());
+  }
 }
 
 void store_file::create() {
@@ -234,7 +241,11 @@ void store_file::compact() {
 void store_file::sync() {
   check_tail_page();
   if (!published_) {
-    space_->sync();
+    try {
+      space_->sync();
+    } catch (const persist_error& e) {
+      throw persist_error(path_, e.reason());  // not the temporary file's name
+    }
     // A compaction's old store is closed first: the rename replaces only
     // a file nobody holds (a store opened elsewhere meanwhile makes it
     // throw "locked", and a later sync() tries again).
@@ -254,6 +265,10 @@ void store_file::sync() {
 }
 
 void store_file::open(open_mode mode) {
+  // The space's own message for a missing file names the mode it was
+  // opened with, which a json_store user never wrote.
+  struct stat sb;
+  if (::stat(path_.c_str(), &sb) != 0 && errno == ENOENT) damaged("no such file");
   space_.emplace(path_, mapped_space_options{.mode = mode});
   published_ = true;
   read_head();

@@ -6,6 +6,7 @@
 //   edit.cpp    edits by path copying, publishing an edit, retiring blocks
 //   dump.cpp    RFC 8259 text of a value
 //   store.cpp   the space: create, open, refresh, sync, compact
+//   verify.cpp  json_store::verify: the committed document over the space's census
 //
 // Edits build their blocks in `tail_` (at offsets from the space's end, as
 // labels) and move each into a block of the space (allocate: a free block of

@@ -364,52 +364,126 @@ void mapped_space::rollback() {
 
 // ---- verify ------------------------------------------------------------------
 
-void mapped_space::verify() const {
-  const detail::space_state& s = *st_;
-  // A reader's file may lag its commit (see reader_table.cpp): the
-  // writer verifies the file.
-  detail::refuse_read_only(s, "verify");
-  // While a reader holds an older commit the file holds that commit and the
-  // log the newer ones: checking the file against the newest meta would
-  // report damage that is not there.
-  if (!detail::file_is_current(s))
-    throw persist_error(s.path,
-                        "verify: a reader holds an older commit, so the file does not hold the "
-                        "newest one yet (verify again once the readers have refreshed or closed)");
-  struct stat sb;
-  if (::fstat(s.fd.get(), &sb) != 0) detail::throw_errno(s.path, "fstat", errno);
-  const auto file_bytes = static_cast<std::uint64_t>(sb.st_size);
-  void* map = ::mmap(nullptr, file_bytes, PROT_READ, MAP_SHARED, s.fd.get(), 0);
-  if (map == MAP_FAILED) detail::throw_errno(s.path, "mmap (verify)", errno);
-  struct unmap {
-    void* p;
-    std::uint64_t n;
-    ~unmap() { ::munmap(p, n); }
-  } guard{map, file_bytes};
-  const auto* f = static_cast<const std::byte*>(map);
+// A census's state: the committed bytes it reads (a writer's: the data
+// file, mapped shared and unmapped with it; a reader's: its mapping), the
+// committed meta, the blocks in address order, and the pages checked.
+struct space_census::impl {
+  const detail::space_state* s = nullptr;
+  const std::byte* f = nullptr;
+  std::uint64_t size = 0;  // committed bytes readable at f
+  std::uint64_t file_end = 0;  // the data file's size (a reader maps zeros past it)
+  void* own_map = nullptr;
+  std::uint64_t own_bytes = 0;
+  space_meta m{};
+  struct entry {
+    std::uint64_t start;  // the block header's offset
+    std::uint32_t cls;
+    block_state state;
+  };
+  std::vector<entry> blocks;
+  mutable std::vector<std::uint64_t> checked;  // one bit per page
+  mutable bool table_checked = false;
+  std::string damage;  // census_blocks' first fault, if any
 
-  // The slots on disk name the committed state, or (meta_log_bit) an earlier
-  // commit of the log's run that leads to it.
-  const detail::meta_slots slots = detail::read_slots(f);
-  if (slots.newest < 0) detail::fail(s, "verify: " + slots.why[0]);
-  const space_meta& disk = slots.meta[slots.newest];
-  const bool logged = (disk.state & detail::meta_log_bit) != 0;
-  if (disk.uuid != s.committed.uuid || (logged ? disk.generation > s.committed.generation
-                                               : disk.generation != s.committed.generation))
-    detail::fail(s, "verify: meta page changed under the space");
-  const space_meta& m = s.committed;
-  if (const std::string why = detail::check_meta(m, file_bytes); !why.empty())
-    detail::fail(s, "verify: " + why);
-  const detail::space_alloc_state& a = m.alloc;
+  ~impl() {
+    if (own_map) ::munmap(own_map, own_bytes);
+  }
+  // The block whose payload is at `p` (find_live_block's rules: the block's
+  // start + 8, or past a second, live header whose `back` leads to the
+  // start), or blocks.size().
+  std::size_t payload_block(std::uint64_t p) const noexcept {
+    if (p < space_first_block + 8 || p % 16 != 0) return blocks.size();
+    const auto it = std::upper_bound(
+        blocks.begin(), blocks.end(), p - 8,
+        [](std::uint64_t off, const entry& e) { return off < e.start; });
+    if (it == blocks.begin()) return blocks.size();
+    const entry& e = *std::prev(it);
+    if (p >= e.start + class_size(e.cls)) return blocks.size();
+    if (p - 8 != e.start) {
+      const block_header h = detail::load_header(f, p - 8);
+      if (e.state == block_state::free || h.tag() != detail::block_live || h.cls() != e.cls ||
+          h.back != p - 8 - e.start)
+        return blocks.size();
+    }
+    return static_cast<std::size_t>(std::prev(it) - blocks.begin());
+  }
+  std::size_t find(std::uint64_t block_start) const noexcept {
+    const auto it =
+        std::lower_bound(blocks.begin(), blocks.end(), block_start,
+                         [](const entry& e, std::uint64_t off) { return e.start < off; });
+    return it != blocks.end() && it->start == block_start ? static_cast<std::size_t>(
+                                                                 it - blocks.begin())
+                                                          : blocks.size();
+  }
+};
 
-  if (const std::string why = detail::check_page_crcs(f, m); !why.empty())
-    detail::fail(s, "verify: " + why);
+namespace {
 
-  // Every block from the first to top, then every free list against them.
-  // Free blocks found by the walk, in address order (8 bytes each: bounded by
-  // the headers actually present in the file).
-  std::vector<std::uint64_t> free_set;
-  std::uint64_t used = 0, freeb = 0, live = 0;
+// Maps the committed state (a writer: the data file, shared, read-only) and
+// checks the meta that names it; the page checksums first when `crcs`.
+std::unique_ptr<space_census::impl> census_image(const detail::space_state& s, bool crcs) {
+  auto c = std::make_unique<space_census::impl>();
+  c->s = &s;
+  c->m = s.committed;
+  if (s.read_only) {
+    // A reader's mapping holds its commit: the file where it holds it, the
+    // pages of later commits read from the log, zeros past a short file.
+    if (s.size < s.committed.file_size)
+      detail::fail(s, "verify: the mapping ends before the committed size");
+    c->f = s.base;
+    c->size = s.committed.file_size;
+    struct stat sb;
+    if (::fstat(s.fd.get(), &sb) != 0) detail::throw_errno(s.path, "fstat", errno);
+    c->file_end = static_cast<std::uint64_t>(sb.st_size);
+  } else {
+    // While a reader holds an older commit the file holds that commit and
+    // the log the newer ones: checking the file against the newest meta
+    // would report damage that is not there.
+    if (!detail::file_is_current(s))
+      throw persist_error(s.path,
+                          "verify: a reader holds an older commit, so the file does not hold the "
+                          "newest one yet (verify again once the readers have refreshed or "
+                          "closed, or verify a read-only open)");
+    struct stat sb;
+    if (::fstat(s.fd.get(), &sb) != 0) detail::throw_errno(s.path, "fstat", errno);
+    const auto file_bytes = static_cast<std::uint64_t>(sb.st_size);
+    void* map = ::mmap(nullptr, file_bytes, PROT_READ, MAP_SHARED, s.fd.get(), 0);
+    if (map == MAP_FAILED) detail::throw_errno(s.path, "mmap (verify)", errno);
+    c->own_map = map;
+    c->own_bytes = file_bytes;
+    c->f = static_cast<const std::byte*>(map);
+    c->size = std::min(file_bytes, s.committed.file_size);
+    c->file_end = file_bytes;
+    // The slots on disk name the committed state, or (meta_log_bit) an
+    // earlier commit of the log's run that leads to it.
+    const detail::meta_slots slots = detail::read_slots(c->f);
+    if (slots.newest < 0) detail::fail(s, "verify: " + slots.why[0]);
+    const space_meta& disk = slots.meta[slots.newest];
+    const bool logged = (disk.state & detail::meta_log_bit) != 0;
+    if (disk.uuid != s.committed.uuid || (logged ? disk.generation > s.committed.generation
+                                                 : disk.generation != s.committed.generation))
+      detail::fail(s, "verify: meta page changed under the space");
+    if (const std::string why = detail::check_meta(c->m, file_bytes); !why.empty())
+      detail::fail(s, "verify: " + why);
+  }
+  c->checked.assign((c->size / space_page + 63) / 64, 0);
+  if (crcs) {
+    if (const std::string why = detail::check_page_crcs(c->f, c->m); !why.empty())
+      detail::fail(s, "verify: " + why);
+    std::fill(c->checked.begin(), c->checked.end(), ~std::uint64_t{0});
+    c->table_checked = true;
+  }
+  return c;
+}
+
+// Every block from the first to top, every free list against them, and the
+// deferred batches: the census's blocks and their states.
+void census_blocks(const detail::space_state& s, space_census::impl& c) {
+  using state = space_census::block_state;
+  const std::byte* f = c.f;
+  const detail::space_alloc_state& a = c.m.alloc;
+  if (a.top > c.size) detail::fail(s, "verify: the allocator's end lies past the file");
+  std::uint64_t used = 0, freeb = 0, live = 0, free_count = 0;
   std::uint64_t off = space_first_block;
   while (off < a.top) {
     const block_header h = detail::load_header(f, off);
@@ -423,26 +497,146 @@ void mapped_space::verify() const {
       ++live;
     } else {
       freeb += cs;
-      free_set.push_back(off);
+      ++free_count;
     }
+    c.blocks.push_back({off, h.cls(), is_live ? state::live : state::free});
     off += cs;
   }
   if (off != a.top || used != a.used_bytes || freeb != a.free_bytes || live != a.live_blocks ||
-      free_set.size() != a.free_blocks)
+      free_count != a.free_blocks)
     detail::fail(s, "verify: blocks do not match the meta page's counts");
   std::uint64_t listed = 0;
-  for (unsigned c = 0; c < space_class_count; ++c) {
-    for (std::uint64_t b = a.free_heads[c]; b != 0;) {
-      if (!std::binary_search(free_set.begin(), free_set.end(), b) ||
-          detail::load_header(f, b).cls() != c || ++listed > a.free_blocks)
-        detail::fail(s, "verify: free list of size class " + std::to_string(c) + " damaged at " +
-                            detail::hex(b));
+  for (unsigned cl = 0; cl < space_class_count; ++cl) {
+    for (std::uint64_t b = a.free_heads[cl]; b != 0;) {
+      const std::size_t i = c.find(b);
+      if (i == c.blocks.size() || c.blocks[i].state != state::free || c.blocks[i].cls != cl ||
+          ++listed > a.free_blocks)
+        detail::fail(s, "verify: free list of size class " + std::to_string(cl) +
+                            " damaged at " + detail::hex(b));
       b = detail::load_u64(f, b + 8);
     }
   }
   if (listed != a.free_blocks) detail::fail(s, "verify: free blocks missing from the free lists");
-  if (a.root != 0 && detail::load_header(f, a.root - 8).tag() != detail::block_live)
+  // The live block whose payload is at `p`, or blocks.size().
+  auto live_at = [&](std::uint64_t p) {
+    const std::size_t i = c.payload_block(p);
+    return i < c.blocks.size() && c.blocks[i].state != state::free ? i : c.blocks.size();
+  };
+  if (a.root != 0 && live_at(a.root) == c.blocks.size())
     detail::fail(s, "verify: the root is not a live block");
+  if (a.crc_table != 0) {
+    const std::size_t i = live_at(a.crc_table);
+    if (i == c.blocks.size() ||
+        c.blocks[i].start + class_size(c.blocks[i].cls) < a.crc_table + a.crc_table_bytes)
+      detail::fail(s, "verify: the page checksum table is not a live block");
+    c.blocks[i].state = state::space;
+  }
+  // The deferred batches, newest first (persist_format.hpp): live blocks,
+  // generations decreasing, counts within the block, every offset a live
+  // block listed once.
+  std::uint64_t prev_gen = c.m.generation + 1, batches = 0;
+  for (std::uint64_t p = c.m.deferred; p != 0;) {
+    const std::size_t i = live_at(p);
+    if (++batches > a.live_blocks || i == c.blocks.size() || c.blocks[i].state != state::live)
+      detail::fail(s, "verify: deferred batch at " + detail::hex(p) + " is not a live block");
+    detail::deferred_batch_head h;
+    std::memcpy(&h, f + p, sizeof h);
+    const std::uint64_t room = c.blocks[i].start + class_size(c.blocks[i].cls) - p - sizeof h;
+    if (h.generation >= prev_gen || h.count == 0 || h.count > room / 8)
+      detail::fail(s, "verify: deferred batch at " + detail::hex(p) + " is damaged");
+    c.blocks[i].state = state::space;
+    for (std::uint64_t k = 0; k < h.count; ++k) {
+      const std::uint64_t o = detail::load_u64(f, p + sizeof h + 8 * k);
+      const std::size_t j = live_at(o);
+      if (j == c.blocks.size() || c.blocks[j].state != state::live)
+        detail::fail(s, "verify: deferred batch at " + detail::hex(p) + " names " +
+                            detail::hex(o) + ", which is not a live block (or is named twice)");
+      c.blocks[j].state = state::retired;
+    }
+    prev_gen = h.generation;
+    p = h.next;
+  }
 }
+
+}  // namespace
+
+void mapped_space::verify() const {
+  const detail::space_state& s = *st_;
+  detail::check_not_retired(s);
+  const std::unique_ptr<space_census::impl> c = census_image(s, true);
+  census_blocks(s, *c);
+}
+
+space_census mapped_space::census() const {
+  const detail::space_state& s = *st_;
+  detail::check_not_retired(s);
+  std::unique_ptr<space_census::impl> c = census_image(s, false);
+  try {
+    census_blocks(s, *c);
+  } catch (const persist_error& e) {
+    c->damage = e.reason();  // the blocks end there; the caller reports it
+  }
+  return space_census(std::move(c));
+}
+
+const std::string& space_census::damage() const noexcept { return p_->damage; }
+
+space_census::space_census(std::unique_ptr<impl> p) noexcept : p_(std::move(p)) {}
+space_census::space_census(space_census&&) noexcept = default;
+space_census& space_census::operator=(space_census&&) noexcept = default;
+space_census::~space_census() = default;
+
+space_census::block space_census::at(std::uint64_t offset) const noexcept {
+  const impl& c = *p_;
+  const std::size_t i = c.payload_block(offset);
+  if (i == c.blocks.size()) return {};
+  const impl::entry& e = c.blocks[i];
+  return {e.state, e.start + class_size(e.cls) - offset, i};
+}
+
+std::size_t space_census::block_count() const noexcept { return p_->blocks.size(); }
+
+const std::byte* space_census::bytes(std::uint64_t offset, std::uint64_t n) const noexcept {
+  if (offset > p_->size || n > p_->size - offset) return nullptr;
+  return p_->f + offset;
+}
+
+std::string space_census::check_pages(std::uint64_t offset, std::uint64_t n) const {
+  const impl& c = *p_;
+  if (offset > c.size || n > c.size - offset)
+    return "bytes [" + detail::hex(offset) + ", +" + std::to_string(n) +
+           ") lie past the committed file (" + std::to_string(c.size) + " bytes)";
+  const detail::space_alloc_state& a = c.m.alloc;
+  if (n == 0 || a.crc_table == 0) return {};
+  if (!c.table_checked) {
+    if (a.crc_table > c.size || a.crc_table_bytes > c.size - a.crc_table ||
+        detail::table_crc(c.f, a) != c.m.table_crc)
+      return "the page checksum table is damaged (its checksum does not match the meta page)";
+    c.table_checked = true;
+  }
+  const auto* table = reinterpret_cast<const std::uint32_t*>(c.f + a.crc_table);
+  const std::uint64_t own_first = a.crc_table / space_page,
+                      own_end = (a.crc_table + a.crc_table_bytes) / space_page;
+  for (std::uint64_t p = std::max<std::uint64_t>(offset / space_page, 2);
+       p <= (offset + n - 1) / space_page && p < c.size / space_page; ++p) {
+    std::uint64_t& word = c.checked[p / 64];
+    const std::uint64_t bit = std::uint64_t{1} << (p % 64);
+    if ((word & bit) != 0) continue;
+    if ((p < own_first || p >= own_end) && detail::page_crc(c.f, p) != table[p]) {
+      std::string why = "page " + std::to_string(p) + " (offset " + detail::hex(p * space_page) +
+                        ") does not match its checksum";
+      if ((p + 1) * space_page > c.file_end)
+        why += ": the file is truncated (" + std::to_string(c.file_end) +
+               " bytes, the commit has " + std::to_string(c.m.file_size) + ")";
+      return why;
+    }
+    word |= bit;
+  }
+  return {};
+}
+
+std::string space_census::check_all_pages() const { return check_pages(0, p_->size); }
+
+std::uint64_t space_census::root() const noexcept { return p_->m.alloc.root; }
 
 }  // namespace fl::inline FL_ABI_NS

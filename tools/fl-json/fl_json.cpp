@@ -1,6 +1,8 @@
 // tools/fl-json/fl_json.cpp
 // fl-json: a json_store from the shell.
-//   fl-json import TEXT.json STORE     parse a JSON file ("-": stdin) into a new STORE
+//   fl-json import [--force] TEXT.json STORE
+//                                      parse a JSON file ("-": stdin) into a new STORE;
+//                                      an existing STORE is replaced only with --force
 //   fl-json get STORE POINTER          print the value at an RFC 6901 pointer
 //   fl-json set STORE POINTER JSON     put a JSON value there (and commit)
 //   fl-json erase STORE POINTER        remove it (and commit)
@@ -10,14 +12,22 @@
 //   fl-json dump STORE [--indent N]    print the document
 //   fl-json stat STORE                 file, live, free and retired bytes, commits,
 //                                      document bytes, values
-//   fl-json verify STORE               read every value (every page's checksum)
+//   fl-json verify STORE               check the whole committed structure
+//                                      (json_store::verify)
 //   fl-json compact STORE              rewrite the store at about its live size
-// Exit status 0 on success; 1 with one line on stderr otherwise, and the
-// store unchanged (every edit commands commits once, at the end).
+// get, dump, stat, verify and diff open the store read-only: they never take
+// its lock, so they never make the application that holds it (or opens it
+// meanwhile) fail "locked". Exit status: `exit_codes` below (also in --help
+// and docs/json_store.md), with one line on stderr for every failure; the
+// store is unchanged after a failure (every edit command commits once, at
+// the end).
 #include <fl/json_store.hpp>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <exception>
 #include <fstream>
 #include <iostream>
@@ -29,14 +39,78 @@
 
 namespace {
 
+// The exit codes, one per kind of failure.
+enum exit_code : int {
+  exit_ok = 0,
+  exit_other = 1,      // anything else (out of memory, an internal error)
+  exit_usage = 2,      // usage or bad input: arguments, JSON text, pointer, patch, an
+                       // existing STORE for import without --force
+  exit_not_found = 3,  // no store at the path, or no value at the pointer
+  exit_locked = 4,     // the store is held by another writer (process or handle)
+  exit_damaged = 5,    // the store is damaged, truncated or not a store (verify's faults)
+  exit_io = 6,         // an I/O error (permissions, a full disk, ...)
+};
+
 struct usage_error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+struct not_found_error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+struct io_error : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
 const char* const usage =
-    "usage: fl-json import TEXT.json STORE | get STORE POINTER | set STORE POINTER JSON |"
-    " erase STORE POINTER | patch STORE PATCH.json | diff FROM TO | dump STORE [--indent N] |"
-    " stat STORE | verify STORE | compact STORE";
+    "usage: fl-json import [--force] TEXT.json STORE | get STORE POINTER |"
+    " set STORE POINTER JSON | erase STORE POINTER | patch STORE PATCH.json | diff FROM TO |"
+    " dump STORE [--indent N] | stat STORE | verify STORE | compact STORE | --help";
+
+const char* const help =
+    "fl-json: a JSON document in a memory-mapped store file (fl::json_store)\n"
+    "\n"
+    "  import [--force] TEXT.json STORE  parse TEXT.json (\"-\": stdin) into a new STORE;\n"
+    "                                    an existing STORE is replaced only with --force\n"
+    "  get STORE POINTER                 print the value at an RFC 6901 pointer\n"
+    "  set STORE POINTER JSON            put a JSON value there (and commit)\n"
+    "  erase STORE POINTER               remove it (and commit)\n"
+    "  patch STORE PATCH.json            apply an RFC 6902 patch, all or nothing\n"
+    "  diff FROM TO                      the RFC 6902 patch from store FROM to store TO\n"
+    "  dump STORE [--indent N]           print the document\n"
+    "  stat STORE                        sizes, commits and counts\n"
+    "  verify STORE                      check the whole committed structure\n"
+    "  compact STORE                     rewrite the store at about its live size\n"
+    "\n"
+    "get, dump, stat, verify and diff open the store read-only and never block\n"
+    "the application that holds it.\n"
+    "\n"
+    "Exit status (one line on stderr for every failure):\n"
+    "  0  success\n"
+    "  1  another failure (out of memory, an internal error)\n"
+    "  2  usage or bad input: arguments, JSON text, a pointer, a patch, or an\n"
+    "     existing STORE for import without --force\n"
+    "  3  not found: no store at the path, or no value at the pointer\n"
+    "  4  locked: another process (or handle) holds the store as its writer\n"
+    "  5  damaged: the store is damaged, truncated or not a store\n"
+    "  6  I/O error: permissions, a full disk, ...\n";
+
+// The exit code of a persist_error, from its reason: "locked...", "no such
+// file", an errno's text after the step that failed ("open: Permission
+// denied"), or damage (every other reason the store gives).
+int persist_exit_code(const fl::persist_error& e) {
+  const std::string& r = e.reason();
+  if (r.rfind("locked", 0) == 0) return exit_locked;
+  if (r.rfind("no such file", 0) == 0) return exit_not_found;
+  const std::size_t colon = r.find(": ");
+  if (colon != std::string::npos) {
+    const std::string_view tail = std::string_view(r).substr(colon + 2);
+    if (tail == std::strerror(ENOENT)) return exit_not_found;
+    for (int err : {EACCES, EPERM, EIO, ENOSPC, EDQUOT, EROFS, EFBIG, EMFILE, ENFILE, ENOMEM,
+                    EISDIR, ENOTDIR, ENAMETOOLONG, EBUSY, ETXTBSY, EXDEV})
+      if (tail == std::strerror(err)) return exit_io;
+  }
+  return exit_damaged;
+}
 
 std::string read_input(const std::string& name) {
   if (name == "-") {
@@ -45,7 +119,11 @@ std::string read_input(const std::string& name) {
     return s.str();
   }
   std::ifstream in(name, std::ios::binary);
-  if (!in) throw std::runtime_error(name + ": cannot read");
+  if (!in) {
+    const int err = errno;
+    if (err == ENOENT) throw not_found_error(name + ": no such file");
+    throw io_error(name + ": cannot read (" + std::strerror(err) + ")");
+  }
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
@@ -69,15 +147,23 @@ void need(const std::vector<std::string>& a, std::size_t n) {
 int run(const std::vector<std::string>& a) {
   if (a.empty()) throw usage_error(usage);
   const std::string& cmd = a[0];
-  if (cmd == "import") {
-    need(a, 3);
-    fl::json_store s = fl::json_store::import(read_input(a[1]), a[2]);
+  if (cmd == "--help" || cmd == "-h" || cmd == "help") {
+    std::fputs(help, stdout);
+  } else if (cmd == "import") {
+    const bool force = a.size() == 4 && a[1] == "--force";
+    if (!force) need(a, 3);
+    const std::string& text = a[force ? 2 : 1];
+    const std::string& store = a[force ? 3 : 2];
+    std::error_code ec;
+    if (!force && std::filesystem::exists(store, ec))
+      throw usage_error(store + " exists: import replaces a store only with --force");
+    fl::json_store s = fl::json_store::import(read_input(text), store);
     s.sync();
   } else if (cmd == "get") {
     need(a, 3);
-    const fl::json_store s = fl::json_store::open(a[1]);
+    const fl::json_store s = fl::json_store::open(a[1], fl::open_mode::read_only);
     const std::optional<fl::json_value> v = s.find(a[2]);
-    if (!v) throw std::runtime_error("no value at \"" + a[2] + "\"");
+    if (!v) throw not_found_error("no value at \"" + a[2] + "\"");
     print(std::string_view(v->dump()));
   } else if (cmd == "set") {
     need(a, 4);
@@ -87,7 +173,7 @@ int run(const std::vector<std::string>& a) {
   } else if (cmd == "erase") {
     need(a, 3);
     fl::json_store s = fl::json_store::open(a[1]);
-    if (!s.erase(a[2])) throw std::runtime_error("no value at \"" + a[2] + "\"");
+    if (!s.erase(a[2])) throw not_found_error("no value at \"" + a[2] + "\"");
     s.sync();
   } else if (cmd == "patch") {
     need(a, 3);
@@ -111,10 +197,10 @@ int run(const std::vector<std::string>& a) {
     } else {
       need(a, 2);
     }
-    print(std::string_view(fl::json_store::open(a[1]).dump(indent)));
+    print(std::string_view(fl::json_store::open(a[1], fl::open_mode::read_only).dump(indent)));
   } else if (cmd == "stat") {
     need(a, 2);
-    const fl::json_store s = fl::json_store::open(a[1]);
+    const fl::json_store s = fl::json_store::open(a[1], fl::open_mode::read_only);
     const fl::space_stats st = s.stats();
     using ull = unsigned long long;
     // live: bytes of live blocks; free: freed blocks kept for reuse;
@@ -127,9 +213,8 @@ int run(const std::vector<std::string>& a) {
         static_cast<ull>(st.generation), s.dump().size(), static_cast<ull>(count_values(s.root())));
   } else if (cmd == "verify") {
     need(a, 2);
-    const fl::json_store s = fl::json_store::open(a[1]);
-    (void)s.dump();  // reads every value, checking every page it is on
-    std::printf("ok %llu values\n", static_cast<unsigned long long>(count_values(s.root())));
+    const fl::json_store s = fl::json_store::open(a[1], fl::open_mode::read_only);
+    std::printf("ok %llu values\n", static_cast<unsigned long long>(s.verify()));
   } else if (cmd == "compact") {
     need(a, 2);
     fl::json_store s = fl::json_store::open(a[1]);
@@ -147,13 +232,30 @@ int run(const std::vector<std::string>& a) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    return run(std::vector<std::string>(argv + 1, argv + argc));
-  } catch (const std::exception& e) {
+  auto fail = [](const std::exception& e, int code) {
     std::string msg = e.what();
     for (char& c : msg)
       if (c == '\n') c = ' ';
     std::fprintf(stderr, "fl-json: %s\n", msg.c_str());
-    return 1;
+    return code;
+  };
+  try {
+    return run(std::vector<std::string>(argv + 1, argv + argc));
+  } catch (const usage_error& e) {
+    return fail(e, exit_usage);
+  } catch (const not_found_error& e) {
+    return fail(e, exit_not_found);
+  } catch (const io_error& e) {
+    return fail(e, exit_io);
+  } catch (const fl::persist_error& e) {
+    return fail(e, persist_exit_code(e));
+  } catch (const fl::json_error& e) {
+    return fail(e, exit_usage);
+  } catch (const std::invalid_argument& e) {
+    return fail(e, exit_usage);  // a malformed pointer or patch, a failed test, a wrong type
+  } catch (const std::out_of_range& e) {
+    return fail(e, exit_not_found);  // no value at a pointer (or its parent)
+  } catch (const std::exception& e) {
+    return fail(e, exit_other);
   }
 }

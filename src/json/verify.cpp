@@ -1,0 +1,242 @@
+// src/json/verify.cpp: json_store::verify(): the committed document walked
+// from its root over the space's census (mapped_space::census), every fault
+// reported with the JSON pointer of the value where it was found. Reads the
+// committed bytes only (the census's), so a writer's uncommitted edits and a
+// writer committing beside a reader change nothing it sees.
+#include "store_file.hpp"
+
+#include <fl/mapped_space.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fl::inline FL_ABI_NS::detail::json {
+
+namespace {
+
+std::string hex(std::uint64_t v) {
+  char b[24];
+  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
+  return b;
+}
+
+class verifier {
+ public:
+  verifier(const store_file& f, const space_census& c)
+      : f_(f), c_(c), visited_(c.block_count(), false) {}
+
+  std::uint64_t run() {
+    blocks_ok_ = c_.damage().empty();
+    const std::uint64_t head = c_.root();
+    if (head == 0) fault("not a json_store file (the space has no root object)");
+    in_document_ = false;
+    const unsigned char* h = block(head, sizeof(json_head), "the store's head", true);
+    json_head jh;
+    std::memcpy(&jh, h, sizeof jh);
+    if (jh.magic != file_magic) fault("not a json_store file (bad magic in the root object)");
+    if (jh.version < oldest_format_version || jh.version > format_version)
+      fault("json_store format version " + std::to_string(jh.version) + ", this build reads " +
+            std::to_string(oldest_format_version) + " to " + std::to_string(format_version));
+    // Blocks the census could not walk: the page checksums alone, which
+    // may name the value above the damage, then the census's finding.
+    owned_ = jh.version == format_version && blocks_ok_;
+    in_document_ = true;
+    value(jh.root, 0);
+    // Pages no value reached (free blocks, the space's own): checked last,
+    // so damage under a value names the value.
+    in_document_ = false;
+    if (const std::string why = c_.check_all_pages(); !why.empty()) fault(why);
+    if (!blocks_ok_) throw persist_error(f_.path_, c_.damage());
+    return values_;
+  }
+
+ private:
+  [[noreturn]] void fault(const std::string& reason) const {
+    std::string where = !in_document_ ? std::string() : ptr_.empty() ? "\"\" (the root)" : ptr_;
+    if (!where.empty()) where += ": ";
+    throw persist_error(f_.path_, "verify: " + where + reason);
+  }
+
+  // The `len` bytes of value bytes at `off` ("a string's block", ...):
+  // inside the file, on pages that match their checksums, and in format 3
+  // a live block of their own, big enough (`own`: in format 2 too).
+  const unsigned char* block(std::uint64_t off, std::uint64_t len, const std::string& what,
+                             bool own = false) {
+    if (off == 0) fault(what + " has no offset (0)");
+    if (c_.bytes(off, len) == nullptr)
+      fault(what + " at " + hex(off) + " (" + std::to_string(len) +
+            " bytes) lies past the end of the file");
+    const space_census::block b = c_.at(off);
+    using st = space_census::block_state;
+    if (owned_ || (own && blocks_ok_)) {
+      switch (b.state) {
+        case st::none: fault(what + " at " + hex(off) + " is not a block of the space");
+        case st::free: fault(what + " is on the free list (offset " + hex(off) + ")");
+        case st::retired:
+          fault(what + " waits in a retired (deferred) batch (offset " + hex(off) + ")");
+        case st::space:
+          fault(what + " is one of the space's own blocks (offset " + hex(off) + ")");
+        case st::live: break;
+      }
+      if (b.bytes < len)
+        fault(what + " holds " + std::to_string(b.bytes) + " bytes, fewer than its " +
+              std::to_string(len) + " (offset " + hex(off) + ")");
+      if (visited_[b.index])
+        fault(what + " is also reached from another value (offset " + hex(off) + ")");
+      visited_[b.index] = true;
+    }
+    if (const std::string why = c_.check_pages(off, len); !why.empty()) fault(why);
+    return reinterpret_cast<const unsigned char*>(c_.bytes(off, len));
+  }
+
+  // Bytes inside a block already checked (an object's keys): [off, off + len)
+  // within [lo, hi) in format 3, within the file otherwise.
+  const unsigned char* inside(std::uint64_t off, std::uint64_t len, std::uint64_t lo,
+                              std::uint64_t hi, const std::string& what) {
+    if (len == 0) return nullptr;
+    if (owned_ && (off < lo || off > hi || len > hi - off))
+      fault(what + " at " + hex(off) + " lies outside its object's block");
+    if (c_.bytes(off, len) == nullptr) fault(what + " at " + hex(off) + " lies past the file");
+    if (const std::string why = c_.check_pages(off, len); !why.empty()) fault(why);
+    return reinterpret_cast<const unsigned char*>(c_.bytes(off, len));
+  }
+
+  void utf8(const unsigned char* p, std::uint32_t n, const std::string& what) {
+    const std::size_t bad = utf8_valid_prefix(p, n);
+    if (bad != n) fault(what + " is not valid UTF-8 (byte " + std::to_string(bad) + ")");
+  }
+
+  void value(const json_ref& r, std::uint32_t depth) {
+    ++values_;
+    if (!valid_kind(r.k)) fault("a value of unknown kind " + std::to_string(r.k));
+    switch (static_cast<kind>(r.k)) {
+      case kind::null_v:
+      case kind::false_v:
+      case kind::true_v:
+      case kind::int64:
+      case kind::uint64: return;
+      case kind::real: {
+        double d;
+        std::memcpy(&d, &r.x, sizeof d);
+        if (!std::isfinite(d)) fault("a number that is not finite");
+        return;
+      }
+      case kind::number_text: {
+        if (r.n == 0) fault("a number without text");
+        const unsigned char* p = block(r.x, r.n, "a number's block");
+        for (std::uint32_t i = 0; i < r.n; ++i)
+          if (std::strchr("0123456789+-.eE", p[i]) == nullptr || p[i] == 0)
+            fault("a number's text holds a byte that is not part of a number (byte " +
+                  std::to_string(i) + ")");
+        return;
+      }
+      case kind::string: {
+        if (r.n == 0) return;
+        utf8(block(r.x, r.n, "a string's block"), r.n, "a string");
+        return;
+      }
+      case kind::array: {
+        if (depth >= max_depth) fault("nesting deeper than the format allows");
+        if (r.n == 0) return;
+        const unsigned char* t =
+            block(r.x, std::uint64_t{r.n} * sizeof(json_ref), "an array's block");
+        const std::size_t len = ptr_.size();
+        for (std::uint32_t i = 0; i < r.n; ++i) {
+          json_ref e;
+          std::memcpy(&e, t + std::size_t{i} * sizeof e, sizeof e);
+          ptr_ += '/';
+          ptr_ += std::to_string(i);
+          value(e, depth + 1);
+          ptr_.resize(len);
+        }
+        return;
+      }
+      case kind::object: {
+        if (depth >= max_depth) fault("nesting deeper than the format allows");
+        if (r.n == 0) return;
+        object(r, depth);
+        return;
+      }
+    }
+  }
+
+  void object(const json_ref& r, std::uint32_t depth) {
+    const std::uint32_t n = r.n;
+    const bool indexed = n >= index_min_members;
+    const std::uint64_t table = std::uint64_t{n} * sizeof(json_member) + (indexed ? 4ull * n : 0);
+    const unsigned char* t = block(r.x, table, "an object's block");
+    const std::uint64_t lo = r.x + table, hi = r.x + c_.at(r.x).bytes;
+    std::vector<json_member> ms(n);
+    std::memcpy(ms.data(), t, std::size_t{n} * sizeof(json_member));
+    // Keys first: a member's pointer needs its key.
+    std::vector<std::string_view> keys(n);
+    for (std::uint32_t i = 0; i < n; ++i) {
+      const std::string what = "member " + std::to_string(i) + "'s key";
+      const unsigned char* k = inside(ms[i].key, ms[i].key_len, lo, hi, what);
+      if (k) utf8(k, ms[i].key_len, what);
+      keys[i] = k ? std::string_view(reinterpret_cast<const char*>(k), ms[i].key_len)
+                  : std::string_view();
+    }
+    if (indexed) {
+      // n positions, each member once, in key_order, ties by position.
+      std::vector<bool> seen(n, false);
+      std::uint32_t prev = 0;
+      for (std::uint32_t j = 0; j < n; ++j) {
+        std::uint32_t p;
+        std::memcpy(&p, t + std::size_t{n} * sizeof(json_member) + std::size_t{j} * 4, 4);
+        if (p >= n)
+          fault("the key index's entry " + std::to_string(j) + " is " + std::to_string(p) +
+                ", past the object's " + std::to_string(n) + " members");
+        if (seen[p])
+          fault("the key index names member " + std::to_string(p) +
+                " twice (it is not a permutation)");
+        seen[p] = true;
+        if (j > 0) {
+          const int c = key_order(keys[prev].data(), ms[prev].key_len, keys[p].data(),
+                                  ms[p].key_len);
+          if (c > 0 || (c == 0 && prev > p))
+            fault("the key index is not sorted at entry " + std::to_string(j) + " (member " +
+                  std::to_string(prev) + " before member " + std::to_string(p) + ")");
+        }
+        prev = p;
+      }
+    }
+    const std::size_t len = ptr_.size();
+    for (std::uint32_t i = 0; i < n; ++i) {
+      append_token(ptr_, keys[i]);
+      value(ms[i].value, depth + 1);
+      ptr_.resize(len);
+    }
+  }
+
+  const store_file& f_;
+  const space_census& c_;
+  std::vector<bool> visited_;  // per census block: reached from a value already
+  std::string ptr_;            // the JSON pointer of the value being checked
+  bool in_document_ = false;   // false: a fault outside the document (no pointer)
+  bool owned_ = true;          // format 3: every value with bytes owns its block
+  bool blocks_ok_ = true;      // the census walked every block
+  std::uint64_t values_ = 0;
+};
+
+}  // namespace
+
+}  // namespace fl::inline FL_ABI_NS::detail::json
+
+namespace fl::inline FL_ABI_NS {
+
+std::uint64_t json_store::verify() const {
+  const detail::json::store_file& f = *file_;
+  if (!f.published_)
+    throw persist_error(f.path_,
+                        "verify: the store has no commit to verify yet (an import or compact() "
+                        "is published by the next sync())");
+  const space_census census = f.space_->census();
+  return detail::json::verifier(f, census).run();
+}
+
+}  // namespace fl::inline FL_ABI_NS
