@@ -6,8 +6,9 @@
 // nulls; edits that must throw -- with sync(), close-and-reopen, compact()
 // and a reader's refresh() between them. After every edit the store dumps
 // exactly as the model (a refused edit leaves both unchanged); after every
-// commit, reopen and compaction too, and a read-only reader refreshed to it
-// sees the committed model.
+// commit, reopen and compaction too, a new reader of the newest commit dumps
+// the committed model and passes verify(), and a long-lived reader sees the
+// committed model at each refresh().
 //
 // What this catches that the edit-by-edit tests did not: blocks freed by one
 // edit and reused by a later one after a commit, while some value still
@@ -376,6 +377,7 @@ class model_run {
     reader_.emplace(fl::json_store::open(file_, fl::open_mode::read_only));
     log_.add("import " + model_.dump());
     check_store("after import");
+    check_committed("after import");
     for (std::uint64_t i = 0; result_.edits < edits && !::testing::Test::HasFatalFailure(); ++i) {
       step_ = i;
       one_step();
@@ -406,6 +408,21 @@ class model_run {
       check_equal(str(store_->dump()), model_, where);
     } catch (const std::exception& e) {
       FAIL() << "seed " << seed_ << " step " << step_ << " " << where << ": dump threw "
+             << e.what() << "\nlast steps:\n"
+             << log_.str();
+    }
+  }
+
+  // verify() of the newest commit, through a reader opened for it (a
+  // writer's verify() refuses while the test's own reader holds an older
+  // commit).
+  void check_committed(const std::string& where) {
+    try {
+      const fl::json_store r = fl::json_store::open(file_, fl::open_mode::read_only);
+      r.verify();
+      check_equal(str(r.dump()), committed_, where + " (a new reader)");
+    } catch (const std::exception& e) {
+      FAIL() << "seed " << seed_ << " step " << step_ << " " << where << ": verify threw "
              << e.what() << "\nlast steps:\n"
              << log_.str();
     }
@@ -603,6 +620,7 @@ class model_run {
       committed_ = model_;
       ++result_.commits;
       check_store("after sync");
+      check_committed("after sync");
     } else if (r < 86) {
       log_.add("reopen");
       const bool commit_first = g_.chance(70);
@@ -615,6 +633,7 @@ class model_run {
       store_.emplace(fl::json_store::open(file_));
       ++result_.reopens;
       check_store("after reopen");
+      check_committed("after reopen");
     } else if (r < 90) {
       // compact(), committed at once or after more edits (a reopen before
       // that commit drops it with them).
@@ -628,6 +647,7 @@ class model_run {
         committed_ = model_;
         ++result_.commits;
         check_store("after compact's sync");
+        check_committed("after compact's sync");
       }
     } else {
       log_.add("reader refresh");
