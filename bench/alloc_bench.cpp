@@ -40,8 +40,8 @@
 //                      make no call); with it they exit. After idle_burst_seconds
 //                      idle_rss_mb is the resident set; then the main thread
 //                      makes the library's one trim call for the whole process
-//                      (fl::pool_trim() then malloc_trim(0); glibc's
-//                      malloc_trim(0) for the std rows) and trimmed_rss_mb is the resident set after it.
+//                      (fl::pool_trim_all(); glibc's malloc_trim(0) for the
+//                      std rows) and trimmed_rss_mb is the resident set after it.
 // Items are strings made (all threads together).
 //
 // Timing: the threads form a team that lives for the whole benchmark (thread 0
@@ -574,8 +574,7 @@ constexpr std::size_t burst_threads = 4;
 template <class Str>
 void trim_everything() {
   if constexpr (std::is_same_v<Str, fl::string>) {
-    fl::pool_trim();  // the calling thread's cache and the process-wide parts
-    malloc_trim(0);
+    fl::pool_trim_all();
   } else {
     malloc_trim(0);
   }
