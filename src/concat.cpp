@@ -10,7 +10,9 @@
 #include <cstdint>
 #include <cstring>
 
-namespace fl::inline FL_ABI_NS::detail {
+namespace fl {
+inline namespace FL_ABI_NS {
+namespace detail {
 namespace {
 
 // Exact powers of ten (all up to 1e22 are exact doubles).
@@ -175,4 +177,6 @@ char* double_operand::write(char* out) const noexcept {
   return put2(out, sci_exp < 0 ? -sci_exp : sci_exp);
 }
 
-}  // namespace fl::inline FL_ABI_NS::detail
+}  // namespace detail
+}  // namespace FL_ABI_NS
+}  // namespace fl

@@ -8,7 +8,9 @@
 #include <array>
 #include <atomic>
 
-namespace fl::inline FL_ABI_NS::detail {
+namespace fl {
+inline namespace FL_ABI_NS {
+namespace detail {
 
 #ifndef FL_NO_SIMD
 std::uint32_t crc32c_sse42(const void* data, std::size_t n, std::uint32_t crc) noexcept;
@@ -73,4 +75,6 @@ std::uint32_t crc32c(const void* data, std::size_t n, std::uint32_t crc) noexcep
   return crc32c_kernel.load(std::memory_order_relaxed)(data, n, crc);
 }
 
-}  // namespace fl::inline FL_ABI_NS::detail
+}  // namespace detail
+}  // namespace FL_ABI_NS
+}  // namespace fl

@@ -14,10 +14,14 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace fl::inline FL_ABI_NS::detail {
+namespace fl {
+inline namespace FL_ABI_NS {
+namespace detail {
 
 // The CRC-32C of `n` bytes at `data`, continuing from `crc` (the result of
 // the previous piece; 0 to start). crc32c("123456789", 9) == 0xE3069283.
 std::uint32_t crc32c(const void* data, std::size_t n, std::uint32_t crc = 0) noexcept;
 
-}  // namespace fl::inline FL_ABI_NS::detail
+}  // namespace detail
+}  // namespace FL_ABI_NS
+}  // namespace fl

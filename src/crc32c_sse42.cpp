@@ -22,7 +22,9 @@
 #include <cstdint>
 #include <cstring>
 
-namespace fl::inline FL_ABI_NS::detail {
+namespace fl {
+inline namespace FL_ABI_NS {
+namespace detail {
 
 namespace {
 
@@ -117,6 +119,8 @@ std::uint32_t crc32c_sse42(const void* data, std::size_t n, std::uint32_t crc) n
   return ~c;
 }
 
-}  // namespace fl::inline FL_ABI_NS::detail
+}  // namespace detail
+}  // namespace FL_ABI_NS
+}  // namespace fl
 
 #endif  // FL_NO_SIMD

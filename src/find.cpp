@@ -13,7 +13,9 @@
 #include <cstdint>
 #include <cstring>
 
-namespace fl::inline FL_ABI_NS::detail {
+namespace fl {
+inline namespace FL_ABI_NS {
+namespace detail {
 
 namespace {
 
@@ -310,4 +312,6 @@ isa install_find_kernels(isa level) noexcept {
   return c.level;
 }
 
-}  // namespace fl::inline FL_ABI_NS::detail
+}  // namespace detail
+}  // namespace FL_ABI_NS
+}  // namespace fl

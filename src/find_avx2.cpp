@@ -9,8 +9,12 @@
 // the linker for code that runs on other CPUs.
 #include "find_simd.hpp"
 
-namespace fl::inline FL_ABI_NS::detail {
+namespace fl {
+inline namespace FL_ABI_NS {
+namespace detail {
 
 constinit const kernel_set avx2_kernels = simd_kernels<v256>;
 
-}  // namespace fl::inline FL_ABI_NS::detail
+}  // namespace detail
+}  // namespace FL_ABI_NS
+}  // namespace fl

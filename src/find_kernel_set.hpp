@@ -9,7 +9,9 @@
 
 #include <cstddef>
 
-namespace fl::inline FL_ABI_NS::detail {
+namespace fl {
+inline namespace FL_ABI_NS {
+namespace detail {
 
 // The kernels of one instruction-set level.
 struct kernel_set {
@@ -39,4 +41,6 @@ std::size_t first_of_scalar(const char* hay, std::size_t n, const char* set, std
 std::size_t last_of_scalar(const char* hay, std::size_t end, const char* set, std::size_t k,
                            bool negate) noexcept;
 
-}  // namespace fl::inline FL_ABI_NS::detail
+}  // namespace detail
+}  // namespace FL_ABI_NS
+}  // namespace fl

@@ -29,7 +29,9 @@
 #include <cstdint>
 #include <cstring>
 
-namespace fl::inline FL_ABI_NS::detail {
+namespace fl {
+inline namespace FL_ABI_NS {
+namespace detail {
 namespace {
 
 constexpr std::size_t simd_npos = static_cast<std::size_t>(-1);
@@ -491,4 +493,6 @@ constexpr kernel_set simd_kernels{&simd_entries<V>::find, &simd_entries<V>::rfin
                                   &simd_entries<V>::first_of, &simd_entries<V>::last_of};
 
 }  // namespace
-}  // namespace fl::inline FL_ABI_NS::detail
+}  // namespace detail
+}  // namespace FL_ABI_NS
+}  // namespace fl

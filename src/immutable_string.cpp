@@ -11,7 +11,8 @@
 #include <stdexcept>
 #include <string>
 
-namespace fl::inline FL_ABI_NS {
+namespace fl {
+inline namespace FL_ABI_NS {
 namespace detail {
 
 immutable_owner immutable_no_owner;
@@ -214,4 +215,5 @@ void immutable_throw_out_of_range(std::size_t index, std::size_t size) {
 
 std::ostream& operator<<(std::ostream& os, const immutable_string& s) { return os << s.view(); }
 
-}  // namespace fl::inline FL_ABI_NS
+}  // namespace FL_ABI_NS
+}  // namespace fl

@@ -25,7 +25,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-namespace fl::inline FL_ABI_NS {
+namespace fl {
+inline namespace FL_ABI_NS {
 namespace {
 
 // Linux transfers at most 0x7ffff000 bytes per read()/write(); asking for
@@ -278,4 +279,5 @@ void detail::write_rope_file(std::string_view path, const rope& text) {
   write_rope_file(c_path(path, "fl::write_file").c_str(), text);
 }
 
-}  // namespace fl::inline FL_ABI_NS
+}  // namespace FL_ABI_NS
+}  // namespace fl

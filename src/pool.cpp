@@ -38,7 +38,8 @@
 #include <malloc.h>
 #endif
 
-namespace fl::inline FL_ABI_NS {
+namespace fl {
+inline namespace FL_ABI_NS {
 namespace detail {
 namespace {
 
@@ -739,4 +740,5 @@ void pool_trim_all() noexcept {
   pool_trim();
 }
 
-}  // namespace fl::inline FL_ABI_NS
+}  // namespace FL_ABI_NS
+}  // namespace fl

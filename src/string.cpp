@@ -9,7 +9,8 @@
 #include <cstdio>
 #include <stdexcept>
 
-namespace fl::inline FL_ABI_NS {
+namespace fl {
+inline namespace FL_ABI_NS {
 
 static_assert(sizeof(string) == 24, "fl::string is 24 bytes: the representation and nothing else");
 static_assert(alignof(string) == 8);
@@ -39,4 +40,5 @@ template class basic_string<
 FL_STRING_STREAM_INSTANCES_(string, )
 FL_STRING_STREAM_INSTANCES_(pmr::string, )
 
-}  // namespace fl::inline FL_ABI_NS
+}  // namespace FL_ABI_NS
+}  // namespace fl

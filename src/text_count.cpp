@@ -10,7 +10,9 @@
 #include <atomic>
 #include <cstdint>
 
-namespace fl::inline FL_ABI_NS::detail {
+namespace fl {
+inline namespace FL_ABI_NS {
+namespace detail {
 
 namespace {
 
@@ -134,4 +136,6 @@ std::size_t nth_item_back(const char* p, std::size_t n, text_metric m, std::size
   return kernels.load(std::memory_order_relaxed)->nth_item_back(p, n, static_cast<int>(m), k);
 }
 
-}  // namespace fl::inline FL_ABI_NS::detail
+}  // namespace detail
+}  // namespace FL_ABI_NS
+}  // namespace fl

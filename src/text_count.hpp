@@ -20,7 +20,9 @@
 
 #include "text_count_word.hpp"
 
-namespace fl::inline FL_ABI_NS::detail {
+namespace fl {
+inline namespace FL_ABI_NS {
+namespace detail {
 
 enum class text_metric : unsigned char { chars, newlines, utf16 };
 
@@ -56,4 +58,6 @@ std::size_t nth_item_back(const char* p, std::size_t n, text_metric m, std::size
 // Number of bytes equal to ch in [p, p + n).
 std::size_t count_byte(const char* p, std::size_t n, char ch) noexcept;
 
-}  // namespace fl::inline FL_ABI_NS::detail
+}  // namespace detail
+}  // namespace FL_ABI_NS
+}  // namespace fl

@@ -4,8 +4,12 @@
 // with inline functions (see find_avx2.cpp).
 #include "text_count_simd.hpp"
 
-namespace fl::inline FL_ABI_NS::detail {
+namespace fl {
+inline namespace FL_ABI_NS {
+namespace detail {
 
 constinit const text_count_kernel_set avx2_text_count_kernels = text_count_kernels<v256>;
 
-}  // namespace fl::inline FL_ABI_NS::detail
+}  // namespace detail
+}  // namespace FL_ABI_NS
+}  // namespace fl

@@ -11,7 +11,9 @@
 
 #include "text_count_word.hpp"
 
-namespace fl::inline FL_ABI_NS::detail {
+namespace fl {
+inline namespace FL_ABI_NS {
+namespace detail {
 
 struct text_count_kernel_set {
   text_counts (*count_text)(const char* p, size_t n) noexcept;
@@ -25,4 +27,6 @@ extern const text_count_kernel_set sse2_text_count_kernels;
 extern const text_count_kernel_set avx2_text_count_kernels;
 #endif
 
-}  // namespace fl::inline FL_ABI_NS::detail
+}  // namespace detail
+}  // namespace FL_ABI_NS
+}  // namespace fl

@@ -17,7 +17,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-namespace fl::inline FL_ABI_NS::detail {
+namespace fl {
+inline namespace FL_ABI_NS {
+namespace detail {
 namespace {
 
 inline size_t popcount32(uint32_t x) noexcept { return static_cast<size_t>(__builtin_popcount(x)); }
@@ -262,4 +264,6 @@ constexpr text_count_kernel_set text_count_kernels{
     &text_count_entries<V>::nth_item, &text_count_entries<V>::nth_item_back};
 
 }  // namespace
-}  // namespace fl::inline FL_ABI_NS::detail
+}  // namespace detail
+}  // namespace FL_ABI_NS
+}  // namespace fl

@@ -4,10 +4,14 @@
 
 #include "text_count_simd.hpp"
 
-namespace fl::inline FL_ABI_NS::detail {
+namespace fl {
+inline namespace FL_ABI_NS {
+namespace detail {
 
 constinit const text_count_kernel_set sse2_text_count_kernels = text_count_kernels<v128>;
 
-}  // namespace fl::inline FL_ABI_NS::detail
+}  // namespace detail
+}  // namespace FL_ABI_NS
+}  // namespace fl
 
 #endif  // FL_NO_SIMD

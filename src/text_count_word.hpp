@@ -14,7 +14,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-namespace fl::inline FL_ABI_NS::detail {
+namespace fl {
+inline namespace FL_ABI_NS {
+namespace detail {
 
 // The three counts of a range (definitions in src/text_count.hpp), which
 // every counting path returns, the word-wise ones below included.
@@ -95,4 +97,6 @@ inline text_counts count_short(const unsigned char* p, size_t n) noexcept {
 }
 
 }  // namespace
-}  // namespace fl::inline FL_ABI_NS::detail
+}  // namespace detail
+}  // namespace FL_ABI_NS
+}  // namespace fl

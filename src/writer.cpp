@@ -12,7 +12,8 @@
 
 #include <unistd.h>
 
-namespace fl::inline FL_ABI_NS {
+namespace fl {
+inline namespace FL_ABI_NS {
 namespace {
 
 // Writes all of [p, p + n) to fd, looping over partial writes and EINTR.
@@ -148,4 +149,5 @@ void writer::close_string() noexcept {
   end_ = out_->data() + out_->capacity();
 }
 
-}  // namespace fl::inline FL_ABI_NS
+}  // namespace FL_ABI_NS
+}  // namespace fl

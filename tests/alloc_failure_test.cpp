@@ -31,11 +31,15 @@
 #include <type_traits>
 #include <utility>
 
-namespace fl::inline FL_ABI_NS::detail {
+namespace fl {
+inline namespace FL_ABI_NS {
+namespace detail {
 // Defined by src/pool.cpp in this test's build (FL_POOL_FAIL_HOOK).
 void pool_fail_after(std::size_t n) noexcept;
 long pool_live_blocks() noexcept;
-}  // namespace fl::inline FL_ABI_NS::detail
+}  // namespace detail
+}  // namespace FL_ABI_NS
+}  // namespace fl
 
 namespace {
 

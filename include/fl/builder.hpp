@@ -28,7 +28,8 @@
 #include <string_view>
 #include <utility>
 
-namespace fl::inline FL_ABI_NS {
+namespace fl {
+inline namespace FL_ABI_NS {
 
 class string_builder {
  public:
@@ -102,4 +103,5 @@ class string_builder {
   string text_;
 };
 
-}  // namespace fl::inline FL_ABI_NS
+}  // namespace FL_ABI_NS
+}  // namespace fl

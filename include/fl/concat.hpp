@@ -35,7 +35,8 @@
 #include <tuple>
 #include <type_traits>
 
-namespace fl::inline FL_ABI_NS {
+namespace fl {
+inline namespace FL_ABI_NS {
 
 namespace detail {
 
@@ -131,4 +132,5 @@ basic_string<A>& append(basic_string<A>& s, const Args&... args) {
   return s;
 }
 
-}  // namespace fl::inline FL_ABI_NS
+}  // namespace FL_ABI_NS
+}  // namespace fl

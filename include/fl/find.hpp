@@ -27,7 +27,8 @@
 #include <cstring>
 #include <string_view>
 
-namespace fl::inline FL_ABI_NS {
+namespace fl {
+inline namespace FL_ABI_NS {
 
 inline constexpr std::size_t npos = std::string_view::npos;
 
@@ -106,4 +107,5 @@ inline std::size_t find_last_not_of(std::string_view hay, std::string_view set,
                                                                 set.size(), true);
 }
 
-}  // namespace fl::inline FL_ABI_NS
+}  // namespace FL_ABI_NS
+}  // namespace fl

@@ -350,7 +350,8 @@ static inline void fl_str_clear(fl_str* s) {
 #include <new>
 #include <type_traits>
 
-namespace fl::inline FL_ABI_NS {
+namespace fl {
+inline namespace FL_ABI_NS {
 inline string& as_string(fl_str* s) noexcept {
   return *::new (static_cast<void*>(s))
       string(detail::string_access::from_core(detail::string_core::load(s)));
@@ -363,7 +364,8 @@ static_assert(sizeof(fl_str) == sizeof(detail::string_core) &&
               alignof(fl_str) == alignof(detail::string_core));
 static_assert(std::is_standard_layout_v<string> && std::is_trivially_copyable_v<fl_str> &&
               std::is_trivially_copyable_v<detail::string_core>);
-}  // namespace fl::inline FL_ABI_NS
+}  // namespace FL_ABI_NS
+}  // namespace fl
 #endif
 
 #endif /* FL_FL_H */

@@ -43,7 +43,9 @@
 #error "fl/fmt.hpp needs {fmt} (libfmt-dev) or a standard library with <format>"
 #endif
 
-namespace fl::inline FL_ABI_NS::detail {
+namespace fl {
+inline namespace FL_ABI_NS {
+namespace detail {
 
 // The string format spec, as far as fl::rope supports it:
 //   [[fill]align][width][.precision][s]
@@ -203,7 +205,9 @@ struct rope_formatter {
   }
 };
 
-}  // namespace fl::inline FL_ABI_NS::detail
+}  // namespace detail
+}  // namespace FL_ABI_NS
+}  // namespace fl
 
 // The formatter specializations of one formatting library (NS: fmt or std;
 // VIEW its string view, ERROR its format error), built on view_formatter and
@@ -223,7 +227,8 @@ struct rope_formatter {
 
 FL_FORMATTERS_(fmt, fmt::string_view, fmt::format_error)
 
-namespace fl::inline FL_ABI_NS {
+namespace fl {
+inline namespace FL_ABI_NS {
 namespace detail {
 
 // A {fmt} buffer over an fl::string's storage: {fmt} writes its output into
@@ -315,7 +320,8 @@ template <class... T>
   return s;
 }
 
-}  // namespace fl::inline FL_ABI_NS
+}  // namespace FL_ABI_NS
+}  // namespace fl
 
 #endif  // FL_HAVE_FMT
 

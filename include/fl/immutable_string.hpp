@@ -35,7 +35,8 @@
 #include <string_view>
 #include <type_traits>
 
-namespace fl::inline FL_ABI_NS {
+namespace fl {
+inline namespace FL_ABI_NS {
 
 namespace detail {
 // Types an immutable_string can be made from or compared with: anything that
@@ -260,7 +261,8 @@ inline char immutable_string::at(size_type i) const {
   return data()[i];
 }
 
-}  // namespace fl::inline FL_ABI_NS
+}  // namespace FL_ABI_NS
+}  // namespace fl
 
 // Equal to std::hash<std::string_view> of the same text, so a map keyed by
 // immutable_string can be probed with views.

@@ -28,7 +28,8 @@
 #include <filesystem>
 #include <string_view>
 
-namespace fl::inline FL_ABI_NS {
+namespace fl {
+inline namespace FL_ABI_NS {
 
 inline namespace FL_ROPE_NS {
 class rope;
@@ -77,4 +78,5 @@ template <class Path, std::same_as<rope> R>
 requires std::same_as<Path, std::filesystem::path>
 void write_file(const Path& path, const R& text) { detail::write_rope_file(path.c_str(), text); }
 
-}  // namespace fl::inline FL_ABI_NS
+}  // namespace FL_ABI_NS
+}  // namespace fl

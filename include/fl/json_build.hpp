@@ -22,7 +22,8 @@
 #include <type_traits>
 #include <utility>
 
-namespace fl::inline FL_ABI_NS {
+namespace fl {
+inline namespace FL_ABI_NS {
 
 class json_text;
 
@@ -111,4 +112,5 @@ class json_text {
   std::string text_;
 };
 
-}  // namespace fl::inline FL_ABI_NS
+}  // namespace FL_ABI_NS
+}  // namespace fl

@@ -73,7 +73,8 @@
 #include <string>
 #include <string_view>
 
-namespace fl::inline FL_ABI_NS {
+namespace fl {
+inline namespace FL_ABI_NS {
 
 // Invalid JSON text: offset() is the byte of the input where the text stops
 // being JSON, reason() says why ("invalid escape", "invalid UTF-8", ...).
@@ -613,4 +614,5 @@ T json_store::value(std::string_view json_pointer, const T& fallback) const
   return read<T>(json_pointer, &fallback);
 }
 
-}  // namespace fl::inline FL_ABI_NS
+}  // namespace FL_ABI_NS
+}  // namespace fl

@@ -92,7 +92,8 @@
 #include <type_traits>
 #include <utility>
 
-namespace fl::inline FL_ABI_NS {
+namespace fl {
+inline namespace FL_ABI_NS {
 
 class mapped_space;
 
@@ -487,7 +488,8 @@ fptr<T> mapped_space::to_fptr(const T* p) const {
   return fptr<T>(static_cast<std::uint64_t>(reinterpret_cast<const std::byte*>(p) - base_));
 }
 
-}  // namespace fl::inline FL_ABI_NS
+}  // namespace FL_ABI_NS
+}  // namespace fl
 
 template <class T>
 struct std::hash<fl::fptr<T>> {

@@ -55,7 +55,8 @@
 #include <string_view>
 #include <type_traits>
 
-namespace fl::inline FL_ABI_NS {
+namespace fl {
+inline namespace FL_ABI_NS {
 
 namespace detail {
 
@@ -240,4 +241,5 @@ class persist {
   detail::persist_file file_;
 };
 
-}  // namespace fl::inline FL_ABI_NS
+}  // namespace FL_ABI_NS
+}  // namespace fl

@@ -13,7 +13,8 @@
 #include <stdexcept>
 #include <string>
 
-namespace fl::inline FL_ABI_NS {
+namespace fl {
+inline namespace FL_ABI_NS {
 
 class persist_error : public std::runtime_error {
  public:
@@ -27,4 +28,5 @@ class persist_error : public std::runtime_error {
   std::string reason_;
 };
 
-}  // namespace fl::inline FL_ABI_NS
+}  // namespace FL_ABI_NS
+}  // namespace fl

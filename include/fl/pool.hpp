@@ -52,7 +52,8 @@
 #include <new>
 #include <type_traits>
 
-namespace fl::inline FL_ABI_NS {
+namespace fl {
+inline namespace FL_ABI_NS {
 
 // Counters of the calling thread's cache since the thread started.
 struct pool_statistics {
@@ -195,7 +196,8 @@ class pool_allocator {
   }
 };
 
-}  // namespace fl::inline FL_ABI_NS
+}  // namespace FL_ABI_NS
+}  // namespace fl
 
 // Inline fast paths of pool_allocate, pool_deallocate and pool_good_size.
 #include <fl/detail/pool_impl.hpp>

@@ -16,7 +16,8 @@
 #include <string_view>
 #include <type_traits>
 
-namespace fl::inline FL_ABI_NS {
+namespace fl {
+inline namespace FL_ABI_NS {
 
 namespace detail {
 // The part of pstring's layout (src/persist/persist_format.hpp) that the
@@ -79,4 +80,5 @@ class pstring {
 };
 static_assert(sizeof(pstring) == 24 && std::is_trivially_copyable_v<pstring>);
 
-}  // namespace fl::inline FL_ABI_NS
+}  // namespace FL_ABI_NS
+}  // namespace fl

@@ -24,7 +24,8 @@
 #include <string_view>
 #include <type_traits>
 
-namespace fl::inline FL_ABI_NS {
+namespace fl {
+inline namespace FL_ABI_NS {
 inline namespace FL_ROPE_NS {
 class rope;
 
@@ -43,9 +44,12 @@ enum class line_break : std::uint8_t {
   lf_crlf,
 };
 }  // namespace FL_ROPE_NS
-}  // namespace fl::inline FL_ABI_NS
+}  // namespace FL_ABI_NS
+}  // namespace fl
 
-namespace fl::inline FL_ABI_NS::detail {
+namespace fl {
+inline namespace FL_ABI_NS {
+namespace detail {
 enum class text_metric : unsigned char;  // chars, newlines, utf16 (src/text_count.hpp)
 inline namespace FL_ROPE_NS {
 // Checks depth, balance, sizes, offsets and reference counts of the whole
@@ -61,9 +65,12 @@ concept rope_operand = std::is_same_v<std::remove_cvref_t<R>, rope>;
 template <class T>
 concept rope_text = !rope_operand<T> && std::is_convertible_v<const T&, std::string_view>;
 }  // namespace FL_ROPE_NS
-}  // namespace fl::inline FL_ABI_NS::detail
+}  // namespace detail
+}  // namespace FL_ABI_NS
+}  // namespace fl
 
-namespace fl::inline FL_ABI_NS {
+namespace fl {
+inline namespace FL_ABI_NS {
 inline namespace FL_ROPE_NS {
 
 class rope {
@@ -782,7 +789,8 @@ std::size_t find(const R& r, std::string_view needle, std::size_t pos = 0) noexc
 }
 
 }  // namespace FL_ROPE_NS
-}  // namespace fl::inline FL_ABI_NS
+}  // namespace FL_ABI_NS
+}  // namespace fl
 
 template <>
 struct std::hash<fl::rope> {

@@ -30,7 +30,8 @@
 #include <type_traits>
 #include <utility>
 
-namespace fl::inline FL_ABI_NS {
+namespace fl {
+inline namespace FL_ABI_NS {
 
 // The source forms that assign() and append() both take, as std::string has
 // them, written once for both: op(str, pos, count), op(s), op(first, last),
@@ -760,7 +761,8 @@ namespace literals {
 inline string operator""_fs(const char* s, std::size_t n) { return string(s, n); }
 }  // namespace literals
 
-}  // namespace fl::inline FL_ABI_NS
+}  // namespace FL_ABI_NS
+}  // namespace fl
 
 // Hashes exactly like std::string_view, so a map keyed by fl::string can be
 // probed with a view.
@@ -771,7 +773,8 @@ struct std::hash<fl::basic_string<A>> {
   }
 };
 
-namespace fl::inline FL_ABI_NS {
+namespace fl {
+inline namespace FL_ABI_NS {
 
 // A transparent hash for unordered containers of fl strings: with
 // std::equal_to<>, `std::unordered_map<fl::string, V, fl::string_hash,
@@ -784,7 +787,8 @@ struct string_hash {
   }
 };
 
-}  // namespace fl::inline FL_ABI_NS
+}  // namespace FL_ABI_NS
+}  // namespace fl
 
 #include <fl/detail/string_impl.hpp>
 #include <fl/detail/string_plus.hpp>

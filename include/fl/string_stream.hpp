@@ -12,7 +12,8 @@
 #include <istream>
 #include <locale>
 
-namespace fl::inline FL_ABI_NS {
+namespace fl {
+inline namespace FL_ABI_NS {
 
 namespace detail {
 // Chars read from a stream go to the string 128 at a time, not one append
@@ -128,4 +129,5 @@ std::istream& getline(std::istream& is, basic_string<A>& s) {
   return getline(is, s, is.widen('\n'));
 }
 
-}  // namespace fl::inline FL_ABI_NS
+}  // namespace FL_ABI_NS
+}  // namespace fl

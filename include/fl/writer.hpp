@@ -40,7 +40,8 @@
 #include <string_view>
 #include <type_traits>
 
-namespace fl::inline FL_ABI_NS {
+namespace fl {
+inline namespace FL_ABI_NS {
 
 class writer {
  public:
@@ -162,4 +163,5 @@ class writer {
   std::unique_ptr<char[]> buffer_;  // fd mode
 };
 
-}  // namespace fl::inline FL_ABI_NS
+}  // namespace FL_ABI_NS
+}  // namespace fl

@@ -28,7 +28,8 @@
 #include <unordered_map>
 #include <vector>
 
-namespace fl::inline FL_ABI_NS {
+namespace fl {
+inline namespace FL_ABI_NS {
 namespace {
 
 using detail::json::append_token;
@@ -192,4 +193,5 @@ fl::string json_diff(const json_value& from, const json_value& to) {
   return d.finish();
 }
 
-}  // namespace fl::inline FL_ABI_NS
+}  // namespace FL_ABI_NS
+}  // namespace fl

@@ -11,7 +11,10 @@
 #include <stdexcept>
 #include <string>
 
-namespace fl::inline FL_ABI_NS::detail::json {
+namespace fl {
+inline namespace FL_ABI_NS {
+namespace detail {
+namespace json {
 
 void dump_double(double d, byte_buffer& out) {
   char buf[32];
@@ -217,9 +220,13 @@ fl::string store_file::dump(const json_value& v) const {
   return fl::string(std::string_view(reinterpret_cast<const char*>(out.data()), out.size()));
 }
 
-}  // namespace fl::inline FL_ABI_NS::detail::json
+}  // namespace json
+}  // namespace detail
+}  // namespace FL_ABI_NS
+}  // namespace fl
 
-namespace fl::inline FL_ABI_NS {
+namespace fl {
+inline namespace FL_ABI_NS {
 
 fl::string json_value::dump() const {
   file_->check(stamp_);
@@ -242,4 +249,5 @@ fl::string json_store::dump() const { return file_->dump(file_->root_value()); }
 
 fl::string json_store::dump(int indent) const { return root().dump(indent); }
 
-}  // namespace fl::inline FL_ABI_NS
+}  // namespace FL_ABI_NS
+}  // namespace fl

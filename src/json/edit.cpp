@@ -16,7 +16,10 @@
 #include <string_view>
 #include <vector>
 
-namespace fl::inline FL_ABI_NS::detail::json {
+namespace fl {
+inline namespace FL_ABI_NS {
+namespace detail {
+namespace json {
 
 namespace {
 
@@ -415,9 +418,13 @@ void store_file::find_replaced(const json_ref& r, std::uint32_t depth, std::uint
   }
 }
 
-}  // namespace fl::inline FL_ABI_NS::detail::json
+}  // namespace json
+}  // namespace detail
+}  // namespace FL_ABI_NS
+}  // namespace fl
 
-namespace fl::inline FL_ABI_NS {
+namespace fl {
+inline namespace FL_ABI_NS {
 
 using detail::json::json_ref;
 
@@ -476,4 +483,5 @@ void json_store::put(std::string_view json_pointer, const json_text& value, pare
   }
 }
 
-}  // namespace fl::inline FL_ABI_NS
+}  // namespace FL_ABI_NS
+}  // namespace fl

@@ -25,7 +25,10 @@
 #include <string_view>
 #include <vector>
 
-namespace fl::inline FL_ABI_NS::detail::json {
+namespace fl {
+inline namespace FL_ABI_NS {
+namespace detail {
+namespace json {
 
 // A growable byte array that is never zero-filled (the builder writes every
 // byte it keeps), holding the bytes of file offsets [base, base + size).
@@ -266,4 +269,7 @@ void append_utf8(std::string& out, std::uint32_t cp);
 void dump_double(double d, byte_buffer& out);
 void dump_string(std::string_view s, byte_buffer& out);
 
-}  // namespace fl::inline FL_ABI_NS::detail::json
+}  // namespace json
+}  // namespace detail
+}  // namespace FL_ABI_NS
+}  // namespace fl

@@ -24,7 +24,8 @@
 #include <simdjson.h>
 #endif
 
-namespace fl::inline FL_ABI_NS {
+namespace fl {
+inline namespace FL_ABI_NS {
 
 namespace {
 std::string json_error_what(std::size_t offset, std::size_t line, std::size_t column,
@@ -570,4 +571,5 @@ void parse_fast(std::string_view text, builder& b, const std::function<void()>& 
 }
 
 }  // namespace detail::json
-}  // namespace fl::inline FL_ABI_NS
+}  // namespace FL_ABI_NS
+}  // namespace fl

@@ -20,7 +20,8 @@
 #include <utility>
 #include <vector>
 
-namespace fl::inline FL_ABI_NS {
+namespace fl {
+inline namespace FL_ABI_NS {
 namespace detail::json {
 namespace {
 
@@ -420,4 +421,5 @@ void json_store::merge_patch(std::string_view merge_patch_text) {
   merge(*this, "", patch);
 }
 
-}  // namespace fl::inline FL_ABI_NS
+}  // namespace FL_ABI_NS
+}  // namespace fl

@@ -12,7 +12,10 @@
 #include <string>
 #include <string_view>
 
-namespace fl::inline FL_ABI_NS::detail::json {
+namespace fl {
+inline namespace FL_ABI_NS {
+namespace detail {
+namespace json {
 
 // Member lookup in object `obj` (below `limit`): the position of the last
 // member named `key`, or npos.
@@ -170,9 +173,13 @@ void out_of_range_number(const json_value& v, const char* want, const std::strin
                           " is outside its range");
 }
 
-}  // namespace fl::inline FL_ABI_NS::detail::json
+}  // namespace json
+}  // namespace detail
+}  // namespace FL_ABI_NS
+}  // namespace fl
 
-namespace fl::inline FL_ABI_NS {
+namespace fl {
+inline namespace FL_ABI_NS {
 
 using detail::json::json_ref;
 using detail::json::kind;
@@ -331,4 +338,5 @@ std::string json_store::value(std::string_view json_pointer, const char* fallbac
   return v ? v->get<std::string>() : std::string(fallback);
 }
 
-}  // namespace fl::inline FL_ABI_NS
+}  // namespace FL_ABI_NS
+}  // namespace fl

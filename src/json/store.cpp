@@ -19,7 +19,10 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-namespace fl::inline FL_ABI_NS::detail::json {
+namespace fl {
+inline namespace FL_ABI_NS {
+namespace detail {
+namespace json {
 
 std::filesystem::path with_suffix(const std::filesystem::path& p, const char* suffix) {
   std::filesystem::path r = p;
@@ -312,9 +315,13 @@ void store_file::read_head() {
   if (head_.offset() >= tail_base_) damaged("the root object lies past the carved blocks");
 }
 
-}  // namespace fl::inline FL_ABI_NS::detail::json
+}  // namespace json
+}  // namespace detail
+}  // namespace FL_ABI_NS
+}  // namespace fl
 
-namespace fl::inline FL_ABI_NS {
+namespace fl {
+inline namespace FL_ABI_NS {
 
 json_store::json_store(std::unique_ptr<detail::json::store_file> f) noexcept
     : file_(std::move(f)) {}
@@ -387,4 +394,5 @@ json_store json_store::open_or_create(const std::filesystem::path& file) {
   return create(file);
 }
 
-}  // namespace fl::inline FL_ABI_NS
+}  // namespace FL_ABI_NS
+}  // namespace fl

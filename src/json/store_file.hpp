@@ -31,7 +31,10 @@
 #include <string_view>
 #include <vector>
 
-namespace fl::inline FL_ABI_NS::detail::json {
+namespace fl {
+inline namespace FL_ABI_NS {
+namespace detail {
+namespace json {
 
 inline bool valid_kind(std::uint8_t k) noexcept {
   return k >= static_cast<std::uint8_t>(kind::null_v) &&
@@ -199,4 +202,7 @@ class store_file {
   void read_head();
 };
 
-}  // namespace fl::inline FL_ABI_NS::detail::json
+}  // namespace json
+}  // namespace detail
+}  // namespace FL_ABI_NS
+}  // namespace fl

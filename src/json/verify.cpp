@@ -14,7 +14,10 @@
 #include <string_view>
 #include <vector>
 
-namespace fl::inline FL_ABI_NS::detail::json {
+namespace fl {
+inline namespace FL_ABI_NS {
+namespace detail {
+namespace json {
 
 namespace {
 
@@ -225,9 +228,13 @@ class verifier {
 
 }  // namespace
 
-}  // namespace fl::inline FL_ABI_NS::detail::json
+}  // namespace json
+}  // namespace detail
+}  // namespace FL_ABI_NS
+}  // namespace fl
 
-namespace fl::inline FL_ABI_NS {
+namespace fl {
+inline namespace FL_ABI_NS {
 
 std::uint64_t json_store::verify() const {
   const detail::json::store_file& f = *file_;
@@ -239,4 +246,5 @@ std::uint64_t json_store::verify() const {
   return detail::json::verifier(f, census).run();
 }
 
-}  // namespace fl::inline FL_ABI_NS
+}  // namespace FL_ABI_NS
+}  // namespace fl

@@ -19,7 +19,8 @@
 
 #include <sys/mman.h>
 
-namespace fl::inline FL_ABI_NS {
+namespace fl {
+inline namespace FL_ABI_NS {
 
 // ---- allocator ---------------------------------------------------------------
 
@@ -503,4 +504,5 @@ fptr<void> mapped_space::allocate_end_run(std::size_t bytes, std::size_t blocks)
   return fptr<void>(b);
 }
 
-}  // namespace fl::inline FL_ABI_NS
+}  // namespace FL_ABI_NS
+}  // namespace fl

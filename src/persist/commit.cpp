@@ -19,7 +19,8 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 
-namespace fl::inline FL_ABI_NS {
+namespace fl {
+inline namespace FL_ABI_NS {
 namespace detail {
 
 namespace {
@@ -639,4 +640,5 @@ std::string space_census::check_all_pages() const { return check_pages(0, p_->si
 
 std::uint64_t space_census::root() const noexcept { return p_->m.alloc.root; }
 
-}  // namespace fl::inline FL_ABI_NS
+}  // namespace FL_ABI_NS
+}  // namespace fl

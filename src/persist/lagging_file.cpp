@@ -23,7 +23,9 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 
-namespace fl::inline FL_ABI_NS::detail {
+namespace fl {
+inline namespace FL_ABI_NS {
+namespace detail {
 
 namespace {
 
@@ -323,4 +325,6 @@ void catch_up(space_state& s) {
   forget_caught_up(s, *t, target, true);
 }
 
-}  // namespace fl::inline FL_ABI_NS::detail
+}  // namespace detail
+}  // namespace FL_ABI_NS
+}  // namespace fl

@@ -18,7 +18,9 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 
-namespace fl::inline FL_ABI_NS::detail {
+namespace fl {
+inline namespace FL_ABI_NS {
+namespace detail {
 
 // ---- writing ----
 
@@ -298,4 +300,6 @@ void refuse_unfinished_v1(const space_state& s, const space_meta& m) {
                 ": open it once with a build that writes format 1 to finish the commit");
 }
 
-}  // namespace fl::inline FL_ABI_NS::detail
+}  // namespace detail
+}  // namespace FL_ABI_NS
+}  // namespace fl

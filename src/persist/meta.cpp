@@ -12,7 +12,9 @@
 #include <random>
 #include <string>
 
-namespace fl::inline FL_ABI_NS::detail {
+namespace fl {
+inline namespace FL_ABI_NS {
+namespace detail {
 
 namespace {
 
@@ -186,4 +188,6 @@ void write_slot(space_state& s, space_meta m, bool log_bit) {
     throw_errno(s.path, flush_failed ? "fdatasync" : "write of the meta page", e);
 }
 
-}  // namespace fl::inline FL_ABI_NS::detail
+}  // namespace detail
+}  // namespace FL_ABI_NS
+}  // namespace fl

@@ -23,7 +23,8 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 
-namespace fl::inline FL_ABI_NS {
+namespace fl {
+inline namespace FL_ABI_NS {
 namespace detail {
 
 namespace {
@@ -604,4 +605,5 @@ void mapped_space::rename(const std::filesystem::path& to) {
 
 void mapped_space::set_durable(bool durable) noexcept { st_->durable = durable; }
 
-}  // namespace fl::inline FL_ABI_NS
+}  // namespace FL_ABI_NS
+}  // namespace fl

@@ -15,7 +15,9 @@
 #include <string>
 #include <vector>
 
-namespace fl::inline FL_ABI_NS::detail {
+namespace fl {
+inline namespace FL_ABI_NS {
+namespace detail {
 
 std::uint32_t page_crc(const std::byte* base, std::uint64_t page) noexcept {
   return crc32c(base + page * space_page, space_page);
@@ -161,4 +163,6 @@ std::string check_page_crcs(const std::byte* file, const space_meta& m) {
   return {};
 }
 
-}  // namespace fl::inline FL_ABI_NS::detail
+}  // namespace detail
+}  // namespace FL_ABI_NS
+}  // namespace fl

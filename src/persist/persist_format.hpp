@@ -23,7 +23,9 @@
 #include <cstring>
 #include <type_traits>
 
-namespace fl::inline FL_ABI_NS::detail {
+namespace fl {
+inline namespace FL_ABI_NS {
+namespace detail {
 
 // Written as a native u32; reads back as 0x04030201 on a machine of the other
 // byte order.
@@ -293,4 +295,6 @@ constexpr std::uint64_t round_up(std::uint64_t n, std::uint64_t a) noexcept {
   return (n + a - 1) / a * a;
 }
 
-}  // namespace fl::inline FL_ABI_NS::detail
+}  // namespace detail
+}  // namespace FL_ABI_NS
+}  // namespace fl

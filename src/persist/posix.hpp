@@ -23,7 +23,9 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-namespace fl::inline FL_ABI_NS::detail {
+namespace fl {
+inline namespace FL_ABI_NS {
+namespace detail {
 
 // "<step>: <strerror(err)>" as a persist_error for `path`.
 [[noreturn]] inline void throw_errno(const std::filesystem::path& path, const char* step, int err) {
@@ -252,4 +254,6 @@ inline bool preadv_all(int fd, iovec* iov, std::size_t count, std::uint64_t off)
   return true;
 }
 
-}  // namespace fl::inline FL_ABI_NS::detail
+}  // namespace detail
+}  // namespace FL_ABI_NS
+}  // namespace fl

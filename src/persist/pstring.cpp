@@ -12,7 +12,8 @@
 #include <new>
 #include <string_view>
 
-namespace fl::inline FL_ABI_NS {
+namespace fl {
+inline namespace FL_ABI_NS {
 
 namespace {
 constexpr std::size_t tag_byte = detail::pstring_tag_byte;
@@ -170,4 +171,5 @@ void pstring::destroy(mapped_space& space, fptr<pstring> p) {
   space.deallocate(p);
 }
 
-}  // namespace fl::inline FL_ABI_NS
+}  // namespace FL_ABI_NS
+}  // namespace fl

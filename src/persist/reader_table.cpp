@@ -43,7 +43,9 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 
-namespace fl::inline FL_ABI_NS::detail {
+namespace fl {
+inline namespace FL_ABI_NS {
+namespace detail {
 
 namespace {
 
@@ -811,4 +813,6 @@ std::uint64_t oldest_pinned_generation(const space_state& s) {
   return s.readers ? min_pin(*s.readers, g) : g;
 }
 
-}  // namespace fl::inline FL_ABI_NS::detail
+}  // namespace detail
+}  // namespace FL_ABI_NS
+}  // namespace fl

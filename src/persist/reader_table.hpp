@@ -12,7 +12,9 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace fl::inline FL_ABI_NS::detail {
+namespace fl {
+inline namespace FL_ABI_NS {
+namespace detail {
 
 inline std::atomic_ref<std::uint64_t> word(std::byte* map, std::uint64_t off) noexcept {
   return std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(map + off));
@@ -40,4 +42,6 @@ void clear_ring(std::byte* map);
 // The smallest pin below `upto` that a live reader holds, else `upto`.
 std::uint64_t min_pin(const reader_table& t, std::uint64_t upto);
 
-}  // namespace fl::inline FL_ABI_NS::detail
+}  // namespace detail
+}  // namespace FL_ABI_NS
+}  // namespace fl

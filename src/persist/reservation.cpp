@@ -9,7 +9,9 @@
 
 #include <sys/mman.h>
 
-namespace fl::inline FL_ABI_NS::detail {
+namespace fl {
+inline namespace FL_ABI_NS {
+namespace detail {
 
 namespace {
 
@@ -90,4 +92,6 @@ void give_reservation(std::byte* base, std::uint64_t mapped, std::uint64_t bytes
   ::munmap(base, bytes);
 }
 
-}  // namespace fl::inline FL_ABI_NS::detail
+}  // namespace detail
+}  // namespace FL_ABI_NS
+}  // namespace fl

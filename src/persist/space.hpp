@@ -43,7 +43,9 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 
-namespace fl::inline FL_ABI_NS::detail {
+namespace fl {
+inline namespace FL_ABI_NS {
+namespace detail {
 
 // How a space maps: its whole address range is reserved (inaccessible,
 // anonymous, no swap accounted), and the file is mapped over the range's
@@ -542,10 +544,13 @@ void catch_up(space_state& s);
 // Whether a checkpoint may run: the data file holds the newest commit.
 bool file_is_current(const space_state& s) noexcept;
 
-}  // namespace fl::inline FL_ABI_NS::detail
+}  // namespace detail
+}  // namespace FL_ABI_NS
+}  // namespace fl
 
 // The names the space's sources use unqualified, in one place.
-namespace fl::inline FL_ABI_NS {
+namespace fl {
+inline namespace FL_ABI_NS {
 using detail::block_header;
 using detail::class_size;
 using detail::log_extent;
@@ -553,4 +558,5 @@ using detail::space_class_count;
 using detail::space_first_block;
 using detail::space_meta;
 using detail::space_page;
-}  // namespace fl::inline FL_ABI_NS
+}  // namespace FL_ABI_NS
+}  // namespace fl

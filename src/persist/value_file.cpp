@@ -18,7 +18,8 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 
-namespace fl::inline FL_ABI_NS {
+namespace fl {
+inline namespace FL_ABI_NS {
 
 namespace {
 
@@ -273,4 +274,5 @@ void persist_file::update(void* value, void (*apply)(void*, void*), void* ctx) c
 }
 
 }  // namespace detail
-}  // namespace fl::inline FL_ABI_NS
+}  // namespace FL_ABI_NS
+}  // namespace fl

@@ -9,7 +9,9 @@
 #include <stdexcept>
 #include <string>
 
-namespace fl::inline FL_ABI_NS::detail {
+namespace fl {
+inline namespace FL_ABI_NS {
+namespace detail {
 inline namespace FL_ROPE_NS {
 
 unsigned rope_height(const rope& r) noexcept { return r.root_.p ? r.root_.p->height : 0; }
@@ -81,4 +83,6 @@ void check_invariants(const rope& r) {
 }
 
 }  // namespace FL_ROPE_NS
-}  // namespace fl::inline FL_ABI_NS::detail
+}  // namespace detail
+}  // namespace FL_ABI_NS
+}  // namespace fl

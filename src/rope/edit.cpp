@@ -13,7 +13,9 @@
 #include <stdexcept>
 #include <tuple>
 
-namespace fl::inline FL_ABI_NS::detail {
+namespace fl {
+inline namespace FL_ABI_NS {
+namespace detail {
 inline namespace FL_ROPE_NS {
 
 bool append_in_place(edge& root, std::string_view text) noexcept {
@@ -104,9 +106,12 @@ bool append_flat_grow(edge& root, std::string_view text) {
 
 }  // namespace
 }  // namespace FL_ROPE_NS
-}  // namespace fl::inline FL_ABI_NS::detail
+}  // namespace detail
+}  // namespace FL_ABI_NS
+}  // namespace fl
 
-namespace fl::inline FL_ABI_NS {
+namespace fl {
+inline namespace FL_ABI_NS {
 inline namespace FL_ROPE_NS {
 
 using detail::edge;
@@ -411,4 +416,5 @@ rope& rope::replace(size_type pos, size_type n, const rope& other) {
 }
 
 }  // namespace FL_ROPE_NS
-}  // namespace fl::inline FL_ABI_NS
+}  // namespace FL_ABI_NS
+}  // namespace fl

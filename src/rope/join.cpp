@@ -5,7 +5,9 @@
 // itself never allocates and cannot fail halfway through an in-place edit.
 #include "rope_impl.hpp"
 
-namespace fl::inline FL_ABI_NS::detail {
+namespace fl {
+inline namespace FL_ABI_NS {
+namespace detail {
 inline namespace FL_ROPE_NS {
 namespace {
 
@@ -315,4 +317,6 @@ edge join_piece(edge root, edge piece, bool piece_last) {
 }
 
 }  // namespace FL_ROPE_NS
-}  // namespace fl::inline FL_ABI_NS::detail
+}  // namespace detail
+}  // namespace FL_ABI_NS
+}  // namespace fl

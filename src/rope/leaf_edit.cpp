@@ -12,7 +12,9 @@
 #include <cstring>
 #include <string_view>
 
-namespace fl::inline FL_ABI_NS::detail {
+namespace fl {
+inline namespace FL_ABI_NS {
+namespace detail {
 inline namespace FL_ROPE_NS {
 
 // (metrics.hpp)
@@ -435,9 +437,12 @@ bool edit_in_leaf(edge& root, std::size_t pos, std::size_t n, std::string_view t
 }
 
 }  // namespace FL_ROPE_NS
-}  // namespace fl::inline FL_ABI_NS::detail
+}  // namespace detail
+}  // namespace FL_ABI_NS
+}  // namespace fl
 
-namespace fl::inline FL_ABI_NS {
+namespace fl {
+inline namespace FL_ABI_NS {
 inline namespace FL_ROPE_NS {
 
 // Chars [i, i + n) of a tree (i + n <= char_count(), lf mode, a short
@@ -517,4 +522,5 @@ bool rope::ends_at_leaf_end(const unsigned* idx, const detail::edge* leaf, std::
 }
 
 }  // namespace FL_ROPE_NS
-}  // namespace fl::inline FL_ABI_NS
+}  // namespace FL_ABI_NS
+}  // namespace fl

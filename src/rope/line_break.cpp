@@ -33,7 +33,9 @@
 #include <stdexcept>
 #include <string>
 
-namespace fl::inline FL_ABI_NS::detail {
+namespace fl {
+inline namespace FL_ABI_NS {
+namespace detail {
 inline namespace FL_ROPE_NS {
 namespace {
 
@@ -77,9 +79,12 @@ void check_line_breaks(const edge& root) {
 }
 
 }  // namespace FL_ROPE_NS
-}  // namespace fl::inline FL_ABI_NS::detail
+}  // namespace detail
+}  // namespace FL_ABI_NS
+}  // namespace fl
 
-namespace fl::inline FL_ABI_NS {
+namespace fl {
+inline namespace FL_ABI_NS {
 inline namespace FL_ROPE_NS {
 
 rope::rope(const rope& other, line_break mode) : rope(other) { set_line_break_mode(mode); }
@@ -188,4 +193,5 @@ rope rope::line_text(size_type i) const {
 }
 
 }  // namespace FL_ROPE_NS
-}  // namespace fl::inline FL_ABI_NS
+}  // namespace FL_ABI_NS
+}  // namespace fl

@@ -10,7 +10,9 @@
 #include <cstddef>
 #include <vector>
 
-namespace fl::inline FL_ABI_NS::detail {
+namespace fl {
+inline namespace FL_ABI_NS {
+namespace detail {
 inline namespace FL_ROPE_NS {
 
 // The positions b (ascending) at which a leaf ending with '\r' meets a leaf
@@ -24,4 +26,6 @@ std::vector<std::size_t> split_line_breaks(const edge& root);
 void check_line_breaks(const edge& root);
 
 }  // namespace FL_ROPE_NS
-}  // namespace fl::inline FL_ABI_NS::detail
+}  // namespace detail
+}  // namespace FL_ABI_NS
+}  // namespace fl

@@ -32,7 +32,9 @@
 #include <utility>
 #include <stdexcept>
 
-namespace fl::inline FL_ABI_NS::detail {
+namespace fl {
+inline namespace FL_ABI_NS {
+namespace detail {
 inline namespace FL_ROPE_NS {
 namespace {
 
@@ -538,9 +540,12 @@ void fill_metrics(edge& e) noexcept {
 }
 
 }  // namespace FL_ROPE_NS
-}  // namespace fl::inline FL_ABI_NS::detail
+}  // namespace detail
+}  // namespace FL_ABI_NS
+}  // namespace fl
 
-namespace fl::inline FL_ABI_NS {
+namespace fl {
+inline namespace FL_ABI_NS {
 inline namespace FL_ROPE_NS {
 
 using detail::text_metric;
@@ -657,9 +662,12 @@ rope rope::line(size_type i) const {
 }
 
 }  // namespace FL_ROPE_NS
-}  // namespace fl::inline FL_ABI_NS
+}  // namespace FL_ABI_NS
+}  // namespace fl
 
-namespace fl::inline FL_ABI_NS::detail {
+namespace fl {
+inline namespace FL_ABI_NS {
+namespace detail {
 inline namespace FL_ROPE_NS {
 
 std::size_t rope_count(const rope& r, char ch) noexcept {
@@ -669,4 +677,6 @@ std::size_t rope_count(const rope& r, char ch) noexcept {
 }
 
 }  // namespace FL_ROPE_NS
-}  // namespace fl::inline FL_ABI_NS::detail
+}  // namespace detail
+}  // namespace FL_ABI_NS
+}  // namespace fl

@@ -10,7 +10,9 @@
 #include <cstddef>
 #include <utility>
 
-namespace fl::inline FL_ABI_NS::detail {
+namespace fl {
+inline namespace FL_ABI_NS {
+namespace detail {
 inline namespace FL_ROPE_NS {
 
 // Frees the block index chain of a chunk being destroyed.
@@ -201,4 +203,6 @@ void fill_metrics(edge& e) noexcept;
 void check_line_index(const char* fn, std::size_t i, std::size_t lines);
 
 }  // namespace FL_ROPE_NS
-}  // namespace fl::inline FL_ABI_NS::detail
+}  // namespace detail
+}  // namespace FL_ABI_NS
+}  // namespace fl

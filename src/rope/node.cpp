@@ -9,7 +9,9 @@
 #include <cstdio>
 #include <cstdlib>
 
-namespace fl::inline FL_ABI_NS::detail {
+namespace fl {
+inline namespace FL_ABI_NS {
+namespace detail {
 inline namespace FL_ROPE_NS {
 
 #ifdef FL_ROPE_FAIL_HOOK
@@ -144,4 +146,6 @@ long rope_live_blocks() noexcept { return live_blocks - static_cast<long>(spares
 #endif
 
 }  // namespace FL_ROPE_NS
-}  // namespace fl::inline FL_ABI_NS::detail
+}  // namespace detail
+}  // namespace FL_ABI_NS
+}  // namespace fl

@@ -13,7 +13,9 @@
 #include <stdexcept>
 #include <string>
 
-namespace fl::inline FL_ABI_NS::detail {
+namespace fl {
+inline namespace FL_ABI_NS {
+namespace detail {
 inline namespace FL_ROPE_NS {
 
 leaf_view seek(const edge& root, std::size_t pos) noexcept {
@@ -106,9 +108,12 @@ class stream_hash {
 
 }  // namespace
 }  // namespace FL_ROPE_NS
-}  // namespace fl::inline FL_ABI_NS::detail
+}  // namespace detail
+}  // namespace FL_ABI_NS
+}  // namespace fl
 
-namespace fl::inline FL_ABI_NS {
+namespace fl {
+inline namespace FL_ABI_NS {
 inline namespace FL_ROPE_NS {
 
 char rope::at(size_type pos) const {
@@ -357,4 +362,5 @@ std::ostream& operator<<(std::ostream& os, const rope& r) {
   return os;
 }
 }  // namespace FL_ROPE_NS
-}  // namespace fl::inline FL_ABI_NS
+}  // namespace FL_ABI_NS
+}  // namespace fl

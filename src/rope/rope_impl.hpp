@@ -35,7 +35,9 @@
 #include <string_view>
 #include <utility>
 
-namespace fl::inline FL_ABI_NS::detail {
+namespace fl {
+inline namespace FL_ABI_NS {
+namespace detail {
 inline namespace FL_ROPE_NS {
 
 // ---------------------------------------------------------------- sizes
@@ -335,4 +337,6 @@ bool edit_in_leaf(edge& root, std::size_t pos, std::size_t n, std::string_view t
 void check_tree(const edge& root);
 
 }  // namespace FL_ROPE_NS
-}  // namespace fl::inline FL_ABI_NS::detail
+}  // namespace detail
+}  // namespace FL_ABI_NS
+}  // namespace fl

@@ -10,7 +10,9 @@
 #include <stdexcept>
 #include <tuple>
 
-namespace fl::inline FL_ABI_NS::detail {
+namespace fl {
+inline namespace FL_ABI_NS {
+namespace detail {
 inline namespace FL_ROPE_NS {
 
 // Splits the owned edge t at pos (0 <= pos <= t.len) into owned halves.
@@ -168,9 +170,12 @@ edge build(std::string_view text, std::size_t cap_hint) {
 // Appends in place along the right spine when every node on it is unique
 
 }  // namespace FL_ROPE_NS
-}  // namespace fl::inline FL_ABI_NS::detail
+}  // namespace detail
+}  // namespace FL_ABI_NS
+}  // namespace fl
 
-namespace fl::inline FL_ABI_NS {
+namespace fl {
+inline namespace FL_ABI_NS {
 inline namespace FL_ROPE_NS {
 
 using detail::edge;
@@ -279,4 +284,5 @@ rope rope::substr(size_type pos, size_type n) const {
 // bytes). So every byte is searched O(1) times: O(n + m) overall, however
 
 }  // namespace FL_ROPE_NS
-}  // namespace fl::inline FL_ABI_NS
+}  // namespace FL_ABI_NS
+}  // namespace fl

@@ -15,7 +15,9 @@
 #include <cpuid.h>
 #endif
 
-namespace fl::inline FL_ABI_NS::detail {
+namespace fl {
+inline namespace FL_ABI_NS {
+namespace detail {
 
 namespace {
 
@@ -195,4 +197,6 @@ bool force_isa(isa level) noexcept {
   return true;
 }
 
-}  // namespace fl::inline FL_ABI_NS::detail
+}  // namespace detail
+}  // namespace FL_ABI_NS
+}  // namespace fl

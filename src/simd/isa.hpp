@@ -20,7 +20,9 @@
 
 #include <cstddef>
 
-namespace fl::inline FL_ABI_NS::detail {
+namespace fl {
+inline namespace FL_ABI_NS {
+namespace detail {
 
 // The levels, lowest first; a level includes every level below it.
 enum class isa : unsigned char {
@@ -84,4 +86,6 @@ isa install_find_kernels(isa level) noexcept;
 isa install_text_count_kernels(isa level) noexcept;
 isa install_crc32c_kernel(isa level) noexcept;
 
-}  // namespace fl::inline FL_ABI_NS::detail
+}  // namespace detail
+}  // namespace FL_ABI_NS
+}  // namespace fl

@@ -18,7 +18,9 @@
 #include <stdint.h>
 #include <string.h>
 
-namespace fl::inline FL_ABI_NS::detail {
+namespace fl {
+inline namespace FL_ABI_NS {
+namespace detail {
 namespace {
 
 using uchar = unsigned char;
@@ -100,4 +102,6 @@ struct v256 : byte_lanes<32> {
 #endif
 
 }  // namespace
-}  // namespace fl::inline FL_ABI_NS::detail
+}  // namespace detail
+}  // namespace FL_ABI_NS
+}  // namespace fl

@@ -23,7 +23,9 @@
 #include <type_traits>
 #include <utility>
 
-namespace fl::inline FL_ABI_NS::detail {
+namespace fl {
+inline namespace FL_ABI_NS {
+namespace detail {
 
 // const char*, char* and char arrays (which decay to them).
 template <class T>
@@ -99,4 +101,6 @@ class concat_expression {
 template <class... Ops>
 struct is_concat_expr<concat_expression<Ops...>> : std::true_type {};
 
-}  // namespace fl::inline FL_ABI_NS::detail
+}  // namespace detail
+}  // namespace FL_ABI_NS
+}  // namespace fl

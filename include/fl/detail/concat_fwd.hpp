@@ -10,7 +10,9 @@
 #include <cstddef>
 #include <type_traits>
 
-namespace fl::inline FL_ABI_NS::detail {
+namespace fl {
+inline namespace FL_ABI_NS {
+namespace detail {
 
 // Specialized to true_type by each expression type.
 template <class T>
@@ -30,4 +32,6 @@ concept concat_expr = is_concat_expr_v<E> && requires(const E& e, char* out) {
   noexcept->std::same_as<char*>;
 };
 
-}  // namespace fl::inline FL_ABI_NS::detail
+}  // namespace detail
+}  // namespace FL_ABI_NS
+}  // namespace fl

@@ -15,7 +15,8 @@
 #endif
 
 // The ABI namespace: everything of fl's C++ side lives in
-// `namespace fl::inline FL_ABI_NS` (fl::abi_v1::string, spelled fl::string).
+// `namespace fl { inline namespace FL_ABI_NS {` (fl::abi_v1::string, spelled
+// fl::string).
 // Much of fl is compiled into its users (the string core, the pool's inline
 // size-class tables, the rope's nodes), so a program that mixes objects built
 // against two incompatible layouts must fail to link rather than run with

@@ -18,7 +18,9 @@
 #include <atomic>
 #include <cstddef>
 
-namespace fl::inline FL_ABI_NS::detail {
+namespace fl {
+inline namespace FL_ABI_NS {
+namespace detail {
 
 // fl::find past the inline short path: memchr for one byte, else the
 // installed kernel. Requires 1 <= m and pos + m <= n.
@@ -30,4 +32,6 @@ extern std::atomic<rfind_fn> rfind_kernel;
 extern std::atomic<first_of_fn> first_of_kernel;
 extern std::atomic<last_of_fn> last_of_kernel;
 
-}  // namespace fl::inline FL_ABI_NS::detail
+}  // namespace detail
+}  // namespace FL_ABI_NS
+}  // namespace fl

@@ -9,7 +9,9 @@
 
 #include <cstddef>
 
-namespace fl::inline FL_ABI_NS::detail {
+namespace fl {
+inline namespace FL_ABI_NS {
+namespace detail {
 
 // Substring kernel. Requires 2 <= m and pos + m <= n. Returns the first match
 // start >= pos, or npos.
@@ -27,4 +29,6 @@ using first_of_fn = std::size_t (*)(const char* hay, std::size_t n, const char* 
 using last_of_fn = std::size_t (*)(const char* hay, std::size_t end, const char* set, std::size_t k,
                                    bool negate) noexcept;
 
-}  // namespace fl::inline FL_ABI_NS::detail
+}  // namespace detail
+}  // namespace FL_ABI_NS
+}  // namespace fl

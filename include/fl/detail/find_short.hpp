@@ -23,7 +23,9 @@
 #include <emmintrin.h>
 #endif
 
-namespace fl::inline FL_ABI_NS::detail {
+namespace fl {
+inline namespace FL_ABI_NS {
+namespace detail {
 
 // Haystacks up to this size take the inline paths. Past it, the kernels'
 // wider vectors and Two-Way fallback win (bench string/find_1k_13).
@@ -109,4 +111,6 @@ inline constexpr std::size_t short_hay_max = 128;
   return npos;
 }
 
-}  // namespace fl::inline FL_ABI_NS::detail
+}  // namespace detail
+}  // namespace FL_ABI_NS
+}  // namespace fl

@@ -45,7 +45,9 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace fl::inline FL_ABI_NS::detail {
+namespace fl {
+inline namespace FL_ABI_NS {
+namespace detail {
 
 struct immutable_rep;
 
@@ -147,4 +149,6 @@ inline void immutable_release(immutable_rep* r) noexcept {
   immutable_release_shared(r);
 }
 
-}  // namespace fl::inline FL_ABI_NS::detail
+}  // namespace detail
+}  // namespace FL_ABI_NS
+}  // namespace fl

@@ -51,7 +51,10 @@
 #include <cstdint>
 #include <type_traits>
 
-namespace fl::inline FL_ABI_NS::detail::json {
+namespace fl {
+inline namespace FL_ABI_NS {
+namespace detail {
+namespace json {
 
 // "flJSONst" read as a little-endian uint64.
 inline constexpr std::uint64_t file_magic = 0x74734e4f534a6c66ULL;
@@ -118,4 +121,7 @@ struct json_head {
 };
 static_assert(sizeof(json_head) == 32 && std::is_trivially_copyable_v<json_head>);
 
-}  // namespace fl::inline FL_ABI_NS::detail::json
+}  // namespace json
+}  // namespace detail
+}  // namespace FL_ABI_NS
+}  // namespace fl

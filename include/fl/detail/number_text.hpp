@@ -15,7 +15,9 @@
 #include <cstdint>
 #include <cstring>
 
-namespace fl::inline FL_ABI_NS::detail {
+namespace fl {
+inline namespace FL_ABI_NS {
+namespace detail {
 
 inline constexpr std::uint64_t pow10_u64[] = {1ULL,
                                               10ULL,
@@ -118,4 +120,6 @@ struct double_operand {
 // Measures v; out of line in src/concat.cpp.
 double_operand plan_double(double v) noexcept;
 
-}  // namespace fl::inline FL_ABI_NS::detail
+}  // namespace detail
+}  // namespace FL_ABI_NS
+}  // namespace fl

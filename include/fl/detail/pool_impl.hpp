@@ -58,7 +58,9 @@
 #define FL_POOL_UNPOISON(p, n) ((void)(p), (void)(n))
 #endif
 
-namespace fl::inline FL_ABI_NS::detail {
+namespace fl {
+inline namespace FL_ABI_NS {
+namespace detail {
 
 // Size classes: the scheme of detail/size_classes.hpp (16-byte steps up to
 // 128, then four per doubling) bounded by pool_max_cached_bytes: 16, ..., 128,
@@ -307,4 +309,6 @@ inline std::size_t pool_good_size(std::size_t bytes) noexcept {
   return pool_good_size_large(bytes);
 }
 
-}  // namespace fl::inline FL_ABI_NS::detail
+}  // namespace detail
+}  // namespace FL_ABI_NS
+}  // namespace fl

@@ -44,7 +44,9 @@
 #define FL_ROPE_NS_CAT(a, b) FL_ROPE_NS_CAT2(a, b)
 #define FL_ROPE_NS FL_ROPE_NS_CAT(rope_leaf, FL_ROPE_LEAF_MAX)
 
-namespace fl::inline FL_ABI_NS::detail {
+namespace fl {
+inline namespace FL_ABI_NS {
+namespace detail {
 inline namespace FL_ROPE_NS {
 
 // Leaf size, in bytes of text. 4096 keeps a leaf within a few cache-line
@@ -280,4 +282,6 @@ long rope_live_blocks() noexcept;
 #endif
 
 }  // namespace FL_ROPE_NS
-}  // namespace fl::inline FL_ABI_NS::detail
+}  // namespace detail
+}  // namespace FL_ABI_NS
+}  // namespace fl

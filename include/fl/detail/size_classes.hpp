@@ -22,7 +22,9 @@
 
 #include <cstdint>
 
-namespace fl::inline FL_ABI_NS::detail {
+namespace fl {
+inline namespace FL_ABI_NS {
+namespace detail {
 
 // The 16-byte classes: 16 .. 128.
 inline constexpr unsigned size_class_linear_count = 8;
@@ -56,4 +58,6 @@ consteval unsigned size_class_count(std::uint64_t max_bytes) {
 static_assert(class_size(size_class(129)) == 160 && class_size(size_class(256)) == 256 &&
               class_size(size_class(257)) == 320);
 
-}  // namespace fl::inline FL_ABI_NS::detail
+}  // namespace detail
+}  // namespace FL_ABI_NS
+}  // namespace fl

@@ -8,7 +8,9 @@
 
 #include <fl/string.hpp>
 
-namespace fl::inline FL_ABI_NS::detail {
+namespace fl {
+inline namespace FL_ABI_NS {
+namespace detail {
 
 struct string_access {
   using pool_string = basic_string<pool_allocator<char>>;
@@ -32,4 +34,6 @@ struct string_access {
   }
 };
 
-}  // namespace fl::inline FL_ABI_NS::detail
+}  // namespace detail
+}  // namespace FL_ABI_NS
+}  // namespace fl

@@ -19,7 +19,9 @@
 #include <cstring>
 #include <type_traits>
 
-namespace fl::inline FL_ABI_NS::detail {
+namespace fl {
+inline namespace FL_ABI_NS {
+namespace detail {
 
 // ---- policy: max_size and growth, one definition each ----
 
@@ -374,4 +376,6 @@ static_assert(string_core::tag_index / sizeof(std::size_t) == FL_STR_WORD_CAP &&
 static_assert(sizeof(void*) == 8 && std::endian::native == std::endian::little,
               "fl::string's layout is written for 64-bit little-endian targets");
 
-}  // namespace fl::inline FL_ABI_NS::detail
+}  // namespace detail
+}  // namespace FL_ABI_NS
+}  // namespace fl

@@ -15,7 +15,8 @@
 #include <string_view>
 #include <type_traits>
 
-namespace fl::inline FL_ABI_NS {
+namespace fl {
+inline namespace FL_ABI_NS {
 
 template <class Allocator = pool_allocator<char>>
 class basic_string;
@@ -81,4 +82,5 @@ concept char_range =
 char > ;
 
 }  // namespace detail
-}  // namespace fl::inline FL_ABI_NS
+}  // namespace FL_ABI_NS
+}  // namespace fl

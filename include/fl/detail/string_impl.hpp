@@ -8,7 +8,8 @@
 
 #include <functional>
 
-namespace fl::inline FL_ABI_NS {
+namespace fl {
+inline namespace FL_ABI_NS {
 
 namespace detail {
 
@@ -667,4 +668,5 @@ void basic_string<A>::resize_and_overwrite(size_type count, Operation op) {
   core_.set_size_any(static_cast<size_type>(r));
 }
 
-}  // namespace fl::inline FL_ABI_NS
+}  // namespace FL_ABI_NS
+}  // namespace fl

@@ -10,7 +10,9 @@
 #include <iterator>
 #include <type_traits>
 
-namespace fl::inline FL_ABI_NS::detail {
+namespace fl {
+inline namespace FL_ABI_NS {
+namespace detail {
 
 // A contiguous, random-access iterator over the chars of a string. A class
 // rather than a raw pointer so that calls such as erase(0) and
@@ -91,4 +93,6 @@ class string_iterator {
   T* p_ = nullptr;
 };
 
-}  // namespace fl::inline FL_ABI_NS::detail
+}  // namespace detail
+}  // namespace FL_ABI_NS
+}  // namespace fl

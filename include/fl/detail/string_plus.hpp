@@ -12,7 +12,8 @@
 #include <type_traits>
 #include <utility>
 
-namespace fl::inline FL_ABI_NS {
+namespace fl {
+inline namespace FL_ABI_NS {
 
 // ---- operator+ ----
 // std::string's operator+, overload for overload: every + returns a new string
@@ -160,4 +161,5 @@ basic_string<A> operator+(basic_string<A>&& l, basic_string<A>&& r) {
   return std::move(l);
 }
 
-}  // namespace fl::inline FL_ABI_NS
+}  // namespace FL_ABI_NS
+}  // namespace fl
