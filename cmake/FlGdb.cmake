@@ -1,5 +1,5 @@
 # GDB pretty-printers: libfl carries them in its .debug_gdb_scripts section
-# (src/gdb_scripts.cpp), so installing the library is enough for GDB to load
+# (src/debug/gdb_scripts.cpp), so installing the library is enough for GDB to load
 # them. The script is also installed on its own, for `source` by hand or for
 # binaries whose debug sections were stripped:
 #   (gdb) source <prefix>/share/fl/gdb/fl_printers.py

@@ -3,7 +3,7 @@
 # include/fl/detail/string_layout.h filled in, so that header is the only
 # owner of the string encoding (the printers need it where libfl's layout
 # table cannot be found). Sets FL_GDB_PRINTERS to the script's path; libfl
-# embeds that file (src/gdb_scripts.cpp) and the install rule copies it.
+# embeds that file (src/debug/gdb_scripts.cpp) and the install rule copies it.
 set(fl_string_layout_h "${PROJECT_SOURCE_DIR}/include/fl/detail/string_layout.h")
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${fl_string_layout_h}")
 file(STRINGS "${fl_string_layout_h}" fl_layout_defines REGEX "^#define FL_STR_[A-Z_]+ ")

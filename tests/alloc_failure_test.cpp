@@ -34,7 +34,7 @@
 namespace fl {
 inline namespace FL_ABI_NS {
 namespace detail {
-// Defined by src/pool.cpp in this test's build (FL_POOL_FAIL_HOOK).
+// Defined by src/pool/pool.cpp in this test's build (FL_POOL_FAIL_HOOK).
 void pool_fail_after(std::size_t n) noexcept;
 long pool_live_blocks() noexcept;
 }  // namespace detail

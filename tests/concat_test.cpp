@@ -427,7 +427,7 @@ TEST(ConcatTest, FloatingPointIsShortestRoundTrip) {
 }
 
 TEST(ConcatTest, DecimalLikeDoublesMatchToChars) {
-  // The values the fast path of src/concat.cpp takes: few significant digits,
+  // The values the fast path of src/concat/concat.cpp takes: few significant digits,
   // magnitudes 1e-7..1e17 (past both ends of the fast range), integers with
   // trailing zeros (where scientific is shorter) and ties of both notations.
   const auto seed = test_seed();

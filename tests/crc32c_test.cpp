@@ -2,7 +2,7 @@
 // three interleaved crc32-instruction lanes on SSE4.2, else the byte table)
 // against a bit-at-a-time CRC-32C written from the definition, on random
 // lengths, alignments and split points.
-#include "../src/crc32c.hpp"
+#include "persist/crc32c.hpp"
 
 #include "test_support.hpp"
 

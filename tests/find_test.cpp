@@ -8,8 +8,8 @@
 #include <fl/fl.hpp>
 #include <fl/find.hpp>
 
-#include "../src/find_kernel_set.hpp"
-#include "../src/simd/isa.hpp"
+#include "find/find_kernel_set.hpp"
+#include "simd/isa.hpp"
 
 #include <gtest/gtest.h>
 #include "test_support.hpp"

@@ -3,12 +3,12 @@
 // with FL_ISA set), the force_isa hook, and that every kernel family runs the
 // highest kernel it has at or below the active level and computes the same
 // results there.
-#include "../src/simd/isa.hpp"
+#include "simd/isa.hpp"
 
-#include "../src/crc32c.hpp"
+#include "persist/crc32c.hpp"
 #include <fl/find.hpp>
 
-#include "../src/text_count.hpp"
+#include "text/text_count.hpp"
 
 #include <gtest/gtest.h>
 

@@ -3,7 +3,7 @@
 // and a checkpoint later. These tests build the states a crash leaves (a
 // writer killed after its last sync(), a record torn mid-write, a run that
 // wrapped past a checkpoint, damaged records) and check what reopens.
-#include "../src/persist/persist_format.hpp"
+#include "persist/persist_format.hpp"
 #include <fl/mapped_space.hpp>
 
 #include <gtest/gtest.h>

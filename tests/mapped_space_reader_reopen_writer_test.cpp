@@ -7,7 +7,7 @@
 // reader's mapping (a compaction the reader has not seen).
 #include <fl/mapped_space.hpp>
 
-#include "persist_format.hpp"
+#include "persist/persist_format.hpp"
 #include "persist_support.hpp"
 #include "seq_block.hpp"
 

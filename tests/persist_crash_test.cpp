@@ -17,7 +17,7 @@
 //
 // Each test prints its counts (rounds, states checked, states lost, files
 // refused) on stdout.
-#include "../src/persist/persist_format.hpp"
+#include "persist/persist_format.hpp"
 #include <fl/persist.hpp>
 
 #include "persist_support.hpp"

@@ -5,8 +5,8 @@
 // read back leaf by leaf; join is checked against its plan (plan_join: the
 // inner nodes it takes from the stash and how the leaves that meet merge),
 // split against the strong guarantee (each allocation failing in turn).
-#include "../src/rope/metrics.hpp"
-#include "../src/rope/rope_impl.hpp"
+#include "rope/metrics.hpp"
+#include "rope/rope_impl.hpp"
 
 #include <gtest/gtest.h>
 #include "rope_support.hpp"

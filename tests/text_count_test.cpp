@@ -1,11 +1,11 @@
 // Tests of the byte-counting kernels behind fl::rope's text metrics and
-// fl::count (src/text_count.hpp): every length from 0 to 300 at every start
+// fl::count (src/text/text_count.hpp): every length from 0 to 300 at every start
 // offset within a vector, over random bytes biased towards the bytes the
 // predicates turn on ('\n', continuation bytes 0x80..0xBF, lead bytes
 // 0xC0..0xFF), against a byte-by-byte count. Covers the inline path for up
 // to 16 bytes, and the whole-vector loop, the 16-byte step and the 64-bit
 // tail of whichever kernel the CPU selects.
-#include "../src/text_count.hpp"
+#include "text/text_count.hpp"
 
 #include <gtest/gtest.h>
 #include "test_support.hpp"

@@ -50,7 +50,7 @@ enum class line_break : std::uint8_t {
 namespace fl {
 inline namespace FL_ABI_NS {
 namespace detail {
-enum class text_metric : unsigned char;  // chars, newlines, utf16 (src/text_count.hpp)
+enum class text_metric : unsigned char;  // chars, newlines, utf16 (src/text/text_count.hpp)
 inline namespace FL_ROPE_NS {
 // Checks depth, balance, sizes, offsets and reference counts of the whole
 // tree; throws std::logic_error naming the first broken invariant. O(n nodes).

@@ -739,7 +739,7 @@ std::istream& getline(std::istream&& is, basic_string<A>& s) {
   return getline(is, s);
 }
 
-// Compiled once, in src/string.cpp: fl::string's cold paths and both library
+// Compiled once, in src/string/string.cpp: fl::string's cold paths and both library
 // types' extractors. Only cold members are extern: GCC does not inline the
 // members of a class declared `extern template`, and hot paths must inline.
 #define FL_STRING_COLD_INSTANCES_(S, EXTERN)                   \

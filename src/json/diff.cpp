@@ -18,7 +18,7 @@
 //     increasing index order, so every index is valid when its operation runs.
 //   - an object with a repeated key (which RFC 8259 allows and the store
 //     keeps) is replaced whole: a pointer cannot tell its members apart.
-#include "json_internal.hpp"
+#include "json/json_internal.hpp"
 
 #include <fl/json_store.hpp>
 

@@ -1,7 +1,7 @@
 // src/json/dump.cpp: RFC 8259 text out of a json_store: a stored value's
 // text (dump()), indented text (dump(indent)), and the number and string
 // output that json_text's escaping shares.
-#include "store_file.hpp"
+#include "json/store_file.hpp"
 
 #include <array>
 #include <charconv>

@@ -4,7 +4,7 @@
 // publish_edit() moves them into blocks of the space and retires the blocks
 // they replace; put() over set() with parent creation. An edit is all or
 // nothing: a throw leaves the document as it was (atomic_edit).
-#include "store_file.hpp"
+#include "json/store_file.hpp"
 
 #include <algorithm>
 #include <cstddef>

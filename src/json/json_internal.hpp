@@ -8,9 +8,9 @@
 // one thread at a time (see fl/json_store.hpp).
 #pragma once
 
-#include "../crc32c.hpp"
+#include "persist/crc32c.hpp"
 #include <fl/detail/json_format.hpp>
-#include "../persist/persist_format.hpp"
+#include "persist/persist_format.hpp"
 #include <fl/json_store.hpp>
 
 #include <algorithm>

@@ -9,7 +9,7 @@
 // doubles beyond DBL_MAX) as their text. Any text simdjson rejects is parsed
 // again by parse_strict, which either throws the precise json_error or builds
 // the document. tests/json_parse_test.cpp checks that both agree.
-#include "json_internal.hpp"
+#include "json/json_internal.hpp"
 
 #include <charconv>
 #include <cstdio>

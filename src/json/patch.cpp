@@ -6,7 +6,7 @@
 // inverses run newest first, so the document is as before the patch. The
 // file is not touched either way until sync(), which commits the patch as one
 // commit.
-#include "json_internal.hpp"
+#include "json/json_internal.hpp"
 
 #include <fl/json_store.hpp>
 

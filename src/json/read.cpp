@@ -3,7 +3,7 @@
 // of an object of 16 or more members, a scan below that), RFC 6901 pointers,
 // and the errors typed reads raise (the actual type, the pointer, the index
 // and the size).
-#include "store_file.hpp"
+#include "json/store_file.hpp"
 
 #include <cstdlib>
 #include <cstring>

@@ -2,7 +2,7 @@
 // space published by the first sync(), open and refresh (readers), sync
 // (a commit), and compact (the document rewritten into a fresh space), with
 // the file locks that keep one writer per path.
-#include "store_file.hpp"
+#include "json/store_file.hpp"
 
 #include <fl/mapped_space.hpp>
 

@@ -18,7 +18,7 @@
 // Threads: one thread at a time (fl/json_store.hpp).
 #pragma once
 
-#include "json_internal.hpp"
+#include "json/json_internal.hpp"
 
 #include <fl/mapped_space.hpp>
 

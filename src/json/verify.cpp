@@ -3,7 +3,7 @@
 // reported with the JSON pointer of the value where it was found. Reads the
 // committed bytes only (the census's), so a writer's uncommitted edits and a
 // writer committing beside a reader change nothing it sees.
-#include "store_file.hpp"
+#include "json/store_file.hpp"
 
 #include <fl/mapped_space.hpp>
 

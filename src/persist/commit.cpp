@@ -5,10 +5,10 @@
 // ("Persistence").
 #include <fl/mapped_space.hpp>
 
-#include "persist_format.hpp"
+#include "persist/persist_format.hpp"
 
-#include "space.hpp"
-#include "posix.hpp"
+#include "persist/space.hpp"
+#include "persist/posix.hpp"
 
 #include <algorithm>
 #include <cstring>

@@ -6,11 +6,11 @@
 // reader_table.cpp's file comment; the design is docs/design.md ("Readers").
 #include <fl/mapped_space.hpp>
 
-#include "persist_format.hpp"
-#include "reader_table.hpp"
+#include "persist/persist_format.hpp"
+#include "persist/reader_table.hpp"
 
-#include "space.hpp"
-#include "posix.hpp"
+#include "persist/space.hpp"
+#include "persist/posix.hpp"
 
 #include <algorithm>
 #include <atomic>

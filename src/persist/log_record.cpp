@@ -4,10 +4,10 @@
 // replay of a run into the data file, the format-1 log's header, and the
 // log's size after a checkpoint. Recovery (open.cpp) and readers
 // (reader_table.cpp) read records only through these.
-#include "persist_format.hpp"
+#include "persist/persist_format.hpp"
 
-#include "posix.hpp"
-#include "space.hpp"
+#include "persist/posix.hpp"
+#include "persist/space.hpp"
 
 #include <algorithm>
 #include <cstring>

@@ -2,10 +2,10 @@
 // (persist_format.hpp, "fl::mapped_space data file"): its checks, the choice
 // of the newest of the two slots, its making and its one writer. The design
 // in docs/design.md ("Persistence", step 5).
-#include "persist_format.hpp"
+#include "persist/persist_format.hpp"
 
-#include "posix.hpp"
-#include "space.hpp"
+#include "persist/posix.hpp"
+#include "persist/space.hpp"
 
 #include <chrono>
 #include <cstring>

@@ -5,10 +5,10 @@
 // design in docs/design.md ("Persistence", "Rules").
 #include <fl/mapped_space.hpp>
 
-#include "persist_format.hpp"
+#include "persist/persist_format.hpp"
 
-#include "posix.hpp"
-#include "space.hpp"
+#include "persist/posix.hpp"
+#include "persist/space.hpp"
 
 #include <algorithm>
 #include <atomic>

@@ -5,9 +5,9 @@
 // of the table is computed here (page_crc, table_crc), set by commits
 // (update_page_crcs), and checked by reads (check_pages) and verify()
 // (check_page_crcs).
-#include "persist_format.hpp"
+#include "persist/persist_format.hpp"
 
-#include "space.hpp"
+#include "persist/space.hpp"
 
 #include <algorithm>
 #include <atomic>

@@ -14,7 +14,7 @@
 // Threads: constants and plain structs.
 #pragma once
 
-#include "../crc32c.hpp"
+#include "persist/crc32c.hpp"
 #include <fl/detail/size_classes.hpp>
 #include <fl/pstring.hpp>
 

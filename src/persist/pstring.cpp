@@ -6,7 +6,7 @@
 
 #include <fl/detail/string_core.hpp>
 
-#include "persist_format.hpp"
+#include "persist/persist_format.hpp"
 
 #include <cstring>
 #include <new>

@@ -5,8 +5,8 @@
 // std::atomic_ref: other processes share the mapping.
 #pragma once
 
-#include "persist_format.hpp"
-#include "space.hpp"
+#include "persist/persist_format.hpp"
+#include "persist/space.hpp"
 
 #include <atomic>
 #include <cstddef>

@@ -2,7 +2,7 @@
 // maps its file into (space.hpp: reserve_prot, file_prot), and the one range
 // a closed space leaves for the next open of the same size. The design in
 // docs/design.md ("Allocator", growth).
-#include "space.hpp"
+#include "persist/space.hpp"
 
 #include <mutex>
 #include <utility>

@@ -23,10 +23,10 @@
 // there.
 #pragma once
 
-#include "persist_format.hpp"
+#include "persist/persist_format.hpp"
 #include <fl/mapped_space.hpp>
 
-#include "posix.hpp"
+#include "persist/posix.hpp"
 
 #include <algorithm>
 #include <atomic>

@@ -2,9 +2,9 @@
 // (format in persist_format.hpp).
 #include <fl/persist.hpp>
 
-#include "persist_format.hpp"
+#include "persist/persist_format.hpp"
 
-#include "posix.hpp"
+#include "persist/posix.hpp"
 
 #include <memory>
 #include <string>

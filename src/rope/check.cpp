@@ -1,10 +1,10 @@
 // src/rope/check.cpp: detail::check_invariants, the checker the rope tests
 // call after every edit (depth, balance, sizes, offsets, reference counts,
 // metrics and block indexes), and detail::rope_height.
-#include "rope_impl.hpp"
+#include "rope/rope_impl.hpp"
 
-#include "line_break.hpp"
-#include "metrics.hpp"
+#include "rope/line_break.hpp"
+#include "rope/metrics.hpp"
 
 #include <stdexcept>
 #include <string>

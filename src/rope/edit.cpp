@@ -5,9 +5,9 @@
 // split, join, join), and the edits by char and UTF-16 unit, which find
 // their byte range and edit inside a leaf where they can
 // (rope::replace_chars_in_leaf, also in leaf_edit.cpp).
-#include "rope_impl.hpp"
+#include "rope/rope_impl.hpp"
 
-#include "metrics.hpp"
+#include "rope/metrics.hpp"
 
 #include <cstdio>
 #include <stdexcept>

@@ -3,7 +3,7 @@
 // nodes split on the way up), the plan that says beforehand what a join will
 // do, and the reservation that obtains what the plan needs, so that the join
 // itself never allocates and cannot fail halfway through an in-place edit.
-#include "rope_impl.hpp"
+#include "rope/rope_impl.hpp"
 
 namespace fl {
 inline namespace FL_ABI_NS {

@@ -5,9 +5,9 @@
 // kept head and tail). One body, edit_leaf, inlined into its two entries:
 // by byte (edit_in_leaf, which rope::splice in edit.cpp tries first) and by
 // char (rope::replace_chars_in_leaf, whose descent finds the leaf by chars).
-#include "rope_impl.hpp"
+#include "rope/rope_impl.hpp"
 
-#include "metrics.hpp"
+#include "rope/metrics.hpp"
 
 #include <cstring>
 #include <string_view>

@@ -24,10 +24,10 @@
 // checked for split breaks first (set_line_break_mode on a copy) unless it
 // is in lf_crlf mode or flat. Every edit therefore stays one splice and
 // keeps its strong guarantee.
-#include "line_break.hpp"
+#include "rope/line_break.hpp"
 
-#include "metrics.hpp"
-#include "rope_impl.hpp"
+#include "rope/metrics.hpp"
+#include "rope/rope_impl.hpp"
 
 #include <cstdio>
 #include <stdexcept>

@@ -1,5 +1,5 @@
 // src/rope/metrics.cpp: fl::rope's text metrics (chars, newlines, UTF-16
-// units; defined in src/text_count.hpp): computing them for edges an edit
+// units; defined in src/text/text_count.hpp): computing them for edges an edit
 // left unknown, the block index of big chunks, and the O(log n) queries that
 // descend the tree by a metric.
 //
@@ -23,7 +23,7 @@
 
 #include <fl/pool.hpp>
 
-#include "metrics.hpp"
+#include "rope/metrics.hpp"
 
 #include <algorithm>
 #include <atomic>

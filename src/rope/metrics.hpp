@@ -1,11 +1,11 @@
 // src/rope/metrics.hpp: what the files of src/rope/ share about
 // fl::rope's text metrics (private to src/). The metrics are defined in
-// src/text_count.hpp; where they are kept, in detail/rope_node.hpp (edge).
+// src/text/text_count.hpp; where they are kept, in detail/rope_node.hpp (edge).
 #pragma once
 
 #include <fl/detail/rope_node.hpp>
 
-#include "../text_count.hpp"
+#include "text/text_count.hpp"
 
 #include <cstddef>
 #include <utility>
@@ -69,7 +69,7 @@ inline bool one_per_byte(const edge& e, text_metric m) noexcept {
 // How far (in chars) a position is looked for by stepping from the hint.
 inline constexpr std::size_t hint_reach = 16;
 
-// Whether b is a UTF-8 continuation byte: not a char (src/text_count.hpp).
+// Whether b is a UTF-8 continuation byte: not a char (src/text/text_count.hpp).
 inline bool continuation(char b) noexcept { return (static_cast<unsigned char>(b) & 0xC0) == 0x80; }
 
 // Char k of the bytes [0, len) at p, given that byte h starts a char (or is

@@ -2,9 +2,9 @@
 // hook, chunks with a separate byte block, the per-thread stash of spare
 // inner nodes that joins take from, copying a shared node (mut), sub-nodes,
 // and destroy. See rope_impl.hpp for the ownership convention.
-#include "rope_impl.hpp"
+#include "rope/rope_impl.hpp"
 
-#include "metrics.hpp"
+#include "rope/metrics.hpp"
 
 #include <cstdio>
 #include <cstdlib>

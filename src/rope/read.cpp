@@ -1,9 +1,9 @@
 // src/rope/read.cpp: reading a rope without changing it: the descent to a
 // byte (seek), search across chunk boundaries, comparison, the chunking-
 // independent hash, flatten, copy and stream output.
-#include "rope_impl.hpp"
+#include "rope/rope_impl.hpp"
 
-#include "metrics.hpp"
+#include "rope/metrics.hpp"
 
 #include <fl/detail/string_access.hpp>
 #include <fl/find.hpp>

@@ -1,9 +1,9 @@
 // src/rope/split.cpp: cutting a rope in two (split), building a tree from a
 // text (build), the constructors, and substr, which shares the chunks of the
 // range it returns.
-#include "rope_impl.hpp"
+#include "rope/rope_impl.hpp"
 
-#include "metrics.hpp"
+#include "rope/metrics.hpp"
 
 #include <fl/detail/string_access.hpp>
 

@@ -2,7 +2,7 @@
 // cpuid (and xgetbv: AVX needs the operating system to save the YMM
 // registers), the levels of src/simd/isa_levels.def as feature masks, and the
 // active level (FL_ISA, force_isa).
-#include "isa.hpp"
+#include "simd/isa.hpp"
 
 #include <atomic>
 #include <cstdint>
@@ -73,7 +73,7 @@ struct level_info {
 constexpr level_info level_table[] = {
     {"scalar", 0},
 #define FL_ISA_LEVEL(name, features) {#name, mask_of(features)},
-#include "isa_levels.def"
+#include "simd/isa_levels.def"
 #undef FL_ISA_LEVEL
 };
 static_assert(std::size(level_table) == isa_count);

@@ -28,13 +28,13 @@ namespace detail {
 enum class isa : unsigned char {
   scalar,
 #define FL_ISA_LEVEL(name, features) name,
-#include "isa_levels.def"
+#include "simd/isa_levels.def"
 #undef FL_ISA_LEVEL
 };
 
 inline constexpr std::size_t isa_count = 1
 #define FL_ISA_LEVEL(name, features) +1
-#include "isa_levels.def"
+#include "simd/isa_levels.def"
 #undef FL_ISA_LEVEL
     ;
 

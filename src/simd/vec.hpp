@@ -1,5 +1,5 @@
 // src/simd/vec.hpp: the x86 vector types the SIMD kernels are written over
-// (src/find_simd.hpp, src/text_count_simd.hpp): v128, SSE2 (baseline on
+// (src/find/find_simd.hpp, src/text/text_count_simd.hpp): v128, SSE2 (baseline on
 // x86-64), and v256, AVX2, which exists only in translation units compiled
 // with -mavx2. Each kernel uses the operations it needs; the types hold the
 // union of them, one thin inline wrapper per instruction.
@@ -7,7 +7,7 @@
 // Internal linkage (an unnamed namespace), like the kernels: each ISA's
 // translation unit gets its own copy, so the linker can never substitute an
 // AVX2-compiled body for an SSE2 caller. Includes only C headers (see
-// src/find_avx2.cpp).
+// src/find/find_avx2.cpp).
 #pragma once
 
 #include <fl/detail/config.hpp>  // FL_ABI_NS

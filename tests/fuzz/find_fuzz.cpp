@@ -7,7 +7,7 @@
 // exact-size heap blocks so AddressSanitizer sees any read past either.
 #include <fl/find.hpp>
 
-#include "../../src/simd/isa.hpp"
+#include "simd/isa.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -6,7 +6,7 @@
 //    same store bytes.
 // 2. A text import() accepts dumps to text that imports again to the same
 //    dump, and every value the root holds can be read back by pointer.
-#include "json_internal.hpp"
+#include "json/json_internal.hpp"
 
 #include "fuzz_input.hpp"
 

@@ -15,9 +15,9 @@
 //      are then recomputed when byte 1 is odd
 #include "fuzz_input.hpp"
 
-#include "../../src/crc32c.hpp"
+#include "persist/crc32c.hpp"
 #include <fl/detail/json_format.hpp>
-#include "../../src/persist/persist_format.hpp"
+#include "persist/persist_format.hpp"
 #include <fl/json_store.hpp>
 
 #include <cstdint>

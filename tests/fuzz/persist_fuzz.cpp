@@ -11,7 +11,7 @@
 // sanitizer report, another exception, memory past -rss_limit_mb) is a bug.
 // After a successful open the root and every object reachable from it are
 // read through get(), which must never fault.
-#include "../../src/persist/persist_format.hpp"
+#include "persist/persist_format.hpp"
 #include <fl/persist.hpp>
 
 #include "fuzz_input.hpp"

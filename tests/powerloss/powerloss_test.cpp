@@ -33,7 +33,7 @@
 // write_fresh put past the committed size outlived a crash before the
 // commit's log flush (mapped_space's growth blocks); both fail here without
 // the fix.
-#include "../../src/crc32c.hpp"
+#include "persist/crc32c.hpp"
 #include <fl/json_store.hpp>
 #include <fl/mapped_space.hpp>
 #include <fl/persist.hpp>

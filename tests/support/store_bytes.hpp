@@ -7,8 +7,8 @@
 // fl/detail/json_format.hpp, never restating them.
 #pragma once
 
-#include "../../src/crc32c.hpp"
-#include "../../src/persist/persist_format.hpp"
+#include "persist/crc32c.hpp"
+#include "persist/persist_format.hpp"
 #include <fl/detail/json_format.hpp>
 
 #include <cstdint>

@@ -1,7 +1,7 @@
 // fl/detail/find_impl.hpp: what the inline functions of <fl/find.hpp> call:
 // the out-of-line substring search and the kernel pointers. Not part of the
 // public API. The kernels, their choice per instruction-set level and the
-// test hooks are private to the library (src/find_kernel_set.hpp,
+// test hooks are private to the library (src/find/find_kernel_set.hpp,
 // src/simd/isa.hpp).
 //
 // Dispatch: each kernel pointer starts out (constant-initialized, so it is

@@ -2,7 +2,7 @@
 // <fl/find.hpp> calls through the dispatch pointers of fl/detail/find_impl.hpp.
 // Not part of the public API. Also read by the kernels themselves (src/), so
 // it includes no C++ standard header with inline functions (see
-// src/find_avx2.cpp).
+// src/find/find_avx2.cpp).
 #pragma once
 
 #include <fl/detail/config.hpp>  // FL_ABI_NS

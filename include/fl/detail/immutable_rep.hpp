@@ -51,7 +51,7 @@ namespace detail {
 
 struct immutable_rep;
 
-// One per thread that has made a long immutable_string (src/immutable_string.cpp
+// One per thread that has made a long immutable_string (src/shared/immutable_string.cpp
 // creates it on the thread's first text and retires it at thread exit).
 struct immutable_owner {
   // Texts other threads pushed for merging; immutable_queue_closed once the

@@ -101,7 +101,7 @@ struct integer_operand {
 };
 
 // How a double prints, decided before anything is written (see
-// src/concat.cpp for the fast path and why it is exact). Doubles the fast
+// src/concat/concat.cpp for the fast path and why it is exact). Doubles the fast
 // path does not take are formatted by std::to_chars into `slow`.
 struct double_operand {
   enum class form : std::uint8_t { integer, point, leading_zero, scientific, slow };
@@ -117,7 +117,7 @@ struct double_operand {
   char* write(char* out) const noexcept;
 };
 
-// Measures v; out of line in src/concat.cpp.
+// Measures v; out of line in src/concat/concat.cpp.
 double_operand plan_double(double v) noexcept;
 
 }  // namespace detail

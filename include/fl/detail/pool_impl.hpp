@@ -15,7 +15,7 @@
 // and a thread's cache can always be handed back with free().
 //
 // A full class does not free the block it is given: it hands half of its list,
-// as one batch, to a process-wide exchange (src/pool.cpp), and an empty class
+// as one batch, to a process-wide exchange (src/pool/pool.cpp), and an empty class
 // takes a batch from there before it asks malloc. Blocks carry no owner, so a
 // batch goes to whichever thread runs dry next; under producer/consumer
 // traffic that is the producer, which gets its blocks back a batch at a time
@@ -214,7 +214,7 @@ struct pool_thread_cache {
 inline constinit thread_local pool_thread_cache pool_tls
     __attribute__((tls_model("initial-exec"))){};
 
-// Out of line (src/pool.cpp): cache misses, large blocks and full classes.
+// Out of line (src/pool/pool.cpp): cache misses, large blocks and full classes.
 [[nodiscard]] void* pool_allocate_slow(std::size_t bytes);
 void pool_deallocate_slow(void* p, std::size_t bytes) noexcept;
 std::size_t pool_good_size_large(std::size_t bytes) noexcept;

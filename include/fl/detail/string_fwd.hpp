@@ -30,7 +30,7 @@ namespace detail {
 
 struct string_access;
 
-// Out of line (src/string.cpp) so the throwing code stays off hot paths.
+// Out of line (src/string/string.cpp) so the throwing code stays off hot paths.
 // what(): "<fn>: pos (which is <pos>) > size() (which is <size>)", the
 // values named as libstdc++ names them; the at() form says ">=".
 [[noreturn]] void throw_string_out_of_range(const char* fn, std::size_t pos, std::size_t size);

@@ -2,7 +2,7 @@
  * (fl::detail::string_core, <fl/detail/string_core.hpp>) and C's fl_str
  * (<fl/fl.h>). Every constant of the encoding is written here and nowhere
  * else; both languages include this file and static_assert against it
- * (tests/c_api_test.c, src/c_api.cpp). Plain C11 preprocessor constants,
+ * (tests/c_api_test.c, src/c/c_api.cpp). Plain C11 preprocessor constants,
  * usable unchanged from C++.
  *
  * The 24 bytes are three machine words (64-bit little-endian targets only).

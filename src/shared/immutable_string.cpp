@@ -1,4 +1,4 @@
-// src/immutable_string.cpp
+// src/shared/immutable_string.cpp
 // fl::immutable_string: the out-of-line parts (making the shared block, the
 // slow paths of the biased count, each thread's owner record, hashing, errors,
 // stream output). Copies and destruction on the owning thread stay inline.

@@ -1,4 +1,4 @@
-// src/string.cpp
+// src/string/string.cpp
 // The compiled parts of fl::basic_string: the throws, kept out of line so that
 // the inline hot paths carry only a call; fl::string's one instantiation (its
 // members that are not inline: the cold paths), and the stream extractors of

@@ -1,6 +1,6 @@
-// src/crc32c_sse42.cpp: CRC-32C on the SSE4.2 crc32 instruction (this file is
+// src/persist/crc32c_sse42.cpp: CRC-32C on the SSE4.2 crc32 instruction (this file is
 // compiled with the flags of the sse42 level of src/simd/isa_levels.def and
-// entered only after the run-time check of that level, from src/crc32c.cpp).
+// entered only after the run-time check of that level, from src/persist/crc32c.cpp).
 //
 // The instruction takes 3 cycles but can start one every cycle, so a single
 // stream runs at a third of its throughput. Blocks of 3 * lane bytes are

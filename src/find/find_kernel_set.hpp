@@ -1,8 +1,8 @@
-// src/find_kernel_set.hpp: the search kernels of one instruction-set level as
-// a set, the SIMD sets (src/find_sse2.cpp, src/find_avx2.cpp), and the scalar
-// fallbacks every set reaches (src/find.cpp). Private to src/ and the tests.
+// src/find/find_kernel_set.hpp: the search kernels of one instruction-set level as
+// a set, the SIMD sets (src/find/find_sse2.cpp, src/find/find_avx2.cpp), and the scalar
+// fallbacks every set reaches (src/find/find.cpp). Private to src/ and the tests.
 // Read by the AVX2 kernel file, so it includes no C++ standard header with
-// inline functions (see src/find_avx2.cpp).
+// inline functions (see src/find/find_avx2.cpp).
 #pragma once
 
 #include <fl/detail/find_kernels.hpp>

@@ -1,10 +1,10 @@
-// src/find.cpp: the kernel choice of <fl/find.hpp> (the best set for the
+// src/find/find.cpp: the kernel choice of <fl/find.hpp> (the best set for the
 // level of src/simd/isa.hpp), the Two-Way (Crochemore-Perrin) searches that
 // bound every kernel to O(n + m), and the portable scalar kernels (used
 // without SIMD and for ranges shorter than a vector).
 #include <fl/detail/find_impl.hpp>
 
-#include "find_kernel_set.hpp"
+#include "find/find_kernel_set.hpp"
 #include "simd/isa.hpp"
 
 #include <algorithm>

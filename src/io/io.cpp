@@ -1,4 +1,4 @@
-// src/io.cpp
+// src/io/io.cpp
 // fl::read_file / fl::write_file over POSIX open/fstat/read/write.
 //
 // read_file's buffer is a pool block handed to the string without copying

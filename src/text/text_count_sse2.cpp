@@ -1,8 +1,8 @@
-// src/text_count_sse2.cpp: the 16-byte SSE2 counting kernels (baseline
-// x86-64), for CPUs without AVX2. The kernels are in src/text_count_simd.hpp.
+// src/text/text_count_sse2.cpp: the 16-byte SSE2 counting kernels (baseline
+// x86-64), for CPUs without AVX2. The kernels are in src/text/text_count_simd.hpp.
 #ifndef FL_NO_SIMD
 
-#include "text_count_simd.hpp"
+#include "text/text_count_simd.hpp"
 
 namespace fl {
 inline namespace FL_ABI_NS {

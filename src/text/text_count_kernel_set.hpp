@@ -1,15 +1,15 @@
-// src/text_count_kernel_set.hpp: the counting kernels of one instruction-set
-// level as a set (the functions of src/text_count.hpp, with the metric as an
-// int), for src/text_count.cpp to choose from by the level of
-// src/simd/isa.hpp. The SIMD sets are defined by src/text_count_sse2.cpp and
-// src/text_count_avx2.cpp; C headers only (see src/find_avx2.cpp).
+// src/text/text_count_kernel_set.hpp: the counting kernels of one instruction-set
+// level as a set (the functions of src/text/text_count.hpp, with the metric as an
+// int), for src/text/text_count.cpp to choose from by the level of
+// src/simd/isa.hpp. The SIMD sets are defined by src/text/text_count_sse2.cpp and
+// src/text/text_count_avx2.cpp; C headers only (see src/find/find_avx2.cpp).
 #pragma once
 
 #include <fl/detail/config.hpp>  // FL_ABI_NS
 
 #include <stddef.h>
 
-#include "text_count_word.hpp"
+#include "text/text_count_word.hpp"
 
 namespace fl {
 inline namespace FL_ABI_NS {

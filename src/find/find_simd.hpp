@@ -1,6 +1,6 @@
-// src/find_simd.hpp: the SIMD search kernels, written once over a vector
-// type V and instantiated by src/find_sse2.cpp (V = 16-byte SSE2) and
-// src/find_avx2.cpp (32-byte AVX2). Included only by those files; never by a
+// src/find/find_simd.hpp: the SIMD search kernels, written once over a vector
+// type V and instantiated by src/find/find_sse2.cpp (V = 16-byte SSE2) and
+// src/find/find_avx2.cpp (32-byte AVX2). Included only by those files; never by a
 // public header. The vector types are in src/simd/vec.hpp (the AVX2 one only
 // where the translation unit is compiled for it). (A 64-byte AVX-512BW
 // instantiation was measured on the AMD EPYC development machine and was
@@ -17,7 +17,7 @@
 // vector, by the next narrower kernel or a scalar loop.
 #pragma once
 
-#include "find_kernel_set.hpp"
+#include "find/find_kernel_set.hpp"
 
 #include "simd/vec.hpp"
 
@@ -465,8 +465,8 @@ std::size_t last_of_simd(const char* hay, std::size_t end, const char* set, std:
   }
 }
 
-// The four kernels over V as one kernel_set, for src/find_sse2.cpp and
-// src/find_avx2.cpp to export. Each entry is a plain function that the
+// The four kernels over V as one kernel_set, for src/find/find_sse2.cpp and
+// src/find/find_avx2.cpp to export. Each entry is a plain function that the
 // kernel is inlined into (or tail-called from), as the dispatcher calls it
 // through a pointer.
 template <class V>

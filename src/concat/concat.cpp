@@ -1,4 +1,4 @@
-// src/concat.cpp
+// src/concat/concat.cpp
 // fl::concat's number formatting: the shortest round-trip text of a double,
 // with a fast path for the values programs mostly print (a few significant
 // digits, magnitudes 1e-5 to 1e15) and std::to_chars for everything else.

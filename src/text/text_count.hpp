@@ -1,7 +1,7 @@
-// src/text_count.hpp: the byte-counting kernels behind fl::rope's text
+// src/text/text_count.hpp: the byte-counting kernels behind fl::rope's text
 // metrics and fl::count. Private to src/ (not installed). The kernels are
 // written once over a vector type in text_count_simd.hpp and compiled for
-// SSE2 (src/text_count_sse2.cpp) and AVX2 (src/text_count_avx2.cpp); the
+// SSE2 (src/text/text_count_sse2.cpp) and AVX2 (src/text/text_count_avx2.cpp); the
 // level is chosen by src/simd/isa.hpp, as for fl::find and CRC-32C.
 //
 // Definitions, for any bytes (valid UTF-8 or not):
@@ -18,7 +18,7 @@
 
 #include <cstddef>
 
-#include "text_count_word.hpp"
+#include "text/text_count_word.hpp"
 
 namespace fl {
 inline namespace FL_ABI_NS {

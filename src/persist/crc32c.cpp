@@ -1,7 +1,7 @@
-// src/crc32c.cpp: CRC-32C, the portable byte-table version and the choice
-// of the SSE4.2 kernel (src/crc32c_sse42.cpp) by the level of
+// src/persist/crc32c.cpp: CRC-32C, the portable byte-table version and the choice
+// of the SSE4.2 kernel (src/persist/crc32c_sse42.cpp) by the level of
 // src/simd/isa.hpp.
-#include "crc32c.hpp"
+#include "persist/crc32c.hpp"
 
 #include "simd/isa.hpp"
 

@@ -1,4 +1,4 @@
-// src/c_api.cpp
+// src/c/c_api.cpp
 // The C API (<fl/fl.h>): every function that edits its fl_str views it in
 // place as the fl::string with the same bytes (fl::as_string, which creates
 // that string from the bytes: see the rule in fl.h) and calls the member that

@@ -1,4 +1,4 @@
-// src/pool.cpp
+// src/pool/pool.cpp
 // The slow paths of the pool: cache misses, blocks above the cache limit,
 // full classes, the exchange of batches between threads, thread exit,
 // pool_trim() and pool_stats(). The fast paths (a pop or push on a

@@ -1,6 +1,6 @@
-// src/text_count_word.hpp: the text metrics of src/text_count.hpp counted in
+// src/text/text_count_word.hpp: the text metrics of src/text/text_count.hpp counted in
 // 64-bit words (SWAR), for ranges too short for a vector loop: the tails of
-// the SIMD kernels (src/text_count_simd.hpp) and the inline path of
+// the SIMD kernels (src/text/text_count_simd.hpp) and the inline path of
 // count_text for ranges of at most 16 bytes, which is what an edit counts
 // (the bytes it inserts and the bytes it removes).
 //
@@ -18,7 +18,7 @@ namespace fl {
 inline namespace FL_ABI_NS {
 namespace detail {
 
-// The three counts of a range (definitions in src/text_count.hpp), which
+// The three counts of a range (definitions in src/text/text_count.hpp), which
 // every counting path returns, the word-wise ones below included.
 struct text_counts {
   size_t chars = 0;

@@ -1,4 +1,4 @@
-// src/writer.cpp
+// src/io/writer.cpp
 // fl::writer's slow paths: draining the buffer to the descriptor and growing
 // the string. The inline paths in fl/writer.hpp handle every write that fits.
 #include <fl/writer.hpp>

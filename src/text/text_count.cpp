@@ -1,11 +1,11 @@
-// src/text_count.cpp: the counting functions of src/text_count.hpp, each a
+// src/text/text_count.cpp: the counting functions of src/text/text_count.hpp, each a
 // call through the kernel set installed for the level of src/simd/isa.hpp (the
-// sets of src/text_count_sse2.cpp and src/text_count_avx2.cpp, or the scalar
+// sets of src/text/text_count_sse2.cpp and src/text/text_count_avx2.cpp, or the scalar
 // code here).
-#include "text_count.hpp"
+#include "text/text_count.hpp"
 
 #include "simd/isa.hpp"
-#include "text_count_kernel_set.hpp"
+#include "text/text_count_kernel_set.hpp"
 
 #include <atomic>
 #include <cstdint>

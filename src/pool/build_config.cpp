@@ -1,4 +1,4 @@
-// src/build_config.cpp
+// src/pool/build_config.cpp
 // Checks, with the library's own compile flags, that the generated
 // <fl/detail/build_config.hpp> describes this build. A mismatch would make the
 // inline pool code of every consumer disagree with the library (see the

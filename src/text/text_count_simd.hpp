@@ -1,6 +1,6 @@
-// src/text_count_simd.hpp: the counting kernels of src/text_count.hpp written
+// src/text/text_count_simd.hpp: the counting kernels of src/text/text_count.hpp written
 // once over a vector type V (src/simd/vec.hpp); included by
-// src/text_count_sse2.cpp (V = SSE2) and src/text_count_avx2.cpp (V = AVX2). Internal linkage (unnamed
+// src/text/text_count_sse2.cpp (V = SSE2) and src/text/text_count_avx2.cpp (V = AVX2). Internal linkage (unnamed
 // namespace), so an AVX2-compiled body can never stand in for an SSE2 caller.
 //
 // Counting is a byte compare turned into 0/-1 lanes and subtracted from byte
@@ -9,8 +9,8 @@
 #pragma once
 
 #include "simd/vec.hpp"
-#include "text_count_kernel_set.hpp"
-#include "text_count_word.hpp"
+#include "text/text_count_kernel_set.hpp"
+#include "text/text_count_word.hpp"
 
 #include <immintrin.h>
 
@@ -239,8 +239,8 @@ size_t nth_item_simd(const uchar* p, size_t n, int metric, size_t k, size_t& ski
   return nth_item_fixed<V, 2>(p, n, k, skipped);
 }
 
-// The kernels over V as one set, for src/text_count_sse2.cpp and
-// src/text_count_avx2.cpp to export.
+// The kernels over V as one set, for src/text/text_count_sse2.cpp and
+// src/text/text_count_avx2.cpp to export.
 template <class V>
 struct text_count_entries {
   static text_counts count_text(const char* p, size_t n) noexcept {

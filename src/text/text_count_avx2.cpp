@@ -1,8 +1,8 @@
-// src/text_count_avx2.cpp: the 32-byte AVX2 counting kernels; compiled with
+// src/text/text_count_avx2.cpp: the 32-byte AVX2 counting kernels; compiled with
 // the flags of the avx2 level (src/simd/isa_levels.def) and entered only
 // after the run-time check of that level. Includes no C++ standard header
 // with inline functions (see find_avx2.cpp).
-#include "text_count_simd.hpp"
+#include "text/text_count_simd.hpp"
 
 namespace fl {
 inline namespace FL_ABI_NS {

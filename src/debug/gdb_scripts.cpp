@@ -1,4 +1,4 @@
-// src/gdb_scripts.cpp
+// src/debug/gdb_scripts.cpp
 // libfl's GDB pretty-printers, carried in the library itself: the
 // .debug_gdb_scripts section holds fl_printers.py (generated from
 // tools/gdb/fl_printers.py.in by cmake/FlGdbPrinters.cmake) as an inline
