@@ -146,7 +146,7 @@ void restart_log_beside_readers(space_state& s) {
     ++k;
   }
   const std::vector<std::byte> head =
-      encode_record_head(s.committed, runs, crc32c(images.data(), images.size()));
+      encode_record_head(s.committed, runs, record_data_crc(images.data(), images.size()));
   // 3. The new log, durable under a name of its own, then renamed over the
   // old one: readers that hold the old one open read on in it.
   const std::filesystem::path tmp = unique_sibling(s.log_path, "next");

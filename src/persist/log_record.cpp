@@ -78,9 +78,7 @@ std::uint64_t write_record(space_state& s, const space_meta& m,
     s.log_name_durable = true;
   }
   if (!s.log_open) s.log_head = 0;  // a new run starts at 0
-  std::uint32_t data_crc = 0;
-  for (const log_extent& r : runs) data_crc = crc32c(s.base + r.offset, r.length, data_crc);
-  const std::vector<std::byte> head = encode_record_head(m, runs, data_crc);
+  const std::vector<std::byte> head = encode_record_head(m, runs, record_data_crc(s.base, runs));
   log_record h;
   std::memcpy(&h, head.data(), sizeof h);
 
@@ -212,7 +210,7 @@ bool record_data_matches(int log_fd, const record_head& r) {
     const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(copy_chunk, sum - done));
     if (pread_full(log_fd, buf.data(), n, r.data_at() + done) != static_cast<long long>(n))
       return false;
-    crc = crc32c(buf.data(), n, crc);
+    crc = record_data_crc(buf.data(), n, crc);
     done += n;
   }
   return crc == r.head.data_crc;

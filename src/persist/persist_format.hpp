@@ -212,7 +212,7 @@ struct log_record {
   std::uint64_t extent_count;
   std::uint64_t data_bytes;    // sum of extent lengths
   std::uint64_t record_bytes;  // the whole record: head rounded to 4096, then data_bytes
-  std::uint32_t data_crc;      // CRC-32C of the extents' bytes
+  std::uint32_t data_crc;      // CRC-32C of the extents' bytes (record_data_crc)
   std::uint32_t head_crc;      // CRC-32C of bytes [0, 60), the meta image and the extent table
 };
 static_assert(sizeof(log_record) == 64 && std::is_trivially_copyable_v<log_record>);
@@ -228,6 +228,22 @@ struct log_extent {
   std::uint64_t length;
 };
 static_assert(sizeof(log_extent) == 16);
+// A record's data_crc: CRC-32C of its extents' bytes in extent order, whether
+// they lie one after another (the images as the log holds them; `so_far`
+// continues a checksum over earlier bytes of the same images) or each at its
+// place in a mapping `base` of the data file. Both give the same value for
+// the same bytes. Every writer and reader of data_crc calls these.
+inline std::uint32_t record_data_crc(const std::byte* images, std::size_t bytes,
+                                     std::uint32_t so_far = 0) noexcept {
+  return crc32c(images, bytes, so_far);
+}
+template <class Extents>
+std::uint32_t record_data_crc(const std::byte* base, const Extents& extents) noexcept {
+  std::uint32_t crc = 0;
+  for (const log_extent& e : extents)
+    crc = crc32c(base + e.offset, static_cast<std::size_t>(e.length), crc);
+  return crc;
+}
 // A commit that ends its record at or past this offset of the log makes the
 // next commit start with a checkpoint (the data file flushed, the log reused
 // from 0): it bounds the log and the replay after a crash.

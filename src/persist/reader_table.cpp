@@ -381,7 +381,8 @@ bool overlay(space_state& s, std::uint64_t& gen, std::uint64_t newest,
     std::erase_if(*pages, [&](std::uint64_t p) { return p >= s.size / space_page; });
   if (whole) {
     const std::byte* images = t.record_buf.data() + (r.data_at() - r.at);
-    if (crc32c(images, r.head.data_bytes) != r.head.data_crc) return false;
+    if (record_data_crc(images, static_cast<std::size_t>(r.head.data_bytes)) != r.head.data_crc)
+      return false;
     for (const log_extent& e : r.extents) {
       std::memcpy(s.base + e.offset, images, e.length);
       images += e.length;
@@ -393,9 +394,7 @@ bool overlay(space_state& s, std::uint64_t& gen, std::uint64_t newest,
     for (const log_extent& e : r.extents)
       iov.push_back({s.base + e.offset, static_cast<std::size_t>(e.length)});
     if (!preadv_all(t.log_fd.get(), iov.data(), iov.size(), r.data_at())) return false;
-    std::uint32_t crc = 0;
-    for (const log_extent& e : r.extents) crc = crc32c(s.base + e.offset, e.length, crc);
-    if (crc != r.head.data_crc) return false;
+    if (record_data_crc(s.base, r.extents) != r.head.data_crc) return false;
   }
   if (pages)
     for (const log_extent& e : r.extents)

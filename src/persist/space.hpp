@@ -338,7 +338,7 @@ void give_reservation(std::byte* base, std::uint64_t mapped, std::uint64_t bytes
 // ---- log_record.cpp ----
 
 // The head of a record of commit `m` (page runs `runs`, whose images have
-// CRC `data_crc`): what precedes the images in the log.
+// CRC `data_crc`, from record_data_crc): what precedes the images in the log.
 std::vector<std::byte> encode_record_head(const space_meta& m, const std::vector<log_extent>& runs,
                                           std::uint32_t data_crc);
 // The generation a log's run starts with, given the one the meta slot names:
