@@ -30,6 +30,18 @@
 //                      row's idle_rss_mb is the resident set then: what a
 //                      server whose workers each once handled one big request
 //                      keeps afterwards. Its time is the build, not a target.
+//   burst_then_idle    (4 threads only; rows burst_then_idle/<pattern>/<size>)
+//                      each thread makes strings of <size> bytes (64, 1k,
+//                      20k, 200k, 1m) until it holds about 100 MB, keeps them
+//                      all, frees them all and stops. Pattern `ctor`: each
+//                      string constructed at its size; `append`: built by
+//                      appends of 100-byte pieces (16-byte ones for 64 B).
+//                      Without `_exit` the threads stay alive and idle (they
+//                      make no call); with it they exit. After idle_burst_seconds
+//                      idle_rss_mb is the resident set; then the main thread
+//                      makes the library's one trim call for the whole process
+//                      (fl::pool_trim_all(); glibc's malloc_trim(0) for the
+//                      std rows) and trimmed_rss_mb is the resident set after it.
 // Items are strings made (all threads together).
 //
 // Timing: the threads form a team that lives for the whole benchmark (thread 0
@@ -49,8 +61,12 @@
 // where that reset is unavailable, getrusage's ru_maxrss, which never resets).
 #include "common.hpp"
 
+#include <fl/pool.hpp>
 #include <fl/string.hpp>
 
+#include <malloc.h>
+
+#include <algorithm>
 #include <barrier>
 #include <chrono>
 #include <cstdint>
@@ -64,10 +80,12 @@
 #include <memory>
 #include <mutex>
 #include <condition_variable>
+#include <latch>
 #include <string>
 #include <string_view>
 #include <sys/resource.h>
 #include <thread>
+#include <type_traits>
 #include <unistd.h>
 #include <utility>
 #include <vector>
@@ -542,6 +560,77 @@ void bm_big_then_idle(benchmark::State& st, std::size_t n) {
   fl_bench::set_items(st, n);
 }
 
+// ---- burst_then_idle ----
+
+// The idle time of the brief's measurement (issue 40): 0.6 s after the last
+// free, the same for every library.
+constexpr double idle_burst_seconds = 0.6;
+constexpr std::size_t burst_bytes_per_thread = std::size_t{100} * 1000 * 1000;
+constexpr std::size_t burst_threads = 4;
+
+// The one call that hands a whole process's free memory back: fl's, or glibc
+// malloc's for the std rows (under a preloaded allocator it finds nothing of
+// glibc's to trim, which is what such a program could call too).
+template <class Str>
+void trim_everything() {
+  if constexpr (std::is_same_v<Str, fl::string>) {
+    fl::pool_trim_all();
+  } else {
+    malloc_trim(0);
+  }
+}
+
+template <class Str>
+void bm_burst_then_idle(benchmark::State& st, std::size_t size, bool append, bool exit) {
+  const std::string peer = alloc_peer();
+  if (const char* sym = proof_symbol(peer); sym != nullptr && dlsym(RTLD_DEFAULT, sym) == nullptr) {
+    st.SkipWithError(
+        (peer + ": the allocator is not loaded (run with LD_PRELOAD, see Makefile)").c_str());
+    return;
+  }
+  const std::string text = fl_bench::random_text(size, fl_bench::salt("alloc/burst_then_idle"));
+  const std::size_t piece = size < 100 ? 16 : 100;
+  const std::size_t count = burst_bytes_per_thread / size;
+  for (auto _ : st) {
+    std::latch done(static_cast<std::ptrdiff_t>(burst_threads));
+    std::latch release(1);
+    std::vector<std::thread> threads;
+    for (std::size_t t = 0; t < burst_threads; ++t) {
+      threads.emplace_back([&] {
+        {
+          std::vector<Str> kept;
+          kept.reserve(count);
+          for (std::size_t i = 0; i < count; ++i) {
+            if (append) {
+              Str s;
+              for (std::size_t at = 0; at < size; at += piece)
+                s.append(text.data() + at, std::min(piece, size - at));
+              kept.push_back(std::move(s));
+            } else {
+              kept.emplace_back(text.data(), size);
+            }
+          }
+          benchmark::DoNotOptimize(kept.data());
+          benchmark::ClobberMemory();
+        }  // every string freed, then the vector
+        done.count_down();
+        if (!exit) release.wait();
+      });
+    }
+    done.wait();
+    if (exit)
+      for (auto& th : threads) th.join();
+    std::this_thread::sleep_for(std::chrono::duration<double>(idle_burst_seconds));
+    st.counters["idle_rss_mb"] = current_rss_mb();
+    trim_everything<Str>();
+    st.counters["trimmed_rss_mb"] = current_rss_mb();
+    release.count_down();
+    for (auto& th : threads)
+      if (th.joinable()) th.join();
+  }
+  fl_bench::set_items(st, burst_threads * count);
+}
+
 // ---- one benchmark: a case's state, driven by run_rounds ----
 
 // A case's state holds its per-thread data and round(t); State::items(n) is
@@ -597,6 +686,33 @@ const bool registered = [] {
       reg_big(base + "std", bm_big_then_idle<std::string>);
     } else {
       reg_big(base + peer, bm_big_then_idle<std::string>);
+    }
+  }
+  {
+    // One round: the figures are the resident set after it; its time is the
+    // burst, not a target.
+    const std::pair<const char*, std::size_t> sizes[] = {
+        {"64", 64}, {"1k", 1000}, {"20k", 20 * 1000}, {"200k", 200 * 1000}, {"1m", 1000 * 1000}};
+    for (const char* pattern : {"ctor", "append", "ctor_exit", "append_exit"}) {
+      const std::string_view pv(pattern);
+      const bool append = pv.starts_with("append");
+      const bool exit = pv.ends_with("_exit");
+      for (const auto& [size_name, size] : sizes) {
+        const std::string base = std::string("alloc/burst_then_idle/") + pattern + "/" + size_name + "/";
+        const auto reg_burst = [&](const std::string& name, auto fn) {
+          fl_bench::reg(name, fn, size, append, exit)
+              ->MeasureProcessCPUTime()
+              ->UseRealTime()
+              ->Unit(benchmark::kMillisecond)
+              ->Iterations(1);
+        };
+        if (peer.empty()) {
+          reg_burst(base + "fl", bm_burst_then_idle<fl::string>);
+          reg_burst(base + "std", bm_burst_then_idle<std::string>);
+        } else {
+          reg_burst(base + peer, bm_burst_then_idle<std::string>);
+        }
+      }
     }
   }
   for (const one_case& c : cases) {

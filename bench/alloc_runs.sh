@@ -43,15 +43,18 @@ for p in "${peers[@]}"; do
   libs+=("$peer|$path|$pkg $(pkg_version "$pkg")")
 done
 
-# Each library's rows matching the filter (alloc/<case>/<threads>/<library>),
-# listed once; the cases (alloc/<case>/<threads>) in order, from the first.
+# Each library's rows matching the filter (alloc/<case...>/<library>, without
+# Google Benchmark's suffixes such as /process_time), listed once; the cases
+# (the row without its library) in order, from the first.
 rows=()
 for ((k = 0; k < ${#libs[@]}; ++k)); do
   IFS='|' read -r peer _ _ <<<"${libs[k]}"
   rows[k]=$(FL_BENCH_ALLOC_PEER=$peer "$bin" --benchmark_list_tests --benchmark_filter="$filter" |
-            grep '^alloc/' | cut -d/ -f1-4 | awk '!seen[$0]++' || true)
+            grep '^alloc/' |
+            sed -E 's,(/(iterations:[0-9]+|repeats:[0-9]+|min_time:[^/]*|process_time|real_time|manual_time|threads:[0-9]+))+$,,' |
+            awk '!seen[$0]++' || true)
 done
-cases=$(cut -d/ -f1-3 <<<"${rows[0]}" | awk 'NF && !seen[$0]++')
+cases=$(sed 's,/[^/]*$,,' <<<"${rows[0]}" | awk 'NF && !seen[$0]++')
 
 # Why interleaved: the machine's speed drifts over seconds (other jobs, the
 # disk), so REPS processes of one library in a row and then REPS of the next
@@ -67,11 +70,11 @@ for ((round = 0; round < reps; ++round)); do
       k=$(((j + round) % count))
       IFS='|' read -r peer preload version <<<"${libs[k]}"
       for row in ${rows[k]}; do
-        [[ $row == "$c"/* ]] || continue
+        [[ ${row%/*} == "$c" ]] || continue
         n=$((n + 1))
         echo "alloc_runs: round $((round + 1))/$reps $row${preload:+ (LD_PRELOAD=$preload)}"
         env ${preload:+LD_PRELOAD=$preload} FL_BENCH_ALLOC_PEER="$peer" FL_BENCH_ALLOC_VERSION="$version" \
-          "$bin" --benchmark_filter="^$row/" --benchmark_repetitions=1 \
+          "$bin" --benchmark_filter="^$row(/|\$)" --benchmark_repetitions=1 \
           --benchmark_out="$out/$n.json" --benchmark_out_format=json >/dev/null
       done
     done

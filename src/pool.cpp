@@ -14,6 +14,10 @@
 // exchange at most pool_exchange_max_bytes, and one kept large block for at
 // most pool_keep_ms after its free; every other block above
 // pool_max_cached_bytes goes back to the system allocator when it is freed.
+// The releaser thread (below) frees the kept block when its time is up and,
+// after a burst of frees, empties the exchange and trims the system
+// allocator, so that freed memory leaves the process without a call from the
+// threads that freed it.
 #include <fl/pool.hpp>
 
 #include <atomic>
@@ -30,6 +34,8 @@
 
 #if defined(FL_WITH_MIMALLOC)
 #include <mimalloc.h>
+#elif defined(__GLIBC__)
+#include <malloc.h>
 #endif
 
 namespace fl::inline FL_ABI_NS {
@@ -45,6 +51,20 @@ void* sys_malloc(std::size_t n) noexcept { return std::malloc(n); }
 void* sys_realloc(void* p, std::size_t n) noexcept { return std::realloc(p, n); }
 void sys_free(void* p) noexcept { std::free(p); }
 #endif
+
+// Hands the system allocator's free memory back to the system. glibc keeps
+// freed chunks in its arenas (small ones in fast bins that are not even
+// coalesced) and shrinks an arena only from its top, so after a burst of
+// frees most of the memory stays resident until malloc_trim walks the arenas
+// and releases every free page. Expensive (every arena is locked and walked):
+// only the releaser's pass and pool_trim() call it.
+void sys_trim() noexcept {
+#if defined(FL_WITH_MIMALLOC)
+  mi_collect(true);
+#elif defined(__GLIBC__)
+  malloc_trim(0);
+#endif
+}
 
 #ifdef FL_POOL_FAIL_HOOK
 // Test builds only (FL_POOL_FAIL_HOOK, see tests/alloc_failure_test.cmake):
@@ -78,6 +98,31 @@ void gated_free(void* p) noexcept {
 // requests fail up front with std::bad_alloc instead of reaching malloc (which
 // a sanitizer runtime would report as a fatal error rather than return null).
 constexpr std::size_t max_request = std::size_t{1} << 47;
+
+// ---- bytes released, for the releaser ----
+//
+// Every block the pool hands to the system allocator (frees of uncached
+// sizes, batches the exchange refused, a cache returned at thread exit) is
+// counted here: per thread first, and in the process-wide total once a thread
+// has pool_publish_bytes to add, so the shared counter is touched once per
+// 256 KiB released rather than once per free. The releaser compares the total
+// between its passes (a burst is over when it stops growing). A thread's
+// unpublished rest (under 256 KiB) is published at its exit.
+constexpr std::size_t pool_publish_bytes = std::size_t{256} << 10;
+constinit std::atomic<std::uint64_t> released_total{0};
+constinit thread_local std::size_t released_unpublished = 0;
+
+// The generation of pool_trim_all(): a thread whose seen_trim_epoch differs
+// returns its cache at its next slow-path call.
+constinit std::atomic<std::uint64_t> trim_epoch{0};
+constinit thread_local std::uint64_t seen_trim_epoch = 0;
+
+void publish_released() noexcept;
+
+void note_released(std::size_t bytes) noexcept {
+  released_unpublished += bytes;
+  if (released_unpublished >= pool_publish_bytes) publish_released();
+}
 
 // ---- the exchange ----
 //
@@ -188,7 +233,10 @@ void exchange_release_all() noexcept {
 // and leaves each class empty with room `room` (its depth, or 0 to close).
 void release_all(pool_thread_cache& t, bool reopen) noexcept {
   for (std::size_t c = 0; c < pool_class_count; ++c) {
-    if (t.state == 1) t.moved_out += t.limit[c] - t.room[c];
+    if (t.state == 1) {
+      t.moved_out += t.limit[c] - t.room[c];
+      released_unpublished += std::size_t{pool_class_size[c]} * (t.limit[c] - t.room[c]);
+    }
     free_list(t.head[c], c);
     t.head[c] = nullptr;
     t.limit[c] = reopen ? pool_class_batch[c] : 0;
@@ -207,6 +255,7 @@ struct thread_exit_hook {
     pool_thread_cache& t = pool_tls;
     release_all(t, false);
     t.state = 2;
+    publish_released();
   }
 };
 
@@ -223,6 +272,17 @@ void open_cache(pool_thread_cache& t) noexcept {
     t.room[c] = pool_class_batch[c];
   }
   t.state = 1;
+  seen_trim_epoch = trim_epoch.load(std::memory_order_relaxed);
+}
+
+// pool_trim_all() was called since this thread last looked: return the cache
+// (reopened, each class at one batch, as after the first free).
+bool trim_requested(pool_thread_cache& t) noexcept {
+  const std::uint64_t e = trim_epoch.load(std::memory_order_relaxed);
+  if (e == seen_trim_epoch) return false;
+  seen_trim_epoch = e;
+  release_all(t, true);
+  return true;
 }
 
 // Cuts the first pool_class_batch[c] blocks off class c's list, which holds
@@ -253,21 +313,28 @@ void give_batch(pool_thread_cache& t, std::size_t c, std::size_t len) noexcept {
   } else {
     free_list(batch, c);
     t.released += pool_class_batch[c];
+    note_released(std::size_t{pool_class_batch[c]} * pool_class_size[c]);
   }
 }
 
-// ---- the kept large block ----
+// ---- the kept large block and the releaser ----
 //
-// One block for the whole process (not one per thread: four threads that each
-// freed a 100 MB string would otherwise hold 400 MB between them), under a
-// mutex that only blocks of pool_keep_min_bytes and more ever take. A block
-// that nobody reuses within pool_keep_ms goes back to the system: a reaper
-// thread, started when a block is kept and ending when the slot is empty,
-// sleeps until the block's deadline and frees it. So a thread that goes idle
-// after a big string leaves nothing large behind for longer than
-// pool_keep_ms, whatever the other threads do.
+// One kept block for the whole process (not one per thread: four threads that
+// each freed a 100 MB string would otherwise hold 400 MB between them), under
+// a mutex that only blocks of pool_keep_min_bytes and more, and the releaser,
+// ever take.
 //
-// The slot is allocated once and never destroyed: the reaper may still be
+// The releaser is a thread that runs while there is something to release: a
+// kept block, or bytes released to the system allocator since its last trim.
+// It frees the kept block when pool_keep_ms pass without a reuse, and every
+// pool_idle_ms it makes a pass (trim_pass): once at least pool_trim_min_bytes
+// were released since the last trim and fewer during the last interval, it
+// empties the exchange and trims the system allocator. It ends when the kept
+// slot is empty and a pass finds nothing left to trim; poke() starts it again.
+// So a process whose threads go idle after a burst of frees gives the memory
+// back within pool_idle_ms or two, whatever those threads do next.
+//
+// The slot is allocated once and never destroyed: the releaser may still be
 // waiting on it while static destructors run at exit.
 struct kept_slot {
   std::mutex m;
@@ -275,8 +342,13 @@ struct kept_slot {
   void* p = nullptr;  // guarded by m; null when no block is kept
   std::size_t bytes = 0;
   std::chrono::steady_clock::time_point deadline;
-  bool reaper = false;  // a reaper thread is running (it owns the wait on `wake`)
+  bool releaser = false;  // the releaser thread is running (it owns the wait on `wake`)
+  bool pending = false;   // released bytes were published since the releaser's last pass
 };
+
+// kept_slot::releaser, readable without the lock: a thread that publishes
+// released bytes pokes the releaser only when it is not running.
+constinit std::atomic<bool> releaser_running{false};
 
 void unpoison_and_free(void* p, std::size_t bytes) noexcept {
   if (p == nullptr) return;
@@ -296,7 +368,7 @@ kept_slot& kept() noexcept {
   static kept_slot* const s = [] {
     auto* k = new (std::nothrow) kept_slot;
     kept_instance.store(k, std::memory_order_release);
-    // A child of fork() has no reaper thread: it frees the block it
+    // A child of fork() has no releaser thread: it frees the block it
     // inherited (see fork_child) instead of holding it for good.
     if (k != nullptr) ::pthread_atfork(fork_prepare, fork_parent, fork_child);
     return k;
@@ -313,48 +385,107 @@ void fork_child() noexcept {
   const std::size_t bytes = k.bytes;
   k.p = nullptr;
   k.bytes = 0;
-  k.reaper = false;
+  k.releaser = false;
+  k.pending = false;
+  releaser_running.store(false, std::memory_order_relaxed);
   k.m.unlock();
   unpoison_and_free(p, bytes);
 }
 
-// The reaper: frees the kept block once its deadline passes without a reuse,
-// and ends when the slot is empty.
-void reap() noexcept {
+// The releaser's memory between passes (its thread's only).
+struct trim_state {
+  std::uint64_t seen = 0;     // released_total at the previous pass
+  std::uint64_t trimmed = 0;  // released_total at the last trim
+};
+// Across releaser threads: one ends when there is nothing to do and the next
+// one picks up where it stopped (guarded by kept_slot::m).
+constinit trim_state trim_memory;
+
+// One pass of the releaser (see above); true while released bytes wait for a
+// quieter pass.
+bool trim_pass(trim_state& st) noexcept {
+  const std::uint64_t total = released_total.load(std::memory_order_relaxed);
+  const std::uint64_t during = total - st.seen;
+  st.seen = total;
+  if (total - st.trimmed < pool_trim_min_bytes) return false;
+  if (during >= pool_trim_min_bytes) return true;  // a burst is still going on
+  st.trimmed = total;
+  exchange_release_all();
+  sys_trim();
+  return false;
+}
+
+// The releaser thread (see above).
+void run_releaser() noexcept {
   kept_slot& k = kept();
   std::unique_lock<std::mutex> lock(k.m);
-  while (k.p != nullptr) {
-    if (std::chrono::steady_clock::now() < k.deadline) {
-      k.wake.wait_until(lock, k.deadline);
+  trim_state st = trim_memory;
+  auto next_pass = std::chrono::steady_clock::now() + std::chrono::milliseconds(pool_idle_ms);
+  for (;;) {
+    const auto now = std::chrono::steady_clock::now();
+    if (k.p != nullptr && now >= k.deadline) {
+      void* p = k.p;
+      const std::size_t bytes = k.bytes;
+      k.p = nullptr;
+      k.bytes = 0;
+      lock.unlock();
+      unpoison_and_free(p, bytes);
+      lock.lock();
       continue;
     }
-    void* p = k.p;
-    const std::size_t bytes = k.bytes;
-    k.p = nullptr;
-    k.bytes = 0;
-    lock.unlock();
-    unpoison_and_free(p, bytes);
-    lock.lock();
+    if (now >= next_pass) {
+      k.pending = false;
+      lock.unlock();
+      const bool more = trim_pass(st);
+      lock.lock();
+      next_pass = std::chrono::steady_clock::now() + std::chrono::milliseconds(pool_idle_ms);
+      if (!more && !k.pending && k.p == nullptr) break;
+      continue;
+    }
+    const auto until = k.p != nullptr && k.deadline < next_pass ? k.deadline : next_pass;
+    k.wake.wait_until(lock, until);
   }
-  k.reaper = false;
+  trim_memory = st;
+  k.releaser = false;
+  releaser_running.store(false, std::memory_order_release);
+}
+
+// Starts the releaser unless it runs (k.m held). False when no thread could
+// be started.
+bool start_releaser(kept_slot& k) noexcept {
+  if (k.releaser) return true;
+  try {
+    std::thread(run_releaser).detach();
+  } catch (const std::system_error&) {
+    return false;
+  }
+  k.releaser = true;
+  releaser_running.store(true, std::memory_order_release);
+  return true;
+}
+
+void publish_released() noexcept {
+  const std::size_t n = released_unpublished;
+  if (n == 0) return;
+  released_unpublished = 0;
+  released_total.fetch_add(n, std::memory_order_relaxed);
+  // Under the lock even when the releaser runs: it may be deciding to end
+  // right now, and `pending` makes it look again.
+  kept_slot& k = kept();
+  std::lock_guard<std::mutex> lock(k.m);
+  k.pending = true;
+  start_releaser(k);  // without a thread the memory stays until pool_trim()
 }
 
 // Keeps p (`bytes` long) in place of the block kept before, which is freed.
-// Without a reaper thread (none could be started) p is freed at once.
+// Without a releaser thread (none could be started) p is freed at once.
 void keep_block(pool_thread_cache& t, void* p, std::size_t bytes) noexcept {
   kept_slot& k = kept();
   void* old = nullptr;
   std::size_t old_bytes = 0;
   {
     std::lock_guard<std::mutex> lock(k.m);
-    if (!k.reaper) {
-      try {
-        std::thread(reap).detach();
-        k.reaper = true;
-      } catch (const std::system_error&) {
-      }
-    }
-    if (k.reaper) {
+    if (start_releaser(k)) {
       old = k.p;
       old_bytes = k.bytes;
       FL_POOL_POISON(p, bytes);
@@ -431,6 +562,7 @@ void* pool_allocate_slow(std::size_t bytes) {
     const std::size_t c = pool_class_index(bytes);
     if (t.state == 0) open_cache(t);
     if (t.state == 1) {
+      trim_requested(t);
       // The list is empty: the class goes back to its full depth (this
       // thread allocates from it, so it is no pure consumer).
       t.allocated[c] = 1;
@@ -452,6 +584,7 @@ void* pool_allocate_slow(std::size_t bytes) {
     return p;
   }
   if (bytes > max_request) throw std::bad_alloc();
+  if (t.state == 1) trim_requested(t);
   if (bytes >= pool_keep_min_bytes && t.state != 2) {
     if (void* p = take_kept(t, bytes)) return p;
   }
@@ -467,6 +600,10 @@ void pool_deallocate_slow(void* p, std::size_t bytes) noexcept {
   if (bytes <= pool_max_cached_bytes && t.state == 0) {
     open_cache(t);
     pool_deallocate(p, bytes);  // now takes the fast path
+    return;
+  }
+  if (t.state == 1 && trim_requested(t) && bytes <= pool_max_cached_bytes) {
+    pool_deallocate(p, bytes);  // every class has room again
     return;
   }
   if (bytes <= pool_max_cached_bytes && t.state == 1) {
@@ -499,6 +636,7 @@ void pool_deallocate_slow(void* p, std::size_t bytes) noexcept {
   // A large block, or a thread past its exit hook.
   ++t.released;
   sys_free(p);
+  note_released(bytes);
 }
 
 void* pool_reallocate_slow(void* p, std::size_t old_bytes, std::size_t new_bytes) {
@@ -592,6 +730,13 @@ void pool_trim() noexcept {
   detail::release_all(t, t.state == 1);
   detail::exchange_release_all();
   detail::release_kept();
+  detail::sys_trim();
+}
+
+void pool_trim_all() noexcept {
+  detail::trim_epoch.fetch_add(1, std::memory_order_relaxed);
+  detail::seen_trim_epoch = detail::trim_epoch.load(std::memory_order_relaxed);
+  pool_trim();
 }
 
 }  // namespace fl::inline FL_ABI_NS

@@ -70,7 +70,7 @@ BASELINE = {
 DEFAULT_BASELINE = "std"
 
 # User counters shown in a table of their own, next to the times.
-COUNTERS = ["peak_rss_mb", "idle_rss_mb"]
+COUNTERS = ["peak_rss_mb", "idle_rss_mb", "trimmed_rss_mb"]
 
 # Said under a section's heading.
 SECTION_NOTES = {

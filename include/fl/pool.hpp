@@ -20,6 +20,16 @@
 //     first kept block and ending when none is kept, frees it);
 //   - every other block above pool_max_cached_bytes goes back to the system
 //     allocator at once.
+// Free memory of the system allocator (glibc malloc keeps freed blocks in its
+// arenas and returns little of them by itself): once threads have handed the
+// system allocator at least detail::pool_trim_min_bytes (2 MiB) and then a
+// pass of detail::pool_idle_ms (100 ms) sees less than that released, the
+// pool's releaser thread empties the exchange and calls malloc_trim(0)
+// (mi_collect with mimalloc). So 100-200 ms after a burst of frees ends, an
+// idle process holds its live memory, each thread's cache and nothing else,
+// with no call from the idle threads. The releaser is the thread that also
+// frees the kept block; it starts when there is something to release and
+// ends when there is nothing.
 // The kept block is mapped memory the kernel would otherwise fault in and
 // zero again page by page on the next big read (docs/io.md); its 250 ms are
 // the bound on how long a big string outlives its free.
@@ -63,9 +73,22 @@ struct pool_statistics {
 pool_statistics pool_stats() noexcept;
 
 // Returns every block cached by the calling thread, every batch held by the
-// process-wide exchange and the kept large block to the system allocator.
-// Other threads' caches are untouched.
+// process-wide exchange and the kept large block to the system allocator,
+// then hands the system allocator's free memory back to the system
+// (malloc_trim(0) on glibc, mi_collect(true) with mimalloc). Other threads'
+// caches are untouched. Costs a walk of the malloc arenas: call it when a
+// thread goes idle, not in a loop.
 void pool_trim() noexcept;
+
+// pool_trim(), and every other thread drops its cache too: a thread's cache
+// is returned at its next call into the pool that leaves the inline fast
+// path (an allocation its class cannot serve, a free into a full class, or a
+// block above pool_max_cached_bytes). A thread that makes no such call keeps
+// its cache (at most pool_thread_cache_max_bytes, about 1.6 MiB): a thread's
+// cache can only be touched by its own thread, since the fast paths take no
+// lock. A class that the thread has only freed into since its last overflow
+// (the end of a burst of frees) holds at most one batch.
+void pool_trim_all() noexcept;
 
 namespace detail {
 
@@ -85,6 +108,19 @@ inline constexpr std::size_t pool_max_cached_bytes = 8192;
 inline constexpr std::size_t pool_keep_min_bytes = std::size_t{32} << 20;
 inline constexpr std::size_t pool_keep_max_bytes = std::size_t{256} << 20;
 inline constexpr unsigned pool_keep_ms = 250;
+
+// The releaser's pass interval, and the bytes handed to the system allocator
+// that make a pass trim: every pool_idle_ms while there is something to
+// release, the releaser compares the bytes threads have released so far with
+// its previous pass; once at least pool_trim_min_bytes have been released
+// since the last trim and fewer than that during the last interval (the burst
+// is over), it empties the exchange and trims malloc. 100 ms keeps a busy
+// program from trimming memory it is about to reuse (a trim during a burst
+// would only make malloc fault the pages in again) and returns an idle one's
+// within 0.2 s; 2 MiB keeps a trim, which walks every malloc arena, from
+// following every few frees.
+inline constexpr unsigned pool_idle_ms = 100;
+inline constexpr std::size_t pool_trim_min_bytes = std::size_t{2} << 20;
 
 // The exchange holds at most this many bytes of each size class (32 classes,
 // so at most pool_exchange_max_bytes, 8 MiB, in all); a batch that does not

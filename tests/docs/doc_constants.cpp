@@ -53,6 +53,8 @@ void print_pool() {
   print("pool_keep_min_bytes", d::pool_keep_min_bytes);
   print("pool_keep_max_bytes", d::pool_keep_max_bytes);
   print("pool_keep_ms", d::pool_keep_ms);
+  print("pool_idle_ms", d::pool_idle_ms);
+  print("pool_trim_min_bytes", d::pool_trim_min_bytes);
   // What a thread's cache holds at most in the short classes, from the same
   // depth and size tables the cache uses.
   std::uint64_t short_bytes = 0;
