@@ -21,6 +21,7 @@
 #include <fl/json_store.hpp>
 #include <fl/mapped_space.hpp>
 
+#include "json_pointers.hpp"
 #include "json_test_support.hpp"
 #include "test_support.hpp"
 
@@ -103,20 +104,6 @@ const std::vector<std::string>& key_pool() {
   return keys;
 }
 
-// One RFC 6901 reference token for `key`.
-std::string token(std::string_view key) {
-  std::string out;
-  for (char c : key) {
-    if (c == '~')
-      out += "~0";
-    else if (c == '/')
-      out += "~1";
-    else
-      out += c;
-  }
-  return out;
-}
-
 class generator {
  public:
   explicit generator(std::uint64_t seed) : rng_(seed) {}
@@ -183,7 +170,7 @@ void collect(const ojson& v, const std::string& at, places& out) {
     for (std::size_t i = 0; i < v.size(); ++i) collect(v[i], at + "/" + std::to_string(i), out);
   } else if (v.is_object()) {
     out.containers.push_back(at);
-    for (const auto& [k, c] : v.items()) collect(c, at + "/" + token(k), out);
+    for (const auto& [k, c] : v.items()) collect(c, at + "/" + fl_test::pointer_token(k), out);
   }
 }
 
@@ -450,13 +437,13 @@ class model_run {
       if (r < 9) return c + "/" + std::to_string(v.size() + 1 + g_.below(3));  // past the end
       return c + "/x";                                                       // not an index
     }
-    return c + "/" + token(g_.key());
+    return c + "/" + fl_test::pointer_token(g_.key());
   }
   std::string target_pointer() {
     const std::uint64_t r = g_.below(10);
     if (r < 7) return child_pointer(random_container());
     if (r < 9) return random_value_pointer();
-    return random_value_pointer() + "/" + token(g_.key()) + "/deeper";  // a missing parent
+    return random_value_pointer() + "/" + fl_test::pointer_token(g_.key()) + "/deeper";  // a missing parent
   }
 
   // Runs `store_edit` on the store and `model_edit` on a copy of the model;
@@ -603,7 +590,9 @@ class model_run {
     } else if (r < 64) {
       // put() with parents::create: the missing objects on the path are
       // made first; refused (and none made) where a parent is not an object.
-      const std::string p = g_.chance(50) ? target_pointer() : child_pointer(random_container()) + "/" + token(g_.key());
+      const std::string p =
+          g_.chance(50) ? target_pointer()
+                        : child_pointer(random_container()) + "/" + fl_test::pointer_token(g_.key());
       const std::string v = g_.text(g_.below(40));
       edit("put(create) " + p, [&] { store_->put(p, v, fl::json_store::parents::create); },
            [&](model_ops& m) { return m.put_creating(p, v); });

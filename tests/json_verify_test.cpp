@@ -47,6 +47,17 @@ struct JsonVerifyTest : ::testing::Test {
     s.sync();
   }
 
+  // Saves the fault planted in `b` with the checksums made to match (so the
+  // structural check meant for it must find it), and returns verify()'s
+  // message, printed beside `what`.
+  std::string planted(fl_test::store_bytes& b, const char* what) {
+    b.fix_checksums();
+    b.save();
+    const std::string m = verify_message();
+    std::printf("planted %s: %s\n", what, m.c_str());
+    return m;
+  }
+
   // verify() on a read-only open: the message of the persist_error it
   // throws, or "" when it passes.
   std::string verify_message() {
@@ -93,10 +104,7 @@ TEST_F(JsonVerifyTest, AFreedBlockStillReferenced) {
   }
   fl_test::store_bytes b(file());
   b.put(b.ref_at("/recent/2"), old);
-  b.fix_checksums();
-  b.save();
-  const std::string m = verify_message();
-  std::printf("planted a freed block: %s\n", m.c_str());
+  const std::string m = planted(b, "a freed block");
   EXPECT_NE(m.find("verify: /recent/2: a string's block is on the free list"), std::string::npos)
       << m;
 }
@@ -112,10 +120,7 @@ TEST_F(JsonVerifyTest, ARetiredBlockStillReferenced) {
   }
   fl_test::store_bytes b(file());
   b.put(b.ref_at("/recent/2"), old);
-  b.fix_checksums();
-  b.save();
-  const std::string m = verify_message();
-  std::printf("planted a retired block: %s\n", m.c_str());
+  const std::string m = planted(b, "a retired block");
   EXPECT_NE(m.find("verify: /recent/2: a string's block waits in a retired (deferred) batch"),
             std::string::npos)
       << m;
@@ -125,10 +130,7 @@ TEST_F(JsonVerifyTest, ABlockReferencedTwice) {
   make_store();
   fl_test::store_bytes b(file());
   b.put(b.ref_at("/recent/1"), b.ref("/recent/0"));
-  b.fix_checksums();
-  b.save();
-  const std::string m = verify_message();
-  std::printf("planted a shared block: %s\n", m.c_str());
+  const std::string m = planted(b, "a shared block");
   EXPECT_NE(m.find("verify: /recent/1: a string's block is also reached from another value"),
             std::string::npos)
       << m;
@@ -190,19 +192,13 @@ TEST_F(JsonVerifyTest, ABrokenKeyIndex) {
   const auto e0 = b.get<std::uint32_t>(index), e1 = b.get<std::uint32_t>(index + 4);
   b.put(index, e1);
   b.put(index + 4, e0);
-  b.fix_checksums();
-  b.save();
-  std::string m = verify_message();
-  std::printf("planted an unsorted key index: %s\n", m.c_str());
+  std::string m = planted(b, "an unsorted key index");
   EXPECT_NE(m.find("verify: /big: the key index is not sorted at entry 1"), std::string::npos)
       << m;
   // One entry twice: not a permutation.
   b.put(index + 4, e1);
   b.put(index, e1);
-  b.fix_checksums();
-  b.save();
-  m = verify_message();
-  std::printf("planted a key index naming a member twice: %s\n", m.c_str());
+  m = planted(b, "a key index naming a member twice");
   EXPECT_NE(m.find("verify: /big: the key index names member"), std::string::npos) << m;
   EXPECT_NE(m.find("not a permutation"), std::string::npos) << m;
 }
@@ -211,10 +207,7 @@ TEST_F(JsonVerifyTest, InvalidUtf8InAStringAndAKey) {
   make_store();
   fl_test::store_bytes b(file());
   b.bytes()[b.ref("/name").x + 2] = static_cast<char>(0xFF);
-  b.fix_checksums();
-  b.save();
-  std::string m = verify_message();
-  std::printf("planted invalid UTF-8 in a string: %s\n", m.c_str());
+  std::string m = planted(b, "invalid UTF-8 in a string");
   EXPECT_NE(m.find("verify: /name: a string is not valid UTF-8 (byte 2)"), std::string::npos)
       << m;
 
@@ -237,10 +230,7 @@ TEST_F(JsonVerifyTest, AnUnknownKind) {
   fj::json_ref r = b.ref("/big/key7");
   r.k = 77;
   b.put(b.ref_at("/big/key7"), r);
-  b.fix_checksums();
-  b.save();
-  const std::string m = verify_message();
-  std::printf("planted an unknown kind: %s\n", m.c_str());
+  const std::string m = planted(b, "an unknown kind");
   EXPECT_NE(m.find("verify: /big/key7: a value of unknown kind 77"), std::string::npos) << m;
 }
 
@@ -250,10 +240,7 @@ TEST_F(JsonVerifyTest, AReferencePastItsBlock) {
   fj::json_ref r = b.ref("/recent/1");
   r.n = 5000;  // the block holds "second one" and a little more
   b.put(b.ref_at("/recent/1"), r);
-  b.fix_checksums();
-  b.save();
-  const std::string m = verify_message();
-  std::printf("planted an oversized string: %s\n", m.c_str());
+  const std::string m = planted(b, "an oversized string");
   EXPECT_NE(m.find("verify: /recent/1: a string's block"), std::string::npos) << m;
 }
 

@@ -10,6 +10,7 @@
 #include <fl/mapped_space.hpp>
 
 #include "persist_support.hpp"
+#include "real_function.hpp"
 
 #include <gtest/gtest.h>
 
@@ -23,13 +24,13 @@
 
 namespace {
 
+template <class F>
+F libc(const char* name) {
+  return fl_test::real_function<F>("mapped_space_file_times_test", name);
+}
+
 std::atomic<bool> counting{false};
 std::atomic<int> time_queries{0};
-
-template <class F>
-F next_definition(const char* name) {
-  return reinterpret_cast<F>(::dlsym(RTLD_NEXT, name));
-}
 
 void count_query() {
   if (counting.load(std::memory_order_relaxed)) time_queries.fetch_add(1);
@@ -39,13 +40,13 @@ void count_query() {
 
 // Every stat of the fstat and stat families returns the times.
 extern "C" int fstat(int fd, struct stat* st) noexcept {
-  static const auto real = next_definition<int (*)(int, struct stat*)>("fstat");
+  static const auto real = libc<int (*)(int, struct stat*)>("fstat");
   count_query();
   return real(fd, st);
 }
 
 extern "C" int stat(const char* path, struct stat* st) noexcept {
-  static const auto real = next_definition<int (*)(const char*, struct stat*)>("stat");
+  static const auto real = libc<int (*)(const char*, struct stat*)>("stat");
   count_query();
   return real(path, st);
 }
@@ -54,7 +55,7 @@ extern "C" int stat(const char* path, struct stat* st) noexcept {
 extern "C" int statx(int dirfd, const char* path, int flags, unsigned mask,
                      struct statx* sx) noexcept {
   static const auto real =
-      next_definition<int (*)(int, const char*, int, unsigned, struct statx*)>("statx");
+      libc<int (*)(int, const char*, int, unsigned, struct statx*)>("statx");
   if (mask & (STATX_ATIME | STATX_MTIME | STATX_CTIME | STATX_BTIME)) count_query();
   return real(dirfd, path, flags, mask, sx);
 }

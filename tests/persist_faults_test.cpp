@@ -18,6 +18,7 @@
 
 #include "persist_support.hpp"
 #include "child_process.hpp"
+#include "real_function.hpp"
 
 #include <gtest/gtest.h>
 
@@ -105,20 +106,12 @@ void arm(long fail_at, int err) {
 
 void disarm() { inj().armed = false; }
 
-template <class F>
-F real_fn(const char* name) {
-  void* p = ::dlsym(RTLD_NEXT, name);
-  if (p == nullptr) {
-    std::fprintf(stderr, "persist_faults_test: dlsym(RTLD_NEXT, %s) failed\n", name);
-    std::abort();
-  }
-  return reinterpret_cast<F>(p);
-}
 
 }  // namespace
 
 // The C library's `name`, typed as <unistd.h> and the others declare it.
-#define FL_REAL(name) static const auto real = real_fn<decltype(&::name)>(#name)
+#define FL_REAL(name) \
+  static const auto real = fl_test::real_function<decltype(&::name)>("persist_faults_test", #name)
 #define FL_FAILS(fd, kind, fail_value) \
   if (must_fail(fd, call_kind::kind)) return fail_value
 

@@ -268,10 +268,6 @@ void store_file::sync() {
 }
 
 void store_file::open(open_mode mode) {
-  // The space's own message for a missing file names the mode it was
-  // opened with, which a json_store user never wrote.
-  struct stat sb;
-  if (::stat(path_.c_str(), &sb) != 0 && errno == ENOENT) damaged("no such file");
   space_.emplace(path_, mapped_space_options{.mode = mode});
   published_ = true;
   read_head();

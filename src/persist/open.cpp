@@ -222,7 +222,7 @@ space_state* open_writer(space_state& s, open_mode mode, struct stat& sb) {
     if (!fd) {
       if (errno != ENOENT) throw_errno(s.path, "open", errno);
       if (mode == open_mode::open_existing)
-        fail(s, "no such file (open_mode::open_existing)");
+        fail(s, "no such file");
       fd = create_file(s);
       if (!fd) {
         if (mode == open_mode::create_new) fail(s, "file exists (open_mode::create_new)");

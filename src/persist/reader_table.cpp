@@ -697,7 +697,7 @@ void open_as_reader(space_state& s, std::uint64_t reserve) {
     if (round > 16) fail(s, "the file keeps being replaced while it is opened");
     s.fd = unique_fd(open_store_file(s.path, O_RDONLY));
     if (!s.fd) {
-      if (errno == ENOENT) fail(s, "no such file (open_mode::read_only)");
+      if (errno == ENOENT) fail(s, "no such file");
       throw_errno(s.path, "open", errno);
     }
     struct stat sb;

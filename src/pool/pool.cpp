@@ -145,14 +145,7 @@ constexpr std::size_t exchange_max_batches(std::size_t c) {
   return pool_exchange_class_bytes / batch_bytes;
 }
 
-// The link words of a cached block, which ASan keeps poisoned with the rest
-// of the block: unpoisoned for the access only.
-pool_free_block* next_of(pool_free_block* b) noexcept {
-  FL_POOL_UNPOISON(b, sizeof(pool_free_block));
-  pool_free_block* n = b->next;
-  FL_POOL_POISON(b, sizeof(pool_free_block));
-  return n;
-}
+// The second word of a batch's first block: the link to the next batch.
 pool_free_block** batch_link(pool_free_block* b) noexcept {
   return reinterpret_cast<pool_free_block**>(reinterpret_cast<unsigned char*>(b) +
                                              sizeof(pool_free_block));
@@ -169,21 +162,16 @@ void free_list(pool_free_block* b, std::size_t c) noexcept {
   }
 }
 
-// Under ASan, the link words of the blocks a batch holds while it sits in the
-// exchange: LeakSanitizer ignores pointers stored in poisoned memory, and a
-// batch may outlive every thread, so its links are left readable there.
-void show_links(pool_free_block* batch, bool visible) noexcept {
-#if FL_BUILT_WITH_ASAN
-  for (pool_free_block* b = batch; b != nullptr;) {
-    FL_POOL_UNPOISON(b, 2 * sizeof(pool_free_block*));
-    pool_free_block* next = b->next;
-    if (!visible) FL_POOL_POISON(b, 2 * sizeof(pool_free_block*));
-    b = next;
-  }
-#else
-  (void)batch;
-  (void)visible;
-#endif
+// Under ASan, the word that links a batch to the next one in the exchange
+// (the second word of its first block, poisoned with the block's body while
+// the block sits in a thread's list): readable while the batch is in the
+// exchange, since LeakSanitizer does not follow pointers in poisoned memory
+// and a batch may outlive every thread.
+void show_batch_link(pool_free_block* batch, bool visible) noexcept {
+  if (visible)
+    FL_POOL_UNPOISON(batch_link(batch), sizeof(pool_free_block*));
+  else
+    FL_POOL_POISON(batch_link(batch), sizeof(pool_free_block*));
 }
 
 // Hands a batch (a null-terminated list of pool_class_batch[c] blocks) to the
@@ -192,7 +180,7 @@ bool exchange_put(std::size_t c, pool_free_block* batch) noexcept {
   exchange_class& x = pool_exchange[c];
   std::lock_guard<std::mutex> lock(x.m);
   if (x.count == exchange_max_batches(c)) return false;
-  show_links(batch, true);
+  show_batch_link(batch, true);
   *batch_link(batch) = x.batches;
   x.batches = batch;
   ++x.count;
@@ -207,7 +195,7 @@ pool_free_block* exchange_take(std::size_t c) noexcept {
   if (batch == nullptr) return nullptr;
   x.batches = *batch_link(batch);
   --x.count;
-  show_links(batch, false);
+  show_batch_link(batch, false);
   return batch;
 }
 
@@ -301,11 +289,9 @@ void give_batch(pool_thread_cache& t, std::size_t c, std::size_t len) noexcept {
   pool_free_block* rest = nullptr;
   if (len > pool_class_batch[c]) {
     pool_free_block* last = batch;
-    for (std::size_t i = 1; i < pool_class_batch[c]; ++i) last = next_of(last);
-    rest = next_of(last);
-    FL_POOL_UNPOISON(last, sizeof(pool_free_block));
+    for (std::size_t i = 1; i < pool_class_batch[c]; ++i) last = last->next;
+    rest = last->next;
     last->next = nullptr;
-    FL_POOL_POISON(last, sizeof(pool_free_block));
   }
   t.head[c] = rest;
   t.moved_out += pool_class_batch[c];

@@ -5,6 +5,8 @@
 // errno is kept as the real call left it.
 #include "recorder.hpp"
 
+#include "real_function.hpp"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdarg>
@@ -43,19 +45,10 @@ recorder& rec() {
   return r;
 }
 
-template <class F>
-F real_fn(const char* name) {
-  void* p = ::dlsym(RTLD_NEXT, name);
-  if (p == nullptr) {
-    std::fprintf(stderr, "powerloss recorder: dlsym(RTLD_NEXT, %s) failed\n", name);
-    std::abort();
-  }
-  return reinterpret_cast<F>(p);
-}
-
 // The C library's `name`, typed as this program declares it.
-#define FL_REAL(name) \
-  static const auto real = real_fn<decltype(&::name)>(#name)
+#define FL_REAL(name)        \
+  static const auto real = \
+      fl_test::real_function<decltype(&::name)>("powerloss recorder", #name)
 
 class errno_keeper {
  public:
