@@ -257,7 +257,8 @@ struct immutable_string_equal {
 };
 
 inline char immutable_string::at(size_type i) const {
-  if (i >= size()) detail::immutable_throw_out_of_range(i, size());
+  if (i >= size())
+    detail::throw_out_of_range("fl::immutable_string::at", "pos", i, ">=", "size()", size());
   return data()[i];
 }
 

@@ -136,8 +136,9 @@ class basic_string {
     init_copy(il.begin(), il.size());
   }
   template <detail::string_view_like T>
-    requires(!detail::std_string_based<T>)
-  explicit basic_string(const T& t, const Allocator& a = Allocator()) : alloc_(a) {
+  requires(!detail::std_string_based<T>) explicit basic_string(const T& t,
+                                                               const Allocator& a = Allocator())
+      : alloc_(a) {
     const std::string_view sv = t;
     init_copy(sv.data(), sv.size());
   }
@@ -212,12 +213,12 @@ class basic_string {
   // ---- element access ----
   reference at(size_type pos) {
     if (pos >= size()) [[unlikely]]
-      detail::throw_string_at_out_of_range(pos, size());
+      detail::throw_out_of_range("fl::string::at", "pos", pos, ">=", "size()", size());
     return data()[pos];
   }
   const_reference at(size_type pos) const {
     if (pos >= size()) [[unlikely]]
-      detail::throw_string_at_out_of_range(pos, size());
+      detail::throw_out_of_range("fl::string::at", "pos", pos, ">=", "size()", size());
     return data()[pos];
   }
   reference operator[](size_type pos) noexcept { return data()[pos]; }
@@ -597,7 +598,7 @@ class basic_string {
   size_type heap_capacity() const noexcept { return core_.heap_capacity(); }
   void check_pos(size_type pos, const char* what) const {
     if (pos > size()) [[unlikely]]
-      detail::throw_string_out_of_range(what, pos, size());
+      detail::throw_out_of_range(what, "pos", pos, ">", "size()", size());
   }
   std::string_view substr_view(size_type pos, size_type count, const char* what) const {
     return checked_sub(view(), pos, count, what);
@@ -605,7 +606,7 @@ class basic_string {
   static std::string_view checked_sub(std::string_view sv, size_type pos, size_type count,
                                       const char* what) {
     if (pos > sv.size()) [[unlikely]]
-      detail::throw_string_out_of_range(what, pos, sv.size());
+      detail::throw_out_of_range(what, "pos", pos, ">", "size()", sv.size());
     return sv.substr(pos, count);
   }
   size_type index_of(const_iterator it) const noexcept {

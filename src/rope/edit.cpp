@@ -162,7 +162,8 @@ rope& rope::prepend(std::string_view text) {
 
 rope& rope::prepend(const rope& other) {
   if (other.empty()) return *this;
-  if (mode_ != line_break::lf) [[unlikely]] return insert(0, other);
+  if (mode_ != line_break::lf) [[unlikely]]
+    return insert(0, other);
   detail::acquire(other.root_.p);
   root_ = detail::join_piece(root_, other.root_, false);
   settle();
@@ -294,8 +295,7 @@ rope& rope::replace_chars(size_type i, size_type n, std::string_view text) {
   // lf_crlf mode takes the general path: splice checks the edit's ends.)
   // The usual keystroke first: a tree, a short text.
   if (root_.p && root_.p->height > 0) {
-    if (root_.chars >= i && text.size() <= detail::leaf_max_bytes / 4 &&
-        mode_ == line_break::lf) {
+    if (root_.chars >= i && text.size() <= detail::leaf_max_bytes / 4 && mode_ == line_break::lf) {
       n = std::min(n, root_.chars - i);
       if (n == 0 && text.empty()) return *this;
       if (replace_chars_in_leaf(i, n, text)) return *this;
@@ -326,13 +326,10 @@ rope& rope::replace_by(detail::text_metric m, size_type i, size_type n, std::str
   const bool by_char = m == detail::text_metric::chars;
   know_flat_metrics();
   const size_type total = by_char ? char_count() : utf16_count();
-  if (i > total) {
-    char buf[160];
-    std::snprintf(buf, sizeof buf, "fl::rope::replace_%s: %s (which is %zu) > %s (which is %zu)",
-                  by_char ? "chars" : "utf16", by_char ? "i" : "u", i,
-                  by_char ? "char_count()" : "utf16_count()", total);
-    throw std::out_of_range(buf);
-  }
+  if (i > total)
+    detail::throw_out_of_range(by_char ? "fl::rope::replace_chars" : "fl::rope::replace_utf16",
+                               by_char ? "i" : "u", i, ">",
+                               by_char ? "char_count()" : "utf16_count()", total);
   n = std::min(n, total - i);
   if (i == total) return replace(size(), 0, text);
   const auto [b, e] = detail::rope_nth_pair(root_, m, i, n);
@@ -354,8 +351,7 @@ bool rope::replace_chars_flat(size_type i, size_type n, std::string_view text) {
   n = std::min(n, chars - i);
   if (n == 0 && text.empty()) return true;
   const std::size_t r = i == chars ? root_.len : detail::leaf_nth_char(root_, i);
-  const std::size_t r2 =
-      n ? detail::leaf_nth_from(root_, detail::text_metric::chars, r, n) : r;
+  const std::size_t r2 = n ? detail::leaf_nth_from(root_, detail::text_metric::chars, r, n) : r;
   splice(r, r2 - r, text, nullptr);
   // A flat root after the edit keeps its counts (splice shifts known
   // ones): the text's chars are the new count minus the chars left.
@@ -384,32 +380,37 @@ rope::const_iterator rope::erase(const_iterator first, const_iterator last) {
 }
 
 rope& rope::insert(size_type pos, std::string_view text) {
-  if (pos > size()) throw std::out_of_range("fl::rope::insert: pos > size()");
+  if (pos > size())
+    detail::throw_out_of_range("fl::rope::insert", "pos", pos, ">", "size()", size());
   splice(pos, 0, text, nullptr);
   return *this;
 }
 
 rope& rope::insert(size_type pos, const rope& other) {
-  if (pos > size()) throw std::out_of_range("fl::rope::insert: pos > size()");
+  if (pos > size())
+    detail::throw_out_of_range("fl::rope::insert", "pos", pos, ">", "size()", size());
   const rope keep(other);  // other may be *this
   splice(pos, 0, {}, &keep);
   return *this;
 }
 
 rope& rope::erase(size_type pos, size_type n) {
-  if (pos > size()) throw std::out_of_range("fl::rope::erase: pos > size()");
+  if (pos > size())
+    detail::throw_out_of_range("fl::rope::erase", "pos", pos, ">", "size()", size());
   splice(pos, n, {}, nullptr);
   return *this;
 }
 
 rope& rope::replace(size_type pos, size_type n, std::string_view text) {
-  if (pos > size()) throw std::out_of_range("fl::rope::replace: pos > size()");
+  if (pos > size())
+    detail::throw_out_of_range("fl::rope::replace", "pos", pos, ">", "size()", size());
   splice(pos, n, text, nullptr);
   return *this;
 }
 
 rope& rope::replace(size_type pos, size_type n, const rope& other) {
-  if (pos > size()) throw std::out_of_range("fl::rope::replace: pos > size()");
+  if (pos > size())
+    detail::throw_out_of_range("fl::rope::replace", "pos", pos, ">", "size()", size());
   const rope keep(other);
   splice(pos, n, {}, &keep);
   return *this;

@@ -173,7 +173,7 @@ rope::size_type rope::crlf_text_position(size_type pos) const noexcept {
 
 rope::size_type rope::line_end(size_type i) const {
   const size_type lines = line_count();
-  detail::check_line_index("line_end", i, lines);
+  detail::check_line_index("fl::rope::line_end", i, lines);
   if (i + 1 == lines) return size();
   // The i-th '\n' (0-based), in the leaf the descent reaches; in lf_crlf
   // mode the '\r' of its "\r\n" is in the same leaf, or there is none.
@@ -187,7 +187,7 @@ rope::size_type rope::line_end(size_type i) const {
 }
 
 rope rope::line_text(size_type i) const {
-  detail::check_line_index("line_text", i, line_count());
+  detail::check_line_index("fl::rope::line_text", i, line_count());
   const size_type from = line_to_byte(i);
   return substr(from, line_end(i) - from);
 }

@@ -197,10 +197,9 @@ std::size_t leaf_extend(const chunk* c, leaf_index* li, std::size_t from, std::s
     if (weight(t, m) > stop) break;
   }
   std::uint16_t cur = li->valid.load(std::memory_order_relaxed);
-  while (cur < j && !li->valid.compare_exchange_weak(cur, static_cast<std::uint16_t>(j),
-                                                     std::memory_order_release,
-                                                     std::memory_order_relaxed)) {
-  }
+  while (cur < j &&
+         !li->valid.compare_exchange_weak(cur, static_cast<std::uint16_t>(j),
+                                          std::memory_order_release, std::memory_order_relaxed)) {}
   return j;
 }
 
@@ -430,22 +429,11 @@ text_counts rope_prefix(const edge& root, std::size_t pos, bool want_newlines = 
   return r;
 }
 
-[[noreturn]] void out_of_range(const char* fn, const char* what, std::size_t v,
-                               const char* limit_name, std::size_t limit) {
-  char buf[200];
-  std::snprintf(buf, sizeof buf, "fl::rope::%s: %s (which is %zu) > %s (which is %zu)", fn, what, v,
-                limit_name, limit);
-  throw std::out_of_range(buf);
-}
-
 }  // namespace
 
 void check_line_index(const char* fn, std::size_t i, std::size_t lines) {
   if (i < lines) return;
-  char buf[200];
-  std::snprintf(buf, sizeof buf, "fl::rope::%s: i (which is %zu) >= line_count() (which is %zu)", fn,
-                i, lines);
-  throw std::out_of_range(buf);
+  throw_out_of_range(fn, "i", i, ">=", "line_count()", lines);
 }
 
 void free_index(chunk* c) noexcept {
@@ -567,39 +555,46 @@ rope::size_type rope::utf16_count() const noexcept {
 }
 
 rope::size_type rope::byte_to_char(size_type pos) const {
-  if (pos > size()) detail::out_of_range("byte_to_char", "pos", pos, "size()", size());
+  if (pos > size())
+    detail::throw_out_of_range("fl::rope::byte_to_char", "pos", pos, ">", "size()", size());
   return detail::rope_prefix(root_, pos, false).chars;
 }
 rope::size_type rope::byte_to_line(size_type pos) const {
-  if (pos > size()) detail::out_of_range("byte_to_line", "pos", pos, "size()", size());
+  if (pos > size())
+    detail::throw_out_of_range("fl::rope::byte_to_line", "pos", pos, ">", "size()", size());
   return detail::rope_prefix(root_, pos).newlines;
 }
 rope::size_type rope::byte_to_utf16(size_type pos) const {
-  if (pos > size()) detail::out_of_range("byte_to_utf16", "pos", pos, "size()", size());
+  if (pos > size())
+    detail::throw_out_of_range("fl::rope::byte_to_utf16", "pos", pos, ">", "size()", size());
   const detail::text_counts t = detail::rope_prefix(root_, pos, false);
   return t.chars + t.astral;
 }
 
 rope::size_type rope::char_to_byte(size_type i) const {
   const size_type total = char_count();
-  if (i > total) detail::out_of_range("char_to_byte", "i", i, "char_count()", total);
+  if (i > total)
+    detail::throw_out_of_range("fl::rope::char_to_byte", "i", i, ">", "char_count()", total);
   return i == total ? size() : detail::rope_nth(root_, text_metric::chars, i);
 }
 rope::size_type rope::utf16_to_byte(size_type u) const {
   const size_type total = utf16_count();
-  if (u > total) detail::out_of_range("utf16_to_byte", "u", u, "utf16_count()", total);
+  if (u > total)
+    detail::throw_out_of_range("fl::rope::utf16_to_byte", "u", u, ">", "utf16_count()", total);
   return u == total ? size() : detail::rope_nth(root_, text_metric::utf16, u);
 }
 rope::size_type rope::line_to_byte(size_type line) const {
   const size_type lines = line_count();
-  if (line > lines) detail::out_of_range("line_to_byte", "line", line, "line_count()", lines);
+  if (line > lines)
+    detail::throw_out_of_range("fl::rope::line_to_byte", "line", line, ">", "line_count()", lines);
   if (line == 0) return 0;
   if (line == lines) return size();
   return detail::rope_nth(root_, text_metric::newlines, line - 1) + 1;
 }
 
 rope::size_type rope::chars_after(size_type pos, size_type n) const {
-  if (pos > size()) detail::out_of_range("chars_after", "pos", pos, "size()", size());
+  if (pos > size())
+    detail::throw_out_of_range("fl::rope::chars_after", "pos", pos, ">", "size()", size());
   if (pos == size()) return size();
   // The char holding pos is item byte_to_char(pos + 1) - 1 (with no char
   // before pos + 1, the count starts at the first char).
@@ -611,7 +606,8 @@ rope::size_type rope::chars_after(size_type pos, size_type n) const {
 }
 
 rope::size_type rope::utf16_after(size_type pos, size_type n) const {
-  if (pos > size()) detail::out_of_range("utf16_after", "pos", pos, "size()", size());
+  if (pos > size())
+    detail::throw_out_of_range("fl::rope::utf16_after", "pos", pos, ">", "size()", size());
   if (pos == size()) return size();
   // The first unit of the char holding pos: the units up to and including
   // that char, less its width (two for an astral lead byte).
@@ -628,15 +624,14 @@ rope::size_type rope::utf16_after(size_type pos, size_type n) const {
   return detail::rope_nth_pair(root_, text_metric::utf16, k, n).second;
 }
 
-rope::size_type rope::char_to_line(size_type i) const {
-  return byte_to_line(char_to_byte(i));
-}
+rope::size_type rope::char_to_line(size_type i) const { return byte_to_line(char_to_byte(i)); }
 rope::size_type rope::line_to_char(size_type line) const {
   return byte_to_char(line_to_byte(line));
 }
 
 rope::line_column rope::byte_to_line_column(size_type pos) const {
-  if (pos > size()) detail::out_of_range("byte_to_line_column", "pos", pos, "size()", size());
+  if (pos > size())
+    detail::throw_out_of_range("fl::rope::byte_to_line_column", "pos", pos, ">", "size()", size());
   if (mode_ != line_break::lf) pos = crlf_text_position(pos);
   const detail::text_counts at = detail::rope_prefix(root_, pos);
   const size_type line = at.newlines;
@@ -648,7 +643,8 @@ rope::line_column rope::byte_to_line_column(size_type pos) const {
 rope::size_type rope::line_column_to_byte(line_column lc) const {
   const size_type lines = line_count();
   if (lc.line >= lines)
-    detail::out_of_range("line_column_to_byte", "line", lc.line, "line_count() - 1", lines - 1);
+    detail::throw_out_of_range("fl::rope::line_column_to_byte", "line", lc.line, ">",
+                               "line_count() - 1", lines - 1);
   const size_type start = line_to_byte(lc.line);
   const size_type eol = line_end(lc.line);
   if (lc.column == 0 || start == eol) return start;
@@ -656,7 +652,7 @@ rope::size_type rope::line_column_to_byte(line_column lc) const {
 }
 
 rope rope::line(size_type i) const {
-  detail::check_line_index("line", i, line_count());
+  detail::check_line_index("fl::rope::line", i, line_count());
   const size_type from = line_to_byte(i);
   return substr(from, line_to_byte(i + 1) - from);
 }

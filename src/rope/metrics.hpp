@@ -197,9 +197,9 @@ std::pair<std::size_t, std::size_t> rope_nth_pair(const edge& root, text_metric 
 // the running edit made or changed, which no other rope can see.
 void fill_metrics(edge& e) noexcept;
 
-// Throws std::out_of_range "fl::rope::<fn>: i (which is i) >= line_count()
-// (which is lines)" unless i < lines: the one check of the calls that take a
-// line index (line, line_text, line_end).
+// Throws std::out_of_range "<fn>: i (which is i) >= line_count() (which is
+// lines)" (fl/detail/out_of_range.hpp) unless i < lines: the one check of the
+// calls that take a line index (fl::rope::line, line_text, line_end).
 void check_line_index(const char* fn, std::size_t i, std::size_t lines);
 
 }  // namespace FL_ROPE_NS

@@ -117,12 +117,7 @@ inline namespace FL_ABI_NS {
 inline namespace FL_ROPE_NS {
 
 char rope::at(size_type pos) const {
-  if (pos >= size()) {
-    char buf[160];
-    std::snprintf(buf, sizeof buf, "fl::rope::at: pos (which is %zu) >= size() (which is %zu)", pos,
-                  size());
-    throw std::out_of_range(buf);
-  }
+  if (pos >= size()) detail::throw_out_of_range("fl::rope::at", "pos", pos, ">=", "size()", size());
   return (*this)[pos];
 }
 
@@ -316,17 +311,13 @@ rope::size_type rope::rfind(std::string_view needle, size_type pos) const {
 }
 
 rope::chunk_range rope::chunks_at(size_type pos) const {
-  if (pos > size()) {
-    char buf[160];
-    std::snprintf(buf, sizeof buf, "fl::rope::chunks_at: pos (which is %zu) > size() (which is %zu)",
-                  pos, size());
-    throw std::out_of_range(buf);
-  }
+  if (pos > size())
+    detail::throw_out_of_range("fl::rope::chunks_at", "pos", pos, ">", "size()", size());
   return chunk_range(this, pos);
 }
 
 rope::size_type rope::copy(char* dest, size_type n, size_type pos) const {
-  if (pos > size()) throw std::out_of_range("fl::rope::copy: pos > size()");
+  if (pos > size()) detail::throw_out_of_range("fl::rope::copy", "pos", pos, ">", "size()", size());
   n = std::min(n, size() - pos);
   if (n == 0) return 0;
   size_type done = 0;

@@ -252,7 +252,8 @@ rope::rope(size_type count, char ch) {
 }
 
 rope rope::substr(size_type pos, size_type n) const {
-  if (pos > size()) throw std::out_of_range("fl::rope::substr: pos > size()");
+  if (pos > size())
+    detail::throw_out_of_range("fl::rope::substr", "pos", pos, ">", "size()", size());
   n = std::min(n, size() - pos);
   if (n == 0) return rope(mode_);
   // Inside one leaf: one edge sharing that leaf's chunk.

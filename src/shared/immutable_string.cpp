@@ -206,11 +206,6 @@ std::size_t immutable_hash_bytes(const char* p, std::size_t n) noexcept {
   return std::hash<std::string_view>{}(std::string_view(p, n));
 }
 
-void immutable_throw_out_of_range(std::size_t index, std::size_t size) {
-  throw std::out_of_range("fl::immutable_string::at: index " + std::to_string(index) + " >= size " +
-                          std::to_string(size));
-}
-
 }  // namespace detail
 
 std::ostream& operator<<(std::ostream& os, const immutable_string& s) { return os << s.view(); }

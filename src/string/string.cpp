@@ -21,15 +21,11 @@ static_assert(std::is_nothrow_move_constructible_v<string> &&
 static_assert(std::is_nothrow_default_constructible_v<string>);
 
 namespace detail {
-void throw_string_out_of_range(const char* fn, std::size_t pos, std::size_t size) {
-  char msg[160];
-  std::snprintf(msg, sizeof msg, "%s: pos (which is %zu) > size() (which is %zu)", fn, pos, size);
-  throw std::out_of_range(msg);
-}
-void throw_string_at_out_of_range(std::size_t pos, std::size_t size) {
-  char msg[128];
-  std::snprintf(msg, sizeof msg, "fl::string::at: pos (which is %zu) >= size() (which is %zu)", pos,
-                size);
+void throw_out_of_range(const char* fn, const char* what, std::size_t value, const char* relation,
+                        const char* limit_name, std::size_t limit) {
+  char msg[256];
+  std::snprintf(msg, sizeof msg, "%s: %s (which is %zu) %s %s (which is %zu)", fn, what, value,
+                relation, limit_name, limit);
   throw std::out_of_range(msg);
 }
 void throw_string_length_error(const char* what) { throw std::length_error(what); }

@@ -39,6 +39,7 @@
 #pragma once
 
 #include <fl/detail/config.hpp>  // FL_ABI_NS
+#include <fl/detail/out_of_range.hpp>
 #include <fl/detail/string_layout.h>  // FL_STR_TAG_HEAP
 
 #include <atomic>
@@ -122,8 +123,6 @@ void immutable_owner_released(immutable_rep* rep) noexcept;
 void immutable_release_shared(immutable_rep* rep) noexcept;
 // Out of line: std::hash<std::string_view> of [p, p + n).
 std::size_t immutable_hash_bytes(const char* p, std::size_t n) noexcept;
-// Out of line: throws std::out_of_range naming the index and the size.
-[[noreturn]] void immutable_throw_out_of_range(std::size_t index, std::size_t size);
 
 // One more reference to r, taken on the calling thread.
 inline void immutable_acquire(immutable_rep* r) noexcept {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <fl/detail/concat_fwd.hpp>
+#include <fl/detail/out_of_range.hpp>
 #include <fl/find.hpp>
 #include <fl/pool.hpp>
 
@@ -31,10 +32,6 @@ namespace detail {
 struct string_access;
 
 // Out of line (src/string/string.cpp) so the throwing code stays off hot paths.
-// what(): "<fn>: pos (which is <pos>) > size() (which is <size>)", the
-// values named as libstdc++ names them; the at() form says ">=".
-[[noreturn]] void throw_string_out_of_range(const char* fn, std::size_t pos, std::size_t size);
-[[noreturn]] void throw_string_at_out_of_range(std::size_t pos, std::size_t size);
 [[noreturn]] void throw_string_length_error(const char* what);
 
 template <class T>

@@ -4,7 +4,7 @@
 #pragma once
 
 #include <fl/detail/config.hpp>  // FL_ABI_NS
-#include <fl/string.hpp>  // the class whose bodies these are (this file is its bottom half)
+#include <fl/string.hpp>         // the class whose bodies these are (this file is its bottom half)
 
 #include <functional>
 
@@ -302,7 +302,8 @@ void basic_string<A>::init_fill(size_type n, char ch) {
 template <class A>
 void basic_string<A>::init_from_rvalue(basic_string&& other, size_type pos, size_type count) {
   const size_type sz = other.size();
-  if (pos > sz) detail::throw_string_out_of_range("fl::string::basic_string", pos, sz);
+  if (pos > sz)
+    detail::throw_out_of_range("fl::string::basic_string", "pos", pos, ">", "size()", sz);
   const size_type len = std::min(count, sz - pos);
   if (!other.core_.is_heap() || alloc_traits::is_always_equal::value || alloc_ == other.alloc_) {
     core_ = other.core_;
