@@ -52,13 +52,9 @@ TEST(Utf8, EveryCodePointEncodesValidatesAndCounts) {
     ASSERT_EQ(reference_sequence(p, len), len) << cp;
     ASSERT_EQ(fl::detail::utf8_lead_length(p[0]), len) << cp;
     ASSERT_EQ(fl::detail::utf8_utf16_units(p[0]), cp > 0xFFFF ? 2u : 1u) << cp;
-    for (unsigned i = 1; i < len; ++i) {
-      ASSERT_TRUE(fl::detail::utf8_continuation(p[i])) << cp;
-    }
+    for (unsigned i = 1; i < len; ++i) { ASSERT_TRUE(fl::detail::utf8_continuation(p[i])) << cp; }
     // Cut short, the sequence is not well-formed.
-    if (len > 1) {
-      ASSERT_EQ(utf8_sequence(p, p + len - 1), 0u) << cp;
-    }
+    if (len > 1) { ASSERT_EQ(utf8_sequence(p, p + len - 1), 0u) << cp; }
   }
 }
 
@@ -90,5 +86,5 @@ TEST(Utf8, ValidPrefixStopsAtTheFirstBadByte) {
   const unsigned char text[] = {'a', 0xC3, 0xA9, 0xE2, 0x82, 0xAC, 0xED, 0xA0, 0x80, 'z'};
   EXPECT_EQ(fl::detail::utf8_valid_prefix(text, 6), 6u);
   EXPECT_EQ(fl::detail::utf8_valid_prefix(text, sizeof text), 6u);  // a surrogate
-  EXPECT_EQ(fl::detail::utf8_valid_prefix(text, 2), 1u);             // cut short
+  EXPECT_EQ(fl::detail::utf8_valid_prefix(text, 2), 1u);            // cut short
 }
