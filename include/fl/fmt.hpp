@@ -18,6 +18,7 @@
 #pragma once
 
 #include <fl/detail/config.hpp>
+#include <fl/detail/utf8.hpp>
 
 #include <fl/immutable_string.hpp>
 #include <fl/rope.hpp>
@@ -59,14 +60,6 @@ struct text_spec {
   std::size_t precision = static_cast<std::size_t>(-1);
 };
 
-// Bytes in the UTF-8 sequence led by c (1 for a byte that leads none, so
-// that any bytes make progress).
-constexpr unsigned utf8_lead_len(unsigned char c) noexcept {
-  return c >= 0xF0 ? 4u : c >= 0xE0 ? 3u : c >= 0xC0 ? 2u : 1u;
-}
-constexpr bool is_utf8_continuation(char c) noexcept {
-  return (static_cast<unsigned char>(c) & 0xC0) == 0x80;
-}
 
 // Parses a spec from [it, end) up to the closing '}' (or end). Returns the
 // position of the '}' or end (which may be null for an empty format string),
@@ -77,7 +70,7 @@ constexpr const char* parse_text_spec(const char* it, const char* end, text_spec
   auto is_align = [](char c) { return c == '<' || c == '>' || c == '^'; };
   if (it == end || *it == '}') return it;
   // A fill is one code point followed by an align char.
-  const unsigned n = utf8_lead_len(static_cast<unsigned char>(*it));
+  const unsigned n = utf8_lead_length(static_cast<unsigned char>(*it));
   if (static_cast<std::size_t>(end - it) > n && is_align(it[n]) && *it != '{' && *it != '}') {
     for (unsigned i = 0; i < n; ++i) s.fill[i] = it[i];
     s.fill_len = static_cast<unsigned char>(n);
@@ -153,7 +146,7 @@ Out write_rope(Out out, const rope& r, const text_spec& spec) {
   for (std::string_view c : r.chunks()) {
     std::size_t i = 0;
     for (; i < c.size(); ++i) {
-      if (is_utf8_continuation(c[i])) continue;
+      if (utf8_continuation(static_cast<unsigned char>(c[i]))) continue;
       if (points == spec.precision) break;
       ++points;
     }

@@ -10,6 +10,7 @@
 
 #include "persist/crc32c.hpp"
 #include <fl/detail/json_format.hpp>
+#include <fl/detail/utf8.hpp>  // utf8_sequence, utf8_valid_prefix, utf8_encode
 #include "persist/persist_format.hpp"
 #include <fl/json_store.hpp>
 
@@ -231,35 +232,6 @@ inline constexpr bool is_low_surrogate(std::uint32_t u) noexcept {
 }
 inline constexpr std::uint32_t join_surrogates(std::uint32_t high, std::uint32_t low) noexcept {
   return 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00);
-}
-
-// Length of the well-formed UTF-8 sequence starting at p (RFC 3629: no
-// overlong forms, no surrogates, nothing above U+10FFFF), or 0. Read by the
-// strict parser and by json_store::verify.
-inline std::size_t utf8_sequence(const unsigned char* p, const unsigned char* e) noexcept {
-  const unsigned c = p[0];
-  auto cont = [&](std::size_t i, unsigned lo = 0x80, unsigned hi = 0xBF) {
-    return p + i < e && p[i] >= lo && p[i] <= hi;
-  };
-  if (c < 0x80) return 1;
-  if (c >= 0xC2 && c <= 0xDF) return cont(1) ? 2 : 0;
-  if (c == 0xE0) return cont(1, 0xA0) && cont(2) ? 3 : 0;
-  if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF) return cont(1) && cont(2) ? 3 : 0;
-  if (c == 0xED) return cont(1, 0x80, 0x9F) && cont(2) ? 3 : 0;
-  if (c == 0xF0) return cont(1, 0x90) && cont(2) && cont(3) ? 4 : 0;
-  if (c >= 0xF1 && c <= 0xF3) return cont(1) && cont(2) && cont(3) ? 4 : 0;
-  if (c == 0xF4) return cont(1, 0x80, 0x8F) && cont(2) && cont(3) ? 4 : 0;
-  return 0;
-}
-// The byte where [p, p + n) stops being well-formed UTF-8, or n.
-inline std::size_t utf8_valid_prefix(const unsigned char* p, std::size_t n) noexcept {
-  std::size_t i = 0;
-  while (i < n) {
-    const std::size_t k = utf8_sequence(p + i, p + n);
-    if (k == 0) return i;
-    i += k;
-  }
-  return n;
 }
 
 // Appends the RFC 8259 text of a double (shortest round-trip; ".0" added to

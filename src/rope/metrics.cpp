@@ -615,9 +615,8 @@ rope::size_type rope::utf16_after(size_type pos, size_type n) const {
   size_type k = 0;
   if (t.chars > 0) {
     size_type c = pos;
-    if ((static_cast<unsigned char>((*this)[c]) & 0xC0) == 0x80)
-      c = detail::rope_nth(root_, text_metric::chars, t.chars - 1);
-    k = t.chars + t.astral - (static_cast<unsigned char>((*this)[c]) >= 0xF0 ? 2 : 1);
+    if (detail::continuation((*this)[c])) c = detail::rope_nth(root_, text_metric::chars, t.chars - 1);
+    k = t.chars + t.astral - detail::utf8_utf16_units(static_cast<unsigned char>((*this)[c]));
   }
   const size_type total = utf16_count();
   if (n >= total - k) return size();

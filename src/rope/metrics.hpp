@@ -4,6 +4,7 @@
 #pragma once
 
 #include <fl/detail/rope_node.hpp>
+#include <fl/detail/utf8.hpp>
 
 #include "text/text_count.hpp"
 
@@ -69,8 +70,8 @@ inline bool one_per_byte(const edge& e, text_metric m) noexcept {
 // How far (in chars) a position is looked for by stepping from the hint.
 inline constexpr std::size_t hint_reach = 16;
 
-// Whether b is a UTF-8 continuation byte: not a char (src/text/text_count.hpp).
-inline bool continuation(char b) noexcept { return (static_cast<unsigned char>(b) & 0xC0) == 0x80; }
+// Whether b is a UTF-8 continuation byte: not a char (fl/detail/utf8.hpp).
+inline bool continuation(char b) noexcept { return utf8_continuation(static_cast<unsigned char>(b)); }
 
 // Char k of the bytes [0, len) at p, given that byte h starts a char (or is
 // len) and hc chars lie before it: stepped to from h when it is within

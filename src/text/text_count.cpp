@@ -4,6 +4,8 @@
 // code here).
 #include "text/text_count.hpp"
 
+#include <fl/detail/utf8.hpp>
+
 #include "simd/isa.hpp"
 #include "text/text_count_kernel_set.hpp"
 
@@ -18,21 +20,19 @@ namespace {
 
 using byte = unsigned char;
 
-bool scalar_is_char(byte b) noexcept { return (b & 0xC0) != 0x80; }
-
 std::size_t scalar_weight(byte b, int metric) noexcept {
   return metric == 1   ? (b == '\n' ? 1u : 0u)
-         : metric == 0 ? (scalar_is_char(b) ? 1u : 0u)
-                       : (scalar_is_char(b) ? 1u + (b >= 0xF0 ? 1u : 0u) : 0u);
+         : metric == 0 ? (utf8_continuation(b) ? 0u : 1u)
+                       : utf8_utf16_units(b);
 }
 
 text_counts count_text_scalar(const char* p, std::size_t n) noexcept {
   text_counts r;
   const byte* s = reinterpret_cast<const byte*>(p);
   for (std::size_t i = 0; i < n; ++i) {
-    r.chars += scalar_is_char(s[i]);
+    r.chars += !utf8_continuation(s[i]);
     r.newlines += s[i] == '\n';
-    r.astral += s[i] >= 0xF0;
+    r.astral += utf8_astral_lead(s[i]);
   }
   return r;
 }

@@ -8,6 +8,8 @@
 // sums by psadbw every 255 vectors, before a byte lane can wrap.
 #pragma once
 
+#include <fl/detail/utf8.hpp>
+
 #include "simd/vec.hpp"
 #include "text/text_count_kernel_set.hpp"
 #include "text/text_count_word.hpp"
@@ -24,9 +26,9 @@ namespace {
 
 inline size_t popcount32(uint32_t x) noexcept { return static_cast<size_t>(__builtin_popcount(x)); }
 
-// Per-byte predicates, shared by the scalar tails.
-inline bool is_char(uchar b) noexcept { return (b & 0xC0) != 0x80; }
-inline size_t utf16_units(uchar b) noexcept { return is_char(b) ? 1u + (b >= 0xF0 ? 1u : 0u) : 0u; }
+// Per-byte predicates of the scalar tails: fl/detail/utf8.hpp's.
+inline bool is_char(uchar b) noexcept { return !utf8_continuation(b); }
+inline size_t utf16_units(uchar b) noexcept { return utf8_utf16_units(b); }
 
 // Lanes: non-continuation bytes are those > 0xBF as signed (-65): 0x00..0x7F
 // and 0xC0..0xFF. Astral bytes are those with max(b, 0xF0) == b.

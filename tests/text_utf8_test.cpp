@@ -1,0 +1,90 @@
+// tests/text_utf8_test.cpp: fl/detail/utf8.hpp, the one owner of UTF-8's byte
+// rules, against a decoder written from RFC 3629's table: every code point
+// encodes, validates at its length and decodes back; every 1-3 byte input
+// and the 4-byte inputs around each boundary validate exactly when the
+// reference accepts them.
+#include <fl/detail/utf8.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+
+namespace {
+
+using fl::detail::utf8_sequence;
+
+// The reference: the length of the well-formed sequence at p (n bytes
+// available), or 0, by decoding and then checking the code point's range
+// for that length, surrogates and the upper bound.
+std::size_t reference_sequence(const unsigned char* p, std::size_t n) {
+  const unsigned c = p[0];
+  std::size_t len;
+  std::uint32_t cp;
+  if (c < 0x80) return 1;
+  if ((c >> 5) == 0x6) {
+    len = 2, cp = c & 0x1F;
+  } else if ((c >> 4) == 0xE) {
+    len = 3, cp = c & 0x0F;
+  } else if ((c >> 3) == 0x1E) {
+    len = 4, cp = c & 0x07;
+  } else {
+    return 0;
+  }
+  if (n < len) return 0;
+  for (std::size_t i = 1; i < len; ++i) {
+    if ((p[i] >> 6) != 0x2) return 0;
+    cp = (cp << 6) | (p[i] & 0x3F);
+  }
+  const std::uint32_t least[5] = {0, 0, 0x80, 0x800, 0x10000};
+  if (cp < least[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+  return len;
+}
+
+}  // namespace
+
+TEST(Utf8, EveryCodePointEncodesValidatesAndCounts) {
+  for (std::uint32_t cp = 0; cp <= 0x10FFFF; ++cp) {
+    if (cp >= 0xD800 && cp <= 0xDFFF) continue;
+    char out[4];
+    const unsigned len = fl::detail::utf8_encode(cp, out);
+    const auto* p = reinterpret_cast<const unsigned char*>(out);
+    ASSERT_EQ(utf8_sequence(p, p + len), len) << cp;
+    ASSERT_EQ(reference_sequence(p, len), len) << cp;
+    ASSERT_EQ(fl::detail::utf8_lead_length(p[0]), len) << cp;
+    ASSERT_EQ(fl::detail::utf8_utf16_units(p[0]), cp > 0xFFFF ? 2u : 1u) << cp;
+    for (unsigned i = 1; i < len; ++i) { ASSERT_TRUE(fl::detail::utf8_continuation(p[i])) << cp; }
+    // Cut short, the sequence is not well-formed.
+    if (len > 1) { ASSERT_EQ(utf8_sequence(p, p + len - 1), 0u) << cp; }
+  }
+}
+
+TEST(Utf8, ValidationAgreesWithTheReferenceOnEveryShortInput) {
+  unsigned char b[4] = {};
+  for (unsigned c0 = 0; c0 < 256; ++c0) {
+    b[0] = static_cast<unsigned char>(c0);
+    ASSERT_EQ(utf8_sequence(b, b + 1), reference_sequence(b, 1)) << c0;
+    for (unsigned c1 = 0; c1 < 256; ++c1) {
+      b[1] = static_cast<unsigned char>(c1);
+      ASSERT_EQ(utf8_sequence(b, b + 2), reference_sequence(b, 2)) << c0 << ' ' << c1;
+      if (c0 < 0xE0) continue;
+      // Third bytes: each class of byte (ASCII, the continuation range's
+      // ends, leads) is enough past the second byte.
+      for (unsigned c2 : {0x00u, 0x7Fu, 0x80u, 0xBFu, 0xC0u, 0xFFu}) {
+        b[2] = static_cast<unsigned char>(c2);
+        ASSERT_EQ(utf8_sequence(b, b + 3), reference_sequence(b, 3)) << c0 << ' ' << c1;
+        if (c0 < 0xF0) continue;
+        for (unsigned c3 : {0x7Fu, 0x80u, 0xBFu, 0xC0u}) {
+          b[3] = static_cast<unsigned char>(c3);
+          ASSERT_EQ(utf8_sequence(b, b + 4), reference_sequence(b, 4)) << c0 << ' ' << c1;
+        }
+      }
+    }
+  }
+}
+
+TEST(Utf8, ValidPrefixStopsAtTheFirstBadByte) {
+  const unsigned char text[] = {'a', 0xC3, 0xA9, 0xE2, 0x82, 0xAC, 0xED, 0xA0, 0x80, 'z'};
+  EXPECT_EQ(fl::detail::utf8_valid_prefix(text, 6), 6u);
+  EXPECT_EQ(fl::detail::utf8_valid_prefix(text, sizeof text), 6u);  // a surrogate
+  EXPECT_EQ(fl::detail::utf8_valid_prefix(text, 2), 1u);            // cut short
+}
