@@ -170,6 +170,38 @@ TEST(MappedSpaceTest, SecondOpenIsRefusedWhileLocked) {
   EXPECT_EQ(rc, 0);
 }
 
+// locked() and remove() answer for a writer in this process (another handle)
+// and in another process alike, and remove() leaves an open space whole.
+TEST(MappedSpaceTest, LockedAndRemoveRespectTheWritersLock) {
+  scratch_dir d;
+  const std::filesystem::path file = d / "s";
+  EXPECT_FALSE(fl::mapped_space::locked(file));  // no file
+  EXPECT_TRUE(fl::mapped_space::remove(file));   // nothing to remove
+  {
+    fl::mapped_space s(file);
+    s.set_root(s.allocate(16));
+    s.sync();
+    EXPECT_TRUE(fl::mapped_space::locked(file));
+    EXPECT_FALSE(fl::mapped_space::remove(file));
+    EXPECT_TRUE(std::filesystem::exists(file));
+    EXPECT_EQ(fl_test::run_in_child([&] {
+                return fl::mapped_space::locked(file) && !fl::mapped_space::remove(file) ? 0 : 1;
+              }),
+              0);
+    s.sync();  // the space is whole: commits go on
+  }
+  EXPECT_FALSE(fl::mapped_space::locked(file));
+  std::filesystem::path log = file, readers = file;
+  log += "-log";
+  readers += "-readers";
+  { const fl::mapped_space reader = fl::mapped_space::open(file, fl::open_mode::read_only); }
+  EXPECT_TRUE(std::filesystem::exists(file));
+  EXPECT_TRUE(fl::mapped_space::remove(file));
+  EXPECT_FALSE(std::filesystem::exists(file));
+  EXPECT_FALSE(std::filesystem::exists(log));
+  EXPECT_FALSE(std::filesystem::exists(readers));
+}
+
 TEST(MappedSpaceTest, MisuseThrows) {
   scratch_dir d;
   fl::mapped_space s(d / "s");

@@ -360,6 +360,14 @@ class mapped_space {
   // once committed. Throws persist_error "locked" (naming `to`) if a space
   // there is open, or on an I/O error; the names are then unchanged.
   void rename(const std::filesystem::path& to);
+  // Whether a writer (in another process, or another handle of this one)
+  // has the space at `path` open: its lock, probed without waiting. False
+  // when there is no file. A snapshot: the answer may change at once.
+  static bool locked(const std::filesystem::path& path);
+  // Removes the space at `path` and the files beside it ("<path>-log",
+  // "<path>-readers") unless a writer has it open; then removes nothing and
+  // returns false. For a space built under a temporary name and abandoned.
+  static bool remove(const std::filesystem::path& path);
   // See mapped_space_options::durable.
   void set_durable(bool durable) noexcept;
 

@@ -6,18 +6,12 @@
 
 #include <fl/mapped_space.hpp>
 
-#include <cerrno>
 #include <cstring>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <system_error>
 #include <utility>
-
-#include <sys/file.h>
-#include <sys/stat.h>
-#include <fcntl.h>
-#include <unistd.h>
 
 namespace fl {
 inline namespace FL_ABI_NS {
@@ -30,49 +24,12 @@ std::filesystem::path with_suffix(const std::filesystem::path& p, const char* su
   return r;
 }
 
-namespace {
-
-// Throws persist_error "locked" if a store is open at `p` (its writer's
-// lock is held, by another process or another handle of this one). Takes
-// and drops the lock: sync() checks again when it renames onto `p`, this
-// check only makes import() fail before any work.
-void refuse_if_locked(const std::filesystem::path& p, const char* what) {
-  const int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return;  // missing (or unreadable: the rename reports it)
-  const bool locked = ::flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
-  ::close(fd);
-  if (locked) throw persist_error(p, what);
-}
-
-// Removes what an import never synced left at `tmp` (its space and log),
-// unless an import in progress holds it: then throws "locked".
-void remove_leftover(const std::filesystem::path& tmp, const std::filesystem::path& store) {
-  const int fd = ::open(tmp.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd >= 0) {
-    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-      ::close(fd);
-      throw persist_error(store, "locked: another import to this path is in progress");
-    }
-    // Locked by this call: nobody's. Removed only while the name is that file.
-    struct stat a, b;
-    if (::stat(tmp.c_str(), &a) == 0 && ::fstat(fd, &b) == 0 && a.st_ino == b.st_ino &&
-        a.st_dev == b.st_dev)
-      ::unlink(tmp.c_str());
-    ::close(fd);
-  }
-  ::unlink(with_suffix(tmp, "-log").c_str());
-}
-
-}  // namespace
-
 store_file::~store_file() {
   if (space_ && !published_) {
     // An import never synced: its temporary file is nobody's.
     const std::filesystem::path tmp = space_->path();
     space_.reset();
-    ::unlink(tmp.c_str());
-    ::unlink(with_suffix(tmp, "-log").c_str());
-    ::unlink(with_suffix(tmp, "-readers").c_str());
+    mapped_space::remove(tmp);
   }
 }
 
@@ -114,22 +71,20 @@ void store_file::check_tail_page() {
 // is one in progress, which makes this one throw "locked".
 mapped_space store_file::new_space(const char* suffix) {
   const std::filesystem::path tmp = with_suffix(path_, suffix);
-  remove_leftover(tmp, path_);
+  if (!mapped_space::remove(tmp))
+    throw persist_error(path_, "locked: another import to this path is in progress");
   // Not durable until the first sync(), which publishes it: nothing waits
   // for the disk before then. Its errors name the store, not the
   // temporary file (which the user never named).
   try {
-    mapped_space space(tmp,
-                       mapped_space_options{.mode = open_mode::create_new, .durable = false});
+    mapped_space space(tmp, mapped_space_options{.mode = open_mode::create_new, .durable = false});
     const fptr<json_head> head = space.make<json_head>();
     json_head* h = space.get(head);
     h->magic = file_magic;
     h->version = format_version;
     space.set_root(head);
     return space;
-  } catch (const persist_error& e) {
-    throw persist_error(path_, e.reason());
-  }
+  } catch (const persist_error& e) { throw persist_error(path_, e.reason()); }
 }
 
 void store_file::create() {
@@ -216,8 +171,7 @@ void store_file::compact() {
   } catch (...) {
     const std::filesystem::path tmp = fresh.path();
     { const mapped_space closing = std::move(fresh); }
-    ::unlink(tmp.c_str());
-    ::unlink(with_suffix(tmp, "-log").c_str());
+    mapped_space::remove(tmp);
     throw;
   }
   fresh.get(fresh_head)->root = root;
@@ -326,8 +280,10 @@ json_store& json_store::operator=(json_store&&) noexcept = default;
 json_store::~json_store() = default;
 
 json_store json_store::import(std::string_view json_text, const std::filesystem::path& file) {
-  detail::json::refuse_if_locked(
-      file, "locked: a store open in another process or handle; import changes nothing");
+  // Before any work; sync() checks again when it renames onto `file`.
+  if (mapped_space::locked(file))
+    throw persist_error(
+        file, "locked: a store open in another process or handle; import changes nothing");
   auto f = std::make_unique<detail::json::store_file>();
   f->path_ = file;
   // The store is about 1.5x the text for typical documents (16 bytes per

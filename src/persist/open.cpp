@@ -317,8 +317,7 @@ mapped_space::mapped_space(const std::filesystem::path& path, const mapped_space
     : st_(std::make_unique<detail::space_state>()) {
   detail::space_state& s = *st_;
   s.path = path;
-  s.log_path = path;
-  s.log_path += "-log";
+  s.log_path = detail::side_file(path, detail::log_suffix);
   s.durable = options.durable;
   const long ps = ::sysconf(_SC_PAGESIZE);
   if (ps <= 0 || ps % 4096 != 0 || ps > 65536) detail::fail(s, "unsupported system page size");
@@ -532,8 +531,7 @@ void mapped_space::rename(const std::filesystem::path& to) {
   // renamed file never needs a log, so no crash between the steps below can
   // pair it with the log of the store it replaces.
   if (const int e = detail::checkpoint(s)) detail::throw_errno(s.path, "checkpoint", e);
-  std::filesystem::path log_to = to;
-  log_to += "-log";
+  const std::filesystem::path log_to = detail::side_file(to, detail::log_suffix);
   std::filesystem::path from = s.path;
   // Readers open a store by two names, the data file's and its table's
   // (`<to>-readers`): the table there is held from before the data file's
@@ -604,6 +602,28 @@ void mapped_space::rename(const std::filesystem::path& to) {
 }
 
 void mapped_space::set_durable(bool durable) noexcept { st_->durable = durable; }
+
+// The probe takes the writer's lock for an instant on a descriptor of its
+// own: flock belongs to an open file description, so a writer in this
+// process (another handle) conflicts with it as one in another process does.
+bool mapped_space::locked(const std::filesystem::path& path) {
+  const detail::unique_fd fd(detail::open_store_file(path, O_RDONLY));
+  if (!fd) return false;  // missing or unreadable: an open reports which
+  return ::flock(fd.get(), LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+}
+
+bool mapped_space::remove(const std::filesystem::path& path) {
+  const detail::unique_fd fd(detail::open_store_file(path, O_RDONLY));
+  if (fd) {
+    if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) return false;
+    // Held by this call, so nobody's: removed only while the name is still
+    // that file (a store renamed onto it meanwhile stays).
+    if (detail::names_file(path, fd.get())) ::unlink(path.c_str());
+  }
+  ::unlink(detail::side_file(path, detail::log_suffix).c_str());
+  ::unlink(detail::side_file(path, detail::readers_suffix).c_str());
+  return true;
+}
 
 }  // namespace FL_ABI_NS
 }  // namespace fl

@@ -157,6 +157,16 @@ inline bool stat_field(int fd, unsigned field, std::uint64_t& value) noexcept {
   return true;
 }
 
+// The files beside a space's data file `p`, named here only: its redo log
+// "<p>-log" and its readers' table "<p>-readers" (fl/mapped_space.hpp, Files).
+inline constexpr const char* log_suffix = "-log";
+inline constexpr const char* readers_suffix = "-readers";
+inline std::filesystem::path side_file(const std::filesystem::path& p, const char* suffix) {
+  std::filesystem::path r = p;
+  r += suffix;
+  return r;
+}
+
 // Does the name `p` refer to the file open as `fd` (same device and inode)?
 // A lock taken on a descriptor protects the name only while this holds: a
 // rename onto the name replaces the file, and an opener that locked the
@@ -235,8 +245,8 @@ inline int sync_data(int fd) noexcept {
 inline bool preadv_all(int fd, iovec* iov, std::size_t count, std::uint64_t off) {
   constexpr std::size_t max_iov = 1024;  // IOV_MAX on Linux
   while (count > 0) {
-    const ssize_t got = ::preadv(fd, iov, static_cast<int>(std::min(count, max_iov)),
-                                 static_cast<off_t>(off));
+    const ssize_t got =
+        ::preadv(fd, iov, static_cast<int>(std::min(count, max_iov)), static_cast<off_t>(off));
     if (got < 0 && errno == EINTR) continue;
     if (got <= 0) return false;
     off += static_cast<std::uint64_t>(got);

@@ -99,12 +99,8 @@ reader_table::~reader_table() {
 namespace {
 
 std::filesystem::path table_path(const std::filesystem::path& data) {
-  std::filesystem::path p = data;
-  p += "-readers";
-  return p;
+  return side_file(data, readers_suffix);
 }
-
-
 
 // The newest commit and its meta, read under the sequence counter.
 void read_newest(std::byte* map, std::uint64_t& gen, space_meta& meta) {
