@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <ranges>
 #include <sstream>
@@ -36,9 +37,13 @@ TEST(JsonTyped, PutEscapesStringsAndWritesEveryScalar) {
   s.put("/on", true);
   s.put("/nothing", nullptr);
   s.put("/name", std::string("ann"));
+  // Integers of every width read back in the one spelling dump() writes.
+  s.put("/least", std::numeric_limits<std::int64_t>::min());
+  s.put("/byte", static_cast<unsigned char>(200));
   EXPECT_EQ(std::string_view(s.dump()),
             R"({"theme":"dark \"blue\"\n","width":1280,"big":18446744073709551615,"neg":-5,)"
-            R"("ratio":0.5,"on":true,"nothing":null,"name":"ann"})");
+            R"("ratio":0.5,"on":true,"nothing":null,"name":"ann","least":-9223372036854775808,)"
+            R"("byte":200})");
   EXPECT_EQ(s.get<std::string>("/theme"), "dark \"blue\"\n");
   EXPECT_EQ(s.get<int>("/width"), 1280);
   EXPECT_EQ(s.get<std::uint64_t>("/big"), 18446744073709551615u);

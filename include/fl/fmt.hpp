@@ -261,11 +261,9 @@ class fmt_string_buffer final : public fmt::detail::buffer<char> {
     this->set(s_.data(), s_.size());
   }
   void grow_storage(std::size_t want) {
-    // At least double: appends of many short pieces stay amortized O(1).
-    const std::size_t max = s_.max_size();
-    const std::size_t cur = s_.size();
-    std::size_t n = cur < max / 2 ? 2 * cur : max;
-    if (n < want) n = want;
+    // The growth of every fl text container (at least double: appends of
+    // many short pieces stay amortized O(1)).
+    const std::size_t n = detail::grown_capacity(s_.size(), want, s_.max_size());
     // resize_and_overwrite copies the whole old block (size() == capacity()),
     // so what was formatted so far moves along with it.
     s_.resize_and_overwrite(n, [](char*, std::size_t k) { return k; });

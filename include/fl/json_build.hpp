@@ -13,7 +13,9 @@
 
 #include <fl/detail/config.hpp>
 
+#include <charconv>
 #include <concepts>
+#include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <ranges>
@@ -30,6 +32,13 @@ class json_text;
 namespace detail::json {
 void append_escaped(std::string& out, std::string_view s);
 void append_double(std::string& out, double d);
+// Writes the text of integer i to buf and returns its length: the one
+// spelling of integers in JSON text, which json_text and json_store::dump()
+// both write (std::to_chars: no locale, no sign for unsigned types).
+template <class I>
+std::size_t integer_text(char (&buf)[48], I i) noexcept {
+  return static_cast<std::size_t>(std::to_chars(buf, buf + sizeof buf, i).ptr - buf);
+}
 template <class T>
 concept string_like = std::convertible_to<const T&, std::string_view>;
 template <class T>
@@ -46,8 +55,10 @@ class json_text {
   template <class B>
   requires std::same_as<B, bool> json_text(B b) : text_(b ? "true" : "false") {}
   template <class I>
-  requires(std::integral<I> && !std::same_as<I, bool> && !std::same_as<I, char>) json_text(I i)
-      : text_(std::to_string(i)) {}
+  requires(std::integral<I> && !std::same_as<I, bool> && !std::same_as<I, char>) json_text(I i) {
+    char buf[48];
+    text_.assign(buf, detail::json::integer_text(buf, i));
+  }
   template <class F>
   requires std::floating_point<F> json_text(F d) {
     detail::json::append_double(text_, static_cast<double>(d));

@@ -103,11 +103,10 @@ struct dumper {
       case kind::true_v: out.append("true", 4); return;
       case kind::int64:
       case kind::uint64: {
-        char buf[24];
-        const auto res = r.k == static_cast<std::uint8_t>(kind::int64)
-                             ? std::to_chars(buf, buf + sizeof buf, static_cast<std::int64_t>(r.x))
-                             : std::to_chars(buf, buf + sizeof buf, r.x);
-        out.append(buf, static_cast<std::size_t>(res.ptr - buf));
+        char buf[48];
+        out.append(buf, r.k == static_cast<std::uint8_t>(kind::int64)
+                            ? integer_text(buf, static_cast<std::int64_t>(r.x))
+                            : integer_text(buf, r.x));
         return;
       }
       case kind::real: {
