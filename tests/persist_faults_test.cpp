@@ -1,12 +1,8 @@
-// tests/persist_faults_test.cpp: a full disk, a file size limit or an I/O
-// error is an error, never a crash or a lost commit (docs/persist.md,
-// "Faults"). Three tests:
-//   SizeLimit   a writer appends under setrlimit(RLIMIT_FSIZE) (SIGXFSZ
-//               ignored, in a forked child) until it fails
-//   SmallTmpfs  the same on a 2 MiB tmpfs (mounted here: needs root)
-//   Sweep       every file-changing call of a workload over persist<T>,
-//               mapped_space and json_store made to fail in turn, with
-//               ENOSPC, then EIO
+// tests/persist_faults_test.cpp: a failing file call is an error, never a
+// crash or a lost commit (docs/persist.md, "Faults"): every file-changing
+// call of a workload over persist<T>, mapped_space and json_store is made to
+// fail in turn, with ENOSPC, then EIO. Running out of room for real (a file
+// size limit, a small file system) is persist_full_disk_test.
 // The program defines the file-changing POSIX calls itself (write, pwrite,
 // pwritev, fsync, fdatasync, ftruncate, fallocate, rename, link, msync and
 // their 64-bit names); a static libfl's calls bind to them (a shared one's
@@ -18,6 +14,7 @@
 
 #include "persist_support.hpp"
 #include "child_process.hpp"
+#include "fault_store.hpp"
 #include "real_function.hpp"
 
 #include <gtest/gtest.h>
@@ -35,8 +32,6 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
-#include <sys/mount.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -223,51 +218,16 @@ int msync(void* addr, size_t len, int flags) {
 
 namespace {
 
-// ---- the stores and what they hold -----------------------------------------
+// ---- the stores and what they hold: tests/support/fault_store.hpp
 
-struct node {
-  fl::pstring text;
-  fl::fptr<node> next;
-};
+using fl_test::check_error;
+using fl_test::list_of;
+using fl_test::node;
+using fl_test::note_text;
+using fl_test::push_note;
+using fl_test::read_all;
 
 using value_t = std::array<std::uint64_t, 8>;
-
-// The text of the n-th note, 2 KiB and more, so that the space grows.
-std::string note_text(int n) {
-  return std::string(static_cast<std::size_t>(2048 + 512 * (n % 5)), static_cast<char>('a' + n % 26));
-}
-
-// The notes from the root on, newest first, joined with '|'.
-std::string list_of(const fl::mapped_space& sp) {
-  std::string out;
-  for (fl::fptr<node> p = sp.root<node>(); p; p = sp.get(p)->next) {
-    const std::string_view t = sp.get(p)->text.view(sp);
-    out += std::to_string(t.size());
-    out += t.empty() ? '-' : t[0];
-    out += '|';
-  }
-  return out;
-}
-
-// Appends note n and makes it the root (not committed).
-void push_note(fl::mapped_space& sp, int n) {
-  const fl::fptr<node> p = sp.make<node>();
-  sp.get(p)->text.assign(sp, note_text(n));
-  sp.get(p)->next = sp.root<node>();
-  sp.set_root(p);
-}
-
-// Does `e` name a file of the store at `store` ("<store>", "<store>-log",
-// "<store>.tmp-..." and the like) and the error `err`?
-std::string check_error(const fl::persist_error& e, const std::filesystem::path& dir, int err) {
-  const std::string what = e.what();
-  std::string problems;
-  if (e.path().parent_path() != dir || what.find(e.path().string()) == std::string::npos)
-    problems += " does not name a file of the store;";
-  if (what.find(std::strerror(err)) == std::string::npos)
-    problems += std::string(" does not name ") + std::strerror(err) + ";";
-  return problems.empty() ? std::string() : "\"" + what + "\"" + problems;
-}
 
 // ---- the sweep's workload ------------------------------------------------------
 //
@@ -514,18 +474,6 @@ std::filesystem::path make_dir(const std::filesystem::path& root, const char* wh
   return tmpl;
 }
 
-std::string read_all(int fd) {
-  std::string out;
-  char buf[4096];
-  for (;;) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    out.append(buf, static_cast<std::size_t>(n));
-  }
-  return out;
-}
-
 TEST(PersistFaults, SweepEveryFileCallFailsInTurn) {
   const std::filesystem::path root = sweep_root();
   // The reference, and the number of file-changing calls the armed part of
@@ -628,197 +576,6 @@ TEST(PersistFaults, SweepEveryFileCallFailsInTurn) {
                 t.crashes, t.lost, t.problems - t.lost, t.retried, t.refused, t.landed,
                 t.absorbed);
   }
-}
-
-// ---- running out: a file size limit, a small file system --------------------
-
-// Appends 2 KiB notes to a mapped_space, then json members to a json_store,
-// each with a commit, until one fails; then room.give() gives the space
-// back, and the store must commit again (on the same handle, or, when that
-// still fails, after a reopen), reopen with every commit it returned, and pass
-// verify(). room.take() starts each store's run (the limit set, the filler
-// written). Returns the problems (empty: none). Runs in a forked child.
-template <class Room>
-std::string fill_until_error(const std::filesystem::path& dir, int err, Room& room) {
-  std::string problems;
-  // A mapped_space.
-  {
-    room.take();
-    std::unique_ptr<fl::mapped_space> sp = std::make_unique<fl::mapped_space>(dir / "space");
-    int committed = 0;
-    bool failed = false, in_sync = false;
-    for (int n = 1; n < 100000 && !failed; ++n) {
-      try {
-        in_sync = false;
-        push_note(*sp, n);
-        in_sync = true;
-        sp->sync();
-        committed = n;
-      } catch (const fl::persist_error& e) {
-        failed = true;
-        problems += check_error(e, dir, err);
-      }
-    }
-    if (!failed) return "the space never ran out";
-    room.give();
-    int can_land = 0;
-    try {
-      if (in_sync) {
-        sp->sync();
-        ++committed;
-      }
-    } catch (const fl::persist_error&) {
-      // Refused until reopen, or short of space still (the log's next size
-      // step may want more than came back): the reopen below must work.
-      can_land = 1;
-    }
-    sp.reset();
-    sp = std::make_unique<fl::mapped_space>(dir / "space");
-    const std::string got = list_of(*sp);
-    std::string want;
-    for (int n = committed; n >= 1; --n)
-      want += std::to_string(note_text(n).size()) + note_text(n)[0] + "|";
-    if (got != want) {
-      const std::string more = std::to_string(note_text(committed + 1).size()) +
-                               note_text(committed + 1)[0] + "|" + want;
-      if (!(can_land && got == more))
-        problems += " the reopened space lacks commits (" + std::to_string(committed) + " made)";
-      else
-        ++committed;
-    }
-    sp->verify();
-    push_note(*sp, committed + 1);
-    sp->sync();
-    sp->verify();
-    std::printf("  mapped_space: %d commits before the error, committed again after\n", committed);
-  }
-  for (const char* f : {"space", "space-log", "space-readers"}) std::filesystem::remove(dir / f);
-  // A json_store.
-  {
-    room.take();
-    std::unique_ptr<fl::json_store> doc =
-        std::make_unique<fl::json_store>(fl::json_store::create(dir / "doc"));
-    int committed = 0;
-    bool failed = false, in_sync = false;
-    for (int n = 1; n < 100000 && !failed; ++n) {
-      try {
-        in_sync = false;
-        doc->set("/n" + std::to_string(n), "\"" + note_text(n) + "\"");
-        in_sync = true;
-        doc->sync();
-        committed = n;
-      } catch (const fl::persist_error& e) {
-        failed = true;
-        problems += check_error(e, dir, err);
-      }
-    }
-    if (!failed) return problems + " the json_store never ran out";
-    room.give();
-    try {
-      if (in_sync) doc->sync();
-    } catch (const fl::persist_error&) {  // as for the space
-    }
-    doc.reset();
-    doc = std::make_unique<fl::json_store>(fl::json_store::open(dir / "doc"));
-    for (int n = 1; n <= committed; ++n) {
-      const auto v = doc->at("/n" + std::to_string(n));
-      if (!v || std::string_view(*v) != "\"" + note_text(n) + "\"") {
-        problems += " the reopened json_store lacks commit " + std::to_string(n);
-        break;
-      }
-    }
-    doc->set("/after", "true");
-    doc->sync();
-    std::printf("  json_store: %d commits before the error, committed again after\n", committed);
-  }
-  return problems;
-}
-
-// Runs body() in a forked child; its problems (or its death) fail the test.
-template <class Body>
-void in_child(const Body& body) {
-  const fl_test::piped_child c = fl_test::fork_piped([&](int out) {
-    std::string problems;
-    try {
-      problems = body();
-    } catch (const std::exception& e) {
-      problems = std::string("threw ") + e.what();
-    }
-    std::fflush(stdout);
-    (void)!::write(out, problems.data(), problems.size());
-    ::close(out);
-    ::_exit(0);
-  });
-  const std::string problems = read_all(c.from_child);
-  ::close(c.from_child);
-  int status = 0;
-  ::waitpid(c.pid, &status, 0);
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
-      << "the writer died: " << (WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) : "exit");
-  EXPECT_EQ(problems, "");
-}
-
-TEST(PersistFaults, SizeLimitIsAnErrorAndTheStoreCommitsOnceLifted) {
-  fl_test::scratch_dir dir;
-  in_child([&] {
-    // The library installs no signal handlers: a process under a file size
-    // limit ignores SIGXFSZ, and the write past the limit fails with EFBIG.
-    ::signal(SIGXFSZ, SIG_IGN);
-    rlimit lim{};
-    ::getrlimit(RLIMIT_FSIZE, &lim);
-    const rlimit old = lim;
-    lim.rlim_cur = 1 << 20;  // 1 MiB: the files stop well before it
-    if (::setrlimit(RLIMIT_FSIZE, &lim) != 0) return std::string("setrlimit failed");
-    auto lift = [&] { ::setrlimit(RLIMIT_FSIZE, &old); };
-    struct {
-      decltype(lift)& give_back;
-      const rlimit& limit;
-      void take() { ::setrlimit(RLIMIT_FSIZE, &limit); }
-      void give() { give_back(); }
-    } room{lift, lim};
-    std::string problems = fill_until_error(dir.path(), EFBIG, room);
-    // persist<T> of a value larger than the limit.
-    ::setrlimit(RLIMIT_FSIZE, &lim);
-    struct big {
-      unsigned char bytes[2 << 20];
-    };
-    auto v = std::make_unique<fl::persist<big>>(dir / "big");
-    std::memset((*v)->bytes, 7, sizeof(big));
-    try {
-      v->flush();
-      problems += " persist<T> wrote past the limit";
-    } catch (const fl::persist_error& e) {
-      problems += check_error(e, dir.path(), EFBIG);
-    }
-    lift();
-    v->flush();
-    v.reset();
-    const auto again = std::make_unique<fl::persist<big>>(dir / "big");
-    if ((*again)->bytes[sizeof(big) - 1] != 7) problems += " persist<T> did not commit after";
-    return problems;
-  });
-}
-
-TEST(PersistFaults, SmallTmpfsIsAnErrorNeverSigbus) {
-  fl_test::scratch_dir base;
-  const std::filesystem::path mnt = base / "tmpfs";
-  std::filesystem::create_directory(mnt);
-  if (::mount("tmpfs", mnt.c_str(), "tmpfs", 0, "size=2m") != 0)
-    GTEST_SKIP() << "mount -t tmpfs -o size=2m: " << std::strerror(errno)
-                 << " (needs root, or CAP_SYS_ADMIN); the size-limit test and the sweep "
-                    "cover the error paths without it";
-  const std::filesystem::path dir = mnt / "d";
-  std::filesystem::create_directory(dir);
-  in_child([&] {
-    // 256 KiB of filler, removed when the store has run out: space is back.
-    struct {
-      std::filesystem::path filler;
-      void take() { fl_test::write_bytes(filler, std::vector<unsigned char>(256 << 10, 'f')); }
-      void give() { std::filesystem::remove(filler); }
-    } room{mnt / "filler"};
-    return fill_until_error(dir, ENOSPC, room);
-  });
-  ::umount2(mnt.c_str(), MNT_DETACH);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cerrno>
+#include <string>
 #include <system_error>
 
 #include <signal.h>
@@ -43,6 +44,19 @@ inline bool kill_and_reap(pid_t pid) {
   int status = 0;
   if (::waitpid(pid, &status, 0) != pid) return false;
   return WIFSIGNALED(status);
+}
+
+// Everything the child writes to the pipe until it closes it.
+inline std::string read_all(int fd) {
+  std::string out;
+  char buf[4096];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    out.append(buf, static_cast<std::size_t>(n));
+  }
+  return out;
 }
 
 }  // namespace fl_test

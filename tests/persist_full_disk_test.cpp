@@ -1,0 +1,224 @@
+// tests/persist_full_disk_test.cpp: running out of room is an error, never a
+// crash or a lost commit (docs/persist.md, "Faults"): a writer appends to a
+// mapped_space, then to a json_store, until a file size limit
+// (setrlimit(RLIMIT_FSIZE), SIGXFSZ ignored) or a 2 MiB tmpfs (mounted here:
+// needs root) stops it; then the room comes back and the store must commit
+// again, reopen with every commit it returned and pass verify(). Each run is
+// in a forked child, so a SIGBUS is a failed test, not the end of the program.
+// The sweep of every failing file call is persist_faults_test.
+#include <fl/json_store.hpp>
+#include <fl/mapped_space.hpp>
+#include <fl/persist.hpp>
+
+#include "persist_support.hpp"
+#include "child_process.hpp"
+#include "fault_store.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace {
+
+using fl_test::check_error;
+using fl_test::list_of;
+using fl_test::note_text;
+using fl_test::push_note;
+using fl_test::read_all;
+
+// Appends 2 KiB notes to a mapped_space, then json members to a json_store,
+// each with a commit, until one fails; then room.give() gives the space
+// back, and the store must commit again (on the same handle, or, when that
+// still fails, after a reopen), reopen with every commit it returned, and pass
+// verify(). room.take() starts each store's run (the limit set, the filler
+// written). Returns the problems (empty: none). Runs in a forked child.
+template <class Room>
+std::string fill_until_error(const std::filesystem::path& dir, int err, Room& room) {
+  std::string problems;
+  // A mapped_space.
+  {
+    room.take();
+    std::unique_ptr<fl::mapped_space> sp = std::make_unique<fl::mapped_space>(dir / "space");
+    int committed = 0;
+    bool failed = false, in_sync = false;
+    for (int n = 1; n < 100000 && !failed; ++n) {
+      try {
+        in_sync = false;
+        push_note(*sp, n);
+        in_sync = true;
+        sp->sync();
+        committed = n;
+      } catch (const fl::persist_error& e) {
+        failed = true;
+        problems += check_error(e, dir, err);
+      }
+    }
+    if (!failed) return "the space never ran out";
+    room.give();
+    int can_land = 0;
+    try {
+      if (in_sync) {
+        sp->sync();
+        ++committed;
+      }
+    } catch (const fl::persist_error&) {
+      // Refused until reopen, or short of space still (the log's next size
+      // step may want more than came back): the reopen below must work.
+      can_land = 1;
+    }
+    sp.reset();
+    sp = std::make_unique<fl::mapped_space>(dir / "space");
+    const std::string got = list_of(*sp);
+    std::string want;
+    for (int n = committed; n >= 1; --n)
+      want += std::to_string(note_text(n).size()) + note_text(n)[0] + "|";
+    if (got != want) {
+      const std::string more = std::to_string(note_text(committed + 1).size()) +
+                               note_text(committed + 1)[0] + "|" + want;
+      if (!(can_land && got == more))
+        problems += " the reopened space lacks commits (" + std::to_string(committed) + " made)";
+      else
+        ++committed;
+    }
+    sp->verify();
+    push_note(*sp, committed + 1);
+    sp->sync();
+    sp->verify();
+    std::printf("  mapped_space: %d commits before the error, committed again after\n", committed);
+  }
+  for (const char* f : {"space", "space-log", "space-readers"}) std::filesystem::remove(dir / f);
+  // A json_store.
+  {
+    room.take();
+    std::unique_ptr<fl::json_store> doc =
+        std::make_unique<fl::json_store>(fl::json_store::create(dir / "doc"));
+    int committed = 0;
+    bool failed = false, in_sync = false;
+    for (int n = 1; n < 100000 && !failed; ++n) {
+      try {
+        in_sync = false;
+        doc->set("/n" + std::to_string(n), "\"" + note_text(n) + "\"");
+        in_sync = true;
+        doc->sync();
+        committed = n;
+      } catch (const fl::persist_error& e) {
+        failed = true;
+        problems += check_error(e, dir, err);
+      }
+    }
+    if (!failed) return problems + " the json_store never ran out";
+    room.give();
+    try {
+      if (in_sync) doc->sync();
+    } catch (const fl::persist_error&) {  // as for the space
+    }
+    doc.reset();
+    doc = std::make_unique<fl::json_store>(fl::json_store::open(dir / "doc"));
+    for (int n = 1; n <= committed; ++n) {
+      const auto v = doc->at("/n" + std::to_string(n));
+      if (!v || std::string_view(*v) != "\"" + note_text(n) + "\"") {
+        problems += " the reopened json_store lacks commit " + std::to_string(n);
+        break;
+      }
+    }
+    doc->set("/after", "true");
+    doc->sync();
+    std::printf("  json_store: %d commits before the error, committed again after\n", committed);
+  }
+  return problems;
+}
+
+// Runs body() in a forked child; its problems (or its death) fail the test.
+template <class Body>
+void in_child(const Body& body) {
+  const fl_test::piped_child c = fl_test::fork_piped([&](int out) {
+    std::string problems;
+    try {
+      problems = body();
+    } catch (const std::exception& e) { problems = std::string("threw ") + e.what(); }
+    std::fflush(stdout);
+    (void)!::write(out, problems.data(), problems.size());
+    ::close(out);
+    ::_exit(0);
+  });
+  const std::string problems = read_all(c.from_child);
+  ::close(c.from_child);
+  int status = 0;
+  ::waitpid(c.pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+      << "the writer died: " << (WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) : "exit");
+  EXPECT_EQ(problems, "");
+}
+
+TEST(PersistFaults, SizeLimitIsAnErrorAndTheStoreCommitsOnceLifted) {
+  fl_test::scratch_dir dir;
+  in_child([&] {
+    // The library installs no signal handlers: a process under a file size
+    // limit ignores SIGXFSZ, and the write past the limit fails with EFBIG.
+    ::signal(SIGXFSZ, SIG_IGN);
+    rlimit lim{};
+    ::getrlimit(RLIMIT_FSIZE, &lim);
+    const rlimit old = lim;
+    lim.rlim_cur = 1 << 20;  // 1 MiB: the files stop well before it
+    if (::setrlimit(RLIMIT_FSIZE, &lim) != 0) return std::string("setrlimit failed");
+    auto lift = [&] { ::setrlimit(RLIMIT_FSIZE, &old); };
+    struct {
+      decltype(lift)& give_back;
+      const rlimit& limit;
+      void take() { ::setrlimit(RLIMIT_FSIZE, &limit); }
+      void give() { give_back(); }
+    } room{lift, lim};
+    std::string problems = fill_until_error(dir.path(), EFBIG, room);
+    // persist<T> of a value larger than the limit.
+    ::setrlimit(RLIMIT_FSIZE, &lim);
+    struct big {
+      unsigned char bytes[2 << 20];
+    };
+    auto v = std::make_unique<fl::persist<big>>(dir / "big");
+    std::memset((*v)->bytes, 7, sizeof(big));
+    try {
+      v->flush();
+      problems += " persist<T> wrote past the limit";
+    } catch (const fl::persist_error& e) { problems += check_error(e, dir.path(), EFBIG); }
+    lift();
+    v->flush();
+    v.reset();
+    const auto again = std::make_unique<fl::persist<big>>(dir / "big");
+    if ((*again)->bytes[sizeof(big) - 1] != 7) problems += " persist<T> did not commit after";
+    return problems;
+  });
+}
+
+TEST(PersistFaults, SmallTmpfsIsAnErrorNeverSigbus) {
+  fl_test::scratch_dir base;
+  const std::filesystem::path mnt = base / "tmpfs";
+  std::filesystem::create_directory(mnt);
+  if (::mount("tmpfs", mnt.c_str(), "tmpfs", 0, "size=2m") != 0)
+    GTEST_SKIP() << "mount -t tmpfs -o size=2m: " << std::strerror(errno)
+                 << " (needs root, or CAP_SYS_ADMIN); the size-limit test and the sweep "
+                    "cover the error paths without it";
+  const std::filesystem::path dir = mnt / "d";
+  std::filesystem::create_directory(dir);
+  in_child([&] {
+    // 256 KiB of filler, removed when the store has run out: space is back.
+    struct {
+      std::filesystem::path filler;
+      void take() { fl_test::write_bytes(filler, std::vector<unsigned char>(256 << 10, 'f')); }
+      void give() { std::filesystem::remove(filler); }
+    } room{mnt / "filler"};
+    return fill_until_error(dir, ENOSPC, room);
+  });
+  ::umount2(mnt.c_str(), MNT_DETACH);
+}
+
+}  // namespace
