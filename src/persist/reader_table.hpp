@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace fl {
 inline namespace FL_ABI_NS {
@@ -36,11 +37,22 @@ inline constexpr std::size_t meta_words = sizeof(space_meta) / 8;
 // The newest commit and its meta, published under the table's sequence
 // counter (readers retry while it is odd).
 void write_newest(std::byte* map, std::uint64_t gen, const space_meta& meta);
-// Where commit `gen`'s record starts in the log, for a reader's refresh.
+// Where commit `gen`'s record starts in the log, for a reader's refresh;
+// ring_get: where the ring says it starts, or ~0.
 void ring_put(std::byte* map, std::uint64_t gen, std::uint64_t at);
+std::uint64_t ring_get(std::byte* map, std::uint64_t gen);
 void clear_ring(std::byte* map);
 // The smallest pin below `upto` that a live reader holds, else `upto`.
 std::uint64_t min_pin(const reader_table& t, std::uint64_t upto);
+
+// A reader's mapping (reader_log.cpp). fit_reader_map fits it to a commit of
+// `bytes` bytes, both ways, and returns true when it shrank it. overlay
+// reads commit `gen`'s pages from the log into it and checks them against
+// the record's CRC; `next` is where the record may be, and becomes where
+// the next one may be; false if the log no longer holds the record.
+bool fit_reader_map(space_state& s, std::uint64_t bytes);
+bool overlay(space_state& s, std::uint64_t& gen, std::uint64_t newest,
+             std::vector<std::uint64_t>* pages, std::uint64_t& next, space_meta* meta = nullptr);
 
 }  // namespace detail
 }  // namespace FL_ABI_NS
