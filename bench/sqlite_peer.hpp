@@ -40,10 +40,14 @@ inline void check(int rc, sqlite3* db, const char* what) {
 }
 
 // An open connection to the database file `file` (created when missing), in
-// WAL mode with synchronous=FULL.
+// WAL mode with synchronous=FULL. A connection that only reads skips both
+// pragmas (use::read): WAL mode is kept in the file, and synchronous only
+// matters to commits.
 class db {
  public:
-  explicit db(const std::filesystem::path& file) {
+  enum class use { write, read };
+
+  explicit db(const std::filesystem::path& file, use u = use::write) {
     const int rc = sqlite3_open_v2(file.c_str(), &db_,
                                    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
     if (rc != SQLITE_OK) {
@@ -51,8 +55,10 @@ class db {
       sqlite3_close_v2(db_);
       throw std::runtime_error("sqlite: open " + file.string() + ": " + msg);
     }
-    exec("PRAGMA journal_mode=WAL");
-    exec("PRAGMA synchronous=FULL");
+    if (u == use::write) {
+      exec("PRAGMA journal_mode=WAL");
+      exec("PRAGMA synchronous=FULL");
+    }
   }
   db(const db&) = delete;
   db& operator=(const db&) = delete;
