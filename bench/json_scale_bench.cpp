@@ -32,11 +32,12 @@
 // undo; find changes nothing. Each iteration times its call with the clock
 // (UseManualTime, rows named .../manual_time; find rows .../real_time).
 // In the edit form, edits and undos are committed (untimed) every 1,024 edits
-// or 5 ms of timed work, whichever comes first: the edit is timed as the
-// n-th edit of a transaction, mostly not the first after a commit (at
-// 100k and above fl's edits take over 5 ms, so each of them is the first).
+// or 5 ms of timed work, whichever comes first, so most timed edits are not
+// the first after a commit; an edit that takes 5 ms or more (fl's container
+// edits at 100k and above) is committed after each, and is always the first.
 // In the durable form the undo is committed too, untimed, before the next
-// edit.
+// edit. find runs outside any transaction: SQLite's SELECT takes a read
+// transaction of its own (autocommit), LMDB's a renewed read transaction.
 //
 // Libraries:
 //   fl           fl::json_store: the pointer API (set, insert, erase, find);
@@ -77,15 +78,16 @@
 // into a shared mapping alike (so fl's mapped pages and the peers' write()
 // calls are counted by one rule). It is what the commit asks the disk to
 // write, at page granularity; it leaves out the file system's journal and
-// SQLite's checkpoints that fall in the paused undo, and includes those that
+// SQLite's checkpoints that fall in the untimed undo, and includes those that
 // fall in the timed commit.
 //
 // Sizes: 1k and 100k always; 1m and 10m when FL_BENCH_SCALE_MAX is 1m or 10m
 // (default 100k), since building a million-member document for every peer
 // and editing it in fl today (an edit copies its whole container) take
 // minutes, more than `make bench` allows. For example:
-//   FL_BENCH_SCALE_MAX=1m build-bench/bench/fl_bench \
-//     --benchmark_filter='json/scale/' --benchmark_repetitions=3
+//   FL_BENCH_SCALE_MAX=1m build-bench/bench/fl_bench --benchmark_filter='json/scale/'
+// (with --benchmark_repetitions=3 this took about 8 minutes on the 2-vCPU
+// machine of docs/performance.md).
 // Rows are registered size by size, so one size's documents are built once
 // (in a scratch directory under $TMPDIR or /tmp, removed at exit), used by
 // every row of that size, and freed before the next size's are built.
