@@ -84,13 +84,16 @@
 // SQLite's checkpoints that fall in the untimed undo, and includes those that
 // fall in the timed commit.
 //
-// Sizes: 1k and 100k always; 1m and 10m when FL_BENCH_SCALE_MAX is 1m or 10m
-// (default 100k), since building a million-member document for every peer
-// and editing it in fl today (an edit copies its whole container) take
-// minutes, more than `make bench` allows. For example:
+// Sizes: 1k and 100k by default (about 4 minutes of `make bench` at 5
+// repetitions on a loaded 2-vCPU machine; FL_BENCH_SCALE_MAX=1k keeps only
+// 1k); 1m and 10m when FL_BENCH_SCALE_MAX is 1m or 10m, since building a
+// million-member document for every peer and editing it in fl today (an edit
+// copies its whole container) take minutes, more than `make bench` allows.
+// For example:
 //   FL_BENCH_SCALE_MAX=1m build-bench/bench/fl_bench --benchmark_filter='json/scale/'
-// (with --benchmark_repetitions=3 this took about 8 minutes on the 2-vCPU
-// machine of docs/performance.md).
+// (with --benchmark_repetitions=3 this took about 7 minutes on the 2-vCPU
+// machine of docs/performance.md; 10m without sqlite_json, one repetition,
+// another 7, with 5 GB resident).
 // Rows are registered size by size, so one size's documents are built once
 // (in a scratch directory under $TMPDIR or /tmp, removed at exit), used by
 // every row of that size, and freed before the next size's are built.
