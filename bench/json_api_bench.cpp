@@ -16,6 +16,9 @@
 //                 6902 requires (the path exists, the test holds) and
 //                 throws otherwise. Before timing, each library's result
 //                 for one patch is compared with nlohmann's (as values).
+//                 sqlite_json (FL_BENCH_HAVE_SQLITE): the document as one
+//                 row's JSON text, the 10 operations as SQL statements with
+//                 SQLite's JSON functions in one transaction (below).
 //                 simdjson has no peer row: its DOM and On-Demand APIs are
 //                 read-only, so it cannot apply an edit.
 //   build_settings  a 50-key settings document (strings, integers, doubles,
@@ -28,6 +31,7 @@
 
 #include "common.hpp"
 #include "json_data.hpp"
+#include "sqlite_peer.hpp"
 
 #include <fl/json_store.hpp>
 
@@ -37,7 +41,9 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <cstdint>
 #include <filesystem>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -209,6 +215,125 @@ void bm_patch_rapidjson(benchmark::State& st, std::string name) {
   }
 }
 
+#if defined(FL_BENCH_HAVE_SQLITE)
+// ---- sqlite_json: the patch with SQLite's JSON functions ----
+//
+// The document is one row's JSON text, doc(id INTEGER PRIMARY KEY, body TEXT)
+// (bench/sqlite_peer.hpp: WAL, synchronous=FULL). SQLite has no JSON Patch, so
+// the 10 operations are the statements a user writes, prepared once, in one
+// transaction (all or nothing; durable at COMMIT): json_set for replace and
+// add to an object, json_remove for remove, json_set of json_extract for copy
+// and move, and, for the add at an array's front (no JSON path of SQLite's
+// inserts there), the array rebuilt from json_each with the new element
+// first. Each operation first checks what RFC 6902 requires (the path or its
+// parent is there, the test holds) with a SELECT and throws otherwise, as the
+// rapidjson peer does; every statement parses the row's whole text (SQLite
+// 3.40 keeps no parsed form between statements).
+class sqlite_patcher {
+ public:
+  explicit sqlite_patcher(const fs::path& file) : db_(file) {}
+
+  // twitter_patch(i), all of it or (after a throw) none of it.
+  void apply(std::uint64_t i) {
+    db_.exec("BEGIN");
+    try {
+      const auto n = static_cast<std::int64_t>(i);
+      must_exist("$.statuses[0].retweet_count");
+      set_.bind(1, "$.statuses[0].retweet_count").bind(2, n).run();
+      test_.bind(1, "$.statuses[0].retweet_count").bind(2, n);
+      const bool held = test_.step() && test_.int64(0) == 1;
+      test_.reset();
+      if (!held) throw std::invalid_argument("sqlite_json: test failed");
+      must_exist("$.statuses[1].favorite_count");
+      set_.bind(1, "$.statuses[1].favorite_count").bind(2, n).run();
+      must_exist("$.statuses[2]");
+      const std::string note = "note " + std::to_string(i);
+      set_.bind(1, "$.statuses[2].fl_note").bind(2, note).run();
+      must_exist("$.statuses[0].user.screen_name");
+      must_exist("$.statuses[3]");
+      copy_.bind(1, "$.statuses[0].user.screen_name").bind(2, "$.statuses[3].fl_name").run();
+      must_exist("$.statuses[4]");
+      const std::string tmp = "[1,2," + std::to_string(i) + "]";
+      set_json_.bind(1, "$.statuses[4].fl_tmp").bind(2, tmp).run();
+      must_exist("$.statuses[4].fl_tmp");
+      must_exist("$.statuses[5]");
+      move_.bind(1, "$.statuses[4].fl_tmp").bind(2, "$.statuses[5].fl_tmp").run();
+      must_exist("$.statuses[5].fl_tmp");
+      remove_.bind(1, "$.statuses[5].fl_tmp").run();
+      must_exist("$.statuses[6].entities.hashtags");
+      const std::string tag = R"({"text":"fl","indices":[0,)" + std::to_string(i) + "]}";
+      push_front_.bind(1, "$.statuses[6].entities.hashtags").bind(2, tag).run();
+      must_exist("$.statuses[6].entities.hashtags[0]");
+      remove_.bind(1, "$.statuses[6].entities.hashtags[0]").run();
+    } catch (...) {
+      db_.exec("ROLLBACK");
+      throw;
+    }
+    db_.exec("COMMIT");
+  }
+
+  std::string body() {
+    fl_bench::sqlite::stmt q(db_, "SELECT body FROM doc WHERE id = 1");
+    if (!q.step()) throw std::runtime_error("sqlite_json: no document row");
+    return std::string(q.text(0));
+  }
+
+ private:
+  void must_exist(const char* path) {
+    exists_.bind(1, path);
+    const bool there = exists_.step() && exists_.int64(0) == 1;
+    exists_.reset();
+    if (!there) throw std::out_of_range(std::string("sqlite_json: no value at ") + path);
+  }
+
+  fl_bench::sqlite::db db_;
+  using stmt = fl_bench::sqlite::stmt;
+  stmt exists_{db_, "SELECT json_type(body, ?1) IS NOT NULL FROM doc WHERE id = 1"};
+  stmt test_{db_, "SELECT json_extract(body, ?1) = ?2 FROM doc WHERE id = 1"};
+  stmt set_{db_, "UPDATE doc SET body = json_set(body, ?1, ?2) WHERE id = 1"};
+  stmt set_json_{db_, "UPDATE doc SET body = json_set(body, ?1, json(?2)) WHERE id = 1"};
+  stmt remove_{db_, "UPDATE doc SET body = json_remove(body, ?1) WHERE id = 1"};
+  stmt copy_{db_, "UPDATE doc SET body = json_set(body, ?2, json_extract(body, ?1)) WHERE id = 1"};
+  stmt move_{db_,
+             "UPDATE doc SET body = json_set(json_remove(body, ?1), ?2, json_extract(body, ?1)) "
+             "WHERE id = 1"};
+  // The elements go through a sorter, which drops the JSON subtype of
+  // containers, so each is turned back into JSON by its type.
+  stmt push_front_{db_,
+                   "UPDATE doc SET body = json_set(body, ?1, (SELECT json_group_array("
+                   "CASE t WHEN 'object' THEN json(v) WHEN 'array' THEN json(v) "
+                   "WHEN 'true' THEN json('true') WHEN 'false' THEN json('false') "
+                   "WHEN 'null' THEN json('null') ELSE v END) FROM "
+                   "(SELECT ?2 AS v, 'object' AS t, -1 AS o UNION ALL "
+                   "SELECT value, type, key FROM json_each(doc.body, ?1) ORDER BY o))) "
+                   "WHERE id = 1"};
+};
+
+// A new sqlite_json database holding document `name` under scratch().
+fs::path sqlite_json_store(const std::string& name, const std::string& file) {
+  const fs::path path = scratch() / (file + "_" + name + ".sqlite");
+  for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(path.string() + suffix);
+  fl_bench::sqlite::db d(path);
+  d.exec("CREATE TABLE doc(id INTEGER PRIMARY KEY, body TEXT)");
+  fl_bench::sqlite::stmt put(d, "INSERT INTO doc(id, body) VALUES(1, ?1)");
+  put.bind(1, *document(name)).run();
+  d.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  return path;
+}
+
+void bm_patch_sqlite_json(benchmark::State& st, std::string name) {
+  if (!have(st, name)) return;
+  {
+    sqlite_patcher check(sqlite_json_store(name, "check_sqlite"));
+    check.apply(1);
+    check_same(st, name, check.body());
+  }
+  sqlite_patcher p(sqlite_json_store(name, "patch_sqlite"));
+  std::uint64_t i = fl_bench::seed() % 1000;
+  for (auto _ : st) p.apply(++i);
+}
+#endif  // FL_BENCH_HAVE_SQLITE
+
 // Key k of the settings document and its value in iteration i, by type.
 std::string key(int k) { return "setting_" + std::to_string(k); }
 
@@ -257,6 +382,10 @@ const bool registered = [] {
     fl_bench::reg("json/patch_" + doc + "/fl", bm_patch_fl, doc)->UseRealTime();
     fl_bench::reg("json/patch_" + doc + "/nlohmann", bm_patch_nlohmann, doc)->UseRealTime();
     fl_bench::reg("json/patch_" + doc + "/rapidjson", bm_patch_rapidjson, doc)->UseRealTime();
+#if defined(FL_BENCH_HAVE_SQLITE)
+    fl_bench::reg("json/patch_" + doc + "/sqlite_json", bm_patch_sqlite_json, doc)
+        ->UseRealTime();
+#endif
   }
   fl_bench::reg("json/build_settings/fl", bm_build_settings_fl)->UseRealTime();
   fl_bench::reg("json/build_settings/nlohmann", bm_build_settings_nlohmann)->UseRealTime();

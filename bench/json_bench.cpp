@@ -1,5 +1,5 @@
 // bench/json_bench.cpp: section json/, fl::json_store against nlohmann::json,
-// simdjson (DOM), RapidJSON and LMDB on four documents.
+// simdjson (DOM), RapidJSON, LMDB and SQLite on four documents.
 //
 // Inputs (bench/json_data.hpp): gen_twitter and gen_citm, generated from a
 // fixed seed with the shape of the real documents, always run; twitter
@@ -40,6 +40,11 @@
 //                      durable commit, no store (for reference only).
 // lmdb (FL_BENCH_HAVE_LMDB) stores the document as one key per top-level
 // member, each value the member's compact JSON text (bench/lmdb_peer.hpp).
+// sqlite and sqlite_json (FL_BENCH_HAVE_SQLITE, bench/sqlite_peer.hpp: WAL,
+// synchronous=FULL) keep it in SQLite, as a row per top-level member (sqlite)
+// or as one row's JSON text (sqlite_json); reopen_<doc> opens the database
+// and reads the value with json_extract, edit_sync_<doc> runs one UPDATE ...
+// json_set in autocommit (below, "the SQLite peers").
 // "Faster" is less time per operation; import/reopen/dump report GB/s of the
 // document text.
 #if defined(FL_BENCH_HAVE_JSON)
@@ -49,6 +54,7 @@
 #include "json_pointers.hpp"
 #include "flush_floor.hpp"
 #include "lmdb_peer.hpp"
+#include "sqlite_peer.hpp"
 
 #include <fl/json_store.hpp>
 
@@ -59,6 +65,7 @@
 #include <rapidjson/writer.h>
 #include <simdjson.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -425,6 +432,14 @@ void bm_edit_sync_floor(benchmark::State& st, std::string name) {
   fl_bench::run_flush_floor(st, scratch() / ("edit_floor_" + name));
 }
 
+// The member of the top-level object that `pointer` names, and the rest of
+// the pointer inside it (the lmdb and sqlite peers keep a key or row per
+// member). The members of these documents need no unescaping.
+std::pair<std::string, std::string> split_pointer(const std::string& pointer) {
+  const std::size_t slash = pointer.find('/', 1);
+  return {pointer.substr(1, slash - 1), slash == std::string::npos ? "" : pointer.substr(slash)};
+}
+
 #if defined(FL_BENCH_HAVE_LMDB)
 // ---- the LMDB peer: one key per top-level member ----
 //
@@ -438,13 +453,6 @@ void bm_edit_sync_floor(benchmark::State& st, std::string name) {
 // value put, the transaction committed (durable on return).
 
 constexpr std::size_t lmdb_map_bytes = std::size_t{256} << 20;
-
-// The member of the top-level object that `pointer` names, and the rest of
-// the pointer inside it. The members of these documents need no unescaping.
-std::pair<std::string, std::string> split_pointer(const std::string& pointer) {
-  const std::size_t slash = pointer.find('/', 1);
-  return {pointer.substr(1, slash - 1), slash == std::string::npos ? "" : pointer.substr(slash)};
-}
 
 // Document `name` stored in a new LMDB file under scratch(); returns the file.
 fs::path lmdb_store(const std::string& name, const std::string& file) {
@@ -508,6 +516,120 @@ void bm_edit_sync_lmdb(benchmark::State& st, std::string name) {
 }
 #endif  // FL_BENCH_HAVE_LMDB
 
+#if defined(FL_BENCH_HAVE_SQLITE)
+// ---- the SQLite peers (bench/sqlite_peer.hpp: WAL, synchronous=FULL) ----
+//
+// sqlite_json keeps the document as the text of one row, doc(id INTEGER
+// PRIMARY KEY, body TEXT); sqlite keeps a row per top-level member, obj(k
+// TEXT PRIMARY KEY, v TEXT) WITHOUT ROWID, v the member's compact JSON text
+// (the rows these documents allow: their top level is an object of a few
+// members, as the lmdb peer's keys). Both read with json_extract and edit
+// with json_set, SQLite's own JSON functions, which parse and rewrite the
+// text of the row they touch. An edit is one UPDATE in autocommit: durable
+// when it returns.
+
+// The SQLite JSON path of an RFC 6901 pointer into these documents
+// ("/statuses/0/user" -> "$.statuses[0].user"): an all-digit token is an
+// array index; member names here need neither unescaping nor quoting.
+std::string sqlite_path(std::string_view pointer) {
+  std::string out = "$";
+  while (!pointer.empty()) {
+    pointer.remove_prefix(1);
+    const std::size_t slash = std::min(pointer.find('/'), pointer.size());
+    const std::string_view token = pointer.substr(0, slash);
+    const bool index = !token.empty() && token.find_first_not_of("0123456789") == token.npos;
+    out += index ? "[" : ".";
+    out += token;
+    if (index) out += "]";
+    pointer.remove_prefix(slash);
+  }
+  return out;
+}
+
+// Document `name` stored in a new SQLite file under scratch(), as one row
+// (rows == false) or a row per top-level member; returns the file.
+fs::path sqlite_store(const std::string& name, const std::string& file, bool rows) {
+  const fs::path path = scratch() / (file + "_" + name + (rows ? ".rows" : ".json") + ".sqlite");
+  for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(path.string() + suffix);
+  fl_bench::sqlite::db d(path);
+  if (rows) {
+    d.exec("CREATE TABLE obj(k TEXT PRIMARY KEY, v TEXT) WITHOUT ROWID");
+    simdjson::dom::parser parser;
+    simdjson::dom::object root;
+    if (parser.parse(*document(name)).get(root) != simdjson::SUCCESS)
+      throw std::runtime_error("json_bench: simdjson parse failed");
+    d.exec("BEGIN");
+    {
+      fl_bench::sqlite::stmt put(d, "INSERT INTO obj(k, v) VALUES(?1, ?2)");
+      for (const auto field : root) {
+        const std::string value = simdjson::to_string(field.value);
+        put.bind(1, field.key).bind(2, value).run();
+      }
+    }
+    d.exec("COMMIT");
+  } else {
+    d.exec("CREATE TABLE doc(id INTEGER PRIMARY KEY, body TEXT)");
+    fl_bench::sqlite::stmt put(d, "INSERT INTO doc(id, body) VALUES(1, ?1)");
+    put.bind(1, *document(name)).run();
+  }
+  d.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  return path;
+}
+
+// reopen: open the database, prepare the read (a new process has no
+// prepared statement), read the value, close.
+void bm_reopen_sqlite(benchmark::State& st, std::string name) {
+  if (!have(st, name)) return;
+  const fs::path file = sqlite_store(name, "reopen", true);
+  const auto [member, rest] = split_pointer(deep_pointer(name));
+  const std::string path = sqlite_path(rest);
+  for (auto _ : st) {
+    const fl_bench::sqlite::db d(file, fl_bench::sqlite::db::use::read);
+    fl_bench::sqlite::stmt q(d, "SELECT json_extract(v, ?1) FROM obj WHERE k = ?2");
+    q.bind(1, path).bind(2, member);
+    if (!q.step()) st.SkipWithError("value not found");
+    benchmark::DoNotOptimize(q.text(0).size());
+  }
+  fl_bench::set_bytes(st, document(name)->size());
+}
+
+void bm_reopen_sqlite_json(benchmark::State& st, std::string name) {
+  if (!have(st, name)) return;
+  const fs::path file = sqlite_store(name, "reopen", false);
+  const std::string path = sqlite_path(deep_pointer(name));
+  for (auto _ : st) {
+    const fl_bench::sqlite::db d(file, fl_bench::sqlite::db::use::read);
+    fl_bench::sqlite::stmt q(d, "SELECT json_extract(body, ?1) FROM doc WHERE id = 1");
+    q.bind(1, path);
+    if (!q.step()) st.SkipWithError("value not found");
+    benchmark::DoNotOptimize(q.text(0).size());
+  }
+  fl_bench::set_bytes(st, document(name)->size());
+}
+
+// edit_sync: one UPDATE with json_set, prepared once, in autocommit.
+void bm_edit_sync_sqlite(benchmark::State& st, std::string name) {
+  if (!have(st, name)) return;
+  const fs::path file = sqlite_store(name, "edit", true);
+  const auto [member, rest] = split_pointer(edit_pointer);
+  const std::string path = sqlite_path(rest);
+  const fl_bench::sqlite::db d(file);
+  fl_bench::sqlite::stmt q(d, "UPDATE obj SET v = json_set(v, ?1, ?2) WHERE k = ?3");
+  std::int64_t i = static_cast<std::int64_t>(fl_bench::seed() % 1000);
+  for (auto _ : st) q.bind(1, path).bind(2, ++i).bind(3, member).run();
+}
+
+void bm_edit_sync_sqlite_json(benchmark::State& st, std::string name) {
+  if (!have(st, name)) return;
+  const fs::path file = sqlite_store(name, "edit", false);
+  const std::string path = sqlite_path(edit_pointer);
+  const fl_bench::sqlite::db d(file);
+  fl_bench::sqlite::stmt q(d, "UPDATE doc SET body = json_set(body, ?1, ?2) WHERE id = 1");
+  std::int64_t i = static_cast<std::int64_t>(fl_bench::seed() % 1000);
+  for (auto _ : st) q.bind(1, path).bind(2, ++i).run();
+}
+#endif  // FL_BENCH_HAVE_SQLITE
+
 // The documents of every case: the generated ones first (always there), then
 // the real ones (skipped for want of data when not found).
 constexpr const char* all_documents[] = {"gen_twitter", "gen_citm", "twitter", "citm"};
@@ -528,6 +650,11 @@ const bool registered = [] {
     fl_bench::reg("json/reopen_" + doc + "/rapidjson", bm_reopen_rapidjson, doc)->UseRealTime();
 #if defined(FL_BENCH_HAVE_LMDB)
     fl_bench::reg("json/reopen_" + doc + "/lmdb", bm_reopen_lmdb, doc)->UseRealTime();
+#endif
+#if defined(FL_BENCH_HAVE_SQLITE)
+    fl_bench::reg("json/reopen_" + doc + "/sqlite", bm_reopen_sqlite, doc)->UseRealTime();
+    fl_bench::reg("json/reopen_" + doc + "/sqlite_json", bm_reopen_sqlite_json, doc)
+        ->UseRealTime();
 #endif
   }
   for (const std::string doc : twitter_documents) {
@@ -552,6 +679,11 @@ const bool registered = [] {
         ->UseRealTime();
 #if defined(FL_BENCH_HAVE_LMDB)
     fl_bench::reg("json/edit_sync_" + doc + "/lmdb", bm_edit_sync_lmdb, doc)->UseRealTime();
+#endif
+#if defined(FL_BENCH_HAVE_SQLITE)
+    fl_bench::reg("json/edit_sync_" + doc + "/sqlite", bm_edit_sync_sqlite, doc)->UseRealTime();
+    fl_bench::reg("json/edit_sync_" + doc + "/sqlite_json", bm_edit_sync_sqlite_json, doc)
+        ->UseRealTime();
 #endif
     fl_bench::reg("json/edit_sync_" + doc + "/fdatasync", bm_edit_sync_floor, doc)
         ->UseRealTime();

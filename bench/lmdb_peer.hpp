@@ -20,6 +20,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -86,10 +87,31 @@ class txn {
     check(mdb_get(txn_, dbi_, &k, &v), "mdb_get");
     return view(v);
   }
-  void put(std::string_view key, std::string_view value) {
+  // `flags` as mdb_put's: MDB_APPEND loads keys that arrive in sorted order
+  // without a descent per key.
+  void put(std::string_view key, std::string_view value, unsigned flags = 0) {
     MDB_val k = val(key), v = val(value);
-    check(mdb_put(txn_, dbi_, &k, &v, 0), "mdb_put");
+    check(mdb_put(txn_, dbi_, &k, &v, flags), "mdb_put");
   }
+  // Removes `key`; false when it is absent.
+  bool del(std::string_view key) {
+    MDB_val k = val(key);
+    const int rc = mdb_del(txn_, dbi_, &k, nullptr);
+    if (rc == MDB_NOTFOUND) return false;
+    check(rc, "mdb_del");
+    return true;
+  }
+  // The least key >= `key`, or the greatest key of the database (last_key),
+  // pointing into the map; nullopt when there is none. One B-tree descent each.
+  std::optional<std::string_view> first_key_from(std::string_view key) const {
+    return cursor_key(key, MDB_SET_RANGE);
+  }
+  std::optional<std::string_view> last_key() const { return cursor_key({}, MDB_LAST); }
+  // A read-only transaction kept for reuse, as LMDB advises for frequent
+  // short reads: reset() releases its snapshot, renew() takes the newest one
+  // (no allocation, no reopening of the database handle).
+  void reset() noexcept { mdb_txn_reset(txn_); }
+  void renew() { check(mdb_txn_renew(txn_), "mdb_txn_renew"); }
   // Room for a value of `n` bytes under `key`, to be written before commit
   // (MDB_RESERVE: no copy through a buffer of the caller's).
   char* reserve(std::string_view key, std::size_t n) {
@@ -104,6 +126,17 @@ class txn {
   }
 
  private:
+  std::optional<std::string_view> cursor_key(std::string_view key, MDB_cursor_op op) const {
+    MDB_cursor* c = nullptr;
+    check(mdb_cursor_open(txn_, dbi_, &c), "mdb_cursor_open");
+    MDB_val k = val(key), v{};
+    const int rc = mdb_cursor_get(c, &k, &v, op);
+    mdb_cursor_close(c);
+    if (rc == MDB_NOTFOUND) return std::nullopt;
+    check(rc, "mdb_cursor_get");
+    return view(k);
+  }
+
   MDB_txn* txn_ = nullptr;
   MDB_dbi dbi_ = 0;
 };

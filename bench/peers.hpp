@@ -252,6 +252,9 @@ inline std::string peers_compiled_in() {
 #if defined(FL_BENCH_HAVE_LMDB)
   s += " lmdb";
 #endif
+#if defined(FL_BENCH_HAVE_SQLITE)
+  s += " sqlite sqlite_json";
+#endif
   return s;
 }
 
@@ -268,6 +271,9 @@ inline std::string peers_missing() {
 #endif
 #if !defined(FL_BENCH_HAVE_LMDB)
   s += "lmdb (liblmdb-dev not found); ";
+#endif
+#if !defined(FL_BENCH_HAVE_SQLITE)
+  s += "sqlite, sqlite_json (libsqlite3-dev not found); ";
 #endif
   if (s.empty()) return "none";
   s.resize(s.size() - 2);

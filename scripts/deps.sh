@@ -6,9 +6,11 @@ set -euo pipefail
 common=(cmake make g++ pkg-config)
 test_pkgs=(libgtest-dev zlib1g-dev clang libclang-rt-dev libfmt-dev gdb libsimdjson-dev nlohmann-json3-dev)
 # The allocators under the std_mimalloc/std_jemalloc/std_tcmalloc rows of alloc/;
-# liblmdb-dev: the lmdb peer of persist/ and json/.
+# liblmdb-dev: the lmdb peer of persist/ and json/; libsqlite3-dev: the sqlite and
+# sqlite_json peers of json/.
 bench_pkgs=(libbenchmark-dev zlib1g-dev libabsl-dev libboost-dev libfmt-dev python3 python3-matplotlib
-            libmimalloc2.0 libjemalloc2 libtcmalloc-minimal4 libsimdjson-dev nlohmann-json3-dev rapidjson-dev liblmdb-dev)
+            libmimalloc2.0 libjemalloc2 libtcmalloc-minimal4 libsimdjson-dev nlohmann-json3-dev rapidjson-dev liblmdb-dev
+            libsqlite3-dev)
 
 case "${1:-test}" in
   test)  want=("${common[@]}" "${test_pkgs[@]}") ;;

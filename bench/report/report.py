@@ -183,8 +183,13 @@ def row_time_key(name, time_key):
     """The clock a row is reported in: wall time for a benchmark registered
     with UseRealTime() alone (its name ends in /real_time: rows that wait for
     the disk, whose flushes are the point and cost no CPU time), otherwise
-    `time_key` (CPU time by default; /process_time rows count every thread)."""
+    `time_key` (CPU time by default; /process_time rows count every thread).
+    A row with UseManualTime() (/manual_time: it times one call inside an
+    iteration that also does untimed work, json/scale/) has its own time in
+    the real_time field; its cpu_time covers the untimed work too."""
     parts = name.split("/")
+    if "manual_time" in parts:
+        return "real_time"
     return "real_time" if "real_time" in parts and "process_time" not in parts else time_key
 
 
