@@ -120,7 +120,7 @@ inline std::vector<std::size_t> picks(const std::string& label, std::size_t n) {
 }
 
 // The key of the member add_member puts right after member i.
-std::string added_key(std::size_t i) { return member_key(i) + "_n"; }
+inline std::string added_key(std::size_t i) { return member_key(i) + "_n"; }
 
 // The process's write_bytes (/proc/self/io, above); nullopt where the
 // kernel does not keep it (no /proc, or task I/O accounting compiled out).
@@ -153,7 +153,26 @@ inline std::optional<std::uint64_t> write_bytes() {
 //   commit()       the durable form's commit, after an edit or undo made
 //                  outside a batch
 
-class fl_peer {
+// The members an iteration's ops touch (`at_`, existing ones, by index
+// into the picks) and add (`added_`), spelled as the peer names them: a
+// prefix ("/obj/" for a JSON pointer, "$.obj." for a SQLite JSON path, "o"
+// for an LMDB key) before the key. Every peer derives from it.
+class picked_members {
+ protected:
+  void pick(const std::vector<std::size_t>& idx, const std::string& prefix) {
+    idx_ = idx;
+    at_.clear();
+    added_.clear();
+    for (std::size_t i : idx) {
+      at_.push_back(prefix + member_key(i));
+      added_.push_back(prefix + added_key(i));
+    }
+  }
+  std::vector<std::size_t> idx_;
+  std::vector<std::string> at_, added_;
+};
+
+class fl_peer : picked_members {
  public:
   static constexpr const char* name = "fl";
 
@@ -163,15 +182,7 @@ class fl_peer {
     store_.sync();
   }
 
-  void prepare(const std::vector<std::size_t>& idx) {
-    idx_ = idx;
-    at_.clear();
-    added_.clear();
-    for (std::size_t i : idx) {
-      at_.push_back("/obj/" + member_key(i));
-      added_.push_back("/obj/" + added_key(i));
-    }
-  }
+  void prepare(const std::vector<std::size_t>& idx) { pick(idx, "/obj/"); }
 
   void edit(op o, std::size_t k, std::uint64_t v) {
     const std::string text = std::to_string(v);
@@ -209,11 +220,9 @@ class fl_peer {
  private:
   fl::json_store store_;
   std::string last_;  // the appended element's pointer: index n
-  std::vector<std::size_t> idx_;
-  std::vector<std::string> at_, added_;
 };
 
-class nlohmann_peer {
+class nlohmann_peer : picked_members {
  public:
   static constexpr const char* name = "nlohmann";
 
@@ -222,15 +231,7 @@ class nlohmann_peer {
     fl_bench::json_data::write_durably(file_, text);
   }
 
-  void prepare(const std::vector<std::size_t>& idx) {
-    idx_ = idx;
-    at_.clear();
-    added_.clear();
-    for (std::size_t i : idx) {
-      at_.push_back(member_key(i));
-      added_.push_back(added_key(i));
-    }
-  }
+  void prepare(const std::vector<std::size_t>& idx) { pick(idx, ""); }
 
   void edit(op o, std::size_t k, std::uint64_t v) {
     switch (o) {
@@ -272,8 +273,6 @@ class nlohmann_peer {
  private:
   nlohmann::json doc_;
   fs::path file_;
-  std::vector<std::size_t> idx_;
-  std::vector<std::string> at_, added_;
 };
 
 #if defined(FL_BENCH_HAVE_SQLITE)
@@ -307,7 +306,7 @@ class sqlite_base {
   bool in_batch_ = false;
 };
 
-class sqlite_rows_peer : public sqlite_base {
+class sqlite_rows_peer : public sqlite_base, picked_members {
  public:
   static constexpr const char* name = "sqlite";
 
@@ -331,15 +330,7 @@ class sqlite_rows_peer : public sqlite_base {
     checkpoint();
   }
 
-  void prepare(const std::vector<std::size_t>& idx) {
-    idx_ = idx;
-    at_.clear();
-    added_.clear();
-    for (std::size_t i : idx) {
-      at_.push_back(member_key(i));
-      added_.push_back(added_key(i));
-    }
-  }
+  void prepare(const std::vector<std::size_t>& idx) { pick(idx, ""); }
 
   void edit(op o, std::size_t k, std::uint64_t v) {
     const std::string text = std::to_string(v);
@@ -379,8 +370,6 @@ class sqlite_rows_peer : public sqlite_base {
   }
 
  private:
-  std::vector<std::size_t> idx_;
-  std::vector<std::string> at_, added_;
   sq::stmt insert_member_{db_, "INSERT INTO obj(k, v) VALUES(?1, ?2)"};
   sq::stmt update_member_{db_, "UPDATE obj SET v = ?2 WHERE k = ?1"};
   sq::stmt delete_member_{db_, "DELETE FROM obj WHERE k = ?1"};
@@ -391,7 +380,7 @@ class sqlite_rows_peer : public sqlite_base {
   sq::stmt pop_front_{db_, "DELETE FROM arr WHERE pos = (SELECT min(pos) FROM arr)"};
 };
 
-class sqlite_json_peer : public sqlite_base {
+class sqlite_json_peer : public sqlite_base, picked_members {
  public:
   static constexpr const char* name = "sqlite_json";
 
@@ -402,15 +391,7 @@ class sqlite_json_peer : public sqlite_base {
     checkpoint();
   }
 
-  void prepare(const std::vector<std::size_t>& idx) {
-    idx_ = idx;
-    at_.clear();
-    added_.clear();
-    for (std::size_t i : idx) {
-      at_.push_back("$.obj." + member_key(i));
-      added_.push_back("$.obj." + added_key(i));
-    }
-  }
+  void prepare(const std::vector<std::size_t>& idx) { pick(idx, "$.obj."); }
 
   void edit(op o, std::size_t k, std::uint64_t v) {
     const auto num = static_cast<std::int64_t>(v);
@@ -446,8 +427,6 @@ class sqlite_json_peer : public sqlite_base {
   }
 
  private:
-  std::vector<std::size_t> idx_;
-  std::vector<std::string> at_, added_;
   sq::stmt insert_{db_, "UPDATE doc SET body = json_insert(body, ?1, ?2) WHERE id = 1"};
   sq::stmt set_{db_, "UPDATE doc SET body = json_set(body, ?1, ?2) WHERE id = 1"};
   sq::stmt remove_{db_, "UPDATE doc SET body = json_remove(body, ?1) WHERE id = 1"};
@@ -465,7 +444,7 @@ class sqlite_json_peer : public sqlite_base {
 #endif  // FL_BENCH_HAVE_SQLITE
 
 #if defined(FL_BENCH_HAVE_LMDB)
-class lmdb_scale_peer {
+class lmdb_scale_peer : picked_members {
  public:
   static constexpr const char* name = "lmdb";
 
@@ -483,15 +462,7 @@ class lmdb_scale_peer {
     t.commit();
   }
 
-  void prepare(const std::vector<std::size_t>& idx) {
-    idx_ = idx;
-    at_.clear();
-    added_.clear();
-    for (std::size_t i : idx) {
-      at_.push_back("o" + member_key(i));
-      added_.push_back("o" + added_key(i));
-    }
-  }
+  void prepare(const std::vector<std::size_t>& idx) { pick(idx, "o"); }
 
   void edit(op o, std::size_t k, std::uint64_t v) {
     in_txn([&](fl_bench::lmdb::txn& t) {
@@ -581,8 +552,6 @@ class lmdb_scale_peer {
   fl_bench::lmdb::env env_;
   std::optional<fl_bench::lmdb::txn> batch_;
   std::optional<fl_bench::lmdb::txn> reader_;
-  std::vector<std::size_t> idx_;
-  std::vector<std::string> at_, added_;
 };
 #endif  // FL_BENCH_HAVE_LMDB
 
