@@ -44,11 +44,7 @@ enum class line_break : std::uint8_t {
   lf_crlf,
 };
 }  // namespace FL_ROPE_NS
-}  // namespace FL_ABI_NS
-}  // namespace fl
 
-namespace fl {
-inline namespace FL_ABI_NS {
 namespace detail {
 enum class text_metric : unsigned char;  // chars, newlines, utf16 (src/text/text_count.hpp)
 inline namespace FL_ROPE_NS {
@@ -66,11 +62,7 @@ template <class T>
 concept rope_text = !rope_operand<T> && std::is_convertible_v<const T&, std::string_view>;
 }  // namespace FL_ROPE_NS
 }  // namespace detail
-}  // namespace FL_ABI_NS
-}  // namespace fl
 
-namespace fl {
-inline namespace FL_ABI_NS {
 inline namespace FL_ROPE_NS {
 
 class rope {

@@ -221,11 +221,7 @@ fl::string store_file::dump(const json_value& v) const {
 
 }  // namespace json
 }  // namespace detail
-}  // namespace FL_ABI_NS
-}  // namespace fl
 
-namespace fl {
-inline namespace FL_ABI_NS {
 
 fl::string json_value::dump() const {
   file_->check(stamp_);

@@ -420,11 +420,7 @@ void store_file::find_replaced(const json_ref& r, std::uint32_t depth, std::uint
 
 }  // namespace json
 }  // namespace detail
-}  // namespace FL_ABI_NS
-}  // namespace fl
 
-namespace fl {
-inline namespace FL_ABI_NS {
 
 using detail::json::json_ref;
 

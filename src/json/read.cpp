@@ -175,11 +175,7 @@ void out_of_range_number(const json_value& v, const char* want, const std::strin
 
 }  // namespace json
 }  // namespace detail
-}  // namespace FL_ABI_NS
-}  // namespace fl
 
-namespace fl {
-inline namespace FL_ABI_NS {
 
 using detail::json::json_ref;
 using detail::json::kind;

@@ -267,11 +267,7 @@ void store_file::read_head() {
 
 }  // namespace json
 }  // namespace detail
-}  // namespace FL_ABI_NS
-}  // namespace fl
 
-namespace fl {
-inline namespace FL_ABI_NS {
 
 json_store::json_store(std::unique_ptr<detail::json::store_file> f) noexcept
     : file_(std::move(f)) {}

@@ -230,11 +230,7 @@ class verifier {
 
 }  // namespace json
 }  // namespace detail
-}  // namespace FL_ABI_NS
-}  // namespace fl
 
-namespace fl {
-inline namespace FL_ABI_NS {
 
 std::uint64_t json_store::verify() const {
   const detail::json::store_file& f = *file_;

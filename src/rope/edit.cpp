@@ -107,11 +107,7 @@ bool append_flat_grow(edge& root, std::string_view text) {
 }  // namespace
 }  // namespace FL_ROPE_NS
 }  // namespace detail
-}  // namespace FL_ABI_NS
-}  // namespace fl
 
-namespace fl {
-inline namespace FL_ABI_NS {
 inline namespace FL_ROPE_NS {
 
 using detail::edge;

@@ -438,11 +438,7 @@ bool edit_in_leaf(edge& root, std::size_t pos, std::size_t n, std::string_view t
 
 }  // namespace FL_ROPE_NS
 }  // namespace detail
-}  // namespace FL_ABI_NS
-}  // namespace fl
 
-namespace fl {
-inline namespace FL_ABI_NS {
 inline namespace FL_ROPE_NS {
 
 // Chars [i, i + n) of a tree (i + n <= char_count(), lf mode, a short

@@ -80,11 +80,7 @@ void check_line_breaks(const edge& root) {
 
 }  // namespace FL_ROPE_NS
 }  // namespace detail
-}  // namespace FL_ABI_NS
-}  // namespace fl
 
-namespace fl {
-inline namespace FL_ABI_NS {
 inline namespace FL_ROPE_NS {
 
 rope::rope(const rope& other, line_break mode) : rope(other) { set_line_break_mode(mode); }

@@ -529,11 +529,7 @@ void fill_metrics(edge& e) noexcept {
 
 }  // namespace FL_ROPE_NS
 }  // namespace detail
-}  // namespace FL_ABI_NS
-}  // namespace fl
 
-namespace fl {
-inline namespace FL_ABI_NS {
 inline namespace FL_ROPE_NS {
 
 using detail::text_metric;
@@ -657,11 +653,7 @@ rope rope::line(size_type i) const {
 }
 
 }  // namespace FL_ROPE_NS
-}  // namespace FL_ABI_NS
-}  // namespace fl
 
-namespace fl {
-inline namespace FL_ABI_NS {
 namespace detail {
 inline namespace FL_ROPE_NS {
 

@@ -109,11 +109,7 @@ class stream_hash {
 }  // namespace
 }  // namespace FL_ROPE_NS
 }  // namespace detail
-}  // namespace FL_ABI_NS
-}  // namespace fl
 
-namespace fl {
-inline namespace FL_ABI_NS {
 inline namespace FL_ROPE_NS {
 
 char rope::at(size_type pos) const {

@@ -171,11 +171,7 @@ edge build(std::string_view text, std::size_t cap_hint) {
 
 }  // namespace FL_ROPE_NS
 }  // namespace detail
-}  // namespace FL_ABI_NS
-}  // namespace fl
 
-namespace fl {
-inline namespace FL_ABI_NS {
 inline namespace FL_ROPE_NS {
 
 using detail::edge;
