@@ -7,7 +7,9 @@ include(CMakePackageConfigHelpers)
 
 # Headers named json_* (fl/json_store.hpp, fl/json_build.hpp,
 # fl/detail/json_format.hpp) belong to fl::json: installed with it, below.
-install(DIRECTORY include/fl DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} PATTERN "json_*" EXCLUDE)
+# fl/graphemes.hpp belongs to fl::graphemes, which is not installed.
+install(DIRECTORY include/fl DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} PATTERN "json_*" EXCLUDE
+  PATTERN "graphemes.hpp" EXCLUDE)
 install(FILES "${PROJECT_BINARY_DIR}/include/fl/version.hpp" DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/fl)
 install(FILES "${PROJECT_BINARY_DIR}/include/fl/detail/build_config.hpp"
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/fl/detail)
