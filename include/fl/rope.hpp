@@ -885,8 +885,11 @@ class rope::char_range {
    private:
     friend class char_range;
     // At the char that starts at pos, or (from byte 0) at the first char:
-    // continuation bytes before it start no char.
-    iterator(const rope* r, size_type pos) noexcept : rope_(r), at_(r->iterator_at(pos)) {
+    // continuation bytes before it start no char. The end is made without
+    // a descent (const_iterator's end state), so `it != chars.end()` in a
+    // loop costs no more than a compare.
+    iterator(const rope* r, size_type pos) noexcept
+        : rope_(r), at_(pos < r->size() ? r->iterator_at(pos) : r->end()) {
       while (at_.index() < r->size() && detail::utf8_continuation(static_cast<unsigned char>(*at_)))
         ++at_;
       read();
