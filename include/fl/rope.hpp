@@ -444,7 +444,7 @@ class rope {
   // i >= char_count().
   char32_t char_at(size_type i) const;
   // Every char's value, in order (see char_range: bidirectional, each step
-  // O(1) amortized). O(1) to make; the first step descends, O(log n).
+  // O(1) amortized). O(1) to make; its begin() descends, O(log n).
   char_range chars() const noexcept;
   // The chars from char i on (chars_at(char_count()) is empty); its
   // iterators may also step back before char i. O(log n) to start. Throws
