@@ -24,17 +24,17 @@ int main() {
   bool refused = false;
   try {
     b.edit({0, 0}, {0, 0}, "\xC3");  // a truncated sequence
-  } catch (const std::invalid_argument&) {
-    refused = true;
-  }
+  } catch (const std::invalid_argument&) { refused = true; }
   const std::string want = "fn main() {\n  say(\"\xF0\x9F\x98\x80 h\xC3\xA9llo\");\n} // end\n";
   bool ok = refused && b.text() == want;
   ok = ok && b.undo() && b.text() == "fn main() {\n  say(\"\xF0\x9F\x98\x80 h\xC3\xA9llo\");\n}\n";
   ok = ok && b.undo() && b.undo() == false;
   b.edit({0, 3}, {0, 7}, "start");
   b.save();
-  ok = ok && std::string_view(fl::read_file(path)) == "fn start() {\n  say(\"\xF0\x9F\x98\x80 hi\");\n}\n";
+  ok = ok && std::string_view(fl::read_file(path)) ==
+                 "fn start() {\n  say(\"\xF0\x9F\x98\x80 hi\");\n}\n";
   std::filesystem::remove(path);
-  std::printf("%s: %zu bytes, %zu lines\n", ok ? "ok" : "FAILED", b.text().size(), b.text().line_count());
+  std::printf("%s: %zu bytes, %zu lines\n", ok ? "ok" : "FAILED", b.text().size(),
+              b.text().line_count());
   return ok ? 0 : 1;
 }

@@ -34,7 +34,8 @@ std::u32string backward(const fl::rope& r) {
   const fl::rope::char_range chars = r.chars();
   for (char32_t c : chars | std::views::reverse) out.insert(out.begin(), c);
   std::u32string via_rbegin;
-  for (auto it = chars.rbegin(); it != chars.rend(); ++it) via_rbegin.insert(via_rbegin.begin(), *it);
+  for (auto it = chars.rbegin(); it != chars.rend(); ++it)
+    via_rbegin.insert(via_rbegin.begin(), *it);
   EXPECT_EQ(via_rbegin, out);
   return out;
 }
@@ -76,18 +77,18 @@ TEST(RopeChars, InvalidCharsAreOneReplacementEach) {
     std::u32string want;
   };
   const example examples[] = {
-      {"\xC3", U"\uFFFD"},                          // truncated
-      {"\xC3" "A", U"\uFFFDA"},                     // truncated before a char
-      {"A\x80\x80", U"\uFFFD"},                     // stray continuations join 'A'
-      {"\x80\x80" "A", U"A"},                       // before the first char: no char
-      {"\xE0\x80\x80", U"\uFFFD"},                  // overlong
-      {"\xC0\xAF", U"\uFFFD"},                      // overlong '/'
-      {"\xED\xA0\x80", U"\uFFFD"},                  // a surrogate
-      {"\xF4\x90\x80\x80", U"\uFFFD"},              // above U+10FFFF
-      {"\xF0\x9F\x98\x80\x80", U"\uFFFD"},          // a valid sequence and one more byte
-      {"\xFF\xFE", U"\uFFFD\uFFFD"},                // bytes that lead nothing
-      {"\xEF\xBF\xBD", U"\uFFFD"},                  // U+FFFD itself, valid
-      {"x\xF8\x88\x80\x80\x80y", U"x\uFFFDy"},      // a 5-byte form
+      {"\xC3", U"\uFFFD"},                      // truncated
+      {"\xC3\x41", U"\uFFFDA"},                 // truncated before a char ('A')
+      {"A\x80\x80", U"\uFFFD"},                 // stray continuations join 'A'
+      {"\x80\x80\x41", U"A"},                   // before the first char: no char
+      {"\xE0\x80\x80", U"\uFFFD"},              // overlong
+      {"\xC0\xAF", U"\uFFFD"},                  // overlong '/'
+      {"\xED\xA0\x80", U"\uFFFD"},              // a surrogate
+      {"\xF4\x90\x80\x80", U"\uFFFD"},          // above U+10FFFF
+      {"\xF0\x9F\x98\x80\x80", U"\uFFFD"},      // a valid sequence and one more byte
+      {"\xFF\xFE", U"\uFFFD\uFFFD"},            // bytes that lead nothing
+      {"\xEF\xBF\xBD", U"\uFFFD"},              // U+FFFD itself, valid
+      {"x\xF8\x88\x80\x80\x80y", U"x\uFFFDy"},  // a 5-byte form
   };
   for (const example& e : examples) {
     for (const fl::rope& r : shapes(e.text)) {
@@ -134,7 +135,7 @@ TEST(RopeChars, CheckedEditsRefuseToSplitASequence) {
                    "(0xA9) is a continuation byte of the char that starts at byte 1");
     }
     try {
-      r.erase_checked(1, 5);  // "\xC3\xA9llo": both ends on char starts
+      r.erase_checked(1, 5);         // "\xC3\xA9llo": both ends on char starts
       r.replace_checked(0, 3, "H");  // would end inside the emoji
       FAIL();
     } catch (const std::invalid_argument& err) {

@@ -58,14 +58,16 @@ void rope::char_range::iterator::read() noexcept {
 
 char32_t rope::char_at(size_type i) const {
   const size_type total = char_count();
-  if (i >= total) detail::throw_out_of_range("fl::rope::char_at", "i", i, ">=", "char_count()", total);
+  if (i >= total)
+    detail::throw_out_of_range("fl::rope::char_at", "i", i, ">=", "char_count()", total);
   // Past 5 bytes a char is ill-formed whatever follows: no longer scan.
   return read_char(iterator_at(char_to_byte(i)), *this, char_bytes_kept).cp;
 }
 
 rope::char_range rope::chars_at(size_type i) const {
   const size_type total = char_count();
-  if (i > total) detail::throw_out_of_range("fl::rope::chars_at", "i", i, ">", "char_count()", total);
+  if (i > total)
+    detail::throw_out_of_range("fl::rope::chars_at", "i", i, ">", "char_count()", total);
   return char_range(this, char_to_byte(i));
 }
 
@@ -75,8 +77,7 @@ void rope::check_char_boundary(const char* fn, const char* what, size_type pos) 
   // a continuation byte (or the rope's start, for continuation bytes that
   // no char leads).
   size_type lead = pos;
-  while (lead > 0 && detail::utf8_continuation(static_cast<unsigned char>((*this)[lead])))
-    --lead;
+  while (lead > 0 && detail::utf8_continuation(static_cast<unsigned char>((*this)[lead]))) --lead;
   char msg[256];
   std::snprintf(msg, sizeof msg,
                 "%s: %s (which is %zu) splits a UTF-8 sequence: byte %zu (0x%02X) is a "
