@@ -1,13 +1,15 @@
 # Install rules: headers, the fl (and fl_c) libraries, a CMake package
-# (find_package(fl CONFIG) gives fl::fl and fl::c; COMPONENTS json fmt add
-# fl::json and fl::fmt) and, for pkg-config, fl.pc (C++), fl-c.pc (the C API,
+# (find_package(fl CONFIG) gives fl::fl and fl::c; COMPONENTS json fmt
+# graphemes add fl::json, fl::fmt and fl::graphemes) and, for pkg-config, fl.pc (C++), fl-c.pc (the C API,
 # usable from plain C), fl-json.pc and fl-fmt.pc.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 # Headers named json_* (fl/json_store.hpp, fl/json_build.hpp,
 # fl/detail/json_format.hpp) belong to fl::json: installed with it, below.
-install(DIRECTORY include/fl DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} PATTERN "json_*" EXCLUDE)
+# fl/graphemes.hpp belongs to fl::graphemes: installed with it, below.
+install(DIRECTORY include/fl DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} PATTERN "json_*" EXCLUDE
+  PATTERN "graphemes.hpp" EXCLUDE)
 install(FILES "${PROJECT_BINARY_DIR}/include/fl/version.hpp" DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/fl)
 install(FILES "${PROJECT_BINARY_DIR}/include/fl/detail/build_config.hpp"
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/fl/detail)
@@ -43,6 +45,22 @@ if(TARGET fl_json)
   install(EXPORT flJsonTargets NAMESPACE fl:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/fl
     COMPONENT json)
   list(APPEND FL_COMPONENTS json)
+endif()
+if(TARGET fl_graphemes)
+  # Install component "graphemes": the library, its header and its CMake
+  # targets (find_package(fl CONFIG COMPONENTS graphemes)); a static
+  # fl_graphemes hands -lutf8proc to its consumers' link.
+  set_target_properties(fl_graphemes PROPERTIES EXPORT_NAME graphemes)
+  install(TARGETS fl_graphemes EXPORT flGraphemesTargets COMPONENT graphemes
+    ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+    LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+    RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
+    INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+  install(FILES include/fl/graphemes.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/fl
+    COMPONENT graphemes)
+  install(EXPORT flGraphemesTargets NAMESPACE fl:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/fl
+    COMPONENT graphemes)
+  list(APPEND FL_COMPONENTS graphemes)
 endif()
 if(TARGET fl_fmt)
   set_target_properties(fl_fmt PROPERTIES EXPORT_NAME fmt)

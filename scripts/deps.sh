@@ -4,7 +4,9 @@
 set -euo pipefail
 
 common=(cmake make g++ pkg-config)
-test_pkgs=(libgtest-dev zlib1g-dev clang libclang-rt-dev libfmt-dev gdb libsimdjson-dev nlohmann-json3-dev)
+# libutf8proc-dev: fl::graphemes; unicode-data: its test's GraphemeBreakTest.txt.
+test_pkgs=(libgtest-dev zlib1g-dev clang libclang-rt-dev libfmt-dev gdb libsimdjson-dev nlohmann-json3-dev
+           libutf8proc-dev unicode-data)
 # The allocators under the std_mimalloc/std_jemalloc/std_tcmalloc rows of alloc/;
 # liblmdb-dev: the lmdb peer of persist/ and json/; libsqlite3-dev: the sqlite and
 # sqlite_json peers of json/.

@@ -21,6 +21,7 @@ set(fl_test_layer_patterns
   "^(c_api_|string_layout_test)"                             c
   "^(string_|alloc_failure_|compile_(fail_)?braced_)"      string
   "^fmt_"                                                    fmt
+  "^graphemes_"                                              graphemes
   "^gdb_"                                                    debug
   "^doc_"                                                    docs
   "^layering"                                                layering

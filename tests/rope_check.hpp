@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <iterator>
 #include <random>
 #include <stdexcept>
@@ -259,6 +260,179 @@ inline std::pair<std::size_t, std::size_t> naive_utf16_range(const std::string& 
   std::size_t e = m.unit_at[std::min(n, total - u) + u];
   if (e < s.size() && m.units[e] < std::min(n, total - u) + u) e = m.char_at[m.chars[e] + 1];
   return {m.unit_at[u], e};
+}
+
+// ---------------------------------------------------------------- code points
+
+// A reference decoder over std::string, written from the definitions and not
+// from the library: a char starts at every byte that is not a continuation
+// byte (10xxxxxx) and runs to the next such byte (SPEC: the char metric);
+// its value is the code point its bytes encode when they are exactly one
+// well-formed UTF-8 sequence (The Unicode Standard, 3.9, D92 and Table 3-7:
+// lead 0xxxxxxx, 110xxxxx, 1110xxxx or 11110xxx followed by that many
+// 10xxxxxx, the value in its shortest form, no surrogate, at most U+10FFFF),
+// and U+FFFD otherwise.
+struct ref_char {
+  std::size_t byte;  // where the char starts
+  std::size_t len;   // its bytes
+  char32_t cp;
+};
+inline char32_t ref_value(std::string_view bytes) {
+  const auto b = [&](std::size_t i) { return static_cast<unsigned char>(bytes[i]); };
+  std::size_t want;
+  char32_t cp;
+  if (b(0) < 0x80) {
+    want = 1;
+    cp = b(0);
+  } else if ((b(0) >> 5) == 0x6) {
+    want = 2;
+    cp = b(0) & 0x1F;
+  } else if ((b(0) >> 4) == 0xE) {
+    want = 3;
+    cp = b(0) & 0x0F;
+  } else if ((b(0) >> 3) == 0x1E) {
+    want = 4;
+    cp = b(0) & 0x07;
+  } else {
+    return 0xFFFD;
+  }
+  if (bytes.size() != want) return 0xFFFD;
+  for (std::size_t i = 1; i < want; ++i) {
+    if ((b(i) >> 6) != 0x2) return 0xFFFD;
+    cp = (cp << 6) | (b(i) & 0x3F);
+  }
+  const std::size_t shortest = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+  if (shortest != want || (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF) return 0xFFFD;
+  return cp;
+}
+inline std::vector<ref_char> reference_chars(std::string_view s) {
+  std::vector<ref_char> out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (!is_char_byte(s[i])) {
+      if (!out.empty()) ++out.back().len;  // continuation bytes before the first char start none
+      continue;
+    }
+    out.push_back({i, 1, 0});
+  }
+  for (ref_char& c : out) c.cp = ref_value(s.substr(c.byte, c.len));
+  return out;
+}
+// Whether s is well-formed UTF-8 as a whole: no byte before the first char,
+// every char a valid value (a U+FFFD written out is valid).
+inline bool reference_valid(std::string_view s) {
+  if (!s.empty() && !is_char_byte(s[0])) return false;
+  for (const ref_char& c : reference_chars(s))
+    if (c.cp == 0xFFFD && s.substr(c.byte, c.len) != "\xEF\xBF\xBD") return false;
+  return true;
+}
+// A position that splits no char: 0, s.size(), or the start of a char.
+inline bool reference_boundary(std::string_view s, std::size_t pos) {
+  return pos == 0 || pos >= s.size() || is_char_byte(s[pos]);
+}
+
+// chars(), chars_at, char_at, is_char_boundary and the lines both ways,
+// against the reference: full walks forward and backward when `all`, else
+// `probes` random char indexes (each read and walked a few chars both ways).
+inline void expect_chars(const fl::rope& r, const std::string& s, std::mt19937_64& rng, int probes,
+                         bool all, const std::string& ctx) {
+  const std::vector<ref_char> want = reference_chars(s);
+  ASSERT_EQ(r.char_count(), want.size()) << ctx;
+  if (all) {
+    std::size_t k = 0;
+    for (auto it = r.chars().begin(); it != r.chars().end(); ++it, ++k) {
+      ASSERT_LT(k, want.size()) << ctx;
+      ASSERT_EQ(it.index(), want[k].byte) << ctx << " char " << k;
+      ASSERT_EQ(static_cast<std::uint32_t>(*it), static_cast<std::uint32_t>(want[k].cp))
+          << ctx << " char " << k;
+    }
+    ASSERT_EQ(k, want.size()) << ctx;
+    const fl::rope::char_range all_chars = r.chars();
+    for (auto it = all_chars.end(); it != all_chars.begin();) {
+      --it;
+      --k;
+      ASSERT_EQ(it.index(), want[k].byte) << ctx << " back, char " << k;
+      ASSERT_EQ(static_cast<std::uint32_t>(*it), static_cast<std::uint32_t>(want[k].cp))
+          << ctx << " back, char " << k;
+    }
+    ASSERT_EQ(k, 0u) << ctx;
+    for (std::size_t i = 0; i < want.size(); ++i)
+      ASSERT_EQ(static_cast<std::uint32_t>(r.char_at(i)), static_cast<std::uint32_t>(want[i].cp))
+          << ctx << " char_at " << i;
+    for (std::size_t pos = 0; pos <= s.size() + 1; ++pos)
+      ASSERT_EQ(r.is_char_boundary(pos), pos <= s.size() && reference_boundary(s, pos))
+          << ctx << " pos " << pos;
+    // Lines: backward (reverse iterators) is forward reversed, and both
+    // are the text cut after each '\n'.
+    std::vector<std::string> lines(1);
+    for (char c : s) {
+      lines.back() += c;
+      if (c == '\n') lines.emplace_back();
+    }
+    std::size_t li = 0;
+    for (const fl::rope& line : r.lines()) {
+      ASSERT_LT(li, lines.size()) << ctx;
+      ASSERT_EQ(line.to_std(), lines[li]) << ctx << " line " << li;
+      ++li;
+    }
+    ASSERT_EQ(li, lines.size()) << ctx;
+    const fl::rope::line_range rl = r.lines();
+    for (auto it = rl.rbegin(); it != rl.rend(); ++it) {
+      --li;
+      ASSERT_EQ((*it).to_std(), lines[li]) << ctx << " back, line " << li;
+    }
+    ASSERT_EQ(li, 0u) << ctx;
+  }
+  for (int p = 0; p < probes && !want.empty(); ++p) {
+    const std::size_t i = pick(rng, want.size());
+    ASSERT_EQ(static_cast<std::uint32_t>(r.char_at(i)), static_cast<std::uint32_t>(want[i].cp))
+        << ctx << " char_at " << i;
+    auto it = r.chars_at(i).begin();
+    for (std::size_t k = i; k < std::min(i + 4, want.size()); ++k, ++it)
+      ASSERT_EQ(static_cast<std::uint32_t>(*it), static_cast<std::uint32_t>(want[k].cp))
+          << ctx << " chars_at " << i << " + " << k - i;
+    it = r.chars_at(i).begin();
+    for (std::size_t k = i; k > 0 && k + 4 > i;) {
+      --it;
+      --k;
+      ASSERT_EQ(it.index(), want[k].byte) << ctx << " chars_at " << i << " back to " << k;
+      ASSERT_EQ(static_cast<std::uint32_t>(*it), static_cast<std::uint32_t>(want[k].cp))
+          << ctx << " chars_at " << i << " back to " << k;
+    }
+    const std::size_t pos = pick(rng, s.size() + 1);
+    ASSERT_EQ(r.is_char_boundary(pos), reference_boundary(s, pos)) << ctx << " pos " << pos;
+  }
+  ASSERT_THROW((void)r.char_at(want.size()), std::out_of_range) << ctx;
+  ASSERT_THROW((void)r.chars_at(want.size() + 1), std::out_of_range) << ctx;
+  ASSERT_TRUE(r.chars_at(want.size()).begin() == r.chars().end()) << ctx;
+}
+
+// A checked byte edit (replace_checked, insert_checked or erase_checked by
+// `how`) on r and its mirror s: applied to both when both ends of the range
+// are char boundaries and the text is well-formed (by the reference), else
+// it must throw std::invalid_argument and leave r unchanged.
+inline void checked_edit(fl::rope& r, std::string& s, std::size_t pos, std::size_t n,
+                         const std::string& text, int how, const std::string& ctx) {
+  if (how == 1) n = 0;
+  const std::string ins = how == 2 ? std::string() : text;
+  const std::size_t end = pos + std::min(n, s.size() - pos);
+  const bool ok = reference_boundary(s, pos) && reference_boundary(s, end) && reference_valid(ins);
+  const auto edit = [&] {
+    if (how == 1) {
+      r.insert_checked(pos, ins);
+    } else if (how == 2) {
+      r.erase_checked(pos, n);
+    } else {
+      r.replace_checked(pos, n, ins);
+    }
+  };
+  if (ok) {
+    ASSERT_NO_THROW(edit()) << ctx << " checked edit " << how << " at " << pos << " n " << n;
+    s.replace(pos, end - pos, ins);
+  } else {
+    ASSERT_THROW(edit(), std::invalid_argument)
+        << ctx << " checked edit " << how << " at " << pos << " n " << n;
+  }
+  ASSERT_EQ(r.to_std(), s) << ctx << " checked edit " << how;
 }
 
 // ---------------------------------------------------------------- typing

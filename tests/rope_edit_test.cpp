@@ -157,6 +157,9 @@ TEST(RopeDifferential, RandomEditsAgreeWithStdString) {
         fl::detail::check_invariants(rr);
         ASSERT_EQ(rr.to_std(), ss) << ctx;
       }
+      // Code points and lines both ways (rope_check.hpp's reference decoder).
+      expect_chars(r, s, rng, 8, step % 1024 == 0, ctx);
+      if (HasFatalFailure()) return;
     }
   }
   for (const auto& [rr, ss] : slots) expect_content(rr, ss, "final, seed " + std::to_string(seed));

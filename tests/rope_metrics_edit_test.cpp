@@ -1,7 +1,8 @@
 // fl::rope's text metrics kept by edits: random edits (multi-byte UTF-8,
-// invalid bytes, "\n" and "\r\n") on shared copies, and keystrokes at a
-// cursor by char and by UTF-16 unit, every metric checked against a naive
-// scan of a std::string mirror; 16-byte leaves. The big-text
+// invalid bytes, "\n" and "\r\n") on shared copies, checked byte edits, and
+// keystrokes at a cursor by char and by UTF-16 unit, every metric, the code
+// points (chars(), char_at) and the lines both ways checked against naive
+// scans and a reference decoder of a std::string mirror; 16-byte leaves. The big-text
 // test with the library's leaf size is rope_metrics_test.cpp.
 #include <fl/rope.hpp>
 
@@ -87,7 +88,18 @@ TEST(RopeMetrics, RandomEditsAgreeWithNaiveScans) {
     const std::size_t pos = pick(rng, s.size() + 1);
     const std::size_t n = pick(rng, 2) ? pick(rng, 8) : pick(rng, 200);
     const std::string piece = random_utf8(rng, pick(rng, 3) == 0 ? pick(rng, 100) : pick(rng, 12));
-    if (pick(rng, 4) == 0) {  // an edit by char or by UTF-16 unit
+    if (pick(rng, 8) == 0) {  // a checked byte edit: splits no char, writes valid UTF-8 only
+      static const char* const valid[] = {"a", "\n", "\xC3\xA9", "\xE2\x82\xAC",
+                                          "\xF0\x9F\x98\x80", "\r\n", "xy"};
+      std::string text;
+      if (pick(rng, 2)) {
+        for (std::size_t k = pick(rng, 5); k > 0; --k) text += valid[pick(rng, std::size(valid))];
+      } else {
+        text = piece;
+      }
+      checked_edit(r, s, pos, n, text, static_cast<int>(pick(rng, 3)), ctx);
+      if (HasFatalFailure()) return;
+    } else if (pick(rng, 4) == 0) {  // an edit by char or by UTF-16 unit
       const naive_metrics m(s);
       const std::string how = pick(rng, 2) ? "chars" : "utf16";
       const std::size_t total = how == "chars" ? m.char_at.size() - 1 : m.unit_at.size() - 1;
@@ -168,6 +180,8 @@ TEST(RopeMetrics, RandomEditsAgreeWithNaiveScans) {
     fl::detail::check_invariants(r);
     max_height = std::max(max_height, fl::detail::rope_height(r));
     expect_metrics(r, s, rng, 8, s.size() < 300 || step % 50 == 0, ctx);
+    if (HasFatalFailure()) return;
+    expect_chars(r, s, rng, 4, s.size() < 300 || step % 50 == 0, ctx);
     if (HasFatalFailure()) return;
     if (step % 100 == 0) {
       for (const auto& [rr, ss] : slots) {

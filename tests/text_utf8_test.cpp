@@ -2,7 +2,8 @@
 // rules, against a decoder written from RFC 3629's table: every code point
 // encodes, validates at its length and decodes back; every 1-3 byte input
 // and the 4-byte inputs around each boundary validate exactly when the
-// reference accepts them.
+// reference accepts them; utf8_char_value decodes each well-formed char and
+// gives U+FFFD for any other.
 #include <fl/detail/utf8.hpp>
 
 #include <gtest/gtest.h>
@@ -87,4 +88,38 @@ TEST(Utf8, ValidPrefixStopsAtTheFirstBadByte) {
   EXPECT_EQ(fl::detail::utf8_valid_prefix(text, 6), 6u);
   EXPECT_EQ(fl::detail::utf8_valid_prefix(text, sizeof text), 6u);  // a surrogate
   EXPECT_EQ(fl::detail::utf8_valid_prefix(text, 2), 1u);            // cut short
+}
+
+// utf8_char_value: every code point's encoding decodes back to it; any other
+// char (bytes that are not exactly one well-formed sequence: cut short, one
+// byte too many, overlong, a surrogate, past U+10FFFF) is U+FFFD.
+TEST(Utf8, CharValueDecodesWellFormedCharsAndReplacesTheRest) {
+  for (std::uint32_t cp = 0; cp <= 0x10FFFF; ++cp) {
+    if (cp >= 0xD800 && cp <= 0xDFFF) continue;
+    unsigned char out[5];
+    const unsigned len = fl::detail::utf8_encode(cp, reinterpret_cast<char*>(out));
+    ASSERT_EQ(fl::detail::utf8_char_value(out, len), cp) << cp;
+    if (len > 1) { ASSERT_EQ(fl::detail::utf8_char_value(out, len - 1), 0xFFFDu) << cp; }
+    out[len] = 0x80;  // a continuation byte past the sequence's end
+    ASSERT_EQ(fl::detail::utf8_char_value(out, len + 1), 0xFFFDu) << cp;
+  }
+  const unsigned char overlong[] = {0xC0, 0xAF}, surrogate[] = {0xED, 0xA0, 0x80},
+                      too_big[] = {0xF4, 0x90, 0x80, 0x80}, stray[] = {0x80}, ff[] = {0xFF};
+  EXPECT_EQ(fl::detail::utf8_char_value(overlong, 2), 0xFFFDu);
+  EXPECT_EQ(fl::detail::utf8_char_value(surrogate, 3), 0xFFFDu);
+  EXPECT_EQ(fl::detail::utf8_char_value(too_big, 4), 0xFFFDu);
+  EXPECT_EQ(fl::detail::utf8_char_value(stray, 1), 0xFFFDu);
+  EXPECT_EQ(fl::detail::utf8_char_value(ff, 1), 0xFFFDu);
+  // Every 1- and 2-byte char agrees with the reference's validation.
+  unsigned char b[2];
+  for (unsigned c0 = 0; c0 < 256; ++c0) {
+    b[0] = static_cast<unsigned char>(c0);
+    const bool one = reference_sequence(b, 1) == 1;
+    ASSERT_EQ(fl::detail::utf8_char_value(b, 1) != 0xFFFDu, one) << c0;
+    for (unsigned c1 = 0x80; c1 < 0xC0; ++c1) {  // a char's later bytes are continuations
+      b[1] = static_cast<unsigned char>(c1);
+      ASSERT_EQ(fl::detail::utf8_char_value(b, 2) != 0xFFFDu, reference_sequence(b, 2) == 2)
+          << c0 << ' ' << c1;
+    }
+  }
 }

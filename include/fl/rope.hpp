@@ -12,6 +12,7 @@
 #pragma once
 
 #include <fl/detail/rope_node.hpp>
+#include <fl/detail/utf8.hpp>
 #include <fl/string.hpp>
 
 #include <compare>
@@ -76,6 +77,7 @@ class rope {
   using iterator = const_iterator;
   class chunk_range;
   class line_range;
+  class char_range;
 
   // ---- construction (O(n) for text, O(1) for copies and moves) ----
   rope() noexcept = default;
@@ -243,6 +245,27 @@ class rope {
   rope& erase_utf16(size_type u, size_type n = npos) { return replace_utf16(u, n, {}); }
   rope& replace_utf16(size_type u, size_type n, std::string_view text);
 
+  // ---- checked byte edits: the edits by byte above, refused when they
+  // would cut a UTF-8 sequence or write an ill-formed one, so that a valid
+  // text stays valid. Both ends of the range (pos and pos + min(n, size() -
+  // pos)) must be char boundaries (is_char_boundary) and `text` must be
+  // well-formed UTF-8 (RFC 3629). Cost: the unchecked edit's, O(log n +
+  // text.size()), plus one descent per end checked, O(log n), and one pass
+  // over text, O(text.size()). Throw std::out_of_range if pos > size(), and
+  // std::invalid_argument naming the position (or the text's byte) and why
+  // if a check fails; *this is unchanged after a throw. (The suffix names
+  // what is different about the edit, as _chars and _utf16 name the unit
+  // their positions count.) ----
+  rope& insert_checked(size_type pos, std::string_view text) {
+    return checked_edit("fl::rope::insert_checked", pos, 0, text);
+  }
+  rope& erase_checked(size_type pos, size_type n = npos) {
+    return checked_edit("fl::rope::erase_checked", pos, n, {});
+  }
+  rope& replace_checked(size_type pos, size_type n, std::string_view text) {
+    return checked_edit("fl::rope::replace_checked", pos, n, text);
+  }
+
   // The bytes [pos, pos + min(n, size() - pos)), sharing this rope's chunks:
   // a range inside one leaf is one edge into that leaf's chunk (O(log n), no
   // copy); a range across leaves of at most one leaf's size is copied into
@@ -397,6 +420,36 @@ class rope {
   // Every line's text, in order, as line_text(i) gives them.
   line_range line_texts() const noexcept;
 
+  // ---- code points. A char (see the metrics above) is a byte that is not a
+  // continuation byte and the continuation bytes after it; its value is the
+  // code point those bytes encode when they are exactly one well-formed
+  // UTF-8 sequence, and U+FFFD otherwise (a truncated or overlong sequence,
+  // a surrogate, a stray lead byte or continuation bytes past a sequence's
+  // end: one U+FFFD per char). So every text, valid or not, has exactly
+  // char_count() values, the k-th is char_at(k), and char indexes mean the
+  // same in every call. Continuation bytes before the first char of the
+  // rope belong to no char and yield nothing. For valid UTF-8 this is plain
+  // decoding. ----
+
+  // The value of char i. O(log n): one descent to the char (as
+  // char_to_byte), then at most 5 bytes read. Throws std::out_of_range if
+  // i >= char_count().
+  char32_t char_at(size_type i) const;
+  // Every char's value, in order (see char_range: bidirectional, each step
+  // O(1) amortized). O(1) to make; its begin() descends, O(log n).
+  char_range chars() const noexcept;
+  // The chars from char i on (chars_at(char_count()) is empty); its
+  // iterators may also step back before char i. O(log n) to start. Throws
+  // std::out_of_range if i > char_count().
+  char_range chars_at(size_type i) const;
+  // Whether an edit at byte pos splits no char: pos is 0, size(), or a
+  // byte that is not a continuation byte (10xxxxxx). False past size().
+  // O(log n) (O(1) for a flat rope).
+  bool is_char_boundary(size_type pos) const noexcept {
+    if (pos == 0 || pos == root_.len) return true;
+    return pos < root_.len && !detail::utf8_continuation(static_cast<unsigned char>((*this)[pos]));
+  }
+
   // ---- iteration: random access; an iterator holds a pointer into its
   // current leaf, so stepping through a rope costs one tree descent per leaf,
   // not per char. For bulk work, chunks() hands out whole leaves. ----
@@ -415,6 +468,16 @@ class rope {
   friend unsigned detail::rope_height(const rope&) noexcept;
   friend class const_iterator;
   friend class chunk_range;
+  friend class char_range;
+
+  // An iterator at byte pos (0 <= pos <= size()): one descent.
+  const_iterator iterator_at(size_type pos) const noexcept;
+  // Throws std::invalid_argument unless byte pos is a char boundary (fn
+  // names the call, what the argument, as in the messages of range errors).
+  void check_char_boundary(const char* fn, const char* what, size_type pos) const;
+  // The checked edits' one body (src/rope/chars.cpp); name is the call in
+  // the messages.
+  rope& checked_edit(const char* name, size_type pos, size_type n, std::string_view text);
 
   rope(detail::edge root, line_break mode) noexcept : root_(root), mode_(mode) { settle(); }
   struct adopt_tag {};
@@ -680,44 +743,61 @@ class rope::chunk_range {
   size_type first_;
 };
 
-// The lines of a rope (rope::lines()): an input range of fl::rope, each
-// line(i) for i = 0 .. line_count() - 1 (rope::line_texts(): each
-// line_text(i), the text without its break). Valid while the rope is alive
-// and unchanged.
+// The lines of a rope (rope::lines()): a bidirectional range of fl::rope,
+// each line(i) for i = 0 .. line_count() - 1 (rope::line_texts(): each
+// line_text(i), the text without its break), walked forward or backward
+// (rbegin()/rend(), --end(), std::views::reverse): each step O(log n), one
+// line_to_byte, and * one substr, O(log n). The lines are made as they are
+// read, so * returns a rope by value. Valid while the rope is alive and
+// unchanged.
 class rope::line_range {
  public:
   class iterator {
    public:
-    using iterator_concept = std::input_iterator_tag;
+    using iterator_concept = std::bidirectional_iterator_tag;
+    using iterator_category = std::bidirectional_iterator_tag;  // as char_range's
     using value_type = rope;
     using difference_type = std::ptrdiff_t;
+    using reference = rope;
+    using pointer = void;
 
     iterator() noexcept = default;
     rope operator*() const {
       return rope_->substr(from_, (text_ ? rope_->line_end(line_) : next_) - from_);
     }
     iterator& operator++() {
-      advance();
+      ++line_;
+      from_ = next_;
+      if (line_ < rope_->line_count()) next_ = rope_->line_to_byte(line_ + 1);
       return *this;
     }
-    void operator++(int) { advance(); }
+    iterator operator++(int) {
+      iterator t = *this;
+      ++*this;
+      return t;
+    }
+    // To the line before; not before begin().
+    iterator& operator--() {
+      --line_;
+      next_ = from_;
+      from_ = rope_->line_to_byte(line_);
+      return *this;
+    }
+    iterator operator--(int) {
+      iterator t = *this;
+      --*this;
+      return t;
+    }
     friend bool operator==(const iterator& a, const iterator& b) noexcept {
       return a.line_ == b.line_;
     }
 
    private:
     friend class line_range;
+    // Invariant: from_ is where line line_ starts (size() at the end), and
+    // next_ where line line_ + 1 starts while line_ < line_count().
     iterator(const rope* r, size_type line, bool text) : rope_(r), line_(line), text_(text) {
-      load();
-    }
-    void load() {
-      if (line_ >= rope_->line_count()) return;
       from_ = rope_->line_to_byte(line_);
-      next_ = rope_->line_to_byte(line_ + 1);
-    }
-    void advance() {
-      ++line_;
-      from_ = next_;
       if (line_ < rope_->line_count()) next_ = rope_->line_to_byte(line_ + 1);
     }
     const rope* rope_ = nullptr;
@@ -726,8 +806,11 @@ class rope::line_range {
     size_type next_ = 0;
     bool text_ = false;  // line_text(i) rather than line(i)
   };
+  using reverse_iterator = std::reverse_iterator<iterator>;
   iterator begin() const { return iterator(rope_, 0, text_); }
   iterator end() const { return iterator(rope_, rope_->line_count(), text_); }
+  reverse_iterator rbegin() const { return reverse_iterator(end()); }
+  reverse_iterator rend() const { return reverse_iterator(begin()); }
 
  private:
   friend class rope;
@@ -736,7 +819,98 @@ class rope::line_range {
   bool text_;
 };
 
+// The chars of a rope (rope::chars(), rope::chars_at(i)): a bidirectional
+// range of char32_t, one value per char (see "code points" in rope: U+FFFD
+// for a char that is not well-formed). An iterator holds a byte iterator at
+// its char's first byte, the char's length and its value, so * is a load;
+// ++ and -- read the next char's bytes: O(1) amortized per step (per byte
+// of the char, plus one descent, O(log n), when a step crosses into
+// another leaf). An iterator may step back before the range's begin(), to
+// the rope's first char. index() is the byte where the char starts. Valid
+// while the rope is alive and unchanged.
+class rope::char_range {
+ public:
+  class iterator {
+   public:
+    // Bidirectional for the older requirements too, although * returns a
+    // value, as chunk_range's iterator: std::prev and std::reverse_iterator
+    // then step back instead of treating it as an input iterator.
+    using iterator_concept = std::bidirectional_iterator_tag;
+    using iterator_category = std::bidirectional_iterator_tag;
+    using value_type = char32_t;
+    using difference_type = std::ptrdiff_t;
+    using reference = char32_t;
+    using pointer = void;
+
+    iterator() noexcept = default;
+    char32_t operator*() const noexcept { return cp_; }
+    iterator& operator++() noexcept {
+      at_ += static_cast<difference_type>(len_);
+      read();
+      return *this;
+    }
+    iterator operator++(int) noexcept {
+      iterator t = *this;
+      ++*this;
+      return t;
+    }
+    // To the char before: back over continuation bytes to the byte that
+    // leads them. Not before the rope's first char.
+    iterator& operator--() noexcept {
+      do {
+        --at_;
+      } while (at_.index() != 0 && detail::utf8_continuation(static_cast<unsigned char>(*at_)));
+      read();
+      return *this;
+    }
+    iterator operator--(int) noexcept {
+      iterator t = *this;
+      --*this;
+      return t;
+    }
+    friend bool operator==(const iterator& a, const iterator& b) noexcept {
+      return a.at_.index() == b.at_.index();
+    }
+    // Index in the rope of the char's first byte (size() at the end).
+    size_type index() const noexcept { return at_.index(); }
+
+   private:
+    friend class char_range;
+    // At the char that starts at pos, or (from byte 0) at the first char:
+    // continuation bytes before it start no char. The end is made without
+    // a descent (const_iterator's end state), so `it != chars.end()` in a
+    // loop costs no more than a compare.
+    iterator(const rope* r, size_type pos) noexcept
+        : rope_(r), at_(pos < r->size() ? r->iterator_at(pos) : r->end()) {
+      while (at_.index() < r->size() && detail::utf8_continuation(static_cast<unsigned char>(*at_)))
+        ++at_;
+      read();
+    }
+    // Reads the char at at_ (src/rope/chars.cpp): its length, to the next
+    // byte that is not a continuation byte, and its value; len_ = 0 at the
+    // end.
+    void read() noexcept;
+    const rope* rope_ = nullptr;
+    const_iterator at_;  // the char's first byte
+    size_type len_ = 0;  // its bytes
+    char32_t cp_ = 0;    // its value
+  };
+  using reverse_iterator = std::reverse_iterator<iterator>;
+
+  iterator begin() const noexcept { return iterator(rope_, first_); }
+  iterator end() const noexcept { return iterator(rope_, rope_->size()); }
+  reverse_iterator rbegin() const noexcept { return reverse_iterator(end()); }
+  reverse_iterator rend() const noexcept { return reverse_iterator(begin()); }
+
+ private:
+  friend class rope;
+  char_range(const rope* r, size_type first) noexcept : rope_(r), first_(first) {}
+  const rope* rope_;
+  size_type first_;  // the byte where the first char starts
+};
+
 inline rope::line_range rope::lines() const noexcept { return line_range(this, false); }
+inline rope::char_range rope::chars() const noexcept { return char_range(this, 0); }
 inline rope::line_range rope::line_texts() const noexcept { return line_range(this, true); }
 inline rope::chunk_range rope::chunks() const noexcept { return chunk_range(this, 0); }
 inline rope::const_iterator rope::begin() const noexcept { return const_iterator(this, 0); }
@@ -748,6 +922,9 @@ inline rope::const_iterator rope::insert(const_iterator it, char ch) {
   return insert(it, std::string_view(&ch, 1));
 }
 inline rope::const_iterator rope::cend() const noexcept { return end(); }
+inline rope::const_iterator rope::iterator_at(size_type pos) const noexcept {
+  return const_iterator(this, pos);
+}
 
 // ---- segmented algorithms: chunk by chunk, at std::string speed. Prefer
 // these (or a loop over r.chunks()) to std algorithms over the per-char

@@ -12,6 +12,8 @@
 //   read.cpp     seek, find, compare, hash, flatten, copy and streams
 //   check.cpp    check_invariants
 //   metrics.cpp  the text metrics, the block index and the metric queries
+//   chars.cpp    code points (one char read and decoded, char_at, chars_at)
+//                and the checked byte edits
 //
 // Ownership convention: a function taking an `edge` by value consumes one
 // reference to e.p; a function returning an `edge` hands one reference to

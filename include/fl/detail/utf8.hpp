@@ -1,7 +1,8 @@
 // fl/detail/utf8.hpp: the byte rules of UTF-8, in one place, for every layer
 // that reads or writes text: the rope's metrics and the text-counting kernels
-// (what a char is, what takes two UTF-16 units), fl::fmt's fill characters,
-// and the JSON layer's strict validation and \u escapes.
+// (what a char is, what takes two UTF-16 units, what value a char has),
+// fl::fmt's fill characters, and the JSON layer's strict validation and \u
+// escapes.
 //
 // Every function is always_inline: no out-of-line copy is ever emitted, so a
 // kernel file compiled for AVX2 (src/simd/isa_levels.def) that includes this
@@ -82,6 +83,23 @@ namespace detail {
     i += k;
   }
   return n;
+}
+
+// U+FFFD REPLACEMENT CHARACTER: the value of a char that is not well-formed.
+inline constexpr uint32_t utf8_replacement = 0xFFFD;
+
+// The value of a char whose bytes are [p, p + n) (n >= 1: its lead byte and
+// the continuation bytes after it): the code point when they are exactly one
+// well-formed sequence (utf8_sequence), else utf8_replacement. So any bytes
+// decode to one value per char, and a char count is a code point count.
+[[gnu::always_inline]] inline uint32_t utf8_char_value(const unsigned char* p, size_t n) noexcept {
+  if (n > 4 || utf8_sequence(p, p + n) != n) return utf8_replacement;
+  // Well-formed: the lead keeps 7, 5, 4 or 3 payload bits by length, each
+  // continuation byte 6.
+  static constexpr unsigned char lead_bits[5] = {0, 0x7F, 0x1F, 0x0F, 0x07};
+  uint32_t cp = p[0] & lead_bits[n];
+  for (size_t i = 1; i < n; ++i) cp = (cp << 6) | (p[i] & 0x3Fu);
+  return cp;
 }
 
 // Writes code point cp (at most U+10FFFF, not a surrogate) to out as UTF-8;
