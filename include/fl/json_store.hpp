@@ -375,9 +375,10 @@ class json_store {
   void compact();
   // Checks the whole structure of the committed document (a reader's: the
   // commit it holds) and the space under it: every page's checksum; every
-  // value's kind; each reference inside the file and, in format 3, to a live
-  // block of its own (not free, not waiting in a deferred batch, reached from
-  // no other value) that holds the value's bytes; container tables, member
+  // value's kind; each reference inside the file and, in formats 3 and 4, to
+  // a live block of its own (not free, not waiting in a deferred batch,
+  // reached from no other value) that holds the value's bytes; container
+  // tables and array trees (levels, node tags, counts), member
   // keys inside their object's block, the key index of an object of 16 or
   // more members sorted and a permutation; strings and keys valid UTF-8; the
   // space's block headers, free lists and deferred batches. Format 2 stores

@@ -253,8 +253,7 @@ std::string_view json_value::as_string_view() const {
 
 json_value json_value::element(std::size_t i) const {
   file_->check(stamp_);
-  const unsigned char* p = file_->bytes(ref_.x + i * sizeof(json_ref), sizeof(json_ref), limit_);
-  return json_value(file_, file_->read_ref(p), limit_, stamp_);
+  return json_value(file_, file_->element_ref(ref_, limit_, i), limit_, stamp_);
 }
 
 json_member json_value::member(std::size_t i) const {
