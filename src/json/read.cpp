@@ -256,6 +256,16 @@ json_value json_value::element(std::size_t i) const {
   return json_value(file_, file_->element_ref(ref_, limit_, i), limit_, stamp_);
 }
 
+json_value json_value::element_at(std::size_t i, detail::json::child_hint& h) const {
+  file_->check(stamp_);
+  return json_value(file_, file_->element_ref(ref_, limit_, i, h), limit_, stamp_);
+}
+
+// Objects are tables: member i is one read, no hint needed.
+json_member json_value::member_at(std::size_t i, detail::json::child_hint&) const {
+  return member(i);
+}
+
 json_member json_value::member(std::size_t i) const {
   file_->check(stamp_);
   detail::json::json_member m;

@@ -154,10 +154,21 @@ class store_file {
   };
   node_view read_node(std::uint64_t off, std::uint64_t limit, int level) const;
   // The offset of element `i` (< a.n) of array `a` (flat or tree); one
-  // descent, O(log n).
-  std::uint64_t element_offset(const json_ref& a, std::uint64_t limit, std::uint64_t i) const;
+  // descent, O(log n). `leaf`, if given, receives the leaf it found.
+  std::uint64_t element_offset(const json_ref& a, std::uint64_t limit, std::uint64_t i,
+                               child_hint* leaf = nullptr) const;
   json_ref element_ref(const json_ref& a, std::uint64_t limit, std::uint64_t i) const {
     return read_ref(bytes(element_offset(a, limit, i), sizeof(json_ref), limit));
+  }
+  // The same, reading from the leaf in `h` when it holds element `i` (an
+  // iterator's next element), else descending and keeping the leaf in `h`.
+  json_ref element_ref(const json_ref& a, std::uint64_t limit, std::uint64_t i,
+                       child_hint& h) const {
+    if (!a.tree()) return element_ref(a, limit, i);
+    const std::uint64_t off = i - h.first < h.count
+                                  ? h.at + (i - h.first) * sizeof(json_ref)
+                                  : element_offset(a, limit, i, &h);
+    return read_ref(bytes(off, sizeof(json_ref), limit));
   }
   // Every node (node(offset, payload bytes)) and element (element(ref)) of
   // tree array `a`, in order. Bounded: levels fall by one per step and

@@ -107,15 +107,17 @@ store_file::node_view store_file::read_node(std::uint64_t off, std::uint64_t lim
   return v;
 }
 
-std::uint64_t store_file::element_offset(const json_ref& a, std::uint64_t limit,
-                                         std::uint64_t i) const {
+std::uint64_t store_file::element_offset(const json_ref& a, std::uint64_t limit, std::uint64_t i,
+                                         child_hint* leaf) const {
   if (!a.tree()) return a.x + i * sizeof(json_ref);
+  const std::uint64_t index = i;
   std::uint64_t off = a.x;
   int level = -1;
   for (;;) {
     const node_view nv = read_node(off, limit, level);
     if (nv.h.level == 0) {
       if (i >= nv.h.count) damaged("an array tree's counts disagree with its leaves");
+      if (leaf) *leaf = {index - i, nv.h.count, off + sizeof(tree_node)};
       return off + sizeof(tree_node) + i * sizeof(json_ref);
     }
     std::uint32_t j = 0;
