@@ -38,7 +38,8 @@
 // O(log n) blocks of at most 4 KiB. The root of a tree is always an inner
 // node: a tree shrunk to one leaf is stored as a flat table again, so small
 // arrays are exactly as compact as in format 3. Objects are flat tables in
-// every format.
+// every format up to 4 (docs/design.md "Array trees" says how their trees
+// will be laid out, with a format version of their own).
 //
 // Values (json_ref, 16 bytes) refer to their bytes by offset in the space:
 //   string, number_text   x = offset of the UTF-8 bytes, n = byte count
