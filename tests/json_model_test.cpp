@@ -14,10 +14,16 @@
 // edit and reused by a later one after a commit, while some value still
 // referred to them.
 //
-// Counts: FL_MODEL_SEEDS seeds (default 20; 3 under sanitizers) of
+// Every run is made twice: with the default tree shape, and with a tiny one
+// (array trees from 5 elements, 2 to 4 entries a node) over documents with
+// longer arrays, so that edits split, merge, grow and collapse trees.
+//
+// Counts: FL_MODEL_SEEDS seeds (default 20, and 5 for the tiny shape; 3 and
+// 1 under sanitizers) of
 // FL_MODEL_EDITS edits (default 5,000; 1,500 under sanitizers); the first
 // seed is the run's seed (FL_TEST_SEED), the others follow it. The soak:
 // FL_MODEL_SEEDS=1 FL_MODEL_EDITS=1000000.
+#include <fl/detail/json_format.hpp>  // the tree-shape test hook
 #include <fl/json_store.hpp>
 #include <fl/mapped_space.hpp>
 
@@ -27,6 +33,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -106,7 +113,9 @@ const std::vector<std::string>& key_pool() {
 
 class generator {
  public:
-  explicit generator(std::uint64_t seed) : rng_(seed) {}
+  // `long_arrays`: some arrays of 5 to 44 elements (runs with a tiny tree
+  // shape, where they are trees of several levels).
+  generator(std::uint64_t seed, bool long_arrays) : rng_(seed), long_arrays_(long_arrays) {}
 
   std::uint64_t below(std::uint64_t n) { return n ? rng_() % n : 0; }
   bool chance(unsigned percent) { return below(100) < percent; }
@@ -134,7 +143,8 @@ class generator {
       case 9:
       case 10: {
         ojson a = ojson::array();
-        for (std::uint64_t i = below(5); i-- > 0;) a.push_back(value(depth - 1));
+        const std::uint64_t n = long_arrays_ && chance(15) ? 5 + below(40) : below(5);
+        for (std::uint64_t i = n; i-- > 0;) a.push_back(value(depth - 1));
         return a;
       }
       default: {
@@ -151,9 +161,11 @@ class generator {
   }
 
   std::mt19937_64& rng() { return rng_; }
+  bool long_arrays() const { return long_arrays_; }
 
  private:
   std::mt19937_64 rng_;
+  bool long_arrays_;
 };
 
 // A pointer to a random value of the model (possibly "", the document), and
@@ -348,13 +360,19 @@ ojson initial_document(generator& g) {
   d["recent"] = ojson::array({"a.txt", "b.txt", "c.txt"});
   d["name"] = g.text(40);
   for (std::uint64_t i = g.below(4); i-- > 0;) d[g.key()] = g.value(3);
+  if (g.long_arrays()) {
+    // An event log: with a tiny tree shape, a tree of three or four levels.
+    ojson log = ojson::array();
+    for (std::uint64_t i = 20 + g.below(60); i-- > 0;) log.push_back(g.value(0));
+    d["log"] = std::move(log);
+  }
   return d;
 }
 
 class model_run {
  public:
-  model_run(std::uint64_t seed, const std::filesystem::path& file)
-      : seed_(seed), g_(seed), file_(file) {}
+  model_run(std::uint64_t seed, const std::filesystem::path& file, bool long_arrays)
+      : seed_(seed), g_(seed, long_arrays), file_(file) {}
 
   run_result run(std::uint64_t edits) {
     model_ = initial_document(g_);
@@ -662,15 +680,19 @@ class model_run {
   run_result result_;
 };
 
-TEST(JsonStoreModel, RandomEditsCommitsReopensAndCompactionsAgreeWithTheModel) {
-  const std::uint64_t seeds = env_count("FL_MODEL_SEEDS", default_seeds);
+// `long_arrays`: the run with a tiny tree shape, whose documents are
+// bigger; by default it takes a quarter of the seeds (FL_MODEL_SEEDS sets
+// both runs' count).
+void run_seeds(bool long_arrays) {
+  const std::uint64_t seeds = env_count(
+      "FL_MODEL_SEEDS", long_arrays ? std::max<std::uint64_t>(1, default_seeds / 4) : default_seeds);
   const std::uint64_t edits = env_count("FL_MODEL_EDITS", default_edits);
   const std::uint64_t first = fl_test::test_seed();
   run_result total;
-  for (std::uint64_t k = 0; k < seeds && !HasFatalFailure(); ++k) {
+  for (std::uint64_t k = 0; k < seeds && !::testing::Test::HasFatalFailure(); ++k) {
     const std::uint64_t seed = first + k;
     fl_test::temp_dir dir("fl_model_");
-    model_run run(seed, dir / "doc.json");
+    model_run run(seed, dir / "doc.json", long_arrays);
     const run_result r = run.run(edits);
     total.edits += r.edits;
     total.refused += r.refused;
@@ -688,6 +710,28 @@ TEST(JsonStoreModel, RandomEditsCommitsReopensAndCompactionsAgreeWithTheModel) {
               static_cast<unsigned long long>(total.reopens),
               static_cast<unsigned long long>(total.compactions),
               static_cast<unsigned long long>(total.refreshes));
+}
+
+// Sets a tree shape for one test and puts the default back after it.
+class shape_scope {
+ public:
+  explicit shape_scope(fl::detail::json::tree_shape s) { fl::detail::json::set_tree_shape(s); }
+  ~shape_scope() { fl::detail::json::set_tree_shape({}); }
+  shape_scope(const shape_scope&) = delete;
+  shape_scope& operator=(const shape_scope&) = delete;
+};
+
+TEST(JsonStoreModel, RandomEditsCommitsReopensAndCompactionsAgreeWithTheModel) {
+  run_seeds(false);
+}
+
+// The same with arrays of more than 4 elements as trees of leaves of 2 to
+// 4 elements and inner nodes of 2 to 4 children: every split, merge,
+// borrow, root growth and collapse back to a flat table happens within a
+// few edits of an array.
+TEST(JsonStoreModel, WithTinyArrayTreesAgreesWithTheModel) {
+  const shape_scope tiny({4, 4});
+  run_seeds(true);
 }
 
 #else

@@ -120,12 +120,23 @@ struct view_stamp {
 struct view_stamp {};
 #endif
 
+// Where the child an iterator read last lies, when it is an element of an
+// array tree: the leaf's first element index, its element count and the
+// offset of its first entry, so that the next element in the same leaf is
+// read without a descent (iteration is O(1) amortized per element). Unused
+// for tables and objects.
+struct child_hint {
+  std::uint64_t first = 0;
+  std::uint64_t count = 0;
+  std::uint64_t at = 0;
+};
+
 // The iterator of json_value::elements() and members(): child i of the value
-// `v`, read with `Read` (json_value::element or json_value::member). Models
+// `v`, read with `Read` (json_value::element_at or json_value::member_at). Models
 // std::forward_iterator. operator* returns a reference to the child it read
 // last, kept in the iterator (so `for (auto& [k, v] : members())` binds), valid
 // until the iterator moves or is destroyed.
-template <class V, class T, T (V::*Read)(std::size_t) const>
+template <class V, class T, T (V::*Read)(std::size_t, child_hint&) const>
 class child_iterator {
  public:
   using iterator_concept = std::forward_iterator_tag;
@@ -136,15 +147,16 @@ class child_iterator {
   using pointer = const T*;
   child_iterator() = default;
   child_iterator(const V* v, std::size_t i) noexcept : v_(v), i_(i) {}
-  child_iterator(const child_iterator& o) noexcept : v_(o.v_), i_(o.i_) {}
+  child_iterator(const child_iterator& o) noexcept : v_(o.v_), i_(o.i_), hint_(o.hint_) {}
   child_iterator& operator=(const child_iterator& o) noexcept {
     v_ = o.v_;
     i_ = o.i_;
+    hint_ = o.hint_;
     cur_.reset();
     return *this;
   }
   const T& operator*() const FL_LIFETIMEBOUND {
-    if (!cur_) cur_.emplace((v_->*Read)(i_));
+    if (!cur_) cur_.emplace((v_->*Read)(i_, hint_));
     return *cur_;
   }
   const T* operator->() const FL_LIFETIMEBOUND { return &**this; }
@@ -163,6 +175,7 @@ class child_iterator {
  private:
   const V* v_ = nullptr;
   std::size_t i_ = 0;
+  mutable child_hint hint_;
   mutable std::optional<T> cur_;  // child i_, once read
 };
 }  // namespace detail::json
@@ -180,9 +193,13 @@ concept store_view = std::same_as<T, std::string_view> || std::same_as<T, json_v
 // when the value has another type (and as_int64/as_uint64 when the number is
 // not an integer in range); reads that meet damage throw fl::persist_error.
 class json_value {
-  // Child i of an array or object (elements() and members() iterate them).
+  // Child i of an array or object (elements() and members() iterate them,
+  // through the _at forms, which read the next element of an array tree's
+  // leaf without a descent).
   json_value element(std::size_t i) const;
   json_member member(std::size_t i) const;
+  json_value element_at(std::size_t i, detail::json::child_hint& h) const;
+  json_member member_at(std::size_t i, detail::json::child_hint& h) const;
 
  public:
   json_type type() const noexcept;
@@ -226,9 +243,9 @@ class json_value {
   std::optional<json_value> at_pointer(std::string_view json_pointer) const;
 
   using element_iterator =
-      detail::json::child_iterator<json_value, json_value, &json_value::element>;
+      detail::json::child_iterator<json_value, json_value, &json_value::element_at>;
   using member_iterator =
-      detail::json::child_iterator<json_value, json_member, &json_value::member>;
+      detail::json::child_iterator<json_value, json_member, &json_value::member_at>;
   struct element_range;
   struct member_range;
   element_range elements() const;  // an array's elements (empty for other values)
@@ -375,9 +392,10 @@ class json_store {
   void compact();
   // Checks the whole structure of the committed document (a reader's: the
   // commit it holds) and the space under it: every page's checksum; every
-  // value's kind; each reference inside the file and, in format 3, to a live
-  // block of its own (not free, not waiting in a deferred batch, reached from
-  // no other value) that holds the value's bytes; container tables, member
+  // value's kind; each reference inside the file and, in formats 3 and 4, to
+  // a live block of its own (not free, not waiting in a deferred batch,
+  // reached from no other value) that holds the value's bytes; container
+  // tables and array trees (levels, node tags, counts), member
   // keys inside their object's block, the key index of an object of 16 or
   // more members sorted and a permutation; strings and keys valid UTF-8; the
   // space's block headers, free lists and deferred batches. Format 2 stores

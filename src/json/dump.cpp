@@ -122,6 +122,10 @@ struct dumper {
                     out);
         return;
       case kind::array:
+        if (r.tree()) {
+          tree_items(r, limit, depth);
+          return;
+        }
         items<json_ref>(r, limit, depth, '[', ']', [&](const unsigned char* item) {
           value(f.read_ref(item), limit, depth + 1);
         });
@@ -157,6 +161,23 @@ struct dumper {
       write_item(t + std::size_t{i} * sizeof(Item));
     }
     out.append(&close, 1);
+    check_budget();
+  }
+  // An array tree's elements, in order (as items() writes a table's).
+  void tree_items(const json_ref& r, std::uint64_t limit, std::uint32_t depth) {
+    if (depth >= max_depth) f.damaged("nesting deeper than the format allows");
+    out.append("[", 1);
+    bool first = true;
+    // The budget per node too: nodes a crafted tree shares are walked as
+    // often as they are reached, and scalars alone never check it.
+    f.walk_tree(
+        r, limit, [&](std::uint64_t, std::uint64_t) { check_budget(); },
+        [&](const json_ref& e) {
+          if (!first) out.append(",", 1);
+          first = false;
+          value(e, limit, depth + 1);
+        });
+    out.append("]", 1);
     check_budget();
   }
   void check_budget() const {

@@ -97,24 +97,22 @@ json_ref store_file::copy_container(const json_ref& c, std::uint64_t limit, std:
   if (grows && n == std::numeric_limits<std::uint32_t>::max())
     throw std::length_error("fl::json_store: container too large");
   if (c.k == static_cast<std::uint8_t>(kind::array)) {
-    json_ref r{static_cast<std::uint8_t>(kind::array), {}, n2, 0};
-    if (n2 == 0) return r;
-    unsigned char* dst = new_block(std::uint64_t{n2} * sizeof(json_ref), kind::array, n2, r.x);
-    const unsigned char* src = bytes(c.x, std::uint64_t{n} * sizeof(json_ref),
-                                     limit);  // after new_block: the tail may move
-    const std::size_t e = sizeof(json_ref);
-    if (what == op::remove) {
-      std::memcpy(dst, src, pos * e);
-      std::memcpy(dst + pos * e, src + (pos + 1) * e, (n - pos - 1) * e);
-    } else if (what == op::insert) {
-      std::memcpy(dst, src, pos * e);
-      std::memcpy(dst + pos * e, &v, e);
-      std::memcpy(dst + (pos + 1) * e, src + pos * e, (n - pos) * e);
-    } else {
-      if (n) std::memcpy(dst, src, std::size_t{n} * e);
-      std::memcpy(dst + (what == op::add ? std::size_t{n} : pos) * e, &v, e);
-    }
-    return r;
+    if (c.tree()) return edit_tree(c, limit, what == op::add ? n : pos, what, v);
+    // A flat table: copied whole (it holds at most leaf_max elements in a
+    // store with trees, where one more makes new_array build a tree).
+    std::vector<json_ref> e(n);
+    if (n) std::memcpy(e.data(), bytes(c.x, std::uint64_t{n} * sizeof(json_ref), limit),
+                       std::size_t{n} * sizeof(json_ref));
+    const auto at = e.begin() + static_cast<std::ptrdiff_t>(pos);
+    if (what == op::remove)
+      e.erase(at);
+    else if (what == op::insert)
+      e.insert(at, v);
+    else if (what == op::add)
+      e.push_back(v);
+    else
+      *at = v;
+    return new_array(e.data(), n2);
   }
   // The kept members and their keys, read before the tail grows.
   const std::size_t e = sizeof(json_member);
@@ -176,7 +174,7 @@ json_ref store_file::copy_container(const json_ref& c, std::uint64_t limit, std:
 json_ref store_file::overwrite_entry(const json_ref& c, std::uint64_t limit, std::size_t pos,
                                      const json_ref& v) {
   const bool array = c.k == static_cast<std::uint8_t>(kind::array);
-  const std::uint64_t off = array ? c.x + pos * sizeof(json_ref)
+  const std::uint64_t off = array ? element_offset(c, limit, pos)
                                   : c.x + pos * sizeof(json_member) + offsetof(json_member, value);
   const unsigned char* at = bytes(off, sizeof v, limit);
   const json_ref old = read_ref(at);
@@ -324,7 +322,23 @@ void store_file::publish_edit() {
       const tail_block& b = tail_blocks_[i];
       unsigned char* d = space_->get(fptr<unsigned char>(to[i]));
       std::memcpy(d, tail_.data() + (b.off - tail_base_), static_cast<std::size_t>(b.bytes));
-      if (b.k == kind::array) {
+      if (b.node == node_form::leaf) {
+        for (std::uint32_t j = 0; j < b.n; ++j) {
+          unsigned char* at = d + sizeof(tree_node) + std::size_t{j} * sizeof(json_ref);
+          json_ref r;
+          std::memcpy(&r, at, sizeof r);
+          fix(r);
+          std::memcpy(at, &r, sizeof r);
+        }
+      } else if (b.node == node_form::inner) {
+        for (std::uint32_t j = 0; j < b.n; ++j) {
+          unsigned char* at = d + sizeof(tree_node) + std::size_t{j} * sizeof(tree_child);
+          tree_child c;
+          std::memcpy(&c, at, sizeof c);
+          c.node = translate(c.node);
+          std::memcpy(at, &c, sizeof c);
+        }
+      } else if (b.k == kind::array) {
         for (std::uint32_t j = 0; j < b.n; ++j) {
           json_ref r;
           std::memcpy(&r, d + std::size_t{j} * sizeof r, sizeof r);
@@ -370,21 +384,24 @@ void store_file::retire_replaced() {
 // Adds the block of `r` to replaced_ (format 3 only), after checking that
 // it is a live block of the space holding the value's bytes: a damaged
 // document fails here, before the edit changes anything.
-void store_file::add_replaced(const json_ref& r) {
+void store_file::add_replaced(const json_ref& r) { add_replaced_block(r.x, payload_bytes(r)); }
+
+void store_file::add_replaced_block(std::uint64_t off, std::uint64_t payload) {
   std::size_t room = 0;
   try {
-    room = space_->block_size(fptr<void>(r.x));
+    room = space_->block_size(fptr<void>(off));
   } catch (const std::invalid_argument&) {
     damaged("a value's bytes are not a block of the space");
   }
-  if (room < payload_bytes(r)) damaged("a value's bytes are larger than its block");
-  replaced_.push_back(r.x);
+  if (room < payload) damaged("a value's bytes are larger than its block");
+  replaced_.push_back(off);
 }
 
 // A container on an edit's path: its table is replaced by the copy; its
-// children move to the copy.
+// children move to the copy. An array tree's copy replaces the nodes on
+// the descent path only, which edit_tree adds as it copies them.
 void store_file::find_replaced_table(const json_ref& c) {
-  if (reuse_ && has_block(c)) add_replaced(c);
+  if (reuse_ && has_block(c) && !c.tree()) add_replaced(c);
 }
 
 // Every block of value `r`, which the edit replaces or removes. A damaged
@@ -399,11 +416,24 @@ void store_file::find_replaced(const json_ref& r) {
 void store_file::find_replaced(const json_ref& r, std::uint32_t depth, std::uint64_t& budget) {
   if (!has_block(r)) return;
   if (depth >= max_depth) damaged("nesting deeper than the format allows");
-  if (budget == 0) damaged("the structure refers to one value twice");
-  --budget;
-  add_replaced(r);
+  // One unit of the budget per block: a tree's blocks are its nodes, which
+  // the walk below counts and adds.
+  if (!r.tree()) {
+    if (budget == 0) damaged("the structure refers to one value twice");
+    --budget;
+    add_replaced(r);
+  }
   const std::uint64_t limit = root_limit();
-  if (r.k == static_cast<std::uint8_t>(kind::array)) {
+  if (r.k == static_cast<std::uint8_t>(kind::array) && r.tree()) {
+    walk_tree(
+        r, limit,
+        [&](std::uint64_t off, std::uint64_t payload) {
+          if (budget == 0) damaged("the structure refers to one value twice");
+          --budget;
+          add_replaced_block(off, payload);
+        },
+        [&](const json_ref& e) { find_replaced(e, depth + 1, budget); });
+  } else if (r.k == static_cast<std::uint8_t>(kind::array)) {
     const unsigned char* t = bytes(r.x, std::uint64_t{r.n} * sizeof(json_ref), limit);
     for (std::uint32_t i = 0; i < r.n; ++i)
       find_replaced(read_ref(t + std::size_t{i} * sizeof(json_ref)), depth + 1, budget);
@@ -436,7 +466,7 @@ void json_store::write(std::string_view json_pointer, std::string_view json_text
   detail::json::store_file& f = *file_;
   f.refuse_read_only("set");
   f.atomic_edit([&] {
-    detail::json::builder b(f.tail_, f.tail_blocks_, f.tail_offset());
+    detail::json::builder b(f.tail_, f.tail_blocks_, f.tail_offset(), f.trees_);
     try {
       detail::json::parse_fast(json_text, b);
     } catch (const json_error& e) {

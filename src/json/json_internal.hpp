@@ -80,11 +80,16 @@ class byte_buffer {
 // number text and container table is a block of its own): its payload's
 // offset, payload bytes, and what it holds (for an object, the member table,
 // its index and its keys; n is the entry count of a container).
+// An array tree's nodes are blocks too: `node` says which entries the
+// publish step translates (json_ref elements after a leaf's header, child
+// offsets after an inner node's); n is then the node's entry count.
+enum class node_form : std::uint8_t { none, leaf, inner };
 struct tail_block {
   std::uint64_t off;
   std::uint64_t bytes;
   kind k;
   std::uint32_t n;
+  node_form node = node_form::none;
 };
 
 // Appends to `out` (whose first byte is file offset `base`, a block's start)
@@ -93,17 +98,33 @@ struct tail_block {
 // zeros to the class size. Records it in `blocks`; `at` receives the
 // payload's offset.
 unsigned char* add_block(byte_buffer& out, std::uint64_t base, std::vector<tail_block>& blocks,
-                         std::uint64_t bytes, kind k, std::uint32_t n, std::uint64_t& at);
+                         std::uint64_t bytes, kind k, std::uint32_t n, std::uint64_t& at,
+                         node_form node = node_form::none);
+
+// Appends (as add_block does) a new node of `level` holding `count`
+// entries copied from `entries` (json_ref for a leaf, tree_child above);
+// returns its offset.
+std::uint64_t add_tree_node(byte_buffer& out, std::uint64_t base, std::vector<tail_block>& blocks,
+                            std::uint16_t level, const void* entries, std::uint32_t count);
+// Appends an array tree holding elements [e, e + n) (n > shape.leaf_max),
+// laid out bottom-up with every node evenly filled (each at least half
+// full), and returns the array's json_ref (tree form). Throws
+// std::length_error past 2^32 - 1 elements.
+json_ref build_array_tree(byte_buffer& out, std::uint64_t base, std::vector<tail_block>& blocks,
+                          const json_ref* e, std::size_t n, const tree_shape& shape);
 
 // Turns a stream of parse events into store records appended to `out` as
 // blocks (add_block), whose first byte is file offset `base`. A string is
 // written when it arrives; keys wait in memory for their object, whose
 // block holds its member table, its index and its keys; an array's table is
-// written when it closes. Empty strings and containers have no block (x 0).
+// written when it closes, as a tree (format 4) when `trees` and it has more
+// than current_tree_shape().leaf_max elements. Empty strings and
+// containers have no block (x 0).
 class builder {
  public:
-  builder(byte_buffer& out, std::vector<tail_block>& blocks, std::uint64_t base) noexcept
-      : out_(out), blocks_(blocks), base_(base) {}
+  builder(byte_buffer& out, std::vector<tail_block>& blocks, std::uint64_t base,
+          bool trees) noexcept
+      : out_(out), blocks_(blocks), base_(base), trees_(trees) {}
   // Where out's first byte will land; only before the first event.
   void rebase(std::uint64_t base) noexcept { base_ = base; }
 
@@ -147,6 +168,7 @@ class builder {
   byte_buffer& out_;
   std::vector<tail_block>& blocks_;
   std::uint64_t base_;
+  bool trees_;
   std::vector<frame> frames_;
   // Open containers' entries (arrays: value only; objects: key = offset of
   // the key in keys_).

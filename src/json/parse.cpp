@@ -55,7 +55,8 @@ namespace detail::json {
 // ---- builder ---------------------------------------------------------------
 
 unsigned char* add_block(byte_buffer& out, std::uint64_t base, std::vector<tail_block>& blocks,
-                         std::uint64_t bytes, kind k, std::uint32_t n, std::uint64_t& at) {
+                         std::uint64_t bytes, kind k, std::uint32_t n, std::uint64_t& at,
+                         node_form node) {
   const unsigned c = fl::detail::size_class(std::max<std::uint64_t>(16, bytes + 8));
   const std::uint64_t cs = fl::detail::class_size(c);
   const std::size_t start = out.size();
@@ -64,7 +65,7 @@ unsigned char* add_block(byte_buffer& out, std::uint64_t base, std::vector<tail_
   std::memcpy(h, &hd, sizeof hd);
   std::memset(h + 8 + bytes, 0, static_cast<std::size_t>(cs - 8 - bytes));
   at = base + start + 8;
-  blocks.push_back({at, bytes, k, n});
+  blocks.push_back({at, bytes, k, n, node});
   return h + 8;
 }
 
@@ -105,7 +106,12 @@ void builder::end_array() {
   const frame f = frames_.back();
   const std::size_t n = scratch_.size() - f.first;
   json_ref r{static_cast<std::uint8_t>(kind::array), {}, static_cast<std::uint32_t>(n), 0};
-  if (n != 0) {
+  const tree_shape shape = current_tree_shape();
+  if (trees_ && n > shape.leaf_max) {
+    std::vector<json_ref> e(n);
+    for (std::size_t i = 0; i < n; ++i) e[i] = scratch_[f.first + i].value;
+    r = build_array_tree(out_, base_, blocks_, e.data(), n, shape);
+  } else if (n != 0) {
     unsigned char* dst = add_block(out_, base_, blocks_, n * sizeof(json_ref), kind::array,
                                    static_cast<std::uint32_t>(n), r.x);
     for (std::size_t i = 0; i < n; ++i)
@@ -550,7 +556,7 @@ void parse_fast(std::string_view text, builder& b, const std::function<void()>& 
     // ones simdjson refuses), then build for real.
     byte_buffer scratch;
     std::vector<tail_block> scratch_blocks;
-    builder check(scratch, scratch_blocks, fl::detail::space_first_block);
+    builder check(scratch, scratch_blocks, fl::detail::space_first_block, false);
     parse_strict(text, check);
     valid();
   }

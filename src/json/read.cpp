@@ -249,8 +249,17 @@ std::string_view json_value::as_string_view() const {
 
 json_value json_value::element(std::size_t i) const {
   file_->check(stamp_);
-  const unsigned char* p = file_->bytes(ref_.x + i * sizeof(json_ref), sizeof(json_ref), limit_);
-  return json_value(file_, file_->read_ref(p), limit_, stamp_);
+  return json_value(file_, file_->element_ref(ref_, limit_, i), limit_, stamp_);
+}
+
+json_value json_value::element_at(std::size_t i, detail::json::child_hint& h) const {
+  file_->check(stamp_);
+  return json_value(file_, file_->element_ref(ref_, limit_, i, h), limit_, stamp_);
+}
+
+// Objects are tables: member i is one read, no hint needed.
+json_member json_value::member_at(std::size_t i, detail::json::child_hint&) const {
+  return member(i);
 }
 
 json_member json_value::member(std::size_t i) const {

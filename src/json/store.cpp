@@ -91,6 +91,7 @@ void store_file::create() {
   space_.emplace(new_space(".tmp"));
   head_ = space_->root<json_head>();
   reuse_ = true;
+  trees_ = true;
   start_tail();
 }
 
@@ -120,10 +121,20 @@ void store_file::emit(const json_ref& r, builder& b, const byte_buffer& out, std
       return;
     case kind::array: {
       if (depth >= max_depth) damaged("nesting deeper than the format allows");
-      const unsigned char* t = bytes(r.x, std::uint64_t{r.n} * sizeof(json_ref), limit);
       b.begin_array();
-      for (std::uint32_t i = 0; i < r.n; ++i)
-        emit(read_ref(t + std::size_t{i} * sizeof(json_ref)), b, out, budget, depth + 1);
+      if (r.tree()) {
+        // The budget per node: a crafted tree may share nodes (dump.cpp).
+        walk_tree(
+            r, limit,
+            [&](std::uint64_t, std::uint64_t) {
+              if (out.size() > budget) damaged("the structure refers to one value twice");
+            },
+            [&](const json_ref& e) { emit(e, b, out, budget, depth + 1); });
+      } else {
+        const unsigned char* t = bytes(r.x, std::uint64_t{r.n} * sizeof(json_ref), limit);
+        for (std::uint32_t i = 0; i < r.n; ++i)
+          emit(read_ref(t + std::size_t{i} * sizeof(json_ref)), b, out, budget, depth + 1);
+      }
       b.end_array();
       break;
     }
@@ -147,7 +158,7 @@ void store_file::emit(const json_ref& r, builder& b, const byte_buffer& out, std
 }
 
 // Rewrites the document into a new space laid out as an import would
-// (format 3, no free blocks), which replaces the store at the next sync().
+// (format 4, no free blocks), which replaces the store at the next sync().
 void store_file::compact() {
   // Not the name of the space in use (a compaction not yet synced).
   const char* suffix =
@@ -159,7 +170,7 @@ void store_file::compact() {
     const std::uint64_t base = fresh.end_block().offset() - 8;
     byte_buffer out;
     std::vector<tail_block> blocks;
-    builder b(out, blocks, base);
+    builder b(out, blocks, base, true);
     emit(root_, b, out, 8 * root_limit() + 64, 0);
     root = b.result();
     if (!blocks.empty()) {
@@ -185,6 +196,7 @@ void store_file::compact() {
   head_ = fresh_head;
   root_ = root;
   reuse_ = true;
+  trees_ = true;
   tail_.clear();
   tail_blocks_.clear();
   start_tail();
@@ -258,7 +270,8 @@ void store_file::read_head() {
   if (h.version < oldest_format_version || h.version > format_version)
     damaged("json_store format version " + std::to_string(h.version) + ", this build reads " +
             std::to_string(oldest_format_version) + " to " + std::to_string(format_version));
-  reuse_ = h.version == format_version;
+  reuse_ = h.version >= reuse_format_version;
+  trees_ = h.version >= tree_format_version;
   if (!valid_kind(h.root.k)) damaged("a value of unknown kind at the root");
   root_ = h.root;
   start_tail();
@@ -286,7 +299,7 @@ json_store json_store::import(std::string_view json_text, const std::filesystem:
   // value, 32 per member, strings unescaped); reserving 2x spares the
   // doublings' copies (pages never written are never touched).
   f->tail_.reserve(json_text.size() * 2 + 4096);
-  detail::json::builder b(f->tail_, f->tail_blocks_, 0);
+  detail::json::builder b(f->tail_, f->tail_blocks_, 0, true);
   // Invalid text throws json_error before the file is created; the builder
   // then writes at the offsets the document's block will have.
   detail::json::parse_fast(json_text, b, [&] {

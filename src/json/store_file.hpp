@@ -7,6 +7,7 @@
 //   dump.cpp    RFC 8259 text of a value
 //   store.cpp   the space: create, open, refresh, sync, compact
 //   verify.cpp  json_store::verify: the committed document over the space's census
+//   tree.cpp    array trees (format 4): building, descent, edits
 //
 // Edits build their blocks in `tail_` (at offsets from the space's end, as
 // labels) and move each into a block of the space (allocate: a free block of
@@ -66,6 +67,10 @@ class store_file {
   // they replace. A format-2 store is edited without reclaiming (compact()
   // rewrites it as format 3).
   bool reuse_ = true;
+  // Format 4: arrays above current_tree_shape().leaf_max elements become
+  // trees. A format-3 store keeps every container flat, so a build that
+  // reads format 3 still reads it after any edit.
+  bool trees_ = true;
   // compact(): the store being replaced, kept open (and locked) until the
   // sync() that publishes the compact copy.
   std::optional<mapped_space> old_space_;
@@ -137,6 +142,80 @@ class store_file {
     return r;
   }
 
+  // ---- array trees (tree.cpp) ----
+
+  // A node of an array tree below `limit`, checked: its tag, a count of 1
+  // to max_node_entries, and its level (`level` < 0: a root, whose level
+  // must lie in [1, max_tree_levels); otherwise exactly `level`). `entries`
+  // points at its count 16-byte entries.
+  struct node_view {
+    tree_node h;
+    const unsigned char* entries;
+  };
+  node_view read_node(std::uint64_t off, std::uint64_t limit, int level) const;
+  // The offset of element `i` (< a.n) of array `a` (flat or tree); one
+  // descent, O(log n). `leaf`, if given, receives the leaf it found.
+  std::uint64_t element_offset(const json_ref& a, std::uint64_t limit, std::uint64_t i,
+                               child_hint* leaf = nullptr) const;
+  json_ref element_ref(const json_ref& a, std::uint64_t limit, std::uint64_t i) const {
+    return read_ref(bytes(element_offset(a, limit, i), sizeof(json_ref), limit));
+  }
+  // The same, reading from the leaf in `h` when it holds element `i` (an
+  // iterator's next element), else descending and keeping the leaf in `h`.
+  json_ref element_ref(const json_ref& a, std::uint64_t limit, std::uint64_t i,
+                       child_hint& h) const {
+    if (!a.tree()) return element_ref(a, limit, i);
+    const std::uint64_t off = i - h.first < h.count
+                                  ? h.at + (i - h.first) * sizeof(json_ref)
+                                  : element_offset(a, limit, i, &h);
+    return read_ref(bytes(off, sizeof(json_ref), limit));
+  }
+  // Every node (node(offset, payload bytes)) and element (element(ref)) of
+  // tree array `a`, in order. Bounded: levels fall by one per step and
+  // each node holds at most max_node_entries entries. Checks each child's
+  // count and the array's size against the elements found, so a walk sees
+  // exactly the elements a descent does.
+  template <class Node, class Element>
+  void walk_tree(const json_ref& a, std::uint64_t limit, Node&& node, Element&& element) const {
+    if (walk_node(a.x, limit, -1, node, element) != a.n)
+      damaged("an array tree's counts disagree with its size");
+  }
+  template <class Node, class Element>
+  std::uint64_t walk_node(std::uint64_t off, std::uint64_t limit, int level, Node& node,
+                          Element& element) const {
+    const node_view nv = read_node(off, limit, level);
+    node(off, tree_node_bytes(nv.h.count));
+    if (nv.h.level == 0) {
+      for (std::uint32_t j = 0; j < nv.h.count; ++j)
+        element(read_ref(bytes(off + sizeof(tree_node) + std::uint64_t{j} * sizeof(json_ref),
+                               sizeof(json_ref), limit)));
+      return nv.h.count;
+    }
+    std::uint64_t total = 0;
+    for (std::uint32_t j = 0; j < nv.h.count; ++j) {
+      // Re-read per entry: a callback may grow the tail, which moves its
+      // bytes (a node in the tail is an uncommitted edit's).
+      const unsigned char* e =
+          bytes(off + sizeof(tree_node) + std::uint64_t{j} * sizeof(json_ref), sizeof(json_ref),
+                limit);
+      tree_child c;
+      std::memcpy(&c, e, sizeof c);
+      if (walk_node(c.node, limit, nv.h.level - 1, node, element) != c.count)
+        damaged("an array tree's counts disagree with its leaves");
+      total += c.count;
+    }
+    return total;
+  }
+  // Array tree `a` with element `pos` replaced by `v` (op set), `v` put
+  // before element `pos` (op insert; pos == a.n appends) or element `pos`
+  // removed (op remove): copies of the nodes on the descent path (and of a
+  // sibling it merges with or borrows from) in the tail, each original
+  // added to replaced_. Returns the new array: a tree, or a flat table
+  // when it shrank to one leaf.
+  enum class op { set, add, remove, insert };
+  json_ref edit_tree(const json_ref& a, std::uint64_t limit, std::uint64_t pos, op what,
+                     const json_ref& v);
+
   // ---- reading (read.cpp) ----
 
   // Member lookup in object `obj` (below `limit`): the position of the last
@@ -160,7 +239,9 @@ class store_file {
   // A copy of container `c` in the tail with entry `pos` replaced by `v` (op
   // set), `v` added with key `key` (op add; arrays append), `v` put before
   // entry `pos` (op insert, arrays only), or entry `pos` removed (op remove).
-  enum class op { set, add, remove, insert };
+  // A table of n2 elements `e` for an array in the tail: flat, or a tree
+  // when trees_ and n2 > leaf_max (a flat array that grows past it).
+  json_ref new_array(const json_ref* e, std::size_t n2);
   json_ref copy_container(const json_ref& c, std::uint64_t limit, std::size_t pos, op what,
                           const json_ref& v, std::string_view key);
   // Entry `pos` of container `c` becomes `v`, an inline value, in place.
@@ -181,6 +262,7 @@ class store_file {
   // Does `r` refer to bytes (its own block, in format 3)?
   static bool has_block(const json_ref& r) noexcept { return r.n != 0 && !inline_kind(r.k); }
   void add_replaced(const json_ref& r);
+  void add_replaced_block(std::uint64_t off, std::uint64_t payload);
   void find_replaced_table(const json_ref& c);
   void find_replaced(const json_ref& r);
   void find_replaced(const json_ref& r, std::uint32_t depth, std::uint64_t& budget);

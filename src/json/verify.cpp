@@ -46,7 +46,8 @@ class verifier {
             std::to_string(oldest_format_version) + " to " + std::to_string(format_version));
     // Blocks the census could not walk: the page checksums alone, which
     // may name the value above the damage, then the census's finding.
-    owned_ = jh.version == format_version && blocks_ok_;
+    owned_ = jh.version >= reuse_format_version && blocks_ok_;
+    trees_ = jh.version >= tree_format_version;
     in_document_ = true;
     value(jh.root, 0);
     // Pages no value reached (free blocks, the space's own): checked last,
@@ -145,6 +146,10 @@ class verifier {
       case kind::array: {
         if (depth >= max_depth) fault("nesting deeper than the format allows");
         if (r.n == 0) return;
+        if (r.tree()) {
+          tree(r, depth);
+          return;
+        }
         const unsigned char* t =
             block(r.x, std::uint64_t{r.n} * sizeof(json_ref), "an array's block");
         const std::size_t len = ptr_.size();
@@ -165,6 +170,65 @@ class verifier {
         return;
       }
     }
+  }
+
+  // An array tree (format 4): each node a block reached once, with its
+  // tag, a count of 1 to max_node_entries, its level one below its
+  // parent's (the root's at least 1), every child's count the count of the
+  // elements under it, and the root's total the array's size. How full a
+  // node is depends on the shape that wrote it, which the file does not
+  // record; what keeps the levels logarithmic whatever the shape is
+  // checked: every inner node but the root has two children or more.
+  void tree(const json_ref& r, std::uint32_t depth) {
+    if (!trees_) fault("an array tree in a file of a format before version 4");
+    std::uint64_t index = 0;
+    const std::uint64_t total = node(r.x, -1, depth, index);
+    if (total != r.n)
+      fault("an array tree holds " + std::to_string(total) + " elements, its array says " +
+            std::to_string(r.n));
+  }
+  std::uint64_t node(std::uint64_t off, int level, std::uint32_t depth, std::uint64_t& index) {
+    const auto* hp = reinterpret_cast<const unsigned char*>(c_.bytes(off, sizeof(tree_node)));
+    if (hp == nullptr) fault("an array tree's node at " + hex(off) + " lies past the file");
+    tree_node h;
+    std::memcpy(&h, hp, sizeof h);
+    if (h.tag != tree_node_tag) fault("an array tree's node at " + hex(off) + " has no node tag");
+    if (h.count == 0 || h.count > max_node_entries)
+      fault("an array tree's node at " + hex(off) + " holds " + std::to_string(h.count) +
+            " entries");
+    if (level < 0 ? h.level == 0 || h.level >= max_tree_levels
+                  : h.level != static_cast<unsigned>(level))
+      fault("an array tree's node at " + hex(off) + " is at level " + std::to_string(h.level) +
+            (level < 0 ? std::string(" (a root is at 1 or more)")
+                       : ", not " + std::to_string(level)));
+    if (level >= 0 && h.level > 0 && h.count < 2)
+      fault("an array tree's inner node at " + hex(off) + " has one child");
+    const unsigned char* t = block(off, tree_node_bytes(h.count), "an array tree's node") +
+                             sizeof(tree_node);
+    std::vector<unsigned char> e(t, t + std::size_t{h.count} * sizeof(json_ref));
+    std::uint64_t total = 0;
+    const std::size_t len = ptr_.size();
+    for (std::uint32_t j = 0; j < h.count; ++j) {
+      if (h.level == 0) {
+        json_ref x;
+        std::memcpy(&x, e.data() + std::size_t{j} * sizeof x, sizeof x);
+        ptr_ += '/';
+        ptr_ += std::to_string(index++);
+        value(x, depth + 1);
+        ptr_.resize(len);
+        ++total;
+      } else {
+        tree_child c;
+        std::memcpy(&c, e.data() + std::size_t{j} * sizeof c, sizeof c);
+        const std::uint64_t got = node(c.node, h.level - 1, depth, index);
+        if (got != c.count)
+          fault("an array tree's node at " + hex(off) + " counts " + std::to_string(c.count) +
+                " elements under child " + std::to_string(j) + ", which holds " +
+                std::to_string(got));
+        total += got;
+      }
+    }
+    return total;
   }
 
   void object(const json_ref& r, std::uint32_t depth) {
@@ -222,6 +286,7 @@ class verifier {
   std::string ptr_;            // the JSON pointer of the value being checked
   bool in_document_ = false;   // false: a fault outside the document (no pointer)
   bool owned_ = true;          // format 3: every value with bytes owns its block
+  bool trees_ = true;          // format 4: arrays may be trees
   bool blocks_ok_ = true;      // the census walked every block
   std::uint64_t values_ = 0;
 };

@@ -115,6 +115,11 @@ void print_persist() {
   print("json_head_bytes", sizeof(d::json::json_head));
   print("json_ref_bytes", sizeof(d::json::json_ref));
   print("json_member_bytes", sizeof(d::json::json_member));
+  print("json_tree_leaf_max", d::json::tree_shape{}.leaf_max);
+  print("json_tree_inner_max", d::json::tree_shape{}.inner_max);
+  print("json_max_node_entries", d::json::max_node_entries);
+  print("json_max_tree_levels", d::json::max_tree_levels);
+  print("json_tree_node_header_bytes", sizeof(d::json::tree_node));
 }
 
 }  // namespace

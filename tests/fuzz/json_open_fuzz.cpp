@@ -11,8 +11,10 @@
 //      what gets fuzzed
 //   2  the rest is (position high, position low, xor) byte triples applied to
 //      a valid two-commit store made once per process (objects with and
-//      without the member index, arrays, strings, numbers), whose checksums
-//      are then recomputed when byte 1 is odd
+//      without the member index, arrays, strings, numbers, and an array
+//      tree of three levels: the process writes trees of a tiny shape, 2 to
+//      4 entries a node), whose checksums are then recomputed when byte 1
+//      is odd
 #include "fuzz_input.hpp"
 
 #include "persist/crc32c.hpp"
@@ -85,12 +87,16 @@ const std::string& template_store() {
         R"({"a":{"b":[1,-2,3.5,"x\u00e9",true,false,null,18446744073709551615,1e999],"c":{}},"big":{)";
     for (int i = 0; i < 40; ++i)
       doc += (i ? ",\"k" : "\"k") + std::to_string(i) + "\":" + std::to_string(i * 3);
-    doc += R"(},"statuses":[{"id":1,"text":"hello"},{"id":2}]})";
+    doc += R"(},"statuses":[{"id":1,"text":"hello"},{"id":2}],"log":[)";
+    for (int i = 0; i < 40; ++i) doc += (i ? "," : "") + (i % 3 ? std::to_string(i) : "\"e\"");
+    doc += "]}";
+    fj::set_tree_shape({4, 4});
     {
       auto s = fl::json_store::import(doc, scratch_file());
       s.sync();
       s.set("/a/b/0", R"({"deep":[[],{}]})");
       s.set("/big/k41", "\"added\"");
+      s.insert("/log/7", R"("inserted")");
       s.sync();
     }
     std::error_code ec;
@@ -112,7 +118,8 @@ void exercise() {
       if (++i == 8) break;
     }
     for (const char* p :
-         {"/0", "/a", "/statuses/0/id", "/0/0", "/a/b", "/big/k7", "/big/k41", "/a/b/0/deep/1"}) {
+         {"/0", "/a", "/statuses/0/id", "/0/0", "/a/b", "/big/k7", "/big/k41", "/a/b/0/deep/1",
+          "/log/0", "/log/7", "/log/40"}) {
       if (auto v = s.find(p)) (void)v->dump();
     }
   } catch (const fl::persist_error&) {}
@@ -125,7 +132,7 @@ void exercise() {
 void exercise_edits() {
   try {
     auto s = fl::json_store::open(scratch_file());
-    for (const char* p : {"/a", "/a/b/0", "/big/k7", "/statuses/0", "/0"}) {
+    for (const char* p : {"/a", "/a/b/0", "/big/k7", "/statuses/0", "/0", "/log/3", "/log/39"}) {
       try {
         s.set(p, R"(["replaced",{"k":"v"}])");
       } catch (const std::out_of_range&) {}

@@ -29,6 +29,8 @@ std::string letters(std::mt19937_64& rng, std::size_t n) {
   return s;
 }
 
+constexpr int log_size = 256;
+
 std::string document(std::mt19937_64& rng, int items) {
   std::string d = "{\"name\":" + json_string(letters(rng, 12)) + ",\"items\":[";
   for (int i = 0; i < items; ++i) {
@@ -38,6 +40,10 @@ std::string document(std::mt19937_64& rng, int items) {
   }
   d += "],\"counts\":[";
   for (int i = 0; i < 64; ++i) d += (i ? "," : "") + std::to_string(rng() % 1000);
+  // An array of 256 elements: a tree of two leaves (format 4), which an
+  // erase collapses to a flat table and an insert makes a tree again.
+  d += "],\"log\":[";
+  for (int i = 0; i < log_size; ++i) d += (i ? "," : "") + std::to_string(i);
   d += "],\"text\":" + json_string(letters(rng, 20000)) + "}";
   return d;
 }
@@ -99,11 +105,13 @@ json_run json_workload(recorded_run& run, const json_plan& plan, const json_hook
   const std::uint64_t reimport_at = plan.reimport_at, blobs_at = plan.blobs_at;
   std::size_t blobs_op = 0, compactions = 0;
   int items = 20;
+  std::uint64_t log = log_size;
   for (std::uint64_t k = 1; k <= rounds; ++k) {
     if (k == reimport_at) {
       s.reset();  // a clean close: a checkpoint
       run.begin();
       items = 10;
+      log = log_size;
       s.emplace(fl::json_store::import(document(rng, items), f));
       s->sync();
       run.ack(std::string(s->dump()));
@@ -122,7 +130,7 @@ json_run json_workload(recorded_run& run, const json_plan& plan, const json_hook
       s->set("/blob", json_string(letters(rng, 1100 * 1024)));
     } else {
       for (std::uint64_t n = 1 + rng() % 2; n-- > 0;) {
-        switch (rng() % 6) {
+        switch (rng() % 8) {
           case 0: s->set("/counts/" + std::to_string(rng() % 64), std::to_string(rng())); break;
           case 1:
             s->set("/items/" + std::to_string(rng() % static_cast<std::uint64_t>(items)) + "/name",
@@ -138,6 +146,13 @@ json_run json_workload(recorded_run& run, const json_plan& plan, const json_hook
             break;
           case 4:
             if (items > 2 && s->erase("/items/0")) --items;
+            break;
+          case 5:
+            s->insert("/log/" + std::to_string(rng() % (log + 1)), std::to_string(k));
+            ++log;
+            break;
+          case 6:
+            if (log > 0 && s->erase("/log/" + std::to_string(rng() % log))) --log;
             break;
           default: s->set("/name", json_string(letters(rng, 1 + rng() % 100))); break;
         }

@@ -17,7 +17,29 @@
 // they are reused once no committed state and no reader can reach them.
 // Empty strings and containers have no block (x = 0). Format 2 (values
 // packed into a few blocks, each container above everything it refers to)
-// is read and edited without reclaiming; compact() rewrites it as format 3.
+// is read and edited without reclaiming; format 3 (every container a flat
+// table) is read and edited as it is, its containers staying flat;
+// compact() rewrites either as format 4.
+//
+// Format 4 adds array trees. A flat table costs an edit O(n) time and
+// O(n) written bytes (path copying copies the whole table), so an array of
+// more than tree_shape::leaf_max elements (255 by default: a table of one
+// 4 KiB block, the size past which a copy costs more than a descent; see
+// docs/design.md "Array trees") is a persistent B+-tree of blocks instead,
+// marked in its json_ref (json_ref::tree()):
+//   json_ref              k = array, n = element count, x = the root node
+//   tree_node (8 bytes)   level (0: a leaf), count of entries, a tag
+//   leaf entries          count json_ref elements, in order
+//   inner entries         count tree_child {node offset, elements under it}
+// Element i is found by one descent (subtracting the children's counts);
+// insert, erase, set and append copy the nodes on the descent path only (a
+// node above leaf_max/inner_max entries splits in two, one below half merges
+// with or borrows from a sibling, which is copied too), so an edit writes
+// O(log n) blocks of at most 4 KiB. The root of a tree is always an inner
+// node: a tree shrunk to one leaf is stored as a flat table again, so small
+// arrays are exactly as compact as in format 3. Objects are flat tables in
+// every format up to 4 (docs/design.md "Array trees" says how their trees
+// will be laid out, with a format version of their own).
 //
 // Values (json_ref, 16 bytes) refer to their bytes by offset in the space:
 //   string, number_text   x = offset of the UTF-8 bytes, n = byte count
@@ -38,8 +60,12 @@
 // stop past max_depth levels and when their output passes 8 bytes per
 // stored byte; an edit's walk of the value it replaces stops past max_depth
 // levels or the space's count of live blocks, and checks that each block is
-// live and holds the value's bytes before the edit changes anything. Each
-// limit raises persist_error. Every byte is read through
+// live and holds the value's bytes before the edit changes anything; a
+// tree's walk is bounded by its levels: the root's level is below
+// max_tree_levels, each child's level is its parent's minus one, every node
+// holds 1 to max_node_entries entries and carries tree_node_tag, and a
+// descent for element i checks i against the counts it meets. Each limit
+// raises persist_error. Every byte is read through
 // mapped_space::checked, which verifies each committed page against its CRC
 // the first time it is touched: opening costs O(1), reading a value costs
 // the pages under it once.
@@ -58,10 +84,15 @@ namespace json {
 
 // "flJSONst" read as a little-endian uint64.
 inline constexpr std::uint64_t file_magic = 0x74734e4f534a6c66ULL;
+// Version 4: big arrays are trees of blocks (a build of version 3 refuses
+// the file by this number, as it must: it would read a tree as a table).
 // Version 3: every value with bytes has a block of its own (reused once
 // freed); version 2 (blocks of many values, ordered below their containers)
 // is read and edited without reclaiming space until compacted.
-inline constexpr std::uint32_t format_version = 3;
+inline constexpr std::uint32_t format_version = 4;
+// The first version with blocks reused (3) and with array trees (4).
+inline constexpr std::uint32_t reuse_format_version = 3;
+inline constexpr std::uint32_t tree_format_version = 4;
 inline constexpr std::uint32_t oldest_format_version = 2;
 
 // Containers nested deeper than this are rejected by the parser and treated as
@@ -89,9 +120,15 @@ enum class kind : std::uint8_t {
 
 struct json_ref {
   std::uint8_t k = 0;  // a kind
+  // pad[0]: the form of an array, flat_form (a table of n json_ref at x) or
+  // tree_form (a tree_node at x); 0 for every other kind. pad[1..2]: 0.
   std::uint8_t pad[3] = {};
   std::uint32_t n = 0;
   std::uint64_t x = 0;
+
+  static constexpr std::uint8_t flat_form = 0, tree_form = 1;
+  bool tree() const noexcept { return pad[0] == tree_form; }
+  void set_tree(bool t) noexcept { pad[0] = t ? tree_form : flat_form; }
 };
 static_assert(sizeof(json_ref) == 16 && alignof(json_ref) == 8 &&
               std::is_trivially_copyable_v<json_ref>);
@@ -103,6 +140,58 @@ struct json_member {
   json_ref value;
 };
 static_assert(sizeof(json_member) == 32 && alignof(json_member) == 8);
+
+// ---- array trees (format 4) ----
+
+// Every node of an array tree starts with this header; `count` entries
+// follow it: json_ref elements in a leaf (level 0), tree_child records in an
+// inner node (level >= 1).
+struct tree_node {
+  std::uint16_t level = 0;
+  std::uint16_t count = 0;
+  std::uint32_t tag = 0;  // tree_node_tag: a reference to a node finds one
+};
+static_assert(sizeof(tree_node) == 8 && std::is_trivially_copyable_v<tree_node>);
+
+// An inner node's entry: a child node and the count of elements under it,
+// kept in the parent so that a descent reads one node per level.
+struct tree_child {
+  std::uint64_t node = 0;
+  std::uint64_t count = 0;
+};
+static_assert(sizeof(tree_child) == 16 && sizeof(tree_child) == sizeof(json_ref));
+
+// "ftre" read as a little-endian uint32.
+inline constexpr std::uint32_t tree_node_tag = 0x65727466u;
+// Bounds a reader checks, whatever shape wrote the tree: entries per node
+// (a count field of 16 bits), and levels (with at least 2 children per inner
+// node, 33 levels hold the 2^32 elements a json_ref can count).
+inline constexpr std::uint32_t max_node_entries = 4095;
+inline constexpr std::uint32_t max_tree_levels = 40;
+
+// The payload bytes of a node of `count` entries.
+inline constexpr std::uint64_t tree_node_bytes(std::uint32_t count) noexcept {
+  return sizeof(tree_node) + std::uint64_t{count} * sizeof(json_ref);
+}
+
+// How big a writer makes its nodes: at most leaf_max elements in a leaf and
+// inner_max children in an inner node, at least half of that in every node
+// but the root; an array of at most leaf_max elements is a flat table. The
+// default fills a block of the 4 KiB class (8 bytes of block header, 8 of
+// tree_node, 255 entries of 16 bytes). Readers accept any shape within
+// max_node_entries and max_tree_levels.
+struct tree_shape {
+  std::uint32_t leaf_max = 255;
+  std::uint32_t inner_max = 255;
+};
+static_assert(tree_node_bytes(tree_shape{}.leaf_max) + 8 == 4096);
+
+// The shape new trees and edits use (src/json/tree.cpp). A test hook, not
+// API: tests set a tiny shape so that small documents make deep trees.
+// Throws std::invalid_argument outside 2 <= leaf_max, 4 <= inner_max, both
+// at most 1024. Not thread-safe: set it before any store is used.
+tree_shape current_tree_shape() noexcept;
+void set_tree_shape(tree_shape s);
 
 // The order of the member index: only equality lookups use it, so keys are
 // ordered by length first (one integer compare settles most pairs), then by
