@@ -151,7 +151,8 @@ bool fit_reader_map(space_state& s, std::uint64_t bytes) {
 // (see find_record), and becomes where the next one may be. Returns false if
 // the log no longer holds the record.
 bool overlay(space_state& s, std::uint64_t& gen, std::uint64_t newest,
-             std::vector<std::uint64_t>* pages, std::uint64_t& next, space_meta* meta) {
+             std::vector<std::uint64_t>* pages, std::uint64_t& next, space_meta* meta,
+             bool* wrote) {
   reader_table& t = *s.readers;
   if (!t.log_fd) {
     t.log_fd = unique_fd(open_store_file(s.log_path, O_RDONLY));
@@ -200,6 +201,7 @@ bool overlay(space_state& s, std::uint64_t& gen, std::uint64_t newest,
     iov.reserve(r.extents.size());
     for (const log_extent& e : r.extents)
       iov.push_back({s.base + e.offset, static_cast<std::size_t>(e.length)});
+    if (wrote) *wrote = true;  // a failure from here on leaves pages of no commit
     if (!preadv_all(t.log_fd.get(), iov.data(), iov.size(), r.data_at())) return false;
     if (record_data_crc(s.base, r.extents) != r.head.data_crc) return false;
   }

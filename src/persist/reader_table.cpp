@@ -594,10 +594,27 @@ void refresh_reader(space_state& s) {
   std::vector<std::uint64_t> pages;
   std::uint64_t next = ~std::uint64_t{0};
   space_meta last{};  // the meta of the last record read, checked with it
-  for (std::uint64_t g = pinned + 1; g <= newest; ++g) {
-    if (!overlay(s, g, newest, &pages, next, &last))
-      fail(s, "the log " + s.log_path.string() + " does not hold commit " + std::to_string(g) +
-                  " (damaged, or replaced by another file)");
+  for (std::uint64_t g = pinned + 1, retries = 0; g <= newest; ++g) {
+    bool wrote = false;
+    if (overlay(s, g, newest, &pages, next, &last, &wrote)) continue;
+    // The writer may have committed again and restarted its log since
+    // `newest` was read: the log at the path then starts with a record of a
+    // commit past `newest` (restart_log_beside_readers writes only commits
+    // the table already names). The mapping holds commit g - 1 whole when
+    // overlay wrote nothing, so the refresh goes on from g towards the
+    // table's newest commit read again. A fast writer (a file system where a
+    // flush costs nothing) met this within a few thousand commits.
+    std::uint64_t again = 0;
+    space_meta m2{};
+    read_newest(t.map, again, m2);
+    if (!wrote && again > newest && m2.uuid == m.uuid && ++retries <= 64) {
+      newest = again;
+      m = m2;
+      --g;
+      continue;
+    }
+    fail(s, "the log " + s.log_path.string() + " does not hold commit " + std::to_string(g) +
+                " (damaged, or replaced by another file)");
   }
   // The table's meta is the newest record's (whose checks it then passed),
   // else it is checked here. A refresh that throws, here or above, leaves a
