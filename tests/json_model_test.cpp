@@ -379,6 +379,7 @@ class model_run {
     store_.emplace(fl::json_store::import(model_.dump(), file_));
     store_->sync();
     committed_ = model_;
+    fed_ = model_;
     reader_.emplace(fl::json_store::open(file_, fl::open_mode::read_only));
     log_.add("import " + model_.dump());
     check_store("after import");
@@ -426,6 +427,14 @@ class model_run {
       const fl::json_store r = fl::json_store::open(file_, fl::open_mode::read_only);
       r.verify();
       check_equal(str(r.dump()), committed_, where + " (a new reader)");
+      // The change feed: the patches of the commits since the last check,
+      // applied by the model in order, give the committed document.
+      for (const fl::json_change& c : r.changes(fed_sequence_)) {
+        log_.add("feed " + std::to_string(c.sequence) + " " + str(c.patch));
+        fed_ = fed_.patch(ojson::parse(std::string_view(c.patch)));
+        fed_sequence_ = c.sequence;
+      }
+      check_equal(fed_.dump(), committed_, where + " (the change feed)");
     } catch (const std::exception& e) {
       FAIL() << "seed " << seed_ << " step " << step_ << " " << where << ": verify threw "
              << e.what() << "\nlast steps:\n"
@@ -675,6 +684,8 @@ class model_run {
   generator g_;
   std::filesystem::path file_;
   ojson model_, committed_;
+  ojson fed_;  // the imported document with every patch of the feed read so far
+  std::uint64_t fed_sequence_ = 0;
   std::optional<fl::json_store> store_, reader_;
   step_log log_;
   run_result result_;

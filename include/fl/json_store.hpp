@@ -72,6 +72,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace fl {
 inline namespace FL_ABI_NS {
@@ -306,6 +307,12 @@ struct json_value::member_range {
 inline json_value::element_range json_value::elements() const { return {*this}; }
 inline json_value::member_range json_value::members() const { return {*this}; }
 
+// One commit of a json_store's change feed (json_store::changes).
+struct json_change {
+  std::uint64_t sequence = 0;
+  fl::string patch;  // an RFC 6902 patch: a JSON array of operations
+};
+
 class json_store {
  public:
   // Parses `json_text` (exactly RFC 8259: UTF-8, one value, whitespace around
@@ -459,6 +466,38 @@ class json_store {
   // RFC 7396 JSON Merge Patch: members of the patch object replace the
   // document's, null members remove them, nested objects merge.
   void merge_patch(std::string_view merge_patch_text);
+
+  // ---- the change feed ----
+  // Every commit (sync()) that changed the document has a sequence number,
+  // one more than the last; the document an import or create() made is
+  // sequence 0 of a new history (history(), a random id; compact() keeps
+  // it). For each commit the store keeps, in the file and with the commit,
+  // the RFC 6902 patch that turns the previous committed document into this
+  // one: the edits as made (set/put: "add" or "replace", insert: "add",
+  // erase: "remove"; a patch's move and copy become remove and add, a
+  // merge patch its adds, replaces and removes; a refused patch nothing).
+  // The newest 1,024 commits are kept (keep_changes). Format 5; a store of
+  // an older format throws persist_error from these until compact().
+
+  // The newest commit's sequence number (a reader: the commit it holds).
+  std::uint64_t sequence() const;
+  // The history's id: it changes only when an import replaces the file.
+  // 0 for a format without a feed.
+  std::uint64_t history() const;
+  // The smallest `since` changes() answers.
+  std::uint64_t oldest_change() const;
+  // The patches of the commits after `since`, oldest first, at most
+  // `max_count`: apply them in order to the document at `since` and it
+  // becomes this one. Works on a reader (its commit's records), in any
+  // process. Throws persist_error when the records after `since` are no
+  // longer kept ("start again from the document"), or `since` is past
+  // sequence() (another history: compare history()). O(the records' size).
+  std::vector<json_change> changes(std::uint64_t since,
+                                   std::size_t max_count = static_cast<std::size_t>(-1)) const;
+  // How many commits' records to keep, 1 to 1,048,576 (std::invalid_argument
+  // outside): applied now, durable with the next sync(); a smaller ring
+  // retires the oldest records. O(records kept).
+  void keep_changes(std::uint32_t commits);
 
   const std::filesystem::path& path() const noexcept;
   // Bytes of the store's data file (free blocks kept for reuse included).

@@ -254,12 +254,14 @@ bool store_file::edit(std::string_view ptr, const json_ref* v, bool insert) {
     if (!v) return false;
     find_replaced(root_);
     root_ = *v;
+    edit_op_ = "replace";
     return true;
   }
   step& s = path.back();
   const bool in_array = s.c.k == static_cast<std::uint8_t>(kind::array);
   const bool replaces =
       s.pos != std::string_view::npos && !(in_array && s.pos == s.c.n) && !(in_array && insert);
+  edit_op_ = !v ? "remove" : replaces ? "replace" : "add";
   if (v && replaces && inline_kind(v->k)) {
     find_replaced(entry(s.c, s.limit, s.pos));
     overwrite_entry(s.c, s.limit, s.pos, *v);
@@ -475,12 +477,15 @@ void json_store::write(std::string_view json_pointer, std::string_view json_text
     const json_ref v = b.result();
     return f.edit(json_pointer, &v, insert);
   });
+  f.record_op(f.edit_op_, json_pointer, &json_text);
 }
 
 bool json_store::erase(std::string_view json_pointer) {
   detail::json::store_file& f = *file_;
   f.refuse_read_only("erase");
-  return f.atomic_edit([&] { return f.edit(json_pointer, nullptr); });
+  if (!f.atomic_edit([&] { return f.edit(json_pointer, nullptr); })) return false;
+  f.record_op("remove", json_pointer, nullptr);
+  return true;
 }
 
 void json_store::put(std::string_view json_pointer, const json_text& value, parents p) {
@@ -490,6 +495,7 @@ void json_store::put(std::string_view json_pointer, const json_text& value, pare
   // holds the others) is removed again, by the index it landed at when its
   // parent is an array (a prefix ending in "-" names no element afterwards).
   std::string made;
+  const std::size_t recorded = file_->pending_.size();
   try {
     for (std::size_t slash = json_pointer.find('/', 1); slash != std::string_view::npos;
          slash = json_pointer.find('/', slash + 1)) {
@@ -505,6 +511,7 @@ void json_store::put(std::string_view json_pointer, const json_text& value, pare
     set(json_pointer, value.str());
   } catch (...) {
     if (!made.empty()) erase(made);
+    file_->pending_.resize(recorded);  // the change feed: nothing was put
     throw;
   }
 }

@@ -6,7 +6,7 @@
 // inverses run newest first, so the document is as before the patch. The
 // file is not touched either way until sync(), which commits the patch as one
 // commit.
-#include "json/json_internal.hpp"
+#include "json/store_file.hpp"
 
 #include <fl/json_store.hpp>
 
@@ -398,18 +398,25 @@ void json_store::apply_patch(std::string_view json_patch) {
   if (patch.type != json_type::array)
     throw std::invalid_argument("fl::json_store::apply_patch: a patch is an array of operations");
   patch_session p(*this);
+  // A refused patch leaves no operation in the change feed: its edits and
+  // their inverses are both cut from the record.
+  const std::size_t recorded = file_->pending_.size();
+  auto roll_back = [&] {
+    p.rollback();
+    file_->pending_.resize(recorded);
+  };
   for (std::size_t i = 0; i < patch.items.size(); ++i) {
     const std::string where = "fl::json_store::apply_patch: operation " + std::to_string(i) + ": ";
     try {
       apply_one(p, *this, patch.items[i], i);
     } catch (const std::out_of_range& e) {
-      p.rollback();
+      roll_back();
       throw std::out_of_range(where + e.what());
     } catch (const std::invalid_argument& e) {
-      p.rollback();
+      roll_back();
       throw std::invalid_argument(where + e.what());
     } catch (...) {
-      p.rollback();
+      roll_back();
       throw;
     }
   }

@@ -78,8 +78,8 @@ mapped_space store_file::new_space(const char* suffix) {
   // temporary file (which the user never named).
   try {
     mapped_space space(tmp, mapped_space_options{.mode = open_mode::create_new, .durable = false});
-    const fptr<json_head> head = space.make<json_head>();
-    json_head* h = space.get(head);
+    const fptr<json_head_v5> head = space.make<json_head_v5>();
+    json_head* h = &space.get(head)->head;
     h->magic = file_magic;
     h->version = format_version;
     space.set_root(head);
@@ -92,6 +92,11 @@ void store_file::create() {
   head_ = space_->root<json_head>();
   reuse_ = true;
   trees_ = true;
+  // A new history: whatever the file replaces, its feed is not this one's.
+  ring_ = new_ring(*space_, nullptr, default_feed_capacity);
+  space_->get(head_.cast<json_head_v5>())->feed.ring = ring_.offset();
+  pending_.clear();
+  staged_ = {};
   start_tail();
 }
 
@@ -179,6 +184,7 @@ void store_file::compact() {
         throw std::logic_error("fl::json_store: the space was allocated from behind its back");
       fresh.write_fresh(run, out.data(), out.size());
     }
+    copy_feed(fresh, fresh_head);
   } catch (...) {
     const std::filesystem::path tmp = fresh.path();
     { const mapped_space closing = std::move(fresh); }
@@ -197,6 +203,8 @@ void store_file::compact() {
   root_ = root;
   reuse_ = true;
   trees_ = true;
+  ring_ = fptr<feed_ring>(space_->get(fresh_head.cast<json_head_v5>())->feed.ring);
+  staged_ = {};  // its operations are still in pending_: the next sync() records them
   tail_.clear();
   tail_blocks_.clear();
   start_tail();
@@ -209,6 +217,8 @@ void store_file::compact() {
 // is open, which leaves both as they were (the sync may be retried).
 void store_file::sync() {
   check_tail_page();
+  stage_record();
+  start_tail();  // the record took a block, maybe at the end
   if (!published_) {
     try {
       space_->sync();
@@ -230,6 +240,8 @@ void store_file::sync() {
   } else {
     space_->sync();
   }
+  pending_.clear();
+  staged_ = {};
   start_tail();  // a commit may carve a bigger page checksum table
 }
 
@@ -272,6 +284,13 @@ void store_file::read_head() {
             std::to_string(oldest_format_version) + " to " + std::to_string(format_version));
   reuse_ = h.version >= reuse_format_version;
   trees_ = h.version >= tree_format_version;
+  ring_ = nullptr;
+  if (h.version >= feed_format_version) {
+    json_feed_head feed;
+    std::memcpy(&feed, space_->checked(fptr<const void>(head_.offset() + sizeof(json_head)), sizeof feed), sizeof feed);
+    if (feed.ring == 0) damaged("the store's head names no change feed");
+    ring_ = fptr<feed_ring>(feed.ring);
+  }
   if (!valid_kind(h.root.k)) damaged("a value of unknown kind at the root");
   root_ = h.root;
   start_tail();

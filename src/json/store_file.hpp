@@ -74,6 +74,19 @@ class store_file {
   // compact(): the store being replaced, kept open (and locked) until the
   // sync() that publishes the compact copy.
   std::optional<mapped_space> old_space_;
+  // The change feed (feed.cpp). Format 5: the ring of the newest records
+  // (null in older formats, which keep no feed). `pending_` holds the RFC
+  // 6902 operations of the edits since the last commit, comma-separated;
+  // sync() writes them as the next record. `staged_` is a record written
+  // into the space for a commit that has not succeeded yet (a sync() that
+  // threw): the next sync() commits it, or rewrites it when edits followed.
+  fptr<feed_ring> ring_;
+  std::string pending_;
+  struct staged_record {
+    std::uint64_t record = 0;  // its block; 0: none staged
+    std::uint64_t sequence = 0;
+    std::size_t bytes = 0;     // pending_.size() when it was written
+  } staged_;
   // The blocks the edit in progress replaces (old container tables on its
   // path, whose children move to the copies, and every block of the value
   // it replaces or removes), found and checked before the edit changes
@@ -252,6 +265,9 @@ class store_file {
   // set (v given), insert (v given, `insert`) or erase (v null) at pointer
   // `ptr`; false when erase finds nothing there.
   bool edit(std::string_view ptr, const json_ref* v, bool insert = false);
+  // The RFC 6902 operation the last successful edit() was: "add",
+  // "replace" or "remove" (the change feed records it).
+  const char* edit_op_ = nullptr;
   // Runs the edit `e` (returning edit()'s result) all or nothing and
   // publishes it (json_store::set, insert, erase).
   template <class Edit>
@@ -282,6 +298,31 @@ class store_file {
   void refresh();
   void refuse_read_only(const char* what) const;
   void read_head();
+
+  // ---- the change feed (feed.cpp) ----
+
+  // Appends to pending_ the operation `name` ("add", "replace", "remove") at
+  // `ptr`, with the JSON text `value` (minified) unless it is null.
+  void record_op(const char* name, std::string_view ptr, const std::string_view* value);
+  // A new ring in `space` (its head's feed), empty or with the fields of `like`.
+  static fptr<feed_ring> new_ring(mapped_space& space, const feed_ring* like, std::uint32_t capacity);
+  // The committed ring's header, checked.
+  feed_ring ring() const;
+  // The offset held in slot `sequence % capacity`.
+  std::uint64_t slot(const feed_ring& r, std::uint64_t sequence) const;
+  // The text of record `sequence` (held), checked.
+  std::string_view record_text(const feed_ring& r, std::uint64_t sequence) const;
+  // Before a commit: pending_ as the next record (staged_), its slot set and
+  // the record it pushes out retired. Nothing without pending edits.
+  void stage_record();
+  // compact(): the ring and held records copied into `fresh` (whose head
+  // `head` gets the copy), staged records left out (pending_ holds them).
+  void copy_feed(mapped_space& fresh, fptr<json_head> head);
+  void keep_changes(std::uint32_t capacity);
+  std::uint64_t committed_sequence(const feed_ring& r) const noexcept {
+    return staged_.record ? staged_.sequence - 1 : r.sequence;
+  }
+  [[noreturn]] void no_feed(const char* what) const;
 };
 
 }  // namespace json

@@ -37,8 +37,11 @@ class verifier {
     const std::uint64_t head = c_.root();
     if (head == 0) fault("not a json_store file (the space has no root object)");
     in_document_ = false;
-    const unsigned char* h = block(head, sizeof(json_head), "the store's head", true);
+    // Format 5 heads carry the change feed's ring after the json_head.
     json_head jh;
+    const bool feed = peek(head, jh) && jh.version >= feed_format_version;
+    const unsigned char* h =
+        block(head, feed ? sizeof(json_head_v5) : sizeof(json_head), "the store's head", true);
     std::memcpy(&jh, h, sizeof jh);
     if (jh.magic != file_magic) fault("not a json_store file (bad magic in the root object)");
     if (jh.version < oldest_format_version || jh.version > format_version)
@@ -48,6 +51,11 @@ class verifier {
     // may name the value above the damage, then the census's finding.
     owned_ = jh.version >= reuse_format_version && blocks_ok_;
     trees_ = jh.version >= tree_format_version;
+    if (feed) {
+      json_feed_head fh;
+      std::memcpy(&fh, h + sizeof(json_head), sizeof fh);
+      change_feed(fh.ring);
+    }
     in_document_ = true;
     value(jh.root, 0);
     // Pages no value reached (free blocks, the space's own): checked last,
@@ -107,6 +115,56 @@ class verifier {
     if (c_.bytes(off, len) == nullptr) fault(what + " at " + hex(off) + " lies past the file");
     if (const std::string why = c_.check_pages(off, len); !why.empty()) fault(why);
     return reinterpret_cast<const unsigned char*>(c_.bytes(off, len));
+  }
+
+  // The change feed: the ring and every record it names, each a live block
+  // of its own, in the slot of its sequence, and nothing outside the held
+  // sequences.
+  void change_feed(std::uint64_t ring_off) {
+    feed_ring r;
+    if (!peek(ring_off, r)) block(ring_off, sizeof r, "the change feed's ring", true);  // faults
+    if (r.tag != feed_ring_tag) fault("the change feed's ring has a bad tag");
+    if (r.capacity == 0 || r.capacity > max_feed_capacity)
+      fault("the change feed's ring holds " + std::to_string(r.capacity) + " slots");
+    if (r.first > r.sequence) fault("the change feed begins after its newest record");
+    const unsigned char* slots =
+        block(ring_off, sizeof r + std::uint64_t{r.capacity} * 8, "the change feed's ring", true) +
+        sizeof r;
+    const std::uint64_t lowest =
+        std::max(r.first, r.sequence > r.capacity ? r.sequence - r.capacity : 0);
+    for (std::uint32_t i = 0; i < r.capacity; ++i) {
+      std::uint64_t off;
+      std::memcpy(&off, slots + std::size_t{i} * 8, sizeof off);
+      // The sequence slot i holds, if it holds one: the newest s <= sequence with s % capacity == i.
+      const std::uint64_t back = (r.sequence % r.capacity + r.capacity - i) % r.capacity;
+      const bool held = r.sequence >= back && r.sequence - back > lowest;
+      const std::uint64_t s = r.sequence - back;
+      const std::string what = "change record " + std::to_string(s);
+      if (!held) {
+        if (off != 0) fault("the change feed's slot " + std::to_string(i) + " names a record it does not hold");
+        continue;
+      }
+      change_record ch;
+      if (!peek(off, ch)) block(off, sizeof ch, what, true);  // faults
+      if (ch.tag != change_record_tag || ch.sequence != s)
+        fault(what + ": its slot names another block");
+      if (ch.bytes > (std::uint64_t{1} << 40)) fault(what + " claims " + std::to_string(ch.bytes) + " bytes");
+      const unsigned char* text = block(off, sizeof ch + ch.bytes, what, true) + sizeof ch;
+      if (ch.bytes < 2 || text[0] != '[' || text[ch.bytes - 1] != ']')
+        fault(what + " is not a JSON array");
+      const std::size_t n = static_cast<std::size_t>(ch.bytes);
+      if (utf8_valid_prefix(text, n) != n) fault(what + " is not valid UTF-8");
+    }
+  }
+
+  // The fixed header at `off`, before block() checks the whole record it
+  // sizes: false when it lies past the file.
+  template <class T>
+  bool peek(std::uint64_t off, T& out) const {
+    const std::byte* p = off ? c_.bytes(off, sizeof out) : nullptr;
+    if (!p) return false;
+    std::memcpy(&out, p, sizeof out);
+    return true;
   }
 
   void utf8(const unsigned char* p, std::uint32_t n, const std::string& what) {

@@ -24,6 +24,7 @@
 #include <fl/json_store.hpp>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -32,9 +33,11 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -64,7 +67,8 @@ struct io_error : std::runtime_error {
 const char* const usage =
     "usage: fl-json import [--force] TEXT.json STORE | get STORE POINTER |"
     " set STORE POINTER JSON | erase STORE POINTER | patch STORE PATCH.json | diff FROM TO |"
-    " dump STORE [--indent N] | stat STORE | verify STORE | compact STORE | --help";
+    " dump STORE [--indent N] | stat STORE | verify STORE | compact STORE |"
+    " changes STORE [--since N] [--follow] | --help";
 
 const char* const help =
     "fl-json: a JSON document in a memory-mapped store file (fl::json_store)\n"
@@ -80,8 +84,15 @@ const char* const help =
     "  stat STORE                        sizes, commits and counts\n"
     "  verify STORE                      check the whole committed structure\n"
     "  compact STORE                     rewrite the store at about its live size\n"
+    "  changes STORE [--since N] [--follow]\n"
+    "                                    one JSON line per commit after sequence N\n"
+    "                                    (default: the oldest kept): {\"history\":ID,\n"
+    "                                    \"sequence\":N,\"patch\":[RFC 6902 operations]};\n"
+    "                                    --follow waits for new commits; after an import\n"
+    "                                    replaced the store, a line whose patch replaces\n"
+    "                                    the whole document starts its new history\n"
     "\n"
-    "get, dump, stat, verify and diff open the store read-only and never block\n"
+    "get, dump, stat, verify, diff and changes open the store read-only and never block\n"
     "the application that holds it.\n"
     "\n"
     "Exit status (one line on stderr for every failure):\n"
@@ -130,6 +141,45 @@ std::string read_input(const std::string& name) {
 void print(std::string_view s) {
   std::fwrite(s.data(), 1, s.size(), stdout);
   std::fputc('\n', stdout);
+}
+
+// `fl-json changes`: a reader of the store prints each commit's patch as a
+// line; with `follow`, it refreshes every 20 ms and prints what came since.
+// A store replaced by an import (a new history) is announced by a line whose
+// patch sets the whole document, and followed from there.
+void print_changes(const std::string& path, std::optional<std::uint64_t> since, bool follow) {
+  fl::json_store s = fl::json_store::open(path, fl::open_mode::read_only);
+  std::uint64_t at = since ? *since : s.oldest_change();
+  if (at < s.oldest_change() || at > s.sequence())
+    throw not_found_error("changes: " + std::to_string(at) + " is not a sequence to follow from (" +
+                          std::to_string(s.oldest_change()) + " to " +
+                          std::to_string(s.sequence()) + " are)");
+  std::uint64_t history = s.history();
+  char id[17];
+  auto line = [&](std::uint64_t sequence, std::string_view patch) {
+    std::snprintf(id, sizeof id, "%016llx", static_cast<unsigned long long>(history));
+    std::string l = "{\"history\":\"";
+    l.append(id).append("\",\"sequence\":").append(std::to_string(sequence));
+    l.append(",\"patch\":").append(patch).append("}");
+    print(l);
+  };
+  for (;;) {
+    for (const fl::json_change& c : s.changes(at)) {
+      line(c.sequence, std::string_view(c.patch));
+      at = c.sequence;
+    }
+    if (!follow) return;
+    std::fflush(stdout);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    s.refresh();
+    if (s.history() != history) {
+      history = s.history();
+      at = s.sequence();
+      std::string whole = "[{\"op\":\"replace\",\"path\":\"\",\"value\":";
+      whole.append(std::string_view(s.dump())).append("}]");
+      line(at, whole);
+    }
+  }
 }
 
 // Values in the document, counting containers and their contents.
@@ -198,6 +248,25 @@ int run(const std::vector<std::string>& a) {
       need(a, 2);
     }
     print(std::string_view(fl::json_store::open(a[1], fl::open_mode::read_only).dump(indent)));
+  } else if (cmd == "changes") {
+    if (a.size() < 2) throw usage_error(usage);
+    std::optional<std::uint64_t> since;
+    bool follow = false;
+    for (std::size_t i = 2; i < a.size(); ++i) {
+      if (a[i] == "--follow") {
+        follow = true;
+      } else if (a[i] == "--since" && i + 1 < a.size()) {
+        char* end = nullptr;
+        errno = 0;
+        const unsigned long long n = std::strtoull(a[++i].c_str(), &end, 10);
+        if (*end != '\0' || errno != 0 || a[i].empty() || a[i][0] == '-')
+          throw usage_error("--since takes a sequence number");
+        since = n;
+      } else {
+        throw usage_error(usage);
+      }
+    }
+    print_changes(a[1], since, follow);
   } else if (cmd == "stat") {
     need(a, 2);
     const fl::json_store s = fl::json_store::open(a[1], fl::open_mode::read_only);

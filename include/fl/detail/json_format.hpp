@@ -84,15 +84,17 @@ namespace json {
 
 // "flJSONst" read as a little-endian uint64.
 inline constexpr std::uint64_t file_magic = 0x74734e4f534a6c66ULL;
+// Version 5: the head carries the change feed (json_feed_head below).
 // Version 4: big arrays are trees of blocks (a build of version 3 refuses
 // the file by this number, as it must: it would read a tree as a table).
 // Version 3: every value with bytes has a block of its own (reused once
 // freed); version 2 (blocks of many values, ordered below their containers)
 // is read and edited without reclaiming space until compacted.
-inline constexpr std::uint32_t format_version = 4;
+inline constexpr std::uint32_t format_version = 5;
 // The first version with blocks reused (3) and with array trees (4).
 inline constexpr std::uint32_t reuse_format_version = 3;
 inline constexpr std::uint32_t tree_format_version = 4;
+inline constexpr std::uint32_t feed_format_version = 5;
 inline constexpr std::uint32_t oldest_format_version = 2;
 
 // Containers nested deeper than this are rejected by the parser and treated as
@@ -209,6 +211,62 @@ struct json_head {
   json_ref root;
 };
 static_assert(sizeof(json_head) == 32 && std::is_trivially_copyable_v<json_head>);
+
+// ---- the change feed (format 5) ----
+//
+// Every commit that changes the document gets the next sequence number and
+// a record: the RFC 6902 patch that turns the previous committed document
+// into this one. The newest `capacity` records are kept, each a block of
+// its own, named by a ring of offsets (slot = sequence % capacity) in one
+// block; a record that falls out of the ring is retired like any replaced
+// value, so a reader still holding an older commit still reads it. A commit
+// writes its record's block and one slot (a page or two), whatever the
+// document's size. compact() copies the ring and the records: the history
+// outlives a compaction; an import starts a new one (a new history id).
+//
+// In format 5 the head block is a json_head followed by this; older formats
+// have the json_head alone (and no feed).
+struct json_feed_head {
+  std::uint64_t ring = 0;  // offset of the feed_ring block
+  std::uint64_t reserved = 0;
+};
+struct json_head_v5 {
+  json_head head;
+  json_feed_head feed;
+};
+static_assert(sizeof(json_head_v5) == 48 && std::is_trivially_copyable_v<json_head_v5>);
+
+// "ffed" and "fchg" read as little-endian uint32.
+inline constexpr std::uint32_t feed_ring_tag = 0x64656666u;
+inline constexpr std::uint32_t change_record_tag = 0x67686366u;
+
+// The ring block: this header, then `capacity` uint64 record offsets (0: no
+// record). Records sequence() - capacity + 1 .. sequence() are held, and
+// none before `first`, the sequence at which this history began (the
+// document then is the history's start: an import, or a create).
+struct feed_ring {
+  std::uint32_t tag = 0;  // feed_ring_tag
+  std::uint32_t capacity = 0;
+  std::uint64_t history = 0;   // a random id, new at every import or create
+  std::uint64_t sequence = 0;  // the newest committed record's (0: none yet)
+  std::uint64_t first = 0;     // the history's start: no record at or before it
+};
+static_assert(sizeof(feed_ring) == 32 && std::is_trivially_copyable_v<feed_ring>);
+
+// A record block: this header, then `bytes` of UTF-8 JSON text (an RFC 6902
+// patch, an array of operations).
+struct change_record {
+  std::uint32_t tag = 0;  // change_record_tag
+  std::uint32_t reserved = 0;
+  std::uint64_t sequence = 0;
+  std::uint64_t bytes = 0;
+};
+static_assert(sizeof(change_record) == 24 && std::is_trivially_copyable_v<change_record>);
+
+// Records a new store keeps (json_store::keep_changes changes it), and the
+// most a ring may name: a reader bounds its reads by it.
+inline constexpr std::uint32_t default_feed_capacity = 1024;
+inline constexpr std::uint32_t max_feed_capacity = 1u << 20;
 
 }  // namespace json
 }  // namespace detail
