@@ -119,7 +119,12 @@ std::string fill_until_error(const std::filesystem::path& dir, int err, Room& ro
     if (!failed) return problems + " the json_store never ran out";
     room.give();
     try {
-      if (in_sync) doc->sync();
+      // An edit after the failed sync: the change record that sync wrote
+      // into the space is rewritten with both edits before the retry commits.
+      if (in_sync) {
+        doc->set("/between", "1");
+        doc->sync();
+      }
     } catch (const fl::persist_error&) {  // as for the space
     }
     doc.reset();
@@ -133,7 +138,17 @@ std::string fill_until_error(const std::filesystem::path& dir, int err, Room& ro
     }
     doc->set("/after", "true");
     doc->sync();
-    std::printf("  json_store: %d commits before the error, committed again after\n", committed);
+    // The change feed holds each commit, the retried one included: its
+    // patches replayed on the created document give this one.
+    if (doc->oldest_change() == 0) {
+      fl::json_store replay = fl::json_store::import("{}", dir / "replay");
+      for (const fl::json_change& c : doc->changes(0)) replay.apply_patch(c.patch);
+      if (std::string_view(replay.dump()) != std::string_view(doc->dump()))
+        problems += " the change feed's patches do not give the document";
+    }
+    doc->verify();
+    std::printf("  json_store: %d commits before the error, committed again after; %llu in the feed\n",
+                committed, static_cast<unsigned long long>(doc->sequence()));
   }
   return problems;
 }

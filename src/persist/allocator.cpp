@@ -335,6 +335,25 @@ void write_retired_batch(mapped_space& space, space_state& s, std::uint64_t gene
   if (!s.deferred_loaded) load_deferred(s);
   if (s.retired_blocks.empty()) return;
   std::vector<std::uint64_t>& r = s.retired_blocks;
+  // A batch of this generation already: a sync() wrote it and then failed
+  // (the commit did not happen) and blocks were retired since. One commit
+  // has one batch (a chain's generations strictly decrease: a second batch
+  // of one generation reads as damage at the next open), so its blocks join
+  // this one, and its own block, never committed, is freed now.
+  if (!s.deferred.empty() && s.deferred.back().generation == generation) {
+    space_state::deferred_batch old = std::move(s.deferred.back());
+    s.deferred.pop_back();
+    r.insert(r.end(), old.offsets.begin(), old.offsets.end());
+    deferred_batch_head oh;
+    std::memcpy(&oh, s.base + old.block, sizeof oh);
+    s.deferred_head = oh.next;
+    std::uint64_t b;
+    unsigned c;
+    if (!find_live_block(s, old.block, b, c))
+      fail(s, "deferred batch at " + hex(old.block) + " is not a live block (damaged)");
+    s.deferred_bytes -= class_size(c);
+    free_block(s, b, c);
+  }
   std::sort(r.begin(), r.end());
   // One block retired twice (a damaged document that names it twice) is
   // freed once.
