@@ -131,7 +131,7 @@ TEST(JsonFeed, KeepChangesBoundsTheRecordsAndSaysWhenOneIsGone) {
   const std::filesystem::path file = dir / "doc";
   fl::json_store s = fl::json_store::import(R"({"n":0})", file);
   s.sync();
-  EXPECT_THROW(s.keep_changes(0), std::invalid_argument);
+  EXPECT_THROW(s.keep_changes(fl::detail::json::max_feed_capacity + 1), std::invalid_argument);
   s.keep_changes(4);
   for (int i = 1; i <= 10; ++i) {
     s.set("/n", std::to_string(i));
@@ -160,6 +160,31 @@ TEST(JsonFeed, KeepChangesBoundsTheRecordsAndSaysWhenOneIsGone) {
   }
   EXPECT_EQ(s.oldest_change(), 8u);
   EXPECT_EQ(s.changes(8).size(), 12u);
+  s.verify();
+}
+
+TEST(JsonFeed, ARingOfNoRecordsStillCountsTheCommits) {
+  fl_test::temp_dir dir("fl_feed_");
+  fl::json_store s = fl::json_store::import(R"({"blob":""})", dir / "doc");
+  s.sync();
+  s.keep_changes(0);
+  for (int i = 1; i <= 3; ++i) {
+    s.set("/blob", "\"" + std::string(100000, static_cast<char>('a' + i)) + "\"");
+    s.sync();
+  }
+  EXPECT_EQ(s.sequence(), 3u);
+  EXPECT_EQ(s.oldest_change(), 3u);
+  EXPECT_TRUE(s.changes(3).empty());
+  EXPECT_THROW((void)s.changes(2), fl::persist_error);
+  s.verify();
+  s.compact();
+  s.sync();
+  EXPECT_EQ(s.sequence(), 3u);
+  s.keep_changes(8);  // records again from the next commit
+  s.set("/blob", "0");
+  s.sync();
+  ASSERT_EQ(s.changes(3).size(), 1u);
+  EXPECT_EQ(str(s.changes(3)[0].patch), R"([{"op":"replace","path":"/blob","value":0}])");
   s.verify();
 }
 

@@ -494,9 +494,11 @@ class json_store {
   // sequence() (another history: compare history()). O(the records' size).
   std::vector<json_change> changes(std::uint64_t since,
                                    std::size_t max_count = static_cast<std::size_t>(-1)) const;
-  // How many commits' records to keep, 1 to 1,048,576 (std::invalid_argument
-  // outside): applied now, durable with the next sync(); a smaller ring
-  // retires the oldest records. O(records kept).
+  // How many commits' records to keep, up to 1,048,576 (std::invalid_argument
+  // above): applied now, durable with the next sync(); a smaller ring
+  // retires the oldest records. 0 keeps none (sequence() still counts the
+  // commits): a store of big values that no one follows then writes each
+  // value once, not twice. O(records kept).
   void keep_changes(std::uint32_t commits);
 
   const std::filesystem::path& path() const noexcept;

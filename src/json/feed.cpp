@@ -54,6 +54,7 @@ std::uint64_t new_history_id() {
 }
 
 // The smallest `since` the ring answers: records after it are all held.
+// A ring of capacity 0 holds none: only `since` == sequence is answered.
 std::uint64_t lowest_since(const feed_ring& r) noexcept {
   return std::max(r.first, r.sequence > r.capacity ? r.sequence - r.capacity : 0);
 }
@@ -106,7 +107,7 @@ feed_ring store_file::ring() const {
   feed_ring r;
   std::memcpy(&r, space_->checked(ring_, sizeof r), sizeof r);
   if (r.tag != feed_ring_tag) damaged("the change feed's ring has a bad tag");
-  if (r.capacity == 0 || r.capacity > max_feed_capacity)
+  if (r.capacity > max_feed_capacity)
     damaged("the change feed's ring holds " + std::to_string(r.capacity) + " slots");
   if (r.first > r.sequence) damaged("the change feed begins after its newest record");
   space_->checked(ring_, ring_bytes(r.capacity));
@@ -136,9 +137,15 @@ std::string_view store_file::record_text(const feed_ring& r, std::uint64_t seque
 
 void store_file::stage_record() {
   if (!ring_ || pending_.empty()) return;
-  if (staged_.record && staged_.bytes == pending_.size()) return;  // written by a failed sync
+  if (staged_.active && staged_.bytes == pending_.size()) return;  // written by a failed sync
   feed_ring r = ring();
-  const std::uint64_t sequence = staged_.record ? staged_.sequence : r.sequence + 1;
+  const std::uint64_t sequence = staged_.active ? staged_.sequence : r.sequence + 1;
+  if (r.capacity == 0) {  // the ring keeps no records: the sequence alone advances
+    r.sequence = sequence;
+    std::memcpy(space_->get(ring_.cast<char>()), &r, sizeof r);
+    staged_ = {true, 0, sequence, pending_.size()};
+    return;
+  }
   const std::uint64_t bytes = pending_.size() + 2;
   const fptr<void> at = space_->allocate(sizeof(change_record) + bytes, alignof(change_record));
   auto* p = reinterpret_cast<unsigned char*>(space_->get(at.cast<char>()));
@@ -148,9 +155,10 @@ void store_file::stage_record() {
   std::memcpy(p + sizeof h + 1, pending_.data(), pending_.size());
   p[sizeof h + 1 + pending_.size()] = ']';
   const std::uint64_t old = slot(r, sequence);
-  if (staged_.record) {
-    // The record a failed sync() staged was never committed: freed now.
-    space_->deallocate(fptr<void>(staged_.record));
+  if (staged_.active) {
+    // The record a failed sync() staged was never committed: freed now
+    // (the record its slot held was retired then).
+    if (staged_.record) space_->deallocate(fptr<void>(staged_.record));
   } else if (old != 0) {
     space_->retire(fptr<void>(old));  // falls out of the ring
   }
@@ -160,7 +168,7 @@ void store_file::stage_record() {
               &rec, sizeof rec);
   r.sequence = sequence;
   std::memcpy(ring_bytes_p, &r, sizeof r);
-  staged_ = {rec, sequence, pending_.size()};
+  staged_ = {true, rec, sequence, pending_.size()};
 }
 
 void store_file::copy_feed(mapped_space& fresh, fptr<json_head> head) {
@@ -170,10 +178,14 @@ void store_file::copy_feed(mapped_space& fresh, fptr<json_head> head) {
     return;
   }
   feed_ring r = ring();
+  // A staged record is left out (its operations stay in pending_, for the
+  // next sync()); the slot it took held the oldest record, gone with it.
   const std::uint64_t newest = committed_sequence(r);
-  r.sequence = newest;  // a staged record stays in pending_, for the next sync()
+  const std::uint64_t lowest = std::min(lowest_since(r), newest);
+  r.sequence = newest;
+  r.first = lowest;
   const fptr<feed_ring> copy = new_ring(fresh, &r, r.capacity);
-  for (std::uint64_t s = std::max(lowest_since(r), r.first) + 1; s <= newest; ++s) {
+  for (std::uint64_t s = lowest + 1; s <= newest; ++s) {
     const std::string_view text = record_text(r, s);
     const fptr<void> at = fresh.allocate(sizeof(change_record) + text.size(), alignof(change_record));
     auto* p = reinterpret_cast<unsigned char*>(fresh.get(at.cast<char>()));
@@ -189,9 +201,9 @@ void store_file::copy_feed(mapped_space& fresh, fptr<json_head> head) {
 }
 
 void store_file::keep_changes(std::uint32_t capacity) {
-  if (capacity == 0 || capacity > max_feed_capacity)
+  if (capacity > max_feed_capacity)
     throw std::invalid_argument("fl::json_store::keep_changes: " + std::to_string(capacity) +
-                                " is not in [1, " + std::to_string(max_feed_capacity) + "]");
+                                " is more than " + std::to_string(max_feed_capacity));
   if (!ring_) no_feed("keep_changes");
   feed_ring r = ring();
   if (r.capacity == capacity) return;

@@ -83,7 +83,8 @@ class store_file {
   fptr<feed_ring> ring_;
   std::string pending_;
   struct staged_record {
-    std::uint64_t record = 0;  // its block; 0: none staged
+    bool active = false;       // a sequence is staged (a record too, unless the ring keeps none)
+    std::uint64_t record = 0;  // its block; 0: none
     std::uint64_t sequence = 0;
     std::size_t bytes = 0;     // pending_.size() when it was written
   } staged_;
@@ -320,7 +321,7 @@ class store_file {
   void copy_feed(mapped_space& fresh, fptr<json_head> head);
   void keep_changes(std::uint32_t capacity);
   std::uint64_t committed_sequence(const feed_ring& r) const noexcept {
-    return staged_.record ? staged_.sequence - 1 : r.sequence;
+    return staged_.active ? staged_.sequence - 1 : r.sequence;
   }
   [[noreturn]] void no_feed(const char* what) const;
 };

@@ -124,7 +124,7 @@ class verifier {
     feed_ring r;
     if (!peek(ring_off, r)) block(ring_off, sizeof r, "the change feed's ring", true);  // faults
     if (r.tag != feed_ring_tag) fault("the change feed's ring has a bad tag");
-    if (r.capacity == 0 || r.capacity > max_feed_capacity)
+    if (r.capacity > max_feed_capacity)
       fault("the change feed's ring holds " + std::to_string(r.capacity) + " slots");
     if (r.first > r.sequence) fault("the change feed begins after its newest record");
     const unsigned char* slots =
