@@ -1,15 +1,16 @@
 # Install rules: headers, the fl (and fl_c) libraries, a CMake package
 # (find_package(fl CONFIG) gives fl::fl and fl::c; COMPONENTS json fmt
-# graphemes add fl::json, fl::fmt and fl::graphemes) and, for pkg-config, fl.pc (C++), fl-c.pc (the C API,
-# usable from plain C), fl-json.pc and fl-fmt.pc.
+# graphemes replica add fl::json, fl::fmt, fl::graphemes and fl::replica) and, for pkg-config, fl.pc (C++), fl-c.pc (the C API,
+# usable from plain C), fl-json.pc, fl-replica.pc and fl-fmt.pc.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 # Headers named json_* (fl/json_store.hpp, fl/json_build.hpp,
 # fl/detail/json_format.hpp) belong to fl::json: installed with it, below.
-# fl/graphemes.hpp belongs to fl::graphemes: installed with it, below.
+# fl/graphemes.hpp belongs to fl::graphemes and fl/replica.hpp to
+# fl::replica: installed with them, below.
 install(DIRECTORY include/fl DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} PATTERN "json_*" EXCLUDE
-  PATTERN "graphemes.hpp" EXCLUDE)
+  PATTERN "graphemes.hpp" EXCLUDE PATTERN "replica.hpp" EXCLUDE)
 install(FILES "${PROJECT_BINARY_DIR}/include/fl/version.hpp" DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/fl)
 install(FILES "${PROJECT_BINARY_DIR}/include/fl/detail/build_config.hpp"
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/fl/detail)
@@ -61,6 +62,20 @@ if(TARGET fl_graphemes)
   install(EXPORT flGraphemesTargets NAMESPACE fl:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/fl
     COMPONENT graphemes)
   list(APPEND FL_COMPONENTS graphemes)
+endif()
+if(TARGET fl_replica)
+  # Install component "replica": the library, its header, its CMake targets
+  # and fl-replica.pc; a static fl_replica hands -lnats to its consumers' link.
+  install(TARGETS fl_replica EXPORT flReplicaTargets COMPONENT replica
+    ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+    LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+    RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
+    INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+  install(FILES include/fl/replica.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/fl
+    COMPONENT replica)
+  install(EXPORT flReplicaTargets NAMESPACE fl:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/fl
+    COMPONENT replica)
+  list(APPEND FL_COMPONENTS replica)
 endif()
 if(TARGET fl_fmt)
   set_target_properties(fl_fmt PROPERTIES EXPORT_NAME fmt)
@@ -161,6 +176,21 @@ if(TARGET fl_json)
   configure_file(cmake/fl-json.pc.in "${PROJECT_BINARY_DIR}/fl-json.pc" @ONLY)
   install(FILES "${PROJECT_BINARY_DIR}/fl-json.pc" DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig
     COMPONENT json)
+endif()
+# fl-replica.pc: -lfl_replica before fl-json's libraries, -lnats last.
+if(TARGET fl_replica)
+  get_target_property(fl_replica_type fl_replica TYPE)
+  if(fl_replica_type STREQUAL "STATIC_LIBRARY")
+    set(FL_PC_REPLICA_LIBS "-lfl_replica ${FL_PC_JSON_LIBS} -lnats")
+    set(FL_PC_REPLICA_LIBS_PRIVATE "${FL_PC_JSON_LIBS_PRIVATE}")
+  else()
+    set(FL_PC_REPLICA_LIBS "-lfl_replica ${FL_PC_JSON_LIBS}")
+    set(FL_PC_REPLICA_LIBS_PRIVATE "-lnats ${FL_PC_JSON_LIBS_PRIVATE}")
+  endif()
+  string(STRIP "${FL_PC_REPLICA_LIBS_PRIVATE}" FL_PC_REPLICA_LIBS_PRIVATE)
+  configure_file(cmake/fl-replica.pc.in "${PROJECT_BINARY_DIR}/fl-replica.pc" @ONLY)
+  install(FILES "${PROJECT_BINARY_DIR}/fl-replica.pc" DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig
+    COMPONENT replica)
 endif()
 # fl-fmt.pc: <fl/fmt.hpp> is header-only over fl and {fmt}; {fmt} brings its
 # own fmt.pc (Debian's libfmt-dev).
