@@ -120,6 +120,10 @@ class primary {
   // The stream sequence of the last record acknowledged or sent.
   std::uint64_t stream_sequence() const noexcept { return expected_; }
   bool deposed() const noexcept { return deposed_; }
+  // Records this primary published, and their message bodies' bytes (the
+  // record's header line and patch; NATS adds its headers and framing).
+  std::uint64_t records_published() const noexcept { return records_published_; }
+  std::uint64_t bytes_published() const noexcept { return bytes_published_; }
   // compact(), commit() and copy_store(store(), to): a compacted copy from
   // which follower::from_snapshot starts a new follower.
   void snapshot(const std::filesystem::path& to);
@@ -133,6 +137,8 @@ class primary {
   std::uint64_t expected_ = 0;  // the stream's last sequence, as this primary knows it
   bool deposed_ = false;
   bool unsure_ = false;  // a publish's outcome is unknown: reconcile first
+  std::uint64_t records_published_ = 0;
+  std::uint64_t bytes_published_ = 0;
 };
 
 class follower {

@@ -128,6 +128,8 @@ std::uint64_t primary::commit() {
     (e.kind() == fault::fenced ? deposed_ : unsure_) = true;
     throw;
   }
+  ++records_published_;
+  bytes_published_ += body.size();
   return n;
 }
 
