@@ -161,36 +161,34 @@ if(TARGET fl_c)
   configure_file(cmake/fl-c.pc.in "${PROJECT_BINARY_DIR}/fl-c.pc" @ONLY)
   install(FILES "${PROJECT_BINARY_DIR}/fl-c.pc" DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 endif()
-# fl-json.pc: -lfl_json before -lfl (fl_json calls into fl) and -lsimdjson
-# last (both need it only through fl_json), written out in Libs rather than
-# left to Requires, so the order is the one a static link needs.
+# fl-<name>.pc of an optional library over another: its -l before the
+# base's libraries (it calls into them) and its own dependency last, written
+# out in Libs rather than left to Requires, so the order is the one a static
+# link needs; when shared, the dependency goes to Libs.private. Sets
+# FL_PC_<NAME>_LIBS and FL_PC_<NAME>_LIBS_PRIVATE here and for the caller.
+function(fl_component_pc target name dep base_libs base_private component)
+  string(TOUPPER "${name}" up)
+  get_target_property(type ${target} TYPE)
+  if(type STREQUAL "STATIC_LIBRARY")
+    set(FL_PC_${up}_LIBS "-l${target} ${base_libs} ${dep}")
+    set(FL_PC_${up}_LIBS_PRIVATE "${base_private}")
+  else()
+    set(FL_PC_${up}_LIBS "-l${target} ${base_libs}")
+    set(FL_PC_${up}_LIBS_PRIVATE "${dep} ${base_private}")
+  endif()
+  string(STRIP "${FL_PC_${up}_LIBS_PRIVATE}" FL_PC_${up}_LIBS_PRIVATE)
+  configure_file(cmake/fl-${name}.pc.in "${PROJECT_BINARY_DIR}/fl-${name}.pc" @ONLY)
+  install(FILES "${PROJECT_BINARY_DIR}/fl-${name}.pc" DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig
+    COMPONENT ${component})
+  set(FL_PC_${up}_LIBS "${FL_PC_${up}_LIBS}" PARENT_SCOPE)
+  set(FL_PC_${up}_LIBS_PRIVATE "${FL_PC_${up}_LIBS_PRIVATE}" PARENT_SCOPE)
+endfunction()
+# fl-json.pc: over fl, with simdjson; fl-replica.pc: over fl-json, with libnats.
 if(TARGET fl_json)
-  if(fl_json_type STREQUAL "STATIC_LIBRARY")
-    set(FL_PC_JSON_LIBS "-lfl_json ${FL_PC_LIBS} -lsimdjson")
-    set(FL_PC_JSON_LIBS_PRIVATE "")
-  else()
-    set(FL_PC_JSON_LIBS "-lfl_json ${FL_PC_LIBS}")
-    set(FL_PC_JSON_LIBS_PRIVATE "-lsimdjson ${FL_PC_LIBS_PRIVATE}")
-  endif()
-  string(STRIP "${FL_PC_JSON_LIBS_PRIVATE}" FL_PC_JSON_LIBS_PRIVATE)
-  configure_file(cmake/fl-json.pc.in "${PROJECT_BINARY_DIR}/fl-json.pc" @ONLY)
-  install(FILES "${PROJECT_BINARY_DIR}/fl-json.pc" DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig
-    COMPONENT json)
+  fl_component_pc(fl_json json -lsimdjson "${FL_PC_LIBS}" "${FL_PC_LIBS_PRIVATE}" json)
 endif()
-# fl-replica.pc: -lfl_replica before fl-json's libraries, -lnats last.
 if(TARGET fl_replica)
-  get_target_property(fl_replica_type fl_replica TYPE)
-  if(fl_replica_type STREQUAL "STATIC_LIBRARY")
-    set(FL_PC_REPLICA_LIBS "-lfl_replica ${FL_PC_JSON_LIBS} -lnats")
-    set(FL_PC_REPLICA_LIBS_PRIVATE "${FL_PC_JSON_LIBS_PRIVATE}")
-  else()
-    set(FL_PC_REPLICA_LIBS "-lfl_replica ${FL_PC_JSON_LIBS}")
-    set(FL_PC_REPLICA_LIBS_PRIVATE "-lnats ${FL_PC_JSON_LIBS_PRIVATE}")
-  endif()
-  string(STRIP "${FL_PC_REPLICA_LIBS_PRIVATE}" FL_PC_REPLICA_LIBS_PRIVATE)
-  configure_file(cmake/fl-replica.pc.in "${PROJECT_BINARY_DIR}/fl-replica.pc" @ONLY)
-  install(FILES "${PROJECT_BINARY_DIR}/fl-replica.pc" DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig
-    COMPONENT replica)
+  fl_component_pc(fl_replica replica -lnats "${FL_PC_JSON_LIBS}" "${FL_PC_JSON_LIBS_PRIVATE}" replica)
 endif()
 # fl-fmt.pc: <fl/fmt.hpp> is header-only over fl and {fmt}; {fmt} brings its
 # own fmt.pc (Debian's libfmt-dev).

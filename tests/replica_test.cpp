@@ -142,19 +142,14 @@ TEST_F(ReplicaTest, APromotedFollowerFencesTheOldPrimary) {
   EXPECT_EQ(now.commit(), 11u);
 
   int refused = 0;
-  old.store().put("/by", "the old primary");
-  try {
-    old.commit();
-  } catch (const replica_error& e) {
-    EXPECT_EQ(e.kind(), fault::fenced) << e.what();
-    ++refused;
-  }
-  old.store().put("/by", "the old primary again");
-  try {
-    old.commit();
-  } catch (const replica_error& e) {
-    EXPECT_EQ(e.kind(), fault::fenced) << e.what();
-    ++refused;
+  for (const char* text : {"the old primary", "the old primary again"}) {
+    old.store().put("/by", text);
+    try {
+      old.commit();
+    } catch (const replica_error& e) {
+      EXPECT_EQ(e.kind(), fault::fenced) << e.what();
+      ++refused;
+    }
   }
   EXPECT_TRUE(old.deposed());
   // Back after a restart, the old store (holding a commit the stream does
