@@ -77,6 +77,14 @@ void edit(json_store& s, int i) {
   if (i % 4 == 0) s.merge_patch(R"({"merged":{"a":)" + std::to_string(i) + R"(,"b":null}})");
 }
 
+// Commits `first` to `last` on the primary, each one edit().
+void commit_edits(primary& p, int first, int last) {
+  for (int i = first; i <= last; ++i) {
+    edit(p.store(), i);
+    p.commit();
+  }
+}
+
 TEST_F(ReplicaTest, RecordsFlowAndTheFollowerDumpsTheSameBytes) {
   primary p = new_primary(durability::replicated);
   follower f = new_follower(p, "f.store");
@@ -93,10 +101,7 @@ TEST_F(ReplicaTest, RecordsFlowAndTheFollowerDumpsTheSameBytes) {
 TEST_F(ReplicaTest, LocalDurabilityPublishesInTheBackground) {
   primary p = new_primary(durability::local);
   follower f = new_follower(p, "f.store");
-  for (int i = 1; i <= 100; ++i) {
-    edit(p.store(), i);
-    p.commit();
-  }
+  commit_edits(p, 1, 100);
   p.wait_acknowledged();
   f.catch_up();
   expect_same(p, f, "f.store");
@@ -106,25 +111,18 @@ TEST_F(ReplicaTest, AFollowerCatchesUpAfterARestart) {
   primary p = new_primary(durability::replicated);
   {
     follower f = new_follower(p, "f.store");
-    for (int i = 1; i <= 10; ++i) {
-      edit(p.store(), i);
-      p.commit();
-    }
+    commit_edits(p, 1, 10);
     f.catch_up();
     EXPECT_EQ(f.store().sequence(), 10u);
   }
-  for (int i = 11; i <= 40; ++i) {
-    edit(p.store(), i);
-    p.commit();
-  }
+  commit_edits(p, 11, 40);
   follower again(json_store::open(dir_ / "f.store"), opts_);
   again.catch_up();
   expect_same(p, again, "f.store");
   // A second follower, from a snapshot taken now, starts at its sequence.
   follower late = new_follower(p, "late.store");
   EXPECT_EQ(late.store().sequence(), 40u);
-  edit(p.store(), 41);
-  p.commit();
+  commit_edits(p, 41, 41);
   late.catch_up();
   expect_same(p, late, "late.store");
 }
@@ -132,10 +130,7 @@ TEST_F(ReplicaTest, AFollowerCatchesUpAfterARestart) {
 TEST_F(ReplicaTest, APromotedFollowerFencesTheOldPrimary) {
   primary old = new_primary(durability::replicated);
   follower f = new_follower(old, "f.store");
-  for (int i = 1; i <= 10; ++i) {
-    edit(old.store(), i);
-    old.commit();
-  }
+  commit_edits(old, 1, 10);
   primary now = std::move(f).promote(durability::replicated);
   EXPECT_EQ(now.store().sequence(), 10u);
   now.store().put("/by", "the new primary");
