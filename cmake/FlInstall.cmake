@@ -1,15 +1,16 @@
 # Install rules: headers, the fl (and fl_c) libraries, a CMake package
 # (find_package(fl CONFIG) gives fl::fl and fl::c; COMPONENTS json fmt
-# graphemes add fl::json, fl::fmt and fl::graphemes) and, for pkg-config, fl.pc (C++), fl-c.pc (the C API,
-# usable from plain C), fl-json.pc and fl-fmt.pc.
+# graphemes replica add fl::json, fl::fmt, fl::graphemes and fl::replica) and, for pkg-config, fl.pc (C++), fl-c.pc (the C API,
+# usable from plain C), fl-json.pc, fl-replica.pc and fl-fmt.pc.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 # Headers named json_* (fl/json_store.hpp, fl/json_build.hpp,
 # fl/detail/json_format.hpp) belong to fl::json: installed with it, below.
-# fl/graphemes.hpp belongs to fl::graphemes: installed with it, below.
+# fl/graphemes.hpp belongs to fl::graphemes and fl/replica.hpp to
+# fl::replica: installed with them, below.
 install(DIRECTORY include/fl DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} PATTERN "json_*" EXCLUDE
-  PATTERN "graphemes.hpp" EXCLUDE)
+  PATTERN "graphemes.hpp" EXCLUDE PATTERN "replica.hpp" EXCLUDE)
 install(FILES "${PROJECT_BINARY_DIR}/include/fl/version.hpp" DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/fl)
 install(FILES "${PROJECT_BINARY_DIR}/include/fl/detail/build_config.hpp"
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/fl/detail)
@@ -61,6 +62,20 @@ if(TARGET fl_graphemes)
   install(EXPORT flGraphemesTargets NAMESPACE fl:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/fl
     COMPONENT graphemes)
   list(APPEND FL_COMPONENTS graphemes)
+endif()
+if(TARGET fl_replica)
+  # Install component "replica": the library, its header, its CMake targets
+  # and fl-replica.pc; a static fl_replica hands -lnats to its consumers' link.
+  install(TARGETS fl_replica EXPORT flReplicaTargets COMPONENT replica
+    ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+    LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+    RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
+    INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+  install(FILES include/fl/replica.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/fl
+    COMPONENT replica)
+  install(EXPORT flReplicaTargets NAMESPACE fl:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/fl
+    COMPONENT replica)
+  list(APPEND FL_COMPONENTS replica)
 endif()
 if(TARGET fl_fmt)
   set_target_properties(fl_fmt PROPERTIES EXPORT_NAME fmt)
@@ -146,21 +161,34 @@ if(TARGET fl_c)
   configure_file(cmake/fl-c.pc.in "${PROJECT_BINARY_DIR}/fl-c.pc" @ONLY)
   install(FILES "${PROJECT_BINARY_DIR}/fl-c.pc" DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 endif()
-# fl-json.pc: -lfl_json before -lfl (fl_json calls into fl) and -lsimdjson
-# last (both need it only through fl_json), written out in Libs rather than
-# left to Requires, so the order is the one a static link needs.
-if(TARGET fl_json)
-  if(fl_json_type STREQUAL "STATIC_LIBRARY")
-    set(FL_PC_JSON_LIBS "-lfl_json ${FL_PC_LIBS} -lsimdjson")
-    set(FL_PC_JSON_LIBS_PRIVATE "")
+# fl-<name>.pc of an optional library over another: its -l before the
+# base's libraries (it calls into them) and its own dependency last, written
+# out in Libs rather than left to Requires, so the order is the one a static
+# link needs; when shared, the dependency goes to Libs.private. Sets
+# FL_PC_<NAME>_LIBS and FL_PC_<NAME>_LIBS_PRIVATE here and for the caller.
+function(fl_component_pc target name dep base_libs base_private component)
+  string(TOUPPER "${name}" up)
+  get_target_property(type ${target} TYPE)
+  if(type STREQUAL "STATIC_LIBRARY")
+    set(FL_PC_${up}_LIBS "-l${target} ${base_libs} ${dep}")
+    set(FL_PC_${up}_LIBS_PRIVATE "${base_private}")
   else()
-    set(FL_PC_JSON_LIBS "-lfl_json ${FL_PC_LIBS}")
-    set(FL_PC_JSON_LIBS_PRIVATE "-lsimdjson ${FL_PC_LIBS_PRIVATE}")
+    set(FL_PC_${up}_LIBS "-l${target} ${base_libs}")
+    set(FL_PC_${up}_LIBS_PRIVATE "${dep} ${base_private}")
   endif()
-  string(STRIP "${FL_PC_JSON_LIBS_PRIVATE}" FL_PC_JSON_LIBS_PRIVATE)
-  configure_file(cmake/fl-json.pc.in "${PROJECT_BINARY_DIR}/fl-json.pc" @ONLY)
-  install(FILES "${PROJECT_BINARY_DIR}/fl-json.pc" DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig
-    COMPONENT json)
+  string(STRIP "${FL_PC_${up}_LIBS_PRIVATE}" FL_PC_${up}_LIBS_PRIVATE)
+  configure_file(cmake/fl-${name}.pc.in "${PROJECT_BINARY_DIR}/fl-${name}.pc" @ONLY)
+  install(FILES "${PROJECT_BINARY_DIR}/fl-${name}.pc" DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig
+    COMPONENT ${component})
+  set(FL_PC_${up}_LIBS "${FL_PC_${up}_LIBS}" PARENT_SCOPE)
+  set(FL_PC_${up}_LIBS_PRIVATE "${FL_PC_${up}_LIBS_PRIVATE}" PARENT_SCOPE)
+endfunction()
+# fl-json.pc: over fl, with simdjson; fl-replica.pc: over fl-json, with libnats.
+if(TARGET fl_json)
+  fl_component_pc(fl_json json -lsimdjson "${FL_PC_LIBS}" "${FL_PC_LIBS_PRIVATE}" json)
+endif()
+if(TARGET fl_replica)
+  fl_component_pc(fl_replica replica -lnats "${FL_PC_JSON_LIBS}" "${FL_PC_JSON_LIBS_PRIVATE}" replica)
 endif()
 # fl-fmt.pc: <fl/fmt.hpp> is header-only over fl and {fmt}; {fmt} brings its
 # own fmt.pc (Debian's libfmt-dev).

@@ -4,15 +4,16 @@
 set -euo pipefail
 
 common=(cmake make g++ pkg-config)
-# libutf8proc-dev: fl::graphemes; unicode-data: its test's GraphemeBreakTest.txt.
+# libutf8proc-dev: fl::graphemes; unicode-data: its test's GraphemeBreakTest.txt;
+# libnats-dev: fl::replica; nats-server: the servers its tests start.
 test_pkgs=(libgtest-dev zlib1g-dev clang libclang-rt-dev libfmt-dev gdb libsimdjson-dev nlohmann-json3-dev
-           libutf8proc-dev unicode-data)
+           libutf8proc-dev unicode-data libnats-dev nats-server)
 # The allocators under the std_mimalloc/std_jemalloc/std_tcmalloc rows of alloc/;
 # liblmdb-dev: the lmdb peer of persist/ and json/; libsqlite3-dev: the sqlite and
 # sqlite_json peers of json/.
 bench_pkgs=(libbenchmark-dev zlib1g-dev libabsl-dev libboost-dev libfmt-dev python3 python3-matplotlib
             libmimalloc2.0 libjemalloc2 libtcmalloc-minimal4 libsimdjson-dev nlohmann-json3-dev rapidjson-dev liblmdb-dev
-            libsqlite3-dev)
+            libsqlite3-dev libnats-dev nats-server)
 
 case "${1:-test}" in
   test)  want=("${common[@]}" "${test_pkgs[@]}") ;;

@@ -22,6 +22,7 @@ set(fl_test_layer_patterns
   "^(string_|alloc_failure_|compile_(fail_)?braced_)"      string
   "^fmt_"                                                    fmt
   "^graphemes_"                                              graphemes
+  "^replica_"                                                replica
   "^gdb_"                                                    debug
   "^doc_"                                                    docs
   "^layering"                                                layering

@@ -1,0 +1,180 @@
+// fl/replica.hpp: followers of a json_store over a NATS JetStream stream
+// (target fl::replica, optional: built when libnats is found). A primary
+// wraps the store its process writes; each commit's change-feed record
+// (history, sequence, RFC 6902 patch) goes to the stream, published with the
+// stream's expected last sequence, so a primary that another one replaced
+// fails to publish and its commit fails. Followers apply the records to
+// stores of their own, which readers in other processes open read_only; a
+// follower can be promoted. docs/replication.md has the protocol, every
+// failure and what it leaves, and how it compares with log shipping. Use a
+// json_store alone when one machine holding the file is enough.
+//
+// Order of a commit: the store's sync() first, then the publish (the patch
+// is the record sync() wrote). durability::local returns after the sync and
+// publishes in the background; durability::replicated returns after the
+// stream acknowledged the record (with an R3 stream: after two of three
+// servers hold it), so a commit it returned from survives the primary's
+// death and one server's.
+//
+// Caveats: a commit that throws replica_error after its sync() stays in the
+// primary's own file (a reader of that file sees it); when the primary was
+// deposed that file has left the stream's history: rebuild it from a
+// snapshot (follower::from_snapshot). One stream holds one history: a store
+// re-imported (a new history()) needs a new or purged stream.
+//
+// Threads: a primary or a follower is used by one thread at a time; each has
+// its own connection. Readers of a follower's file are other json_stores
+// (open_mode::read_only), in any process.
+#pragma once
+
+#include <fl/detail/config.hpp>
+
+#include <fl/json_store.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+namespace fl {
+inline namespace FL_ABI_NS {
+namespace replica {
+
+namespace detail {
+class link;
+}
+
+// What a replica call met, beside its message.
+enum class fault {
+  connection,  // no server answered in time, or the stream is unavailable
+  fenced,      // the stream moved on: another primary publishes (deposed)
+  diverged,    // the store and the stream disagree (another history, another record)
+  behind,      // the stream holds records this store lacks (run it as a follower)
+  gap,         // a record is missing between the store and the stream
+  unknown,     // a publish was sent but not acknowledged: it may or may not be in the stream
+};
+
+class replica_error : public std::runtime_error {
+ public:
+  replica_error(fault f, const std::string& what) : std::runtime_error(what), fault_(f) {}
+  fault kind() const noexcept { return fault_; }
+
+ private:
+  fault fault_;
+};
+
+enum class durability { local, replicated };
+
+struct options {
+  // Comma-separated server URLs ("nats://10.0.0.1:4222,nats://10.0.0.2:4222").
+  std::string servers = "nats://127.0.0.1:4222";
+  // The stream's name (letters, digits, '-', '_'); its one subject is
+  // "fl.replica." + stream.
+  std::string stream = "fl";
+  // The stream's replicas when the primary creates it (1, or 3 on a cluster
+  // of three); an existing stream is used as it is.
+  int replicas = 1;
+  // How long a call waits for a server: connect, publish acknowledgement,
+  // stream lookups.
+  std::chrono::milliseconds timeout{5000};
+};
+
+// The store's file and its redo log copied to `to` (and `to`-log): the
+// document as of `store`'s last commit, its history and sequence. Call it
+// between commits, from the thread that commits.
+void copy_store(const json_store& store, const std::filesystem::path& to);
+
+class primary {
+ public:
+  // Takes over `store` (opened read_write), connects, creates the stream
+  // when it does not exist, and checks the stream against the store: an
+  // empty stream, or one whose last record is the store's history and
+  // sequence (the same patch) continues; a stream behind the store (commits
+  // synced whose publish never finished) gets those records republished,
+  // fenced; a stream ahead throws fault::behind, another history or record
+  // fault::diverged. Throws replica_error (fault::connection) when no server
+  // answers within options.timeout.
+  primary(json_store store, const options& opts, durability mode);
+  primary(primary&&) noexcept;
+  primary& operator=(primary&&) noexcept;
+  ~primary();
+
+  // Edit through this, then commit().
+  json_store& store() noexcept { return store_; }
+  const json_store& store() const noexcept { return store_; }
+
+  // sync() and publish. Returns the commit's sequence (no record and no
+  // publish when the edits changed nothing). durability::local: returns
+  // after the sync; the publish is acknowledged later (wait_acknowledged).
+  // durability::replicated: returns after the acknowledgement. Throws
+  // replica_error: fault::fenced when another primary published (this one
+  // is deposed from then on: every later commit throws before its sync),
+  // fault::unknown when the acknowledgement did not come (the next commit
+  // first checks the stream and republishes what is missing). Both after the
+  // store's sync: the commit is in this store's file.
+  std::uint64_t commit();
+  // Waits until every publish sent is acknowledged; throws as commit().
+  void wait_acknowledged();
+  // The stream sequence of the last record acknowledged or sent.
+  std::uint64_t stream_sequence() const noexcept { return expected_; }
+  bool deposed() const noexcept { return deposed_; }
+  // Records this primary published, and their message bodies' bytes (the
+  // record's header line and patch; NATS adds its headers and framing).
+  std::uint64_t records_published() const noexcept { return records_published_; }
+  std::uint64_t bytes_published() const noexcept { return bytes_published_; }
+  // compact(), commit() and copy_store(store(), to): a compacted copy from
+  // which follower::from_snapshot starts a new follower.
+  void snapshot(const std::filesystem::path& to);
+
+ private:
+  void reconcile();
+  void check_async();
+  json_store store_;
+  std::unique_ptr<detail::link> link_;
+  durability mode_;
+  std::uint64_t expected_ = 0;  // the stream's last sequence, as this primary knows it
+  bool deposed_ = false;
+  bool unsure_ = false;  // a publish's outcome is unknown: reconcile first
+  std::uint64_t records_published_ = 0;
+  std::uint64_t bytes_published_ = 0;
+};
+
+class follower {
+ public:
+  // Takes over `store` (opened read_write: its own file, a copy of the
+  // primary's history) and subscribes to the stream from the record after
+  // store.sequence(). Throws replica_error as primary's constructor does.
+  follower(json_store store, const options& opts);
+  follower(follower&&) noexcept;
+  follower& operator=(follower&&) noexcept;
+  ~follower();
+
+  // Copies the snapshot (primary::snapshot) to `file` and opens it.
+  static json_store from_snapshot(const std::filesystem::path& snapshot,
+                                  const std::filesystem::path& file);
+
+  // Applies the records that arrive within `wait` (apply_patch and sync()
+  // per record, checking the history and that each sequence is exactly
+  // sequence() + 1): returns how many. Throws replica_error (fault::gap,
+  // fault::diverged) and leaves the store at its last applied record.
+  std::size_t poll(std::chrono::milliseconds wait);
+  // Applies records until the store holds the stream's last one.
+  void catch_up();
+  const json_store& store() const noexcept { return store_; }
+
+  // catch_up(), then hands the store to a primary publishing at the
+  // stream's last sequence (this follower is empty afterwards).
+  primary promote(durability mode) &&;
+
+ private:
+  json_store store_;
+  std::unique_ptr<detail::link> link_;
+  options opts_;
+  std::uint64_t stream_seq_ = 0;  // the stream sequence of the last record applied
+};
+
+}  // namespace replica
+}  // namespace FL_ABI_NS
+}  // namespace fl

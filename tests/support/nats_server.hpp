@@ -1,0 +1,114 @@
+// tests/support/nats_server.hpp: a nats-server with JetStream for the tests
+// and benchmarks of fl::replica, started on 127.0.0.1 at a free port with its
+// store directory under a temporary directory, and killed (SIGKILL, reaped)
+// when the object goes, a failed assertion included; the child also dies
+// with the process that started it (PR_SET_PDEATHSIG), so no server outlives
+// a crashed test. Cluster nodes take the routes of their peers.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace fl_test {
+
+// The nats-server program, or "" when it is not installed.
+inline std::string nats_server_binary() {
+  for (const char* p : {"/usr/sbin/nats-server", "/usr/bin/nats-server", "/usr/local/bin/nats-server"}) {
+    if (::access(p, X_OK) == 0) return p;
+  }
+  return "";
+}
+
+// A port nothing listens on now (the kernel's choice for port 0).
+inline int free_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  int port = 0;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0) {
+    port = ntohs(a.sin_port);
+  }
+  ::close(fd);
+  return port;
+}
+
+inline bool port_open(int port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<std::uint16_t>(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  const bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+  ::close(fd);
+  return ok;
+}
+
+class nats_server {
+ public:
+  // A node: `dir` holds its JetStream store and its log. With a cluster
+  // port, it joins the cluster "fl" through `routes` (the peers' cluster ports).
+  nats_server(const std::filesystem::path& dir, int port, int cluster_port = 0,
+              const std::vector<int>& routes = {})
+      : port_(port) {
+    std::filesystem::create_directories(dir);
+    std::vector<std::string> args = {nats_server_binary(), "-js", "-a", "127.0.0.1", "-p",
+                                     std::to_string(port), "-sd", (dir / "js").string()};
+    if (cluster_port != 0) {
+      std::string r;
+      for (int p : routes) r += (r.empty() ? "" : ",") + std::string("nats://127.0.0.1:") + std::to_string(p);
+      args.insert(args.end(), {"-n", "n" + std::to_string(port), "--cluster_name", "fl", "--cluster",
+                               "nats://127.0.0.1:" + std::to_string(cluster_port), "--routes", r});
+    }
+    const std::string log = (dir / "server.log").string();
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+      ::dup2(fd, 1);
+      ::dup2(fd, 2);
+      std::vector<char*> argv;
+      for (auto& a : args) argv.push_back(a.data());
+      argv.push_back(nullptr);
+      ::execv(argv[0], argv.data());
+      ::_exit(127);
+    }
+    for (int i = 0; i < 200 && !port_open(port_); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    }
+  }
+  nats_server(const nats_server&) = delete;
+  nats_server& operator=(const nats_server&) = delete;
+  ~nats_server() { kill9(); }
+
+  // SIGKILL, reaped; nothing when already stopped.
+  void kill9() {
+    if (pid_ <= 0) return;
+    ::kill(pid_, SIGKILL);
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+    pid_ = -1;
+  }
+  std::string url() const { return "nats://127.0.0.1:" + std::to_string(port_); }
+  int port() const { return port_; }
+
+ private:
+  int port_;
+  pid_t pid_ = -1;
+};
+
+}  // namespace fl_test
