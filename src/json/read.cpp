@@ -21,6 +21,7 @@ namespace json {
 // member named `key`, or npos.
 std::size_t store_file::find_member(const json_ref& obj, std::uint64_t limit,
                                     std::string_view key) const {
+  if (obj.tree()) return find_tree_member(obj, limit, key);
   const std::uint32_t n = obj.n;
   const bool indexed = n >= index_min_members;
   const unsigned char* t = bytes(
@@ -257,13 +258,26 @@ json_value json_value::element_at(std::size_t i, detail::json::child_hint& h) co
   return json_value(file_, file_->element_ref(ref_, limit_, i, h), limit_, stamp_);
 }
 
-// Objects are tables: member i is one read, no hint needed.
-json_member json_value::member_at(std::size_t i, detail::json::child_hint&) const {
-  return member(i);
+// A table's member i is one read; a tree's is read from the leaf in `h`
+// when it holds member i (the next member of an iteration), else found by
+// a descent that keeps its leaf in `h`.
+json_member json_value::member_at(std::size_t i, detail::json::child_hint& h) const {
+  if (!ref_.tree()) return member(i);
+  file_->check(stamp_);
+  const std::uint64_t off = i - h.first < h.count
+                                ? h.at + (i - h.first) * sizeof(detail::json::member_entry)
+                                : file_->member_offset(ref_, limit_, i, &h);
+  return tree_member(off);
+}
+
+json_member json_value::tree_member(std::uint64_t off) const {
+  const detail::json::member_entry m = file_->read_member_entry(off, limit_);
+  return {file_->key_bytes(m.key, m.key_len, limit_), json_value(file_, m.value, limit_, stamp_)};
 }
 
 json_member json_value::member(std::size_t i) const {
   file_->check(stamp_);
+  if (ref_.tree()) return tree_member(file_->member_offset(ref_, limit_, i));
   detail::json::json_member m;
   std::memcpy(&m, file_->bytes(ref_.x + i * sizeof(m), sizeof(m), limit_), sizeof m);
   const auto* k = reinterpret_cast<const char*>(file_->bytes(m.key, m.key_len, limit_));

@@ -36,7 +36,7 @@ struct outcome {
 template <class Parse>
 void run(std::string_view text, outcome& o, Parse parse) {
   // Any block start: both parsers must build the same bytes from it.
-  builder b(o.bytes, o.blocks, 8200, true);  // arrays past leaf_max as trees, as import does
+  builder b(o.bytes, o.blocks, 8200, true, true);  // trees past leaf_max, as import builds
   try {
     parse(text, b);
     o.root = b.result();
