@@ -206,9 +206,7 @@ TEST_F(JsonObjectTreeTest, RandomEditsAgreeWithAModel) {
   while (!want.empty()) {
     s->erase(pointer_to(want.back().first));
     want.pop_back();
-    if (want.size() % 7 == 0) {
-      ASSERT_EQ(str(*s->at("/o")), dump_of(want));
-    }
+    if (want.size() % 7 == 0) { ASSERT_EQ(str(*s->at("/o")), dump_of(want)); }
   }
   EXPECT_EQ(str(*s->at("/o")), "{}");
   for (int i = 0; i < 30; ++i) s->set("/o/a" + std::to_string(i), std::to_string(i));
@@ -332,9 +330,7 @@ TEST_F(JsonObjectTreeTest, CraftedTreesRaisePersistError) {
       EXPECT_THROW((void)s.find("/k0"), fl::persist_error);
       EXPECT_THROW(s.erase("/k0"), fl::persist_error);
     } else {
-      if (how != craft::key_count) {
-        EXPECT_THROW((void)s.find("/k39"), fl::persist_error);
-      }
+      if (how != craft::key_count) { EXPECT_THROW((void)s.find("/k39"), fl::persist_error); }
       EXPECT_THROW(s.set("/new", "1"), fl::persist_error);
     }
     EXPECT_THROW(s.set("", "1"), fl::persist_error);  // replacing it walks all of it

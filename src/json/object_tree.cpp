@@ -28,14 +28,17 @@ inline namespace FL_ABI_NS {
 namespace detail {
 namespace json {
 
-const store_file::tree_kind store_file::member_tree{
-    member_node_tag,          sizeof(member_entry),    sizeof(member_child),
-    sizeof(std::uint64_t),    1,                       node_form::member_leaf,
-    node_form::member_inner,  "an object's member tree"};
+const store_file::tree_kind store_file::member_tree{member_node_tag,
+                                                    sizeof(member_entry),
+                                                    sizeof(member_child),
+                                                    sizeof(std::uint64_t),
+                                                    1,
+                                                    node_form::member_leaf,
+                                                    node_form::member_inner,
+                                                    "an object's member tree"};
 const store_file::tree_kind store_file::key_tree{
-    key_node_tag,          sizeof(key_entry),    sizeof(key_child),
-    sizeof(key_entry),     0,                    node_form::key_leaf,
-    node_form::key_inner,  "an object's key tree"};
+    key_node_tag,        sizeof(key_entry),    sizeof(key_child),     sizeof(key_entry), 0,
+    node_form::key_leaf, node_form::key_inner, "an object's key tree"};
 
 namespace {
 
@@ -63,8 +66,8 @@ std::uint64_t add_onode(byte_buffer& out, std::uint64_t base, std::vector<tail_b
                         std::uint32_t count) {
   const std::uint32_t eb = t.entry_bytes(level);
   std::uint64_t at;
-  unsigned char* p = add_block(out, base, blocks, object_node_bytes(eb, count), kind::object,
-                               count, at, level == 0 ? t.leaf_form : t.inner_form);
+  unsigned char* p = add_block(out, base, blocks, object_node_bytes(eb, count), kind::object, count,
+                               at, level == 0 ? t.leaf_form : t.inner_form);
   const tree_node h{level, static_cast<std::uint16_t>(count), t.tag};
   std::memcpy(p, &h, sizeof h);
   std::memcpy(p + sizeof h, entries, std::size_t{count} * eb);
@@ -73,8 +76,8 @@ std::uint64_t add_onode(byte_buffer& out, std::uint64_t base, std::vector<tail_b
 
 // The inner entry of a node at `level` holding `count` leaf entries whose
 // first entry is `first` (its bytes as stored at that level).
-oentry inner_entry(const tree_kind& t, std::uint64_t node, std::uint64_t count,
-                   std::uint16_t level, const unsigned char* first) {
+oentry inner_entry(const tree_kind& t, std::uint64_t node, std::uint64_t count, std::uint16_t level,
+                   const unsigned char* first) {
   oentry e{};
   std::memcpy(e.b, &node, 8);
   std::memcpy(e.b + 8, &count, 8);
@@ -153,9 +156,9 @@ json_ref build_object_tree(byte_buffer& out, std::uint64_t base, std::vector<tai
                        reinterpret_cast<const unsigned char*>(ke.data()), n, shape);
   h.next_seq = n;
   json_ref r{static_cast<std::uint8_t>(kind::object), {}, static_cast<std::uint32_t>(n), 0};
-  std::memcpy(add_block(out, base, blocks, sizeof h, kind::object, r.n, r.x,
-                        node_form::object_head),
-              &h, sizeof h);
+  std::memcpy(
+      add_block(out, base, blocks, sizeof h, kind::object, r.n, r.x, node_form::object_head), &h,
+      sizeof h);
   r.set_tree(true);
   return r;
 }
@@ -273,7 +276,8 @@ struct key_cmp {
     key_entry e;
     std::memcpy(&e, sep, sizeof e);
     const std::string_view k = f.key_bytes(e.key, e.key_len, limit);
-    const int c = key_order(k.data(), e.key_len, key.data(), static_cast<std::uint32_t>(key.size()));
+    const int c =
+        key_order(k.data(), e.key_len, key.data(), static_cast<std::uint32_t>(key.size()));
     if (c) return c;
     return e.seq < seq ? -1 : e.seq > seq ? 1 : 0;
   }

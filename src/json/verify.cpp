@@ -278,8 +278,9 @@ class verifier {
     for (std::size_t j = 0; j < nk; ++j) {
       key_entry e;
       std::memcpy(&e, kbytes.data() + j * sizeof e, sizeof e);
-      const auto it = std::lower_bound(ms.begin(), ms.end(), e.seq,
-                                       [](const member_entry& m, std::uint64_t s) { return m.seq < s; });
+      const auto it = std::lower_bound(
+          ms.begin(), ms.end(), e.seq,
+          [](const member_entry& m, std::uint64_t s) { return m.seq < s; });
       if (it == ms.end() || it->seq != e.seq || it->key != e.key || it->key_len != e.key_len)
         fault("the key tree's entry " + std::to_string(j) + " (seq " + std::to_string(e.seq) +
               ") names no member of the member tree");
