@@ -93,7 +93,12 @@
 // raises persist_error. Every byte is read through
 // mapped_space::checked, which verifies each committed page against its CRC
 // the first time it is touched: opening costs O(1), reading a value costs
-// the pages under it once.
+// the pages under it once. Object trees are bounded as array trees are:
+// each node carries its own tree's tag (member_node_tag, key_node_tag; the
+// head object_tree_tag), its level is its parent's minus one, counts are
+// checked on every path an edit copies and on every walk, and an edit
+// checks that the entry its descent found is the one it removes or
+// replaces.
 #pragma once
 
 #include <fl/detail/config.hpp>  // FL_ABI_NS
@@ -149,8 +154,9 @@ enum class kind : std::uint8_t {
 
 struct json_ref {
   std::uint8_t k = 0;  // a kind
-  // pad[0]: the form of an array, flat_form (a table of n json_ref at x) or
-  // tree_form (a tree_node at x); 0 for every other kind. pad[1..2]: 0.
+  // pad[0]: the form of an array or object, flat_form (a table at x) or
+  // tree_form (an array's root tree_node, an object's object_tree at x); 0
+  // for every other kind. pad[1..2]: 0.
   std::uint8_t pad[3] = {};
   std::uint32_t n = 0;
   std::uint64_t x = 0;
@@ -207,8 +213,11 @@ inline constexpr std::uint64_t tree_node_bytes(std::uint32_t count) noexcept {
 // inner_max children in an inner node, at least half of that in every node
 // but the root; an array of at most leaf_max elements is a flat table. The
 // default fills a block of the 4 KiB class (8 bytes of block header, 8 of
-// tree_node, 255 entries of 16 bytes). Readers accept any shape within
-// max_node_entries and max_tree_levels.
+// tree_node, 255 entries of 16 bytes). Object trees use the same counts
+// (an object of at most leaf_max members is a flat table; their entries of
+// 24 to 40 bytes make nodes of up to 10 KiB, still one node per level an
+// edit copies). Readers accept any shape within max_node_entries and
+// max_tree_levels.
 struct tree_shape {
   std::uint32_t leaf_max = 255;
   std::uint32_t inner_max = 255;
