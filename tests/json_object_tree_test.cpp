@@ -350,4 +350,31 @@ TEST_F(JsonObjectTreeTest, CraftedTreesRaisePersistError) {
   }
 }
 
+// json_diff between two object trees (members added, removed, changed and
+// moved), at_pointer through one, and the patch applied to `from` makes it
+// `to` exactly, order included.
+TEST_F(JsonObjectTreeTest, DiffAndPointersReadTrees) {
+  const shape_scope tiny({2, 4});
+  model from = numbered(30), to = numbered(30);
+  to.erase(to.begin() + 3);
+  to[10].second = R"({"x":[1,2]})";
+  to.emplace_back("added", "true");
+  std::rotate(to.begin() + 20, to.begin() + 21, to.end());
+  auto a = fl::json_store::import(dump_of(from), file());
+  auto b = fl::json_store::import(dump_of(to), dir.path() / "to.fl");
+  EXPECT_EQ(a.root().at_pointer("/k29")->as_int64(), 29);
+  EXPECT_EQ(str(b.root().at_pointer("/k11/x/1")->dump()), "2");
+  const fl::string patch = fl::json_diff(a.root(), b.root());
+  a.apply_patch(patch);
+  EXPECT_EQ(str(a.dump()), dump_of(to));
+  a.sync();
+  a.verify();
+  a.merge_patch(R"({"k0":null,"k1":{"deep":1},"new":"m"})");
+  EXPECT_EQ(str(*a.at("/k1/deep")), "1");
+  EXPECT_FALSE(a.find("/k0"));
+  EXPECT_EQ(str(*a.at("/new")), R"("m")");
+  a.sync();
+  a.verify();
+}
+
 }  // namespace
