@@ -294,7 +294,7 @@ struct seq_cmp {
 }  // namespace
 
 std::size_t store_file::find_tree_member(const json_ref& o, std::uint64_t limit,
-                                         std::string_view key) const {
+                                         std::string_view key, member_entry* found) const {
   const object_tree h = object_head(o, limit);
   const rank_result kr =
       rank_in(key_tree, h.keys, limit, key_cmp{*this, limit, key, ~std::uint64_t{0}});
@@ -307,6 +307,8 @@ std::size_t store_file::find_tree_member(const json_ref& o, std::uint64_t limit,
   std::memcpy(&m, mr.at, sizeof m);
   if (!mr.has_at || mr.rank >= o.n || m.seq != e.seq || m.key != e.key || m.key_len != e.key_len)
     damaged("an object's key tree names a member its member tree lacks");
+  if (!valid_kind(m.value.k)) damaged("a value of unknown kind " + std::to_string(m.value.k));
+  if (found) *found = m;
   return static_cast<std::size_t>(mr.rank);
 }
 

@@ -71,7 +71,13 @@ std::optional<json_value> store_file::lookup(json_value v, std::string_view ptr)
   std::string buf;
   while (!ptr.empty()) {
     const std::string_view tok = next_token(ptr, buf);
-    if (v.ref_.k == static_cast<std::uint8_t>(kind::object)) {
+    if (v.ref_.k == static_cast<std::uint8_t>(kind::object) && v.ref_.tree()) {
+      // The lookup's descent of the member tree found the member's entry.
+      member_entry m;
+      if (find_tree_member(v.ref_, v.limit_, tok, &m) == std::string_view::npos)
+        return std::nullopt;
+      v = json_value(this, m.value, v.limit_, v.stamp_);
+    } else if (v.ref_.k == static_cast<std::uint8_t>(kind::object)) {
       const std::size_t i = find_member(v.ref_, v.limit_, tok);
       if (i == std::string_view::npos) return std::nullopt;
       v = v.member(i).value;
@@ -299,6 +305,12 @@ json_value json_value::operator[](std::size_t i) const {
 std::optional<json_value> json_value::find(std::string_view key) const {
   file_->check(stamp_);
   if (!is_object()) return std::nullopt;
+  if (ref_.tree()) {
+    detail::json::member_entry m;
+    if (file_->find_tree_member(ref_, limit_, key, &m) == std::string_view::npos)
+      return std::nullopt;
+    return json_value(file_, m.value, limit_, stamp_);
+  }
   const std::size_t i = file_->find_member(ref_, limit_, key);
   if (i == std::string_view::npos) return std::nullopt;
   return member(i).value;

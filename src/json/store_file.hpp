@@ -251,8 +251,10 @@ class store_file {
     return {reinterpret_cast<const char*>(bytes(off, len, limit)), len};
   }
   // Key lookup in object tree `o`: the position of the last member named
-  // `key`, or npos. A descent of each tree, O(log n).
-  std::size_t find_tree_member(const json_ref& o, std::uint64_t limit, std::string_view key) const;
+  // `key`, or npos; `found`, if given, receives its entry. A descent of
+  // each tree, O(log n).
+  std::size_t find_tree_member(const json_ref& o, std::uint64_t limit, std::string_view key,
+                               member_entry* found = nullptr) const;
   // Where a leaf entry compared with a target would go: `rank` entries are
   // below it; `at` (when `has_at`) is the first entry not below it, in the
   // leaf the descent ended in; `prev` (when `has_prev`) the last below it.
