@@ -15,8 +15,9 @@
 // referred to them.
 //
 // Every run is made twice: with the default tree shape, and with a tiny one
-// (array trees from 5 elements, 2 to 4 entries a node) over documents with
-// longer arrays, so that edits split, merge, grow and collapse trees.
+// (array and object trees from 5 entries, 2 to 4 entries a node) over
+// documents with longer arrays and bigger objects, so that edits split,
+// merge, grow and collapse trees and cross the flat/tree boundary.
 //
 // Counts: FL_MODEL_SEEDS seeds (default 20, and 5 for the tiny shape; 3 and
 // 1 under sanitizers) of
@@ -113,8 +114,9 @@ const std::vector<std::string>& key_pool() {
 
 class generator {
  public:
-  // `long_arrays`: some arrays of 5 to 44 elements (runs with a tiny tree
-  // shape, where they are trees of several levels).
+  // `long_arrays`: some arrays of 5 to 44 elements and objects of up to
+  // 44 members (runs with a tiny tree shape, where they are trees of
+  // several levels).
   generator(std::uint64_t seed, bool long_arrays) : rng_(seed), long_arrays_(long_arrays) {}
 
   std::uint64_t below(std::uint64_t n) { return n ? rng_() % n : 0; }
@@ -149,7 +151,8 @@ class generator {
       }
       default: {
         ojson o = ojson::object();
-        for (std::uint64_t i = below(5); i-- > 0;) o[key()] = value(depth - 1);
+        const std::uint64_t n = long_arrays_ && chance(15) ? 5 + below(40) : below(5);
+        for (std::uint64_t i = n; i-- > 0;) o[key()] = value(depth - 1);
         return o;
       }
     }
@@ -365,6 +368,12 @@ ojson initial_document(generator& g) {
     ojson log = ojson::array();
     for (std::uint64_t i = 20 + g.below(60); i-- > 0;) log.push_back(g.value(0));
     d["log"] = std::move(log);
+    // An index by name: an object tree of three or four levels (its keys
+    // are not the generator's, so edits of it come through its pointers).
+    ojson index = ojson::object();
+    for (std::uint64_t i = 20 + g.below(60); i-- > 0;)
+      index["i" + std::to_string(g.below(200))] = g.value(0);
+    d["index"] = std::move(index);
   }
   return d;
 }
@@ -736,11 +745,11 @@ TEST(JsonStoreModel, RandomEditsCommitsReopensAndCompactionsAgreeWithTheModel) {
   run_seeds(false);
 }
 
-// The same with arrays of more than 4 elements as trees of leaves of 2 to
-// 4 elements and inner nodes of 2 to 4 children: every split, merge,
-// borrow, root growth and collapse back to a flat table happens within a
-// few edits of an array.
-TEST(JsonStoreModel, WithTinyArrayTreesAgreesWithTheModel) {
+// The same with arrays and objects of more than 4 entries as trees of
+// leaves of 2 to 4 entries and inner nodes of 2 to 4 children: every
+// split, merge, borrow, root growth and collapse back to a flat table
+// happens within a few edits of an array or an object.
+TEST(JsonStoreModel, WithTinyTreesAgreesWithTheModel) {
   const shape_scope tiny({4, 4});
   run_seeds(true);
 }

@@ -122,10 +122,10 @@ struct view_stamp {};
 #endif
 
 // Where the child an iterator read last lies, when it is an element of an
-// array tree: the leaf's first element index, its element count and the
-// offset of its first entry, so that the next element in the same leaf is
-// read without a descent (iteration is O(1) amortized per element). Unused
-// for tables and objects.
+// array tree or a member of an object tree: the leaf's first index, its
+// entry count and the offset of its first entry, so that the next child in
+// the same leaf is read without a descent (iteration is O(1) amortized per
+// child). Unused for tables.
 struct child_hint {
   std::uint64_t first = 0;
   std::uint64_t count = 0;
@@ -201,6 +201,7 @@ class json_value {
   json_member member(std::size_t i) const;
   json_value element_at(std::size_t i, detail::json::child_hint& h) const;
   json_member member_at(std::size_t i, detail::json::child_hint& h) const;
+  json_member tree_member(std::uint64_t off) const;  // an object tree's member entry at off
 
  public:
   json_type type() const noexcept;

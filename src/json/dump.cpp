@@ -131,6 +131,10 @@ struct dumper {
         });
         return;
       case kind::object:
+        if (r.tree()) {
+          tree_members(r, limit, depth);
+          return;
+        }
         items<json_member>(r, limit, depth, '{', '}', [&](const unsigned char* item) {
           json_member m;
           std::memcpy(&m, item, sizeof m);
@@ -178,6 +182,23 @@ struct dumper {
           value(e, limit, depth + 1);
         });
     out.append("]", 1);
+    check_budget();
+  }
+  // An object tree's members, in document order.
+  void tree_members(const json_ref& r, std::uint64_t limit, std::uint32_t depth) {
+    if (depth >= max_depth) f.damaged("nesting deeper than the format allows");
+    out.append("{", 1);
+    bool first = true;
+    f.walk_object(
+        r, limit, false, [&](std::uint64_t, std::uint64_t) { check_budget(); },
+        [&](const member_entry& m) {
+          if (!first) out.append(",", 1);
+          first = false;
+          dump_string(f.key_bytes(m.key, m.key_len, limit), out);
+          out.append(":", 1);
+          value(m.value, limit, depth + 1);
+        });
+    out.append("}", 1);
     check_budget();
   }
   void check_budget() const {

@@ -114,6 +114,7 @@ json_ref store_file::copy_container(const json_ref& c, std::uint64_t limit, std:
       *at = v;
     return new_array(e.data(), n2);
   }
+  if (c.tree()) return edit_object_tree(c, limit, pos, what, v, key);
   // The kept members and their keys, read before the tail grows.
   const std::size_t e = sizeof(json_member);
   const bool old_indexed = n >= index_min_members;
@@ -136,23 +137,36 @@ json_ref store_file::copy_container(const json_ref& c, std::uint64_t limit, std:
     ms.push_back({keys.size(), static_cast<std::uint32_t>(key.size()), 0, v});
     keys.append(key);
   }
+  // A flat object that grows past leaf_max becomes a tree (format 5), its
+  // members copied once.
+  const tree_shape shape = current_tree_shape();
+  if (object_trees_ && n2 > shape.leaf_max)
+    return build_object_tree(tail_, tail_base_, tail_blocks_, ms.data(), n2, keys, shape);
+  // Same keys in the same places after a set: the old order stands.
+  return new_flat_object(ms, keys,
+                         what == op::set && old_indexed ? src + std::size_t{n} * e : nullptr);
+}
+
+json_ref store_file::new_flat_object(std::vector<json_member>& ms, const std::string& keys,
+                                     const unsigned char* old_index) {
+  const std::size_t e = sizeof(json_member);
+  const auto n2 = static_cast<std::uint32_t>(ms.size());
   json_ref r{static_cast<std::uint8_t>(kind::object), {}, n2, 0};
   if (n2 == 0) return r;
   const bool indexed = n2 >= index_min_members;
   const std::size_t table = std::size_t{n2} * e, index_bytes = indexed ? std::size_t{n2} * 4 : 0;
-  unsigned char* dst = new_block(table + index_bytes + keys.size(), kind::object, n2, r.x);
-  if (indexed) {
-    auto* index = reinterpret_cast<std::uint32_t*>(dst + table);
-    if (what == op::set) {
-      // Same keys in the same places: the old order stands.
-      std::memcpy(index, bytes(c.x + std::uint64_t{n} * e, std::uint64_t{n} * 4, limit),
-                  std::size_t{n} * 4);
-    } else {
-      write_member_index(index, n2, [&](std::uint32_t i) {
-        return std::string_view(keys.data() + ms[i].key, ms[i].key_len);
-      });
-    }
+  // The old index is read before new_block may move the tail (it lies in
+  // the space: the containers an edit copies are committed or published).
+  std::vector<std::uint32_t> index(indexed ? n2 : 0);
+  if (indexed && old_index) {
+    std::memcpy(index.data(), old_index, std::size_t{n2} * 4);
+  } else if (indexed) {
+    write_member_index(index.data(), n2, [&](std::uint32_t i) {
+      return std::string_view(keys.data() + ms[i].key, ms[i].key_len);
+    });
   }
+  unsigned char* dst = new_block(table + index_bytes + keys.size(), kind::object, n2, r.x);
+  if (indexed) std::memcpy(dst + table, index.data(), index_bytes);
   if (!keys.empty()) std::memcpy(dst + table + index_bytes, keys.data(), keys.size());
   for (std::uint32_t i = 0; i < n2; ++i) {
     ms[i].key += r.x + table + index_bytes;
@@ -174,8 +188,10 @@ json_ref store_file::copy_container(const json_ref& c, std::uint64_t limit, std:
 json_ref store_file::overwrite_entry(const json_ref& c, std::uint64_t limit, std::size_t pos,
                                      const json_ref& v) {
   const bool array = c.k == static_cast<std::uint8_t>(kind::array);
-  const std::uint64_t off = array ? element_offset(c, limit, pos)
-                                  : c.x + pos * sizeof(json_member) + offsetof(json_member, value);
+  const std::uint64_t off =
+      array      ? element_offset(c, limit, pos)
+      : c.tree() ? member_offset(c, limit, pos) + offsetof(member_entry, value)
+                 : c.x + pos * sizeof(json_member) + offsetof(json_member, value);
   const unsigned char* at = bytes(off, sizeof v, limit);
   const json_ref old = read_ref(at);
   std::memcpy(const_cast<unsigned char*>(at), &v, sizeof v);
@@ -324,7 +340,47 @@ void store_file::publish_edit() {
       const tail_block& b = tail_blocks_[i];
       unsigned char* d = space_->get(fptr<unsigned char>(to[i]));
       std::memcpy(d, tail_.data() + (b.off - tail_base_), static_cast<std::size_t>(b.bytes));
-      if (b.node == node_form::leaf) {
+      if (b.node == node_form::object_head) {
+        object_tree h;
+        std::memcpy(&h, d, sizeof h);
+        h.members = translate(h.members);
+        h.keys = translate(h.keys);
+        std::memcpy(d, &h, sizeof h);
+      } else if (b.node == node_form::member_leaf) {
+        for (std::uint32_t j = 0; j < b.n; ++j) {
+          unsigned char* at = d + sizeof(tree_node) + std::size_t{j} * sizeof(member_entry);
+          member_entry m;
+          std::memcpy(&m, at, sizeof m);
+          m.key = translate(m.key);
+          fix(m.value);
+          std::memcpy(at, &m, sizeof m);
+        }
+      } else if (b.node == node_form::member_inner) {
+        for (std::uint32_t j = 0; j < b.n; ++j) {
+          unsigned char* at = d + sizeof(tree_node) + std::size_t{j} * sizeof(member_child);
+          member_child c;
+          std::memcpy(&c, at, sizeof c);
+          c.node = translate(c.node);
+          std::memcpy(at, &c, sizeof c);
+        }
+      } else if (b.node == node_form::key_leaf) {
+        for (std::uint32_t j = 0; j < b.n; ++j) {
+          unsigned char* at = d + sizeof(tree_node) + std::size_t{j} * sizeof(key_entry);
+          key_entry k;
+          std::memcpy(&k, at, sizeof k);
+          k.key = translate(k.key);
+          std::memcpy(at, &k, sizeof k);
+        }
+      } else if (b.node == node_form::key_inner) {
+        for (std::uint32_t j = 0; j < b.n; ++j) {
+          unsigned char* at = d + sizeof(tree_node) + std::size_t{j} * sizeof(key_child);
+          key_child c;
+          std::memcpy(&c, at, sizeof c);
+          c.node = translate(c.node);
+          c.first.key = translate(c.first.key);
+          std::memcpy(at, &c, sizeof c);
+        }
+      } else if (b.node == node_form::leaf) {
         for (std::uint32_t j = 0; j < b.n; ++j) {
           unsigned char* at = d + sizeof(tree_node) + std::size_t{j} * sizeof(json_ref);
           json_ref r;
@@ -403,7 +459,11 @@ void store_file::add_replaced_block(std::uint64_t off, std::uint64_t payload) {
 // children move to the copy. An array tree's copy replaces the nodes on
 // the descent path only, which edit_tree adds as it copies them.
 void store_file::find_replaced_table(const json_ref& c) {
-  if (reuse_ && has_block(c) && !c.tree()) add_replaced(c);
+  if (!reuse_ || !has_block(c)) return;
+  if (!c.tree())
+    add_replaced(c);
+  else if (c.k == static_cast<std::uint8_t>(kind::object))
+    add_replaced_block(c.x, sizeof(object_tree));  // its head; edit_object_tree adds the nodes
 }
 
 // Every block of value `r`, which the edit replaces or removes. A damaged
@@ -435,6 +495,15 @@ void store_file::find_replaced(const json_ref& r, std::uint32_t depth, std::uint
           add_replaced_block(off, payload);
         },
         [&](const json_ref& e) { find_replaced(e, depth + 1, budget); });
+  } else if (r.k == static_cast<std::uint8_t>(kind::object) && r.tree()) {
+    walk_object(
+        r, limit, true,
+        [&](std::uint64_t off, std::uint64_t payload) {
+          if (budget == 0) damaged("the structure refers to one value twice");
+          --budget;
+          add_replaced_block(off, payload);
+        },
+        [&](const member_entry& m) { find_replaced(m.value, depth + 1, budget); });
   } else if (r.k == static_cast<std::uint8_t>(kind::array)) {
     const unsigned char* t = bytes(r.x, std::uint64_t{r.n} * sizeof(json_ref), limit);
     for (std::uint32_t i = 0; i < r.n; ++i)
@@ -468,7 +537,8 @@ void json_store::write(std::string_view json_pointer, std::string_view json_text
   detail::json::store_file& f = *file_;
   f.refuse_read_only("set");
   f.atomic_edit([&] {
-    detail::json::builder b(f.tail_, f.tail_blocks_, f.tail_offset(), f.trees_);
+    detail::json::builder b(f.tail_, f.tail_blocks_, f.tail_offset(), f.trees_,
+                                    f.object_trees_);
     try {
       detail::json::parse_fast(json_text, b);
     } catch (const json_error& e) {

@@ -83,7 +83,20 @@ class byte_buffer {
 // An array tree's nodes are blocks too: `node` says which entries the
 // publish step translates (json_ref elements after a leaf's header, child
 // offsets after an inner node's); n is then the node's entry count.
-enum class node_form : std::uint8_t { none, leaf, inner };
+// An object tree's blocks likewise (object_tree.cpp): its head (two root
+// offsets), member leaves (keys and values), member inner nodes (child
+// offsets), key leaves (keys), key inner nodes (child offsets and the
+// separators' keys).
+enum class node_form : std::uint8_t {
+  none,
+  leaf,
+  inner,
+  object_head,
+  member_leaf,
+  member_inner,
+  key_leaf,
+  key_inner
+};
 struct tail_block {
   std::uint64_t off;
   std::uint64_t bytes;
@@ -113,18 +126,27 @@ std::uint64_t add_tree_node(byte_buffer& out, std::uint64_t base, std::vector<ta
 json_ref build_array_tree(byte_buffer& out, std::uint64_t base, std::vector<tail_block>& blocks,
                           const json_ref* e, std::size_t n, const tree_shape& shape);
 
+// Appends an object tree (format 5) holding the n members `ms` (key
+// offsets into `keys`), in that order (n > shape.leaf_max): each key a
+// block, both trees laid out bottom-up with every node evenly filled, and
+// the head; returns the object's json_ref (tree form).
+json_ref build_object_tree(byte_buffer& out, std::uint64_t base, std::vector<tail_block>& blocks,
+                           const json_member* ms, std::size_t n, std::string_view keys,
+                           const tree_shape& shape);
+
 // Turns a stream of parse events into store records appended to `out` as
 // blocks (add_block), whose first byte is file offset `base`. A string is
 // written when it arrives; keys wait in memory for their object, whose
 // block holds its member table, its index and its keys; an array's table is
 // written when it closes, as a tree (format 4) when `trees` and it has more
-// than current_tree_shape().leaf_max elements. Empty strings and
-// containers have no block (x 0).
+// than current_tree_shape().leaf_max elements, and an object's likewise
+// (format 5) when `object_trees`. Empty strings and containers have no
+// block (x 0).
 class builder {
  public:
-  builder(byte_buffer& out, std::vector<tail_block>& blocks, std::uint64_t base,
-          bool trees) noexcept
-      : out_(out), blocks_(blocks), base_(base), trees_(trees) {}
+  builder(byte_buffer& out, std::vector<tail_block>& blocks, std::uint64_t base, bool trees,
+          bool object_trees) noexcept
+      : out_(out), blocks_(blocks), base_(base), trees_(trees), object_trees_(object_trees) {}
   // Where out's first byte will land; only before the first event.
   void rebase(std::uint64_t base) noexcept { base_ = base; }
 
@@ -169,6 +191,7 @@ class builder {
   std::vector<tail_block>& blocks_;
   std::uint64_t base_;
   bool trees_;
+  bool object_trees_;
   std::vector<frame> frames_;
   // Open containers' entries (arrays: value only; objects: key = offset of
   // the key in keys_).

@@ -126,7 +126,15 @@ void builder::end_object() {
   const frame f = frames_.back();
   const auto n = static_cast<std::uint32_t>(scratch_.size() - f.first);
   json_ref r{static_cast<std::uint8_t>(kind::object), {}, n, 0};
-  if (n != 0) {
+  const tree_shape shape = current_tree_shape();
+  if (object_trees_ && n > shape.leaf_max) {
+    // Key offsets relative to this object's first key byte.
+    std::vector<json_member> ms(scratch_.begin() + static_cast<std::ptrdiff_t>(f.first),
+                                scratch_.end());
+    for (json_member& m : ms) m.key -= f.keys;
+    r = build_object_tree(out_, base_, blocks_, ms.data(), n,
+                          std::string_view(keys_).substr(f.keys), shape);
+  } else if (n != 0) {
     const std::size_t table = n * sizeof(json_member);
     const std::size_t index_bytes = n >= index_min_members ? n * sizeof(std::uint32_t) : 0;
     const std::size_t key_bytes = keys_.size() - f.keys;
@@ -556,7 +564,7 @@ void parse_fast(std::string_view text, builder& b, const std::function<void()>& 
     // ones simdjson refuses), then build for real.
     byte_buffer scratch;
     std::vector<tail_block> scratch_blocks;
-    builder check(scratch, scratch_blocks, fl::detail::space_first_block, false);
+    builder check(scratch, scratch_blocks, fl::detail::space_first_block, false, false);
     parse_strict(text, check);
     valid();
   }

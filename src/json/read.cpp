@@ -21,6 +21,7 @@ namespace json {
 // member named `key`, or npos.
 std::size_t store_file::find_member(const json_ref& obj, std::uint64_t limit,
                                     std::string_view key) const {
+  if (obj.tree()) return find_tree_member(obj, limit, key);
   const std::uint32_t n = obj.n;
   const bool indexed = n >= index_min_members;
   const unsigned char* t = bytes(
@@ -70,7 +71,13 @@ std::optional<json_value> store_file::lookup(json_value v, std::string_view ptr)
   std::string buf;
   while (!ptr.empty()) {
     const std::string_view tok = next_token(ptr, buf);
-    if (v.ref_.k == static_cast<std::uint8_t>(kind::object)) {
+    if (v.ref_.k == static_cast<std::uint8_t>(kind::object) && v.ref_.tree()) {
+      // The lookup's descent of the member tree found the member's entry.
+      member_entry m;
+      if (find_tree_member(v.ref_, v.limit_, tok, &m) == std::string_view::npos)
+        return std::nullopt;
+      v = json_value(this, m.value, v.limit_, v.stamp_);
+    } else if (v.ref_.k == static_cast<std::uint8_t>(kind::object)) {
       const std::size_t i = find_member(v.ref_, v.limit_, tok);
       if (i == std::string_view::npos) return std::nullopt;
       v = v.member(i).value;
@@ -257,13 +264,26 @@ json_value json_value::element_at(std::size_t i, detail::json::child_hint& h) co
   return json_value(file_, file_->element_ref(ref_, limit_, i, h), limit_, stamp_);
 }
 
-// Objects are tables: member i is one read, no hint needed.
-json_member json_value::member_at(std::size_t i, detail::json::child_hint&) const {
-  return member(i);
+// A table's member i is one read; a tree's is read from the leaf in `h`
+// when it holds member i (the next member of an iteration), else found by
+// a descent that keeps its leaf in `h`.
+json_member json_value::member_at(std::size_t i, detail::json::child_hint& h) const {
+  if (!ref_.tree()) return member(i);
+  file_->check(stamp_);
+  const std::uint64_t off = i - h.first < h.count
+                                ? h.at + (i - h.first) * sizeof(detail::json::member_entry)
+                                : file_->member_offset(ref_, limit_, i, &h);
+  return tree_member(off);
+}
+
+json_member json_value::tree_member(std::uint64_t off) const {
+  const detail::json::member_entry m = file_->read_member_entry(off, limit_);
+  return {file_->key_bytes(m.key, m.key_len, limit_), json_value(file_, m.value, limit_, stamp_)};
 }
 
 json_member json_value::member(std::size_t i) const {
   file_->check(stamp_);
+  if (ref_.tree()) return tree_member(file_->member_offset(ref_, limit_, i));
   detail::json::json_member m;
   std::memcpy(&m, file_->bytes(ref_.x + i * sizeof(m), sizeof(m), limit_), sizeof m);
   const auto* k = reinterpret_cast<const char*>(file_->bytes(m.key, m.key_len, limit_));
@@ -285,6 +305,12 @@ json_value json_value::operator[](std::size_t i) const {
 std::optional<json_value> json_value::find(std::string_view key) const {
   file_->check(stamp_);
   if (!is_object()) return std::nullopt;
+  if (ref_.tree()) {
+    detail::json::member_entry m;
+    if (file_->find_tree_member(ref_, limit_, key, &m) == std::string_view::npos)
+      return std::nullopt;
+    return json_value(file_, m.value, limit_, stamp_);
+  }
   const std::size_t i = file_->find_member(ref_, limit_, key);
   if (i == std::string_view::npos) return std::nullopt;
   return member(i).value;

@@ -97,6 +97,7 @@ void store_file::create() {
   space_->get(head_.cast<json_head_v5>())->feed.ring = ring_.offset();
   pending_.clear();
   staged_ = {};
+  object_trees_ = true;
   start_tail();
 }
 
@@ -145,6 +146,20 @@ void store_file::emit(const json_ref& r, builder& b, const byte_buffer& out, std
     }
     case kind::object: {
       if (depth >= max_depth) damaged("nesting deeper than the format allows");
+      if (r.tree()) {
+        b.begin_object();
+        walk_object(
+            r, limit, false,
+            [&](std::uint64_t, std::uint64_t) {
+              if (out.size() > budget) damaged("the structure refers to one value twice");
+            },
+            [&](const member_entry& m) {
+              b.key(key_bytes(m.key, m.key_len, limit));
+              emit(m.value, b, out, budget, depth + 1);
+            });
+        b.end_object();
+        break;
+      }
       const unsigned char* t = bytes(r.x, std::uint64_t{r.n} * sizeof(json_member), limit);
       b.begin_object();
       for (std::uint32_t i = 0; i < r.n; ++i) {
@@ -163,7 +178,7 @@ void store_file::emit(const json_ref& r, builder& b, const byte_buffer& out, std
 }
 
 // Rewrites the document into a new space laid out as an import would
-// (format 4, no free blocks), which replaces the store at the next sync().
+// (format 5, no free blocks), which replaces the store at the next sync().
 void store_file::compact() {
   // Not the name of the space in use (a compaction not yet synced).
   const char* suffix =
@@ -175,7 +190,7 @@ void store_file::compact() {
     const std::uint64_t base = fresh.end_block().offset() - 8;
     byte_buffer out;
     std::vector<tail_block> blocks;
-    builder b(out, blocks, base, true);
+    builder b(out, blocks, base, true, true);
     emit(root_, b, out, 8 * root_limit() + 64, 0);
     root = b.result();
     if (!blocks.empty()) {
@@ -205,6 +220,7 @@ void store_file::compact() {
   trees_ = true;
   ring_ = fptr<feed_ring>(space_->get(fresh_head.cast<json_head_v5>())->feed.ring);
   staged_ = {};  // its operations are still in pending_: the next sync() records them
+  object_trees_ = true;
   tail_.clear();
   tail_blocks_.clear();
   start_tail();
@@ -291,6 +307,7 @@ void store_file::read_head() {
     if (feed.ring == 0) damaged("the store's head names no change feed");
     ring_ = fptr<feed_ring>(feed.ring);
   }
+  object_trees_ = h.version >= object_tree_format_version;
   if (!valid_kind(h.root.k)) damaged("a value of unknown kind at the root");
   root_ = h.root;
   start_tail();
@@ -318,7 +335,7 @@ json_store json_store::import(std::string_view json_text, const std::filesystem:
   // value, 32 per member, strings unescaped); reserving 2x spares the
   // doublings' copies (pages never written are never touched).
   f->tail_.reserve(json_text.size() * 2 + 4096);
-  detail::json::builder b(f->tail_, f->tail_blocks_, 0, true);
+  detail::json::builder b(f->tail_, f->tail_blocks_, 0, true, true);
   // Invalid text throws json_error before the file is created; the builder
   // then writes at the offsets the document's block will have.
   detail::json::parse_fast(json_text, b, [&] {

@@ -8,6 +8,7 @@
 //   store.cpp   the space: create, open, refresh, sync, compact
 //   verify.cpp  json_store::verify: the committed document over the space's census
 //   tree.cpp    array trees (format 4): building, descent, edits
+//   object_tree.cpp  object trees (format 5): building, descent, edits
 //
 // Edits build their blocks in `tail_` (at offsets from the space's end, as
 // labels) and move each into a block of the space (allocate: a free block of
@@ -71,6 +72,9 @@ class store_file {
   // trees. A format-3 store keeps every container flat, so a build that
   // reads format 3 still reads it after any edit.
   bool trees_ = true;
+  // Format 5: objects above leaf_max members become trees too. A store of
+  // format 4 or older keeps its objects flat.
+  bool object_trees_ = true;
   // compact(): the store being replaced, kept open (and locked) until the
   // sync() that publishes the compact copy.
   std::optional<mapped_space> old_space_;
@@ -229,6 +233,116 @@ class store_file {
   enum class op { set, add, remove, insert };
   json_ref edit_tree(const json_ref& a, std::uint64_t limit, std::uint64_t pos, op what,
                      const json_ref& v);
+
+  // ---- object trees (object_tree.cpp) ----
+
+  // The two trees of an object: their nodes' tag, entry sizes, the bytes
+  // of a leaf entry that an inner entry keeps as its separator (after
+  // {node, count}), and the lowest level of a root.
+  struct tree_kind {
+    std::uint32_t tag;
+    std::uint32_t leaf_bytes, inner_bytes, sep_bytes;
+    int root_min_level;
+    node_form leaf_form, inner_form;
+    const char* name;  // for messages: "an object's member tree"
+    std::uint32_t entry_bytes(std::uint32_t level) const noexcept {
+      return level == 0 ? leaf_bytes : inner_bytes;
+    }
+  };
+  static const tree_kind member_tree, key_tree;
+  // A node of tree `t` below `limit`, checked as read_node checks an array
+  // tree's (`level` < 0: a root, at t.root_min_level or above).
+  node_view read_onode(const tree_kind& t, std::uint64_t off, std::uint64_t limit,
+                       int level) const;
+  // The head block of object tree `o`, checked (its tag).
+  object_tree object_head(const json_ref& o, std::uint64_t limit) const;
+  // The offset of member i's member_entry (i < o.n); one descent. `leaf`
+  // as element_offset's.
+  std::uint64_t member_offset(const json_ref& o, std::uint64_t limit, std::uint64_t i,
+                              child_hint* leaf = nullptr) const;
+  member_entry read_member_entry(std::uint64_t off, std::uint64_t limit) const;
+  std::string_view key_bytes(std::uint64_t off, std::uint32_t len, std::uint64_t limit) const {
+    return {reinterpret_cast<const char*>(bytes(off, len, limit)), len};
+  }
+  // Key lookup in object tree `o`: the position of the last member named
+  // `key`, or npos; `found`, if given, receives its entry. A descent of
+  // each tree, O(log n).
+  std::size_t find_tree_member(const json_ref& o, std::uint64_t limit, std::string_view key,
+                               member_entry* found = nullptr) const;
+  // Where a leaf entry compared with a target would go: `rank` entries are
+  // below it; `at` (when `has_at`) is the first entry not below it, in the
+  // leaf the descent ended in; `prev` (when `has_prev`) the last below it.
+  struct rank_result {
+    std::uint64_t rank = 0;
+    bool has_at = false, has_prev = false;
+    unsigned char at[40] = {}, prev[40] = {};
+  };
+  // `cmp(separator bytes)` < 0, 0, > 0 as the entry is below, at, above the
+  // target (a separator is a leaf entry's first t.sep_bytes bytes).
+  template <class Cmp>
+  rank_result rank_in(const tree_kind& t, std::uint64_t root, std::uint64_t limit,
+                      const Cmp& cmp) const;
+  // Every node (node(offset, payload bytes)) and leaf entry (entry(bytes))
+  // of tree `t` under `root`, in order; checks each child's count and
+  // returns the leaf entries found. Bounded as walk_tree.
+  template <class Node, class Entry>
+  std::uint64_t walk_onode(const tree_kind& t, std::uint64_t off, std::uint64_t limit, int level,
+                           Node& node, Entry& entry) const {
+    const node_view nv = read_onode(t, off, limit, level);
+    const std::uint32_t eb = t.entry_bytes(nv.h.level);
+    node(off, object_node_bytes(eb, nv.h.count));
+    std::uint64_t total = 0;
+    for (std::uint32_t j = 0; j < nv.h.count; ++j) {
+      // Re-read per entry: a callback may grow the tail (see walk_node).
+      const unsigned char* e =
+          bytes(off + sizeof(tree_node) + std::uint64_t{j} * eb, eb, limit);
+      if (nv.h.level == 0) {
+        entry(e);
+        ++total;
+        continue;
+      }
+      std::uint64_t child, count;
+      std::memcpy(&child, e, 8);
+      std::memcpy(&count, e + 8, 8);
+      if (walk_onode(t, child, limit, nv.h.level - 1, node, entry) != count)
+        damaged(std::string(t.name) + "'s counts disagree with its leaves");
+      total += count;
+    }
+    return total;
+  }
+  // Every block of object tree `o` (node(offset, payload bytes): the head,
+  // both trees' nodes, the keys) and every member (member(entry)), in
+  // document order. Checks both trees' totals against o.n.
+  template <class Node, class Member>
+  void walk_object(const json_ref& o, std::uint64_t limit, bool key_tree_too, Node&& node,
+                   Member&& member) const {
+    const object_tree h = object_head(o, limit);
+    node(o.x, std::uint64_t{sizeof(object_tree)});
+    auto on_member = [&](const unsigned char* e) {
+      member_entry m;
+      std::memcpy(&m, e, sizeof m);
+      if (!valid_kind(m.value.k)) damaged("a value of unknown kind");
+      if (m.key_len) node(m.key, std::uint64_t{m.key_len});
+      member(m);
+    };
+    if (walk_onode(member_tree, h.members, limit, -1, node, on_member) != o.n)
+      damaged("an object tree's member count disagrees with its size");
+    if (!key_tree_too) return;
+    auto skip = [](const unsigned char*) {};
+    if (walk_onode(key_tree, h.keys, limit, -1, node, skip) != o.n)
+      damaged("an object tree's key count disagrees with its size");
+  }
+  // Object tree `o` with member `pos` set to `v` (op set), `v` added under
+  // `key` (op add) or member `pos` removed (op remove): copies of the
+  // nodes on the paths and of the head, each original added to replaced_
+  // (and a removed member's key). Returns the new object: a tree, or a
+  // flat table when its member tree shrank to one leaf.
+  json_ref edit_object_tree(const json_ref& o, std::uint64_t limit, std::size_t pos, op what,
+                            const json_ref& v, std::string_view key);
+  // A flat object table in the tail of members `ms` whose keys are offsets
+  // into `keys`; `index`, if given, is the member index to keep (set).
+  json_ref new_flat_object(std::vector<json_member>& ms, const std::string& keys,
+                           const unsigned char* index);
 
   // ---- reading (read.cpp) ----
 

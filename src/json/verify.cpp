@@ -7,6 +7,7 @@
 
 #include <fl/mapped_space.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -56,6 +57,7 @@ class verifier {
       std::memcpy(&fh, h + sizeof(json_head), sizeof fh);
       change_feed(fh.ring);
     }
+    object_trees_ = jh.version >= object_tree_format_version;
     in_document_ = true;
     value(jh.root, 0);
     // Pages no value reached (free blocks, the space's own): checked last,
@@ -224,6 +226,10 @@ class verifier {
       case kind::object: {
         if (depth >= max_depth) fault("nesting deeper than the format allows");
         if (r.n == 0) return;
+        if (r.tree()) {
+          tree_object(r, depth);
+          return;
+        }
         object(r, depth);
         return;
       }
@@ -289,6 +295,116 @@ class verifier {
     return total;
   }
 
+  // An object tree (format 5): its head a block with its tag; each tree's
+  // nodes checked as an array tree's (tag, entries, levels, counts, every
+  // inner node but the root with two children or more; the member tree's
+  // root at level 1 or more), each separator the first leaf entry under
+  // its child; the members in strictly rising seq below next_seq, the key
+  // entries in strictly rising (key_order, seq); both trees hold o.n
+  // entries and agree: each key entry names a distinct member by seq, with
+  // the same key block. Each key is a block reached once, valid UTF-8.
+  void tree_object(const json_ref& r, std::uint32_t depth) {
+    if (!object_trees_) fault("an object tree in a file of a format before version 5");
+    object_tree h;
+    std::memcpy(&h, block(r.x, sizeof h, "an object tree's head"), sizeof h);
+    if (h.tag != object_tree_tag) fault("an object tree's head at " + hex(r.x) + " has no tag");
+    std::vector<unsigned char> mbytes, kbytes;
+    unsigned char first[40];
+    const std::uint64_t nm = onode(store_file::member_tree, h.members, -1, mbytes, first);
+    const std::uint64_t nk = onode(store_file::key_tree, h.keys, -1, kbytes, first);
+    if (nm != r.n || nk != r.n)
+      fault("an object tree holds " + std::to_string(nm) + " members and " + std::to_string(nk) +
+            " keys, its object says " + std::to_string(r.n));
+    std::vector<member_entry> ms(nm);
+    std::memcpy(ms.data(), mbytes.data(), mbytes.size());
+    std::vector<std::string_view> keys(nm);
+    for (std::size_t i = 0; i < nm; ++i) {
+      const member_entry& m = ms[i];
+      if (m.seq >= h.next_seq || (i > 0 && m.seq <= ms[i - 1].seq))
+        fault("an object tree's member " + std::to_string(i) + " has seq " +
+              std::to_string(m.seq) + ", out of order (next " + std::to_string(h.next_seq) + ")");
+      const std::string what = "member " + std::to_string(i) + "'s key";
+      if (m.key_len) {
+        const unsigned char* k = block(m.key, m.key_len, what + " block");
+        utf8(k, m.key_len, what);
+        keys[i] = {reinterpret_cast<const char*>(k), m.key_len};
+      }
+    }
+    std::vector<bool> seen(nm, false);
+    key_entry prev{};
+    std::string_view prev_key;
+    for (std::size_t j = 0; j < nk; ++j) {
+      key_entry e;
+      std::memcpy(&e, kbytes.data() + j * sizeof e, sizeof e);
+      const auto it = std::lower_bound(
+          ms.begin(), ms.end(), e.seq,
+          [](const member_entry& m, std::uint64_t s) { return m.seq < s; });
+      if (it == ms.end() || it->seq != e.seq || it->key != e.key || it->key_len != e.key_len)
+        fault("the key tree's entry " + std::to_string(j) + " (seq " + std::to_string(e.seq) +
+              ") names no member of the member tree");
+      const auto i = static_cast<std::size_t>(it - ms.begin());
+      if (seen[i]) fault("the key tree names member " + std::to_string(i) + " twice");
+      seen[i] = true;
+      if (j > 0) {
+        const int c = key_order(prev_key.data(), prev.key_len, keys[i].data(), e.key_len);
+        if (c > 0 || (c == 0 && prev.seq >= e.seq))
+          fault("the key tree is not sorted at entry " + std::to_string(j));
+      }
+      prev = e;
+      prev_key = keys[i];
+    }
+    const std::size_t len = ptr_.size();
+    for (std::size_t i = 0; i < nm; ++i) {
+      append_token(ptr_, keys[i]);
+      value(ms[i].value, depth + 1);
+      ptr_.resize(len);
+    }
+  }
+  // A node of an object's tree `t` and all below it: appends its leaf
+  // entries to `leaves`, writes its first leaf entry to `first`, returns
+  // how many leaf entries it holds.
+  std::uint64_t onode(const store_file::tree_kind& t, std::uint64_t off, int level,
+                      std::vector<unsigned char>& leaves, unsigned char* first) {
+    const std::string what = std::string(t.name) + "'s node at " + hex(off);
+    const auto* hp = reinterpret_cast<const unsigned char*>(c_.bytes(off, sizeof(tree_node)));
+    if (hp == nullptr) fault(what + " lies past the file");
+    tree_node h;
+    std::memcpy(&h, hp, sizeof h);
+    if (h.tag != t.tag) fault(what + " has no node tag of its tree");
+    if (h.count == 0 || h.count > max_node_entries)
+      fault(what + " holds " + std::to_string(h.count) + " entries");
+    if (level < 0 ? h.level < static_cast<unsigned>(t.root_min_level) || h.level >= max_tree_levels
+                  : h.level != static_cast<unsigned>(level))
+      fault(what + " is at level " + std::to_string(h.level));
+    if (level >= 0 && h.level > 0 && h.count < 2) fault(what + " is an inner node with one child");
+    const std::uint32_t eb = t.entry_bytes(h.level);
+    const unsigned char* p = block(off, object_node_bytes(eb, h.count), t.name) + sizeof(tree_node);
+    std::vector<unsigned char> e(p, p + std::size_t{h.count} * eb);
+    if (h.level == 0) {
+      leaves.insert(leaves.end(), e.begin(), e.end());
+      std::memcpy(first, e.data(), eb);
+      return h.count;
+    }
+    std::uint64_t total = 0;
+    for (std::uint32_t j = 0; j < h.count; ++j) {
+      const unsigned char* x = e.data() + std::size_t{j} * eb;
+      std::uint64_t child, count;
+      std::memcpy(&child, x, 8);
+      std::memcpy(&count, x + 8, 8);
+      unsigned char sub[40];
+      const std::uint64_t got = onode(t, child, h.level - 1, leaves, sub);
+      if (got != count)
+        fault(what + " counts " + std::to_string(count) + " entries under child " +
+              std::to_string(j) + ", which holds " + std::to_string(got));
+      if (std::memcmp(x + 16, sub, t.sep_bytes) != 0)
+        fault(what + "'s separator of child " + std::to_string(j) +
+              " is not the first entry under it");
+      if (j == 0) std::memcpy(first, sub, t.leaf_bytes);
+      total += got;
+    }
+    return total;
+  }
+
   void object(const json_ref& r, std::uint32_t depth) {
     const std::uint32_t n = r.n;
     const bool indexed = n >= index_min_members;
@@ -345,6 +461,7 @@ class verifier {
   bool in_document_ = false;   // false: a fault outside the document (no pointer)
   bool owned_ = true;          // format 3: every value with bytes owns its block
   bool trees_ = true;          // format 4: arrays may be trees
+  bool object_trees_ = true;   // format 5: objects may be trees
   bool blocks_ok_ = true;      // the census walked every block
   std::uint64_t values_ = 0;
 };

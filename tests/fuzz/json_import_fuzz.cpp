@@ -6,6 +6,9 @@
 //    same store bytes.
 // 2. A text import() accepts dumps to text that imports again to the same
 //    dump, and every value the root holds can be read back by pointer.
+// The process builds trees of a tiny shape (2 to 4 entries a node), so
+// that short inputs make array and object trees (format 5) of several
+// levels.
 #include "json/json_internal.hpp"
 
 #include "fuzz_input.hpp"
@@ -36,7 +39,7 @@ struct outcome {
 template <class Parse>
 void run(std::string_view text, outcome& o, Parse parse) {
   // Any block start: both parsers must build the same bytes from it.
-  builder b(o.bytes, o.blocks, 8200, true);  // arrays past leaf_max as trees, as import does
+  builder b(o.bytes, o.blocks, 8200, true, true);  // trees past leaf_max, as import builds
   try {
     parse(text, b);
     o.root = b.result();
@@ -53,6 +56,8 @@ const std::filesystem::path& scratch_file() {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  static const bool tiny = (fl::detail::json::set_tree_shape({2, 4}), true);
+  (void)tiny;
   const std::string text =
       std::string(600, ' ') + std::string(reinterpret_cast<const char*>(data), size);
   outcome strict, fast;

@@ -11,10 +11,10 @@
 //      what gets fuzzed
 //   2  the rest is (position high, position low, xor) byte triples applied to
 //      a valid two-commit store made once per process (objects with and
-//      without the member index, arrays, strings, numbers, and an array
-//      tree of three levels: the process writes trees of a tiny shape, 2 to
-//      4 entries a node), whose checksums are then recomputed when byte 1
-//      is odd
+//      without the member index, arrays, strings, numbers, an array tree of
+//      three levels and an object tree (format 5) of three: the process
+//      writes trees of a tiny shape, 2 to 4 entries a node), whose
+//      checksums are then recomputed when byte 1 is odd
 #include "fuzz_input.hpp"
 
 #include "persist/crc32c.hpp"
@@ -96,6 +96,7 @@ const std::string& template_store() {
       s.sync();
       s.set("/a/b/0", R"({"deep":[[],{}]})");
       s.set("/big/k41", "\"added\"");
+      s.erase("/big/k5");
       s.insert("/log/7", R"("inserted")");
       s.sync();
     }
@@ -117,9 +118,16 @@ void exercise() {
       (void)root.find(m.key);
       if (++i == 8) break;
     }
+    if (const auto big = s.find("/big"); big && big->is_object()) {
+      i = 0;
+      for (fl::json_member m : big->members()) {
+        (void)big->find(m.key);
+        if (++i == 50) break;
+      }
+    }
     for (const char* p :
          {"/0", "/a", "/statuses/0/id", "/0/0", "/a/b", "/big/k7", "/big/k41", "/a/b/0/deep/1",
-          "/log/0", "/log/7", "/log/40"}) {
+          "/log/0", "/log/7", "/log/40", "/big/k0", "/big/k39", "/big/k5"}) {
       if (auto v = s.find(p)) (void)v->dump();
     }
   } catch (const fl::persist_error&) {}
@@ -132,7 +140,8 @@ void exercise() {
 void exercise_edits() {
   try {
     auto s = fl::json_store::open(scratch_file());
-    for (const char* p : {"/a", "/a/b/0", "/big/k7", "/statuses/0", "/0", "/log/3", "/log/39"}) {
+    for (const char* p : {"/a", "/a/b/0", "/big/k7", "/statuses/0", "/0", "/log/3", "/log/39",
+                          "/big/k0", "/big/new"}) {
       try {
         s.set(p, R"(["replaced",{"k":"v"}])");
       } catch (const std::out_of_range&) {}

@@ -44,7 +44,12 @@ std::string document(std::mt19937_64& rng, int items) {
   // erase collapses to a flat table and an insert makes a tree again.
   d += "],\"log\":[";
   for (int i = 0; i < log_size; ++i) d += (i ? "," : "") + std::to_string(i);
-  d += "],\"text\":" + json_string(letters(rng, 20000)) + "}";
+  // An object of 256 members: a tree (format 5) of two member leaves,
+  // which two erases collapse to a flat table and adds make a tree again.
+  d += "],\"index\":{";
+  for (int i = 0; i < log_size; ++i)
+    d += (i ? ",\"k" : "\"k") + std::to_string(i) + "\":" + std::to_string(i);
+  d += "},\"text\":" + json_string(letters(rng, 20000)) + "}";
   return d;
 }
 
@@ -106,7 +111,8 @@ struct json_run {
 };
 
 // Edits of every kind, one or two per commit: numbers in place, small and
-// multi-page strings, appended and erased elements. After a third of the
+// multi-page strings, appended and erased elements, added and erased
+// members of an object at the tree boundary. After a third of the
 // commits the store is closed and a new document imported over it; near the
 // end four commits of a 1.1 MiB string each take the log past its bound.
 // compact() runs twice, each published by its commit's sync().
@@ -148,7 +154,7 @@ json_run json_workload(recorded_run& run, const json_plan& plan, const json_hook
       s->set("/blob", json_string(letters(rng, 1100 * 1024)));
     } else {
       for (std::uint64_t n = 1 + rng() % 2; n-- > 0;) {
-        switch (rng() % 8) {
+        switch (rng() % 10) {
           case 0: s->set("/counts/" + std::to_string(rng() % 64), std::to_string(rng())); break;
           case 1:
             s->set("/items/" + std::to_string(rng() % static_cast<std::uint64_t>(items)) + "/name",
@@ -172,6 +178,10 @@ json_run json_workload(recorded_run& run, const json_plan& plan, const json_hook
           case 6:
             if (log > 0 && s->erase("/log/" + std::to_string(rng() % log))) --log;
             break;
+          case 7:
+            s->set("/index/n" + std::to_string(k), json_string(letters(rng, 20)));
+            break;
+          case 8: s->erase("/index/k" + std::to_string(rng() % log_size)); break;
           default: s->set("/name", json_string(letters(rng, 1 + rng() % 100))); break;
         }
       }

@@ -37,9 +37,34 @@
 // with or borrows from a sibling, which is copied too), so an edit writes
 // O(log n) blocks of at most 4 KiB. The root of a tree is always an inner
 // node: a tree shrunk to one leaf is stored as a flat table again, so small
-// arrays are exactly as compact as in format 3. Objects are flat tables in
-// every format up to 4 (docs/design.md "Array trees" says how their trees
-// will be laid out, with a format version of their own).
+// arrays are exactly as compact as in format 3.
+//
+// Format 5 adds object trees (docs/design.md "Object trees"). A new member
+// is always appended, so document order is the order of a counter that
+// only grows (its sequence number, seq). An object of more than
+// tree_shape::leaf_max members is two B+-trees beside one head block:
+//   json_ref              k = object, n = member count, x = an object_tree
+//   object_tree           tag, the member tree's root, the key tree's root,
+//                         the next seq to give
+//   member tree           leaves: member_entry {seq, key, value} in
+//                         document order (so in seq order); inner entries
+//                         member_child {node, members under it, the first
+//                         seq under it}
+//   key tree              leaves: key_entry {key, seq} in key_order, ties
+//                         by seq; inner entries key_child {node, entries
+//                         under it, the first key_entry under it}
+// Each key is a block of its own (as a string's bytes), referred to by its
+// member_entry, its key_entry and the key_child separators above it (which
+// lie on the path to it, so an erase rewrites them). Member i is a descent
+// of the member tree by counts; a lookup descends the key tree to the last
+// entry with that key, then the member tree by seq (counting the members
+// before it, its position); add appends to the member tree and inserts into
+// the key tree, erase removes from both, set rewrites one member leaf: each
+// copies the nodes on its descent paths and the head, O(log n) blocks. The
+// member tree's root is an inner node (a member tree shrunk to one leaf
+// makes the object a flat table again); the key tree's root may be a leaf.
+// Nodes carry their tree's tag (member_node_tag, key_node_tag), so a
+// reference into the wrong tree is caught.
 //
 // Values (json_ref, 16 bytes) refer to their bytes by offset in the space:
 //   string, number_text   x = offset of the UTF-8 bytes, n = byte count
@@ -68,7 +93,12 @@
 // raises persist_error. Every byte is read through
 // mapped_space::checked, which verifies each committed page against its CRC
 // the first time it is touched: opening costs O(1), reading a value costs
-// the pages under it once.
+// the pages under it once. Object trees are bounded as array trees are:
+// each node carries its own tree's tag (member_node_tag, key_node_tag; the
+// head object_tree_tag), its level is its parent's minus one, counts are
+// checked on every path an edit copies and on every walk, and an edit
+// checks that the entry its descent found is the one it removes or
+// replaces.
 #pragma once
 
 #include <fl/detail/config.hpp>  // FL_ABI_NS
@@ -84,16 +114,20 @@ namespace json {
 
 // "flJSONst" read as a little-endian uint64.
 inline constexpr std::uint64_t file_magic = 0x74734e4f534a6c66ULL;
-// Version 5: the head carries the change feed (json_feed_head below).
+// Version 5: big objects are trees too (a build of version 4 refuses the
+// file by this number: it would read an object tree as a table), and the
+// head carries the change feed (json_feed_head below).
 // Version 4: big arrays are trees of blocks (a build of version 3 refuses
 // the file by this number, as it must: it would read a tree as a table).
 // Version 3: every value with bytes has a block of its own (reused once
 // freed); version 2 (blocks of many values, ordered below their containers)
 // is read and edited without reclaiming space until compacted.
 inline constexpr std::uint32_t format_version = 5;
-// The first version with blocks reused (3) and with array trees (4).
+// The first version with blocks reused (3), with array trees (4), with
+// object trees and the change feed (5).
 inline constexpr std::uint32_t reuse_format_version = 3;
 inline constexpr std::uint32_t tree_format_version = 4;
+inline constexpr std::uint32_t object_tree_format_version = 5;
 inline constexpr std::uint32_t feed_format_version = 5;
 inline constexpr std::uint32_t oldest_format_version = 2;
 
@@ -122,8 +156,9 @@ enum class kind : std::uint8_t {
 
 struct json_ref {
   std::uint8_t k = 0;  // a kind
-  // pad[0]: the form of an array, flat_form (a table of n json_ref at x) or
-  // tree_form (a tree_node at x); 0 for every other kind. pad[1..2]: 0.
+  // pad[0]: the form of an array or object, flat_form (a table at x) or
+  // tree_form (an array's root tree_node, an object's object_tree at x); 0
+  // for every other kind. pad[1..2]: 0.
   std::uint8_t pad[3] = {};
   std::uint32_t n = 0;
   std::uint64_t x = 0;
@@ -180,8 +215,11 @@ inline constexpr std::uint64_t tree_node_bytes(std::uint32_t count) noexcept {
 // inner_max children in an inner node, at least half of that in every node
 // but the root; an array of at most leaf_max elements is a flat table. The
 // default fills a block of the 4 KiB class (8 bytes of block header, 8 of
-// tree_node, 255 entries of 16 bytes). Readers accept any shape within
-// max_node_entries and max_tree_levels.
+// tree_node, 255 entries of 16 bytes). Object trees use the same counts
+// (an object of at most leaf_max members is a flat table; their entries of
+// 24 to 40 bytes make nodes of up to 10 KiB, still one node per level an
+// edit copies). Readers accept any shape within max_node_entries and
+// max_tree_levels.
 struct tree_shape {
   std::uint32_t leaf_max = 255;
   std::uint32_t inner_max = 255;
@@ -194,6 +232,70 @@ static_assert(tree_node_bytes(tree_shape{}.leaf_max) + 8 == 4096);
 // at most 1024. Not thread-safe: set it before any store is used.
 tree_shape current_tree_shape() noexcept;
 void set_tree_shape(tree_shape s);
+
+// ---- object trees (format 5) ----
+
+// What an object tree's json_ref points at (a block of its own, copied by
+// every edit of the object).
+struct object_tree {
+  std::uint32_t tag = 0;  // object_tree_tag
+  std::uint32_t pad = 0;
+  std::uint64_t members = 0;   // the member tree's root node (level >= 1)
+  std::uint64_t keys = 0;      // the key tree's root node (level >= 0)
+  std::uint64_t next_seq = 0;  // above every member's seq
+};
+static_assert(sizeof(object_tree) == 32 && std::is_trivially_copyable_v<object_tree>);
+
+// A member tree's leaf entry: the member in document order.
+struct member_entry {
+  std::uint64_t seq = 0;  // first: the separator an inner entry keeps
+  std::uint64_t key = 0;  // offset of the key's block (0 for "")
+  std::uint32_t key_len = 0;
+  std::uint32_t pad = 0;
+  json_ref value;
+};
+static_assert(sizeof(member_entry) == 40 && std::is_trivially_copyable_v<member_entry>);
+
+// A key tree's leaf entry, ordered by key_order of the keys, then by seq.
+struct key_entry {
+  std::uint64_t key = 0;
+  std::uint32_t key_len = 0;
+  std::uint32_t pad = 0;
+  std::uint64_t seq = 0;
+};
+static_assert(sizeof(key_entry) == 24 && std::is_trivially_copyable_v<key_entry>);
+
+// Inner entries: a child, the leaf entries under it, and the first leaf
+// entry under it (its separator: all of a key_entry, a member_entry's seq).
+struct member_child {
+  std::uint64_t node = 0;
+  std::uint64_t count = 0;
+  std::uint64_t seq = 0;
+};
+static_assert(sizeof(member_child) == 24);
+struct key_child {
+  std::uint64_t node = 0;
+  std::uint64_t count = 0;
+  key_entry first;
+};
+static_assert(sizeof(key_child) == 40);
+
+// "fobj", "fobm", "fobk" read as little-endian uint32s.
+inline constexpr std::uint32_t object_tree_tag = 0x6a626f66u;
+inline constexpr std::uint32_t member_node_tag = 0x6d626f66u;
+inline constexpr std::uint32_t key_node_tag = 0x6b626f66u;
+
+// The bytes of an entry at `level` (0: a leaf) of each tree, and of a node.
+inline constexpr std::uint32_t member_entry_bytes(std::uint32_t level) noexcept {
+  return level == 0 ? sizeof(member_entry) : sizeof(member_child);
+}
+inline constexpr std::uint32_t key_entry_bytes(std::uint32_t level) noexcept {
+  return level == 0 ? sizeof(key_entry) : sizeof(key_child);
+}
+inline constexpr std::uint64_t object_node_bytes(std::uint32_t entry_bytes,
+                                                 std::uint32_t count) noexcept {
+  return sizeof(tree_node) + std::uint64_t{count} * entry_bytes;
+}
 
 // The order of the member index: only equality lookups use it, so keys are
 // ordered by length first (one integer compare settles most pairs), then by

@@ -1,0 +1,380 @@
+// fl::json_store object trees (format 5, fl/detail/json_format.hpp): an
+// object of more than leaf_max members is a member tree (document order,
+// by seq) beside a key tree (key_order, to seq), so that every edit adds
+// and retires O(log n) blocks; small objects stay flat tables, a tree
+// shrunk to one leaf becomes one again; format-4 files keep their objects
+// flat until compacted; crafted trees raise persist_error.
+#include <fl/detail/json_format.hpp>
+#include <fl/json_store.hpp>
+#include <fl/mapped_space.hpp>
+
+#include "test_support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <random>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace {
+
+namespace fj = fl::detail::json;
+
+std::string str(const fl::string& s) { return std::string(std::string_view(s)); }
+
+class shape_scope {
+ public:
+  explicit shape_scope(fj::tree_shape s) { fj::set_tree_shape(s); }
+  ~shape_scope() { fj::set_tree_shape({}); }
+  shape_scope(const shape_scope&) = delete;
+  shape_scope& operator=(const shape_scope&) = delete;
+};
+
+// An object as (key, JSON text) pairs in document order.
+using model = std::vector<std::pair<std::string, std::string>>;
+
+std::string dump_of(const model& m) {
+  std::string t = "{";
+  for (std::size_t i = 0; i < m.size(); ++i)
+    t += (i ? ",\"" : "\"") + m[i].first + "\":" + m[i].second;
+  return t + "}";
+}
+
+model numbered(std::size_t n, const char* prefix = "k") {
+  model m;
+  for (std::size_t i = 0; i < n; ++i) m.emplace_back(prefix + std::to_string(i), std::to_string(i));
+  return m;
+}
+
+// "/o/<key>", the key escaped as an RFC 6901 token.
+std::string pointer_to(std::string_view key) {
+  std::string p = "/o/";
+  for (const char c : key) p += c == '~' ? "~0" : c == '/' ? "~1" : std::string(1, c);
+  return p;
+}
+
+// The committed root (through the space, as a crafted-file test reads it).
+fj::json_ref root_ref(const std::filesystem::path& file) {
+  fl::mapped_space space(file, fl::mapped_space_options{.mode = fl::open_mode::read_only});
+  return space.get(space.root<fj::json_head>())->root;
+}
+
+struct JsonObjectTreeTest : ::testing::Test {
+  fl_test::temp_dir dir{"fl_otree_"};
+  std::filesystem::path file() const { return dir.path() / "store.fl"; }
+  bool root_is_tree() const { return root_ref(file()).tree(); }
+};
+
+TEST_F(JsonObjectTreeTest, SmallObjectsStayFlatAndBigOnesAreTrees) {
+  const std::uint32_t leaf = fj::tree_shape{}.leaf_max;
+  fl::json_store::import(dump_of(numbered(leaf)), file()).sync();
+  EXPECT_FALSE(root_is_tree());
+  {
+    auto s = fl::json_store::open(file());
+    s.set("/extra", "1");  // one more: a tree
+    s.sync();
+    s.verify();
+    EXPECT_EQ(s.find("/extra")->as_int64(), 1);
+    EXPECT_EQ(s.find("/k7")->as_int64(), 7);
+  }
+  EXPECT_TRUE(root_is_tree());
+  fl::json_store::import(dump_of(numbered(leaf + 1)), file()).sync();
+  EXPECT_TRUE(root_is_tree());
+  {
+    // Erased until the member tree is one leaf: flat again.
+    auto s = fl::json_store::open(file());
+    for (std::uint32_t i = 0; i < leaf / 2 + 2; ++i) ASSERT_TRUE(s.erase("/k" + std::to_string(i)));
+    s.sync();
+    s.verify();
+    EXPECT_EQ(s.root().size(), leaf + 1 - (leaf / 2 + 2));
+  }
+  EXPECT_FALSE(root_is_tree());
+}
+
+// The bound the format is for: at n = 100,000 an add, a set and an erase
+// each add a handful of blocks and a commit writes a handful of pages,
+// where a flat table of 3.6 MB would copy all of it.
+TEST_F(JsonObjectTreeTest, AnEditOfABigObjectWritesLogarithmicallyFewPages) {
+  auto s = fl::json_store::import(dump_of(numbered(100'000)), file());
+  s.sync();
+  s.set("/warm", R"("up the free lists")");
+  s.sync();
+  const auto edits = {+[](fl::json_store& x) { x.set("/new", R"("added")"); },
+                      +[](fl::json_store& x) { x.set("/k5000", R"("set")"); },
+                      +[](fl::json_store& x) { x.set("/k6000", "6"); },
+                      +[](fl::json_store& x) { x.erase("/k50000"); }};
+  for (auto edit : edits) {
+    const std::uint64_t before = s.stats().used_bytes;
+    edit(s);
+    s.sync();
+    const fl::space_stats after = s.stats();
+    // Three levels of each tree (nodes of up to 10 KiB), the head, a key.
+    EXPECT_LE(after.used_bytes - std::min(after.used_bytes, before), 80u * 1024);
+    EXPECT_LE(after.last_sync_pages, 64u);
+  }
+  EXPECT_EQ(str(*s.at("/new")), R"("added")");
+  EXPECT_EQ(str(*s.at("/k5000")), R"("set")");
+  EXPECT_FALSE(s.find("/k50000"));
+  EXPECT_EQ(s.root().size(), 100'001u);
+  s.verify();
+}
+
+// Every edit of an object against a model, with a tiny shape (trees from 3
+// members, 2 to 4 entries a node) so that a few thousand edits split,
+// merge, grow and collapse both trees and cross the flat/tree boundary
+// both ways, with commits, reopens, compactions and verify() between them;
+// after each step the dump, a lookup, member i and the iteration agree.
+TEST_F(JsonObjectTreeTest, RandomEditsAgreeWithAModel) {
+  const shape_scope tiny({2, 4});
+  const std::uint64_t seed = fl_test::test_seed();
+  std::mt19937_64 rng(seed);
+  model want = numbered(40);
+  std::optional<fl::json_store> s;
+  s.emplace(fl::json_store::import(R"({"o":)" + dump_of(want) + "}", file()));
+  s->sync();
+  std::uint64_t next = 1000;
+  auto find = [&](const std::string& k) {
+    return std::find_if(want.begin(), want.end(), [&](const auto& p) { return p.first == k; });
+  };
+  for (int step = 0; step < 4000; ++step) {
+    const std::uint64_t r = rng() % 100;
+    const std::size_t n = want.size();
+    // Keys of 0 to 3 characters too, so key_order's length rule and the
+    // empty key are exercised.
+    const std::string value = std::to_string(rng() % 1000);
+    if (r < 38 || n == 0) {
+      std::string k = rng() % 4 ? "n" + std::to_string(next++) : std::string(rng() % 3, 'z');
+      if (rng() % 8 == 0) k = "x~y/" + std::to_string(next++);
+      const auto it = find(k);
+      const std::string text = rng() % 3 ? value : R"({"v":")" + value + R"("})";
+      s->set(pointer_to(k), text);
+      if (it != want.end())
+        it->second = text;
+      else
+        want.emplace_back(k, text);
+    } else if (r < 78) {
+      const std::size_t at = rng() % n;
+      ASSERT_TRUE(s->erase(pointer_to(want[at].first))) << "seed " << seed << " step " << step;
+      want.erase(want.begin() + static_cast<std::ptrdiff_t>(at));
+    } else if (r < 94) {
+      const std::size_t at = rng() % n;
+      const std::string ptr = pointer_to(want[at].first);
+      // A number is written over the member in its leaf; a string copies
+      // the path.
+      const std::string text = rng() % 2 ? value : "\"" + value + "\"";
+      s->set(ptr, text);
+      want[at].second = text;
+    } else if (r < 96) {
+      EXPECT_FALSE(s->erase("/o/absent" + value));
+      s->sync();
+      s->verify();
+    } else if (r < 98) {
+      s->sync();
+      s.reset();
+      s.emplace(fl::json_store::open(file()));
+    } else {
+      s->compact();
+      s->sync();
+    }
+    ASSERT_EQ(str(*s->at("/o")), dump_of(want)) << "seed " << seed << " step " << step;
+    const fl::json_value o = *s->find("/o");
+    ASSERT_EQ(o.size(), want.size());
+    if (!want.empty()) {
+      const std::size_t at = rng() % want.size();
+      const std::optional<fl::json_value> v = o.find(want[at].first);
+      ASSERT_TRUE(v) << "seed " << seed << " step " << step << " key " << want[at].first;
+      ASSERT_EQ(str(v->dump()), want[at].second) << "seed " << seed << " step " << step;
+    }
+    if (step % 50 == 0) {
+      std::size_t i = 0;
+      for (const auto& [k, v] : o.members()) {
+        ASSERT_EQ(k, want[i].first) << "seed " << seed << " step " << step;
+        ASSERT_EQ(str(v.dump()), want[i].second);
+        ++i;
+      }
+      ASSERT_EQ(i, want.size());
+    }
+  }
+  s->sync();
+  s->verify();
+  while (!want.empty()) {
+    s->erase(pointer_to(want.back().first));
+    want.pop_back();
+    if (want.size() % 7 == 0) { ASSERT_EQ(str(*s->at("/o")), dump_of(want)); }
+  }
+  EXPECT_EQ(str(*s->at("/o")), "{}");
+  for (int i = 0; i < 30; ++i) s->set("/o/a" + std::to_string(i), std::to_string(i));
+  s->sync();
+  s->verify();
+  EXPECT_EQ(s->find("/o/a29")->as_int64(), 29);
+}
+
+// Repeated keys (RFC 8259 allows them; import keeps them): a lookup finds
+// the last, the dump keeps all in order, an erase removes the last.
+TEST_F(JsonObjectTreeTest, RepeatedKeysFindTheLast) {
+  const shape_scope tiny({2, 4});
+  auto s = fl::json_store::import(R"({"a":1,"b":2,"a":3,"c":4,"a":5,"d":6})", file());
+  s.sync();
+  EXPECT_TRUE(root_is_tree());
+  EXPECT_EQ(s.find("/a")->as_int64(), 5);
+  EXPECT_TRUE(s.erase("/a"));
+  EXPECT_EQ(s.find("/a")->as_int64(), 3);
+  EXPECT_EQ(str(s.dump()), R"({"a":1,"b":2,"a":3,"c":4,"d":6})");
+  s.sync();
+  s.verify();
+}
+
+// Iteration reads each member once, in document order, from its leaf.
+TEST_F(JsonObjectTreeTest, MembersIterateInOrder) {
+  const shape_scope tiny({4, 4});
+  const model m = numbered(1000);
+  auto s = fl::json_store::import(dump_of(m), file());
+  std::size_t i = 0;
+  for (const auto& [k, v] : s.root().members()) {
+    EXPECT_EQ(k, m[i].first);
+    EXPECT_EQ(v.as_int64(), static_cast<std::int64_t>(i));
+    ++i;
+  }
+  EXPECT_EQ(i, 1000u);
+  EXPECT_EQ(s.find("/k999")->as_int64(), 999);
+  EXPECT_FALSE(s.find("/k1000"));
+  EXPECT_EQ(str(s.dump()), dump_of(m));
+}
+
+// A format-4 store keeps its objects flat (a format-4 build reads it after
+// any edit); compact() rewrites it as format 5, its big objects as trees.
+TEST_F(JsonObjectTreeTest, AFormat4StoreStaysFlatUntilCompacted) {
+  const shape_scope tiny({4, 4});
+  fl::json_store::import(R"({"a":1,"b":[1,2,3,4,5,6]})", file()).sync();
+  {
+    fl::mapped_space space(file());
+    space.get(space.root<fj::json_head>())->version = 4;
+    space.sync();
+  }
+  model want{{"a", "1"}, {"b", "[1,2,3,4,5,6]"}};
+  {
+    auto s = fl::json_store::open(file());
+    for (int i = 0; i < 20; ++i) {
+      s.set("/m" + std::to_string(i), std::to_string(i));
+      want.emplace_back("m" + std::to_string(i), std::to_string(i));
+    }
+    s.erase("/m3");
+    want.erase(want.begin() + 5);
+    s.sync();
+    s.verify();
+    EXPECT_EQ(str(s.dump()), dump_of(want));
+  }
+  EXPECT_FALSE(root_is_tree());
+  {
+    auto s = fl::json_store::open(file());
+    s.compact();
+    s.sync();
+    s.verify();
+    EXPECT_EQ(str(s.dump()), dump_of(want));
+  }
+  EXPECT_TRUE(root_is_tree());
+  fl::mapped_space space(file(), fl::mapped_space_options{.mode = fl::open_mode::read_only});
+  EXPECT_EQ(space.get(space.root<fj::json_head>())->version, fj::format_version);
+}
+
+// Crafted object trees (through the space, so every checksum matches):
+// verify, lookups, edits, and (when the member tree is damaged) dump and
+// compact raise persist_error.
+enum class craft { head_tag, node_tag, self_child, key_count };
+
+void craft_object(const std::filesystem::path& file, craft how) {
+  fl::mapped_space space(file);
+  const fj::json_ref o = space.get(space.root<fj::json_head>())->root;
+  ASSERT_TRUE(o.tree());
+  auto* h = reinterpret_cast<fj::object_tree*>(space.get(fl::fptr<char>(o.x)));
+  char* root = space.get(fl::fptr<char>(h->members));
+  fj::member_child c;
+  std::memcpy(&c, root + sizeof(fj::tree_node), sizeof c);
+  switch (how) {
+    case craft::head_tag: h->tag = 0; break;
+    case craft::node_tag: h->keys = h->members; break;  // the key tree's root is a member node
+    case craft::self_child:
+      c.node = h->members;
+      std::memcpy(root + sizeof(fj::tree_node), &c, sizeof c);
+      break;
+    case craft::key_count: {
+      fj::key_child k;
+      char* kroot = space.get(fl::fptr<char>(h->keys));
+      std::memcpy(&k, kroot + sizeof(fj::tree_node), sizeof k);
+      k.count += 3;
+      std::memcpy(kroot + sizeof(fj::tree_node), &k, sizeof k);
+      break;
+    }
+  }
+  space.sync();
+}
+
+TEST_F(JsonObjectTreeTest, CraftedTreesRaisePersistError) {
+  const shape_scope tiny({2, 4});
+  for (craft how : {craft::head_tag, craft::node_tag, craft::self_child, craft::key_count}) {
+    SCOPED_TRACE(static_cast<int>(how));
+    fl::json_store::import(dump_of(numbered(40)), file()).sync();
+    craft_object(file(), how);
+    auto s = fl::json_store::open(file());
+    EXPECT_THROW((void)s.verify(), fl::persist_error);
+    // A lookup or an edit reads the nodes on its paths only: the self
+    // child is the root's first, on the path to k0 (and a count that lies
+    // is met by an edit's checks, not by a lookup's descent).
+    if (how == craft::self_child) {
+      EXPECT_THROW((void)s.find("/k0"), fl::persist_error);
+      EXPECT_THROW(s.erase("/k0"), fl::persist_error);
+    } else {
+      if (how != craft::key_count) { EXPECT_THROW((void)s.find("/k39"), fl::persist_error); }
+      EXPECT_THROW(s.set("/new", "1"), fl::persist_error);
+    }
+    EXPECT_THROW(s.set("", "1"), fl::persist_error);  // replacing it walks all of it
+    if (how == craft::head_tag || how == craft::self_child) {
+      EXPECT_THROW((void)s.dump(), fl::persist_error);
+      EXPECT_THROW(s.compact(), fl::persist_error);
+    } else {
+      // The key tree is an index of the member tree, which holds the
+      // document: dump() and compact() read the members only, and the
+      // compact copy has a sound key tree again.
+      EXPECT_EQ(str(s.dump()), dump_of(numbered(40)));
+      s.compact();
+      s.sync();
+      s.verify();
+      EXPECT_EQ(s.find("/k39")->as_int64(), 39);
+    }
+  }
+}
+
+// json_diff between two object trees (members added, removed, changed and
+// moved), at_pointer through one, and the patch applied to `from` makes it
+// `to` exactly, order included.
+TEST_F(JsonObjectTreeTest, DiffAndPointersReadTrees) {
+  const shape_scope tiny({2, 4});
+  model from = numbered(30), to = numbered(30);
+  to.erase(to.begin() + 3);
+  to[10].second = R"({"x":[1,2]})";
+  to.emplace_back("added", "true");
+  std::rotate(to.begin() + 20, to.begin() + 21, to.end());
+  auto a = fl::json_store::import(dump_of(from), file());
+  auto b = fl::json_store::import(dump_of(to), dir.path() / "to.fl");
+  EXPECT_EQ(a.root().at_pointer("/k29")->as_int64(), 29);
+  EXPECT_EQ(str(b.root().at_pointer("/k11/x/1")->dump()), "2");
+  const fl::string patch = fl::json_diff(a.root(), b.root());
+  a.apply_patch(patch);
+  EXPECT_EQ(str(a.dump()), dump_of(to));
+  a.sync();
+  a.verify();
+  a.merge_patch(R"({"k0":null,"k1":{"deep":1},"new":"m"})");
+  EXPECT_EQ(str(*a.at("/k1/deep")), "1");
+  EXPECT_FALSE(a.find("/k0"));
+  EXPECT_EQ(str(*a.at("/new")), R"("m")");
+  a.sync();
+  a.verify();
+}
+
+}  // namespace
