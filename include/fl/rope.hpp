@@ -49,6 +49,8 @@ enum class line_break : std::uint8_t {
 namespace detail {
 enum class text_metric : unsigned char;  // chars, newlines, utf16 (src/text/text_count.hpp)
 inline namespace FL_ROPE_NS {
+struct anchor_table;  // a rope's anchors (src/rope/anchors.cpp)
+struct anchor_node;
 // Checks depth, balance, sizes, offsets and reference counts of the whole
 // tree; throws std::logic_error naming the first broken invariant. O(n nodes).
 void check_invariants(const rope& r);
@@ -109,16 +111,24 @@ class rope {
     mode_ = mode;
   }
   rope(const rope& other, line_break mode);
-  // Copies and moves take the other rope's text and its line-break mode.
+  // Copies and moves take the other rope's text and its line-break mode,
+  // never its anchors (see "anchors" below): a new rope has none, and a
+  // rope assigned to keeps its own, clamped to its new size(); so does a
+  // rope moved from, left empty (its anchors at 0). O(1); O(log k) more
+  // for a rope with k anchors.
   rope(const rope& other) noexcept : root_(other.root_), mode_(other.mode_) {
     detail::acquire(root_.p);
   }
-  rope(rope&& other) noexcept : root_(other.root_), mode_(other.mode_) { other.root_ = {}; }
+  rope(rope&& other) noexcept : root_(other.root_), mode_(other.mode_) {
+    other.root_ = {};
+    other.clamp_anchors();
+  }
   rope& operator=(const rope& other) noexcept {
     detail::acquire(other.root_.p);
     detail::release(root_.p);
     root_ = other.root_;
     mode_ = other.mode_;
+    clamp_anchors();
     return *this;
   }
   rope& operator=(rope&& other) noexcept {
@@ -127,6 +137,8 @@ class rope {
       root_ = other.root_;
       mode_ = other.mode_;
       other.root_ = {};
+      clamp_anchors();
+      other.clamp_anchors();
     }
     return *this;
   }
@@ -141,17 +153,25 @@ class rope {
   // split between two leaves is moved into one, O(log n) each. The text
   // never changes; after a throw (std::bad_alloc) the mode is unchanged.
   void set_line_break_mode(line_break mode);
-  ~rope() { detail::release(root_.p); }
+  // Anchors of the rope outlive it as handles that no rope holds.
+  ~rope() {
+    detail::release(root_.p);
+    if (anchors_) [[unlikely]]
+      drop_anchors();
+  }
 
   // ---- size ----
   size_type size() const noexcept { return root_.len; }
   size_type length() const noexcept { return root_.len; }
   [[nodiscard]] bool empty() const noexcept { return root_.len == 0; }
-  // Empties the rope; its line-break mode stays.
+  // Empties the rope; its line-break mode stays, its anchors go to 0.
   void clear() noexcept {
     detail::release(root_.p);
     root_ = {};
+    clamp_anchors();
   }
+  // Exchanges the texts and modes; each rope keeps its anchors, clamped to
+  // its new size() (as for an assignment).
   void swap(rope& other) noexcept {
     detail::edge t = root_;
     root_ = other.root_;
@@ -159,6 +179,8 @@ class rope {
     const line_break m = mode_;
     mode_ = other.mode_;
     other.mode_ = m;
+    clamp_anchors();
+    other.clamp_anchors();
   }
 
   // ---- element access: O(log n); O(1) for a flat rope. r[r.size()] is
@@ -192,7 +214,8 @@ class rope {
   rope& append(std::string_view text) {
     // Hot path, inline: a unique flat chunk with room takes the bytes in
     // place. Everything else, including growth, is out of line.
-    if (root_.p && root_.p->height == 0 && detail::leaf_append_in_place(root_, text)) return *this;
+    if (root_.p && root_.p->height == 0 && !anchors_ && detail::leaf_append_in_place(root_, text))
+      return *this;
     return append_slow(text);
   }
   rope& append(const rope& other);
@@ -450,6 +473,50 @@ class rope {
     return pos < root_.len && !detail::utf8_continuation(static_cast<unsigned char>((*this)[pos]));
   }
 
+  // ---- anchors: positions that move with the edits, for cursors,
+  // selections, diagnostics and folds (docs/rope.md "Anchors"). An edit
+  // that makes bytes [pos, pos + n) into m bytes moves an anchor at byte p
+  //   p < pos:             not at all
+  //   pos <= p <= pos + n: to pos (bias::before) or to pos + m (bias::after)
+  //   p > pos + n:         to p - n + m
+  // So an erase collapses the anchors inside it, and at its end, to its
+  // start; an insert exactly at an anchor goes behind a bias::before anchor
+  // and in front of a bias::after one (a cursor typing on); a replace is
+  // the erase, then the insert. Every edit keeps them: insert, erase,
+  // replace, append, prepend, push_back, +=, the iterator forms, the edits
+  // by char and UTF-16 unit and the checked edits. A whole text given at
+  // once (assignment, swap, clear, being moved from) says nothing of which
+  // bytes stayed: each anchor keeps its byte offset, clamped to the new
+  // size(). (An undo that must carry anchors is applied as an edit.)
+  // set_line_break_mode changes no text and moves no anchor.
+  //
+  // Anchors belong to the rope object that made them, not to its text: a
+  // copy or a move has none of them (anchors of a rope that moves, as in a
+  // std::vector that grows, stay behind with the object moved from). An
+  // anchor handle removes its position when it is destroyed or reset; a
+  // rope destroyed first leaves its handles held by no rope (holds() false).
+  //
+  // Cost: a rope with k anchors keeps them in two balanced trees (one per
+  // bias) of positions shifted lazily, so every edit above costs O(log k)
+  // more, whatever k and whatever the edit moves, and nothing when k == 0.
+  // Each anchor takes one allocation of 64 bytes. ----
+
+  // Which side of text inserted exactly at an anchor the anchor keeps to.
+  enum class bias : std::uint8_t { before, after };
+  class anchor;
+  // A new anchor at byte pos with bias b. O(log k), one allocation. Throws
+  // std::out_of_range if pos > size(); std::bad_alloc leaves *this
+  // unchanged.
+  [[nodiscard]] anchor anchor_at(size_type pos, bias b);
+  // Where anchor a is now (<= size()). O(log k). Throws
+  // std::invalid_argument unless holds(a).
+  size_type position(const anchor& a) const;
+  // Whether a is an anchor of this rope (false for an empty handle and for
+  // another rope's anchor). O(1).
+  bool holds(const anchor& a) const noexcept;
+  // The number of anchors this rope keeps. O(1).
+  size_type anchor_count() const noexcept;
+
   // ---- iteration: random access; an iterator holds a pointer into its
   // current leaf, so stepping through a rope costs one tree descent per leaf,
   // not per char. For bulk work, chunks() hands out whole leaves. ----
@@ -469,6 +536,7 @@ class rope {
   friend class const_iterator;
   friend class chunk_range;
   friend class char_range;
+  friend class anchor;
 
   // An iterator at byte pos (0 <= pos <= size()): one descent.
   const_iterator iterator_at(size_type pos) const noexcept;
@@ -488,6 +556,20 @@ class rope {
   // Computes a flat root's unknown metrics (edits by char call it first).
   void know_flat_metrics() noexcept;
   void splice(size_type pos, size_type n, std::string_view text, const rope* other);
+  // splice as a user's edit: the anchors move with it (splice alone is the
+  // text's part, which set_line_break_mode and the widened edits of
+  // line_break::lf_crlf mode use to rewrite bytes in place).
+  void edit(size_type pos, size_type n, std::string_view text, const rope* other);
+  // The anchors after an edit that made bytes [pos, pos + n) into ins bytes
+  // (see "anchors" above); O(log k). Callers test anchors_ first.
+  void move_anchors(size_type pos, size_type n, size_type ins) noexcept;
+  // After a whole new text: anchors past size() go to size().
+  void clamp_anchors() noexcept {
+    if (anchors_) [[unlikely]]
+      move_anchors(root_.len, npos, 0);
+  }
+  // The rope lets its anchors go (destructor).
+  void drop_anchors() noexcept;
   rope& replace_by(detail::text_metric m, size_type i, size_type n, std::string_view text);
   // replace_chars of a tree in lf mode done inside one leaf; false, with
   // nothing changed, when the edit is not of that kind.
@@ -513,12 +595,58 @@ class rope {
 
   detail::edge root_{};  // p == nullptr and len == 0 when empty
   line_break mode_ = line_break::lf;
+  // The anchors (null until the first anchor_at; then kept until the rope
+  // is destroyed, even when the last anchor goes).
+  detail::anchor_table* anchors_ = nullptr;
 };
 
 // The root edge comes first (standard layout: at the rope's first byte,
-// where the GDB printers read it), then the mode.
+// where the GDB printers read it), then the mode and the anchors.
 static_assert(std::is_standard_layout_v<rope> &&
-              sizeof(rope) == sizeof(detail::edge) + alignof(detail::edge));
+              sizeof(rope) == sizeof(detail::edge) + alignof(detail::edge) + sizeof(void*));
+
+// A handle on one position of a rope (rope::anchor_at; the rules are at
+// rope's "anchors"). Move-only: a copy would be a second position, which
+// anchor_at(position(a), a.bias()) makes explicitly. Destroying or
+// resetting it removes the position from its rope, O(log k); a handle
+// whose rope is gone is still safe to destroy (the anchors' table lives
+// until its last handle goes). Threads: a handle is part of its rope's
+// state; destroy or reset it only where the rope may be changed.
+class rope::anchor {
+ public:
+  // A handle with no position (holds() of every rope is false).
+  anchor() noexcept = default;
+  anchor(anchor&& other) noexcept : table_(other.table_), node_(other.node_) {
+    other.table_ = nullptr;
+    other.node_ = nullptr;
+  }
+  anchor& operator=(anchor&& other) noexcept {
+    if (this != &other) {
+      reset();
+      table_ = other.table_;
+      node_ = other.node_;
+      other.table_ = nullptr;
+      other.node_ = nullptr;
+    }
+    return *this;
+  }
+  ~anchor() { reset(); }
+  // Removes the position (O(log k)); the handle is then empty.
+  void reset() noexcept {
+    if (node_) release();
+  }
+  [[nodiscard]] bool empty() const noexcept { return node_ == nullptr; }
+  // The anchor's bias. O(1). Requires !empty().
+  rope::bias bias() const noexcept;
+
+ private:
+  friend class rope;
+  anchor(detail::anchor_table* t, detail::anchor_node* n) noexcept : table_(t), node_(n) {}
+  void release() noexcept;
+
+  detail::anchor_table* table_ = nullptr;
+  detail::anchor_node* node_ = nullptr;
+};
 
 // operator+ takes part only when an operand is a rope already (the rope
 // parameter is deduced, so no conversion can make one): `s + x` with an

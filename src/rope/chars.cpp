@@ -100,7 +100,7 @@ rope& rope::checked_edit(const char* name, size_type pos, size_type n, std::stri
                   valid, static_cast<unsigned>(p[valid]));
     throw std::invalid_argument(msg);
   }
-  splice(pos, n, text, nullptr);
+  edit(pos, n, text, nullptr);
   return *this;
 }
 

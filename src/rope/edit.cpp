@@ -114,22 +114,31 @@ using detail::edge;
 
 rope& rope::append_slow(std::string_view text) {
   if (text.empty()) return *this;
-  // A '\n' after a '\r' in line_break::lf_crlf mode: the edit that keeps
-  // them in one chunk (a flat rope took the inline path: one chunk).
-  if (mode_ != line_break::lf && text.front() == '\n' && !empty() && back() == '\r') [[unlikely]] {
-    splice(size(), 0, text, nullptr);
-    return *this;
-  }
-  // A flat rope already failed the inline in-place path; a tree may still
-  // have room at the end of its right spine.
-  if (root_.p && root_.p->height > 0 && detail::append_in_place(root_, text)) {
+  const size_type at = size();
+  [&] {
+    // A '\n' after a '\r' in line_break::lf_crlf mode: the edit that keeps
+    // them in one chunk (a flat rope took the inline path: one chunk).
+    if (mode_ != line_break::lf && text.front() == '\n' && !empty() && back() == '\r')
+        [[unlikely]] {
+      splice(size(), 0, text, nullptr);
+      return;
+    }
+    // A flat rope without anchors already failed the inline in-place path;
+    // a tree may still have room at the end of its right spine.
+    if (root_.p && root_.p->height > 0 && detail::append_in_place(root_, text)) {
+      settle();
+      return;
+    }
+    if (anchors_ && root_.p && root_.p->height == 0 && detail::leaf_append_in_place(root_, text))
+      return;  // the inline path, which a rope with anchors skips
+    if (unique_flat() && detail::append_flat_grow(root_, text)) return;
+    const edge piece =
+        detail::build(text, detail::append_cap(text.size(), root_.len + text.size()));
+    root_ = detail::join_piece(root_, piece, true);
     settle();
-    return *this;
-  }
-  if (unique_flat() && detail::append_flat_grow(root_, text)) return *this;
-  const edge piece = detail::build(text, detail::append_cap(text.size(), root_.len + text.size()));
-  root_ = detail::join_piece(root_, piece, true);
-  settle();
+  }();
+  if (anchors_) [[unlikely]]
+    move_anchors(at, 0, text.size());
   return *this;
 }
 
@@ -137,22 +146,25 @@ rope& rope::append(const rope& other) {
   if (other.empty()) return *this;
   if (mode_ != line_break::lf) [[unlikely]]
     return insert(size(), other);  // splice_crlf checks the seam and other's mode
+  const size_type at = size(), ins = other.size();
   if (other.root_.p->height == 0 && other.size() <= detail::merge_max_bytes &&
       detail::append_in_place(root_, detail::leaf_text(other.root_))) {
     settle();
-    return *this;
+  } else {
+    // Acquire before join (other may be *this) and before reserving, so
+    // that the reservation sees the counts join will see.
+    detail::acquire(other.root_.p);
+    root_ = detail::join_piece(root_, other.root_, true);
+    settle();
   }
-  // Acquire before join (other may be *this) and before reserving, so that
-  // the reservation sees the counts join will see.
-  detail::acquire(other.root_.p);
-  root_ = detail::join_piece(root_, other.root_, true);
-  settle();
+  if (anchors_) [[unlikely]]
+    move_anchors(at, 0, ins);
   return *this;
 }
 
 rope& rope::prepend(std::string_view text) {
   if (text.empty()) return *this;
-  splice(0, 0, text, nullptr);
+  edit(0, 0, text, nullptr);
   return *this;
 }
 
@@ -160,9 +172,12 @@ rope& rope::prepend(const rope& other) {
   if (other.empty()) return *this;
   if (mode_ != line_break::lf) [[unlikely]]
     return insert(0, other);
+  const size_type ins = other.size();
   detail::acquire(other.root_.p);
   root_ = detail::join_piece(root_, other.root_, false);
   settle();
+  if (anchors_) [[unlikely]]
+    move_anchors(0, 0, ins);
   return *this;
 }
 
@@ -300,7 +315,7 @@ rope& rope::replace_chars(size_type i, size_type n, std::string_view text) {
     // A flat root whose known counts say every byte is a char (ASCII text,
     // a small document edited like a string) takes chars as bytes.
     if (root_.chars == root_.len && i <= root_.len) {
-      splice(i, n, text, nullptr);
+      edit(i, n, text, nullptr);
       return *this;
     }
     if (mode_ == line_break::lf && root_.len <= detail::flat_edit_max &&
@@ -348,7 +363,7 @@ bool rope::replace_chars_flat(size_type i, size_type n, std::string_view text) {
   if (n == 0 && text.empty()) return true;
   const std::size_t r = i == chars ? root_.len : detail::leaf_nth_char(root_, i);
   const std::size_t r2 = n ? detail::leaf_nth_from(root_, detail::text_metric::chars, r, n) : r;
-  splice(r, r2 - r, text, nullptr);
+  edit(r, r2 - r, text, nullptr);
   // A flat root after the edit keeps its counts (splice shifts known
   // ones): the text's chars are the new count minus the chars left.
   if (root_.p && root_.p->height == 0 && root_.known())
@@ -378,7 +393,7 @@ rope::const_iterator rope::erase(const_iterator first, const_iterator last) {
 rope& rope::insert(size_type pos, std::string_view text) {
   if (pos > size())
     detail::throw_out_of_range("fl::rope::insert", "pos", pos, ">", "size()", size());
-  splice(pos, 0, text, nullptr);
+  edit(pos, 0, text, nullptr);
   return *this;
 }
 
@@ -386,21 +401,21 @@ rope& rope::insert(size_type pos, const rope& other) {
   if (pos > size())
     detail::throw_out_of_range("fl::rope::insert", "pos", pos, ">", "size()", size());
   const rope keep(other);  // other may be *this
-  splice(pos, 0, {}, &keep);
+  edit(pos, 0, {}, &keep);
   return *this;
 }
 
 rope& rope::erase(size_type pos, size_type n) {
   if (pos > size())
     detail::throw_out_of_range("fl::rope::erase", "pos", pos, ">", "size()", size());
-  splice(pos, n, {}, nullptr);
+  edit(pos, n, {}, nullptr);
   return *this;
 }
 
 rope& rope::replace(size_type pos, size_type n, std::string_view text) {
   if (pos > size())
     detail::throw_out_of_range("fl::rope::replace", "pos", pos, ">", "size()", size());
-  splice(pos, n, text, nullptr);
+  edit(pos, n, text, nullptr);
   return *this;
 }
 
@@ -408,7 +423,7 @@ rope& rope::replace(size_type pos, size_type n, const rope& other) {
   if (pos > size())
     detail::throw_out_of_range("fl::rope::replace", "pos", pos, ">", "size()", size());
   const rope keep(other);
-  splice(pos, n, {}, &keep);
+  edit(pos, n, {}, &keep);
   return *this;
 }
 

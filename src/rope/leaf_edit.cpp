@@ -494,6 +494,8 @@ bool rope::replace_chars_in_leaf(size_type i, size_type n, std::string_view text
   // arguments between the descent and the edit.
   if (!detail::edit_leaf(root_, idx, leaf, lo, lo + r, del, text, chars_before)) return false;
   settle();
+  if (anchors_) [[unlikely]]
+    move_anchors(lo + r, del, text.size());
   return true;
 }
 
