@@ -174,14 +174,6 @@ void rope::move_anchors(size_type pos, size_type n, size_type ins) noexcept {
   }
 }
 
-void rope::edit(size_type pos, size_type n, std::string_view text, const rope* other) {
-  n = std::min(n, size() - pos);
-  const size_type ins = other ? other->size() : text.size();
-  splice(pos, n, text, other);
-  if (anchors_) [[unlikely]]
-    move_anchors(pos, n, ins);
-}
-
 rope::anchor rope::anchor_at(size_type pos, bias b) {
   if (pos > size())
     detail::throw_out_of_range("fl::rope::anchor_at", "pos", pos, ">", "size()", size());

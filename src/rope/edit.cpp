@@ -293,6 +293,16 @@ void rope::splice(size_type pos, size_type n, std::string_view text, const rope*
   settle();
 }
 
+// The edits of the public calls: the text's part (splice), then the
+// anchors' (rope.hpp "anchors"), once the text changed without a throw.
+void rope::edit(size_type pos, size_type n, std::string_view text, const rope* other) {
+  n = std::min(n, size() - pos);
+  const size_type ins = other ? other->size() : text.size();
+  splice(pos, n, text, other);
+  if (anchors_) [[unlikely]]
+    move_anchors(pos, n, ins);
+}
+
 // A flat root whose metrics are unknown gets them now, once (an edit by
 // char or UTF-16 unit queries them, and the flat edits keep known ones).
 void rope::know_flat_metrics() noexcept {

@@ -14,6 +14,7 @@
 //   metrics.cpp  the text metrics, the block index and the metric queries
 //   chars.cpp    code points (one char read and decoded, char_at, chars_at)
 //                and the checked byte edits
+//   anchors.cpp  anchors: the two trees of positions every edit moves
 //
 // Ownership convention: a function taking an `edge` by value consumes one
 // reference to e.p; a function returning an `edge` hands one reference to
