@@ -135,16 +135,21 @@ TEST(RopeAnchor, AnEraseCollapsesTheAnchorsInsideItToItsStart) {
 }
 
 TEST(RopeAnchor, AReplaceIsTheEraseThenTheInsert) {
-  fl::rope r("abcdefgh");
-  const auto in_b = r.anchor_at(4, bias::before);
-  const auto in_a = r.anchor_at(4, bias::after);
-  const auto end_b = r.anchor_at(6, bias::before);
-  const auto past = r.anchor_at(7, bias::before);
-  r.replace(2, 4, "XYZ");  // "abXYZgh"
-  EXPECT_EQ(r.position(in_b), 2u);
-  EXPECT_EQ(r.position(in_a), 5u);
-  EXPECT_EQ(r.position(end_b), 2u);
-  EXPECT_EQ(r.position(past), 6u);
+  // "abcdefgh", bytes [2, 6) replaced by "XYZ": an anchor at `at` with bias
+  // `b` ends at `want`.
+  struct one_case {
+    std::size_t at;
+    bias b;
+    std::size_t want;
+  };
+  for (const one_case c : {one_case{4, bias::before, 2}, one_case{4, bias::after, 5},
+                           one_case{6, bias::before, 2}, one_case{6, bias::after, 5},
+                           one_case{7, bias::before, 6}, one_case{1, bias::after, 1}}) {
+    fl::rope r("abcdefgh");
+    const fl::rope::anchor a = r.anchor_at(c.at, c.b);
+    r.replace(2, 4, "XYZ");
+    EXPECT_EQ(r.position(a), c.want) << c.at;
+  }
 }
 
 TEST(RopeAnchor, EditsByCharUtf16AndIteratorMoveAnchorsByTheirBytes) {
