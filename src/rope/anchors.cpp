@@ -160,19 +160,26 @@ void edit_tree(anchor_node* x, std::size_t pos, std::size_t end, std::size_t at,
 }
 
 }  // namespace anchor_tree
+
+void rope_engine::move_anchors(rope& r, size_type pos, size_type n, size_type ins) noexcept {
+  n = std::min(n, static_cast<size_type>(-1) - pos);  // clamp_anchors passes npos
+  for (int b = 0; b < 2; ++b) {
+    anchor_node* root = r.anchors_->root[b];
+    const size_type at = b == static_cast<int>(rope::bias::after) ? pos + ins : pos;
+    anchor_tree::edit_tree(root, pos, pos + n, at, ins - n);
+  }
+}
+
+void rope_engine::drop_anchors(rope& r) noexcept {
+  r.anchors_->held = false;
+  if (r.anchors_->count == 0) delete r.anchors_;
+  r.anchors_ = nullptr;
+}
+
 }  // namespace FL_ROPE_NS
 }  // namespace detail
 
 inline namespace FL_ROPE_NS {
-
-void rope::move_anchors(size_type pos, size_type n, size_type ins) noexcept {
-  n = std::min(n, static_cast<size_type>(-1) - pos);  // clamp_anchors passes npos
-  for (int b = 0; b < 2; ++b) {
-    detail::anchor_node* root = anchors_->root[b];
-    const size_type at = b == static_cast<int>(bias::after) ? pos + ins : pos;
-    detail::anchor_tree::edit_tree(root, pos, pos + n, at, ins - n);
-  }
-}
 
 rope::anchor rope::anchor_at(size_type pos, bias b) {
   if (pos > size())
@@ -208,12 +215,6 @@ rope::size_type rope::position(const anchor& a) const {
 }
 
 rope::size_type rope::anchor_count() const noexcept { return anchors_ ? anchors_->count : 0; }
-
-void rope::drop_anchors() noexcept {
-  anchors_->held = false;
-  if (anchors_->count == 0) delete anchors_;
-  anchors_ = nullptr;
-}
 
 rope::bias rope::anchor::bias() const noexcept { return node_->bias; }
 
