@@ -4,7 +4,7 @@
 // string, one-leaf edits by edit_in_leaf in leaf_edit.cpp, the rest split,
 // split, join, join), and the edits by char and UTF-16 unit, which find
 // their byte range and edit inside a leaf where they can
-// (rope::replace_chars_in_leaf, also in leaf_edit.cpp).
+// (rope_engine::replace_chars_in_leaf, also in leaf_edit.cpp).
 #include "rope/rope_impl.hpp"
 
 #include "rope/metrics.hpp"
@@ -30,7 +30,7 @@ bool append_in_place(edge& root, std::string_view text) noexcept {
     e = &n->child[n->count - 1];
   }
   // The metrics change by those of `text` (all edges on the spine, when
-  // they are known; unknown ones are computed by rope::settle).
+  // they are known; unknown ones are computed by rope_engine::settle).
   const edge before = *e;
   if (!leaf_append_in_place(*e, text)) return false;
   const text_counts add = count_text(text.data(), text.size());

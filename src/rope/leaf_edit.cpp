@@ -3,8 +3,8 @@
 // and has room (and cut at the cursor while typing goes on there), else the
 // leaf replaced by up to three pieces (a window of copied bytes between the
 // kept head and tail). One body, edit_leaf, inlined into its two entries:
-// by byte (edit_in_leaf, which rope::splice in edit.cpp tries first) and by
-// char (rope::replace_chars_in_leaf, whose descent finds the leaf by chars).
+// by byte (edit_in_leaf, which rope_engine::splice in edit.cpp tries first) and by
+// char (rope_engine::replace_chars_in_leaf, whose descent finds the leaf by chars).
 #include "rope/rope_impl.hpp"
 
 #include "rope/metrics.hpp"
@@ -284,7 +284,7 @@ inline bool cut_at_cursor(unsigned depth, const edge& e, const chunk* c, const c
 // keeps where it ends as its leaf index's hint, for the next keystroke.
 //
 // The body is written once (edit_leaf) and inlined into both entries
-// (edit_in_leaf, rope::replace_chars_in_leaf): each is a typing loop's hot
+// (edit_in_leaf, rope_engine::replace_chars_in_leaf): each is a typing loop's hot
 // path, and a call with eight arguments between the descent and the edit
 // cost it about a tenth of an in-place insert (rope/edit_then_query/fl).
 [[gnu::always_inline]] inline bool edit_leaf(edge& root, const unsigned* idx, const edge* e,
