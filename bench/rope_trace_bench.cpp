@@ -21,6 +21,18 @@
 //   crope        __gnu_cxx::crope::replace on the same
 //   fl_lsp       fl_chars, and after every 100 patches 10 round trips of a
 //                language server: (line, UTF-16 column) to byte and back
+//
+// Case trace_10mb/<name>: the same replay by byte (ascii-only variant) in
+// the middle of a 10 MB text (5 MB of generated text on each side, made
+// once; each replay starts from an O(1) copy), as an editor holds a big
+// file:
+//   fl           the replay alone
+//   fl_anchors   the replay with 1,000 anchors (rope::anchor_at, biases
+//                alternating) spread evenly over the 10 MB, made at the start
+//                of each replay and kept by every edit; the ratio to fl is
+//                what anchors cost. Checked at the end: the anchors before
+//                the edited region did not move, those after it moved by
+//                the text's growth.
 #include "common.hpp"
 
 #include "../tests/rope_trace.hpp"
@@ -202,6 +214,55 @@ void trace_fl_lsp(benchmark::State& st, const std::string& name) {
   report(st, *t);
 }
 
+// 5 MB of text on each side of the trace, and the number of anchors.
+constexpr std::size_t filler_bytes = std::size_t{5} << 20;
+constexpr std::size_t anchor_count = 1000;
+
+template <bool Anchors>
+void trace_10mb(benchmark::State& st, const std::string& name) {
+  const fl_trace::trace* t = get_trace(name, true);
+  if (!t) {
+    st.SkipWithError(std::string(no_data).c_str());
+    return;
+  }
+  const std::string filler = fl_bench::random_text(filler_bytes, fl_bench::salt("rope/trace_10mb"));
+  const fl::rope base(filler + t->start + filler);
+  const std::size_t total = base.size(), step = total / anchor_count;
+  std::size_t moved_ok = 0;
+  fl::rope last;
+  for (auto _ : st) {
+    fl::rope doc = base;
+    std::vector<fl::rope::anchor> anchors;
+    if constexpr (Anchors) {
+      anchors.reserve(anchor_count);
+      for (std::size_t k = 0; k < anchor_count; ++k)
+        anchors.push_back(doc.anchor_at(k * step, k % 2 ? fl::rope::bias::after
+                                                        : fl::rope::bias::before));
+    }
+    for (const fl_trace::patch& p : t->patches) doc.replace(filler_bytes + p.pos, p.del, t->ins(p));
+    moved_ok = 0;
+    for (std::size_t k = 0; k < anchors.size(); ++k) {
+      const std::size_t was = k * step;
+      const std::size_t want = was < filler_bytes ? was
+                               : was > filler_bytes + t->start.size()
+                                   ? was + t->end.size() - t->start.size()
+                                   : doc.position(anchors[k]);  // inside the edits
+      moved_ok += doc.position(anchors[k]) == want;
+    }
+    benchmark::DoNotOptimize(doc);
+    last = std::move(doc);
+  }
+  if (last.substr(filler_bytes, last.size() - 2 * filler_bytes).to_std() != t->end) {
+    st.SkipWithError("the replay's final text differs from endContent");
+    return;
+  }
+  if (Anchors && moved_ok != anchor_count) {
+    st.SkipWithError("an anchor outside the edited region is not where the edits put it");
+    return;
+  }
+  report(st, *t);
+}
+
 const bool registered = [] {
   // The report's header lists the data sets a run found (report.py reads the
   // "data_set/<name>" context keys).
@@ -227,6 +288,11 @@ const bool registered = [] {
   for (const std::string& n : names)
     for (const peer& p : peers)
       fl_bench::reg("rope/trace/" + n + "/" + p.lib, p.run, n)->Unit(benchmark::kMillisecond);
+  for (const std::string& n : names) {
+    fl_bench::reg("rope/trace_10mb/" + n + "/fl", trace_10mb<false>, n)->Unit(benchmark::kMillisecond);
+    fl_bench::reg("rope/trace_10mb/" + n + "/fl_anchors", trace_10mb<true>, n)
+        ->Unit(benchmark::kMillisecond);
+  }
   return true;
 }();
 

@@ -5,6 +5,7 @@
 // small-leaf programs include it through rope_support.hpp.
 #pragma once
 
+#include <fl/detail/rope_debug.hpp>
 #include <fl/rope.hpp>
 
 #include <gtest/gtest.h>

@@ -8,6 +8,7 @@
 // the end fl::write_file writes the chunks back. The small-leaf
 // differential test is rope_line_break_test.cpp.
 #include <fl/io.hpp>
+#include <fl/detail/rope_debug.hpp>
 #include <fl/rope.hpp>
 
 #include <gtest/gtest.h>

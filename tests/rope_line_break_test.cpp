@@ -556,7 +556,7 @@ TEST(RopeLineBreak, ModeTravelsWithTheRope) {
   const fl::rope adopted(std::move(owned), line_break::lf_crlf);
   EXPECT_EQ(adopted.line_break_mode(), line_break::lf_crlf);
   EXPECT_EQ(adopted.line_text(0), "m");
-  static_assert(sizeof(void*) != 8 || sizeof(fl::rope) == 56);  // docs/rope.md says so
+  static_assert(sizeof(void*) != 8 || sizeof(fl::rope) == 64);  // docs/rope.md says so
 }
 
 // The widened edits of lf_crlf mode keep the strong guarantee: each

@@ -5,6 +5,7 @@
 // an index precomputed from the std::string (line starts, and char and UTF-16
 // prefix counts every 64 bytes). The small-leaf differential tests are in
 // rope_test.cpp.
+#include <fl/detail/rope_debug.hpp>
 #include <fl/rope.hpp>
 
 #include <gtest/gtest.h>

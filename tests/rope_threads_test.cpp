@@ -3,6 +3,7 @@
 // FL_ROPE_LEAF_MAX=16 (it links fl_rope_small) so the shared tree is
 // deep and every edit copies a path of shared nodes while the other thread
 // reads them. Seeds: FL_TEST_SEED, else the clock.
+#include <fl/detail/rope_debug.hpp>
 #include <fl/rope.hpp>
 
 #include <gtest/gtest.h>

@@ -8,6 +8,7 @@
 // every 1000 transactions; sanitizer builds replay a prefix (4,000 patches,
 // or less for a trace that starts from a big text) and compare after every
 // transaction.
+#include <fl/detail/rope_debug.hpp>
 #include <fl/rope.hpp>
 
 #include <gtest/gtest.h>

@@ -49,7 +49,7 @@ std::size_t leaf_count(const d::edge& e) {
   return k;
 }
 
-// What an edit leaves behind: metrics computed (rope::settle), then checked.
+// What an edit leaves behind: metrics computed (rope_engine::settle), then checked.
 void settle_and_check(d::edge& e) {
   if (e.p && e.p->height > 0) d::fill_metrics(e);
   d::check_tree(e);

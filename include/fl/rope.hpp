@@ -11,6 +11,7 @@
 // while its count is 1).
 #pragma once
 
+#include <fl/detail/rope_engine.hpp>
 #include <fl/detail/rope_node.hpp>
 #include <fl/detail/utf8.hpp>
 #include <fl/string.hpp>
@@ -47,16 +48,7 @@ enum class line_break : std::uint8_t {
 }  // namespace FL_ROPE_NS
 
 namespace detail {
-enum class text_metric : unsigned char;  // chars, newlines, utf16 (src/text/text_count.hpp)
 inline namespace FL_ROPE_NS {
-// Checks depth, balance, sizes, offsets and reference counts of the whole
-// tree; throws std::logic_error naming the first broken invariant. O(n nodes).
-void check_invariants(const rope& r);
-// Height of the tree (0: empty or one flat chunk).
-unsigned rope_height(const rope& r) noexcept;
-// fl::count(rope, ch).
-std::size_t rope_count(const rope& r, char ch) noexcept;
-
 template <class R>
 concept rope_operand = std::is_same_v<std::remove_cvref_t<R>, rope>;
 template <class T>
@@ -95,6 +87,7 @@ class rope {
   // (a short, inline string is copied: it has no buffer to give).
   template <std::same_as<fl::string> S>
   explicit rope(S&& text) : rope(adopt_tag{}, std::move(text)) {}
+  // count copies of ch: O(count) bytes written, O(count / leaf) nodes.
   rope(size_type count, char ch);
   // The same in line-break mode `mode` (see line_break). From a text: no
   // extra cost (one chunk, or leaves that never split a "\r\n"). From a
@@ -109,16 +102,24 @@ class rope {
     mode_ = mode;
   }
   rope(const rope& other, line_break mode);
-  // Copies and moves take the other rope's text and its line-break mode.
+  // Copies and moves take the other rope's text and its line-break mode,
+  // never its anchors (see "anchors" below): a new rope has none, and a
+  // rope assigned to keeps its own, clamped to its new size(); so does a
+  // rope moved from, left empty (its anchors at 0). O(1); O(log k) more
+  // (expected) for a rope with k anchors.
   rope(const rope& other) noexcept : root_(other.root_), mode_(other.mode_) {
     detail::acquire(root_.p);
   }
-  rope(rope&& other) noexcept : root_(other.root_), mode_(other.mode_) { other.root_ = {}; }
+  rope(rope&& other) noexcept : root_(other.root_), mode_(other.mode_) {
+    other.root_ = {};
+    detail::rope_engine::clamp_anchors(other);
+  }
   rope& operator=(const rope& other) noexcept {
     detail::acquire(other.root_.p);
     detail::release(root_.p);
     root_ = other.root_;
     mode_ = other.mode_;
+    detail::rope_engine::clamp_anchors(*this);
     return *this;
   }
   rope& operator=(rope&& other) noexcept {
@@ -127,6 +128,8 @@ class rope {
       root_ = other.root_;
       mode_ = other.mode_;
       other.root_ = {};
+      detail::rope_engine::clamp_anchors(*this);
+      detail::rope_engine::clamp_anchors(other);
     }
     return *this;
   }
@@ -135,23 +138,33 @@ class rope {
   rope& operator=(const char* text) { return *this = std::string_view(text); }
 
   // ---- line-break mode (see line_break) ----
-  line_break line_break_mode() const noexcept { return mode_; }
+  line_break line_break_mode() const noexcept { return mode_; }  // O(1)
   // To line_break::lf: O(1). To line_break::lf_crlf: O(1) for an empty or
   // flat rope; a tree has its leaf ends checked, O(leaves), and each "\r\n"
   // split between two leaves is moved into one, O(log n) each. The text
   // never changes; after a throw (std::bad_alloc) the mode is unchanged.
   void set_line_break_mode(line_break mode);
-  ~rope() { detail::release(root_.p); }
+  // Anchors of the rope outlive it as handles that no rope holds.
+  ~rope() {
+    detail::release(root_.p);
+    if (anchors_) [[unlikely]]
+      detail::rope_engine::drop_anchors(*this);
+  }
 
-  // ---- size ----
+  // ---- size (O(1)) ----
   size_type size() const noexcept { return root_.len; }
   size_type length() const noexcept { return root_.len; }
   [[nodiscard]] bool empty() const noexcept { return root_.len == 0; }
-  // Empties the rope; its line-break mode stays.
+  // Empties the rope; its line-break mode stays, its anchors go to 0. O(1),
+  // plus freeing the nodes no other copy shares.
   void clear() noexcept {
     detail::release(root_.p);
     root_ = {};
+    detail::rope_engine::clamp_anchors(*this);
   }
+  // Exchanges the texts and modes; each rope keeps its anchors, clamped to
+  // its new size() (as for an assignment). O(1); O(log k) more (expected)
+  // for a rope with k anchors.
   void swap(rope& other) noexcept {
     detail::edge t = root_;
     root_ = other.root_;
@@ -159,6 +172,8 @@ class rope {
     const line_break m = mode_;
     mode_ = other.mode_;
     other.mode_ = m;
+    detail::rope_engine::clamp_anchors(*this);
+    detail::rope_engine::clamp_anchors(other);
   }
 
   // ---- element access: O(log n); O(1) for a flat rope. r[r.size()] is
@@ -192,8 +207,9 @@ class rope {
   rope& append(std::string_view text) {
     // Hot path, inline: a unique flat chunk with room takes the bytes in
     // place. Everything else, including growth, is out of line.
-    if (root_.p && root_.p->height == 0 && detail::leaf_append_in_place(root_, text)) return *this;
-    return append_slow(text);
+    if (root_.p && root_.p->height == 0 && !anchors_ && detail::leaf_append_in_place(root_, text))
+      return *this;
+    return detail::rope_engine::append_slow(*this, text);
   }
   rope& append(const rope& other);
   rope& append(const char* text) { return append(std::string_view(text)); }
@@ -257,13 +273,13 @@ class rope {
   // what is different about the edit, as _chars and _utf16 name the unit
   // their positions count.) ----
   rope& insert_checked(size_type pos, std::string_view text) {
-    return checked_edit("fl::rope::insert_checked", pos, 0, text);
+    return detail::rope_engine::checked_edit(*this, "fl::rope::insert_checked", pos, 0, text);
   }
   rope& erase_checked(size_type pos, size_type n = npos) {
-    return checked_edit("fl::rope::erase_checked", pos, n, {});
+    return detail::rope_engine::checked_edit(*this, "fl::rope::erase_checked", pos, n, {});
   }
   rope& replace_checked(size_type pos, size_type n, std::string_view text) {
-    return checked_edit("fl::rope::replace_checked", pos, n, text);
+    return detail::rope_engine::checked_edit(*this, "fl::rope::replace_checked", pos, n, text);
   }
 
   // The bytes [pos, pos + min(n, size() - pos)), sharing this rope's chunks:
@@ -287,6 +303,7 @@ class rope {
   size_type rfind(std::string_view needle, size_type pos = npos) const;
   size_type rfind(char ch, size_type pos = npos) const { return rfind(std::string_view(&ch, 1), pos); }
   bool contains(std::string_view needle) const noexcept { return find(needle) != npos; }
+  // O(log n + prefix.size()) / O(log n + suffix.size()).
   bool starts_with(std::string_view prefix) const noexcept;
   bool ends_with(std::string_view suffix) const noexcept;
 
@@ -320,9 +337,9 @@ class rope {
   // whose chunk grew past one leaf by appends (or that adopted an
   // fl::string&&) hands its buffer to the string: O(1), no copy.
   fl::string flatten() &&;
-  std::string to_std() const;
+  std::string to_std() const;  // O(n), one allocation
   // Copies min(n, size() - pos) bytes from pos to dest; returns the count.
-  // Throws std::out_of_range if pos > size().
+  // O(log n + the count). Throws std::out_of_range if pos > size().
   size_type copy(char* dest, size_type n, size_type pos = 0) const;
 
   // The text as consecutive std::string_views, one per leaf (never empty).
@@ -416,6 +433,7 @@ class rope {
   // std::out_of_range if i >= line_count().
   rope line_text(size_type i) const;
   // Every line, in order, as line(i) gives them (line_count() of them).
+  // O(1) to make; each step and each * O(log n) (see line_range).
   line_range lines() const noexcept;
   // Every line's text, in order, as line_text(i) gives them.
   line_range line_texts() const noexcept;
@@ -450,80 +468,141 @@ class rope {
     return pos < root_.len && !detail::utf8_continuation(static_cast<unsigned char>((*this)[pos]));
   }
 
+  // ---- anchors: positions that move with the edits, for cursors,
+  // selections, diagnostics and folds (docs/rope.md "Anchors"). An edit
+  // that makes bytes [pos, pos + n) into m bytes moves an anchor at byte p
+  //   p < pos:             not at all
+  //   pos <= p <= pos + n: to pos (bias::before) or to pos + m (bias::after)
+  //   p > pos + n:         to p - n + m
+  // So an erase collapses the anchors inside it, and at its end, to its
+  // start; an insert exactly at an anchor goes behind a bias::before anchor
+  // and in front of a bias::after one (a cursor typing on); a replace is
+  // the erase, then the insert. Every edit keeps them: insert, erase,
+  // replace, append, prepend, push_back, +=, the iterator forms, the edits
+  // by char and UTF-16 unit and the checked edits. A whole text given at
+  // once (assignment, swap, clear, being moved from) says nothing of which
+  // bytes stayed: each anchor keeps its byte offset, clamped to the new
+  // size(). (An undo that must carry anchors is applied as an edit.)
+  // set_line_break_mode changes no text and moves no anchor.
+  //
+  // Anchors belong to the rope object that made them, not to its text: a
+  // copy or a move has none of them (anchors of a rope that moves, as in a
+  // std::vector that grows, stay behind with the object moved from). An
+  // anchor handle removes its position when it is destroyed or reset; a
+  // rope destroyed first leaves its handles held by no rope (holds() false).
+  //
+  // Cost: a rope with k anchors keeps them in two treaps (one per bias) of
+  // positions shifted lazily, so every edit above costs O(log k) more,
+  // expected (a treap's depth is O(log k) with high probability, whatever
+  // the positions), whatever the edit moves, and nothing when k == 0. Each
+  // anchor takes one allocation of 64 bytes. Every O(log k) below is
+  // expected in the same sense. ----
+
+  // Which side of text inserted exactly at an anchor the anchor keeps to.
+  enum class bias : std::uint8_t { before, after };
+  class anchor;
+  // A new anchor at byte pos with bias b. O(log k), one allocation. Throws
+  // std::out_of_range if pos > size(); std::bad_alloc leaves *this
+  // unchanged.
+  [[nodiscard]] anchor anchor_at(size_type pos, bias b);
+  // Where anchor a is now (<= size()). O(log k). Throws
+  // std::invalid_argument unless holds(a).
+  size_type position(const anchor& a) const;
+  // Whether a is an anchor of this rope (false for an empty handle and for
+  // another rope's anchor). O(1).
+  bool holds(const anchor& a) const noexcept;
+  // The number of anchors this rope keeps. O(1).
+  size_type anchor_count() const noexcept;
+
   // ---- iteration: random access; an iterator holds a pointer into its
   // current leaf, so stepping through a rope costs one tree descent per leaf,
-  // not per char. For bulk work, chunks() hands out whole leaves. ----
+  // not per char. For bulk work, chunks() hands out whole leaves. begin()
+  // descends, O(log n) (O(1) flat); end() is O(1). ----
   const_iterator begin() const noexcept;
   const_iterator end() const noexcept;
   const_iterator cbegin() const noexcept;
   const_iterator cend() const noexcept;
 
-  // Hash of the bytes, independent of how they are chunked. It is not equal
+  // Hash of the bytes, independent of how they are chunked: O(n). It is not equal
   // to std::hash<std::string_view> of the flat text (that hash needs the
   // bytes contiguous).
   std::size_t hash() const noexcept;
 
  private:
-  friend void detail::check_invariants(const rope&);
-  friend unsigned detail::rope_height(const rope&) noexcept;
+  friend struct detail::rope_engine;  // the engine (src/rope/), over root_ and anchors_
   friend class const_iterator;
   friend class chunk_range;
   friend class char_range;
+  friend class anchor;
 
   // An iterator at byte pos (0 <= pos <= size()): one descent.
   const_iterator iterator_at(size_type pos) const noexcept;
-  // Throws std::invalid_argument unless byte pos is a char boundary (fn
-  // names the call, what the argument, as in the messages of range errors).
-  void check_char_boundary(const char* fn, const char* what, size_type pos) const;
-  // The checked edits' one body (src/rope/chars.cpp); name is the call in
-  // the messages.
-  rope& checked_edit(const char* name, size_type pos, size_type n, std::string_view text);
-
-  rope(detail::edge root, line_break mode) noexcept : root_(root), mode_(mode) { settle(); }
+  rope(detail::edge root, line_break mode) noexcept : root_(root), mode_(mode) {
+    detail::rope_engine::settle(*this);
+  }
   struct adopt_tag {};
   rope(adopt_tag, fl::string&& text);
-  // Computes the metrics an edit left unknown (see detail::edge); called at
-  // the end of every edit that may leave a tree.
-  void settle() noexcept;
-  // Computes a flat root's unknown metrics (edits by char call it first).
-  void know_flat_metrics() noexcept;
-  void splice(size_type pos, size_type n, std::string_view text, const rope* other);
-  rope& replace_by(detail::text_metric m, size_type i, size_type n, std::string_view text);
-  // replace_chars of a tree in lf mode done inside one leaf; false, with
-  // nothing changed, when the edit is not of that kind.
-  bool replace_chars_in_leaf(size_type i, size_type n, std::string_view text);
-  // Whether a range that ends with char `end` of the tree's leaf `leaf`
-  // (rope offset lo, child indexes idx) ends where the leaf's bytes end.
-  bool ends_at_leaf_end(const unsigned* idx, const detail::edge* leaf, std::size_t lo,
-                        std::size_t end) const noexcept;
-  // replace_chars of a flat root in lf mode (src/rope/edit.cpp); false,
-  // with nothing changed, when i > char_count().
-  bool replace_chars_flat(size_type i, size_type n, std::string_view text);
-  // line_break::lf_crlf's part of splice (src/rope/line_break.cpp): true
-  // when it made the edit, with its ends widened so that no "\r\n" is
-  // split between chunks (or with a checked copy of an lf-mode `other`);
-  // false when the edit needs nothing of that kind.
-  bool splice_crlf(size_type pos, size_type n, std::string_view text, const rope* other);
-  // pos, or pos - 1 when pos is the '\n' of a "\r\n" (lf_crlf mode: a
-  // position inside a line break means the end of the line's text).
-  size_type crlf_text_position(size_type pos) const noexcept;
-  rope& append_slow(std::string_view text);
-  bool unique_flat() const noexcept;
-  int substr_compare(size_type pos, std::string_view s) const noexcept;
 
   detail::edge root_{};  // p == nullptr and len == 0 when empty
   line_break mode_ = line_break::lf;
+  // The anchors (null until the first anchor_at; then kept until the rope
+  // is destroyed, even when the last anchor goes).
+  detail::anchor_table* anchors_ = nullptr;
 };
 
 // The root edge comes first (standard layout: at the rope's first byte,
-// where the GDB printers read it), then the mode.
+// where the GDB printers read it), then the mode and the anchors.
 static_assert(std::is_standard_layout_v<rope> &&
-              sizeof(rope) == sizeof(detail::edge) + alignof(detail::edge));
+              sizeof(rope) == sizeof(detail::edge) + alignof(detail::edge) + sizeof(void*));
+
+// A handle on one position of a rope (rope::anchor_at; the rules are at
+// rope's "anchors"). Move-only: a copy would be a second position, which
+// anchor_at(position(a), a.bias()) makes explicitly. Destroying or
+// resetting it removes the position from its rope, O(log k) expected; a
+// handle whose rope is gone is still safe to destroy (the anchors' table
+// lives until its last handle goes). Threads: a handle is part of its rope's
+// state; destroy or reset it only where the rope may be changed.
+class rope::anchor {
+ public:
+  // A handle with no position (holds() of every rope is false).
+  anchor() noexcept = default;
+  anchor(anchor&& other) noexcept : table_(other.table_), node_(other.node_) {
+    other.table_ = nullptr;
+    other.node_ = nullptr;
+  }
+  anchor& operator=(anchor&& other) noexcept {
+    if (this != &other) {
+      reset();
+      table_ = other.table_;
+      node_ = other.node_;
+      other.table_ = nullptr;
+      other.node_ = nullptr;
+    }
+    return *this;
+  }
+  ~anchor() { reset(); }
+  // Removes the position (O(log k)); the handle is then empty.
+  void reset() noexcept {
+    if (node_) release();
+  }
+  [[nodiscard]] bool empty() const noexcept { return node_ == nullptr; }
+  // The anchor's bias. O(1). Requires !empty().
+  rope::bias bias() const noexcept;
+
+ private:
+  friend class rope;
+  anchor(detail::anchor_table* t, detail::anchor_node* n) noexcept : table_(t), node_(n) {}
+  void release() noexcept;
+
+  detail::anchor_table* table_ = nullptr;
+  detail::anchor_node* node_ = nullptr;
+};
 
 // operator+ takes part only when an operand is a rope already (the rope
 // parameter is deduced, so no conversion can make one): `s + x` with an
 // fl::string or a C string s never turns into a rope. The other operand may
 // be a rope, a std::string_view, a C string, an fl::string or std::string.
+// Each is one append or prepend: O(log n + the text's size).
 
 template <detail::rope_operand A, detail::rope_operand B>
 rope operator+(A&& a, B&& b) {
@@ -544,7 +623,7 @@ rope operator+(const T& a, B&& b) {
   return r;
 }
 
-// Writes the bytes chunk by chunk (honours the stream's width and fill).
+// Writes the bytes chunk by chunk (honours the stream's width and fill). O(n).
 std::ostream& operator<<(std::ostream& os, const rope& r);
 
 inline void swap(rope& a, rope& b) noexcept { a.swap(b); }
@@ -567,7 +646,8 @@ inline namespace FL_ROPE_NS {
 // iterators, which pay a leaf check per byte. ----
 
 // Calls f(std::string_view) for each chunk in order; if f returns bool,
-// false stops the walk. Returns whether it ran to the end.
+// false stops the walk. Returns whether it ran to the end. O(n / leaf)
+// descents besides f.
 template <class F>
 bool for_each_chunk(const rope& r, F&& f) {
   for (std::string_view c : r.chunks()) {
@@ -580,7 +660,7 @@ bool for_each_chunk(const rope& r, F&& f) {
   return true;
 }
 
-// Number of bytes equal to ch (SIMD per chunk). (Templates, so that no
+// Number of bytes equal to ch (SIMD per chunk), O(n). (Templates, so that no
 // argument converts to a rope to call them.)
 template <detail::rope_operand R>
 std::size_t count(const R& r, char ch) noexcept {

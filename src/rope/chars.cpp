@@ -71,39 +71,46 @@ rope::char_range rope::chars_at(size_type i) const {
   return char_range(this, char_to_byte(i));
 }
 
-void rope::check_char_boundary(const char* fn, const char* what, size_type pos) const {
-  if (is_char_boundary(pos)) return;
+}  // namespace FL_ROPE_NS
+namespace detail {
+inline namespace FL_ROPE_NS {
+
+void rope_engine::check_char_boundary(const rope& r, const char* fn, const char* what,
+                                      size_type pos) {
+  if (r.is_char_boundary(pos)) return;
   // The char it would split starts at the last byte before pos that is not
   // a continuation byte (or the rope's start, for continuation bytes that
   // no char leads).
   size_type lead = pos;
-  while (lead > 0 && detail::utf8_continuation(static_cast<unsigned char>((*this)[lead]))) --lead;
+  while (lead > 0 && utf8_continuation(static_cast<unsigned char>(r[lead]))) --lead;
   char msg[256];
   std::snprintf(msg, sizeof msg,
                 "%s: %s (which is %zu) splits a UTF-8 sequence: byte %zu (0x%02X) is a "
                 "continuation byte of the char that starts at byte %zu",
-                fn, what, pos, pos, static_cast<unsigned>(static_cast<unsigned char>((*this)[pos])),
+                fn, what, pos, pos, static_cast<unsigned>(static_cast<unsigned char>(r[pos])),
                 lead);
   throw std::invalid_argument(msg);
 }
 
-rope& rope::checked_edit(const char* name, size_type pos, size_type n, std::string_view text) {
-  if (pos > size()) detail::throw_out_of_range(name, "pos", pos, ">", "size()", size());
-  const size_type end = pos + (n < size() - pos ? n : size() - pos);
-  check_char_boundary(name, "pos", pos);
-  if (end != pos) check_char_boundary(name, "pos + n", end);
+rope& rope_engine::checked_edit(rope& r, const char* name, size_type pos, size_type n,
+                                std::string_view text) {
+  if (pos > r.size()) throw_out_of_range(name, "pos", pos, ">", "size()", r.size());
+  const size_type end = pos + (n < r.size() - pos ? n : r.size() - pos);
+  check_char_boundary(r, name, "pos", pos);
+  if (end != pos) check_char_boundary(r, name, "pos + n", end);
   const auto* p = reinterpret_cast<const unsigned char*>(text.data());
-  const std::size_t valid = detail::utf8_valid_prefix(p, text.size());
+  const std::size_t valid = utf8_valid_prefix(p, text.size());
   if (valid != text.size()) {
     char msg[160];
     std::snprintf(msg, sizeof msg, "%s: text is not valid UTF-8 from its byte %zu (0x%02X)", name,
                   valid, static_cast<unsigned>(p[valid]));
     throw std::invalid_argument(msg);
   }
-  splice(pos, n, text, nullptr);
-  return *this;
+  edit(r, pos, n, text, nullptr);
+  return r;
 }
 
 }  // namespace FL_ROPE_NS
+}  // namespace detail
 }  // namespace FL_ABI_NS
 }  // namespace fl

@@ -3,6 +3,8 @@
 // metrics and block indexes), and detail::rope_height.
 #include "rope/rope_impl.hpp"
 
+#include <fl/detail/rope_debug.hpp>
+
 #include "rope/line_break.hpp"
 #include "rope/metrics.hpp"
 
@@ -14,7 +16,12 @@ inline namespace FL_ABI_NS {
 namespace detail {
 inline namespace FL_ROPE_NS {
 
-unsigned rope_height(const rope& r) noexcept { return r.root_.p ? r.root_.p->height : 0; }
+const edge& rope_engine::root(const rope& r) noexcept { return r.root_; }
+
+unsigned rope_height(const rope& r) noexcept {
+  const edge& root = rope_engine::root(r);
+  return root.p ? root.p->height : 0;
+}
 
 namespace {
 [[noreturn]] void broken(const char* what) {
@@ -78,8 +85,9 @@ void check_tree(const edge& root) {
 }
 
 void check_invariants(const rope& r) {
-  check_tree(r.root_);
-  if (r.mode_ == line_break::lf_crlf) check_line_breaks(r.root_);
+  const edge& root = rope_engine::root(r);
+  check_tree(root);
+  if (r.line_break_mode() == line_break::lf_crlf) check_line_breaks(root);
 }
 
 }  // namespace FL_ROPE_NS

@@ -4,7 +4,7 @@
 // string, one-leaf edits by edit_in_leaf in leaf_edit.cpp, the rest split,
 // split, join, join), and the edits by char and UTF-16 unit, which find
 // their byte range and edit inside a leaf where they can
-// (rope::replace_chars_in_leaf, also in leaf_edit.cpp).
+// (rope_engine::replace_chars_in_leaf, also in leaf_edit.cpp).
 #include "rope/rope_impl.hpp"
 
 #include "rope/metrics.hpp"
@@ -30,7 +30,7 @@ bool append_in_place(edge& root, std::string_view text) noexcept {
     e = &n->child[n->count - 1];
   }
   // The metrics change by those of `text` (all edges on the spine, when
-  // they are known; unknown ones are computed by rope::settle).
+  // they are known; unknown ones are computed by rope_engine::settle).
   const edge before = *e;
   if (!leaf_append_in_place(*e, text)) return false;
   const text_counts add = count_text(text.data(), text.size());
@@ -105,69 +105,38 @@ bool append_flat_grow(edge& root, std::string_view text) {
 }
 
 }  // namespace
-}  // namespace FL_ROPE_NS
-}  // namespace detail
 
-inline namespace FL_ROPE_NS {
-
-using detail::edge;
-
-rope& rope::append_slow(std::string_view text) {
-  if (text.empty()) return *this;
-  // A '\n' after a '\r' in line_break::lf_crlf mode: the edit that keeps
-  // them in one chunk (a flat rope took the inline path: one chunk).
-  if (mode_ != line_break::lf && text.front() == '\n' && !empty() && back() == '\r') [[unlikely]] {
-    splice(size(), 0, text, nullptr);
-    return *this;
-  }
-  // A flat rope already failed the inline in-place path; a tree may still
-  // have room at the end of its right spine.
-  if (root_.p && root_.p->height > 0 && detail::append_in_place(root_, text)) {
-    settle();
-    return *this;
-  }
-  if (unique_flat() && detail::append_flat_grow(root_, text)) return *this;
-  const edge piece = detail::build(text, detail::append_cap(text.size(), root_.len + text.size()));
-  root_ = detail::join_piece(root_, piece, true);
-  settle();
-  return *this;
+rope& rope_engine::append_slow(rope& r, std::string_view text) {
+  if (text.empty()) return r;
+  const size_type at = r.size();
+  [&] {
+    // A '\n' after a '\r' in line_break::lf_crlf mode: the edit that keeps
+    // them in one chunk (a flat rope took the inline path: one chunk).
+    if (r.mode_ != line_break::lf && text.front() == '\n' && !r.empty() && r.back() == '\r')
+        [[unlikely]] {
+      splice(r, r.size(), 0, text, nullptr);
+      return;
+    }
+    // A flat rope without anchors already failed the inline in-place path;
+    // a tree may still have room at the end of its right spine.
+    if (r.root_.p && r.root_.p->height > 0 && append_in_place(r.root_, text)) {
+      settle(r);
+      return;
+    }
+    if (r.anchors_ && r.root_.p && r.root_.p->height == 0 && leaf_append_in_place(r.root_, text))
+      return;  // the inline path, which a rope with anchors skips
+    if (unique_flat(r) && append_flat_grow(r.root_, text)) return;
+    const edge piece = build(text, append_cap(text.size(), r.root_.len + text.size()));
+    r.root_ = join_piece(r.root_, piece, true);
+    settle(r);
+  }();
+  if (r.anchors_) [[unlikely]]
+    move_anchors(r, at, 0, text.size());
+  return r;
 }
 
-rope& rope::append(const rope& other) {
-  if (other.empty()) return *this;
-  if (mode_ != line_break::lf) [[unlikely]]
-    return insert(size(), other);  // splice_crlf checks the seam and other's mode
-  if (other.root_.p->height == 0 && other.size() <= detail::merge_max_bytes &&
-      detail::append_in_place(root_, detail::leaf_text(other.root_))) {
-    settle();
-    return *this;
-  }
-  // Acquire before join (other may be *this) and before reserving, so that
-  // the reservation sees the counts join will see.
-  detail::acquire(other.root_.p);
-  root_ = detail::join_piece(root_, other.root_, true);
-  settle();
-  return *this;
-}
-
-rope& rope::prepend(std::string_view text) {
-  if (text.empty()) return *this;
-  splice(0, 0, text, nullptr);
-  return *this;
-}
-
-rope& rope::prepend(const rope& other) {
-  if (other.empty()) return *this;
-  if (mode_ != line_break::lf) [[unlikely]]
-    return insert(0, other);
-  detail::acquire(other.root_.p);
-  root_ = detail::join_piece(root_, other.root_, false);
-  settle();
-  return *this;
-}
-
-bool rope::unique_flat() const noexcept {
-  return root_.p && root_.p->height == 0 && detail::unique(root_.p);
+bool rope_engine::unique_flat(const rope& r) noexcept {
+  return r.root_.p && r.root_.p->height == 0 && unique(r.root_.p);
 }
 
 // The one edit: bytes [pos, pos + n) become `text` (or *other). Flat ropes
@@ -175,115 +144,212 @@ bool rope::unique_flat() const noexcept {
 // place when unique and roomy, else one new chunk); a small edit inside one
 // leaf of a tree rewrites that leaf (edit_in_leaf); everything else is
 // split, split, join, join: O(log n) nodes, chunks shared.
-void rope::splice(size_type pos, size_type n, std::string_view text, const rope* other) {
-  const size_type sz = size();
+void rope_engine::splice(rope& r, size_type pos, size_type n, std::string_view text,
+                         const rope* other) {
+  const size_type sz = r.size();
   n = std::min(n, sz - pos);
   const size_type ins = other ? other->size() : text.size();
   if (n == 0 && ins == 0) return;
-  if (mode_ != line_break::lf && splice_crlf(pos, n, text, other)) [[unlikely]]
+  if (r.mode_ != line_break::lf && splice_crlf(r, pos, n, text, other)) [[unlikely]]
     return;
-  if (other && other->root_.p && other->root_.p->height == 0 && ins <= detail::merge_max_bytes) {
-    text = detail::leaf_text(other->root_);
+  if (other && other->root_.p && other->root_.p->height == 0 && ins <= merge_max_bytes) {
+    text = leaf_text(other->root_);
     other = nullptr;
   }
   const size_type out = sz - n + ins;
-  if (!other && out > 0 && out <= detail::flat_edit_max && (!root_.p || root_.p->height == 0)) {
+  if (!other && out > 0 && out <= flat_edit_max && (!r.root_.p || r.root_.p->height == 0)) {
     const size_type tail = sz - pos - n;
     // The flat root keeps its metrics when they are known, as a tree's
     // edges do: shifted by those of the bytes removed and inserted. Unknown
     // ones stay unknown (an edit by byte does not pay for counts nobody
     // asked for); an edit by char or UTF-16 unit makes them known first
     // (know_flat_metrics), so its queries never recount the chunk.
-    const edge before = root_;
+    const edge before = r.root_;
     const auto settle_flat = [&] {
       if (!before.known()) return;
-      const detail::text_counts add =
-          ins ? detail::count_text(text.data(), ins) : detail::text_counts{};
-      const detail::text_counts sub =
-          n ? detail::count_text(detail::leaf_text(before).data() + pos, n) : detail::text_counts{};
-      root_.chars = before.chars + add.chars - sub.chars;
-      root_.newlines = before.newlines + add.newlines - sub.newlines;
-      root_.astral = before.astral + add.astral - sub.astral;
+      const text_counts add = ins ? count_text(text.data(), ins) : text_counts{};
+      const text_counts sub = n ? count_text(leaf_text(before).data() + pos, n) : text_counts{};
+      r.root_.chars = before.chars + add.chars - sub.chars;
+      r.root_.newlines = before.newlines + add.newlines - sub.newlines;
+      r.root_.astral = before.astral + add.astral - sub.astral;
     };
-    if (root_.p && detail::unique(root_.p)) {
-      auto* c = static_cast<detail::chunk*>(root_.p);
-      if (c->cap >= out + root_.off && !detail::overlaps(text, c)) {
-        detail::index_truncate(c, root_.off + pos);
-        char* base = c->data + root_.off;
+    if (r.root_.p && unique(r.root_.p)) {
+      auto* c = static_cast<chunk*>(r.root_.p);
+      if (c->cap >= out + r.root_.off && !overlaps(text, c)) {
+        index_truncate(c, r.root_.off + pos);
+        char* base = c->data + r.root_.off;
         // The removed bytes are counted before the memmove overwrites them.
-        const detail::text_counts sub =
-            before.known() && n ? detail::count_text(base + pos, n) : detail::text_counts{};
+        const text_counts sub = before.known() && n ? count_text(base + pos, n) : text_counts{};
         std::memmove(base + pos + ins, base + pos + n, tail);
         if (ins) std::memcpy(base + pos, text.data(), ins);
-        c->used = root_.off + out;
-        root_.len = out;
+        c->used = r.root_.off + out;
+        r.root_.len = out;
         if (before.known()) {
-          const detail::text_counts add =
-              ins ? detail::count_text(text.data(), ins) : detail::text_counts{};
-          root_.chars = before.chars + add.chars - sub.chars;
-          root_.newlines = before.newlines + add.newlines - sub.newlines;
-          root_.astral = before.astral + add.astral - sub.astral;
+          const text_counts add = ins ? count_text(text.data(), ins) : text_counts{};
+          r.root_.chars = before.chars + add.chars - sub.chars;
+          r.root_.newlines = before.newlines + add.newlines - sub.newlines;
+          r.root_.astral = before.astral + add.astral - sub.astral;
         } else {
-          root_.forget();
+          r.root_.forget();
         }
         return;
       }
     }
-    const std::size_t cap =
-        std::min(detail::flat_edit_max, out + std::max<std::size_t>(out / 2, 32));
-    detail::chunk* c = detail::new_chunk(cap);
+    const std::size_t cap = std::min(flat_edit_max, out + std::max<std::size_t>(out / 2, 32));
+    chunk* c = new_chunk(cap);
     const char* old =
-        root_.p ? static_cast<const detail::chunk*>(root_.p)->data + root_.off : nullptr;
+        r.root_.p ? static_cast<const chunk*>(r.root_.p)->data + r.root_.off : nullptr;
     if (pos) std::memcpy(c->data, old, pos);
     if (ins) std::memcpy(c->data + pos, text.data(), ins);
     if (tail) std::memcpy(c->data + pos + ins, old + pos + n, tail);
     c->used = out;
-    root_ = edge{c, 0, out};
+    r.root_ = edge{c, 0, out};
     settle_flat();
-    detail::release(before.p);
+    release(before.p);
     return;
   }
-  if (!other && root_.p && detail::edit_in_leaf(root_, pos, n, text)) {
-    settle();
+  if (!other && r.root_.p && edit_in_leaf(r.root_, pos, n, text)) {
+    settle(r);
     return;
   }
   edge mid{};
   if (other) {
     mid = other->root_;
-    detail::acquire(mid.p);
+    acquire(mid.p);
   } else {
-    mid = detail::build(text, text.size());
+    mid = build(text, text.size());
   }
   // The splits work on a second reference to the tree, so root_ stays
   // intact until everything the joins need is reserved; then the old tree
   // is dropped (its unique nodes now belong to the pieces alone, and the
   // joins edit them in place) and the joins cannot fail.
-  edge whole = root_;
-  detail::acquire(whole.p);
+  edge whole = r.root_;
+  acquire(whole.p);
   edge left{}, rest{}, cut{}, right{};
-  detail::join_reserve res;
+  join_reserve res;
   try {
-    std::tie(left, rest) = detail::split(whole, pos);
+    std::tie(left, rest) = split(whole, pos);
     whole = edge{};
-    std::tie(cut, right) = detail::split(rest, n);
+    std::tie(cut, right) = split(rest, n);
     rest = edge{};
     res.add_join3(left, mid, right);
   } catch (...) {
-    for (edge e : {whole, left, rest, cut, right, mid}) detail::release(e.p);
+    for (edge e : {whole, left, rest, cut, right, mid}) release(e.p);
     throw;
   }
-  detail::release(cut.p);
-  detail::release(root_.p);
-  root_ = detail::join(detail::join(left, mid), right);
-  settle();
+  release(cut.p);
+  release(r.root_.p);
+  r.root_ = join(join(left, mid), right);
+  settle(r);
+}
+
+// The edits of the public calls: the text's part (splice), then the
+// anchors' (rope.hpp "anchors"), once the text changed without a throw.
+void rope_engine::edit(rope& r, size_type pos, size_type n, std::string_view text,
+                       const rope* other) {
+  n = std::min(n, r.size() - pos);
+  const size_type ins = other ? other->size() : text.size();
+  splice(r, pos, n, text, other);
+  if (r.anchors_) [[unlikely]]
+    move_anchors(r, pos, n, ins);
 }
 
 // A flat root whose metrics are unknown gets them now, once (an edit by
 // char or UTF-16 unit queries them, and the flat edits keep known ones).
-void rope::know_flat_metrics() noexcept {
-  if (root_.p && root_.p->height == 0 && !root_.known())
-    detail::set_counts(root_, detail::chunk_counts(static_cast<const detail::chunk*>(root_.p),
-                                                   root_.off, root_.len));
+void rope_engine::know_flat_metrics(rope& r) noexcept {
+  if (r.root_.p && r.root_.p->height == 0 && !r.root_.known())
+    set_counts(r.root_,
+               chunk_counts(static_cast<const chunk*>(r.root_.p), r.root_.off, r.root_.len));
+}
+
+// Items [i, i + n) of metric m (chars or UTF-16 units) become `text`: the
+// byte range is resolved (rope_nth_pair: one descent, the end looked for in
+// the same leaf first) and spliced. (An edit by char inside one leaf of a
+// tree took replace_chars_in_leaf first.)
+rope& rope_engine::replace_by(rope& r, text_metric m, size_type i, size_type n,
+                              std::string_view text) {
+  const bool by_char = m == text_metric::chars;
+  know_flat_metrics(r);
+  const size_type total = by_char ? r.char_count() : r.utf16_count();
+  if (i > total)
+    throw_out_of_range(by_char ? "fl::rope::replace_chars" : "fl::rope::replace_utf16",
+                       by_char ? "i" : "u", i, ">", by_char ? "char_count()" : "utf16_count()",
+                       total);
+  n = std::min(n, total - i);
+  if (i == total) return r.replace(r.size(), 0, text);
+  const auto [b, e] = rope_nth_pair(r.root_, m, i, n);
+  size_type end = e == npos ? r.size() : e;
+  // A count of units ending inside a surrogate pair takes the whole pair.
+  if (!by_char && end < r.size() && r.byte_to_utf16(end) < i + n) end = r.chars_after(end, 1);
+  return r.replace(b, end - b, text);
+}
+
+// replace_chars of a flat root in lf mode that stays within flat_edit_max:
+// the byte range found from the chunk's hint (the next keystroke steps over
+// a char or two) or its leaf index, the edit made as one by byte, and the
+// hint left where the text ends, as edits inside a tree's leaf leave it.
+// False, with nothing changed, when i is past the end.
+bool rope_engine::replace_chars_flat(rope& self, size_type i, size_type n, std::string_view text) {
+  know_flat_metrics(self);
+  const size_type chars = self.root_.chars;
+  if (i > chars) return false;
+  n = std::min(n, chars - i);
+  if (n == 0 && text.empty()) return true;
+  const std::size_t r = i == chars ? self.root_.len : leaf_nth_char(self.root_, i);
+  const std::size_t r2 = n ? leaf_nth_from(self.root_, text_metric::chars, r, n) : r;
+  edit(self, r, r2 - r, text, nullptr);
+  // A flat root after the edit keeps its counts (splice shifts known
+  // ones): the text's chars are the new count minus the chars left.
+  if (self.root_.p && self.root_.p->height == 0 && self.root_.known())
+    set_hint(static_cast<chunk*>(self.root_.p), self.root_.off, r + text.size(), i,
+             text_counts{self.root_.chars - (chars - n), 0, 0});
+  return true;
+}
+
+}  // namespace FL_ROPE_NS
+}  // namespace detail
+
+inline namespace FL_ROPE_NS {
+
+using detail::edge;
+
+rope& rope::append(const rope& other) {
+  if (other.empty()) return *this;
+  if (mode_ != line_break::lf) [[unlikely]]
+    return insert(size(), other);  // splice_crlf checks the seam and other's mode
+  const size_type at = size(), ins = other.size();
+  if (other.root_.p->height == 0 && other.size() <= detail::merge_max_bytes &&
+      detail::append_in_place(root_, detail::leaf_text(other.root_))) {
+    detail::rope_engine::settle(*this);
+  } else {
+    // Acquire before join (other may be *this) and before reserving, so
+    // that the reservation sees the counts join will see.
+    detail::acquire(other.root_.p);
+    root_ = detail::join_piece(root_, other.root_, true);
+    detail::rope_engine::settle(*this);
+  }
+  if (anchors_) [[unlikely]]
+    detail::rope_engine::move_anchors(*this, at, 0, ins);
+  return *this;
+}
+
+rope& rope::prepend(std::string_view text) {
+  if (text.empty()) return *this;
+  detail::rope_engine::edit(*this, 0, 0, text, nullptr);
+  return *this;
+}
+
+rope& rope::prepend(const rope& other) {
+  if (other.empty()) return *this;
+  if (mode_ != line_break::lf) [[unlikely]]
+    return insert(0, other);
+  const size_type ins = other.size();
+  detail::acquire(other.root_.p);
+  root_ = detail::join_piece(root_, other.root_, false);
+  detail::rope_engine::settle(*this);
+  if (anchors_) [[unlikely]]
+    detail::rope_engine::move_anchors(*this, 0, 0, ins);
+  return *this;
 }
 
 rope& rope::replace_chars(size_type i, size_type n, std::string_view text) {
@@ -294,67 +360,25 @@ rope& rope::replace_chars(size_type i, size_type n, std::string_view text) {
     if (root_.chars >= i && text.size() <= detail::leaf_max_bytes / 4 && mode_ == line_break::lf) {
       n = std::min(n, root_.chars - i);
       if (n == 0 && text.empty()) return *this;
-      if (replace_chars_in_leaf(i, n, text)) return *this;
+      if (detail::rope_engine::replace_chars_in_leaf(*this, i, n, text)) return *this;
     }
   } else if (root_.p) {
     // A flat root whose known counts say every byte is a char (ASCII text,
     // a small document edited like a string) takes chars as bytes.
     if (root_.chars == root_.len && i <= root_.len) {
-      splice(i, n, text, nullptr);
+      detail::rope_engine::edit(*this, i, n, text, nullptr);
       return *this;
     }
     if (mode_ == line_break::lf && root_.len <= detail::flat_edit_max &&
-        text.size() <= detail::leaf_max_bytes / 4 && replace_chars_flat(i, n, text))
+        text.size() <= detail::leaf_max_bytes / 4 &&
+        detail::rope_engine::replace_chars_flat(*this, i, n, text))
       return *this;
   }
-  return replace_by(detail::text_metric::chars, i, n, text);
+  return detail::rope_engine::replace_by(*this, detail::text_metric::chars, i, n, text);
 }
 
 rope& rope::replace_utf16(size_type u, size_type n, std::string_view text) {
-  return replace_by(detail::text_metric::utf16, u, n, text);
-}
-
-// Items [i, i + n) of metric m (chars or UTF-16 units) become `text`: the
-// byte range is resolved (rope_nth_pair: one descent, the end looked for in
-// the same leaf first) and spliced. (An edit by char inside one leaf of a
-// tree took replace_chars_in_leaf first.)
-rope& rope::replace_by(detail::text_metric m, size_type i, size_type n, std::string_view text) {
-  const bool by_char = m == detail::text_metric::chars;
-  know_flat_metrics();
-  const size_type total = by_char ? char_count() : utf16_count();
-  if (i > total)
-    detail::throw_out_of_range(by_char ? "fl::rope::replace_chars" : "fl::rope::replace_utf16",
-                               by_char ? "i" : "u", i, ">",
-                               by_char ? "char_count()" : "utf16_count()", total);
-  n = std::min(n, total - i);
-  if (i == total) return replace(size(), 0, text);
-  const auto [b, e] = detail::rope_nth_pair(root_, m, i, n);
-  size_type end = e == npos ? size() : e;
-  // A count of units ending inside a surrogate pair takes the whole pair.
-  if (!by_char && end < size() && byte_to_utf16(end) < i + n) end = chars_after(end, 1);
-  return replace(b, end - b, text);
-}
-
-// replace_chars of a flat root in lf mode that stays within flat_edit_max:
-// the byte range found from the chunk's hint (the next keystroke steps over
-// a char or two) or its leaf index, the edit made as one by byte, and the
-// hint left where the text ends, as edits inside a tree's leaf leave it.
-// False, with nothing changed, when i is past the end.
-bool rope::replace_chars_flat(size_type i, size_type n, std::string_view text) {
-  know_flat_metrics();
-  const size_type chars = root_.chars;
-  if (i > chars) return false;
-  n = std::min(n, chars - i);
-  if (n == 0 && text.empty()) return true;
-  const std::size_t r = i == chars ? root_.len : detail::leaf_nth_char(root_, i);
-  const std::size_t r2 = n ? detail::leaf_nth_from(root_, detail::text_metric::chars, r, n) : r;
-  splice(r, r2 - r, text, nullptr);
-  // A flat root after the edit keeps its counts (splice shifts known
-  // ones): the text's chars are the new count minus the chars left.
-  if (root_.p && root_.p->height == 0 && root_.known())
-    detail::set_hint(static_cast<detail::chunk*>(root_.p), root_.off, r + text.size(), i,
-                     detail::text_counts{root_.chars - (chars - n), 0, 0});
-  return true;
+  return detail::rope_engine::replace_by(*this, detail::text_metric::utf16, u, n, text);
 }
 
 rope::const_iterator rope::insert(const_iterator it, std::string_view text) {
@@ -378,7 +402,7 @@ rope::const_iterator rope::erase(const_iterator first, const_iterator last) {
 rope& rope::insert(size_type pos, std::string_view text) {
   if (pos > size())
     detail::throw_out_of_range("fl::rope::insert", "pos", pos, ">", "size()", size());
-  splice(pos, 0, text, nullptr);
+  detail::rope_engine::edit(*this, pos, 0, text, nullptr);
   return *this;
 }
 
@@ -386,21 +410,21 @@ rope& rope::insert(size_type pos, const rope& other) {
   if (pos > size())
     detail::throw_out_of_range("fl::rope::insert", "pos", pos, ">", "size()", size());
   const rope keep(other);  // other may be *this
-  splice(pos, 0, {}, &keep);
+  detail::rope_engine::edit(*this, pos, 0, {}, &keep);
   return *this;
 }
 
 rope& rope::erase(size_type pos, size_type n) {
   if (pos > size())
     detail::throw_out_of_range("fl::rope::erase", "pos", pos, ">", "size()", size());
-  splice(pos, n, {}, nullptr);
+  detail::rope_engine::edit(*this, pos, n, {}, nullptr);
   return *this;
 }
 
 rope& rope::replace(size_type pos, size_type n, std::string_view text) {
   if (pos > size())
     detail::throw_out_of_range("fl::rope::replace", "pos", pos, ">", "size()", size());
-  splice(pos, n, text, nullptr);
+  detail::rope_engine::edit(*this, pos, n, text, nullptr);
   return *this;
 }
 
@@ -408,7 +432,7 @@ rope& rope::replace(size_type pos, size_type n, const rope& other) {
   if (pos > size())
     detail::throw_out_of_range("fl::rope::replace", "pos", pos, ">", "size()", size());
   const rope keep(other);
-  splice(pos, n, {}, &keep);
+  detail::rope_engine::edit(*this, pos, n, {}, &keep);
   return *this;
 }
 

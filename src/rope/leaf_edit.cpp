@@ -3,8 +3,8 @@
 // and has room (and cut at the cursor while typing goes on there), else the
 // leaf replaced by up to three pieces (a window of copied bytes between the
 // kept head and tail). One body, edit_leaf, inlined into its two entries:
-// by byte (edit_in_leaf, which rope::splice in edit.cpp tries first) and by
-// char (rope::replace_chars_in_leaf, whose descent finds the leaf by chars).
+// by byte (edit_in_leaf, which rope_engine::splice in edit.cpp tries first) and by
+// char (rope_engine::replace_chars_in_leaf, whose descent finds the leaf by chars).
 #include "rope/rope_impl.hpp"
 
 #include "rope/metrics.hpp"
@@ -65,7 +65,6 @@ edge replace_child(inner* n, unsigned at, const edge* pieces, unsigned k, inner*
   for (unsigned i = left; i < total; ++i) r->child[r->count++] = all[i];
   return edge{r, 0, node_len(r)};
 }
-
 
 // A leaf of at most this many bytes that cannot be edited in place is
 // copied whole; a longer one is cut around the edit (a window of at most
@@ -285,7 +284,7 @@ inline bool cut_at_cursor(unsigned depth, const edge& e, const chunk* c, const c
 // keeps where it ends as its leaf index's hint, for the next keystroke.
 //
 // The body is written once (edit_leaf) and inlined into both entries
-// (edit_in_leaf, rope::replace_chars_in_leaf): each is a typing loop's hot
+// (edit_in_leaf, rope_engine::replace_chars_in_leaf): each is a typing loop's hot
 // path, and a call with eight arguments between the descent and the edit
 // cost it about a tenth of an in-place insert (rope/edit_then_query/fl).
 [[gnu::always_inline]] inline bool edit_leaf(edge& root, const unsigned* idx, const edge* e,
@@ -436,11 +435,6 @@ bool edit_in_leaf(edge& root, std::size_t pos, std::size_t n, std::string_view t
   return edit_leaf(root, idx, e, lo, pos, n, text, static_cast<std::size_t>(-1));
 }
 
-}  // namespace FL_ROPE_NS
-}  // namespace detail
-
-inline namespace FL_ROPE_NS {
-
 // Chars [i, i + n) of a tree (i + n <= char_count(), lf mode, a short
 // text) become `text` when the edit lies in one leaf: one descent by chars
 // to the leaf of char i, char i + n looked for in the same leaf, and the
@@ -452,32 +446,33 @@ inline namespace FL_ROPE_NS {
 // written keeps where the text ends as its hint, so typing on at a leaf's
 // end or the text's end steps from there too. False, with nothing changed,
 // when the edit is not of that kind.
-bool rope::replace_chars_in_leaf(size_type i, size_type n, std::string_view text) {
+bool rope_engine::replace_chars_in_leaf(rope& self, size_type i, size_type n,
+                                        std::string_view text) {
   using detail::text_metric;
-  unsigned idx[detail::max_depth];
-  const unsigned depth = root_.p->height;
-  const detail::edge* leaf;
+  unsigned idx[max_depth];
+  const unsigned depth = self.root_.p->height;
+  const edge* leaf;
   std::size_t lo, r, del = 0, chars_before;
-  if (i == root_.chars) {
+  if (i == self.root_.chars) {
     // The end of the text: the last leaf, at its end (n == 0 here).
-    leaf = &root_;
+    leaf = &self.root_;
     for (unsigned d = 0; d < depth; ++d) {
-      const auto* nd = static_cast<const detail::inner*>(leaf->p);
+      const auto* nd = static_cast<const inner*>(leaf->p);
       idx[d] = nd->count - 1u;
       leaf = &nd->child[idx[d]];
     }
-    lo = root_.len - leaf->len;
+    lo = self.root_.len - leaf->len;
     r = leaf->len;
     chars_before = leaf->chars;
   } else {
-    const detail::metric_hit h = detail::descend_chars(root_, i, idx);
+    const metric_hit h = descend_chars(self.root_, i, idx);
     leaf = h.leaf;
     lo = h.lo;
-    r = detail::leaf_nth_char(*leaf, h.k);
+    r = leaf_nth_char(*leaf, h.k);
     chars_before = h.k;
     if (n) {
-      const std::size_t r2 = detail::leaf_nth_from(*leaf, text_metric::chars, r, n);
-      if (r2 >= leaf->len && !ends_at_leaf_end(idx, leaf, lo, h.k + n)) return false;
+      const std::size_t r2 = leaf_nth_from(*leaf, text_metric::chars, r, n);
+      if (r2 >= leaf->len && !ends_at_leaf_end(self, idx, leaf, lo, h.k + n)) return false;
       del = r2 - r;
     } else if (r == 0 && lo > 0) {
       // An insert at the first byte of a leaf: the end of the edge before
@@ -492,8 +487,10 @@ bool rope::replace_chars_in_leaf(size_type i, size_type n, std::string_view text
   }
   // The one call of the edit's body (inlined): no call with eight
   // arguments between the descent and the edit.
-  if (!detail::edit_leaf(root_, idx, leaf, lo, lo + r, del, text, chars_before)) return false;
-  settle();
+  if (!edit_leaf(self.root_, idx, leaf, lo, lo + r, del, text, chars_before)) return false;
+  settle(self);
+  if (self.anchors_) [[unlikely]]
+    move_anchors(self, lo + r, del, text.size());
   return true;
 }
 
@@ -505,18 +502,19 @@ bool rope::replace_chars_in_leaf(size_type i, size_type n, std::string_view text
 // backspace at the end of a leaf, after a cut at the cursor the usual one,
 // then stays an edit inside the leaf. Looks at the next leaf only when it
 // is a sibling (else false: the general path).
-bool rope::ends_at_leaf_end(const unsigned* idx, const detail::edge* leaf, std::size_t lo,
-                            std::size_t end) const noexcept {
+bool rope_engine::ends_at_leaf_end(const rope& r, const unsigned* idx, const edge* leaf,
+                                   std::size_t lo, std::size_t end) noexcept {
   if (end != leaf->chars) return false;
-  if (lo + leaf->len == root_.len) return true;
-  const unsigned depth = root_.p->height;
-  const detail::node* parent = root_.p;
+  if (lo + leaf->len == r.root_.len) return true;
+  const unsigned depth = r.root_.p->height;
+  const node* parent = r.root_.p;
   for (unsigned d = 0; d + 1 < depth; ++d)
-    parent = static_cast<const detail::inner*>(parent)->child[idx[d]].p;
+    parent = static_cast<const inner*>(parent)->child[idx[d]].p;
   if (idx[depth - 1] + 1u >= parent->count) return false;
-  return !detail::continuation(detail::leaf_text(leaf[1]).front());
+  return !continuation(leaf_text(leaf[1]).front());
 }
 
 }  // namespace FL_ROPE_NS
+}  // namespace detail
 }  // namespace FL_ABI_NS
 }  // namespace fl

@@ -78,6 +78,73 @@ void check_line_breaks(const edge& root) {
   walk_seams(root, 0, prev, fail);
 }
 
+bool rope_engine::splice_crlf(rope& r, size_type pos, size_type n, std::string_view text,
+                              const rope* other) {
+  const size_type sz = r.size();
+  const size_type ins = other ? other->size() : text.size();
+  // A result that splice edits like a string is one chunk: nothing splits.
+  if (!other && sz - n + ins <= flat_edit_max && (!r.root_.p || r.root_.p->height == 0))
+    return false;
+  // An lf-mode tree may hold split breaks: insert a checked copy instead
+  // (made before *this changes; a flat rope is one chunk).
+  rope checked;
+  if (other && other->mode_ == line_break::lf && other->root_.p &&
+      other->root_.p->height > 0) {
+    checked = rope(*other, line_break::lf_crlf);
+    other = &checked;
+  }
+  // The bytes that meet at the edit's two ends once it is made: one
+  // descent, and a second only when the byte after lies in another leaf.
+  char before = '\0', after = '\0';
+  if (sz > 0) {
+    const leaf_view v = seek(r.root_, pos > 0 ? pos - 1 : 0);
+    const auto at = [&](size_type i) { return i - v.lo < v.len ? v.data[i - v.lo] : r[i]; };
+    if (pos > 0) before = at(pos - 1);
+    if (pos + n < sz) after = at(pos + n);
+  }
+  const char first = ins == 0 ? after : other ? other->front() : text.front();
+  const char last = ins == 0 ? before : other ? other->back() : text.back();
+  const bool left = before == '\r' && first == '\n';
+  const bool right = last == '\r' && after == '\n';
+  if (!left && !right) {
+    if (other != &checked) return false;  // the edit as asked
+    splice(r, pos, n, {}, other);
+    return true;
+  }
+  // Widened: the '\r' before (left) and the '\n' after (right) are
+  // replaced by themselves, written with the inserted bytes. Then the ends
+  // meet the byte before that '\r' and the byte after that '\n', which
+  // cannot form a "\r\n" with what was inserted ('\r' first, '\n' last), so
+  // the second splice_crlf below finds nothing to widen.
+  const size_type from = left ? pos - 1 : pos;
+  const size_type count = n + (left ? 1 : 0) + (right ? 1 : 0);
+  if (!other) {
+    // Copied before any change (text may view this rope's own bytes).
+    std::string widened;
+    widened.reserve(ins + 2);
+    if (left) widened += '\r';
+    widened += text;
+    if (right) widened += '\n';
+    splice(r, from, count, widened, nullptr);
+    return true;
+  }
+  rope piece(*other);  // flat or lf_crlf already: no split break inside
+  piece.mode_ = line_break::lf_crlf;
+  if (left) piece.prepend("\r");
+  if (right) piece.append("\n");
+  splice(r, from, count, {}, &piece);
+  return true;
+}
+
+rope_engine::size_type rope_engine::crlf_text_position(const rope& r, size_type pos) noexcept {
+  if (pos == 0 || pos >= r.size()) return pos;
+  const leaf_view v = seek(r.root_, pos);
+  // A '\n' that starts a leaf follows no '\r' (the mode's invariant).
+  if (pos == v.lo) return pos;
+  const char* at = v.data + (pos - v.lo);
+  return at[0] == '\n' && at[-1] == '\r' ? pos - 1 : pos;
+}
+
 }  // namespace FL_ROPE_NS
 }  // namespace detail
 
@@ -97,74 +164,9 @@ void rope::set_line_break_mode(line_break mode) {
   // new seam can hold a "\r\n" (the pieces meeting the pair end in a byte
   // before the '\r' and start after the '\n'). mode_ is still lf here, so
   // splice does not look at the edits' ends.
-  for (const std::size_t b : detail::split_line_breaks(root_)) splice(b - 1, 2, "\r\n", nullptr);
+  for (const std::size_t b : detail::split_line_breaks(root_))
+    detail::rope_engine::splice(*this, b - 1, 2, "\r\n", nullptr);
   mode_ = mode;
-}
-
-bool rope::splice_crlf(size_type pos, size_type n, std::string_view text, const rope* other) {
-  const size_type sz = size();
-  const size_type ins = other ? other->size() : text.size();
-  // A result that splice edits like a string is one chunk: nothing splits.
-  if (!other && sz - n + ins <= detail::flat_edit_max && (!root_.p || root_.p->height == 0))
-    return false;
-  // An lf-mode tree may hold split breaks: insert a checked copy instead
-  // (made before *this changes; a flat rope is one chunk).
-  rope checked;
-  if (other && other->mode_ == line_break::lf && other->root_.p &&
-      other->root_.p->height > 0) {
-    checked = rope(*other, line_break::lf_crlf);
-    other = &checked;
-  }
-  // The bytes that meet at the edit's two ends once it is made: one
-  // descent, and a second only when the byte after lies in another leaf.
-  char before = '\0', after = '\0';
-  if (sz > 0) {
-    const detail::leaf_view v = detail::seek(root_, pos > 0 ? pos - 1 : 0);
-    const auto at = [&](size_type i) { return i - v.lo < v.len ? v.data[i - v.lo] : (*this)[i]; };
-    if (pos > 0) before = at(pos - 1);
-    if (pos + n < sz) after = at(pos + n);
-  }
-  const char first = ins == 0 ? after : other ? other->front() : text.front();
-  const char last = ins == 0 ? before : other ? other->back() : text.back();
-  const bool left = before == '\r' && first == '\n';
-  const bool right = last == '\r' && after == '\n';
-  if (!left && !right) {
-    if (other != &checked) return false;  // the edit as asked
-    splice(pos, n, {}, other);
-    return true;
-  }
-  // Widened: the '\r' before (left) and the '\n' after (right) are
-  // replaced by themselves, written with the inserted bytes. Then the ends
-  // meet the byte before that '\r' and the byte after that '\n', which
-  // cannot form a "\r\n" with what was inserted ('\r' first, '\n' last), so
-  // the second splice_crlf below finds nothing to widen.
-  const size_type from = left ? pos - 1 : pos;
-  const size_type count = n + (left ? 1 : 0) + (right ? 1 : 0);
-  if (!other) {
-    // Copied before any change (text may view this rope's own bytes).
-    std::string widened;
-    widened.reserve(ins + 2);
-    if (left) widened += '\r';
-    widened += text;
-    if (right) widened += '\n';
-    splice(from, count, widened, nullptr);
-    return true;
-  }
-  rope piece(*other);  // flat or lf_crlf already: no split break inside
-  piece.mode_ = line_break::lf_crlf;
-  if (left) piece.prepend("\r");
-  if (right) piece.append("\n");
-  splice(from, count, {}, &piece);
-  return true;
-}
-
-rope::size_type rope::crlf_text_position(size_type pos) const noexcept {
-  if (pos == 0 || pos >= size()) return pos;
-  const detail::leaf_view v = detail::seek(root_, pos);
-  // A '\n' that starts a leaf follows no '\r' (the mode's invariant).
-  if (pos == v.lo) return pos;
-  const char* at = v.data + (pos - v.lo);
-  return at[0] == '\n' && at[-1] == '\r' ? pos - 1 : pos;
 }
 
 rope::size_type rope::line_end(size_type i) const {

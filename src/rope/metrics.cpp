@@ -527,16 +527,16 @@ void fill_metrics(edge& e) noexcept {
   e.astral = t.astral;
 }
 
+void rope_engine::settle(rope& r) noexcept {
+  if (r.root_.p && r.root_.p->height > 0) fill_metrics(r.root_);
+}
+
 }  // namespace FL_ROPE_NS
 }  // namespace detail
 
 inline namespace FL_ROPE_NS {
 
 using detail::text_metric;
-
-void rope::settle() noexcept {
-  if (root_.p && root_.p->height > 0) detail::fill_metrics(root_);
-}
 
 rope::size_type rope::char_count() const noexcept {
   return root_.p ? detail::edge_counts(root_).chars : 0;
@@ -627,7 +627,7 @@ rope::size_type rope::line_to_char(size_type line) const {
 rope::line_column rope::byte_to_line_column(size_type pos) const {
   if (pos > size())
     detail::throw_out_of_range("fl::rope::byte_to_line_column", "pos", pos, ">", "size()", size());
-  if (mode_ != line_break::lf) pos = crlf_text_position(pos);
+  if (mode_ != line_break::lf) pos = detail::rope_engine::crlf_text_position(*this, pos);
   const detail::text_counts at = detail::rope_prefix(root_, pos);
   const size_type line = at.newlines;
   const size_type start = line_to_byte(line);

@@ -107,6 +107,22 @@ class stream_hash {
 };
 
 }  // namespace
+
+// Compares bytes [pos, pos + s.size()) (all present) with s.
+int rope_engine::substr_compare(const rope& r, size_type pos, std::string_view s) noexcept {
+  if (s.empty()) return 0;
+  int result = 0;
+  size_type done = 0;
+  auto visit = [&](std::string_view c) {
+    const size_type k = std::min(c.size(), s.size() - done);
+    result = std::memcmp(c.data(), s.data() + done, k);
+    done += k;
+    return result == 0 && done < s.size();
+  };
+  for_each_leaf(r.root_, pos, visit);
+  return result;
+}
+
 }  // namespace FL_ROPE_NS
 }  // namespace detail
 
@@ -193,32 +209,17 @@ rope::size_type rope::find(std::string_view needle, size_type pos) const noexcep
 
 bool rope::starts_with(std::string_view prefix) const noexcept {
   if (prefix.size() > size()) return false;
-  return substr_compare(0, prefix) == 0;
+  return detail::rope_engine::substr_compare(*this, 0, prefix) == 0;
 }
 
 bool rope::ends_with(std::string_view suffix) const noexcept {
   if (suffix.size() > size()) return false;
-  return substr_compare(size() - suffix.size(), suffix) == 0;
-}
-
-// Compares bytes [pos, pos + s.size()) (all present) with s.
-int rope::substr_compare(size_type pos, std::string_view s) const noexcept {
-  if (s.empty()) return 0;
-  int result = 0;
-  size_type done = 0;
-  auto visit = [&](std::string_view c) {
-    const size_type k = std::min(c.size(), s.size() - done);
-    result = std::memcmp(c.data(), s.data() + done, k);
-    done += k;
-    return result == 0 && done < s.size();
-  };
-  detail::for_each_leaf(root_, pos, visit);
-  return result;
+  return detail::rope_engine::substr_compare(*this, size() - suffix.size(), suffix) == 0;
 }
 
 int rope::compare(std::string_view other) const noexcept {
   const size_type k = std::min(size(), other.size());
-  const int r = substr_compare(0, other.substr(0, k));
+  const int r = detail::rope_engine::substr_compare(*this, 0, other.substr(0, k));
   if (r != 0) return r < 0 ? -1 : 1;
   return size() < other.size() ? -1 : size() > other.size() ? 1 : 0;
 }

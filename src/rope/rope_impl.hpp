@@ -1,6 +1,8 @@
 // src/rope/rope_impl.hpp: what the files of fl::rope's tree engine share.
 // Private to src/rope/ (not installed). The representation is in
-// include/fl/detail/rope_node.hpp; the files, by job:
+// include/fl/detail/rope_node.hpp; what the rope's public calls reach of
+// the engine is detail::rope_engine (include/fl/detail/rope_engine.hpp),
+// whose functions these files define. The files, by job:
 //   node.cpp     blocks from the pool (and the test build's failure hook),
 //                the spare-node stash, copying a shared node, destroy
 //   join.cpp     plan_join (the one decision of what a join will do), join,
@@ -8,12 +10,13 @@
 //   split.cpp    split, build, the constructors and substr
 //   edit.cpp     appends, splice and the edit members
 //   leaf_edit.cpp  edits inside one leaf (edit_in_leaf, the cut at the
-//                cursor, rope::replace_chars_in_leaf)
+//                cursor, rope_engine::replace_chars_in_leaf)
 //   read.cpp     seek, find, compare, hash, flatten, copy and streams
 //   check.cpp    check_invariants
 //   metrics.cpp  the text metrics, the block index and the metric queries
 //   chars.cpp    code points (one char read and decoded, char_at, chars_at)
 //                and the checked byte edits
+//   anchors.cpp  anchors: the two trees of positions every edit moves
 //
 // Ownership convention: a function taking an `edge` by value consumes one
 // reference to e.p; a function returning an `edge` hands one reference to

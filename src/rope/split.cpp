@@ -208,7 +208,7 @@ rope::rope(adopt_tag, fl::string&& text) {
     }
   }
   root_ = detail::build(std::string_view(text), text.size());
-  settle();
+  detail::rope_engine::settle(*this);
 }
 
 rope::rope(size_type count, char ch) {
@@ -244,7 +244,7 @@ rope::rope(size_type count, char ch) {
   }
   detail::release(piece.p);
   root_ = acc;
-  settle();
+  detail::rope_engine::settle(*this);
 }
 
 rope rope::substr(size_type pos, size_type n) const {

@@ -7,6 +7,7 @@
 // Input layout: a sequence of steps; each takes an opcode byte, two slot
 // bytes, two position bytes, a length byte, and then `length` bytes of text
 // from the input (fewer at its end). Texts are kept under 64 KiB.
+#include <fl/detail/rope_debug.hpp>
 #include <fl/rope.hpp>
 
 #include "fuzz_input.hpp"

@@ -9,6 +9,32 @@
 
 namespace fl {
 inline namespace FL_ABI_NS {
+namespace detail {
+inline namespace FL_ROPE_NS {
+
+// What rope's three ranges (chunk_range, line_range, char_range) share: the
+// rope walked, the range's one datum (`State`: its first byte, or whether
+// lines come without their breaks), and begin()/end()/rbegin()/rend(), each
+// made by the range's static make(rope, state, at_end). Nothrow: whether
+// making an iterator can throw (a line's iterator finds where lines start).
+template <class Range, class State, bool Nothrow>
+class rope_range {
+ public:
+  auto begin() const noexcept(Nothrow) { return Range::make(rope_, state_, false); }
+  auto end() const noexcept(Nothrow) { return Range::make(rope_, state_, true); }
+  auto rbegin() const noexcept(Nothrow) { return std::reverse_iterator(end()); }
+  auto rend() const noexcept(Nothrow) { return std::reverse_iterator(begin()); }
+
+ private:
+  friend class fl::rope;  // the only maker of ranges
+  rope_range(const rope* r, State s) noexcept : rope_(r), state_(s) {}
+  const rope* rope_;
+  State state_;
+};
+
+}  // namespace FL_ROPE_NS
+}  // namespace detail
+
 inline namespace FL_ROPE_NS {
 
 // Holds a pointer pair over the leaf of the byte it points at, so that * is
@@ -128,7 +154,7 @@ class rope::const_iterator {
 // see chunks_at). Its iterators are bidirectional, so the chunks can be
 // walked backwards too (rbegin()/rend(), or --end()): each step is one
 // descent, O(log n). Valid while the rope is alive and unchanged.
-class rope::chunk_range {
+class rope::chunk_range : public detail::rope_range<chunk_range, size_type, true> {
  public:
   class iterator {
    public:
@@ -193,16 +219,13 @@ class rope::chunk_range {
   };
   using reverse_iterator = std::reverse_iterator<iterator>;
 
-  iterator begin() const noexcept { return iterator(rope_, first_, first_); }
-  iterator end() const noexcept { return iterator(rope_, first_, rope_->size()); }
-  reverse_iterator rbegin() const noexcept { return reverse_iterator(end()); }
-  reverse_iterator rend() const noexcept { return reverse_iterator(begin()); }
-
  private:
-  friend class rope;
-  chunk_range(const rope* r, size_type first) noexcept : rope_(r), first_(first) {}
-  const rope* rope_;
-  size_type first_;
+  friend rope_range;
+  using rope_range::rope_range;
+  // From byte `first` (the state) to the end.
+  static iterator make(const rope* r, size_type first, bool at_end) noexcept {
+    return iterator(r, first, at_end ? r->size() : first);
+  }
 };
 
 // The lines of a rope (rope::lines()): a bidirectional range of fl::rope,
@@ -212,7 +235,7 @@ class rope::chunk_range {
 // line_to_byte, and * one substr, O(log n). The lines are made as they are
 // read, so * returns a rope by value. Valid while the rope is alive and
 // unchanged.
-class rope::line_range {
+class rope::line_range : public detail::rope_range<line_range, bool, false> {
  public:
   class iterator {
    public:
@@ -269,16 +292,14 @@ class rope::line_range {
     bool text_ = false;  // line_text(i) rather than line(i)
   };
   using reverse_iterator = std::reverse_iterator<iterator>;
-  iterator begin() const { return iterator(rope_, 0, text_); }
-  iterator end() const { return iterator(rope_, rope_->line_count(), text_); }
-  reverse_iterator rbegin() const { return reverse_iterator(end()); }
-  reverse_iterator rend() const { return reverse_iterator(begin()); }
 
  private:
-  friend class rope;
-  line_range(const rope* r, bool text) noexcept : rope_(r), text_(text) {}
-  const rope* rope_;
-  bool text_;
+  friend rope_range;
+  using rope_range::rope_range;
+  // Lines 0 .. line_count() - 1; the state: line_text(i) rather than line(i).
+  static iterator make(const rope* r, bool text, bool at_end) {
+    return iterator(r, at_end ? r->line_count() : 0, text);
+  }
 };
 
 // The chars of a rope (rope::chars(), rope::chars_at(i)): a bidirectional
@@ -290,7 +311,7 @@ class rope::line_range {
 // another leaf). An iterator may step back before the range's begin(), to
 // the rope's first char. index() is the byte where the char starts. Valid
 // while the rope is alive and unchanged.
-class rope::char_range {
+class rope::char_range : public detail::rope_range<char_range, size_type, true> {
  public:
   class iterator {
    public:
@@ -359,16 +380,13 @@ class rope::char_range {
   };
   using reverse_iterator = std::reverse_iterator<iterator>;
 
-  iterator begin() const noexcept { return iterator(rope_, first_); }
-  iterator end() const noexcept { return iterator(rope_, rope_->size()); }
-  reverse_iterator rbegin() const noexcept { return reverse_iterator(end()); }
-  reverse_iterator rend() const noexcept { return reverse_iterator(begin()); }
-
  private:
-  friend class rope;
-  char_range(const rope* r, size_type first) noexcept : rope_(r), first_(first) {}
-  const rope* rope_;
-  size_type first_;  // the byte where the first char starts
+  friend rope_range;
+  using rope_range::rope_range;
+  // From the char that starts at byte `first` (the state) to the end.
+  static iterator make(const rope* r, size_type first, bool at_end) noexcept {
+    return iterator(r, at_end ? r->size() : first);
+  }
 };
 
 inline rope::line_range rope::lines() const noexcept { return line_range(this, false); }

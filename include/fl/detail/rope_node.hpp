@@ -175,7 +175,7 @@ inline constexpr std::size_t metrics_unknown = static_cast<std::size_t>(-1);
 // are not UTF-8 continuation bytes 10xxxxxx), newlines ('\n' bytes) and
 // astral (bytes >= 0xF0: lead bytes of 4-byte sequences, which take two
 // UTF-16 units). Every edge that sits in an inner node has them computed
-// after each public rope operation (rope::settle); the root edge of a flat
+// after each public rope operation (rope_engine::settle); the root edge of a flat
 // rope may leave them unknown (chars == metrics_unknown) and a query then
 // reads them from the chunk (its block index when big). Any code that changes
 // an edge's len or the bytes under it marks it unknown or updates it exactly;
@@ -246,7 +246,7 @@ inline void index_truncate(chunk* c, std::size_t x) noexcept {
 // without a new node: possible when the chunk is unique and has room (bytes
 // past the edge's end belong to nobody, since no other edge exists). Inline:
 // it is fl::rope::append's fast path for a flat rope. Marks e unknown (its
-// metrics are recomputed by rope::settle).
+// metrics are recomputed by rope_engine::settle).
 inline bool leaf_append_in_place(edge& e, std::string_view text) noexcept {
   chunk* c = static_cast<chunk*>(e.p);
   if (!unique(c)) return false;
