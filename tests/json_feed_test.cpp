@@ -163,6 +163,30 @@ TEST(JsonFeed, KeepChangesBoundsTheRecordsAndSaysWhenOneIsGone) {
   s.verify();
 }
 
+TEST(JsonFeed, TheOldestRecordsGoWhenTheirTextPassesTheBudget) {
+  fl_test::temp_dir dir("fl_feed_");
+  fl::json_store s = fl::json_store::import(R"({"v":""})", dir / "doc");
+  s.sync();
+  s.keep_changes(100, 1000);  // about three records of this size
+  const std::string value = "\"" + std::string(280, 'x') + "\"";
+  for (int i = 1; i <= 20; ++i) {
+    s.set("/v", value);
+    s.sync();
+  }
+  EXPECT_EQ(s.sequence(), 20u);
+  EXPECT_EQ(s.oldest_change(), 17u);  // 3 x 321 bytes fit in 1,000; a 4th does not
+  EXPECT_EQ(s.changes(17).size(), 3u);
+  s.verify();
+  s.set("/v", "\"" + std::string(5000, 'y') + "\"");  // bigger than the budget: kept alone
+  s.sync();
+  EXPECT_EQ(s.oldest_change(), 20u);
+  s.verify();
+  s.compact();
+  s.sync();
+  EXPECT_EQ(s.oldest_change(), 20u);
+  s.verify();
+}
+
 TEST(JsonFeed, ARingOfNoRecordsStillCountsTheCommits) {
   fl_test::temp_dir dir("fl_feed_");
   fl::json_store s = fl::json_store::import(R"({"blob":""})", dir / "doc");

@@ -31,6 +31,9 @@ struct JsonReuseTest : ::testing::Test {
 TEST_F(JsonReuseTest, EditsReuseWhatTheyReplace) {
   auto s = fl::json_store::import(R"({"a":"first string value","b":[1,2,3]})", file());
   s.sync();
+  // A ring of four change records: the records that fall out of it are
+  // reused like the values (the default keeps up to 256 KiB of them).
+  s.keep_changes(4);
   for (int i = 0; i < 2000; ++i) {
     s.set("/a", "\"string value number " + std::to_string(i) + "\"");
     s.set("/b/-", std::to_string(i));

@@ -188,7 +188,8 @@ TEST_F(JsonStoreTest, ScalarSetsAreWrittenInPlace) {
     EXPECT_EQ(s.find("/big/k38")->as_int64(), 38);
     s.sync();
   }
-  EXPECT_EQ(blocks(), imported + 1);  // the batch listing "two", {"x":3} and "str"
+  // The batch listing "two", {"x":3} and "str", and the commit's change record.
+  EXPECT_EQ(blocks(), imported + 2);
   fl::string dumped;
   {
     auto s = fl::json_store::open(file());
@@ -200,8 +201,8 @@ TEST_F(JsonStoreTest, ScalarSetsAreWrittenInPlace) {
   }
   // The batch and its three blocks were freed; each copying edit wrote its
   // new blocks (string + root, array + root) and retired the old ones (the
-  // array, both roots), listed in one new batch.
-  EXPECT_EQ(blocks(), imported + 1 - 4 + 4 + 1);
+  // array, both roots), listed in one new batch; and a second change record.
+  EXPECT_EQ(blocks(), imported + 2 - 4 + 4 + 1 + 1);
   auto r = fl::json_store::open(file());
   EXPECT_EQ(r.dump(), dumped);
   EXPECT_EQ(r.find("/a/0")->as_int64(), INT64_MIN);

@@ -477,7 +477,8 @@ class json_store {
   // one: the edits as made (set/put: "add" or "replace", insert: "add",
   // erase: "remove"; a patch's move and copy become remove and add, a
   // merge patch its adds, replaces and removes; a refused patch nothing).
-  // The newest 1,024 commits are kept (keep_changes). Format 5; a store of
+  // The newest 1,024 commits are kept, or fewer while their patches' text
+  // passes 256 KiB (keep_changes). Format 5; a store of
   // an older format throws persist_error from these until compact().
 
   // The newest commit's sequence number (a reader: the commit it holds).
@@ -496,11 +497,14 @@ class json_store {
   std::vector<json_change> changes(std::uint64_t since,
                                    std::size_t max_count = static_cast<std::size_t>(-1)) const;
   // How many commits' records to keep, up to 1,048,576 (std::invalid_argument
-  // above): applied now, durable with the next sync(); a smaller ring
-  // retires the oldest records. 0 keeps none (sequence() still counts the
-  // commits): a store of big values that no one follows then writes each
-  // value once, not twice. O(records kept).
-  void keep_changes(std::uint32_t commits);
+  // above), and the most text they may hold: the oldest records go while
+  // their text passes `max_bytes` (the newest is always kept). Applied now
+  // (the text budget: at the next commit), durable with the next sync(); a
+  // smaller ring retires the oldest records. 0 commits keeps none
+  // (sequence() still counts the commits): a store of big values that no one
+  // follows then writes each value once, not twice. O(records kept).
+  void keep_changes(std::uint32_t commits,
+                    std::uint64_t max_bytes = detail::json::default_feed_bytes);
 
   const std::filesystem::path& path() const noexcept;
   // Bytes of the store's data file (free blocks kept for reuse included).

@@ -86,8 +86,12 @@ fptr<feed_ring> store_file::new_ring(mapped_space& space, const feed_ring* like,
   // A reused block holds its last owner's bytes: every slot starts empty.
   std::memset(p, 0, ring_bytes(capacity));
   feed_ring r;
-  if (like) r = *like;
-  else r.history = new_history_id();
+  if (like) {
+    r = *like;
+  } else {
+    r.history = new_history_id();
+    r.max_bytes = default_feed_bytes;
+  }
   r.tag = feed_ring_tag;
   r.capacity = capacity;
   std::memcpy(p, &r, sizeof r);
@@ -143,7 +147,7 @@ void store_file::stage_record() {
   if (r.capacity == 0) {  // the ring keeps no records: the sequence alone advances
     r.sequence = sequence;
     std::memcpy(space_->get(ring_.cast<char>()), &r, sizeof r);
-    staged_ = {true, 0, sequence, pending_.size()};
+    staged_ = {true, 0, 0, sequence, pending_.size()};
     return;
   }
   const std::uint64_t bytes = pending_.size() + 2;
@@ -158,17 +162,43 @@ void store_file::stage_record() {
   if (staged_.active) {
     // The record a failed sync() staged was never committed: freed now
     // (the record its slot held was retired then).
-    if (staged_.record) space_->deallocate(fptr<void>(staged_.record));
+    if (staged_.record) {
+      r.bytes -= staged_.record_bytes;
+      space_->deallocate(fptr<void>(staged_.record));
+    }
   } else if (old != 0) {
+    r.bytes -= record_bytes(old);
     space_->retire(fptr<void>(old));  // falls out of the ring
   }
-  auto* ring_bytes_p = reinterpret_cast<unsigned char*>(space_->get(ring_.cast<char>()));
+  auto* ring_p = reinterpret_cast<unsigned char*>(space_->get(ring_.cast<char>()));
+  auto set_slot = [&](std::uint64_t s, std::uint64_t off) {
+    std::memcpy(ring_p + sizeof(feed_ring) + (s % r.capacity) * sizeof(std::uint64_t), &off,
+                sizeof off);
+  };
   const std::uint64_t rec = at.offset();
-  std::memcpy(ring_bytes_p + sizeof(feed_ring) + (sequence % r.capacity) * sizeof(std::uint64_t),
-              &rec, sizeof rec);
+  set_slot(sequence, rec);
   r.sequence = sequence;
-  std::memcpy(ring_bytes_p, &r, sizeof r);
-  staged_ = {true, rec, sequence, pending_.size()};
+  r.bytes += bytes;
+  // The byte budget: the oldest records go while the text held passes it
+  // (the newest stays, whatever its size), so a store of big edits keeps
+  // fewer commits rather than a file many times its document.
+  while (r.bytes > r.max_bytes && lowest_since(r) + 1 < sequence) {
+    const std::uint64_t s = lowest_since(r) + 1;
+    const std::uint64_t off = slot(r, s);
+    r.bytes -= record_bytes(off);
+    space_->retire(fptr<void>(off));
+    set_slot(s, 0);
+    r.first = s;
+  }
+  std::memcpy(ring_p, &r, sizeof r);
+  staged_ = {true, rec, bytes, sequence, pending_.size()};
+}
+
+std::uint64_t store_file::record_bytes(std::uint64_t off) const {
+  change_record h;
+  std::memcpy(&h, space_->checked(fptr<const void>(off), sizeof h), sizeof h);
+  if (h.tag != change_record_tag) damaged("a change record's slot names another block");
+  return h.bytes;
 }
 
 void store_file::copy_feed(mapped_space& fresh, fptr<json_head> head) {
@@ -182,11 +212,14 @@ void store_file::copy_feed(mapped_space& fresh, fptr<json_head> head) {
   // next sync()); the slot it took held the oldest record, gone with it.
   const std::uint64_t newest = committed_sequence(r);
   const std::uint64_t lowest = std::min(lowest_since(r), newest);
+  const feed_ring from = r;
   r.sequence = newest;
   r.first = lowest;
+  r.bytes = 0;
+  for (std::uint64_t s = lowest + 1; s <= newest; ++s) r.bytes += record_text(from, s).size();
   const fptr<feed_ring> copy = new_ring(fresh, &r, r.capacity);
   for (std::uint64_t s = lowest + 1; s <= newest; ++s) {
-    const std::string_view text = record_text(r, s);
+    const std::string_view text = record_text(from, s);
     const fptr<void> at = fresh.allocate(sizeof(change_record) + text.size(), alignof(change_record));
     auto* p = reinterpret_cast<unsigned char*>(fresh.get(at.cast<char>()));
     const change_record h{change_record_tag, 0, s, text.size()};
@@ -200,16 +233,23 @@ void store_file::copy_feed(mapped_space& fresh, fptr<json_head> head) {
   fresh.get(head.cast<json_head_v5>())->feed.ring = copy.offset();
 }
 
-void store_file::keep_changes(std::uint32_t capacity) {
+void store_file::keep_changes(std::uint32_t capacity, std::uint64_t max_bytes) {
   if (capacity > max_feed_capacity)
     throw std::invalid_argument("fl::json_store::keep_changes: " + std::to_string(capacity) +
                                 " is more than " + std::to_string(max_feed_capacity));
   if (!ring_) no_feed("keep_changes");
   feed_ring r = ring();
-  if (r.capacity == capacity) return;
+  if (r.capacity == capacity) {
+    r.max_bytes = max_bytes;  // applied by the next commit
+    std::memcpy(space_->get(ring_.cast<char>()), &r, sizeof r);
+    return;
+  }
   const std::uint64_t lowest = lowest_since(r);
   feed_ring like = r;
   like.first = std::max(lowest, r.sequence > capacity ? r.sequence - capacity : 0);
+  like.max_bytes = max_bytes;
+  like.bytes = 0;
+  for (std::uint64_t s = like.first + 1; s <= r.sequence; ++s) like.bytes += record_bytes(slot(r, s));
   const fptr<feed_ring> fresh = new_ring(*space_, &like, capacity);
   auto* slots = reinterpret_cast<unsigned char*>(space_->get(fresh.cast<char>())) + sizeof(feed_ring);
   for (std::uint64_t s = lowest + 1; s <= r.sequence; ++s) {
@@ -269,9 +309,9 @@ std::vector<json_change> json_store::changes(std::uint64_t since, std::size_t ma
   return out;
 }
 
-void json_store::keep_changes(std::uint32_t commits) {
+void json_store::keep_changes(std::uint32_t commits, std::uint64_t max_bytes) {
   file_->refuse_read_only("keep_changes");
-  file_->keep_changes(commits);
+  file_->keep_changes(commits, max_bytes);
 }
 
 }  // namespace FL_ABI_NS

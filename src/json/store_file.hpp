@@ -89,6 +89,7 @@ class store_file {
   struct staged_record {
     bool active = false;       // a sequence is staged (a record too, unless the ring keeps none)
     std::uint64_t record = 0;  // its block; 0: none
+    std::uint64_t record_bytes = 0;  // its text
     std::uint64_t sequence = 0;
     std::size_t bytes = 0;     // pending_.size() when it was written
   } staged_;
@@ -433,7 +434,9 @@ class store_file {
   // compact(): the ring and held records copied into `fresh` (whose head
   // `head` gets the copy), staged records left out (pending_ holds them).
   void copy_feed(mapped_space& fresh, fptr<json_head> head);
-  void keep_changes(std::uint32_t capacity);
+  void keep_changes(std::uint32_t capacity, std::uint64_t max_bytes);
+  // The text bytes of the record at `off` (a held one).
+  std::uint64_t record_bytes(std::uint64_t off) const;
   std::uint64_t committed_sequence(const feed_ring& r) const noexcept {
     return staged_.active ? staged_.sequence - 1 : r.sequence;
   }

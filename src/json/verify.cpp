@@ -134,6 +134,7 @@ class verifier {
         sizeof r;
     const std::uint64_t lowest =
         std::max(r.first, r.sequence > r.capacity ? r.sequence - r.capacity : 0);
+    std::uint64_t held_bytes = 0;
     for (std::uint32_t i = 0; i < r.capacity; ++i) {
       std::uint64_t off;
       std::memcpy(&off, slots + std::size_t{i} * 8, sizeof off);
@@ -154,9 +155,13 @@ class verifier {
       const unsigned char* text = block(off, sizeof ch + ch.bytes, what, true) + sizeof ch;
       if (ch.bytes < 2 || text[0] != '[' || text[ch.bytes - 1] != ']')
         fault(what + " is not a JSON array");
+      held_bytes += ch.bytes;
       const std::size_t n = static_cast<std::size_t>(ch.bytes);
       if (utf8_valid_prefix(text, n) != n) fault(what + " is not valid UTF-8");
     }
+    if (held_bytes != r.bytes)
+      fault("the change feed's ring counts " + std::to_string(r.bytes) + " bytes of records, which hold " +
+            std::to_string(held_bytes));
   }
 
   // The fixed header at `off`, before block() checks the whole record it

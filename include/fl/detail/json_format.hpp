@@ -351,9 +351,11 @@ struct feed_ring {
   std::uint32_t capacity = 0;
   std::uint64_t history = 0;   // a random id, new at every import or create
   std::uint64_t sequence = 0;  // the newest committed record's (0: none yet)
-  std::uint64_t first = 0;     // the history's start: no record at or before it
+  std::uint64_t first = 0;     // no record at or before it (the history's start, or dropped)
+  std::uint64_t bytes = 0;     // the held records' text
+  std::uint64_t max_bytes = 0; // the oldest records go while `bytes` passes it (not the newest)
 };
-static_assert(sizeof(feed_ring) == 32 && std::is_trivially_copyable_v<feed_ring>);
+static_assert(sizeof(feed_ring) == 48 && std::is_trivially_copyable_v<feed_ring>);
 
 // A record block: this header, then `bytes` of UTF-8 JSON text (an RFC 6902
 // patch, an array of operations).
@@ -365,9 +367,11 @@ struct change_record {
 };
 static_assert(sizeof(change_record) == 24 && std::is_trivially_copyable_v<change_record>);
 
-// Records a new store keeps (json_store::keep_changes changes it), and the
+// Records a new store keeps (json_store::keep_changes changes it): the newest
+// 1,024 commits' or fewer, as long as their text passes 256 KiB; and the
 // most a ring may name: a reader bounds its reads by it.
 inline constexpr std::uint32_t default_feed_capacity = 1024;
+inline constexpr std::uint64_t default_feed_bytes = 256 * 1024;
 inline constexpr std::uint32_t max_feed_capacity = 1u << 20;
 
 }  // namespace json
