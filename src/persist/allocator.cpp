@@ -297,6 +297,18 @@ std::uint64_t deferred_bytes(const space_state& s) {
   return sum;
 }
 
+namespace {
+// Frees a batch's own block, which the deferred byte count includes.
+void free_batch_block(space_state& s, std::uint64_t block) {
+  std::uint64_t b;
+  unsigned c;
+  if (!find_live_block(s, block, b, c))
+    fail(s, "deferred batch at " + hex(block) + " is not a live block (damaged)");
+  s.deferred_bytes -= class_size(c);
+  free_block(s, b, c);
+}
+}  // namespace
+
 void release_deferred(space_state& s) {
   if (!s.deferred_loaded) load_deferred(s);
   const std::uint64_t oldest = oldest_needed_generation(s);
@@ -311,12 +323,7 @@ void release_deferred(space_state& s) {
       s.deferred_bytes -= class_size(c);
       free_block(s, b, c);
     }
-    std::uint64_t b;
-    unsigned c;
-    if (!find_live_block(s, batch.block, b, c))
-      fail(s, "deferred batch at " + hex(batch.block) + " is not a live block (damaged)");
-    s.deferred_bytes -= class_size(c);
-    free_block(s, b, c);
+    free_batch_block(s, batch.block);
     s.deferred.pop_front();
     released = true;
   }
@@ -347,12 +354,7 @@ void write_retired_batch(mapped_space& space, space_state& s, std::uint64_t gene
     deferred_batch_head oh;
     std::memcpy(&oh, s.base + old.block, sizeof oh);
     s.deferred_head = oh.next;
-    std::uint64_t b;
-    unsigned c;
-    if (!find_live_block(s, old.block, b, c))
-      fail(s, "deferred batch at " + hex(old.block) + " is not a live block (damaged)");
-    s.deferred_bytes -= class_size(c);
-    free_block(s, b, c);
+    free_batch_block(s, old.block);
   }
   std::sort(r.begin(), r.end());
   // One block retired twice (a damaged document that names it twice) is
