@@ -244,12 +244,17 @@ TEST(PoolThreadsTest, ConsumerCachesTheProducersBlocks) {
       pool_deallocate(b->p, b->n);
     }
     // Now this thread's cache holds foreign blocks; allocating from it hits.
+    // Its cache keeps at least one batch of a class when it spills the rest
+    // to the exchange (32 blocks of 16 bytes: pool_batch_max_blocks); the
+    // exchange's batches the pool's releaser may hand back to the system at
+    // any moment (under TSan it did: 71 hits of 100), so only that batch is
+    // certain.
     const fl::pool_statistics before = fl::pool_stats();
     std::vector<void*> mine;
-    for (int i = 0; i < 100; ++i) mine.push_back(pool_allocate(16));
+    for (int i = 0; i < 16; ++i) mine.push_back(pool_allocate(16));
     for (void* p : mine) pool_deallocate(p, 16);
     consumer_stats = fl::pool_stats();
-    EXPECT_EQ(consumer_stats.hits - before.hits, 100u);
+    EXPECT_EQ(consumer_stats.hits - before.hits, 16u);
   });
   producer.join();
   consumer.join();
