@@ -298,12 +298,14 @@ std::uint64_t deferred_bytes(const space_state& s) {
 }
 
 namespace {
-// Frees a batch's own block, which the deferred byte count includes.
-void free_batch_block(space_state& s, std::uint64_t block) {
+// Frees a block the deferred byte count includes: a retired block of a
+// released batch, or a batch's own block. `what` names it in the error a
+// damaged chain gets.
+void free_deferred_block(space_state& s, std::uint64_t off, const char* what) {
   std::uint64_t b;
   unsigned c;
-  if (!find_live_block(s, block, b, c))
-    fail(s, "deferred batch at " + hex(block) + " is not a live block (damaged)");
+  if (!find_live_block(s, off, b, c))
+    fail(s, std::string(what) + " at " + hex(off) + " is not a live block (damaged)");
   s.deferred_bytes -= class_size(c);
   free_block(s, b, c);
 }
@@ -315,15 +317,8 @@ void release_deferred(space_state& s) {
   bool released = false;
   while (!s.deferred.empty() && s.deferred.front().generation <= oldest) {
     space_state::deferred_batch& batch = s.deferred.front();
-    for (std::uint64_t off : batch.offsets) {
-      std::uint64_t b;
-      unsigned c;
-      if (!find_live_block(s, off, b, c))
-        fail(s, "a deferred free of " + hex(off) + " finds no live block there (damaged)");
-      s.deferred_bytes -= class_size(c);
-      free_block(s, b, c);
-    }
-    free_batch_block(s, batch.block);
+    for (std::uint64_t off : batch.offsets) free_deferred_block(s, off, "deferred free");
+    free_deferred_block(s, batch.block, "deferred batch");
     s.deferred.pop_front();
     released = true;
   }
@@ -354,7 +349,7 @@ void write_retired_batch(mapped_space& space, space_state& s, std::uint64_t gene
     deferred_batch_head oh;
     std::memcpy(&oh, s.base + old.block, sizeof oh);
     s.deferred_head = oh.next;
-    free_batch_block(s, old.block);
+    free_deferred_block(s, old.block, "deferred batch");
   }
   std::sort(r.begin(), r.end());
   // One block retired twice (a damaged document that names it twice) is
