@@ -22,12 +22,6 @@ namespace json {
 
 namespace {
 
-std::string hex(std::uint64_t v) {
-  char b[24];
-  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
-  return b;
-}
-
 class verifier {
  public:
   verifier(const store_file& f, const space_census& c)

@@ -20,7 +20,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <string>
 #include <type_traits>
 
 namespace fl {
@@ -309,6 +311,13 @@ static_assert(sizeof(reader_slot) == reader_slot_bytes);
 
 constexpr std::uint64_t round_up(std::uint64_t n, std::uint64_t a) noexcept {
   return (n + a - 1) / a * a;
+}
+
+// A file offset as the errors of every layer over the format name it: "0x1f40".
+inline std::string hex(std::uint64_t v) {
+  char b[24];
+  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
+  return b;
 }
 
 }  // namespace detail

@@ -216,12 +216,6 @@ inline constexpr std::uint64_t clean_mapped_max = 256;
   throw persist_error(s.path, reason);
 }
 
-inline std::string hex(std::uint64_t v) {
-  char b[24];
-  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
-  return b;
-}
-
 inline block_header load_header(const std::byte* base, std::uint64_t off) noexcept {
   block_header h;
   std::memcpy(&h, base + off, sizeof h);

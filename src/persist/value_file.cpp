@@ -33,15 +33,6 @@ std::string error_text(const std::filesystem::path& path, const std::string& rea
 
 }  // namespace
 
-namespace detail {
-namespace {
-std::string hex(std::uint64_t v) {
-  char b[24];
-  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
-  return b;
-}
-}  // namespace
-}  // namespace detail
 
 persist_error::persist_error(const std::filesystem::path& path, const std::string& reason)
     : std::runtime_error(error_text(path, reason)), path_(path), reason_(reason) {}
