@@ -308,6 +308,53 @@ bool store_file::edit(std::string_view ptr, const json_ref* v, bool insert) {
   return true;
 }
 
+namespace {
+// Where a block of the tail names other blocks, by its form: `entries`
+// entries of `entry` bytes after `header` bytes, each holding block offsets
+// at `offsets` and, when has_ref, a json_ref at `ref`. The one description
+// of every block kind's links that publish_edit translates.
+struct block_links {
+  std::uint32_t entries = 0;
+  std::size_t header = 0;
+  std::size_t entry = 0;
+  std::size_t offsets[2] = {};
+  unsigned n_offsets = 0;
+  bool has_ref = false;
+  std::size_t ref = 0;
+};
+
+block_links links_of(const tail_block& b) {
+  const std::size_t node = sizeof(tree_node);
+  switch (b.node) {
+    case node_form::object_head:
+      return {1, 0, sizeof(object_tree),
+              {offsetof(object_tree, members), offsetof(object_tree, keys)}, 2, false, 0};
+    case node_form::member_leaf:
+      return {b.n, node, sizeof(member_entry), {offsetof(member_entry, key)}, 1, true,
+              offsetof(member_entry, value)};
+    case node_form::member_inner:
+      return {b.n, node, sizeof(member_child), {offsetof(member_child, node)}, 1, false, 0};
+    case node_form::key_leaf:
+      return {b.n, node, sizeof(key_entry), {offsetof(key_entry, key)}, 1, false, 0};
+    case node_form::key_inner:
+      return {b.n, node, sizeof(key_child),
+              {offsetof(key_child, node), offsetof(key_child, first) + offsetof(key_entry, key)},
+              2, false, 0};
+    case node_form::leaf:
+      return {b.n, node, sizeof(json_ref), {}, 0, true, 0};
+    case node_form::inner:
+      return {b.n, node, sizeof(tree_child), {offsetof(tree_child, node)}, 1, false, 0};
+    case node_form::none:
+      break;
+  }
+  if (b.k == kind::array) return {b.n, 0, sizeof(json_ref), {}, 0, true, 0};
+  if (b.k == kind::object)
+    return {b.n, 0, sizeof(json_member), {offsetof(json_member, key)}, 1, true,
+            offsetof(json_member, value)};
+  return {};  // bytes: a string's, a key's, a number's text
+}
+}  // namespace
+
 // Moves the tail's blocks into blocks of the space (allocate: reused or
 // carved) and points the head at root_, translating the tail's offsets
 // (labels from tail_base_) into the blocks' offsets; then retires what the
@@ -340,76 +387,20 @@ void store_file::publish_edit() {
       const tail_block& b = tail_blocks_[i];
       unsigned char* d = space_->get(fptr<unsigned char>(to[i]));
       std::memcpy(d, tail_.data() + (b.off - tail_base_), static_cast<std::size_t>(b.bytes));
-      if (b.node == node_form::object_head) {
-        object_tree h;
-        std::memcpy(&h, d, sizeof h);
-        h.members = translate(h.members);
-        h.keys = translate(h.keys);
-        std::memcpy(d, &h, sizeof h);
-      } else if (b.node == node_form::member_leaf) {
-        for (std::uint32_t j = 0; j < b.n; ++j) {
-          unsigned char* at = d + sizeof(tree_node) + std::size_t{j} * sizeof(member_entry);
-          member_entry m;
-          std::memcpy(&m, at, sizeof m);
-          m.key = translate(m.key);
-          fix(m.value);
-          std::memcpy(at, &m, sizeof m);
+      const block_links l = links_of(b);
+      for (std::uint32_t j = 0; j < l.entries; ++j) {
+        unsigned char* e = d + l.header + std::size_t{j} * l.entry;
+        for (unsigned o = 0; o < l.n_offsets; ++o) {
+          std::uint64_t off;
+          std::memcpy(&off, e + l.offsets[o], sizeof off);
+          off = translate(off);
+          std::memcpy(e + l.offsets[o], &off, sizeof off);
         }
-      } else if (b.node == node_form::member_inner) {
-        for (std::uint32_t j = 0; j < b.n; ++j) {
-          unsigned char* at = d + sizeof(tree_node) + std::size_t{j} * sizeof(member_child);
-          member_child c;
-          std::memcpy(&c, at, sizeof c);
-          c.node = translate(c.node);
-          std::memcpy(at, &c, sizeof c);
-        }
-      } else if (b.node == node_form::key_leaf) {
-        for (std::uint32_t j = 0; j < b.n; ++j) {
-          unsigned char* at = d + sizeof(tree_node) + std::size_t{j} * sizeof(key_entry);
-          key_entry k;
-          std::memcpy(&k, at, sizeof k);
-          k.key = translate(k.key);
-          std::memcpy(at, &k, sizeof k);
-        }
-      } else if (b.node == node_form::key_inner) {
-        for (std::uint32_t j = 0; j < b.n; ++j) {
-          unsigned char* at = d + sizeof(tree_node) + std::size_t{j} * sizeof(key_child);
-          key_child c;
-          std::memcpy(&c, at, sizeof c);
-          c.node = translate(c.node);
-          c.first.key = translate(c.first.key);
-          std::memcpy(at, &c, sizeof c);
-        }
-      } else if (b.node == node_form::leaf) {
-        for (std::uint32_t j = 0; j < b.n; ++j) {
-          unsigned char* at = d + sizeof(tree_node) + std::size_t{j} * sizeof(json_ref);
+        if (l.has_ref) {
           json_ref r;
-          std::memcpy(&r, at, sizeof r);
+          std::memcpy(&r, e + l.ref, sizeof r);
           fix(r);
-          std::memcpy(at, &r, sizeof r);
-        }
-      } else if (b.node == node_form::inner) {
-        for (std::uint32_t j = 0; j < b.n; ++j) {
-          unsigned char* at = d + sizeof(tree_node) + std::size_t{j} * sizeof(tree_child);
-          tree_child c;
-          std::memcpy(&c, at, sizeof c);
-          c.node = translate(c.node);
-          std::memcpy(at, &c, sizeof c);
-        }
-      } else if (b.k == kind::array) {
-        for (std::uint32_t j = 0; j < b.n; ++j) {
-          json_ref r;
-          std::memcpy(&r, d + std::size_t{j} * sizeof r, sizeof r);
-          fix(r);
-          std::memcpy(d + std::size_t{j} * sizeof r, &r, sizeof r);
-        }
-      } else if (b.k == kind::object) {
-        for (std::uint32_t j = 0; j < b.n; ++j) {
-          json_member m;
-          std::memcpy(&m, d + std::size_t{j} * sizeof m, sizeof m);
-          m.key = translate(m.key);
-          fix(m.value);
-          std::memcpy(d + std::size_t{j} * sizeof m, &m, sizeof m);
+          std::memcpy(e + l.ref, &r, sizeof r);
         }
       }
     }
