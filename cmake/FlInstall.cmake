@@ -30,52 +30,41 @@ install(TARGETS ${fl_install_targets} EXPORT flTargets
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(EXPORT flTargets NAMESPACE fl:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/fl)
 set(FL_COMPONENTS "")
-if(TARGET fl_json)
-  # Install component "json": the library, its headers, its CMake targets,
-  # fl-json.pc and the fl-json tool (CMakeLists.txt), so a packager can ship
-  # them apart (cmake --install build --component json).
-  install(TARGETS fl_json EXPORT flJsonTargets COMPONENT json
+# An optional library installed as a component of its own: the library, the
+# headers given after the export set (into include/fl), and its CMake targets,
+# loaded only by find_package(fl CONFIG COMPONENTS <component>), so a packager
+# can ship it apart (cmake --install build --component <component>) and a
+# static library hands its own dependency (simdjson, utf8proc, libnats) to its
+# consumers' link alone.
+function(fl_install_component target component export)
+  install(TARGETS ${target} EXPORT ${export} COMPONENT ${component}
     ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
     LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
     RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
     INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+  if(ARGN)
+    install(FILES ${ARGN} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/fl COMPONENT ${component})
+  endif()
+  install(EXPORT ${export} NAMESPACE fl:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/fl
+    COMPONENT ${component})
+  set(FL_COMPONENTS ${FL_COMPONENTS} ${component} PARENT_SCOPE)
+endfunction()
+if(TARGET fl_json)
+  # "json" also holds fl-json.pc and the fl-json tool (CMakeLists.txt). Its
+  # headers are every json_* one, in fl/ and fl/detail/.
+  fl_install_component(fl_json json flJsonTargets)
   install(DIRECTORY include/fl DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT json
     FILES_MATCHING PATTERN "json_*")
   install(FILES "${PROJECT_BINARY_DIR}/include/fl/detail/json_config.hpp"
     DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/fl/detail COMPONENT json)
-  install(EXPORT flJsonTargets NAMESPACE fl:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/fl
-    COMPONENT json)
-  list(APPEND FL_COMPONENTS json)
 endif()
 if(TARGET fl_graphemes)
-  # Install component "graphemes": the library, its header and its CMake
-  # targets (find_package(fl CONFIG COMPONENTS graphemes)); a static
-  # fl_graphemes hands -lutf8proc to its consumers' link.
   set_target_properties(fl_graphemes PROPERTIES EXPORT_NAME graphemes)
-  install(TARGETS fl_graphemes EXPORT flGraphemesTargets COMPONENT graphemes
-    ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
-    LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
-    RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
-    INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-  install(FILES include/fl/graphemes.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/fl
-    COMPONENT graphemes)
-  install(EXPORT flGraphemesTargets NAMESPACE fl:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/fl
-    COMPONENT graphemes)
-  list(APPEND FL_COMPONENTS graphemes)
+  fl_install_component(fl_graphemes graphemes flGraphemesTargets include/fl/graphemes.hpp)
 endif()
 if(TARGET fl_replica)
-  # Install component "replica": the library, its header, its CMake targets
-  # and fl-replica.pc; a static fl_replica hands -lnats to its consumers' link.
-  install(TARGETS fl_replica EXPORT flReplicaTargets COMPONENT replica
-    ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
-    LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
-    RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
-    INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-  install(FILES include/fl/replica.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/fl
-    COMPONENT replica)
-  install(EXPORT flReplicaTargets NAMESPACE fl:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/fl
-    COMPONENT replica)
-  list(APPEND FL_COMPONENTS replica)
+  # "replica" also holds fl-replica.pc (below).
+  fl_install_component(fl_replica replica flReplicaTargets include/fl/replica.hpp)
 endif()
 if(TARGET fl_fmt)
   set_target_properties(fl_fmt PROPERTIES EXPORT_NAME fmt)
