@@ -38,6 +38,8 @@
 //                      overwritten in a written file and flushed
 //                      (bench/flush_floor.hpp), the disk's floor for any
 //                      durable commit, no store (for reference only).
+//                      fl_no_feed: fl keeping no change records
+//                      (keep_changes(0)): what the change feed costs.
 // lmdb (FL_BENCH_HAVE_LMDB) stores the document as one key per top-level
 // member, each value the member's compact JSON text (bench/lmdb_peer.hpp).
 // sqlite and sqlite_json (FL_BENCH_HAVE_SQLITE, bench/sqlite_peer.hpp: WAL,
@@ -373,15 +375,27 @@ std::pair<std::size_t, std::size_t> locate_number(benchmark::State& st,
   return {static_cast<std::size_t>(raw.data() - padded.data()), len};
 }
 
-void bm_edit_sync_fl(benchmark::State& st, std::string name) {
+// fl_no_feed: the same store keeping no change records (keep_changes(0)),
+// so the row beside fl's is what the change feed costs a commit; both count
+// the pages each commit wrote.
+void edit_sync_fl(benchmark::State& st, const std::string& name, bool feed) {
   if (!have(st, name)) return;
-  auto s = saved(name, "edit");
+  auto s = saved(name, feed ? "edit" : "edit_no_feed");
+  if (!feed) s.keep_changes(0);
   std::uint64_t i = fl_bench::seed() % 1000;
+  std::uint64_t pages = 0;
   for (auto _ : st) {
     s.set(edit_pointer, std::to_string(++i));
     s.sync();
+    pages += s.stats().last_sync_pages;
   }
   benchmark::DoNotOptimize(s.file_bytes());
+  st.counters["pages_per_commit"] =
+      static_cast<double>(pages) / static_cast<double>(std::max<std::int64_t>(1, st.iterations()));
+}
+void bm_edit_sync_fl(benchmark::State& st, std::string name) { edit_sync_fl(st, name, true); }
+void bm_edit_sync_fl_no_feed(benchmark::State& st, std::string name) {
+  edit_sync_fl(st, name, false);
 }
 
 void bm_edit_sync_nlohmann(benchmark::State& st, std::string name) {
@@ -671,6 +685,8 @@ const bool registered = [] {
   }
   for (const std::string doc : twitter_documents) {
     fl_bench::reg("json/edit_sync_" + doc + "/fl", bm_edit_sync_fl, doc)->UseRealTime();
+    fl_bench::reg("json/edit_sync_" + doc + "/fl_no_feed", bm_edit_sync_fl_no_feed, doc)
+        ->UseRealTime();
     fl_bench::reg("json/edit_sync_" + doc + "/nlohmann", bm_edit_sync_nlohmann, doc)
         ->UseRealTime();
     fl_bench::reg("json/edit_sync_" + doc + "/simdjson", bm_edit_sync_simdjson, doc)
