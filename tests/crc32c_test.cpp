@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -62,6 +63,39 @@ TEST(Crc32c, PiecesChainToTheWhole) {
     const std::size_t cut = rng() % buf.size();
     const std::uint32_t first = fl::detail::crc32c(p, cut);
     EXPECT_EQ(fl::detail::crc32c(p + cut, buf.size() - cut, first), whole) << "cut at " << cut;
+  }
+}
+
+// crc32c_patch: a buffer's CRC followed through changed words equals the
+// reference CRC of the changed buffer, for changes at the very start and
+// end, adjacent ones, small gaps (carried over zero bytes) and gaps of up
+// to a megabyte (carried by powers of x).
+TEST(Crc32c, PatchFollowsChangedWords) {
+  std::mt19937_64 rng(fl_test::test_seed() + 2);
+  for (const std::size_t words : {std::size_t{1}, std::size_t{17}, std::size_t{1000},
+                                  std::size_t{1} << 18}) {
+    std::vector<std::uint32_t> buf(words);
+    for (auto& w : buf) w = static_cast<std::uint32_t>(rng());
+    const auto bytes = [&] { return reinterpret_cast<const unsigned char*>(buf.data()); };
+    std::uint32_t crc = reference(bytes(), words * 4);
+    for (int round = 0; round < 20; ++round) {
+      std::vector<std::size_t> at;
+      const std::size_t n = 1 + rng() % 12;
+      for (std::size_t i = 0; i < n; ++i) at.push_back(rng() % words);
+      if (round == 0) at.push_back(0);
+      if (round == 1) at.push_back(words - 1);
+      if (round == 2 && words > 1) at.insert(at.end(), {words / 2, words / 2 + 1});
+      std::sort(at.begin(), at.end());
+      at.erase(std::unique(at.begin(), at.end()), at.end());
+      fl::detail::crc32c_patch patch(words * 4);
+      for (const std::size_t i : at) {
+        const std::uint32_t before = buf[i];
+        buf[i] = round == 3 ? before : static_cast<std::uint32_t>(rng());  // round 3: no change
+        patch.change(i * 4, before, buf[i]);
+      }
+      crc = patch.apply(crc);
+      ASSERT_EQ(crc, reference(bytes(), words * 4)) << words << " words, round " << round;
+    }
   }
 }
 

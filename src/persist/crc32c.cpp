@@ -7,6 +7,7 @@
 
 #include <array>
 #include <atomic>
+#include <cstring>
 
 namespace fl {
 inline namespace FL_ABI_NS {
@@ -73,6 +74,58 @@ isa install_crc32c_kernel(isa level) noexcept {
 
 std::uint32_t crc32c(const void* data, std::size_t n, std::uint32_t crc) noexcept {
   return crc32c_kernel.load(std::memory_order_relaxed)(data, n, crc);
+}
+
+namespace {
+
+// Polynomials over GF(2) modulo the Castagnoli polynomial, in the order a
+// reflected CRC register keeps them: bit 31 holds x^0, bit 0 x^31.
+std::uint32_t multiply_mod(std::uint32_t a, std::uint32_t b) noexcept {
+  std::uint32_t product = 0;
+  for (std::uint32_t bit = 0x80000000u; bit != 0; bit >>= 1) {
+    if (a & bit) product ^= b;
+    b = (b & 1) ? (b >> 1) ^ poly : b >> 1;  // b *= x
+  }
+  return product;
+}
+
+// x^(8 * 2^k) mod P for k < 64: a register carried over 2^k zero bytes is
+// multiplied by it.
+const std::array<std::uint32_t, 64>& zero_byte_powers() noexcept {
+  static const std::array<std::uint32_t, 64> powers = [] {
+    std::array<std::uint32_t, 64> p{};
+    p[0] = 0x80000000u >> 8;  // x^8
+    for (std::size_t k = 1; k < p.size(); ++k) p[k] = multiply_mod(p[k - 1], p[k - 1]);
+    return p;
+  }();
+  return powers;
+}
+
+// The bare register `r` carried over `n` zero bytes.
+std::uint32_t over_zeros(std::uint32_t r, std::uint64_t n) noexcept {
+  if (r == 0) return 0;
+  static constexpr unsigned char zeros[64] = {};
+  if (n <= sizeof zeros) return ~crc32c(zeros, static_cast<std::size_t>(n), ~r);
+  const std::array<std::uint32_t, 64>& powers = zero_byte_powers();
+  for (unsigned k = 0; n != 0; ++k, n >>= 1)
+    if (n & 1) r = multiply_mod(r, powers[k]);
+  return r;
+}
+
+}  // namespace
+
+void crc32c_patch::change(std::uint64_t at, std::uint32_t before, std::uint32_t after) noexcept {
+  const std::uint32_t diff = before ^ after;
+  if (diff == 0) return;
+  delta_ = over_zeros(delta_, at - end_);
+  unsigned char bytes[4];
+  std::memcpy(bytes, &diff, sizeof bytes);
+  delta_ = ~crc32c(bytes, sizeof bytes, ~delta_);  // the bare register over them
+  end_ = at + sizeof bytes;
+}
+
+std::uint32_t crc32c_patch::apply(std::uint32_t crc_before) const noexcept {
+  return crc_before ^ over_zeros(delta_, length_ - end_);
 }
 
 }  // namespace detail

@@ -22,6 +22,29 @@ namespace detail {
 // the previous piece; 0 to start). crc32c("123456789", 9) == 0xE3069283.
 std::uint32_t crc32c(const void* data, std::size_t n, std::uint32_t crc = 0) noexcept;
 
+// Follows the CRC-32C of a buffer of `length` bytes through changes of a
+// few of its words without reading the rest, in O(changes + log length).
+// CRC-32C is linear: for two messages A and B of one length,
+// crc32c(A) ^ crc32c(B) is the bare register (no initial or final
+// inversion) run over A ^ B from 0, and zero bytes before the first change
+// leave that register 0; so only the changed words and the distance from
+// each to the next and to the end count. Changes are given in ascending
+// order of offset, each once.
+class crc32c_patch {
+ public:
+  explicit crc32c_patch(std::uint64_t length) noexcept : length_(length) {}
+  // The 4 bytes at `at` (at + 4 <= length, above the previous change) were
+  // `before` and are `after`.
+  void change(std::uint64_t at, std::uint32_t before, std::uint32_t after) noexcept;
+  // The buffer's CRC-32C after the changes, given the one before them.
+  std::uint32_t apply(std::uint32_t crc_before) const noexcept;
+
+ private:
+  std::uint64_t length_;
+  std::uint64_t end_ = 0;     // just past the last change
+  std::uint32_t delta_ = 0;   // the bare register of the changes up to end_
+};
+
 }  // namespace detail
 }  // namespace FL_ABI_NS
 }  // namespace fl
