@@ -342,8 +342,9 @@ class mapped_space {
 
   // Damage detection for readers. The bytes [p, p + bytes) as a pointer,
   // after checking that they lie inside the file and that every committed
-  // page under them matches its CRC-32C in the page checksum table (whose own
-  // checksum is checked on the first call). A page is checked once per open:
+  // page under them matches its CRC-32C in the page checksum table (the
+  // table's own checksum is read only to name the damage when a page does
+  // not match: an open costs nothing per size). A page is checked once per open:
   // later calls cost a bit test. Pages this process allocated into or grew
   // since the last commit hold what it wrote and are not checked; allocate()
   // and deallocate() check the committed pages they write into first, so a

@@ -11,11 +11,14 @@
 #include "persist/posix.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <string>
 #include <vector>
-#include <atomic>
 
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 
@@ -33,12 +36,82 @@ bool have_pagemap(const space_state& s) {
   return static_cast<bool>(s.pagemap);
 }
 
+// How find_dirty asks, best first. FL_DIRTY_SCAN=pagemap or compare (read
+// once) starts lower, so tests run every way on a kernel that has the best.
+enum class dirty_scan { ioctl, pagemap, compare };
+dirty_scan first_dirty_scan() {
+  static const dirty_scan first = [] {
+    const char* e = std::getenv("FL_DIRTY_SCAN");
+    const std::string v = e ? e : "";
+    return v == "compare" ? dirty_scan::compare
+           : v == "pagemap" ? dirty_scan::pagemap
+                            : dirty_scan::ioctl;
+  }();
+  return first;
+}
+// The way that last worked in this process: a kernel without PAGEMAP_SCAN
+// (before Linux 6.7) refuses it once, not at every commit.
+std::atomic<dirty_scan> dirty_scan_now{first_dirty_scan()};
+
+// PAGEMAP_SCAN (Linux 6.7, <linux/fs.h>; declared here for older headers):
+// the kernel walks only the populated page tables of a range and returns
+// runs of pages with the same categories, so a commit's scan costs what the
+// process touched, not the size of the file (a pagemap read returns 8 bytes
+// for every page: 9 MiB for a 4.8 GB file, at every commit).
+struct pm_page_region {
+  std::uint64_t start, end, categories;
+};
+struct pm_scan_arg {
+  std::uint64_t size, flags, start, end, walk_end, vec, vec_len, max_pages;
+  std::uint64_t category_inverted, category_mask, category_anyof_mask, return_mask;
+};
+constexpr unsigned long pagemap_scan_request = _IOWR('f', 16, pm_scan_arg);
+constexpr std::uint64_t page_is_file = 1u << 2, page_is_present = 1u << 3,
+                        page_is_swapped = 1u << 4;
+
+// find_dirty through PAGEMAP_SCAN; false when the kernel refuses it.
+bool scan_dirty(space_state& s, std::uint64_t from, std::uint64_t to,
+                std::vector<log_extent>& out, std::uint64_t& clean_mapped) {
+  const auto base = reinterpret_cast<std::uintptr_t>(s.base);
+  pm_page_region regions[256];
+  pm_scan_arg a{};
+  a.size = sizeof a;
+  a.start = base + from;
+  a.end = base + to;
+  a.vec = reinterpret_cast<std::uintptr_t>(regions);
+  a.vec_len = std::size(regions);
+  // Pages present or swapped, with whether each is the file's page.
+  a.category_anyof_mask = page_is_present | page_is_swapped;
+  a.return_mask = page_is_file | page_is_present | page_is_swapped;
+  while (a.start < a.end) {
+    const int n = ::ioctl(s.pagemap.get(), pagemap_scan_request, &a);
+    if (n < 0) return false;
+    for (int i = 0; i < n; ++i) {
+      const pm_page_region& r = regions[i];
+      const std::uint64_t off = r.start - base, len = r.end - r.start;
+      if ((r.categories & page_is_file) == 0) {  // copied on write, or swapped out
+        if (!out.empty() && out.back().offset + out.back().length == off)
+          out.back().length += len;
+        else
+          out.push_back({off, len});
+      } else if (r.categories & page_is_present) {
+        clean_mapped += len / s.sys_page;
+      }
+    }
+    if (a.walk_end <= a.start) return false;  // no progress: not a kernel we understand
+    a.start = a.walk_end;
+  }
+  return true;
+}
+
 // Page runs in [from, to) (multiples of sys_page) whose mapped bytes may
 // differ from the file, appended in order. From the page tables when
 // /proc/self/pagemap is readable: a page of a private file mapping that was
-// written to has been copied (anonymous: "file" bit clear) or swapped out.
-// Otherwise by comparing every page with the file. Returns how many clean
-// pages are mapped (read since they were last dropped; 0 without pagemap).
+// written to has been copied (anonymous: not the file's page) or swapped
+// out; asked with PAGEMAP_SCAN where the kernel has it, else read entry by
+// entry. Otherwise by comparing every page with the file. Returns how many
+// clean pages are mapped (read since they were last dropped; 0 without
+// pagemap).
 std::uint64_t find_dirty(space_state& s, std::uint64_t from, std::uint64_t to,
                          std::vector<log_extent>& out) {
   const std::uint64_t ps = s.sys_page;
@@ -48,7 +121,14 @@ std::uint64_t find_dirty(space_state& s, std::uint64_t from, std::uint64_t to,
     else
       out.push_back({off, ps});
   };
-  if (have_pagemap(s)) {
+  const std::size_t out_before = out.size();
+  if (dirty_scan_now.load(std::memory_order_relaxed) == dirty_scan::ioctl && have_pagemap(s)) {
+    std::uint64_t clean_mapped = 0;
+    if (scan_dirty(s, from, to, out, clean_mapped)) return clean_mapped;
+    dirty_scan_now.store(dirty_scan::pagemap, std::memory_order_relaxed);
+    out.resize(out_before);
+  }
+  if (dirty_scan_now.load(std::memory_order_relaxed) != dirty_scan::compare && have_pagemap(s)) {
     constexpr std::size_t batch = 4096;
     std::uint64_t entries[batch];
     const std::uint64_t first = reinterpret_cast<std::uintptr_t>(s.base + from) / ps;
@@ -74,7 +154,7 @@ std::uint64_t find_dirty(space_state& s, std::uint64_t from, std::uint64_t to,
     }
     if (ok) return clean_mapped;
     s.pagemap.reset();  // unreadable after all: compare from now on
-    out.clear();
+    out.resize(out_before);
   }
   std::vector<std::byte> buf(copy_chunk);
   for (std::uint64_t off = from; off < to;) {
@@ -242,7 +322,7 @@ void mapped_space::sync() {
 
   space_meta m = detail::make_meta(s.committed.uuid, s.committed.generation + 1, s.size, s.alloc);
   m.deferred = s.deferred_head;
-  m.table_crc = detail::table_crc(s.base, s.alloc);
+  m.table_crc = detail::mapped_table_crc(s);
   m.crc = detail::meta_crc(m);
 
   // 0. Pages written to the file directly (write_fresh) are not in the log:
@@ -360,7 +440,7 @@ void mapped_space::rollback() {
   s.fresh.clear();
   // The dropped pages read from the file again: check them again.
   std::fill(s.verified.begin(), s.verified.end(), 0);
-  s.table_checked.store(false, std::memory_order_release);
+  detail::table_crc_is_committed(s);
 }
 
 // ---- verify ------------------------------------------------------------------

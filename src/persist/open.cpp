@@ -415,6 +415,7 @@ mapped_space::mapped_space(const std::filesystem::path& path, const mapped_space
     if (s.created) detail::ensure_table(*this, s);
     detail::register_writer(s, sb, from);
     detail::open_readers_as_writer(s, &lag);
+    detail::table_crc_is_committed(s);
   } catch (...) {
     detail::unregister_writer(&s);
     ::munmap(s.base, s.reserve);

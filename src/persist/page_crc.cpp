@@ -13,6 +13,7 @@
 #include <atomic>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace fl {
@@ -50,6 +51,12 @@ std::uint32_t zero_page_crc() {
 // Checks the committed pages under [off, off + len) against the page CRC
 // table, once each (see mapped_space::checked). Pages at or past the
 // committed file size are this process's own and need no check.
+// The table's own CRC (in the meta page) is not checked first: that would
+// read the whole table, 1 KiB per MiB of file, on every open, and it adds no
+// protection to a read, since a damaged entry no longer matches its page
+// (a damaged page that matches a damaged entry: one chance in 2^32). It is
+// read when a page does not match, to say whether the page or its entry is
+// the damaged one; verify() checks it whole.
 void check_pages(const space_state& s, std::uint64_t off, std::uint64_t len) {
   check_not_retired(s);
   if (len == 0) return;
@@ -59,19 +66,17 @@ void check_pages(const space_state& s, std::uint64_t off, std::uint64_t len) {
   const std::uint64_t end = std::min((off + len - 1) / space_page + 1, committed_pages);
   if (first >= end || a.crc_table == 0) return;
   const auto* table = reinterpret_cast<const std::uint32_t*>(s.base + a.crc_table);
-  if (!s.table_checked.load(std::memory_order_acquire)) {
-    if (table_crc(s.base, a) != s.committed.table_crc)
-      fail(s, "the page checksum table is damaged (its checksum does not match the meta page)");
-    s.table_checked.store(true, std::memory_order_release);
-  }
   const table_pages own(a);
   for (std::uint64_t p = std::max<std::uint64_t>(first, 2); p < end; ++p) {
     std::atomic_ref<std::uint64_t> word(s.verified[p / 64]);
     const std::uint64_t bit = std::uint64_t{1} << (p % 64);
     if ((word.load(std::memory_order_relaxed) & bit) != 0 || own.holds(p)) continue;
-    if (page_crc(s.base, p) != table[p] && !changed_here(s, p))
+    if (page_crc(s.base, p) != table[p] && !changed_here(s, p)) {
+      if (table_crc(s.base, a) != s.committed.table_crc)
+        fail(s, "the page checksum table is damaged (its checksum does not match the meta page)");
       fail(s, "page " + std::to_string(p) + " (offset " + hex(p * space_page) +
                   ") does not match its checksum (damaged)");
+    }
     word.fetch_or(bit, std::memory_order_relaxed);
   }
 }
@@ -88,7 +93,6 @@ void mark_committed(space_state& s, std::uint64_t old_pages, const std::vector<l
     for (std::uint64_t p = r.offset / space_page; p < (r.offset + r.length) / space_page; ++p)
       if (p < pages) set(p);
   }
-  s.table_checked.store(true, std::memory_order_release);
 }
 
 // Makes the page-CRC table cover every page of the file; returns the old
@@ -114,6 +118,30 @@ std::vector<log_extent> ensure_table(mapped_space& space, space_state& s) {
   }
 }
 
+namespace {
+// Carries s.mapped_table_crc through the entries update_page_crcs changed
+// (each with its value before; an entry may appear more than once, its
+// first value the one the CRC knew), or forgets it when it was of another
+// table or every entry was recomputed.
+void follow_table_crc(space_state& s, std::vector<std::pair<std::uint64_t, std::uint32_t>>& changed,
+                      bool rebuild) {
+  space_state::followed_crc& f = s.mapped_table_crc;
+  if (!f.known || rebuild || f.at != s.alloc.crc_table || f.bytes != s.alloc.crc_table_bytes) {
+    f.known = false;
+    return;
+  }
+  std::stable_sort(changed.begin(), changed.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  changed.erase(std::unique(changed.begin(), changed.end(),
+                            [](const auto& a, const auto& b) { return a.first == b.first; }),
+                changed.end());
+  const auto* table = reinterpret_cast<const std::uint32_t*>(s.base + s.alloc.crc_table);
+  crc32c_patch patch(f.bytes);
+  for (const auto& [i, before] : changed) patch.change(i * 4, before, table[i]);
+  f.crc = patch.apply(f.crc);
+}
+}  // namespace
+
 std::vector<log_extent> update_page_crcs(space_state& s, std::uint64_t old_pages,
                                          const std::vector<log_extent>& runs, bool rebuild) {
   const std::uint64_t pages = s.size / space_page;
@@ -123,9 +151,11 @@ std::vector<log_extent> update_page_crcs(space_state& s, std::uint64_t old_pages
   // ones the dirty-page scan found are in `runs` already), so that no second
   // pagemap read is needed.
   std::vector<log_extent> table_runs;
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> changed;  // an entry, its value before
   auto set_entry = [&](std::uint64_t i, std::uint32_t v) {
     if (own.holds(i)) v = 0;
     if (table[i] == v) return;  // untouched entries leave their page clean
+    changed.emplace_back(i, table[i]);
     table[i] = v;
     const std::uint64_t at = (s.alloc.crc_table + i * 4) / s.sys_page * s.sys_page;
     if (table_runs.empty() || table_runs.back().offset != at) table_runs.push_back({at, s.sys_page});
@@ -145,7 +175,20 @@ std::vector<log_extent> update_page_crcs(space_state& s, std::uint64_t old_pages
         set_entry(i, page_crc(s.base, i));
     }
   }
+  follow_table_crc(s, changed, rebuild);
   return table_runs;
+}
+
+std::uint32_t mapped_table_crc(space_state& s) noexcept {
+  space_state::followed_crc& f = s.mapped_table_crc;
+  if (!f.known || f.at != s.alloc.crc_table || f.bytes != s.alloc.crc_table_bytes)
+    f = {true, s.alloc.crc_table, s.alloc.crc_table_bytes, table_crc(s.base, s.alloc)};
+  return f.crc;
+}
+
+void table_crc_is_committed(space_state& s) noexcept {
+  const space_alloc_state& a = s.committed.alloc;
+  s.mapped_table_crc = {true, a.crc_table, a.crc_table_bytes, s.committed.table_crc};
 }
 
 std::string check_page_crcs(const std::byte* file, const space_meta& m) {

@@ -570,7 +570,6 @@ void open_as_reader(space_state& s, std::uint64_t reserve) {
                                                                      std::memory_order_seq_cst);
       s.alloc = m.alloc;
       s.verified.assign((s.size / space_page + 63) / 64, 0);
-      s.table_checked.store(false, std::memory_order_release);
       return;
     }
     if (attempt >= 3)

@@ -156,6 +156,16 @@ struct space_state {
   // compact() dropped the page-CRC table: the next commit carves a new one
   // and computes every page's CRC.
   bool table_rebuild = false;
+  // The CRC-32C of the page checksum table as the mapping holds it, kept
+  // through every change of its entries (update_page_crcs), so that a commit
+  // reads no more of the table than it changed (the whole table is 1 KiB per
+  // MiB of file). Not known, or known of another table (grown, replaced,
+  // rebuilt): computed whole by the next commit.
+  struct followed_crc {
+    bool known = false;
+    std::uint64_t at = 0, bytes = 0;  // the table it is of
+    std::uint32_t crc = 0;
+  } mapped_table_crc;
   std::uint64_t remaps = 0;
   space_alloc_state alloc{};  // live
   // Deferred frees (persist_format.hpp, "deferred frees"): the blocks retired
@@ -178,7 +188,6 @@ struct space_state {
   // last commit wrote (checked against its CRC, or written by this process).
   // Atomic bit operations (std::atomic_ref), so const readers may share it.
   mutable std::vector<std::uint64_t> verified;
-  mutable std::atomic<bool> table_checked{false};  // the CRC table matched the meta's table_crc
   bool read_only = false;
   // A reader's refresh found that the path names another file (another
   // store's commit in the reader table): mapped_space::replaced().
@@ -394,6 +403,12 @@ void refuse_unfinished_v1(const space_state& s, const space_meta& m);
 // page-CRC table `a` names: every page checksum is computed by these.
 std::uint32_t page_crc(const std::byte* base, std::uint64_t page) noexcept;
 std::uint32_t table_crc(const std::byte* base, const space_alloc_state& a) noexcept;
+// The CRC of s's table as mapped now: followed, or computed whole (and
+// followed from then on).
+std::uint32_t mapped_table_crc(space_state& s) noexcept;
+// The mapping holds the committed image again (an open, a rollback): its
+// table's CRC is the committed one.
+void table_crc_is_committed(space_state& s) noexcept;
 // Makes the page-CRC table (a block of the space) cover every page of the
 // file, carving a bigger one when needed; returns the replaced table's page
 // run, if any (its pages now need checksums). Not a commit.
@@ -421,7 +436,7 @@ std::string check_page_crcs(const std::byte* file, const space_meta& m);
 // on disk is then still complete; the log stays in use).
 int checkpoint(space_state& s) noexcept;
 // True if the space holds changes not yet committed (allocator state, size,
-// pages written since the last commit: a pagemap walk over the carved range).
+// pages written since the last commit: a page-table scan of the carved range).
 bool has_uncommitted(space_state& s);
 
 // Has this process written to page `p` since the last commit (so that its
