@@ -150,7 +150,8 @@ TEST_F(GroupCommitFenceTest, ABatchWhosePublishIsRefusedThrowsForEveryCaller) {
   primary old(json_store::create(dir_ / "p.store"), opts_, durability::replicated);
   old.commit([](json_store& s) { s.put("/by", "old"); });
   old.snapshot(dir_ / "snap");
-  primary now = follower(follower::from_snapshot(dir_ / "snap", dir_ / "f.store"), opts_).promote(durability::replicated);
+  follower f(follower::from_snapshot(dir_ / "snap", dir_ / "f.store"), opts_);
+  primary now = std::move(f).promote(durability::replicated);
   now.commit([](json_store& s) { s.put("/by", "new"); });
 
   std::atomic<int> calling{0}, edits_run{0}, fenced{0}, other{0};

@@ -52,7 +52,8 @@ inline void expect_same_store(const fl::json_store& primary, const fl::json_stor
 // and a stream its new leader after one of them dies, as a user's program
 // would wait out. Other faults propagate. nullopt when every attempt failed.
 template <class Make>
-auto retry_while_unavailable(int attempts, Make&& make, std::chrono::milliseconds pause = std::chrono::milliseconds(500))
+auto retry_while_unavailable(int attempts, Make&& make,
+                             std::chrono::milliseconds pause = std::chrono::milliseconds(500))
     -> std::optional<std::invoke_result_t<Make&, int>> {
   std::optional<std::invoke_result_t<Make&, int>> made;
   for (int attempt = 0; attempt < attempts && !made; ++attempt) {
