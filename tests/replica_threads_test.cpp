@@ -3,9 +3,11 @@
 // (tests/support/nats_server.hpp): every caller's edit is in the batch whose
 // sequence it got back, a follower holds every acknowledged edit byte for
 // byte, an edit that throws fails its caller only, and a batch whose publish
-// is refused (the primary was deposed) throws for every caller in it. Label
+// is refused (the primary was deposed) or whose sync fails (the redo log may
+// not grow) throws for every caller in it. Label
 // "threads": the TSan build runs it. Skipped, saying so, when nats-server is
 // not installed.
+#include <fl/persist_error.hpp>
 #include <fl/replica.hpp>
 
 #include "support/nats_server.hpp"
@@ -15,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <filesystem>
 #include <cstdio>
 #include <memory>
 #include <mutex>
@@ -22,6 +25,9 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <signal.h>
+#include <sys/resource.h>
 
 namespace {
 
@@ -187,6 +193,49 @@ TEST_F(GroupCommitFenceTest, ABatchWhosePublishIsRefusedThrowsForEveryCaller) {
   std::printf("[ replica ] a refused batch: %d callers, %d of them in the batch whose publish was refused, "
               "%d threw fault::fenced\n",
               threads, edits_run.load(), fenced.load());
+}
+
+// The batch's sync fails (the redo log may not grow: RLIMIT_FSIZE at its
+// size, SIGXFSZ ignored, so the write fails with EFBIG): every caller of it
+// throws persist_error, and the edits stay in the store, uncommitted; with
+// room again, the next commit commits them all and the follower gets them.
+TEST_F(GroupCommitFenceTest, ABatchWhoseSyncFailsThrowsForEveryCallerAndItsEditsCommitNext) {
+  constexpr int threads = 4;
+  opts_.stream = "full";
+  primary p(json_store::create(dir_ / "p.store"), opts_, durability::replicated);
+  p.commit([](json_store& s) { s.put("/start", 0); });
+  p.snapshot(dir_ / "snap");
+  follower f(follower::from_snapshot(dir_ / "snap", dir_ / "f.store"), opts_);
+  p.commit([](json_store& s) { s.put("/after", 1); });  // the compaction left no log: this one makes it
+  const auto log = std::filesystem::path(dir_ / "p.store").concat("-log");
+  ASSERT_TRUE(std::filesystem::exists(log));
+  ::signal(SIGXFSZ, SIG_IGN);
+  rlimit old{};
+  ::getrlimit(RLIMIT_FSIZE, &old);
+  rlimit lim = old;
+  lim.rlim_cur = std::filesystem::file_size(log);
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &lim), 0);
+  std::atomic<int> failed{0}, returned{0};
+  std::vector<std::thread> writers;
+  for (int t = 0; t < threads; ++t) {
+    writers.emplace_back([&, t] {
+      try {
+        p.commit([&](json_store& s) { s.put("/k" + std::to_string(t), t); });
+        ++returned;
+      } catch (const fl::persist_error&) {
+        ++failed;
+      }
+    });
+  }
+  for (auto& w : writers) w.join();
+  ::setrlimit(RLIMIT_FSIZE, &old);
+  EXPECT_EQ(failed.load(), threads);
+  EXPECT_EQ(returned.load(), 0);
+  const std::uint64_t seq = p.commit();
+  for (int t = 0; t < threads; ++t) EXPECT_TRUE(p.store().find("/k" + std::to_string(t))) << t;
+  f.catch_up();
+  EXPECT_EQ(f.store().sequence(), seq);
+  fl_test::expect_same_store(p.store(), f.store(), dir_ / "f.store");
 }
 
 INSTANTIATE_TEST_SUITE_P(Durability, GroupCommitTest, ::testing::Values(durability::local, durability::replicated),
