@@ -139,6 +139,8 @@ TEST_F(ReplicaTest, ANewFollowerStartsFromASnapshotFetchedThroughJetStream) {
   p.store().put("/big", std::string(700 * 1024, 'x'));  // the snapshot spans several 256 KiB chunks
   commit_edits(p, 1, 10);
   const std::uint64_t first = p.publish_snapshot();
+  // The stream's first snapshot: nothing older to purge, and it stays.
+  EXPECT_EQ(follower::fetch_snapshot(opts_, dir_ / "first.store").sequence(), first);
   commit_edits(p, 11, 20);
   const std::uint64_t second = p.publish_snapshot();
   EXPECT_GT(second, first);
@@ -153,6 +155,36 @@ TEST_F(ReplicaTest, ANewFollowerStartsFromASnapshotFetchedThroughJetStream) {
               static_cast<unsigned long long>(fetched_bytes),
               static_cast<unsigned long long>(second),
               static_cast<unsigned long long>(p.store().sequence() - second));
+}
+
+// A primary replaced before any commit of its own met the fence does not
+// know it is deposed; a snapshot of it (a store whose history left the
+// stream's) is refused, and the new primary's is the one followers fetch.
+TEST_F(ReplicaTest, ADeposedPrimaryPublishesNoSnapshot) {
+  primary old = new_primary(durability::replicated);
+  follower f = new_follower(old, "f.store");
+  commit_edits(old, 1, 5);
+  primary now = std::move(f).promote(durability::replicated);
+  commit_edits(now, 6, 8);
+  int refused = 0;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    try {
+      if (attempt == 0) {
+        old.publish_snapshot();
+      } else {
+        old.snapshot(dir_ / "old.snap");
+      }
+    } catch (const replica_error& e) {
+      EXPECT_EQ(e.kind(), fault::fenced) << e.what();
+      ++refused;
+    }
+  }
+  EXPECT_EQ(refused, 2);
+  EXPECT_TRUE(old.deposed());
+  now.publish_snapshot();
+  follower g(follower::fetch_snapshot(opts_, dir_ / "g.store"), opts_);
+  g.catch_up();
+  expect_same(now, g, "g.store");
 }
 
 TEST_F(ReplicaTest, APromotedFollowerFencesTheOldPrimary) {

@@ -158,7 +158,10 @@ class primary {
   std::uint64_t records_published() const noexcept { return records_published_; }
   std::uint64_t bytes_published() const noexcept { return bytes_published_; }
   // compact(), commit() and copy_store(store(), to): a compacted copy from
-  // which follower::from_snapshot starts a new follower.
+  // which follower::from_snapshot starts a new follower. Checks first that
+  // the stream's last record is the store's last commit: a primary deposed
+  // before it knew (no commit of its own met the fence yet) throws
+  // fault::fenced rather than hand out a store of another history.
   void snapshot(const std::filesystem::path& to);
   // The same snapshot, published through JetStream instead of a file: to
   // the stream options.stream + "_snapshots" (subjects "fl.snapshot.<stream>.>",
@@ -180,6 +183,9 @@ class primary {
   std::uint64_t flush();
   void reconcile();
   void wait_sent();  // wait_acknowledged() by the thread that leads
+  // A snapshot is taken only of the stream's history: the stream's last
+  // record must be the store's last commit (else fault::fenced, deposed).
+  void check_stream_holds_store();
   json_store store_;
   std::unique_ptr<detail::link> link_;
   std::unique_ptr<detail::group> group_;

@@ -298,11 +298,27 @@ std::uint64_t primary::commit_edit(void (*run)(void*, json_store&), void* edit) 
   return w.sequence;
 }
 
+void primary::check_stream_holds_store() {
+  if (mode_ == durability::local) wait_sent();
+  const auto last = link_->last_record();
+  const std::uint64_t n = store_.sequence();
+  const bool same = last ? last->rec.history == store_.history() && last->rec.sequence == n && n >= 1 &&
+                               n - 1 >= store_.oldest_change() &&
+                               store_.changes(n - 1, 1).front().patch == std::string_view(last->rec.patch)
+                         : n == 0;
+  if (!same) {
+    deposed_ = true;
+    throw replica_error(fault::fenced, "fl::replica: the stream's last record is not this store's last commit "
+                                       "(another primary published): no snapshot");
+  }
+}
+
 void primary::snapshot(const std::filesystem::path& to) {
   group_->exclusive([&] {
     before_edits();
     store_.compact();
     flush();
+    check_stream_holds_store();
     copy_store(store_, to);
   });
 }
@@ -312,6 +328,7 @@ std::uint64_t primary::publish_snapshot() {
     before_edits();
     store_.compact();
     flush();
+    check_stream_holds_store();
     // Between commits, and no commit can start meanwhile, the store's files
     // hold its last commit (what copy_store copies).
     detail::publish_snapshot(*link_, opts_, store_.history(), store_.sequence(), store_.path());

@@ -120,6 +120,10 @@ std::uint64_t publish_snapshot(link& l, const options& opts, std::uint64_t histo
   const std::string stream = snapshot_stream(opts);
   l.ensure_stream(stream, subject(opts, ">"), opts.replicas);
   const std::string chunk_subject = subject(opts, "chunk");
+  // Only when an older snapshot is there is anything purged: with
+  // nats-server 2.9.10 and libnats 3.4.1, a purge up to sequence 1 (a stream
+  // holding only this snapshot) emptied the whole stream.
+  const bool older = l.last_on(stream, subject(opts, "manifest")).has_value();
   std::uint64_t first = 0, last = 0;
   std::uint64_t sizes[2] = {0, 0};
   std::vector<char> buf(snapshot_chunk_bytes);
@@ -150,7 +154,7 @@ std::uint64_t publish_snapshot(link& l, const options& opts, std::uint64_t histo
                         std::to_string(sizes[0]) + " " + (has_log ? std::to_string(sizes[1]) : "-") + " " +
                         std::to_string(first) + " " + std::to_string(last) + "\n";
   const std::uint64_t at = l.publish_plain(subject(opts, "manifest"), m);
-  l.purge_before(stream, first);
+  if (older) l.purge_before(stream, first);
   return at;
 }
 
