@@ -22,8 +22,11 @@
 // snapshot (follower::from_snapshot). One stream holds one history: a store
 // re-imported (a new history()) needs a new or purged stream.
 //
-// Threads: a primary or a follower is used by one thread at a time; each has
-// its own connection. Readers of a follower's file are other json_stores
+// Threads: primary::commit(edit) may be called from any number of threads at
+// once (group commit: the edits waiting when a flush starts share its sync()
+// and its publish). Everything else of a primary, and a follower, is used by
+// one thread at a time, and not while commit(edit) calls run; each has its
+// own connection. Readers of a follower's file are other json_stores
 // (open_mode::read_only), in any process.
 #pragma once
 
@@ -35,6 +38,8 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <type_traits>
+#include <utility>
 #include <stdexcept>
 #include <string>
 
@@ -44,6 +49,7 @@ namespace replica {
 
 namespace detail {
 class link;
+struct group;
 }
 
 // What a replica call met, beside its message.
@@ -115,6 +121,33 @@ class primary {
   // first checks the stream and republishes what is missing). Both after the
   // store's sync: the commit is in this store's file.
   std::uint64_t commit();
+  // Group commit, for many threads: runs edit(store()) and commits it
+  // together with the edits of the other threads waiting meanwhile: one
+  // sync(), one record, one publish for all of them. Thread-safe (the only
+  // call of a primary that is). Returns when the batch holding this edit is
+  // durable (local: after its sync) or acknowledged (replicated), with the
+  // batch's sequence, which every caller of that batch gets.
+  //   The edit runs on whichever waiting thread leads the batch, one edit at
+  // a time, before the batch's sync; it must not call this primary, and it
+  // may read the store (store() must not be used outside an edit while
+  // commit(edit) calls run). An edit that throws: its caller gets that
+  // exception; what the edit changed before it threw stays in the batch
+  // (json_store has no undo: make an edit all or nothing, one apply_patch,
+  // when that matters). The other edits commit.
+  //   A batch that fails throws for every caller in it, each with the same
+  // error: before its edits ran (deposed, an earlier background publish
+  // failed, the stream cannot be read) the edits are not applied; at its
+  // sync (persist_error) the edits stay in the store, uncommitted, and the
+  // next batch's sync commits them; at its publish (replica_error, as
+  // commit()) the batch is in this store's file, and fault::unknown gets
+  // it republished by the next batch. So a caller that got an exception
+  // must not assume its edit is absent: it was not acknowledged.
+  template <class Edit>
+    requires std::is_invocable_v<Edit&, json_store&>
+  std::uint64_t commit(Edit&& edit) {
+    auto run = [](void* e, json_store& s) { (*static_cast<std::remove_reference_t<Edit>*>(e))(s); };
+    return commit_edit(run, static_cast<void*>(std::addressof(edit)));
+  }
   // Waits until every publish sent is acknowledged; throws as commit().
   void wait_acknowledged();
   // The stream sequence of the last record acknowledged or sent.
@@ -125,14 +158,38 @@ class primary {
   std::uint64_t records_published() const noexcept { return records_published_; }
   std::uint64_t bytes_published() const noexcept { return bytes_published_; }
   // compact(), commit() and copy_store(store(), to): a compacted copy from
-  // which follower::from_snapshot starts a new follower.
+  // which follower::from_snapshot starts a new follower. Checks first that
+  // the stream's last record is the store's last commit: a primary deposed
+  // before it knew (no commit of its own met the fence yet) throws
+  // fault::fenced rather than hand out a store of another history.
   void snapshot(const std::filesystem::path& to);
+  // The same snapshot, published through JetStream instead of a file: to
+  // the stream options.stream + "_snapshots" (subjects "fl.snapshot.<stream>.>",
+  // options.replicas copies), in chunks of 256 KiB and a manifest naming
+  // them; older snapshots are then purged from it. A follower anywhere
+  // fetches it with follower::fetch_snapshot and only the servers' address.
+  // Returns the snapshot's sequence. Throws replica_error as commit(), and
+  // fault::unknown when a chunk's publish is not acknowledged (the stream's
+  // previous snapshot stays the newest one).
+  std::uint64_t publish_snapshot();
 
  private:
+  friend struct detail::group;
+  std::uint64_t commit_edit(void (*run)(void*, json_store&), void* edit);
+  // The checks a commit makes before its edits run (deposed, background
+  // publish failures, reconcile after an unknown outcome).
+  void before_edits();
+  // sync() and publish: the sequence committed.
+  std::uint64_t flush();
   void reconcile();
-  void check_async();
+  void wait_sent();  // wait_acknowledged() by the thread that leads
+  // A snapshot is taken only of the stream's history: the stream's last
+  // record must be the store's last commit (else fault::fenced, deposed).
+  void check_stream_holds_store();
   json_store store_;
   std::unique_ptr<detail::link> link_;
+  std::unique_ptr<detail::group> group_;
+  options opts_;
   durability mode_;
   std::uint64_t expected_ = 0;  // the stream's last sequence, as this primary knows it
   bool deposed_ = false;
@@ -154,6 +211,14 @@ class follower {
   // Copies the snapshot (primary::snapshot) to `file` and opens it.
   static json_store from_snapshot(const std::filesystem::path& snapshot,
                                   const std::filesystem::path& file);
+  // Fetches the newest snapshot published (primary::publish_snapshot) from
+  // the servers of `opts` into `file` (and its redo log, file + "-log") and
+  // opens it: a follower on that store continues from the stream. Throws
+  // replica_error: fault::connection when no server answers, fault::gap
+  // when no snapshot was published or a newer one replaced it while it was
+  // read (fetch again), fault::diverged when its chunks do not match its
+  // manifest.
+  static json_store fetch_snapshot(const options& opts, const std::filesystem::path& file);
 
   // Applies the records that arrive within `wait` (apply_patch and sync()
   // per record, checking the history and that each sequence is exactly

@@ -70,7 +70,7 @@ std::size_t follower::poll(std::chrono::milliseconds wait) {
   while (auto d = link_->next(wait_ms)) {
     if (apply(store_, d->rec)) ++applied;
     stream_seq_ = d->stream_sequence;
-    wait_ms = 1;  // then what already arrived
+    wait_ms = 0;  // then only what already arrived
   }
   return applied;
 }

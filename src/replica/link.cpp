@@ -100,20 +100,22 @@ void link::fail(fault f, const std::string& what, int status) const {
                              natsStatus_GetText(static_cast<natsStatus>(status)));
 }
 
-void link::ensure_stream(int replicas) {
+void link::ensure_stream(int replicas) { ensure_stream(opts_.stream, subject_, replicas); }
+
+void link::ensure_stream(const std::string& name, const std::string& subjects, int replicas) {
   jsStreamInfo* si = nullptr;
   jsErrCode e = static_cast<jsErrCode>(0);
-  natsStatus s = js_GetStreamInfo(&si, js_, opts_.stream.c_str(), nullptr, &e);
+  natsStatus s = js_GetStreamInfo(&si, js_, name.c_str(), nullptr, &e);
   if (s == NATS_OK) {
     jsStreamInfo_Destroy(si);
     return;
   }
-  if (!not_found(s, e)) fail(fault::connection, "stream lookup", s);
+  if (!not_found(s, e)) fail(fault::connection, "stream lookup of " + name, s);
   jsStreamConfig cfg;
   jsStreamConfig_Init(&cfg);
-  const char* subjects[] = {subject_.c_str()};
-  cfg.Name = opts_.stream.c_str();
-  cfg.Subjects = subjects;
+  const char* list[] = {subjects.c_str()};
+  cfg.Name = name.c_str();
+  cfg.Subjects = list;
   cfg.SubjectsLen = 1;
   cfg.Storage = js_FileStorage;
   cfg.Replicas = replicas;
@@ -121,8 +123,64 @@ void link::ensure_stream(int replicas) {
   if (s == NATS_OK) {
     jsStreamInfo_Destroy(si);
   } else if (e != JSStreamNameExistErr) {
-    fail(fault::connection, "cannot create the stream", s);
+    fail(fault::connection, "cannot create the stream " + name, s);
   }
+}
+
+namespace {
+
+link::stored take_stored(natsMsg* msg, std::uint64_t stream_sequence) {
+  link::stored out{stream_sequence, natsMsg_GetSubject(msg),
+                   std::string(natsMsg_GetData(msg), static_cast<std::size_t>(natsMsg_GetDataLength(msg)))};
+  natsMsg_Destroy(msg);
+  return out;
+}
+
+}  // namespace
+
+std::uint64_t link::publish_plain(const std::string& subject, std::string_view body) {
+  jsPubOptions po;
+  jsPubOptions_Init(&po);
+  po.MaxWait = opts_.timeout.count();
+  jsPubAck* ack = nullptr;
+  jsErrCode e = static_cast<jsErrCode>(0);
+  const natsStatus s = js_Publish(&ack, js_, subject.c_str(), body.data(), static_cast<int>(body.size()), &po, &e);
+  if (s != NATS_OK) fail(fault::unknown, "publish on " + subject + " not acknowledged", s);
+  const std::uint64_t seq = ack->Sequence;
+  jsPubAck_Destroy(ack);
+  return seq;
+}
+
+std::optional<link::stored> link::last_on(const std::string& stream, const std::string& subject) {
+  natsMsg* msg = nullptr;
+  jsErrCode e = static_cast<jsErrCode>(0);
+  const natsStatus s = js_GetLastMsg(&msg, js_, stream.c_str(), subject.c_str(), nullptr, &e);
+  if (s != NATS_OK) {
+    if (not_found(s, e)) return std::nullopt;
+    fail(fault::connection, "reading the last message on " + subject, s);
+  }
+  return take_stored(msg, natsMsg_GetSequence(msg));
+}
+
+link::stored link::stored_at(const std::string& stream, std::uint64_t stream_sequence) {
+  natsMsg* msg = nullptr;
+  jsErrCode e = static_cast<jsErrCode>(0);
+  const natsStatus s = js_GetMsg(&msg, js_, stream.c_str(), stream_sequence, nullptr, &e);
+  if (s != NATS_OK) {
+    fail(not_found(s, e) ? fault::gap : fault::connection,
+         "reading " + stream + " sequence " + std::to_string(stream_sequence), s);
+  }
+  return take_stored(msg, stream_sequence);
+}
+
+void link::purge_before(const std::string& stream, std::uint64_t stream_sequence) {
+  jsOptions o;
+  jsOptions_Init(&o);
+  o.Wait = opts_.timeout.count();
+  o.Stream.Purge.Sequence = stream_sequence;
+  jsErrCode e = static_cast<jsErrCode>(0);
+  const natsStatus s = js_PurgeStream(js_, stream.c_str(), &o, &e);
+  if (s != NATS_OK) fail(fault::connection, "purging " + stream, s);
 }
 
 std::optional<delivered> link::last_record() {

@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 struct __natsConnection;
 struct __jsCtx;
@@ -46,6 +47,24 @@ class link {
 
   // Creates the stream when it does not exist.
   void ensure_stream(int replicas);
+  // The same for another stream of this connection, `name` over `subjects`
+  // (a wildcard such as "fl.snapshot.app.>").
+  void ensure_stream(const std::string& name, const std::string& subjects, int replicas);
+  // A message as a stream holds it: its subject and body.
+  struct stored {
+    std::uint64_t stream_sequence = 0;
+    std::string subject;
+    std::string body;
+  };
+  // Publishes `body` on `subject` without a fence and waits for the
+  // acknowledgement: the stream sequence (fault::unknown when none came).
+  std::uint64_t publish_plain(const std::string& subject, std::string_view body);
+  // The last message on `subject` of `stream` (nullopt: none), the message
+  // at a stream sequence (fault::gap when it is gone).
+  std::optional<stored> last_on(const std::string& stream, const std::string& subject);
+  stored stored_at(const std::string& stream, std::uint64_t stream_sequence);
+  // Removes the messages of `stream` before `stream_sequence`.
+  void purge_before(const std::string& stream, std::uint64_t stream_sequence);
   // The stream's last record; nullopt for an empty (or missing) stream.
   std::optional<delivered> last_record();
   // The record at a stream sequence (fault::gap when it is gone).

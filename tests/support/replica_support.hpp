@@ -1,0 +1,70 @@
+// tests/support/replica_support.hpp: what the fl::replica tests share
+// (replica_test, replica_threads_test): the edits they commit, the check
+// that a follower holds its primary's document byte for byte, and the retry
+// a program makes while a JetStream cluster elects its leaders. Header-only:
+// the support library does not link fl::replica.
+#pragma once
+
+#include <fl/replica.hpp>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <thread>
+#include <type_traits>
+
+namespace fl_test {
+
+// Every kind of edit the feed records: put, insert, erase, a patch with move
+// and copy, a merge patch.
+inline void replica_edit(fl::json_store& s, int i) {
+  s.put("/n", i);
+  s.put("/items/k" + std::to_string(i % 7), fl::json_text::object({{"i", i}, {"s", "text " + std::to_string(i)}}),
+        fl::json_store::parents::create);
+  if (i % 3 == 0) s.erase("/items/k" + std::to_string((i + 1) % 7));
+  if (i % 5 == 0) {
+    s.apply_patch(R"([{"op":"copy","from":"/n","path":"/copied"},{"op":"move","from":"/copied","path":"/moved"}])");
+  }
+  if (i % 4 == 0) s.merge_patch(R"({"merged":{"a":)" + std::to_string(i) + R"(,"b":null}})");
+}
+
+// The follower's store holds the primary's document, byte for byte, at the
+// same sequence of the same history, and passes verify(); so does a reader
+// of the follower's file when `file` is given.
+inline void expect_same_store(const fl::json_store& primary, const fl::json_store& follower,
+                              const std::filesystem::path& file = {}) {
+  EXPECT_EQ(follower.sequence(), primary.sequence());
+  EXPECT_EQ(follower.history(), primary.history());
+  EXPECT_EQ(follower.dump(), primary.dump());
+  EXPECT_GT(follower.verify(), 0u);
+  if (!file.empty()) {
+    const auto reader = fl::json_store::open(file, fl::open_mode::read_only);
+    EXPECT_EQ(reader.dump(), primary.dump());
+  }
+}
+
+// make(attempt) until it returns, retrying (up to `attempts` times, `pause`
+// apart) while it throws replica_error with fault::connection: a cluster's
+// servers elect their JetStream meta leader a few seconds after they start,
+// and a stream its new leader after one of them dies, as a user's program
+// would wait out. Other faults propagate. nullopt when every attempt failed.
+template <class Make>
+auto retry_while_unavailable(int attempts, Make&& make,
+                             std::chrono::milliseconds pause = std::chrono::milliseconds(500))
+    -> std::optional<std::invoke_result_t<Make&, int>> {
+  std::optional<std::invoke_result_t<Make&, int>> made;
+  for (int attempt = 0; attempt < attempts && !made; ++attempt) {
+    try {
+      made.emplace(make(attempt));
+    } catch (const fl::replica::replica_error& e) {
+      if (e.kind() != fl::replica::fault::connection) throw;
+      std::this_thread::sleep_for(pause);
+    }
+  }
+  return made;
+}
+
+}  // namespace fl_test
