@@ -224,7 +224,17 @@ TEST_F(ReplicaTest, APromotedFollowerFencesTheOldPrimary) {
   g.catch_up();
   expect_same(now, g, "g.store");
   EXPECT_EQ(g.store().get<std::string>("/by"), "the new primary");
-  std::printf("[ replica ] deposed primary: commits refused %d of 3\n", refused);
+  // The old primary's machine rejoins as a follower: its file, which holds
+  // a commit the stream never took, is replaced by a snapshot of the new
+  // primary fetched through JetStream, and follows the stream from there.
+  now.publish_snapshot();
+  now.store().put("/rejoined", true);
+  now.commit();
+  follower rejoined(follower::fetch_snapshot(opts_, dir_ / "p.store"), opts_);
+  rejoined.catch_up();
+  expect_same(now, rejoined, "p.store");
+  EXPECT_EQ(rejoined.store().get<std::string>("/by"), "the new primary");
+  std::printf("[ replica ] deposed primary: commits refused %d of 3, rejoined as a follower\n", refused);
 }
 
 // This test program again, in a child process running only the disabled
