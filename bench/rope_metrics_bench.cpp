@@ -16,6 +16,15 @@
 //                                  k-th '\n' (memchr from one to the next)
 //   char_to_byte_{1m,64m}[_tree]   start of a random char (non-continuation
 //                                  byte): std counts them byte by byte
+//   <conversion>_10m[_tree]        the conversions an editor makes on every
+//                                  keystroke, on a 10 MB text: char_to_byte,
+//                                  byte_to_char, byte_to_line, and
+//                                  line_col_to_byte / byte_to_line_col (a
+//                                  line and a UTF-16 column, as LSP gives
+//                                  them: rope::line_column_to_byte and
+//                                  byte_to_line_column; the column is 0..63,
+//                                  past a short line's end it means the end);
+//                                  std scans the string as above
 //   construct_query_64m            a copy of the 64 MB text, then one
 //                                  byte_to_line (fl: the copy's index is
 //                                  built by that query), i.e. the cost of the
@@ -101,13 +110,23 @@ std::vector<std::size_t> args(std::size_t below, std::string_view label) {
   return out;
 }
 
-enum class query { byte_to_line, line_to_byte, char_to_byte };
+enum class query {
+  byte_to_line,
+  line_to_byte,
+  char_to_byte,
+  byte_to_char,
+  line_col_to_byte,
+  byte_to_line_col
+};
 
 std::size_t domain(const inputs& in, query q) {
   switch (q) {
     case query::byte_to_line: return in.text.size() + 1;
     case query::line_to_byte: return in.lines + 1;
     case query::char_to_byte: return in.chars;
+    case query::byte_to_char: return in.text.size() + 1;
+    case query::line_col_to_byte: return in.lines + 1;
+    case query::byte_to_line_col: return in.text.size() + 1;
   }
   return 1;
 }
@@ -141,9 +160,39 @@ std::size_t nth_char(const char* p, std::size_t n, std::size_t k, std::size_t& s
   return n;
 }
 
+// The UTF-16 column of a query for line `line` (0..63), and the UTF-16
+// units of a char by its lead byte (two for a 4-byte sequence).
+std::size_t column_of(std::size_t line) { return line * 7 % 64; }
+std::size_t utf16_units(char c) { return static_cast<unsigned char>(c) >= 0xF0 ? 2 : 1; }
+
 std::size_t std_query(const std::string& s, query q, std::size_t a) {
   std::size_t seen = 0;
   switch (q) {
+    case query::byte_to_char: {
+      std::size_t n = 0;
+      for (std::size_t i = 0; i < a; ++i) n += is_char(s[i]);
+      return n;
+    }
+    case query::line_col_to_byte: {
+      // The line's start, then its chars up to the column or the line's end.
+      std::size_t at = a == 0 ? 0 : nth_newline(s.data(), s.size(), a - 1, seen) + 1;
+      for (std::size_t col = column_of(a), u = 0; at < s.size() && s[at] != '\n'; ++at) {
+        if (!is_char(s[at])) continue;
+        if (u >= col) break;
+        u += utf16_units(s[at]);
+      }
+      return at;
+    }
+    case query::byte_to_line_col: {
+      // Line: the '\n' before a; column: the UTF-16 units from the line's start.
+      const std::size_t line = static_cast<std::size_t>(
+          std::count(s.begin(), s.begin() + static_cast<std::ptrdiff_t>(a), '\n'));
+      const std::size_t start = s.rfind('\n', a == 0 ? 0 : a - 1);
+      std::size_t u = 0;
+      for (std::size_t i = start == std::string::npos || a == 0 ? 0 : start + 1; i < a; ++i)
+        if (is_char(s[i])) u += utf16_units(s[i]);
+      return line * 64 + u;
+    }
     case query::byte_to_line:
       return static_cast<std::size_t>(
           std::count(s.begin(), s.begin() + static_cast<std::ptrdiff_t>(a), '\n'));
@@ -156,6 +205,7 @@ std::size_t std_query(const std::string& s, query q, std::size_t a) {
 #ifdef FL_BENCH_HAVE_ABSL
 std::size_t cord_query(const absl::Cord& c, query q, std::size_t a) {
   std::size_t lo = 0, seen = 0;
+  if (q > query::char_to_byte) return 0;  // no cord rows for the 10 MB conversions
   if (q == query::line_to_byte && a == 0) return 0;
   for (absl::string_view ch : c.Chunks()) {
     switch (q) {
@@ -187,6 +237,12 @@ std::size_t fl_query(const fl::rope& r, query q, std::size_t a) {
     case query::byte_to_line: return r.byte_to_line(a);
     case query::line_to_byte: return r.line_to_byte(a);
     case query::char_to_byte: return r.char_to_byte(a);
+    case query::byte_to_char: return r.byte_to_char(a);
+    case query::line_col_to_byte: return r.line_column_to_byte({a, column_of(a)});
+    case query::byte_to_line_col: {
+      const fl::rope::line_column lc = r.byte_to_line_column(a);
+      return lc.line * 64 + lc.column;
+    }
   }
   return 0;
 }
@@ -328,6 +384,19 @@ const bool registered = [] {
         fl_bench::reg(c + "/cord", metric_bm, bytes, q, 3);
 #endif
       }
+    }
+  }
+  const std::pair<const char*, query> conversions[] = {
+      {"char_to_byte", query::char_to_byte},
+      {"byte_to_char", query::byte_to_char},
+      {"byte_to_line", query::byte_to_line},
+      {"line_col_to_byte", query::line_col_to_byte},
+      {"byte_to_line_col", query::byte_to_line_col}};
+  for (const auto& [qname, q] : conversions) {
+    for (const bool tree : {false, true}) {
+      const std::string c = std::string("rope/") + qname + "_10m" + (tree ? "_tree" : "");
+      fl_bench::reg(c + "/fl", metric_bm, 10 * mb, q, tree ? 1 : 0);
+      fl_bench::reg(c + "/std", metric_bm, 10 * mb, q, 2);
     }
   }
   fl_bench::reg("rope/construct_query_64m/fl", construct_query_fl)->Unit(benchmark::kMillisecond);

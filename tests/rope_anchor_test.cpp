@@ -385,3 +385,57 @@ TEST(RopeAnchorModel, CrowdsOfAnchorsAgreeWithTheReference) {
     ASSERT_NO_FATAL_FAILURE(m.check(ctx));
   }
 }
+
+// Typing runs between sparse anchors, the edits that skip the treaps (an
+// edit inside the stretch around the last one that holds no anchor only
+// adds to what the anchors after it are owed): keystrokes and backspaces at
+// a cursor that sometimes jumps, now and then across an anchor or onto
+// one, with anchors made and released in between, every position checked
+// against the reference after every step.
+TEST(RopeAnchorModel, TypingRunsBetweenAnchorsAgreeWithTheReference) {
+  const auto seed = test_seed();
+  std::mt19937_64 rng(seed);
+  model m;
+  m.text = random_text(rng, 2000);
+  m.r = m.text;
+  for (std::size_t p = 0; p <= m.text.size(); p += 97 + pick(rng, 60)) {
+    m.anchors.push_back(m.r.anchor_at(p, pick(rng, 2) ? bias::after : bias::before));
+    m.want.push_back(p);
+  }
+  std::size_t cursor = pick(rng, m.text.size() + 1);
+  for (int step = 0; step < 4000; ++step) {
+    const std::string ctx = "seed " + std::to_string(seed) + " step " + std::to_string(step);
+    const std::size_t roll = pick(rng, 100);
+    if (roll < 3) {  // a jump, sometimes onto an anchor
+      cursor = roll == 0 && !m.want.empty() ? m.want[pick(rng, m.want.size())]
+                                            : pick(rng, m.text.size() + 1);
+    } else if (roll < 5) {  // a new anchor, or one released
+      if (roll == 3) {
+        const std::size_t p = pick(rng, m.text.size() + 1);
+        m.anchors.push_back(m.r.anchor_at(p, pick(rng, 2) ? bias::after : bias::before));
+        m.want.push_back(p);
+      } else if (!m.anchors.empty()) {
+        const std::size_t k = pick(rng, m.anchors.size());
+        m.anchors.erase(m.anchors.begin() + static_cast<std::ptrdiff_t>(k));
+        m.want.erase(m.want.begin() + static_cast<std::ptrdiff_t>(k));
+      }
+    } else if (roll < 25 && cursor > 0) {  // backspace, sometimes a few
+      const std::size_t n = std::min(cursor, roll < 8 ? pick(rng, 30) + 1 : std::size_t{1});
+      cursor -= n;
+      m.r.erase(cursor, n);
+      m.replaced(cursor, n, {});
+    } else if (roll < 30) {  // a selection replaced
+      const std::size_t n = pick(rng, 8);
+      const std::string ins = random_text(rng, pick(rng, 5));
+      m.r.replace(cursor, n, ins);
+      m.replaced(cursor, n, ins);
+      cursor += ins.size();
+    } else {  // a keystroke
+      const std::string ins = random_text(rng, 1);
+      m.r.insert(cursor, ins);
+      m.replaced(cursor, 0, ins);
+      cursor += 1;
+    }
+    ASSERT_NO_FATAL_FAILURE(m.check(ctx));
+  }
+}

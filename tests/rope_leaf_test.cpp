@@ -105,6 +105,68 @@ TEST(RopeLeafTest, RandomEditsOfSharedCopiesAgreeWithStdString) {
   }
 }
 
+// (line, UTF-16 column) to byte and back, on lines short enough to be
+// resolved inside one leaf and lines longer than that scan (up to 700
+// bytes), with 1- to 4-byte chars and "\r\n" breaks, in both line-break
+// modes, flat and as a tree: every position and a spread of columns agree
+// with the definitions worked out on the std::string.
+TEST(RopeLeafTest, LineColumnsAgreeWithTheDefinitionsInBothModes) {
+  const auto seed = test_seed();
+  std::mt19937_64 rng(seed ^ 0x6c636f6cULL);
+  static const char* const pieces[] = {"ab", "c", "\xC3\xA9", "\xE2\x82\xAC", "\xF0\x9F\x98\x80",
+                                       " "};
+  std::string s;
+  while (s.size() < 40'000) {
+    const std::size_t len = pick(rng, 4) == 0 ? pick(rng, 700) : pick(rng, 90);
+    for (const std::size_t end = s.size() + len; s.size() < end;) s += pieces[pick(rng, 6)];
+    s += pick(rng, 3) == 0 ? "\r\n" : "\n";
+  }
+  s += "last line without a break \xF0\x9F\x98\x80";
+  for (const fl::line_break mode : {fl::line_break::lf, fl::line_break::lf_crlf}) {
+    const bool crlf = mode == fl::line_break::lf_crlf;
+    // Line starts, and each line's text end (its '\n', or the '\r' before it).
+    std::vector<std::size_t> start{0}, eol;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      if (s[i] != '\n') continue;
+      eol.push_back(crlf && i > start.back() && s[i - 1] == '\r' ? i - 1 : i);
+      start.push_back(i + 1);
+    }
+    eol.push_back(s.size());
+    for (const bool tree : {false, true}) {
+      const fl::rope r(tree ? tree_of(s, 4096) : fl::rope(s), mode);
+      const std::string ctx = std::string(crlf ? "lf_crlf" : "lf") + (tree ? " tree" : " flat") +
+                              ", seed " + std::to_string(seed);
+      std::size_t line = 0, col = 0;  // of byte pos
+      for (std::size_t pos = 0; pos <= s.size(); ++pos) {
+        if (pos > 0 && s[pos - 1] == '\n') {
+          ++line;
+          col = 0;
+        }
+        // A position inside a "\r\n" (lf_crlf) is the end of the line's text.
+        const bool in_break =
+            crlf && pos < s.size() && s[pos] == '\n' && pos > 0 && s[pos - 1] == '\r';
+        const std::size_t want_col = in_break ? col - 1 : col;
+        ASSERT_EQ(r.byte_to_line_column(pos), (fl::rope::line_column{line, want_col}))
+            << ctx << " pos " << pos;
+        if (pos < s.size()) col += units_of(s[pos]);
+      }
+      for (std::size_t l = 0; l < start.size(); ++l) {
+        for (const std::size_t c : {std::size_t{0}, std::size_t{1}, std::size_t{2}, pick(rng, 40),
+                                    pick(rng, 300), pick(rng, 800)}) {
+          // The start of the char holding unit c, or the line's text end.
+          std::size_t want = start[l];
+          for (std::size_t u = 0; want < eol[l]; ++want) {
+            if (!is_char_byte(s[want])) continue;
+            if (u + units_of(s[want]) > c) break;
+            u += units_of(s[want]);
+          }
+          ASSERT_EQ(r.line_column_to_byte({l, c}), want) << ctx << " line " << l << " col " << c;
+        }
+      }
+    }
+  }
+}
+
 // A flat rope cut down by substr, then grown past its chunk by an append
 // (rope_check.hpp), with the library's leaves and 1 KiB index blocks.
 TEST(RopeLeafTest, AppendPastACutChunkDropsItsStaleIndex) {

@@ -8,7 +8,8 @@
 // on the paths to the edit's two ends are visited: O(log k) per edit for k
 // anchors, whatever number the edit moves. (One tree for both biases would
 // not do: an edit sends the anchors inside it to two places, by bias, and
-// that would reorder them.)
+// that would reorder them.) Typing runs between two anchors cost O(1) per
+// edit: see anchor_table's gap.
 #include "rope/rope_impl.hpp"
 
 #include <stdexcept>
@@ -65,11 +66,28 @@ static_assert(sizeof(anchor_node) == 64 || sizeof(void*) != 8, "rope.hpp says 64
 // A rope's anchors. The table lives while the rope holds it or a handle
 // does: `held` is cleared when the rope lets go, and the table is freed
 // when it is not held and count reaches 0.
+//
+// The gap: typing goes on between two anchors far more often than it
+// reaches one, and such an edit only adds the same amount to every anchor
+// after it. So after an edit that went through the treaps, the stretch
+// around where its text ends that holds no anchor is noted (one descent per
+// treap), and the edits that follow inside that stretch touch no node: they
+// add to `owed` instead, which every anchor whose stored position is at
+// least owed_from is owed. Invariant while gap_on: no anchor lies in
+// [free_lo, free_hi) (positions as they are now; free_hi npos when no
+// anchor lies past it), the anchors at or past free_hi are exactly those
+// whose stored positions are >= owed_from, and no stored position changed
+// since the gap was noted. position() adds what is owed; anchor_at and an
+// edit outside the gap first pay it into the treaps (settle_gap). Releasing
+// an anchor keeps the invariant (the stretch only grows).
 struct anchor_table {
   anchor_node* root[2] = {nullptr, nullptr};  // by bias: [0] before, [1] after
   std::size_t count = 0;
   std::uint64_t rng = 0x9E3779B97F4A7C15u;  // treap priorities (xorshift)
   bool held = true;
+  bool gap_on = false;
+  std::size_t free_lo = 0, free_hi = 0;
+  std::size_t owed_from = 0, owed = 0;  // unsigned: an owed shrink wraps and comes back
 };
 
 // The treap operations (a namespace of their own: detail has a split and a
@@ -159,14 +177,83 @@ void edit_tree(anchor_node* x, std::size_t pos, std::size_t end, std::size_t at,
   pull(x);
 }
 
+// Adds d to every position >= from (the gap's debt paid).
+void add_from(anchor_node* x, std::size_t from, std::size_t d) noexcept {
+  if (!x || x->hi < from) return;
+  if (x->lo >= from) return apply(x, shift{d, false});
+  push(x);
+  if (x->pos >= from) x->pos += d;
+  add_from(x->left, from, d);
+  add_from(x->right, from, d);
+  pull(x);
+}
+
+// Narrows [lo, hi) to exclude the positions of the tree x around q: lo
+// past the greatest one below q, hi to the least one above it; an anchor
+// at q empties the range. One descent, reading positions through the
+// pending shifts on the way (nothing is written).
+void narrow(const anchor_node* x, std::size_t q, std::size_t& lo, std::size_t& hi) noexcept {
+  shift s;  // the pending shifts of x's ancestors, composed
+  while (x) {
+    const std::size_t p = s(x->pos);
+    if (p == q) {
+      lo = q + 1;
+      hi = q;
+      return;
+    }
+    if (p < q)
+      lo = std::max(lo, p + 1);
+    else
+      hi = std::min(hi, p);
+    shift below = x->pending();  // x's children see x's shift first
+    below.then(s);
+    s = below;
+    x = p < q ? x->right : x->left;
+  }
+}
+
 }  // namespace anchor_tree
 
+namespace {
+
+// Pays the gap's debt into the treaps and forgets the gap.
+void settle_gap(anchor_table& t) noexcept {
+  if (!t.gap_on) return;
+  t.gap_on = false;
+  if (t.owed == 0) return;
+  for (anchor_node* root : t.root) anchor_tree::add_from(root, t.owed_from, t.owed);
+}
+
+}  // namespace
+
 void rope_engine::move_anchors(rope& r, size_type pos, size_type n, size_type ins) noexcept {
+  anchor_table& t = *r.anchors_;
   n = std::min(n, static_cast<size_type>(-1) - pos);  // clamp_anchors passes npos
+  if (t.gap_on && t.free_lo <= pos && pos + n < t.free_hi) {
+    // Inside the gap: nothing before it moves, everything after it moves by
+    // ins - n (the rule of rope.hpp with no anchor in [pos, pos + n]).
+    if (t.free_hi != npos) {
+      t.free_hi += ins - n;
+      t.owed += ins - n;
+    }
+    return;
+  }
+  settle_gap(t);
   for (int b = 0; b < 2; ++b) {
-    anchor_node* root = r.anchors_->root[b];
+    anchor_node* root = t.root[b];
     const size_type at = b == static_cast<int>(rope::bias::after) ? pos + ins : pos;
     anchor_tree::edit_tree(root, pos, pos + n, at, ins - n);
+  }
+  // The stretch without anchors around where the edit's text ends, where
+  // typing goes on.
+  const size_type q = pos + ins;
+  size_type lo = 0, hi = npos;
+  for (const anchor_node* root : t.root) anchor_tree::narrow(root, q, lo, hi);
+  if (lo <= q && q < hi) {
+    t.gap_on = true;
+    t.free_lo = lo;
+    t.free_hi = t.owed_from = hi;
+    t.owed = 0;
   }
 }
 
@@ -186,6 +273,7 @@ rope::anchor rope::anchor_at(size_type pos, bias b) {
     detail::throw_out_of_range("fl::rope::anchor_at", "pos", pos, ">", "size()", size());
   if (!anchors_) anchors_ = new detail::anchor_table;
   detail::anchor_table& t = *anchors_;
+  detail::settle_gap(t);  // the new node's position is a current one
   auto* x = new detail::anchor_node;
   x->pos = x->lo = x->hi = pos;
   t.rng ^= t.rng << 13;
@@ -211,7 +299,8 @@ rope::size_type rope::position(const anchor& a) const {
                                         : "fl::rope::position: the anchor is empty");
   size_type p = a.node_->pos;
   for (const detail::anchor_node* up = a.node_->parent; up; up = up->parent) p = up->pending()(p);
-  return p;
+  // Stored positions at or past owed_from are owed the gap's shift.
+  return anchors_->gap_on && p >= anchors_->owed_from ? p + anchors_->owed : p;
 }
 
 rope::size_type rope::anchor_count() const noexcept { return anchors_ ? anchors_->count : 0; }

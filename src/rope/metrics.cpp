@@ -27,6 +27,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <cstdint>
 #include <new>
 #include <utility>
@@ -404,7 +405,11 @@ namespace {
 // Metrics of the rope's bytes [0, pos), pos <= root.len. With
 // !want_newlines the newline count may be left short (a leaf of one char per
 // byte then needs no scan).
-text_counts rope_prefix(const edge& root, std::size_t pos, bool want_newlines = true) noexcept {
+// When `leaf` is given, it receives the leaf that holds byte pos and pos's
+// place in it (bytes [0, len) of the leaf are those before pos); it is left
+// alone when pos == root.len.
+text_counts rope_prefix(const edge& root, std::size_t pos, bool want_newlines = true,
+                        leaf_view* leaf = nullptr) noexcept {
   if (!root.p) return {};
   if (pos == root.len) return edge_counts(root);
   text_counts r;
@@ -418,6 +423,7 @@ text_counts rope_prefix(const edge& root, std::size_t pos, bool want_newlines = 
     }
     e = &n->child[i];
   }
+  if (leaf) *leaf = leaf_view{static_cast<const chunk*>(e->p)->data + e->off, 0, pos};
   if (!want_newlines && one_per_byte(*e, text_metric::utf16)) {
     r.chars += pos;
     return r;
@@ -427,6 +433,42 @@ text_counts rope_prefix(const edge& root, std::size_t pos, bool want_newlines = 
   add(r, li ? leaf_prefix_query(c, li, e->off + pos) - leaf_prefix_query(c, li, e->off)
             : chunk_counts(c, e->off, pos));
   return r;
+}
+
+// How many bytes around a position the (line, column) conversions scan in
+// its leaf before they fall back to lookups by metric: a few lines of
+// source text, about what one more descent costs to scan.
+constexpr std::size_t line_scan_max = 256;
+
+// The last '\n' in [p, p + n), or null.
+const char* last_newline(const char* p, std::size_t n) noexcept {
+#if defined(__GLIBC__)
+  return static_cast<const char*>(::memrchr(p, '\n', n));
+#else
+  while (n > 0)
+    if (p[--n] == '\n') return p + n;
+  return nullptr;
+#endif
+}
+
+// The column `column` (UTF-16 units, > 0) of the line whose text starts at
+// p (a char start), within [p, p + n): the start of the char holding that
+// unit, or where the line's text ends (its '\n'; with crlf, the '\r' before
+// it) when the line is shorter. npos (-1) when neither lies in [p, p + n)
+// (the last char seen may go on past it).
+std::size_t line_column_in(const char* p, std::size_t n, std::size_t column, bool crlf) noexcept {
+  const char* nl = static_cast<const char*>(std::memchr(p, '\n', n));
+  std::size_t end = nl ? static_cast<std::size_t>(nl - p) : n;
+  if (crlf && nl && end > 0 && p[end - 1] == '\r') --end;
+  std::size_t u = 0;
+  for (std::size_t i = 0; i < end; ++i) {
+    if (continuation(p[i])) continue;
+    u += utf8_utf16_units(static_cast<unsigned char>(p[i]));
+    if (u > column) return i;  // unit `column` is in this char
+  }
+  // The line's text ends within [p, p + n): the column is at or past it,
+  // unless the last char's bytes run on past the scan (no '\n' seen).
+  return nl ? end : static_cast<std::size_t>(-1);
 }
 
 }  // namespace
@@ -628,8 +670,20 @@ rope::line_column rope::byte_to_line_column(size_type pos) const {
   if (pos > size())
     detail::throw_out_of_range("fl::rope::byte_to_line_column", "pos", pos, ">", "size()", size());
   if (mode_ != line_break::lf) pos = detail::rope_engine::crlf_text_position(*this, pos);
-  const detail::text_counts at = detail::rope_prefix(root_, pos);
+  detail::leaf_view v{nullptr, 0, 0};
+  const detail::text_counts at = detail::rope_prefix(root_, pos, true, &v);
   const size_type line = at.newlines;
+  // The line's start found within the leaf of pos, at most line_scan_max
+  // bytes back: the column is the UTF-16 units of the bytes between, so the
+  // call costs one descent. (Lines that start further back, or in an
+  // earlier leaf, take the two lookups below.)
+  if (const std::size_t back = std::min(v.len, detail::line_scan_max)) {
+    if (const char* nl = detail::last_newline(v.data + v.len - back, back)) {
+      const detail::text_counts col =
+          detail::count_text(nl + 1, static_cast<std::size_t>(v.data + v.len - nl - 1));
+      return {line, col.chars + col.astral};
+    }
+  }
   const size_type start = line_to_byte(line);
   const detail::text_counts before = detail::rope_prefix(root_, start, false);
   return {line, at.chars + at.astral - before.chars - before.astral};
@@ -640,9 +694,34 @@ rope::size_type rope::line_column_to_byte(line_column lc) const {
   if (lc.line >= lines)
     detail::throw_out_of_range("fl::rope::line_column_to_byte", "line", lc.line, ">",
                                "line_count() - 1", lines - 1);
-  const size_type start = line_to_byte(lc.line);
+  // One descent to the line's '\n' before it, then the line's own bytes in
+  // that leaf, up to the column or the line's end: when the line's end (or
+  // the column) lies in the same leaf within line_scan_max bytes, that is
+  // the whole call.
+  constexpr text_metric newlines = text_metric::newlines;
+  const char* data;  // the leaf holding byte `start`, from byte `start` on
+  std::size_t left;  // its bytes from `start` on
+  size_type start;
+  if (lc.line == 0) {
+    start = 0;
+    const detail::leaf_view v = detail::seek_or_end(root_, 0);
+    data = v.data;
+    left = v.len;
+  } else {
+    const detail::metric_hit h = detail::descend_metric(root_, newlines, lc.line - 1, nullptr);
+    const std::size_t r = detail::leaf_nth(*h.leaf, newlines, h.k) + 1;
+    start = h.lo + r;
+    data = static_cast<const detail::chunk*>(h.leaf->p)->data + h.leaf->off + r;
+    left = h.leaf->len - r;
+  }
+  if (lc.column == 0) return start;
+  if (left > 0 && !detail::continuation(data[0])) {
+    const size_type hit = detail::line_column_in(data, std::min(left, detail::line_scan_max),
+                                                 lc.column, mode_ != line_break::lf);
+    if (hit != npos) return start + hit;
+  }
   const size_type eol = line_end(lc.line);
-  if (lc.column == 0 || start == eol) return start;
+  if (start == eol) return start;
   return std::min(utf16_after(start, lc.column), eol);
 }
 
