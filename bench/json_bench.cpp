@@ -14,6 +14,15 @@
 //                      (parsed and built in its store file, not synced: the
 //                      commit is what edit_sync measures); peers: parse (the
 //                      simdjson parser object is reused, as simdjson advises).
+//                      write_floor: no parse, no store: a new file created,
+//                      the bytes an import of the document carves (its
+//                      space's top) reserved (fallocate, as every growth of
+//                      a store file is: posix.hpp, reserve_file) and written
+//                      with one pwrite, closed and removed, as each fl
+//                      import's file is: the file system's cost of any
+//                      import into a new file. (Where the file system
+//                      discards freed blocks synchronously, mount option
+//                      `discard`, the removal dominates both rows.)
 //   reopen_<doc>       a program that saved the document earlier opens it and
 //                      reads one value deep inside. fl: json_store::open + find;
 //                      peers: read the text file, parse, read the same value;
@@ -81,6 +90,9 @@
 #include <utility>
 #include <vector>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -147,6 +159,27 @@ void bm_import_rapidjson(benchmark::State& st, std::string name) {
     rapidjson::Document d;
     d.Parse(text.data(), text.size());
     benchmark::DoNotOptimize(d.IsObject());
+  }
+  fl_bench::set_bytes(st, text.size());
+}
+
+void bm_import_floor(benchmark::State& st, std::string name) {
+  if (!have(st, name)) return;
+  const std::string& text = *document(name);
+  std::uint64_t bytes = 0;
+  {
+    const auto s = fl::json_store::import(text, scratch() / ("floor_" + name + ".fljson"));
+    bytes = s.stats().top;
+  }
+  const std::vector<char> data(bytes, 'x');
+  const fs::path file = scratch() / ("floor_" + name + ".bin");
+  for (auto _ : st) {
+    const int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0 || ::fallocate(fd, 0, 0, static_cast<off_t>(data.size())) != 0 ||
+        ::pwrite(fd, data.data(), data.size(), 0) != static_cast<ssize_t>(data.size()))
+      st.SkipWithError("write failed");
+    if (fd >= 0) ::close(fd);
+    ::unlink(file.c_str());
   }
   fl_bench::set_bytes(st, text.size());
 }
@@ -656,6 +689,7 @@ const bool registered = [] {
     fl_bench::reg("json/import_" + doc + "/nlohmann", bm_import_nlohmann, doc)->UseRealTime();
     fl_bench::reg("json/import_" + doc + "/simdjson", bm_import_simdjson, doc)->UseRealTime();
     fl_bench::reg("json/import_" + doc + "/rapidjson", bm_import_rapidjson, doc)->UseRealTime();
+    fl_bench::reg("json/import_" + doc + "/write_floor", bm_import_floor, doc)->UseRealTime();
   }
   for (const std::string doc : all_documents) {
     fl_bench::reg("json/reopen_" + doc + "/fl", bm_reopen_fl, doc)->UseRealTime();

@@ -45,6 +45,20 @@ constexpr auto escape_table = [] {
   t['\\'] = '\\';
   return t;
 }();
+
+// Does any of the eight bytes of `v` need an escape: below 0x20, '"' or
+// '\\'? (Per byte: x - k borrows into the top bit when x < k; the top bit of
+// ~x keeps bytes of 0x80 and above out. Exact: a byte that does not need an
+// escape never sets its flag, and a flag set is only ever checked for zero.)
+constexpr bool needs_escape(std::uint64_t v) noexcept {
+  constexpr std::uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+  const auto has_zero = [](std::uint64_t x) { return (x - ones) & ~x & highs; };
+  const std::uint64_t below_space = (v - ones * 0x20) & ~v & highs;
+  return (below_space | has_zero(v ^ (ones * '"')) | has_zero(v ^ (ones * '\\'))) != 0;
+}
+static_assert(!needs_escape(0x6867666564636261u) && needs_escape(0x68676665646322a1u) &&
+              needs_escape(0x1f67666564636261u) && needs_escape(0x68676665645c6261u) &&
+              !needs_escape(0xffe0a0807f7e2120u));
 }  // namespace
 
 void dump_string(std::string_view s, byte_buffer& out) {
@@ -55,6 +69,17 @@ void dump_string(std::string_view s, byte_buffer& out) {
   const auto* p = reinterpret_cast<const unsigned char*>(s.data());
   const auto* e = p + s.size();
   while (p != e) {
+    // Eight bytes at a time while none of them needs an escape (the common
+    // case: text without quotes, backslashes or control characters).
+    while (e - p >= 8) {
+      std::uint64_t v;
+      std::memcpy(&v, p, 8);
+      if (needs_escape(v)) break;
+      std::memcpy(w, &v, 8);
+      p += 8;
+      w += 8;
+    }
+    if (p == e) break;
     const unsigned char c = *p++;
     const char esc = escape_table[c];
     if (esc == 0) {

@@ -150,6 +150,23 @@ class builder {
   // Where out's first byte will land; only before the first event.
   void rebase(std::uint64_t base) noexcept { base_ = base; }
 
+  // Streaming (import): once `out` holds `chunk` bytes or more after a
+  // value, spill(bytes, blocks) receives its whole blocks (`blocks` of them,
+  // `bytes` bytes from out.data(), their first at the current base), which
+  // then leave `out` and the base moves past them; finish() spills the rest.
+  // Blocks the builder lays out itself are counted, not recorded in
+  // `blocks` (trees' nodes are, and are dropped at each spill), so memory
+  // stays at about `chunk` plus the open containers' entries and the
+  // largest value. Safe because the builder never reads back what it wrote.
+  using spill_fn = std::function<void(const unsigned char*, std::size_t, std::size_t)>;
+  void stream(spill_fn spill, std::size_t chunk) {
+    spill_ = std::move(spill);
+    spill_at_ = chunk;
+  }
+  void finish() {
+    if (spill_ && out_.size() != 0) spill();
+  }
+
   void null_value() { put({static_cast<std::uint8_t>(kind::null_v), {}, 0, 0}); }
   void boolean(bool b) {
     put({static_cast<std::uint8_t>(b ? kind::true_v : kind::false_v), {}, 0, 0});
@@ -177,6 +194,19 @@ class builder {
     std::size_t keys;   // its first key byte in keys_
   };
   json_ref bytes(kind k, std::string_view s);
+  // A block of the builder's own (a string, a flat table): as add_block,
+  // but only counted while streaming.
+  unsigned char* block(std::uint64_t bytes, kind k, std::uint32_t n, std::uint64_t& at) {
+    if (!spill_) return add_block(out_, base_, blocks_, bytes, k, n, at);
+    const std::uint64_t cs = fl::detail::class_size(fl::detail::payload_class(bytes));
+    const std::size_t start = out_.size();
+    unsigned char* h = out_.extend(static_cast<std::size_t>(cs));
+    fl::detail::lay_live_block(h, bytes);
+    at = base_ + start + 8;
+    ++own_blocks_;
+    return h + 8;
+  }
+  void spill();
   void put(const json_ref& r) {
     if (frames_.empty()) {
       top_ = r;
@@ -185,6 +215,8 @@ class builder {
     } else {
       scratch_.push_back({0, 0, 0, r});
     }
+    if (out_.size() >= spill_at_) [[unlikely]]
+      spill();
   }
 
   byte_buffer& out_;
@@ -198,6 +230,9 @@ class builder {
   std::vector<json_member> scratch_;
   std::string keys_;  // the keys of the open objects, in order
   json_ref top_;
+  spill_fn spill_;
+  std::size_t spill_at_ = ~std::size_t{0};  // never, unless streaming
+  std::size_t own_blocks_ = 0;              // blocks in out_ not in blocks_
 };
 
 // Writes the sorted member index of an object of n members (n uint32 positions

@@ -16,6 +16,7 @@
 #include <stdexcept>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
 #include <system_error>
 #include <utility>
@@ -57,16 +58,23 @@ namespace detail::json {
 unsigned char* add_block(byte_buffer& out, std::uint64_t base, std::vector<tail_block>& blocks,
                          std::uint64_t bytes, kind k, std::uint32_t n, std::uint64_t& at,
                          node_form node) {
-  const unsigned c = fl::detail::size_class(std::max<std::uint64_t>(16, bytes + 8));
-  const std::uint64_t cs = fl::detail::class_size(c);
+  // The space's layout rule decides the block's size (persist_format.hpp).
+  const std::uint64_t cs = fl::detail::class_size(fl::detail::payload_class(bytes));
   const std::size_t start = out.size();
   unsigned char* h = out.extend(static_cast<std::size_t>(cs));
-  const fl::detail::block_header hd = fl::detail::block_header::make(fl::detail::block_live, c);
-  std::memcpy(h, &hd, sizeof hd);
-  std::memset(h + 8 + bytes, 0, static_cast<std::size_t>(cs - 8 - bytes));
+  fl::detail::lay_live_block(h, bytes);
   at = base + start + 8;
   blocks.push_back({at, bytes, k, n, node});
   return h + 8;
+}
+
+void builder::spill() {
+  const std::size_t bytes = out_.size(), count = own_blocks_ + blocks_.size();
+  spill_(out_.data(), bytes, count);
+  base_ += bytes;
+  out_.clear();
+  blocks_.clear();
+  own_blocks_ = 0;
 }
 
 json_ref builder::bytes(kind k, std::string_view s) {
@@ -75,7 +83,7 @@ json_ref builder::bytes(kind k, std::string_view s) {
   const auto n = static_cast<std::uint32_t>(s.size());
   if (n == 0) return {static_cast<std::uint8_t>(k), {}, 0, 0};
   std::uint64_t at;
-  std::memcpy(add_block(out_, base_, blocks_, n, k, n, at), s.data(), n);
+  std::memcpy(block(n, k, n, at), s.data(), n);
   return {static_cast<std::uint8_t>(k), {}, n, at};
 }
 
@@ -112,8 +120,8 @@ void builder::end_array() {
     for (std::size_t i = 0; i < n; ++i) e[i] = scratch_[f.first + i].value;
     r = build_array_tree(out_, base_, blocks_, e.data(), n, shape);
   } else if (n != 0) {
-    unsigned char* dst = add_block(out_, base_, blocks_, n * sizeof(json_ref), kind::array,
-                                   static_cast<std::uint32_t>(n), r.x);
+    unsigned char* dst =
+        block(n * sizeof(json_ref), kind::array, static_cast<std::uint32_t>(n), r.x);
     for (std::size_t i = 0; i < n; ++i)
       std::memcpy(dst + i * sizeof(json_ref), &scratch_[f.first + i].value, sizeof(json_ref));
   }
@@ -138,8 +146,7 @@ void builder::end_object() {
     const std::size_t table = n * sizeof(json_member);
     const std::size_t index_bytes = n >= index_min_members ? n * sizeof(std::uint32_t) : 0;
     const std::size_t key_bytes = keys_.size() - f.keys;
-    unsigned char* dst = add_block(out_, base_, blocks_, table + index_bytes + key_bytes,
-                                   kind::object, n, r.x);
+    unsigned char* dst = block(table + index_bytes + key_bytes, kind::object, n, r.x);
     json_member* m = scratch_.data() + f.first;
     const char* keys = keys_.data() + f.keys;
     if (index_bytes) {
@@ -549,10 +556,25 @@ void parse_fast(std::string_view text, builder& b, const std::function<void()>& 
   // Below this size the strict parser is faster than simdjson's padded copy
   // and per-call setup.
   constexpr std::size_t simdjson_min_bytes = 512;
+  // The thread keeps its parser for texts up to this size (its buffers are
+  // a few times the text); a bigger text gets a parser of its own, freed on
+  // return, so one big import does not leave the thread holding gigabytes.
+  constexpr std::size_t kept_parser_max_bytes = std::size_t{64} << 20;
   if (text.size() >= simdjson_min_bytes) {
-    thread_local simdjson::dom::parser parser;
+    thread_local simdjson::dom::parser kept;
+    std::optional<simdjson::dom::parser> own;
+    simdjson::dom::parser& parser =
+        text.size() <= kept_parser_max_bytes ? kept : own.emplace();
+    // simdjson reads up to SIMDJSON_PADDING bytes past the text (it never
+    // uses them). When they lie in the page of the text's last byte they are
+    // readable, and the parse reads the text in place; otherwise it copies
+    // the text into a padded buffer of its own first (a pass over the whole
+    // text, and memory of its size).
+    const auto last = reinterpret_cast<std::uintptr_t>(text.data()) + text.size() - 1;
+    constexpr std::uintptr_t min_page = 4096;  // the smallest page of any target
+    const bool copy = last / min_page != (last + simdjson::SIMDJSON_PADDING) / min_page;
     simdjson::dom::element root;
-    if (parser.parse(text.data(), text.size(), true).get(root) == simdjson::SUCCESS) {
+    if (parser.parse(text.data(), text.size(), copy).get(root) == simdjson::SUCCESS) {
       if (valid) valid();
       walk(root, b);
       return;

@@ -6,6 +6,7 @@
 
 #include <fl/mapped_space.hpp>
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <stdexcept>
@@ -333,15 +334,33 @@ json_store json_store::import(std::string_view json_text, const std::filesystem:
   f->path_ = file;
   // The store is about 1.5x the text for typical documents (16 bytes per
   // value, 32 per member, strings unescaped); reserving 2x spares the
-  // doublings' copies (pages never written are never touched).
-  f->tail_.reserve(json_text.size() * 2 + 4096);
+  // doublings' copies (pages never written are never touched), up to the
+  // chunk the builder streams to the file in.
+  constexpr std::size_t chunk = std::size_t{4} << 20;
+  f->tail_.reserve(std::min(json_text.size() * 2 + 4096, 2 * chunk));
   detail::json::builder b(f->tail_, f->tail_blocks_, 0, true, true);
+  // Every `chunk` bytes the builder's finished blocks go to the end of the
+  // space, written to the file directly: memory stays bounded however big
+  // the text, and each run lands where the builder's offsets say.
+  std::uint64_t next = 0;
+  b.stream(
+      [&](const unsigned char* p, std::size_t bytes, std::size_t blocks) {
+        f->check_tail_page();
+        const fptr<void> run = f->space_->allocate_end_run(bytes, blocks);
+        if (run.offset() != next)
+          throw std::logic_error("fl::json_store: the space was allocated from behind its back");
+        f->space_->write_fresh(run, p, bytes);
+        next += bytes;
+      },
+      chunk);
   // Invalid text throws json_error before the file is created; the builder
   // then writes at the offsets the document's block will have.
   detail::json::parse_fast(json_text, b, [&] {
     f->create();
     b.rebase(f->tail_base_);
+    next = f->tail_base_;
   });
+  b.finish();
   f->root_ = b.result();
   f->publish_import();
   return json_store(std::move(f));

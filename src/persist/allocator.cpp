@@ -414,7 +414,7 @@ fptr<void> mapped_space::allocate_end(std::size_t bytes) {
   detail::refuse_read_only(*st_, "allocate_end");
   detail::space_state& s = *st_;
   if (bytes > detail::space_max_block - space_page) throw std::bad_alloc();
-  const unsigned c = detail::size_class(std::max<std::uint64_t>(16, bytes + 8));
+  const unsigned c = detail::payload_class(bytes);
   const std::uint64_t cs = class_size(c);
   detail::space_alloc_state& a = s.alloc;
   const std::uint64_t b = carve_top(s, cs);

@@ -107,6 +107,37 @@ struct block_header {
 };
 static_assert(sizeof(block_header) == 8);
 
+// The class of the block that holds a payload of `bytes` bytes right after
+// its header (16-aligned, no second header): the smallest class of at least
+// bytes + 8, and never below 16. The one rule for allocate_end(),
+// allocate() at alignment 16 and builders that lay out runs of blocks
+// themselves (lay_live_block).
+constexpr unsigned payload_class(std::uint64_t bytes) noexcept {
+  return size_class(bytes + 8 < 16 ? 16 : bytes + 8);
+}
+
+// Lays out at `block` (a block's start, with room for its class's size) a
+// live block for a payload of `bytes` bytes, as mapped_space carves one: its
+// header, then zeros from the payload's end to the class's end; the caller
+// fills the payload (block + 8, `bytes` bytes) after the call. Returns the block's
+// size, where the next block of a run starts. For builders that carve a run
+// of blocks at once (mapped_space::allocate_end_run). O(padding): below 128
+// bytes a block pads by at most 15 bytes, zeroed by one 16-byte store.
+inline std::uint64_t lay_live_block(unsigned char* block, std::uint64_t bytes) noexcept {
+  const unsigned c = payload_class(bytes);
+  const std::uint64_t cs = class_size(c);
+  if (cs <= 128) {
+    // The 16-byte classes: the padding lies in the block's last 16 bytes.
+    // Zeroed before the header, which it overlaps in a 16-byte block.
+    std::memset(block + cs - 16, 0, 16);
+  } else {
+    std::memset(block + 8 + bytes, 0, static_cast<std::size_t>(cs - 8 - bytes));
+  }
+  const block_header h = block_header::make(block_live, c);
+  std::memcpy(block, &h, sizeof h);
+  return cs;
+}
+
 // The allocator's state: kept in memory while the space is open, written into
 // a meta slot by each commit.
 struct space_alloc_state {

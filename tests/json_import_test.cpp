@@ -1,0 +1,142 @@
+// fl::json_store::import of big texts, which the builder streams to the file
+// in chunks (src/json/store.cpp), the block layout the JSON layer takes from
+// the space (persist_format.hpp: payload_class, lay_live_block), and dump()'s
+// string escapes at every position of its eight-byte fast path.
+#include <fl/json_store.hpp>
+#include <fl/mapped_space.hpp>
+
+#include "persist/persist_format.hpp"
+
+#include "json_test_support.hpp"
+#include "test_support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace {
+
+std::string str(const fl::string& s) { return std::string(std::string_view(s)); }
+
+class JsonImportTest : public ::testing::Test {
+ protected:
+  fl_test::temp_dir dir_;
+  std::filesystem::path file(const std::string& name = "doc.fljson") const { return dir_ / name; }
+};
+
+// A text of about 10 MB crosses the import's 4 MiB chunk twice: the blocks
+// written in each run must land where the builder's offsets say, the
+// space's counts must add up (verify), and a reopen reads the same document.
+TEST_F(JsonImportTest, TextBiggerThanTheChunkImportsWhole) {
+  const std::string one = fl_test::generated_twitter();
+  std::string one_dumped;
+  {
+    auto s = fl::json_store::import(one, file("one.fljson"));
+    one_dumped = str(s.dump());
+  }
+  std::string text = "[", want = "[";
+  for (int i = 0; text.size() < (std::size_t{10} << 20); ++i) {
+    if (i) {
+      text += ",\n";
+      want += ',';
+    }
+    text += one;
+    want += one_dumped;
+  }
+  text += ']';
+  want += ']';
+  auto s = fl::json_store::import(text, file());
+  EXPECT_EQ(str(s.dump()), want);
+  s.sync();
+  EXPECT_GT(s.verify(), 0u);
+  { const fl::json_store closing = std::move(s); }
+  fl::mapped_space(file()).verify();
+  const auto r = fl::json_store::open(file());
+  EXPECT_EQ(str(r.dump()), want);
+  EXPECT_GT(r.verify(), 0u);
+}
+
+// Small texts (below simdjson's threshold, and strict-parsed) take the same
+// streaming path with a single run.
+TEST_F(JsonImportTest, SmallTextsImportWhole) {
+  for (const std::string_view t : {"{}", "[]", "\"\"", "\"abc\"", "[1,\"x\",{\"k\":\"v\"}]"}) {
+    SCOPED_TRACE(t);
+    std::filesystem::remove(file());
+    auto s = fl::json_store::import(t, file());
+    EXPECT_EQ(str(s.dump()), std::string(t));
+    s.sync();
+    EXPECT_GT(s.verify(), 0u);
+  }
+}
+
+// The layout a builder lays out itself is the one mapped_space carves:
+// the class allocate_end() takes, the header, and zeros to the class end.
+TEST(PersistBlockLayout, LaidBlocksMatchTheSpacesCarving) {
+  fl_test::temp_dir dir;
+  fl::mapped_space space(dir / "s.flspace");
+  for (std::uint64_t bytes = 0; bytes <= 700; ++bytes) {
+    SCOPED_TRACE(bytes);
+    const fl::fptr<void> p = space.allocate_end(static_cast<std::size_t>(bytes));
+    const unsigned c = fl::detail::payload_class(bytes);
+    const std::uint64_t cs = fl::detail::class_size(c);
+    EXPECT_EQ(space.block_size(p), cs - 8);
+    std::vector<unsigned char> block(cs, 0xAB);
+    EXPECT_EQ(fl::detail::lay_live_block(block.data(), bytes), cs);
+    fl::detail::block_header h;
+    std::memcpy(&h, block.data(), sizeof h);
+    EXPECT_EQ(h.tag(), fl::detail::block_live);
+    EXPECT_EQ(h.cls(), c);
+    EXPECT_EQ(h.back, 0u);
+    std::memcpy(&h, space.get(fl::fptr<unsigned char>(p.offset() - 8)), sizeof h);
+    EXPECT_EQ(h.cls(), c);
+    for (std::uint64_t i = 8 + bytes; i < cs; ++i) ASSERT_EQ(block[i], 0) << "padding " << i;
+  }
+}
+
+// dump() copies eight bytes at a time while none needs an escape: each
+// escaped character at each offset of a 40-byte string, and bytes that
+// need none (0x7F, 0x80 and above, space) beside them.
+TEST_F(JsonImportTest, DumpEscapesAtEveryOffset) {
+  struct esc {
+    char c;
+    const char* text;
+  };
+  const esc escapes[] = {{'"', "\\\""}, {'\\', "\\\\"}, {'\n', "\\n"}, {'\t', "\\t"},
+                         {'\x01', "\\u0001"}, {'\x1f', "\\u001f"}, {'\x7f', "\x7f"},
+                         {' ', " "}};
+  std::string text = "[", want = "[";
+  for (const esc& e : escapes) {
+    for (std::size_t at = 0; at < 40; ++at) {
+      std::string body(40, 'a');
+      body[(at + 7) % 38] = '\xc3';  // U+00E9, two bytes of 0x80 and above, never at `at`
+      body[(at + 7) % 38 + 1] = '\xa9';
+      body[at] = e.c;
+      // The input spells the character as dump() does: escaped, or raw.
+      std::string json_body;
+      for (const char c : body) {
+        if (c == e.c)
+          json_body += e.text;
+        else
+          json_body += c;
+      }
+      const std::string& out_body = json_body;
+      if (text.size() > 1) {
+        text += ',';
+        want += ',';
+      }
+      text += '"' + json_body + '"';
+      want += '"' + out_body + '"';
+    }
+  }
+  text += ']';
+  want += ']';
+  auto s = fl::json_store::import(text, file());
+  EXPECT_EQ(str(s.dump()), want);
+}
+
+}  // namespace
