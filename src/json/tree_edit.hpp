@@ -63,7 +63,11 @@ tree_entry<B> inner_entry(const store_file::tree_kind& t, std::uint64_t node, st
   tree_entry<B> e{};
   std::memcpy(e.b, &node, 8);
   std::memcpy(e.b + 8, &count, 8);
-  if (t.sep_bytes) std::memcpy(e.b + 16, first + (level == 0 ? 0 : 16), t.sep_bytes);
+  // A separator follows {node, count} only in entries wider than that
+  // (object trees'); an array's inner entry is those 16 bytes alone.
+  if constexpr (B > 16) {
+    if (t.sep_bytes) std::memcpy(e.b + 16, first + (level == 0 ? 0 : 16), t.sep_bytes);
+  }
   return e;
 }
 
