@@ -5,8 +5,8 @@
 // object (set, add, remove) that copies the nodes on its descent paths.
 //
 // Both trees are B+-trees edited by position by tree_edit.hpp's
-// tree_editor, as array trees are (over 40-byte entries): a node keeps
-// between half of and all of its
+// tree_editor, as array trees are (over 40-byte entries, nodes of at most
+// object_node_max entries): a node keeps between half of and all of its
 // shape's maximum, and each inner entry keeps the count of
 // leaf entries under its child and the child's first leaf entry (or its
 // seq) as separator, recomputed for every node an edit writes. An edit
@@ -122,10 +122,14 @@ json_ref build_object_tree(byte_buffer& out, std::uint64_t base, std::vector<tai
   }
   object_tree h;
   h.tag = object_tree_tag;
+  // Nodes of object_node_max entries at most; `shape.leaf_max` (the flat
+  // table's bound, below n) is above that, so the member tree's root is an
+  // inner node.
+  const tree_shape nodes = object_node_shape(shape);
   h.members = build_otree(out, base, blocks, store_file::member_tree,
-                          reinterpret_cast<const unsigned char*>(me.data()), n, shape);
+                          reinterpret_cast<const unsigned char*>(me.data()), n, nodes);
   h.keys = build_otree(out, base, blocks, store_file::key_tree,
-                       reinterpret_cast<const unsigned char*>(ke.data()), n, shape);
+                       reinterpret_cast<const unsigned char*>(ke.data()), n, nodes);
   h.next_seq = n;
   json_ref r{static_cast<std::uint8_t>(kind::object), {}, static_cast<std::uint32_t>(n), 0};
   std::memcpy(
@@ -309,7 +313,7 @@ oentry as_oentry(const void* p, std::size_t n) {
 json_ref store_file::edit_object_tree(const json_ref& o, std::uint64_t limit, std::size_t pos,
                                       op what, const json_ref& v, std::string_view key) {
   const object_tree h = object_head(o, limit);
-  const tree_shape shape = current_tree_shape();
+  const tree_shape shape = object_node_shape(current_tree_shape());
   object_tree h2 = h;
   std::uint32_t n2 = o.n;
   if (what == op::set) {
