@@ -229,7 +229,7 @@ static_assert(tree_node_bytes(tree_shape{}.leaf_max) + 8 == 4096);
 // bytes, so 255 of them made nodes of up to 10 KiB (three pages), and an
 // edit copies one node per level of two trees: a commit of one added member
 // wrote 11 pages at 100,000 members, 13 at a million. At 64 a node is at
-// most 2.5 KiB and the same commit writes 7 and 8 pages, while a lookup
+// most 2.5 KiB and the same commit writes 7.5 and 9 pages, while a lookup
 // still reads about as many keys (docs/performance.md, json/scale). Not a
 // format: a node of any count up to max_node_entries reads, and an edit
 // splits a bigger node an older writer made.
