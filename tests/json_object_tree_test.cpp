@@ -115,9 +115,12 @@ TEST_F(JsonObjectTreeTest, AnEditOfABigObjectWritesLogarithmicallyFewPages) {
                       +[](fl::json_store& x) { x.erase("/k50000"); }};
   for (auto edit : edits) {
     const fl_test::commit_cost c = fl_test::cost_of_commit(s, edit);
-    // Three levels of each tree (nodes of up to 10 KiB), the head, a key.
+    // Three or four levels of each tree (nodes of up to 2.5 KiB, in 3 KiB
+    // blocks) and the siblings a merge takes, the head, a key; the pages of
+    // those blocks, the change record and the allocator's (9 to 13 pages
+    // here).
     EXPECT_LE(c.grown_bytes, 80u * 1024);
-    EXPECT_LE(c.pages, 64u);
+    EXPECT_LE(c.pages, 40u);
   }
   EXPECT_EQ(str(*s.at("/new")), R"("added")");
   EXPECT_EQ(str(*s.at("/k5000")), R"("set")");
