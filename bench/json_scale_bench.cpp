@@ -75,14 +75,19 @@
 // microseconds; the wall time of a durable row is mostly the disk's, and on
 // a shared disk this is the steadier figure.
 // Counter bytes_written (durable rows): per commit, the growth of the
-// process's write_bytes in /proc/self/io across the timed edit and commit:
-// the bytes of page cache the process made dirty, counted by the kernel per
-// 4 KiB page when a clean page becomes dirty, through write() or a store
-// into a shared mapping alike (so fl's mapped pages and the peers' write()
-// calls are counted by one rule). It is what the commit asks the disk to
-// write, at page granularity; it leaves out the file system's journal and
-// SQLite's checkpoints that fall in the untimed undo, and includes those that
-// fall in the timed commit.
+// process's wchar in /proc/self/io across the timed edit and commit: the
+// bytes it handed to write calls (write, pwrite, pwritev; every peer here
+// writes its files through them, none through a shared mapping), exactly,
+// whatever the page cache makes of them. fl's commit writes its pages twice
+// (the log record, then in place), and while its log is younger than 4 MiB
+// a commit that reaches the log's end also writes the zeros of its next
+// size step (once per store). SQLite's checkpoints and LMDB's page writes
+// count where they fall in the timed call.
+// Counter bytes_dirtied (durable rows): the growth of write_bytes, the page
+// cache the process made dirty. The kernel counts it per folio, and a folio
+// of a file read through a mapping (fl) or with readahead may be 16 KiB to
+// 2 MiB: a 4 KiB write into it counts the whole folio, so this says how much
+// the writes spread over the files, not how many bytes they were.
 //
 // Sizes: 1k and 100k by default (about 4 minutes of `make bench` at 5
 // repetitions on a loaded 2-vCPU machine; FL_BENCH_SCALE_MAX=1k keeps only
@@ -276,31 +281,36 @@ void bm_scale(benchmark::State& st, op o, bool durable, std::size_t n, std::stri
     return;
   }
 
-  std::uint64_t written = 0;
+  std::uint64_t written = 0, dirtied = 0;
   bool counted = true;
   double cpu = 0;
   for (auto _ : st) {
-    const auto before = write_bytes();
+    const auto before = io_now();
     const double c0 = cpu_seconds();
     const auto t0 = timer::now();
     p.edit(o, k, ++v);
     p.commit();
     const auto t1 = timer::now();
     cpu += cpu_seconds() - c0;
-    const auto after = write_bytes();
+    const auto after = io_now();
     st.SetIterationTime(seconds(t1 - t0));
-    if (before && after)
-      written += *after - *before;
-    else
+    if (before && after) {
+      written += after->wchar - before->wchar;
+      dirtied += after->write_bytes - before->write_bytes;
+    } else {
       counted = false;
+    }
     p.undo(o, k);
     p.commit();
     k = (k + 1) % ring;
   }
   set_cpu_counter(st, cpu);
-  if (counted)
+  if (counted) {
     st.counters["bytes_written"] =
         benchmark::Counter(static_cast<double>(written), benchmark::Counter::kAvgIterations);
+    st.counters["bytes_dirtied"] =
+        benchmark::Counter(static_cast<double>(dirtied), benchmark::Counter::kAvgIterations);
+  }
 }
 
 // The disk's floor beside the durable add_member rows: 4 KiB overwritten and

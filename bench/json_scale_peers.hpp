@@ -122,9 +122,15 @@ inline std::vector<std::size_t> picks(const std::string& label, std::size_t n) {
 // The key of the member add_member puts right after member i.
 inline std::string added_key(std::size_t i) { return member_key(i) + "_n"; }
 
-// The process's write_bytes (/proc/self/io, above); nullopt where the
-// kernel does not keep it (no /proc, or task I/O accounting compiled out).
-inline std::optional<std::uint64_t> write_bytes() {
+// The process's I/O counters (/proc/self/io): `wchar`, the bytes it handed
+// to write calls (write, pwrite, pwritev), and `write_bytes`, the page-cache
+// bytes it dirtied; nullopt where the kernel does not keep them (no /proc,
+// or task I/O accounting compiled out).
+struct io_counts {
+  std::uint64_t wchar = 0;
+  std::uint64_t write_bytes = 0;
+};
+inline std::optional<io_counts> io_now() {
   const int fd = ::open("/proc/self/io", O_RDONLY | O_CLOEXEC);
   if (fd < 0) return std::nullopt;
   char buf[512];
@@ -132,9 +138,10 @@ inline std::optional<std::uint64_t> write_bytes() {
   ::close(fd);
   if (got <= 0) return std::nullopt;
   buf[got] = '\0';
+  const char* w = std::strstr(buf, "wchar: ");
   const char* p = std::strstr(buf, "\nwrite_bytes: ");
-  if (p == nullptr) return std::nullopt;
-  return std::strtoull(p + 14, nullptr, 10);
+  if (w == nullptr || p == nullptr) return std::nullopt;
+  return io_counts{std::strtoull(w + 7, nullptr, 10), std::strtoull(p + 14, nullptr, 10)};
 }
 
 // ---- the peers ----

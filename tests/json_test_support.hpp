@@ -1,8 +1,12 @@
 // tests/json_test_support.hpp: what the json_store tests share beyond
-// test_support.hpp (temp_dir, read_whole_file): writing a file's bytes and the
-// benchmark documents, real or generated.
+// test_support.hpp (temp_dir, read_whole_file): writing a file's bytes, the
+// benchmark documents, real or generated, and what one edit's commit costs.
 #pragma once
 
+#include <fl/json_store.hpp>
+
+#include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -52,6 +56,23 @@ inline std::vector<test_document> json_documents_like(const std::string& name) {
                  name == "twitter.json" ? generated_twitter() : generated_citm(), true});
   if (auto real = json_document(name)) out.push_back({name, std::move(*real), false});
   return out;
+}
+
+// What one edit and its commit cost a store: the growth of its live bytes
+// (blocks the edit added, less those the commit reused) and the pages the
+// commit wrote (mapped_space's last_sync_pages). The tests of trees bound
+// both, which is what makes an edit O(log n).
+struct commit_cost {
+  std::uint64_t grown_bytes = 0;
+  std::uint64_t pages = 0;
+};
+template <class Edit>
+commit_cost cost_of_commit(fl::json_store& s, Edit&& edit) {
+  const std::uint64_t before = s.stats().used_bytes;
+  edit(s);
+  s.sync();
+  const fl::space_stats after = s.stats();
+  return {after.used_bytes - std::min(after.used_bytes, before), after.last_sync_pages};
 }
 
 }  // namespace fl_test

@@ -4,9 +4,10 @@
 // key's last member, a rank by separator), and the persistent edit of one
 // object (set, add, remove) that copies the nodes on its descent paths.
 //
-// Both trees are B+-trees edited by position, as array trees are: a node
-// keeps between half of and all of its shape's maximum (splits, merges and
-// even refills as tree.cpp does), and each inner entry keeps the count of
+// Both trees are B+-trees edited by position by tree_edit.hpp's
+// tree_editor, as array trees are (over 40-byte entries, nodes of at most
+// object_node_max entries): a node keeps between half of and all of its
+// shape's maximum, and each inner entry keeps the count of
 // leaf entries under its child and the child's first leaf entry (or its
 // seq) as separator, recomputed for every node an edit writes. An edit
 // finds its position first (the member's index; a key's rank among the
@@ -15,6 +16,7 @@
 // so a seq's rank is its member's index. Each node an edit copies is added
 // to replaced_ as it is read (docs/design.md "Block lifetimes").
 #include "json/store_file.hpp"
+#include "json/tree_edit.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -35,55 +37,25 @@ const store_file::tree_kind store_file::member_tree{member_node_tag,
                                                     1,
                                                     node_form::member_leaf,
                                                     node_form::member_inner,
-                                                    "an object's member tree"};
-const store_file::tree_kind store_file::key_tree{
-    key_node_tag,        sizeof(key_entry),    sizeof(key_child),     sizeof(key_entry), 0,
-    node_form::key_leaf, node_form::key_inner, "an object's key tree"};
+                                                    "an object's member tree",
+                                                    kind::object};
+const store_file::tree_kind store_file::key_tree{key_node_tag,
+                                                 sizeof(key_entry),
+                                                 sizeof(key_child),
+                                                 sizeof(key_entry),
+                                                 0,
+                                                 node_form::key_leaf,
+                                                 node_form::key_inner,
+                                                 "an object's key tree",
+                                                 kind::object};
 
 namespace {
 
 // The largest entry of either tree (member_entry, key_child): 40 bytes.
-struct oentry {
-  unsigned char b[40];
-};
+using oentry = tree_entry<40>;
 static_assert(sizeof(member_entry) == sizeof(oentry) && sizeof(key_child) == sizeof(oentry));
 
 using tree_kind = store_file::tree_kind;
-
-std::uint64_t child_count(const unsigned char* inner) {
-  std::uint64_t c;
-  std::memcpy(&c, inner + 8, 8);
-  return c;
-}
-std::uint64_t child_node(const unsigned char* inner) {
-  std::uint64_t c;
-  std::memcpy(&c, inner, 8);
-  return c;
-}
-
-std::uint64_t add_onode(byte_buffer& out, std::uint64_t base, std::vector<tail_block>& blocks,
-                        const tree_kind& t, std::uint16_t level, const void* entries,
-                        std::uint32_t count) {
-  const std::uint32_t eb = t.entry_bytes(level);
-  std::uint64_t at;
-  unsigned char* p = add_block(out, base, blocks, object_node_bytes(eb, count), kind::object, count,
-                               at, level == 0 ? t.leaf_form : t.inner_form);
-  const tree_node h{level, static_cast<std::uint16_t>(count), t.tag};
-  std::memcpy(p, &h, sizeof h);
-  std::memcpy(p + sizeof h, entries, std::size_t{count} * eb);
-  return at;
-}
-
-// The inner entry of a node at `level` holding `count` leaf entries whose
-// first entry is `first` (its bytes as stored at that level).
-oentry inner_entry(const tree_kind& t, std::uint64_t node, std::uint64_t count, std::uint16_t level,
-                   const unsigned char* first) {
-  oentry e{};
-  std::memcpy(e.b, &node, 8);
-  std::memcpy(e.b + 8, &count, 8);
-  std::memcpy(e.b + 16, first + (level == 0 ? 0 : 16), t.sep_bytes);
-  return e;
-}
 
 // A tree of `n` leaf entries (contiguous, t.leaf_bytes each) built level
 // by level, k nodes sharing each level's entries evenly (floor or ceil of
@@ -99,8 +71,8 @@ std::uint64_t build_otree(byte_buffer& out, std::uint64_t base, std::vector<tail
     for (std::size_t i = 0; i < k; ++i) {
       const std::size_t lo = n * i / k, hi = n * (i + 1) / k;
       const unsigned char* first = leaves + lo * t.leaf_bytes;
-      root = add_onode(out, base, blocks, t, 0, first, static_cast<std::uint32_t>(hi - lo));
-      const oentry e = inner_entry(t, root, hi - lo, 0, first);
+      root = add_kind_node(out, base, blocks, t, 0, first, static_cast<std::uint32_t>(hi - lo));
+      const oentry e = inner_entry<40>(t, root, hi - lo, 0, first);
       level.insert(level.end(), e.b, e.b + t.inner_bytes);
     }
     m = k;
@@ -113,8 +85,8 @@ std::uint64_t build_otree(byte_buffer& out, std::uint64_t base, std::vector<tail
       std::uint64_t count = 0;
       for (std::size_t j = lo; j < hi; ++j) count += child_count(level.data() + j * t.inner_bytes);
       const unsigned char* first = level.data() + lo * t.inner_bytes;
-      root = add_onode(out, base, blocks, t, height, first, static_cast<std::uint32_t>(hi - lo));
-      const oentry e = inner_entry(t, root, count, height, first);
+      root = add_kind_node(out, base, blocks, t, height, first, static_cast<std::uint32_t>(hi - lo));
+      const oentry e = inner_entry<40>(t, root, count, height, first);
       up.insert(up.end(), e.b, e.b + t.inner_bytes);
     }
     level.swap(up);
@@ -150,10 +122,14 @@ json_ref build_object_tree(byte_buffer& out, std::uint64_t base, std::vector<tai
   }
   object_tree h;
   h.tag = object_tree_tag;
+  // Nodes of object_node_max entries at most; `shape.leaf_max` (the flat
+  // table's bound, below n) is above that, so the member tree's root is an
+  // inner node.
+  const tree_shape nodes = object_node_shape(shape);
   h.members = build_otree(out, base, blocks, store_file::member_tree,
-                          reinterpret_cast<const unsigned char*>(me.data()), n, shape);
+                          reinterpret_cast<const unsigned char*>(me.data()), n, nodes);
   h.keys = build_otree(out, base, blocks, store_file::key_tree,
-                       reinterpret_cast<const unsigned char*>(ke.data()), n, shape);
+                       reinterpret_cast<const unsigned char*>(ke.data()), n, nodes);
   h.next_seq = n;
   json_ref r{static_cast<std::uint8_t>(kind::object), {}, static_cast<std::uint32_t>(n), 0};
   std::memcpy(
@@ -314,138 +290,17 @@ std::size_t store_file::find_tree_member(const json_ref& o, std::uint64_t limit,
 
 namespace {
 
-struct ocontent {
-  std::uint16_t level = 0;
-  std::vector<oentry> e;
-};
+using otree_editor = tree_editor<40>;
+using ocontent = tree_content<40>;
 
-// Two halves of an overfull node's entries.
-std::vector<ocontent> halves(const ocontent& c) {
-  const auto h = static_cast<std::ptrdiff_t>(c.e.size() / 2);
-  return {ocontent{c.level, {c.e.begin(), c.e.begin() + h}},
-          ocontent{c.level, {c.e.begin() + h, c.e.end()}}};
+// The new root of tree `t` written, after checking that it holds the `want`
+// leaf entries the object counts.
+std::uint64_t put_checked_root(store_file& f, otree_editor& ed, const tree_kind& t, ocontent r,
+                               std::uint64_t want) {
+  if (r.e.empty() || ed.count(r) != want)
+    f.damaged(std::string(t.name) + "'s counts disagree with its object's size");
+  return ed.put_root(std::move(r));
 }
-
-// One positional edit of one tree of an object (the recursive part is
-// tree.cpp's tree_editor over entries of the tree's sizes): `v` set at,
-// inserted before, or removed from leaf position `pos`. `expect`, for set
-// and remove, is the leaf entry the caller found there; a different one
-// (counts that lie) is damage.
-class otree_editor {
- public:
-  otree_editor(store_file& f, std::uint64_t limit, const tree_shape& s, const tree_kind& t,
-               store_file::op what, const oentry& v, const oentry* expect)
-      : f_(f), limit_(limit), shape_(s), t_(t), what_(what), v_(v), expect_(expect) {}
-
-  std::uint32_t max_of(std::uint16_t level) const {
-    return level == 0 ? shape_.leaf_max : shape_.inner_max;
-  }
-  std::uint64_t count(const ocontent& c) const {
-    if (c.level == 0) return c.e.size();
-    std::uint64_t n = 0;
-    for (const oentry& x : c.e) n += child_count(x.b);
-    return n;
-  }
-  ocontent take(std::uint64_t off, int level) {
-    const store_file::node_view nv = f_.read_onode(t_, off, limit_, level);
-    const std::uint32_t eb = t_.entry_bytes(nv.h.level);
-    ocontent c{nv.h.level, std::vector<oentry>(nv.h.count)};
-    for (std::uint32_t j = 0; j < nv.h.count; ++j)
-      std::memcpy(c.e[j].b, nv.entries + std::size_t{j} * eb, eb);
-    f_.add_replaced_block(off, object_node_bytes(eb, nv.h.count));
-    return c;
-  }
-  oentry put(const ocontent& c) {
-    const std::uint32_t eb = t_.entry_bytes(c.level);
-    std::vector<unsigned char> buf(c.e.size() * eb);
-    for (std::size_t j = 0; j < c.e.size(); ++j) std::memcpy(buf.data() + j * eb, c.e[j].b, eb);
-    const std::uint64_t node = add_onode(f_.tail_, f_.tail_base_, f_.tail_blocks_, t_, c.level,
-                                         buf.data(), static_cast<std::uint32_t>(c.e.size()));
-    return inner_entry(t_, node, count(c), c.level, c.e[0].b);
-  }
-
-  ocontent update(std::uint64_t off, int level, std::uint64_t pos, bool root) {
-    ocontent c = take(off, level);
-    const bool insert = what_ == store_file::op::insert;
-    if (c.level == 0) {
-      if (pos > c.e.size() || (!insert && pos == c.e.size()))
-        f_.damaged(std::string(t_.name) + "'s counts disagree with its leaves");
-      const auto at = c.e.begin() + static_cast<std::ptrdiff_t>(pos);
-      if (!insert && expect_ && std::memcmp(at->b, expect_->b, t_.leaf_bytes) != 0)
-        f_.damaged(std::string(t_.name) + " does not hold the entry its descent found");
-      if (insert)
-        c.e.insert(at, v_);
-      else if (what_ == store_file::op::remove)
-        c.e.erase(at);
-      else
-        *at = v_;
-      return c;
-    }
-    std::size_t j = 0;
-    for (; j < c.e.size(); ++j) {
-      const std::uint64_t n = child_count(c.e[j].b);
-      if (pos < n || (insert && pos == n && j + 1 == c.e.size())) break;
-      pos -= n;
-    }
-    if (j == c.e.size()) f_.damaged(std::string(t_.name) + "'s counts disagree with its size");
-    const std::uint64_t old_count = child_count(c.e[j].b);
-    ocontent sub = update(child_node(c.e[j].b), c.level - 1, pos, false);
-    const std::uint64_t want = old_count + (insert ? 1 : 0) - (what_ == store_file::op::remove);
-    if (count(sub) != want) f_.damaged(std::string(t_.name) + "'s counts disagree with its leaves");
-    const std::uint32_t max = max_of(sub.level), min = max / 2;
-    std::vector<ocontent> pieces;
-    std::size_t first = j, span = 1;
-    if (sub.e.size() > max) {
-      pieces = halves(sub);
-    } else if (sub.e.size() < min && c.e.size() > 1) {
-      const std::size_t k = j + 1 < c.e.size() ? j + 1 : j - 1;
-      ocontent sib = take(child_node(c.e[k].b), sub.level);
-      ocontent both{sub.level, {}};
-      const ocontent& left = k > j ? sub : sib;
-      const ocontent& right = k > j ? sib : sub;
-      both.e = left.e;
-      both.e.insert(both.e.end(), right.e.begin(), right.e.end());
-      first = std::min(j, k);
-      span = 2;
-      if (both.e.size() <= max)
-        pieces.push_back(std::move(both));
-      else
-        pieces = halves(both);
-    } else if (!sub.e.empty()) {
-      pieces.push_back(std::move(sub));
-    }
-    if (root && span == c.e.size() && pieces.size() == 1) return std::move(pieces[0]);
-    std::vector<oentry> written;
-    for (const ocontent& p : pieces) written.push_back(put(p));
-    const auto at = c.e.begin() + static_cast<std::ptrdiff_t>(first);
-    c.e.erase(at, at + static_cast<std::ptrdiff_t>(span));
-    c.e.insert(c.e.begin() + static_cast<std::ptrdiff_t>(first), written.begin(), written.end());
-    return c;
-  }
-
-  // The new root written (a root that overflows gains a level), after
-  // checking that it holds the `want` leaf entries the object counts.
-  std::uint64_t put_root(ocontent r, std::uint64_t want) {
-    if (r.e.empty() || count(r) != want)
-      f_.damaged(std::string(t_.name) + "'s counts disagree with its object's size");
-    if (r.e.size() > max_of(r.level)) {
-      if (r.level + 1 >= static_cast<int>(max_tree_levels))
-        throw std::length_error("fl::json_store: an object tree deeper than the format allows");
-      const std::vector<ocontent> two = halves(r);
-      r = ocontent{static_cast<std::uint16_t>(r.level + 1), {put(two[0]), put(two[1])}};
-    }
-    return child_node(put(r).b);
-  }
-
- private:
-  store_file& f_;
-  std::uint64_t limit_;
-  tree_shape shape_;
-  const tree_kind& t_;
-  store_file::op what_;
-  oentry v_;
-  const oentry* expect_;
-};
 
 oentry as_oentry(const void* p, std::size_t n) {
   oentry e{};
@@ -458,7 +313,7 @@ oentry as_oentry(const void* p, std::size_t n) {
 json_ref store_file::edit_object_tree(const json_ref& o, std::uint64_t limit, std::size_t pos,
                                       op what, const json_ref& v, std::string_view key) {
   const object_tree h = object_head(o, limit);
-  const tree_shape shape = current_tree_shape();
+  const tree_shape shape = object_node_shape(current_tree_shape());
   object_tree h2 = h;
   std::uint32_t n2 = o.n;
   if (what == op::set) {
@@ -467,7 +322,7 @@ json_ref store_file::edit_object_tree(const json_ref& o, std::uint64_t limit, st
     m2.value = v;
     const oentry want = as_oentry(&m, sizeof m);
     otree_editor ed(*this, limit, shape, member_tree, op::set, as_oentry(&m2, sizeof m2), &want);
-    h2.members = ed.put_root(ed.update(h.members, -1, pos, true), n2);
+    h2.members = put_checked_root(*this, ed, member_tree, ed.update(h.members, -1, pos, true), n2);
   } else if (what == op::add) {
     if (n2 == std::numeric_limits<std::uint32_t>::max() || h.next_seq == ~std::uint64_t{0})
       throw std::length_error("fl::json_store: container too large");
@@ -481,9 +336,9 @@ json_ref store_file::edit_object_tree(const json_ref& o, std::uint64_t limit, st
     const key_entry k{m.key, m.key_len, 0, m.seq};
     otree_editor med(*this, limit, shape, member_tree, op::insert, as_oentry(&m, sizeof m),
                      nullptr);
-    h2.members = med.put_root(med.update(h.members, -1, o.n, true), n2);
+    h2.members = put_checked_root(*this, med, member_tree, med.update(h.members, -1, o.n, true), n2);
     otree_editor ked(*this, limit, shape, key_tree, op::insert, as_oentry(&k, sizeof k), nullptr);
-    h2.keys = ked.put_root(ked.update(h.keys, -1, kr.rank, true), n2);
+    h2.keys = put_checked_root(*this, ked, key_tree, ked.update(h.keys, -1, kr.rank, true), n2);
     ++h2.next_seq;
   } else {
     --n2;
@@ -521,9 +376,9 @@ json_ref store_file::edit_object_tree(const json_ref& o, std::uint64_t limit, st
     if (!kr.has_at || std::memcmp(kr.at, &ke, sizeof ke) != 0)
       damaged("an object's key tree lacks a member of its member tree");
     const oentry kwant = as_oentry(&ke, sizeof ke);
-    h2.members = med.put_root(std::move(mr), n2);
+    h2.members = put_checked_root(*this, med, member_tree, std::move(mr), n2);
     otree_editor ked(*this, limit, shape, key_tree, op::remove, {}, &kwant);
-    h2.keys = ked.put_root(ked.update(h.keys, -1, kr.rank, true), n2);
+    h2.keys = put_checked_root(*this, ked, key_tree, ked.update(h.keys, -1, kr.rank, true), n2);
   }
   json_ref r{static_cast<std::uint8_t>(kind::object), {}, n2, 0};
   std::memcpy(add_block(tail_, tail_base_, tail_blocks_, sizeof h2, kind::object, n2, r.x,

@@ -1,18 +1,14 @@
 // src/json/tree.cpp: array trees (format 4, fl/detail/json_format.hpp):
 // building one bottom-up (import, compact, a flat array that grows past
-// leaf_max), the checked read of a node, the descent to element i, and the
-// persistent edit that copies the nodes on one descent path.
+// leaf_max), the checked read of a node (of any tree kind), the descent to
+// element i, and the persistent edit, which tree_edit.hpp's tree_editor
+// makes over 16-byte entries (json_ref elements, tree_child records).
 //
-// The edit keeps the B+-tree bounds that make it O(log n): every node but
-// the root holds between half of and all of its shape's maximum (a split
-// makes two halves of an overfull node; an underfull one merges with a
-// sibling, or both are refilled evenly when they hold more than one node
-// can), the root is an inner node of at least two children, and a tree
-// that shrinks to one leaf becomes a flat table. Each node it copies (the
-// path, and the sibling of a merge) is added to replaced_ as it is read,
-// before anything is written to the space: the block-lifetime rule of
-// docs/design.md, for trees.
+// The edit keeps the B+-tree bounds that make it O(log n) (tree_edit.hpp);
+// an array's root is an inner node of at least two children, and a tree
+// that shrinks to one leaf becomes a flat table.
 #include "json/store_file.hpp"
+#include "json/tree_edit.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -42,15 +38,32 @@ void set_tree_shape(tree_shape s) {
   shape_in_use = s;
 }
 
+const store_file::tree_kind store_file::array_tree{tree_node_tag,
+                                                   sizeof(json_ref),
+                                                   sizeof(tree_child),
+                                                   0,
+                                                   1,
+                                                   node_form::leaf,
+                                                   node_form::inner,
+                                                   "an array tree",
+                                                   kind::array};
+
+std::uint64_t add_kind_node(byte_buffer& out, std::uint64_t base, std::vector<tail_block>& blocks,
+                            const store_file::tree_kind& t, std::uint16_t level,
+                            const void* entries, std::uint32_t count) {
+  const std::uint32_t eb = t.entry_bytes(level);
+  std::uint64_t at;
+  unsigned char* p = add_block(out, base, blocks, object_node_bytes(eb, count), t.block_kind,
+                               count, at, level == 0 ? t.leaf_form : t.inner_form);
+  const tree_node h{level, static_cast<std::uint16_t>(count), t.tag};
+  std::memcpy(p, &h, sizeof h);
+  std::memcpy(p + sizeof h, entries, std::size_t{count} * eb);
+  return at;
+}
+
 std::uint64_t add_tree_node(byte_buffer& out, std::uint64_t base, std::vector<tail_block>& blocks,
                             std::uint16_t level, const void* entries, std::uint32_t count) {
-  std::uint64_t at;
-  unsigned char* p = add_block(out, base, blocks, tree_node_bytes(count), kind::array, count, at,
-                               level == 0 ? node_form::leaf : node_form::inner);
-  const tree_node h{level, static_cast<std::uint16_t>(count), tree_node_tag};
-  std::memcpy(p, &h, sizeof h);
-  std::memcpy(p + sizeof h, entries, std::size_t{count} * sizeof(json_ref));
-  return at;
+  return add_kind_node(out, base, blocks, store_file::array_tree, level, entries, count);
 }
 
 json_ref build_array_tree(byte_buffer& out, std::uint64_t base, std::vector<tail_block>& blocks,
@@ -95,16 +108,7 @@ json_ref build_array_tree(byte_buffer& out, std::uint64_t base, std::vector<tail
 
 store_file::node_view store_file::read_node(std::uint64_t off, std::uint64_t limit,
                                             int level) const {
-  node_view v;
-  std::memcpy(&v.h, bytes(off, sizeof(tree_node), limit), sizeof v.h);
-  if (v.h.tag != tree_node_tag) damaged("an array tree refers to bytes that are not a node");
-  if (v.h.count == 0 || v.h.count > max_node_entries)
-    damaged("an array tree's node holds " + std::to_string(v.h.count) + " entries");
-  if (level < 0 ? v.h.level == 0 || v.h.level >= max_tree_levels
-                : v.h.level != static_cast<unsigned>(level))
-    damaged("an array tree's levels are out of order");
-  v.entries = bytes(off, tree_node_bytes(v.h.count), limit) + sizeof(tree_node);
-  return v;
+  return read_onode(array_tree, off, limit, level);
 }
 
 std::uint64_t store_file::element_offset(const json_ref& a, std::uint64_t limit, std::uint64_t i,
@@ -135,141 +139,8 @@ std::uint64_t store_file::element_offset(const json_ref& a, std::uint64_t limit,
 
 namespace {
 
-// A node's entries as an edit rebuilds them: json_ref elements at level 0,
-// tree_child records above, both 16 bytes as stored.
-struct entry {
-  unsigned char b[sizeof(json_ref)];
-};
-static_assert(sizeof(entry) == sizeof(json_ref) && sizeof(entry) == sizeof(tree_child));
-
-entry as_entry(const void* p) {
-  entry e;
-  std::memcpy(e.b, p, sizeof e.b);
-  return e;
-}
-tree_child child_at(const entry& e) {
-  tree_child c;
-  std::memcpy(&c, e.b, sizeof c);
-  return c;
-}
-
-struct content {
-  std::uint16_t level = 0;
-  std::vector<entry> e;
-  std::uint64_t count() const {
-    if (level == 0) return e.size();
-    std::uint64_t n = 0;
-    for (const entry& x : e) n += child_at(x).count;
-    return n;
-  }
-};
-
-// Two halves of an overfull node's entries.
-std::vector<content> halves(const content& c) {
-  const std::size_t h = c.e.size() / 2;
-  return {content{c.level, {c.e.begin(), c.e.begin() + static_cast<std::ptrdiff_t>(h)}},
-          content{c.level, {c.e.begin() + static_cast<std::ptrdiff_t>(h), c.e.end()}}};
-}
-
-// The recursive part of store_file::edit_tree, over the store's tail.
-class tree_editor {
- public:
-  tree_editor(store_file& f, std::uint64_t limit, const tree_shape& s, store_file::op what,
-              const json_ref& v)
-      : f_(f), limit_(limit), shape_(s), what_(what), v_(v) {}
-
-  std::uint32_t max_of(std::uint16_t level) const {
-    return level == 0 ? shape_.leaf_max : shape_.inner_max;
-  }
-
-  // Node `off` (at `level`, < 0 for the root), copied: added to replaced_.
-  content take(std::uint64_t off, int level) {
-    const store_file::node_view nv = f_.read_node(off, limit_, level);
-    content c{nv.h.level, std::vector<entry>(nv.h.count)};
-    std::memcpy(c.e.data(), nv.entries, std::size_t{nv.h.count} * sizeof(entry));
-    if (f_.reuse_) f_.add_replaced_block(off, tree_node_bytes(nv.h.count));
-    return c;
-  }
-
-  entry put(const content& c) {
-    const tree_child t{add_tree_node(f_.tail_, f_.tail_base_, f_.tail_blocks_, c.level, c.e.data(),
-                                     static_cast<std::uint32_t>(c.e.size())),
-                       c.count()};
-    return as_entry(&t);
-  }
-
-  // The new entries of node `off` after the edit at `pos` below it, not yet
-  // written (its parent may merge or split them). For the root (`root`), a
-  // collapse returns the content of its only remaining child instead.
-  content update(std::uint64_t off, int level, std::uint64_t pos, bool root) {
-    content c = take(off, level);
-    const bool insert = what_ == store_file::op::insert;
-    if (c.level == 0) {
-      if (pos > c.e.size() || (!insert && pos == c.e.size()))
-        f_.damaged("an array tree's counts disagree with its leaves");
-      const auto at = c.e.begin() + static_cast<std::ptrdiff_t>(pos);
-      if (insert)
-        c.e.insert(at, as_entry(&v_));
-      else if (what_ == store_file::op::remove)
-        c.e.erase(at);
-      else
-        *at = as_entry(&v_);
-      return c;
-    }
-    // The child holding `pos`; an append (pos == count) goes to the last.
-    std::size_t j = 0;
-    for (; j < c.e.size(); ++j) {
-      const std::uint64_t n = child_at(c.e[j]).count;
-      if (pos < n || (insert && pos == n && j + 1 == c.e.size())) break;
-      pos -= n;
-    }
-    if (j == c.e.size()) f_.damaged("an array tree's counts disagree with its size");
-    const tree_child old = child_at(c.e[j]);
-    content sub = update(old.node, c.level - 1, pos, false);
-    // The count the parent keeps, checked on the path the edit copies (a
-    // walk checks them all): the copy's count is derived from its entries.
-    const std::uint64_t want = old.count + (insert ? 1 : 0) - (what_ == store_file::op::remove);
-    if (sub.count() != want) f_.damaged("an array tree's counts disagree with its leaves");
-    const std::uint32_t max = max_of(sub.level), min = max / 2;
-    std::vector<content> pieces;
-    std::size_t first = j, span = 1;
-    if (sub.e.size() > max) {
-      pieces = halves(sub);
-    } else if (sub.e.size() < min && c.e.size() > 1) {
-      // Merge with the next sibling (the previous for the last child), or
-      // share both nodes' entries evenly when one node cannot hold them.
-      const std::size_t k = j + 1 < c.e.size() ? j + 1 : j - 1;
-      content sib = take(child_at(c.e[k]).node, sub.level);
-      content both{sub.level, {}};
-      const content& left = k > j ? sub : sib;
-      const content& right = k > j ? sib : sub;
-      both.e = left.e;
-      both.e.insert(both.e.end(), right.e.begin(), right.e.end());
-      first = std::min(j, k);
-      span = 2;
-      if (both.e.size() <= max)
-        pieces.push_back(std::move(both));
-      else
-        pieces = halves(both);
-    } else if (!sub.e.empty()) {
-      pieces.push_back(std::move(sub));
-    }
-    if (root && span == c.e.size() && pieces.size() == 1) return std::move(pieces[0]);
-    std::vector<entry> written;
-    for (const content& p : pieces) written.push_back(put(p));
-    const auto at = c.e.begin() + static_cast<std::ptrdiff_t>(first);
-    c.e.erase(at, at + static_cast<std::ptrdiff_t>(span));
-    c.e.insert(c.e.begin() + static_cast<std::ptrdiff_t>(first), written.begin(), written.end());
-    return c;
-  }
-
- private:
-  store_file& f_;
-  std::uint64_t limit_;
-  tree_shape shape_;
-  store_file::op what_;
-  json_ref v_;
-};
+using array_editor = tree_editor<sizeof(json_ref)>;
+static_assert(sizeof(json_ref) == sizeof(tree_child));
 
 }  // namespace
 
@@ -285,10 +156,12 @@ json_ref store_file::edit_tree(const json_ref& a, std::uint64_t limit, std::uint
   } else if (what == op::remove) {
     --n2;
   }
-  tree_editor ed(*this, limit, shape, what, v);
-  content r = ed.update(a.x, -1, pos, true);
+  array_editor::entry e;
+  std::memcpy(e.b, &v, sizeof v);
+  array_editor ed(*this, limit, shape, array_tree, what, e, nullptr);
+  array_editor::content r = ed.update(a.x, -1, pos, true);
   json_ref out{static_cast<std::uint8_t>(kind::array), {}, static_cast<std::uint32_t>(n2), 0};
-  if (r.count() != n2) damaged("an array tree's counts disagree with its size");
+  if (ed.count(r) != n2) damaged("an array tree's counts disagree with its size");
   if (r.e.empty()) return out;
   if (r.level == 0) {
     // One leaf left: stored flat, as an array of its size always is.
@@ -297,14 +170,7 @@ json_ref store_file::edit_tree(const json_ref& a, std::uint64_t limit, std::uint
     std::memcpy(dst, r.e.data(), r.e.size() * sizeof(json_ref));
     return out;
   }
-  if (r.e.size() > ed.max_of(r.level)) {
-    if (r.level + 1 >= static_cast<int>(max_tree_levels))
-      throw std::length_error("fl::json_store: an array tree deeper than the format allows");
-    const std::vector<content> two = halves(r);
-    content top{static_cast<std::uint16_t>(r.level + 1), {ed.put(two[0]), ed.put(two[1])}};
-    r = std::move(top);
-  }
-  out.x = child_at(ed.put(r)).node;
+  out.x = ed.put_root(std::move(r));
   out.set_tree(true);
   return out;
 }

@@ -118,6 +118,7 @@ void print_persist() {
   print("json_tree_leaf_max", d::json::tree_shape{}.leaf_max);
   print("json_tree_inner_max", d::json::tree_shape{}.inner_max);
   print("json_max_node_entries", d::json::max_node_entries);
+  print("json_object_node_max", d::json::object_node_max);
   print("json_max_tree_levels", d::json::max_tree_levels);
   print("json_tree_node_header_bytes", sizeof(d::json::tree_node));
 }

@@ -215,16 +215,29 @@ inline constexpr std::uint64_t tree_node_bytes(std::uint32_t count) noexcept {
 // inner_max children in an inner node, at least half of that in every node
 // but the root; an array of at most leaf_max elements is a flat table. The
 // default fills a block of the 4 KiB class (8 bytes of block header, 8 of
-// tree_node, 255 entries of 16 bytes). Object trees use the same counts
-// (an object of at most leaf_max members is a flat table; their entries of
-// 24 to 40 bytes make nodes of up to 10 KiB, still one node per level an
-// edit copies). Readers accept any shape within max_node_entries and
-// max_tree_levels.
+// tree_node, 255 entries of 16 bytes). An object of at most leaf_max
+// members is a flat table too; object trees' nodes take the same counts
+// capped at object_node_max (object_node_shape). Readers accept any shape
+// within max_node_entries and max_tree_levels.
 struct tree_shape {
   std::uint32_t leaf_max = 255;
   std::uint32_t inner_max = 255;
 };
 static_assert(tree_node_bytes(tree_shape{}.leaf_max) + 8 == 4096);
+
+// The most entries an object tree's node holds: its entries are 24 to 40
+// bytes, so 255 of them made nodes of up to 10 KiB (three pages), and an
+// edit copies one node per level of two trees: a commit of one added member
+// wrote 11 pages at 100,000 members, 13 at a million. At 64 a node is at
+// most 2.5 KiB and the same commit writes 7.5 and 9 pages, while a lookup
+// still reads about as many keys (docs/performance.md, json/scale). Not a
+// format: a node of any count up to max_node_entries reads, and an edit
+// splits a bigger node an older writer made.
+inline constexpr std::uint32_t object_node_max = 64;
+inline constexpr tree_shape object_node_shape(tree_shape s) noexcept {
+  return {s.leaf_max < object_node_max ? s.leaf_max : object_node_max,
+          s.inner_max < object_node_max ? s.inner_max : object_node_max};
+}
 
 // The shape new trees and edits use (src/json/tree.cpp). A test hook, not
 // API: tests set a tiny shape so that small documents make deep trees.

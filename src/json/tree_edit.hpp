@@ -1,0 +1,236 @@
+// src/json/tree_edit.hpp: the one persistent edit of a B+-tree of blocks by
+// position, shared by array trees (tree.cpp) and both trees of an object
+// (object_tree.cpp): an entry set at, inserted before, or removed from leaf
+// position `pos`, copying the nodes on the descent path into the tail.
+//
+// The rebalance keeps the bounds that make an edit O(log n): every node but
+// the root holds between half of and all of its shape's maximum (an
+// overfull node splits evenly; an underfull one merges with a sibling, or
+// both are refilled evenly when one node cannot hold them), and each inner
+// entry keeps its child, the leaf entries under it and, for object trees,
+// its separator (the child's first leaf entry, or its seq), recomputed for
+// every node the edit writes. The trees differ only in what tree_kind says:
+// tag, entry sizes, separator bytes, the block's kind and forms. Each node
+// the edit copies (the path, and the sibling of a merge) is added to
+// replaced_ as it is read, before anything is written to the space (the
+// block-lifetime rule of docs/design.md).
+#pragma once
+
+#include "json/store_file.hpp"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace fl {
+inline namespace FL_ABI_NS {
+namespace detail {
+namespace json {
+
+// An inner entry starts {child node, leaf entries under it}, in every tree.
+inline std::uint64_t child_count(const unsigned char* inner) {
+  std::uint64_t c;
+  std::memcpy(&c, inner + 8, 8);
+  return c;
+}
+inline std::uint64_t child_node(const unsigned char* inner) {
+  std::uint64_t c;
+  std::memcpy(&c, inner, 8);
+  return c;
+}
+
+// A node of tree `t` at `level` in the tail, its `count` entries copied from
+// `entries` (t.entry_bytes(level) each); returns its offset.
+std::uint64_t add_kind_node(byte_buffer& out, std::uint64_t base, std::vector<tail_block>& blocks,
+                            const store_file::tree_kind& t, std::uint16_t level,
+                            const void* entries, std::uint32_t count);
+
+// An entry as an edit moves it: `B` bytes, the largest entry of its trees.
+template <std::size_t B>
+struct tree_entry {
+  unsigned char b[B];
+};
+
+// The inner entry of a node at `level` holding `count` leaf entries whose
+// first entry is `first` (its bytes as stored at that level).
+template <std::size_t B>
+tree_entry<B> inner_entry(const store_file::tree_kind& t, std::uint64_t node, std::uint64_t count,
+                          std::uint16_t level, const unsigned char* first) {
+  tree_entry<B> e{};
+  std::memcpy(e.b, &node, 8);
+  std::memcpy(e.b + 8, &count, 8);
+  // A separator follows {node, count} only in entries wider than that
+  // (object trees'); an array's inner entry is those 16 bytes alone.
+  if constexpr (B > 16) {
+    if (t.sep_bytes) std::memcpy(e.b + 16, first + (level == 0 ? 0 : 16), t.sep_bytes);
+  }
+  return e;
+}
+
+template <std::size_t B>
+struct tree_content {
+  std::uint16_t level = 0;
+  std::vector<tree_entry<B>> e;
+};
+
+// An overfull node's entries in pieces of at most `max`, evenly: two
+// halves after one insert or a merge, more for a node an older writer made
+// bigger than the shape in use.
+template <std::size_t B>
+std::vector<tree_content<B>> split_evenly(const tree_content<B>& c, std::uint32_t max) {
+  const std::size_t n = c.e.size(), k = std::max<std::size_t>(2, (n + max - 1) / max);
+  std::vector<tree_content<B>> out;
+  out.reserve(k);
+  for (std::size_t i = 0; i < k; ++i)
+    out.push_back(tree_content<B>{c.level,
+                                  {c.e.begin() + static_cast<std::ptrdiff_t>(n * i / k),
+                                   c.e.begin() + static_cast<std::ptrdiff_t>(n * (i + 1) / k)}});
+  return out;
+}
+
+// One positional edit of one tree over the store's tail: `v` set at,
+// inserted before, or removed from leaf position `pos`. `expect`, for set
+// and remove, is the leaf entry the caller found there (its first
+// t.leaf_bytes bytes); a different one (counts that lie) is damage.
+template <std::size_t B>
+class tree_editor {
+ public:
+  using entry = tree_entry<B>;
+  using content = tree_content<B>;
+
+  tree_editor(store_file& f, std::uint64_t limit, const tree_shape& s,
+              const store_file::tree_kind& t, store_file::op what, const entry& v,
+              const entry* expect)
+      : f_(f), limit_(limit), shape_(s), t_(t), what_(what), v_(v), expect_(expect) {}
+
+  std::uint32_t max_of(std::uint16_t level) const {
+    return level == 0 ? shape_.leaf_max : shape_.inner_max;
+  }
+  std::uint64_t count(const content& c) const {
+    if (c.level == 0) return c.e.size();
+    std::uint64_t n = 0;
+    for (const entry& x : c.e) n += child_count(x.b);
+    return n;
+  }
+
+  // Node `off` (at `level`, < 0 for the root), copied: added to replaced_.
+  content take(std::uint64_t off, int level) {
+    const store_file::node_view nv = f_.read_onode(t_, off, limit_, level);
+    const std::uint32_t eb = t_.entry_bytes(nv.h.level);
+    content c{nv.h.level, std::vector<entry>(nv.h.count)};
+    for (std::uint32_t j = 0; j < nv.h.count; ++j)
+      std::memcpy(c.e[j].b, nv.entries + std::size_t{j} * eb, eb);
+    if (f_.reuse_) f_.add_replaced_block(off, object_node_bytes(eb, nv.h.count));
+    return c;
+  }
+
+  // `c` written as a node in the tail; its parent's entry for it.
+  entry put(const content& c) {
+    const std::uint32_t eb = t_.entry_bytes(c.level);
+    std::vector<unsigned char> buf(c.e.size() * eb);
+    for (std::size_t j = 0; j < c.e.size(); ++j) std::memcpy(buf.data() + j * eb, c.e[j].b, eb);
+    const std::uint64_t node = add_kind_node(f_.tail_, f_.tail_base_, f_.tail_blocks_, t_, c.level,
+                                             buf.data(), static_cast<std::uint32_t>(c.e.size()));
+    return inner_entry<B>(t_, node, count(c), c.level, c.e[0].b);
+  }
+
+  // The new entries of node `off` after the edit at `pos` below it, not yet
+  // written (its parent may merge or split them). For the root (`root`), a
+  // collapse returns the content of its only remaining child instead.
+  content update(std::uint64_t off, int level, std::uint64_t pos, bool root) {
+    content c = take(off, level);
+    const bool insert = what_ == store_file::op::insert;
+    if (c.level == 0) {
+      if (pos > c.e.size() || (!insert && pos == c.e.size()))
+        f_.damaged(std::string(t_.name) + "'s counts disagree with its leaves");
+      const auto at = c.e.begin() + static_cast<std::ptrdiff_t>(pos);
+      if (!insert && expect_ && std::memcmp(at->b, expect_->b, t_.leaf_bytes) != 0)
+        f_.damaged(std::string(t_.name) + " does not hold the entry its descent found");
+      if (insert)
+        c.e.insert(at, v_);
+      else if (what_ == store_file::op::remove)
+        c.e.erase(at);
+      else
+        *at = v_;
+      return c;
+    }
+    // The child holding `pos`; an append (pos == count) goes to the last.
+    std::size_t j = 0;
+    for (; j < c.e.size(); ++j) {
+      const std::uint64_t n = child_count(c.e[j].b);
+      if (pos < n || (insert && pos == n && j + 1 == c.e.size())) break;
+      pos -= n;
+    }
+    if (j == c.e.size()) f_.damaged(std::string(t_.name) + "'s counts disagree with its size");
+    const std::uint64_t old_count = child_count(c.e[j].b);
+    content sub = update(child_node(c.e[j].b), c.level - 1, pos, false);
+    // The count the parent keeps, checked on the path the edit copies (a
+    // walk checks them all): the copy's count is derived from its entries.
+    const std::uint64_t want = old_count + (insert ? 1 : 0) - (what_ == store_file::op::remove);
+    if (count(sub) != want) f_.damaged(std::string(t_.name) + "'s counts disagree with its leaves");
+    const std::uint32_t max = max_of(sub.level), min = max / 2;
+    std::vector<content> pieces;
+    std::size_t first = j, span = 1;
+    if (sub.e.size() > max) {
+      pieces = split_evenly(sub, max);
+    } else if (sub.e.size() < min && c.e.size() > 1) {
+      // Merge with the next sibling (the previous for the last child), or
+      // share both nodes' entries evenly when one node cannot hold them.
+      const std::size_t k = j + 1 < c.e.size() ? j + 1 : j - 1;
+      content sib = take(child_node(c.e[k].b), sub.level);
+      content both{sub.level, {}};
+      const content& left = k > j ? sub : sib;
+      const content& right = k > j ? sib : sub;
+      both.e = left.e;
+      both.e.insert(both.e.end(), right.e.begin(), right.e.end());
+      first = std::min(j, k);
+      span = 2;
+      if (both.e.size() <= max)
+        pieces.push_back(std::move(both));
+      else
+        pieces = split_evenly(both, max);
+    } else if (!sub.e.empty()) {
+      pieces.push_back(std::move(sub));
+    }
+    if (root && span == c.e.size() && pieces.size() == 1) return std::move(pieces[0]);
+    std::vector<entry> written;
+    for (const content& p : pieces) written.push_back(put(p));
+    const auto at = c.e.begin() + static_cast<std::ptrdiff_t>(first);
+    c.e.erase(at, at + static_cast<std::ptrdiff_t>(span));
+    c.e.insert(c.e.begin() + static_cast<std::ptrdiff_t>(first), written.begin(), written.end());
+    return c;
+  }
+
+  // The new root `r` (not empty) written: a root that overflows gains a
+  // level. Returns its offset.
+  std::uint64_t put_root(content r) {
+    if (r.e.size() > max_of(r.level)) {
+      if (r.level + 1 >= static_cast<int>(max_tree_levels))
+        throw std::length_error(std::string("fl::json_store: ") + t_.name +
+                                " deeper than the format allows");
+      const std::vector<content> parts = split_evenly(r, max_of(r.level));
+      content top{static_cast<std::uint16_t>(r.level + 1), {}};
+      for (const content& p : parts) top.e.push_back(put(p));
+      r = std::move(top);
+    }
+    return child_node(put(r).b);
+  }
+
+ private:
+  store_file& f_;
+  std::uint64_t limit_;
+  tree_shape shape_;
+  const store_file::tree_kind& t_;
+  store_file::op what_;
+  entry v_;
+  const entry* expect_;
+};
+
+}  // namespace json
+}  // namespace detail
+}  // namespace FL_ABI_NS
+}  // namespace fl
