@@ -18,6 +18,9 @@
 //                                a program keeping the text pays instead.
 //   pointer_read/<size>/fl       find(pointer) on an open store, the value
 //                                read; the pointer is a string, parsed per call.
+//   edit_sync_size/<size>/fl     one number set at such a pointer and sync():
+//                                whether a durable commit of one edit costs the
+//                                same at any size (pages_per_commit beside it).
 // Sizes: 1mb and 16mb; 100mb and 1gb when FL_BENCH_REOPEN_MAX=100mb or 1gb
 // (the 1 GB document is a 4.8 GB store, built in about a minute here). Each
 // size's text and store are built on the first run of one of its rows, in a
@@ -31,6 +34,7 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
@@ -132,6 +136,21 @@ void bm_pointer_read_fl(benchmark::State& st, std::shared_ptr<const documents> d
   for (auto _ : st) benchmark::DoNotOptimize(s.find(ptr[k++ % ptr.size()])->as_int64());
 }
 
+void bm_edit_sync_fl(benchmark::State& st, std::shared_ptr<const documents> d) {
+  const std::vector<std::string> ptr = pointers(d->users);
+  fl::json_store s = fl::json_store::open(d->store);
+  std::size_t k = 0;
+  std::uint64_t pages = 0;
+  for (auto _ : st) {
+    s.set(ptr[k % ptr.size()], std::to_string(k % 90));
+    s.sync();
+    pages += s.stats().last_sync_pages;
+    ++k;
+  }
+  st.counters["pages_per_commit"] =
+      static_cast<double>(pages) / static_cast<double>(std::max<std::int64_t>(1, st.iterations()));
+}
+
 const bool registered = [] {
   const std::size_t max = reopen_max();
   for (const size_case& sc : all_sizes) {
@@ -153,6 +172,10 @@ const bool registered = [] {
       ready();
       bm_pointer_read_fl(st, d);
     });
+    fl_bench::reg("json/edit_sync_size/" + n + "/fl", [ready, d](benchmark::State& st) {
+      ready();
+      bm_edit_sync_fl(st, d);
+    })->UseRealTime();
   }
   benchmark::AddCustomContext(
       "json/reopen_size sizes",
