@@ -40,14 +40,9 @@ using fl::replica::follower;
 using fl::replica::primary;
 using fl::replica::replica_error;
 
-class ReplicaTest : public ::testing::Test {
+class ReplicaTest : public fl_test::nats_fixture {
  protected:
-  void SetUp() override {
-    if (fl_test::nats_server_binary().empty()) GTEST_SKIP() << "skipped: nats-server not installed";
-    server_ = std::make_unique<fl_test::nats_server>(dir_ / "nats", fl_test::free_port());
-    opts_.servers = server_->url();
-    opts_.stream = "t";
-  }
+  ReplicaTest() : nats_fixture("t", "fl_replica_") {}
 
   primary new_primary(durability mode) {
     return primary(json_store::create(dir_ / "p.store"), opts_, mode);
@@ -62,10 +57,6 @@ class ReplicaTest : public ::testing::Test {
   void expect_same(const primary& p, const follower& f, std::string_view name) {
     fl_test::expect_same_store(p.store(), f.store(), dir_ / name);
   }
-
-  fl_test::temp_dir dir_{"fl_replica_"};
-  std::unique_ptr<fl_test::nats_server> server_;
-  fl::replica::options opts_;
 };
 
 using fl_test::replica_edit;

@@ -40,18 +40,9 @@ using fl::replica::primary;
 using fl::replica::replica_error;
 
 // A nats-server of the test's own, and the options that reach it.
-class GroupCommitBase : public ::testing::Test {
+class GroupCommitBase : public fl_test::nats_fixture {
  protected:
-  void SetUp() override {
-    if (fl_test::nats_server_binary().empty()) GTEST_SKIP() << "skipped: nats-server not installed";
-    server_ = std::make_unique<fl_test::nats_server>(dir_ / "nats", fl_test::free_port());
-    opts_.servers = server_->url();
-    opts_.stream = "g";
-  }
-
-  fl_test::temp_dir dir_{"fl_replica_threads_"};
-  std::unique_ptr<fl_test::nats_server> server_;
-  fl::replica::options opts_;
+  GroupCommitBase() : nats_fixture("g", "fl_replica_threads_") {}
 };
 
 class GroupCommitTest : public GroupCommitBase, public ::testing::WithParamInterface<durability> {};

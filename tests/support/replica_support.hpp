@@ -7,16 +7,39 @@
 
 #include <fl/replica.hpp>
 
+#include "nats_server.hpp"
+#include "test_support.hpp"
+
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <thread>
 #include <type_traits>
 
 namespace fl_test {
+
+// A test with a nats-server of its own on a free loopback port, skipped
+// (saying so) where nats-server is not installed, and the options that
+// reach it: stream `stream`, files in a temporary directory.
+class nats_fixture : public ::testing::Test {
+ protected:
+  nats_fixture(const char* stream, const char* dir_prefix) : dir_(dir_prefix) {
+    opts_.stream = stream;
+  }
+  void SetUp() override {
+    if (nats_server_binary().empty()) GTEST_SKIP() << "skipped: nats-server not installed";
+    server_ = std::make_unique<nats_server>(dir_ / "nats", free_port());
+    opts_.servers = server_->url();
+  }
+
+  temp_dir dir_;
+  std::unique_ptr<nats_server> server_;
+  fl::replica::options opts_;
+};
 
 // Every kind of edit the feed records: put, insert, erase, a patch with move
 // and copy, a merge patch.
