@@ -32,6 +32,33 @@ class rope_range {
   State state_;
 };
 
+// What rope's iterators share: the standard's member types (* returns a
+// value, so `reference` is the value type and there is no `pointer`) and
+// the postfix steps, each a copy and the iterator's own prefix step.
+// Bidirectional for the older requirements too, although * returns a
+// value: std::prev and std::reverse_iterator then step back instead of
+// treating the iterator as an input iterator.
+template <class It, class Value, class Tag = std::bidirectional_iterator_tag>
+struct rope_iterator_base {
+  using iterator_concept = Tag;
+  using iterator_category = Tag;
+  using value_type = Value;
+  using difference_type = std::ptrdiff_t;
+  using reference = Value;
+  using pointer = void;
+
+  friend It operator++(It& it, int) noexcept(noexcept(++it)) {
+    It t = it;
+    ++it;
+    return t;
+  }
+  friend It operator--(It& it, int) noexcept(noexcept(--it)) {
+    It t = it;
+    --it;
+    return t;
+  }
+};
+
 }  // namespace FL_ROPE_NS
 }  // namespace detail
 
@@ -52,15 +79,9 @@ inline namespace FL_ROPE_NS {
 // chunks() or fl::for_each_chunk, whose per-chunk loops are. Two iterators
 // are equal iff they point at the same byte of the same leaf (a chunk may
 // back several leaves, so the leaf's index is compared too).
-class rope::const_iterator {
+class rope::const_iterator : public detail::rope_iterator_base<rope::const_iterator, char,
+                                                               std::random_access_iterator_tag> {
  public:
-  using iterator_concept = std::random_access_iterator_tag;
-  using iterator_category = std::random_access_iterator_tag;
-  using value_type = char;
-  using difference_type = std::ptrdiff_t;
-  using reference = char;
-  using pointer = void;
-
   const_iterator() noexcept = default;
 
   char operator*() const noexcept { return *cur_; }
@@ -71,11 +92,6 @@ class rope::const_iterator {
       next_leaf();
     return *this;
   }
-  const_iterator operator++(int) noexcept {
-    const_iterator t = *this;
-    ++*this;
-    return t;
-  }
   const_iterator& operator--() noexcept {
     if (cur_ == base_) [[unlikely]] {
       go(lo_ - 1);
@@ -83,11 +99,6 @@ class rope::const_iterator {
     }
     --cur_;
     return *this;
-  }
-  const_iterator operator--(int) noexcept {
-    const_iterator t = *this;
-    --*this;
-    return t;
   }
   const_iterator& operator+=(difference_type n) noexcept {
     go(index() + static_cast<size_type>(n));
@@ -156,26 +167,14 @@ class rope::const_iterator {
 // descent, O(log n). Valid while the rope is alive and unchanged.
 class rope::chunk_range : public detail::rope_range<chunk_range, size_type, true> {
  public:
-  class iterator {
+  class iterator : public detail::rope_iterator_base<iterator, std::string_view> {
    public:
-    using iterator_concept = std::bidirectional_iterator_tag;
-    using iterator_category = std::bidirectional_iterator_tag;
-    using value_type = std::string_view;
-    using difference_type = std::ptrdiff_t;
-    using reference = std::string_view;
-    using pointer = void;
-
     iterator() noexcept = default;
     std::string_view operator*() const noexcept { return cur_; }
     iterator& operator++() noexcept {
       pos_ += cur_.size();
       load();
       return *this;
-    }
-    iterator operator++(int) noexcept {
-      iterator t = *this;
-      ++*this;
-      return t;
     }
     // To the chunk before: the leaf holding byte pos - 1, up to pos (a whole
     // leaf, unless the range started inside it). Not before begin().
@@ -185,11 +184,6 @@ class rope::chunk_range : public detail::rope_range<chunk_range, size_type, true
       cur_ = std::string_view(v.data + (from - v.lo), pos_ - from);
       pos_ = from;
       return *this;
-    }
-    iterator operator--(int) noexcept {
-      iterator t = *this;
-      --*this;
-      return t;
     }
     friend bool operator==(const iterator& a, const iterator& b) noexcept {
       return a.pos_ == b.pos_;
@@ -237,15 +231,8 @@ class rope::chunk_range : public detail::rope_range<chunk_range, size_type, true
 // unchanged.
 class rope::line_range : public detail::rope_range<line_range, bool, false> {
  public:
-  class iterator {
+  class iterator : public detail::rope_iterator_base<iterator, rope> {
    public:
-    using iterator_concept = std::bidirectional_iterator_tag;
-    using iterator_category = std::bidirectional_iterator_tag;  // as char_range's
-    using value_type = rope;
-    using difference_type = std::ptrdiff_t;
-    using reference = rope;
-    using pointer = void;
-
     iterator() noexcept = default;
     rope operator*() const {
       return rope_->substr(from_, (text_ ? rope_->line_end(line_) : next_) - from_);
@@ -256,22 +243,12 @@ class rope::line_range : public detail::rope_range<line_range, bool, false> {
       if (line_ < rope_->line_count()) next_ = rope_->line_to_byte(line_ + 1);
       return *this;
     }
-    iterator operator++(int) {
-      iterator t = *this;
-      ++*this;
-      return t;
-    }
     // To the line before; not before begin().
     iterator& operator--() {
       --line_;
       next_ = from_;
       from_ = rope_->line_to_byte(line_);
       return *this;
-    }
-    iterator operator--(int) {
-      iterator t = *this;
-      --*this;
-      return t;
     }
     friend bool operator==(const iterator& a, const iterator& b) noexcept {
       return a.line_ == b.line_;
@@ -313,29 +290,14 @@ class rope::line_range : public detail::rope_range<line_range, bool, false> {
 // while the rope is alive and unchanged.
 class rope::char_range : public detail::rope_range<char_range, size_type, true> {
  public:
-  class iterator {
+  class iterator : public detail::rope_iterator_base<iterator, char32_t> {
    public:
-    // Bidirectional for the older requirements too, although * returns a
-    // value, as chunk_range's iterator: std::prev and std::reverse_iterator
-    // then step back instead of treating it as an input iterator.
-    using iterator_concept = std::bidirectional_iterator_tag;
-    using iterator_category = std::bidirectional_iterator_tag;
-    using value_type = char32_t;
-    using difference_type = std::ptrdiff_t;
-    using reference = char32_t;
-    using pointer = void;
-
     iterator() noexcept = default;
     char32_t operator*() const noexcept { return cp_; }
     iterator& operator++() noexcept {
       at_ += static_cast<difference_type>(len_);
       read();
       return *this;
-    }
-    iterator operator++(int) noexcept {
-      iterator t = *this;
-      ++*this;
-      return t;
     }
     // To the char before: back over continuation bytes to the byte that
     // leads them. Not before the rope's first char.
@@ -345,11 +307,6 @@ class rope::char_range : public detail::rope_range<char_range, size_type, true> 
       } while (at_.index() != 0 && detail::utf8_continuation(static_cast<unsigned char>(*at_)));
       read();
       return *this;
-    }
-    iterator operator--(int) noexcept {
-      iterator t = *this;
-      --*this;
-      return t;
     }
     friend bool operator==(const iterator& a, const iterator& b) noexcept {
       return a.at_.index() == b.at_.index();
