@@ -101,77 +101,42 @@ void arm(long fail_at, int err) {
 
 void disarm() { inj().armed = false; }
 
-
 }  // namespace
 
 // The C library's `name`, typed as <unistd.h> and the others declare it.
 #define FL_REAL(name) \
   static const auto real = fl_test::real_function<decltype(&::name)>("persist_faults_test", #name)
-#define FL_FAILS(fd, kind, fail_value) \
-  if (must_fail(fd, call_kind::kind)) return fail_value
+// Defines the C library's `ret name params` (with `noexcept` after, as the
+// C library declares it): a call of `kind` on `fd` (-1: no descriptor) that
+// fails with -1 and errno when the sweep says so, else the real call with
+// `args`.
+#define FL_FAILING(ret, name, params, fd, kind, args, ...) \
+  ret name params __VA_ARGS__ {                            \
+    FL_REAL(name);                                         \
+    if (must_fail(fd, call_kind::kind)) return -1;         \
+    return real args;                                      \
+  }
 
 extern "C" {
 
-ssize_t write(int fd, const void* data, size_t n) {
-  FL_REAL(write);
-  FL_FAILS(fd, write, -1);
-  return real(fd, data, n);
-}
-ssize_t pwrite(int fd, const void* data, size_t n, off_t off) {
-  FL_REAL(pwrite);
-  FL_FAILS(fd, write, -1);
-  return real(fd, data, n, off);
-}
-ssize_t pwrite64(int fd, const void* data, size_t n, off64_t off) {
-  FL_REAL(pwrite64);
-  FL_FAILS(fd, write, -1);
-  return real(fd, data, n, off);
-}
-ssize_t writev(int fd, const iovec* iov, int count) {
-  FL_REAL(writev);
-  FL_FAILS(fd, write, -1);
-  return real(fd, iov, count);
-}
-ssize_t pwritev(int fd, const iovec* iov, int count, off_t off) {
-  FL_REAL(pwritev);
-  FL_FAILS(fd, write, -1);
-  return real(fd, iov, count, off);
-}
-ssize_t pwritev64(int fd, const iovec* iov, int count, off64_t off) {
-  FL_REAL(pwritev64);
-  FL_FAILS(fd, write, -1);
-  return real(fd, iov, count, off);
-}
-int fsync(int fd) {
-  FL_REAL(fsync);
-  FL_FAILS(fd, flush, -1);
-  return real(fd);
-}
-int fdatasync(int fd) {
-  FL_REAL(fdatasync);
-  FL_FAILS(fd, flush, -1);
-  return real(fd);
-}
-int ftruncate(int fd, off_t size) noexcept {
-  FL_REAL(ftruncate);
-  FL_FAILS(fd, truncate, -1);
-  return real(fd, size);
-}
-int ftruncate64(int fd, off64_t size) noexcept {
-  FL_REAL(ftruncate64);
-  FL_FAILS(fd, truncate, -1);
-  return real(fd, size);
-}
-int fallocate(int fd, int mode, off_t off, off_t len) {
-  FL_REAL(fallocate);
-  FL_FAILS(fd, allocate, -1);
-  return real(fd, mode, off, len);
-}
-int fallocate64(int fd, int mode, off64_t off, off64_t len) {
-  FL_REAL(fallocate64);
-  FL_FAILS(fd, allocate, -1);
-  return real(fd, mode, off, len);
-}
+FL_FAILING(ssize_t, write, (int fd, const void* data, size_t n), fd, write, (fd, data, n))
+FL_FAILING(ssize_t, pwrite, (int fd, const void* data, size_t n, off_t off), fd, write,
+           (fd, data, n, off))
+FL_FAILING(ssize_t, pwrite64, (int fd, const void* data, size_t n, off64_t off), fd, write,
+           (fd, data, n, off))
+FL_FAILING(ssize_t, writev, (int fd, const iovec* iov, int count), fd, write, (fd, iov, count))
+FL_FAILING(ssize_t, pwritev, (int fd, const iovec* iov, int count, off_t off), fd, write,
+           (fd, iov, count, off))
+FL_FAILING(ssize_t, pwritev64, (int fd, const iovec* iov, int count, off64_t off), fd, write,
+           (fd, iov, count, off))
+FL_FAILING(int, fsync, (int fd), fd, flush, (fd))
+FL_FAILING(int, fdatasync, (int fd), fd, flush, (fd))
+FL_FAILING(int, ftruncate, (int fd, off_t size), fd, truncate, (fd, size), noexcept)
+FL_FAILING(int, ftruncate64, (int fd, off64_t size), fd, truncate, (fd, size), noexcept)
+FL_FAILING(int, fallocate, (int fd, int mode, off_t off, off_t len), fd, allocate,
+           (fd, mode, off, len))
+FL_FAILING(int, fallocate64, (int fd, int mode, off64_t off, off64_t len), fd, allocate,
+           (fd, mode, off, len))
 // posix_fallocate returns the error instead of setting errno.
 int posix_fallocate(int fd, off_t off, off_t len) {
   FL_REAL(posix_fallocate);
@@ -183,36 +148,15 @@ int posix_fallocate64(int fd, off64_t off, off64_t len) {
   if (must_fail(fd, call_kind::allocate)) return errno;
   return real(fd, off, len);
 }
-int rename(const char* from, const char* to) noexcept {
-  FL_REAL(rename);
-  FL_FAILS(-1, rename, -1);
-  return real(from, to);
-}
-int renameat(int fromfd, const char* from, int tofd, const char* to) noexcept {
-  FL_REAL(renameat);
-  FL_FAILS(-1, rename, -1);
-  return real(fromfd, from, tofd, to);
-}
-int renameat2(int fromfd, const char* from, int tofd, const char* to, unsigned flags) noexcept {
-  FL_REAL(renameat2);
-  FL_FAILS(-1, rename, -1);
-  return real(fromfd, from, tofd, to, flags);
-}
-int link(const char* from, const char* to) noexcept {
-  FL_REAL(link);
-  FL_FAILS(-1, rename, -1);
-  return real(from, to);
-}
-int linkat(int fromfd, const char* from, int tofd, const char* to, int flags) noexcept {
-  FL_REAL(linkat);
-  FL_FAILS(-1, rename, -1);
-  return real(fromfd, from, tofd, to, flags);
-}
-int msync(void* addr, size_t len, int flags) {
-  FL_REAL(msync);
-  FL_FAILS(-1, msync, -1);
-  return real(addr, len, flags);
-}
+FL_FAILING(int, rename, (const char* from, const char* to), -1, rename, (from, to), noexcept)
+FL_FAILING(int, renameat, (int fromfd, const char* from, int tofd, const char* to), -1, rename,
+           (fromfd, from, tofd, to), noexcept)
+FL_FAILING(int, renameat2, (int fromfd, const char* from, int tofd, const char* to, unsigned flags),
+           -1, rename, (fromfd, from, tofd, to, flags), noexcept)
+FL_FAILING(int, link, (const char* from, const char* to), -1, rename, (from, to), noexcept)
+FL_FAILING(int, linkat, (int fromfd, const char* from, int tofd, const char* to, int flags), -1,
+           rename, (fromfd, from, tofd, to, flags), noexcept)
+FL_FAILING(int, msync, (void* addr, size_t len, int flags), -1, msync, (addr, len, flags))
 
 }  // extern "C"
 
@@ -282,8 +226,8 @@ struct world {
         }
         break;
       default:
-        doc->set("/n" + std::to_string(n), "{\"text\":\"" + note_text(n) + "\",\"n\":" +
-                                                std::to_string(n) + "}");
+        doc->set("/n" + std::to_string(n),
+                 "{\"text\":\"" + note_text(n) + "\",\"n\":" + std::to_string(n) + "}");
         if (n % 4 == 0) doc->erase("/n" + std::to_string(n - 2));
         if (n % 5 == 0) doc->compact();  // the next sync() renames a new file over it
         break;
@@ -427,8 +371,8 @@ point_result run_point(const std::filesystem::path& dir, const reference& ref, l
                       " holds none of its committed states (" + std::to_string(done[su]) +
                       " edits committed);";
       } catch (const std::exception& e) {
-        r.problems += std::string(" ") + when + ": reopening " + store_names[s] + " threw " +
-                      e.what() + ";";
+        r.problems +=
+            std::string(" ") + when + ": reopening " + store_names[s] + " threw " + e.what() + ";";
       }
     }
     if (w.space) {
@@ -448,7 +392,8 @@ point_result run_point(const std::filesystem::path& dir, const reference& ref, l
       w.commit(s);
       ++done[su];
     } catch (const std::exception& e) {
-      r.problems += std::string(" a further commit of ") + store_names[s] + " threw " + e.what() + ";";
+      r.problems +=
+          std::string(" a further commit of ") + store_names[s] + " threw " + e.what() + ";";
     }
   }
   w.close();
@@ -494,8 +439,8 @@ TEST(PersistFaults, SweepEveryFileCallFailsInTurn) {
     ASSERT_GT(total, 20) << "the injector sees too few calls: are the definitions bound?";
   }
   struct tally {
-    long points = 0, crashes = 0, lost = 0, problems = 0, absorbed = 0, retried = 0,
-         refused = 0, landed = 0;
+    long points = 0, crashes = 0, lost = 0, problems = 0, absorbed = 0, retried = 0, refused = 0,
+         landed = 0;
     std::array<long, kind_count> by_kind{};
   };
   if (const char* one = std::getenv("FL_FAULTS_POINT")) {  // "<call> <errno>"
@@ -534,8 +479,7 @@ TEST(PersistFaults, SweepEveryFileCallFailsInTurn) {
       if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         ++t.crashes;
         ADD_FAILURE() << strerror(errs[ei]) << " at call " << i << ": the child died ("
-                      << (WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) : "exit status")
-                      << ")";
+                      << (WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) : "exit status") << ")";
         continue;
       }
       int kind = -1;
@@ -556,8 +500,8 @@ TEST(PersistFaults, SweepEveryFileCallFailsInTurn) {
         if (problems.find("holds none") != std::string::npos) ++t.lost;
         ADD_FAILURE() << strerror(errs[ei]) << " at call " << i << " ("
                       << (kind >= 0 ? kind_names[kind] : "?") << "):" << problems
-                      << "\n  rerun: FL_FAULTS_TRACE=1 FL_FAULTS_POINT='" << i << " "
-                      << errs[ei] << "' persist_faults_test";
+                      << "\n  rerun: FL_FAULTS_TRACE=1 FL_FAULTS_POINT='" << i << " " << errs[ei]
+                      << "' persist_faults_test";
       }
     }
   }
@@ -570,11 +514,11 @@ TEST(PersistFaults, SweepEveryFileCallFailsInTurn) {
     std::printf("  %s: %ld failure points (", ei == 0 ? "ENOSPC" : "EIO", t.points);
     for (int k = 0; k < kind_count; ++k)
       std::printf("%s%s %ld", k ? ", " : "", kind_names[k], t.by_kind[static_cast<std::size_t>(k)]);
-    std::printf("); crashes %ld, lost commits %ld, other failed checks %ld; same handle "
-                "committed again %ld, refused until reopen %ld; failed commits found "
-                "committed after all %ld; failures absorbed %ld\n",
-                t.crashes, t.lost, t.problems - t.lost, t.retried, t.refused, t.landed,
-                t.absorbed);
+    std::printf(
+        "); crashes %ld, lost commits %ld, other failed checks %ld; same handle "
+        "committed again %ld, refused until reopen %ld; failed commits found "
+        "committed after all %ld; failures absorbed %ld\n",
+        t.crashes, t.lost, t.problems - t.lost, t.retried, t.refused, t.landed, t.absorbed);
   }
 }
 

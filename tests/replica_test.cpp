@@ -32,13 +32,7 @@
 
 namespace {
 
-using namespace std::chrono_literals;
-using fl::json_store;
-using fl::replica::durability;
-using fl::replica::fault;
-using fl::replica::follower;
-using fl::replica::primary;
-using fl::replica::replica_error;
+using namespace fl_test::replica_names;
 
 class ReplicaTest : public fl_test::nats_fixture {
  protected:
@@ -142,10 +136,11 @@ TEST_F(ReplicaTest, ANewFollowerStartsFromASnapshotFetchedThroughJetStream) {
   EXPECT_EQ(f.store().sequence(), second);
   f.catch_up();
   expect_same(p, f, "fetched.store");
-  std::printf("[ replica ] snapshot through JetStream: %llu bytes fetched at sequence %llu, then %llu records\n",
-              static_cast<unsigned long long>(fetched_bytes),
-              static_cast<unsigned long long>(second),
-              static_cast<unsigned long long>(p.store().sequence() - second));
+  std::printf(
+      "[ replica ] snapshot through JetStream: %llu bytes fetched at sequence %llu, then %llu "
+      "records\n",
+      static_cast<unsigned long long>(fetched_bytes), static_cast<unsigned long long>(second),
+      static_cast<unsigned long long>(p.store().sequence() - second));
 }
 
 // A primary replaced before any commit of its own met the fence does not
@@ -225,7 +220,8 @@ TEST_F(ReplicaTest, APromotedFollowerFencesTheOldPrimary) {
   rejoined.catch_up();
   expect_same(now, rejoined, "p.store");
   EXPECT_EQ(rejoined.store().get<std::string>("/by"), "the new primary");
-  std::printf("[ replica ] deposed primary: commits refused %d of 3, rejoined as a follower\n", refused);
+  std::printf("[ replica ] deposed primary: commits refused %d of 3, rejoined as a follower\n",
+              refused);
 }
 
 // This test program again, in a child process running only the disabled
@@ -233,8 +229,8 @@ TEST_F(ReplicaTest, APromotedFollowerFencesTheOldPrimary) {
 // inheriting a forked copy of the parent's threads), with FL_REPLICA_URL,
 // FL_REPLICA_STORE, FL_REPLICA_ROUND and FL_REPLICA_FD (a pipe's write end)
 // set. Returns the pipe's read end as a FILE and sets `pid`.
-std::FILE* spawn_child(const char* name, const std::string& url, const std::filesystem::path& store, int round,
-                       pid_t& pid) {
+std::FILE* spawn_child(const char* name, const std::string& url, const std::filesystem::path& store,
+                       int round, pid_t& pid) {
   const std::string filter = std::string("--gtest_filter=ReplicaChild.") + name;
   const auto child = fl_test::fork_piped([&](int fd) {
     ::setenv("FL_REPLICA_URL", url.c_str(), 1);
@@ -269,10 +265,12 @@ fl::replica::options child_options() {
 // that commits until killed, writing each acknowledged commit's key to the
 // pipe.
 TEST(ReplicaChild, DISABLED_PrimaryCommitsUntilKilled) {
-  if (!std::getenv("FL_REPLICA_URL")) GTEST_SKIP() << "run by ReplicaTest.KillsOfThePrimaryLoseNoAcknowledgedCommit";
+  if (!std::getenv("FL_REPLICA_URL"))
+    GTEST_SKIP() << "run by ReplicaTest.KillsOfThePrimaryLoseNoAcknowledgedCommit";
   const int fd = std::atoi(std::getenv("FL_REPLICA_FD"));
   const std::string round = std::getenv("FL_REPLICA_ROUND");
-  primary p(json_store::open(std::getenv("FL_REPLICA_STORE")), child_options(), durability::replicated);
+  primary p(json_store::open(std::getenv("FL_REPLICA_STORE")), child_options(),
+            durability::replicated);
   for (int i = 0;; ++i) {
     const std::string key = "r" + round + "_" + std::to_string(i);
     p.store().put("/" + key, i);
@@ -296,7 +294,8 @@ TEST_F(ReplicaTest, KillsOfThePrimaryLoseNoAcknowledgedCommit) {
   for (int round = 0; round < 4; ++round) {
     const std::size_t want = 10 + rng() % 40;
     pid_t pid = 0;
-    std::FILE* in = spawn_child("DISABLED_PrimaryCommitsUntilKilled", opts_.servers, store, round, pid);
+    std::FILE* in =
+        spawn_child("DISABLED_PrimaryCommitsUntilKilled", opts_.servers, store, round, pid);
     std::size_t got = 0;
     while (got < want) {
       auto key = read_line(in);
@@ -306,7 +305,8 @@ TEST_F(ReplicaTest, KillsOfThePrimaryLoseNoAcknowledgedCommit) {
     }
     kills += fl_test::kill_and_reap(pid) ? 1 : 0;  // mid-commit: it was committing the next one
     std::fclose(in);
-    ASSERT_EQ(got, want) << "the primary process stopped early, round " << round << ", seed " << seed;
+    ASSERT_EQ(got, want) << "the primary process stopped early, round " << round << ", seed "
+                         << seed;
     f.poll(20ms);
   }
   // A primary again on the killed one's file: it republishes what it synced
@@ -315,8 +315,10 @@ TEST_F(ReplicaTest, KillsOfThePrimaryLoseNoAcknowledgedCommit) {
   f.catch_up();
   std::size_t found = 0;
   for (const auto& key : acknowledged) found += f.store().find("/" + key) ? 1 : 0;
-  std::printf("[ replica ] kill -9 of the primary: kills %d, commits acknowledged %zu, found on the follower %zu\n",
-              kills, acknowledged.size(), found);
+  std::printf(
+      "[ replica ] kill -9 of the primary: kills %d, commits acknowledged %zu, found on the "
+      "follower %zu\n",
+      kills, acknowledged.size(), found);
   EXPECT_EQ(kills, 4);
   EXPECT_EQ(found, acknowledged.size()) << "seed " << seed;
   expect_same(p, f, "f.store");
@@ -326,7 +328,8 @@ TEST_F(ReplicaTest, KillsOfThePrimaryLoseNoAcknowledgedCommit) {
 // FL_REPLICA_STORE that polls until killed, writing the sequence it holds to
 // the pipe after each poll that applied something.
 TEST(ReplicaChild, DISABLED_FollowerPollsUntilKilled) {
-  if (!std::getenv("FL_REPLICA_URL")) GTEST_SKIP() << "run by ReplicaTest.AFollowerKilledUnderLoadLosesNothing";
+  if (!std::getenv("FL_REPLICA_URL"))
+    GTEST_SKIP() << "run by ReplicaTest.AFollowerKilledUnderLoadLosesNothing";
   const int fd = std::atoi(std::getenv("FL_REPLICA_FD"));
   follower f(json_store::open(std::getenv("FL_REPLICA_STORE")), child_options());
   for (;;) {
@@ -359,7 +362,8 @@ TEST_F(ReplicaTest, AFollowerKilledUnderLoadLosesNothing) {
   };
   for (int round = 0; round < 4; ++round) {
     pid_t pid = 0;
-    std::FILE* in = spawn_child("DISABLED_FollowerPollsUntilKilled", opts_.servers, store, round, pid);
+    std::FILE* in =
+        spawn_child("DISABLED_FollowerPollsUntilKilled", opts_.servers, store, round, pid);
     // Commit until the follower reports a record applied: it is up and following.
     commit_one();
     ASSERT_TRUE(read_line(in)) << "the follower process stopped, round " << round;
@@ -373,9 +377,10 @@ TEST_F(ReplicaTest, AFollowerKilledUnderLoadLosesNothing) {
   f.catch_up();
   std::size_t found = 0;
   for (const auto& k : acknowledged) found += f.store().find("/" + k) ? 1 : 0;
-  std::printf("[ replica ] kill -9 of a follower under load: kills %d, commits acknowledged %zu, "
-              "found on the follower %zu\n",
-              kills, acknowledged.size(), found);
+  std::printf(
+      "[ replica ] kill -9 of a follower under load: kills %d, commits acknowledged %zu, "
+      "found on the follower %zu\n",
+      kills, acknowledged.size(), found);
   EXPECT_EQ(kills, 4);
   EXPECT_EQ(found, acknowledged.size()) << "seed " << seed;
   expect_same(p, f, "f.store");
@@ -395,7 +400,8 @@ TEST(ReplicaCluster, KillingOneOfThreeServersLosesNoAcknowledgedCommit) {
   if (fl_test::nats_server_binary().empty()) GTEST_SKIP() << "skipped: nats-server not installed";
   fl_test::temp_dir dir("fl_replica3_");
   const std::vector<int> ports = {fl_test::free_port(), fl_test::free_port(), fl_test::free_port()};
-  const std::vector<int> cluster = {fl_test::free_port(), fl_test::free_port(), fl_test::free_port()};
+  const std::vector<int> cluster = {fl_test::free_port(), fl_test::free_port(),
+                                    fl_test::free_port()};
   std::vector<std::unique_ptr<fl_test::nats_server>> servers;
   for (int i = 0; i < 3; ++i)
     servers.push_back(std::make_unique<fl_test::nats_server>(
@@ -404,11 +410,13 @@ TEST(ReplicaCluster, KillingOneOfThreeServersLosesNoAcknowledgedCommit) {
   fl::replica::options o;
   o.servers.clear();
   for (int port : ports)
-    o.servers += (o.servers.empty() ? "" : ",") + std::string("nats://127.0.0.1:") + std::to_string(port);
+    o.servers +=
+        (o.servers.empty() ? "" : ",") + std::string("nats://127.0.0.1:") + std::to_string(port);
   o.stream = "r3";
   o.replicas = 3;
   std::optional<primary> p = fl_test::retry_while_unavailable(40, [&](int attempt) {
-    return primary(json_store::create(dir / ("p" + std::to_string(attempt) + ".store")), o, durability::replicated);
+    return primary(json_store::create(dir / ("p" + std::to_string(attempt) + ".store")), o,
+                   durability::replicated);
   });
   ASSERT_TRUE(p) << "the three servers formed no JetStream cluster";
   p->store().put("/start", 0);
@@ -433,22 +441,23 @@ TEST(ReplicaCluster, KillingOneOfThreeServersLosesNoAcknowledgedCommit) {
       p->commit();
       ++acknowledged;
       break;
-    } catch (const replica_error&) {
-      ++unsure;
-    }
+    } catch (const replica_error&) { ++unsure; }
   }
   // A consumer's creation waits for the stream's new leader.
   std::optional<follower> f = fl_test::retry_while_unavailable(20, [&](int attempt) {
-    follower made(follower::from_snapshot(dir / "snap", dir / ("f" + std::to_string(attempt) + ".store")), o);
+    follower made(
+        follower::from_snapshot(dir / "snap", dir / ("f" + std::to_string(attempt) + ".store")), o);
     made.catch_up();
     return made;
   });
   ASSERT_TRUE(f) << "no follower could subscribe to the stream";
   fl_test::expect_same_store(p->store(), f->store());
-  std::printf("replica cluster: 3 servers, 1 killed -9 after 30 commits; %d commits acknowledged, "
-              "%d threw while the cluster moved on (their edits went out with a later commit); the follower "
-              "holds all %llu\n",
-              acknowledged, unsure, static_cast<unsigned long long>(f->store().sequence()));
+  std::printf(
+      "replica cluster: 3 servers, 1 killed -9 after 30 commits; %d commits acknowledged, "
+      "%d threw while the cluster moved on (their edits went out with a later commit); the "
+      "follower "
+      "holds all %llu\n",
+      acknowledged, unsure, static_cast<unsigned long long>(f->store().sequence()));
   EXPECT_GE(acknowledged, 50);
 }
 

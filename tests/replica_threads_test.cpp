@@ -31,13 +31,7 @@
 
 namespace {
 
-using namespace std::chrono_literals;
-using fl::json_store;
-using fl::replica::durability;
-using fl::replica::fault;
-using fl::replica::follower;
-using fl::replica::primary;
-using fl::replica::replica_error;
+using namespace fl_test::replica_names;
 
 // A nats-server of the test's own, and the options that reach it.
 class GroupCommitBase : public fl_test::nats_fixture {
@@ -69,7 +63,8 @@ TEST_P(GroupCommitTest, EveryCallerIsInTheBatchItWasToldAndTheFollowerHasItAll) 
     writers.emplace_back([&, t] {
       for (int i = 0; i < per_thread; ++i) {
         const std::string pointer = "/t/w" + std::to_string(t) + "_" + std::to_string(i);
-        const std::uint64_t seq = p.commit([&](json_store& s) { s.put(pointer, "from " + std::to_string(t)); });
+        const std::uint64_t seq =
+            p.commit([&](json_store& s) { s.put(pointer, "from " + std::to_string(t)); });
         got[static_cast<std::size_t>(t)].push_back({pointer, seq});
       }
     });
@@ -83,9 +78,7 @@ TEST_P(GroupCommitTest, EveryCallerIsInTheBatchItWasToldAndTheFollowerHasItAll) 
   for (const auto& mine : got) {
     ASSERT_EQ(mine.size(), static_cast<std::size_t>(per_thread));
     for (std::size_t i = 0; i < mine.size(); ++i) {
-      if (i > 0) {
-        EXPECT_GT(mine[i].sequence, mine[i - 1].sequence);
-      }
+      if (i > 0) { EXPECT_GT(mine[i].sequence, mine[i - 1].sequence); }
       const auto record = p.store().changes(mine[i].sequence - 1, 1);
       ASSERT_EQ(record.size(), 1u);
       EXPECT_NE(record.front().patch.find("\"" + mine[i].pointer + "\""), std::string::npos)
@@ -101,11 +94,12 @@ TEST_P(GroupCommitTest, EveryCallerIsInTheBatchItWasToldAndTheFollowerHasItAll) 
   for (const auto& mine : got)
     for (const auto& a : mine) found += f.store().find(a.pointer) ? 1 : 0;
   EXPECT_EQ(found, static_cast<std::size_t>(threads * per_thread));
-  std::printf("[ replica ] group commit (%s): %d threads, %d commits acknowledged in %llu flushes "
-              "(%.1f a flush), found on the follower %zu\n",
-              GetParam() == durability::local ? "local" : "replicated", threads, threads * per_thread,
-              static_cast<unsigned long long>(flushes),
-              static_cast<double>(threads * per_thread) / static_cast<double>(flushes), found);
+  std::printf(
+      "[ replica ] group commit (%s): %d threads, %d commits acknowledged in %llu flushes "
+      "(%.1f a flush), found on the follower %zu\n",
+      GetParam() == durability::local ? "local" : "replicated", threads, threads * per_thread,
+      static_cast<unsigned long long>(flushes),
+      static_cast<double>(threads * per_thread) / static_cast<double>(flushes), found);
 }
 
 TEST_P(GroupCommitTest, AnEditThatThrowsFailsItsCallerOnly) {
@@ -133,7 +127,8 @@ TEST_P(GroupCommitTest, AnEditThatThrowsFailsItsCallerOnly) {
   EXPECT_EQ(returned.load(), 35);
   for (int t = 0; t < 4; ++t)
     for (int i = 0; i < 10; ++i)
-      EXPECT_EQ(p.store().find("/w" + std::to_string(t) + "_" + std::to_string(i)).has_value(), t != 0 || i % 2 != 0);
+      EXPECT_EQ(p.store().find("/w" + std::to_string(t) + "_" + std::to_string(i)).has_value(),
+                t != 0 || i % 2 != 0);
 }
 
 // The stream moves on under the primary (a promoted follower commits), then
@@ -168,9 +163,7 @@ TEST_F(GroupCommitFenceTest, ABatchWhosePublishIsRefusedThrowsForEveryCaller) {
         });
       } catch (const replica_error& e) {
         (e.kind() == fault::fenced ? fenced : other) += 1;
-      } catch (...) {
-        ++other;
-      }
+      } catch (...) { ++other; }
     });
     if (t == 0) {
       while (edits_run.load() == 0) std::this_thread::yield();  // thread 0 leads the batch
@@ -181,9 +174,10 @@ TEST_F(GroupCommitFenceTest, ABatchWhosePublishIsRefusedThrowsForEveryCaller) {
   EXPECT_EQ(other.load(), 0);
   EXPECT_GE(edits_run.load(), 2) << "the failed batch held one edit only";
   EXPECT_TRUE(old.deposed());
-  std::printf("[ replica ] a refused batch: %d callers, %d of them in the batch whose publish was refused, "
-              "%d threw fault::fenced\n",
-              threads, edits_run.load(), fenced.load());
+  std::printf(
+      "[ replica ] a refused batch: %d callers, %d of them in the batch whose publish was refused, "
+      "%d threw fault::fenced\n",
+      threads, edits_run.load(), fenced.load());
 }
 
 // The batch's sync fails (the redo log may not grow: RLIMIT_FSIZE at its
@@ -197,7 +191,8 @@ TEST_F(GroupCommitFenceTest, ABatchWhoseSyncFailsThrowsForEveryCallerAndItsEdits
   p.commit([](json_store& s) { s.put("/start", 0); });
   p.snapshot(dir_ / "snap");
   follower f(follower::from_snapshot(dir_ / "snap", dir_ / "f.store"), opts_);
-  p.commit([](json_store& s) { s.put("/after", 1); });  // the compaction left no log: this one makes it
+  p.commit(
+      [](json_store& s) { s.put("/after", 1); });  // the compaction left no log: this one makes it
   const auto log = std::filesystem::path(dir_ / "p.store").concat("-log");
   ASSERT_TRUE(std::filesystem::exists(log));
   ::signal(SIGXFSZ, SIG_IGN);
@@ -213,9 +208,7 @@ TEST_F(GroupCommitFenceTest, ABatchWhoseSyncFailsThrowsForEveryCallerAndItsEdits
       try {
         p.commit([&](json_store& s) { s.put("/k" + std::to_string(t), t); });
         ++returned;
-      } catch (const fl::persist_error&) {
-        ++failed;
-      }
+      } catch (const fl::persist_error&) { ++failed; }
     });
   }
   for (auto& w : writers) w.join();
@@ -229,7 +222,10 @@ TEST_F(GroupCommitFenceTest, ABatchWhoseSyncFailsThrowsForEveryCallerAndItsEdits
   fl_test::expect_same_store(p.store(), f.store(), dir_ / "f.store");
 }
 
-INSTANTIATE_TEST_SUITE_P(Durability, GroupCommitTest, ::testing::Values(durability::local, durability::replicated),
-                         [](const auto& p) { return p.param == durability::local ? "local" : "replicated"; });
+INSTANTIATE_TEST_SUITE_P(Durability, GroupCommitTest,
+                         ::testing::Values(durability::local, durability::replicated),
+                         [](const auto& p) {
+                           return p.param == durability::local ? "local" : "replicated";
+                         });
 
 }  // namespace

@@ -46,8 +46,8 @@ std::size_t char_offset(const std::string& s, std::size_t i) {
 }
 
 std::string valid_utf8(std::mt19937_64& rng, std::size_t pieces) {
-  static const char* const parts[] = {"a", "b", "\n", "\r\n", "\xC3\xA9", "\xE2\x82\xAC",
-                                      "\xF0\x9F\x98\x80", "xy"};
+  static const char* const parts[] = {
+      "a", "b", "\n", "\r\n", "\xC3\xA9", "\xE2\x82\xAC", "\xF0\x9F\x98\x80", "xy"};
   std::string s;
   for (std::size_t i = 0; i < pieces; ++i) s += parts[pick(rng, std::size(parts))];
   return s;
@@ -60,6 +60,11 @@ struct model {
   std::vector<fl::rope::anchor> anchors;
   std::vector<std::size_t> want;
 
+  // Starts over on `t`, keeping r's line breaks.
+  void start(std::string t) {
+    text = std::move(t);
+    r = text;
+  }
   void moved_by(std::size_t pos, std::size_t n, std::size_t ins) {
     for (std::size_t k = 0; k < anchors.size(); ++k)
       want[k] = moved(want[k], anchors[k].bias(), pos, n, ins);
@@ -126,7 +131,8 @@ TEST(RopeAnchor, AnchorsAtZeroAndAtTheEnd) {
 TEST(RopeAnchor, AnEraseCollapsesTheAnchorsInsideItToItsStart) {
   fl::rope r("0123456789");
   std::vector<fl::rope::anchor> a;
-  for (std::size_t p = 0; p <= 10; ++p) a.push_back(r.anchor_at(p, p % 2 ? bias::after : bias::before));
+  for (std::size_t p = 0; p <= 10; ++p)
+    a.push_back(r.anchor_at(p, p % 2 ? bias::after : bias::before));
   r.erase(3, 4);  // "012789": 3..7 go to 3, past 7 move by -4
   const std::size_t want[] = {0, 1, 2, 3, 3, 3, 3, 3, 4, 5, 6};
   for (std::size_t p = 0; p <= 10; ++p) EXPECT_EQ(r.position(a[p]), want[p]) << p;
@@ -142,9 +148,9 @@ TEST(RopeAnchor, AReplaceIsTheEraseThenTheInsert) {
     bias b;
     std::size_t want;
   };
-  for (const one_case c : {one_case{4, bias::before, 2}, one_case{4, bias::after, 5},
-                           one_case{6, bias::before, 2}, one_case{6, bias::after, 5},
-                           one_case{7, bias::before, 6}, one_case{1, bias::after, 1}}) {
+  for (const one_case c :
+       {one_case{4, bias::before, 2}, one_case{4, bias::after, 5}, one_case{6, bias::before, 2},
+        one_case{6, bias::after, 5}, one_case{7, bias::before, 6}, one_case{1, bias::after, 1}}) {
     fl::rope r("abcdefgh");
     const fl::rope::anchor a = r.anchor_at(c.at, c.b);
     r.replace(2, 4, "XYZ");
@@ -239,7 +245,7 @@ TEST(RopeAnchor, HandlesRemoveTheirPositionAndMayOutliveTheRope) {
 // pair with its text (rope.hpp): the anchors move by the edit as asked.
 TEST(RopeAnchor, WidenedLineBreakEditsMoveAnchorsAsAsked) {
   fl::rope r(std::string(40, 'a') + "\r" + std::string(40, 'b'), fl::line_break::lf_crlf);
-  const auto cr = r.anchor_at(40, bias::after);    // at the '\r'
+  const auto cr = r.anchor_at(40, bias::after);     // at the '\r'
   const auto after = r.anchor_at(41, bias::after);  // just after it
   r.insert(41, "\n");
   EXPECT_EQ(r.position(cr), 40u);
@@ -256,11 +262,10 @@ TEST(RopeAnchorModel, RandomEditsAgreeWithTheReference) {
   for (int round = 0; round < 8; ++round) {
     model m;
     if (round % 2) m.r = fl::rope(fl::line_break::lf_crlf);
-    m.text = valid_utf8(rng, pick(rng, 200));
-    m.r = m.text;
+    m.start(valid_utf8(rng, pick(rng, 200)));
     for (int step = 0; step < 1500; ++step) {
-      const std::string ctx = "seed " + std::to_string(seed) + " round " +
-                              std::to_string(round) + " step " + std::to_string(step);
+      const std::string ctx = "seed " + std::to_string(seed) + " round " + std::to_string(round) +
+                              " step " + std::to_string(step);
       const std::size_t sz = m.text.size();
       const std::size_t pos = pick(rng, sz + 1), n = pick(rng, 12);
       const std::string ins = valid_utf8(rng, pick(rng, 4));
@@ -360,8 +365,7 @@ TEST(RopeAnchorModel, CrowdsOfAnchorsAgreeWithTheReference) {
   const auto seed = test_seed();
   std::mt19937_64 rng(seed);
   model m;
-  m.text = random_text(rng, 3000);
-  m.r = m.text;
+  m.start(random_text(rng, 3000));
   for (int k = 0; k < 2000; ++k) {
     const std::size_t p = pick(rng, 64) * 47;
     m.anchors.push_back(m.r.anchor_at(p, k % 3 ? bias::after : bias::before));
@@ -401,8 +405,7 @@ TEST(RopeAnchorModel, TypingRunsBetweenAnchorsAgreeWithTheReference) {
   const auto seed = test_seed();
   std::mt19937_64 rng(seed);
   model m;
-  m.text = random_text(rng, 2000);
-  m.r = m.text;
+  m.start(random_text(rng, 2000));
   for (std::size_t p = 0; p <= m.text.size(); p += 97 + pick(rng, 60)) {
     m.anchors.push_back(m.r.anchor_at(p, pick(rng, 2) ? bias::after : bias::before));
     m.want.push_back(p);

@@ -14,6 +14,7 @@
 #include <random>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 static_assert(fl::detail::leaf_max_bytes == 4096 && fl::detail::leaf_block == 128,
@@ -29,6 +30,14 @@ constexpr int scale = 4;  // sanitizers slow every byte the checks read
 constexpr int scale = 1;
 #endif
 
+// 14,000 random UTF-8 bytes from `rng`, and a tree of full leaves of them
+// (rope_check.hpp: tree_of).
+std::pair<std::string, fl::rope> full_leaf_tree(std::mt19937_64& rng) {
+  std::string s = random_utf8(rng, 14000);
+  fl::rope r = tree_of(s, fl::detail::leaf_max_bytes);
+  return {std::move(s), std::move(r)};
+}
+
 }  // namespace
 
 // A text of a few KB is one flat chunk edited in place; typing grows it past
@@ -40,9 +49,7 @@ TEST(RopeTyping, FlatTextTypedIntoATree) {
   fl::rope r(s);
   ASSERT_EQ(fl::detail::rope_height(r), 0u);
   type_at_cursor(r, s, rng, 2500 / scale, "seed " + std::to_string(seed));
-  if (scale == 1) {
-    EXPECT_GE(fl::detail::rope_height(r), 1u) << "seed " << seed;
-  }
+  if (scale == 1) { EXPECT_GE(fl::detail::rope_height(r), 1u) << "seed " << seed; }
 }
 
 // A tree of full leaves (rope_check.hpp: tree_of), with
@@ -51,8 +58,7 @@ TEST(RopeTyping, FlatTextTypedIntoATree) {
 TEST(RopeTyping, TreeOfFullLeaves) {
   const auto seed = test_seed();
   std::mt19937_64 rng(seed ^ 0x74726565ULL);
-  std::string s = random_utf8(rng, 14000);
-  fl::rope r = tree_of(s, fl::detail::leaf_max_bytes);
+  auto [s, r] = full_leaf_tree(rng);
   ASSERT_GE(fl::detail::rope_height(r), 1u);
   type_at_cursor(r, s, rng, 1500 / scale, "seed " + std::to_string(seed));
 }
@@ -66,11 +72,10 @@ TEST(RopeTyping, TreeOfFullLeaves) {
 TEST(RopeTyping, TypingWhereLeavesEnd) {
   const auto seed = test_seed();
   std::mt19937_64 rng(seed ^ 0x656e6473ULL);
-  std::string s = random_utf8(rng, 14000);
-  fl::rope r = tree_of(s, fl::detail::leaf_max_bytes);
+  auto [s, r] = full_leaf_tree(rng);
   ASSERT_GE(fl::detail::rope_height(r), 1u);
-  static constexpr std::string_view keys[] = {"a", "\n", "\xC3\xA9", "\xE2\x82\xAC",
-                                              "\xF0\x9F\x98\x80", " "};
+  static constexpr std::string_view keys[] = {
+      "a", "\n", "\xC3\xA9", "\xE2\x82\xAC", "\xF0\x9F\x98\x80", " "};
   fl::rope kept;
   for (int round = 0; round < 8 / scale + 1; ++round) {
     // Where a leaf ends (or the text's end), as a char index.
@@ -80,8 +85,8 @@ TEST(RopeTyping, TypingWhereLeavesEnd) {
     const std::size_t byte = ends[pick(rng, ends.size())];
     std::size_t cursor = naive_metrics(s).chars[byte];
     for (int step = 0; step < 60 / scale; ++step) {
-      const std::string ctx = "seed " + std::to_string(seed) + " round " +
-                              std::to_string(round) + " step " + std::to_string(step);
+      const std::string ctx = "seed " + std::to_string(seed) + " round " + std::to_string(round) +
+                              " step " + std::to_string(step);
       if (pick(rng, 5) == 0 && cursor > 0) {
         const auto [b, e] = naive_char_range(s, cursor - 1, 1);
         r.erase_chars(cursor - 1, 1);
@@ -132,8 +137,8 @@ TEST(RopeTyping, ByteQueriesFarPastAnEditedLeafsFrontier) {
     // edit between them.
     const naive_metrics m(s);
     for (int q = 0; q < 12; ++q) {
-      const std::size_t b = q % 3 == 0 ? pick(rng, s.size() + 1)
-                                       : std::min(s.size(), pos + 256 + pick(rng, 3800));
+      const std::size_t b =
+          q % 3 == 0 ? pick(rng, s.size() + 1) : std::min(s.size(), pos + 256 + pick(rng, 3800));
       for (int again = 0; again < 1 + q % 4; ++again) {
         ASSERT_EQ(r.byte_to_line(b), m.lines[b]) << ctx << " byte " << b;
         ASSERT_EQ(r.byte_to_char(b), m.chars[b]) << ctx << " byte " << b;

@@ -45,11 +45,13 @@ class nats_fixture : public ::testing::Test {
 // and copy, a merge patch.
 inline void replica_edit(fl::json_store& s, int i) {
   s.put("/n", i);
-  s.put("/items/k" + std::to_string(i % 7), fl::json_text::object({{"i", i}, {"s", "text " + std::to_string(i)}}),
+  s.put("/items/k" + std::to_string(i % 7),
+        fl::json_text::object({{"i", i}, {"s", "text " + std::to_string(i)}}),
         fl::json_store::parents::create);
   if (i % 3 == 0) s.erase("/items/k" + std::to_string((i + 1) % 7));
   if (i % 5 == 0) {
-    s.apply_patch(R"([{"op":"copy","from":"/n","path":"/copied"},{"op":"move","from":"/copied","path":"/moved"}])");
+    s.apply_patch(
+        R"([{"op":"copy","from":"/n","path":"/copied"},{"op":"move","from":"/copied","path":"/moved"}])");
   }
   if (i % 4 == 0) s.merge_patch(R"({"merged":{"a":)" + std::to_string(i) + R"(,"b":null}})");
 }
@@ -89,5 +91,17 @@ auto retry_while_unavailable(int attempts, Make&& make,
   }
   return made;
 }
+
+// The names the replica tests speak of, brought in by one
+// `using namespace fl_test::replica_names;`.
+namespace replica_names {
+using namespace std::chrono_literals;
+using fl::json_store;
+using fl::replica::durability;
+using fl::replica::fault;
+using fl::replica::follower;
+using fl::replica::primary;
+using fl::replica::replica_error;
+}  // namespace replica_names
 
 }  // namespace fl_test
