@@ -56,6 +56,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -176,6 +177,23 @@ inline void set_bytes(benchmark::State& st, std::size_t bytes_per_iteration) {
 inline void set_items(benchmark::State& st, std::size_t items_per_iteration) {
   st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations()) *
                        static_cast<std::int64_t>(items_per_iteration));
+}
+
+// The loop of a durable-edit row: per iteration `edit(k)` (k = 0, 1, ...)
+// and then `s.sync()`, with the pages each commit wrote beside the time as
+// the counter pages_per_commit. Store: anything with sync() and
+// stats().last_sync_pages (fl::json_store, fl::mapped_space).
+template <class Store, class Edit>
+void edit_sync_loop(benchmark::State& st, Store& s, Edit&& edit) {
+  std::uint64_t k = 0;
+  std::uint64_t pages = 0;
+  for (auto _ : st) {
+    edit(k++);
+    s.sync();
+    pages += s.stats().last_sync_pages;
+  }
+  st.counters["pages_per_commit"] =
+      static_cast<double>(pages) / static_cast<double>(std::max<std::int64_t>(1, st.iterations()));
 }
 
 // A directory for one section's scratch files: `<prefix>XXXXXX` made with

@@ -415,16 +415,10 @@ void edit_sync_fl(benchmark::State& st, const std::string& name, bool feed) {
   if (!have(st, name)) return;
   auto s = saved(name, feed ? "edit" : "edit_no_feed");
   if (!feed) s.keep_changes(0);
-  std::uint64_t i = fl_bench::seed() % 1000;
-  std::uint64_t pages = 0;
-  for (auto _ : st) {
-    s.set(edit_pointer, std::to_string(++i));
-    s.sync();
-    pages += s.stats().last_sync_pages;
-  }
+  const std::uint64_t first = fl_bench::seed() % 1000 + 1;
+  fl_bench::edit_sync_loop(
+      st, s, [&](std::uint64_t k) { s.set(edit_pointer, std::to_string(first + k)); });
   benchmark::DoNotOptimize(s.file_bytes());
-  st.counters["pages_per_commit"] =
-      static_cast<double>(pages) / static_cast<double>(std::max<std::int64_t>(1, st.iterations()));
 }
 void bm_edit_sync_fl(benchmark::State& st, std::string name) { edit_sync_fl(st, name, true); }
 void bm_edit_sync_fl_no_feed(benchmark::State& st, std::string name) {

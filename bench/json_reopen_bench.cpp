@@ -139,16 +139,8 @@ void bm_pointer_read_fl(benchmark::State& st, std::shared_ptr<const documents> d
 void bm_edit_sync_fl(benchmark::State& st, std::shared_ptr<const documents> d) {
   const std::vector<std::string> ptr = pointers(d->users);
   fl::json_store s = fl::json_store::open(d->store);
-  std::size_t k = 0;
-  std::uint64_t pages = 0;
-  for (auto _ : st) {
-    s.set(ptr[k % ptr.size()], std::to_string(k % 90));
-    s.sync();
-    pages += s.stats().last_sync_pages;
-    ++k;
-  }
-  st.counters["pages_per_commit"] =
-      static_cast<double>(pages) / static_cast<double>(std::max<std::int64_t>(1, st.iterations()));
+  fl_bench::edit_sync_loop(
+      st, s, [&](std::uint64_t k) { s.set(ptr[k % ptr.size()], std::to_string(k % 90)); });
 }
 
 const bool registered = [] {
