@@ -143,6 +143,48 @@ TEST_F(ReplicaTest, ANewFollowerStartsFromASnapshotFetchedThroughJetStream) {
       static_cast<unsigned long long>(p.store().sequence() - second));
 }
 
+// fetch_snapshot and from_snapshot write the store under a name of its own
+// and name it `file` only whole (a crash mid-fetch leaves the old store),
+// and never over a store open there: refused "locked", the store as it was,
+// nothing left beside it. Once closed, the store there is replaced.
+TEST_F(ReplicaTest, ASnapshotReplacesOnlyAStoreNoOneHasOpen) {
+  primary p = new_primary(durability::replicated);
+  commit_edits(p, 1, 5);
+  p.publish_snapshot();
+  p.snapshot(dir_ / "snap");
+  const std::filesystem::path file = dir_ / "held.store";
+  const auto staged = std::filesystem::path(file.string() + ".staged");
+  {
+    json_store held = json_store::create(file);
+    held.put("/mine", std::string("held"));
+    held.sync();
+    const auto expect_locked = [&](auto&& place) {
+      try {
+        place();
+        ADD_FAILURE() << "a snapshot was placed over an open store";
+      } catch (const fl::persist_error& e) {
+        EXPECT_NE(std::string(e.what()).find("locked"), std::string::npos) << e.what();
+      }
+      EXPECT_FALSE(std::filesystem::exists(staged));
+      EXPECT_EQ(held.get<std::string>("/mine"), "held");
+    };
+    expect_locked([&] { follower::fetch_snapshot(opts_, file); });
+    expect_locked([&] { follower::from_snapshot(dir_ / "snap", file); });
+  }
+  EXPECT_EQ(json_store::open(file).get<std::string>("/mine"), "held");
+  EXPECT_EQ(follower::fetch_snapshot(opts_, file).sequence(), 5u);
+  {
+    const json_store fetched = json_store::open(file);
+    EXPECT_FALSE(fetched.find("/mine"));
+  }
+  commit_edits(p, 6, 7);
+  p.snapshot(dir_ / "snap");
+  follower f(follower::from_snapshot(dir_ / "snap", file), opts_);
+  EXPECT_EQ(f.store().sequence(), 7u);
+  EXPECT_FALSE(std::filesystem::exists(staged));
+  expect_same(p, f, "held.store");
+}
+
 // A primary replaced before any commit of its own met the fence does not
 // know it is deposed; a snapshot of it (a store whose history left the
 // stream's) is refused, and the new primary's is the one followers fetch.

@@ -208,16 +208,22 @@ class follower {
   follower& operator=(follower&&) noexcept;
   ~follower();
 
-  // Copies the snapshot (primary::snapshot) to `file` and opens it.
+  // Copies the snapshot (primary::snapshot) to `file` and opens it. Both
+  // this and fetch_snapshot write the store beside `file` ("<file>.staged")
+  // and name it `file` only once it is whole and durable
+  // (mapped_space::rename): a crash leaves at `file` the store that was
+  // there or the new one. A store at `file` that any process has open is
+  // not replaced: persist_error "locked", and it stays as it was. On any
+  // error the staged files are removed.
   static json_store from_snapshot(const std::filesystem::path& snapshot,
                                   const std::filesystem::path& file);
   // Fetches the newest snapshot published (primary::publish_snapshot) from
-  // the servers of `opts` into `file` (and its redo log, file + "-log") and
-  // opens it: a follower on that store continues from the stream. Throws
-  // replica_error: fault::connection when no server answers, fault::gap
-  // when no snapshot was published or a newer one replaced it while it was
-  // read (fetch again), fault::diverged when its chunks do not match its
-  // manifest.
+  // the servers of `opts` as `file` (and its redo log, file + "-log"; staged
+  // and named as from_snapshot's) and opens it: a follower on that store
+  // continues from the stream. Throws replica_error: fault::connection when
+  // no server answers, fault::gap when no snapshot was published or a newer
+  // one replaced it while it was read (fetch again), fault::diverged when
+  // its chunks do not match its manifest; persist_error as from_snapshot.
   static json_store fetch_snapshot(const options& opts, const std::filesystem::path& file);
 
   // Applies the records that arrive within `wait` (apply_patch and sync()

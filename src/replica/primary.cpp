@@ -21,19 +21,14 @@ namespace replica {
 
 namespace {
 
-std::filesystem::path log_of(const std::filesystem::path& p) {
-  auto log = p;
-  log += "-log";
-  return log;
-}
-
 // A space's files: the data file and its redo log (when there is one).
 void copy_space_files(const std::filesystem::path& from, const std::filesystem::path& to) {
   namespace fs = std::filesystem;
   fs::copy_file(from, to, fs::copy_options::overwrite_existing);
   std::error_code ec;
-  fs::remove(log_of(to), ec);
-  if (fs::exists(log_of(from))) fs::copy_file(log_of(from), log_of(to));
+  fs::remove(detail::log_path(to), ec);
+  if (fs::exists(detail::log_path(from)))
+    fs::copy_file(detail::log_path(from), detail::log_path(to));
 }
 
 }  // namespace
@@ -46,8 +41,14 @@ void copy_store(const json_store& store, const std::filesystem::path& to) {
 
 json_store follower::from_snapshot(const std::filesystem::path& snapshot,
                                    const std::filesystem::path& file) {
-  copy_space_files(snapshot, file);
-  return json_store::open(file);
+  const std::filesystem::path staged = detail::staged_path(file);
+  try {
+    copy_space_files(snapshot, staged);
+  } catch (...) {
+    mapped_space::remove(staged);
+    throw;
+  }
+  return detail::install_store(staged, file);
 }
 
 namespace detail {
@@ -122,9 +123,7 @@ struct group {
     std::exception_ptr failed;
     try {
       p.before_edits();
-    } catch (...) {
-      failed = std::current_exception();
-    }
+    } catch (...) { failed = std::current_exception(); }
     lk.lock();
     if (failed) {
       batch = queue;
@@ -135,9 +134,7 @@ struct group {
         lk.unlock();
         try {
           w->run(w->edit, p.store_);
-        } catch (...) {
-          w->error = std::current_exception();
-        }
+        } catch (...) { w->error = std::current_exception(); }
         lk.lock();
         batch.push(w);
       }
@@ -147,9 +144,7 @@ struct group {
       std::uint64_t seq = 0;
       try {
         seq = p.flush();
-      } catch (...) {
-        failed = std::current_exception();
-      }
+      } catch (...) { failed = std::current_exception(); }
       lk.lock();
       for (waiter* w = batch.head; w; w = w->next) w->sequence = seq;
     }
@@ -186,26 +181,31 @@ void primary::reconcile() {
     return;
   }
   const detail::record& r = last->rec;
-  const std::string where = " (stream " + std::to_string(r.sequence) + ", store " + std::to_string(n) + ")";
+  const std::string where =
+      " (stream " + std::to_string(r.sequence) + ", store " + std::to_string(n) + ")";
   if (r.history != store_.history()) {
-    throw replica_error(fault::diverged, "fl::replica: the stream holds another history than the store");
+    throw replica_error(fault::diverged,
+                        "fl::replica: the stream holds another history than the store");
   }
   if (r.sequence > n) {
-    throw replica_error(fault::behind, "fl::replica: the stream holds records the store lacks" + where +
-                                           ": run it as a follower, then promote it");
+    throw replica_error(fault::behind, "fl::replica: the stream holds records the store lacks" +
+                                           where + ": run it as a follower, then promote it");
   }
   // The record both hold must be the same one: a deposed primary's last
   // commit and its successor's share a sequence, not a patch.
   if (r.sequence >= 1 && r.sequence - 1 >= store_.oldest_change() &&
       store_.changes(r.sequence - 1, 1).front().patch != std::string_view(r.patch)) {
-    throw replica_error(fault::diverged, "fl::replica: the store's record differs from the stream's" + where);
+    throw replica_error(fault::diverged,
+                        "fl::replica: the store's record differs from the stream's" + where);
   }
   expected_ = last->stream_sequence;
   if (r.sequence == n) return;
   // Commits synced whose publish never finished (a crash, a lost
   // acknowledgement): published now, in order, each fenced.
   if (store_.oldest_change() > r.sequence) {
-    throw replica_error(fault::gap, "fl::replica: the store no longer keeps the records after the stream's" + where);
+    throw replica_error(
+        fault::gap,
+        "fl::replica: the store no longer keeps the records after the stream's" + where);
   }
   for (const json_change& c : store_.changes(r.sequence)) {
     expected_ = link_->publish(detail::encode(store_.history(), c.sequence, c.patch), expected_);
@@ -227,7 +227,8 @@ void primary::wait_sent() {
 
 void primary::before_edits() {
   if (deposed_) {
-    throw replica_error(fault::fenced, "fl::replica: this primary is deposed: another one publishes");
+    throw replica_error(fault::fenced,
+                        "fl::replica: this primary is deposed: another one publishes");
   }
   if (mode_ == durability::local) {
     try {
@@ -245,7 +246,8 @@ std::uint64_t primary::flush() {
   store_.sync();
   const std::uint64_t n = store_.sequence();
   if (n == before) return n;
-  const std::string body = detail::encode(store_.history(), n, store_.changes(before, 1).front().patch);
+  const std::string body =
+      detail::encode(store_.history(), n, store_.changes(before, 1).front().patch);
   try {
     if (mode_ == durability::replicated) {
       expected_ = link_->publish(body, expected_);
@@ -302,14 +304,16 @@ void primary::check_stream_holds_store() {
   if (mode_ == durability::local) wait_sent();
   const auto last = link_->last_record();
   const std::uint64_t n = store_.sequence();
-  const bool same = last ? last->rec.history == store_.history() && last->rec.sequence == n && n >= 1 &&
-                               n - 1 >= store_.oldest_change() &&
-                               store_.changes(n - 1, 1).front().patch == std::string_view(last->rec.patch)
-                         : n == 0;
+  const bool same =
+      last ? last->rec.history == store_.history() && last->rec.sequence == n && n >= 1 &&
+                 n - 1 >= store_.oldest_change() &&
+                 store_.changes(n - 1, 1).front().patch == std::string_view(last->rec.patch)
+           : n == 0;
   if (!same) {
     deposed_ = true;
-    throw replica_error(fault::fenced, "fl::replica: the stream's last record is not this store's last commit "
-                                       "(another primary published): no snapshot");
+    throw replica_error(fault::fenced,
+                        "fl::replica: the stream's last record is not this store's last commit "
+                        "(another primary published): no snapshot");
   }
 }
 
@@ -337,9 +341,15 @@ std::uint64_t primary::publish_snapshot() {
 }
 
 json_store follower::fetch_snapshot(const options& opts, const std::filesystem::path& file) {
-  detail::link l(opts);
-  detail::fetch_snapshot(l, opts, file);
-  return json_store::open(file);
+  const std::filesystem::path staged = detail::staged_path(file);
+  try {
+    detail::link l(opts);
+    detail::fetch_snapshot(l, opts, staged);
+  } catch (...) {
+    mapped_space::remove(staged);
+    throw;
+  }
+  return detail::install_store(staged, file);
 }
 
 }  // namespace replica

@@ -22,12 +22,6 @@ std::string subject(const options& opts, std::string_view leaf) {
   return "fl.snapshot." + opts.stream + "." + std::string(leaf);
 }
 
-std::filesystem::path log_path(const std::filesystem::path& p) {
-  auto log = p;
-  log += "-log";
-  return log;
-}
-
 std::string hex16(std::uint64_t v) {
   char buf[16];
   const auto end = std::to_chars(buf, buf + sizeof buf, v, 16).ptr;
@@ -113,10 +107,32 @@ std::optional<chunk> decode_chunk(std::string_view body) {
 
 }  // namespace
 
+std::filesystem::path log_path(const std::filesystem::path& p) {
+  auto log = p;
+  log += "-log";
+  return log;
+}
+
+std::filesystem::path staged_path(const std::filesystem::path& file) {
+  auto staged = file;
+  staged += ".staged";
+  return staged;
+}
+
+json_store install_store(const std::filesystem::path& staged, const std::filesystem::path& file) {
+  try {
+    mapped_space::open(staged, open_mode::read_write).rename(file);
+  } catch (...) {
+    mapped_space::remove(staged);
+    throw;
+  }
+  return json_store::open(file);
+}
+
 std::string snapshot_stream(const options& opts) { return opts.stream + "_snapshots"; }
 
-std::uint64_t publish_snapshot(link& l, const options& opts, std::uint64_t history, std::uint64_t sequence,
-                               const std::filesystem::path& data) {
+std::uint64_t publish_snapshot(link& l, const options& opts, std::uint64_t history,
+                               std::uint64_t sequence, const std::filesystem::path& data) {
   const std::string stream = snapshot_stream(opts);
   l.ensure_stream(stream, subject(opts, ">"), opts.replicas);
   const std::string chunk_subject = subject(opts, "chunk");
@@ -150,9 +166,10 @@ std::uint64_t publish_snapshot(link& l, const options& opts, std::uint64_t histo
   send(data, false);
   const bool has_log = std::filesystem::exists(log_path(data));
   if (has_log) send(log_path(data), true);
-  const std::string m = std::string(manifest_magic) + hex16(history) + " " + std::to_string(sequence) + " " +
-                        std::to_string(sizes[0]) + " " + (has_log ? std::to_string(sizes[1]) : "-") + " " +
-                        std::to_string(first) + " " + std::to_string(last) + "\n";
+  const std::string m = std::string(manifest_magic) + hex16(history) + " " +
+                        std::to_string(sequence) + " " + std::to_string(sizes[0]) + " " +
+                        (has_log ? std::to_string(sizes[1]) : "-") + " " + std::to_string(first) +
+                        " " + std::to_string(last) + "\n";
   const std::uint64_t at = l.publish_plain(subject(opts, "manifest"), m);
   if (older) l.purge_before(stream, first);
   return at;
@@ -179,8 +196,8 @@ void fetch_snapshot(link& l, const options& opts, const std::filesystem::path& f
     const int part = c && c->log ? 1 : 0;
     if (!c || c->history != m->history || c->sequence != m->sequence || (c->log && !m->has_log) ||
         c->offset != written[part]) {
-      throw replica_error(fault::diverged,
-                          where + "stream sequence " + std::to_string(seq) + " is not the manifest's next chunk");
+      throw replica_error(fault::diverged, where + "stream sequence " + std::to_string(seq) +
+                                               " is not the manifest's next chunk");
     }
     out[part].write(c->bytes.data(), static_cast<std::streamsize>(c->bytes.size()));
     written[part] += c->bytes.size();
@@ -190,7 +207,8 @@ void fetch_snapshot(link& l, const options& opts, const std::filesystem::path& f
     if (!out[part]) throw replica_error(fault::connection, where + "cannot write " + file.string());
   }
   if (written[0] != m->data_bytes || (m->has_log && written[1] != m->log_bytes)) {
-    throw replica_error(fault::diverged, where + "the chunks do not add up to the manifest's sizes");
+    throw replica_error(fault::diverged,
+                        where + "the chunks do not add up to the manifest's sizes");
   }
 }
 

@@ -36,8 +36,22 @@ std::string snapshot_stream(const options& opts);
 // Publishes the files of a store (copy_store's pair: `data` and, when it
 // exists, data + "-log") as the stream's newest snapshot of `history` at
 // `sequence`, then purges the older ones. Returns the manifest's stream sequence.
-std::uint64_t publish_snapshot(link& l, const options& opts, std::uint64_t history, std::uint64_t sequence,
-                               const std::filesystem::path& data);
+std::uint64_t publish_snapshot(link& l, const options& opts, std::uint64_t history,
+                               std::uint64_t sequence, const std::filesystem::path& data);
+
+// A store's redo log beside its data file (fl/mapped_space.hpp, Files).
+std::filesystem::path log_path(const std::filesystem::path& p);
+
+// Where a store for `file` is written while it is copied or fetched
+// ("<file>.staged"), so that `file` never holds a part of one.
+std::filesystem::path staged_path(const std::filesystem::path& file);
+// Names the whole store at `staged` (data file and log) `file` and opens it:
+// mapped_space::rename makes the data file alone the committed state,
+// durably, then renames it onto `file` only while no process has a store
+// open there (else persist_error "locked", and `file` is as it was). A
+// crash at any moment leaves at `file` the store that was there or the new
+// one, never a mix. When it throws, the staged files are removed.
+json_store install_store(const std::filesystem::path& staged, const std::filesystem::path& file);
 
 // Writes the newest snapshot to `file` (and file + "-log"). Throws
 // replica_error: fault::gap when there is none or a chunk is gone (a newer
