@@ -439,7 +439,7 @@ void mapped_space::rollback() {
   s.deferred.clear();
   s.fresh.clear();
   // The dropped pages read from the file again: check them again.
-  std::fill(s.verified.begin(), s.verified.end(), 0);
+  s.verified.clear(s.committed.file_size / space_page);
   detail::table_crc_is_committed(s);
 }
 

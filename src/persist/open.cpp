@@ -382,7 +382,7 @@ mapped_space::mapped_space(const std::filesystem::path& path, const mapped_space
   }
   s.committed = m;
   s.alloc = m.alloc;
-  s.verified.assign((m.file_size / space_page + 63) / 64, 0);
+  s.verified.clear(m.file_size / space_page);
 
   // Reserve the address range (or reuse one a closed space left), then map
   // the file over its start.

@@ -68,11 +68,15 @@ void check_pages(const space_state& s, std::uint64_t off, std::uint64_t len) {
   const auto* table = reinterpret_cast<const std::uint32_t*>(s.base + a.crc_table);
   const table_pages own(a);
   for (std::uint64_t p = std::max<std::uint64_t>(first, 2); p < end; ++p) {
-    std::atomic_ref<std::uint64_t> word(s.verified[p / 64]);
+    std::atomic_ref<std::uint64_t> word(s.verified.word(p / 64));
     const std::uint64_t bit = std::uint64_t{1} << (p % 64);
     if ((word.load(std::memory_order_relaxed) & bit) != 0 || own.holds(p)) continue;
     if (page_crc(s.base, p) != table[p] && !changed_here(s, p)) {
-      if (table_crc(s.base, a) != s.committed.table_crc)
+      // The table as this process left it: a sync() that failed after it
+      // set entries changed it from the commit's (the followed CRC knows).
+      const space_state::followed_crc& f = s.mapped_table_crc;
+      const bool followed = f.known && f.at == a.crc_table && f.bytes == a.crc_table_bytes;
+      if (table_crc(s.base, a) != (followed ? f.crc : s.committed.table_crc))
         fail(s, "the page checksum table is damaged (its checksum does not match the meta page)");
       fail(s, "page " + std::to_string(p) + " (offset " + hex(p * space_page) +
                   ") does not match its checksum (damaged)");
@@ -86,8 +90,8 @@ void check_pages(const space_state& s, std::uint64_t off, std::uint64_t len) {
 // pages just written are marked checked.
 void mark_committed(space_state& s, std::uint64_t old_pages, const std::vector<log_extent>& runs) {
   const std::uint64_t pages = s.committed.file_size / space_page;
-  s.verified.resize((pages + 63) / 64, 0);
-  auto set = [&](std::uint64_t p) { s.verified[p / 64] |= std::uint64_t{1} << (p % 64); };
+  s.verified.resize(pages);
+  auto set = [&](std::uint64_t p) { s.verified.set(p); };
   for (std::uint64_t p = old_pages; p < pages; ++p) set(p);
   for (const log_extent& r : runs) {
     for (std::uint64_t p = r.offset / space_page; p < (r.offset + r.length) / space_page; ++p)

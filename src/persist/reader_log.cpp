@@ -121,10 +121,7 @@ bool fit_reader_map(space_state& s, std::uint64_t bytes) {
                                 reserve_flags | MAP_FIXED, -1, 0) == MAP_FAILED)
       throw_errno(s.path, "mmap (reader shrink)", errno);
     s.size = std::min(keep, s.size);
-    const std::uint64_t pages = s.size / space_page, words = (pages + 63) / 64;
-    if (s.verified.size() > words) s.verified.resize(words);
-    if (pages % 64 != 0 && s.verified.size() == words)
-      s.verified.back() &= (std::uint64_t{1} << (pages % 64)) - 1;
+    s.verified.resize(std::min(s.verified.words() * 64, s.size / space_page));
     return true;
   }
   if (bytes == s.size) return false;

@@ -569,7 +569,7 @@ void open_as_reader(space_state& s, std::uint64_t reserve) {
       word(t.map, slot_at(static_cast<std::uint64_t>(t.slot))).store(newest,
                                                                      std::memory_order_seq_cst);
       s.alloc = m.alloc;
-      s.verified.assign((s.size / space_page + 63) / 64, 0);
+      s.verified.clear(s.size / space_page);
       return;
     }
     if (attempt >= 3)
@@ -630,9 +630,9 @@ void refresh_reader(space_state& s) {
   // The pages read from the log are the commit's (its record's CRC matched
   // them): checked. The checksum table, if it changed, is among them.
   const std::uint64_t mapped_pages = s.size / space_page;
-  s.verified.resize((mapped_pages + 63) / 64, 0);
+  s.verified.resize(mapped_pages);
   for (const std::uint64_t p : pages)
-    if (p < mapped_pages) s.verified[p / 64] |= std::uint64_t{1} << (p % 64);
+    if (p < mapped_pages) s.verified.set(p);
 }
 
 std::uint64_t oldest_pinned_generation(const space_state& s) {

@@ -26,6 +26,7 @@
 #include "persist/persist_format.hpp"
 #include <fl/mapped_space.hpp>
 
+#include "persist/page_bits.hpp"
 #include "persist/posix.hpp"
 
 #include <algorithm>
@@ -187,7 +188,7 @@ struct space_state {
   // One bit per committed page: set once the page is known to hold what the
   // last commit wrote (checked against its CRC, or written by this process).
   // Atomic bit operations (std::atomic_ref), so const readers may share it.
-  mutable std::vector<std::uint64_t> verified;
+  mutable page_bits verified;
   bool read_only = false;
   // A reader's refresh found that the path names another file (another
   // store's commit in the reader table): mapped_space::replaced().
