@@ -41,6 +41,14 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from report import _TO_NS, split_name  # noqa: E402  (one reader of names)
 
 
+def bench_regex_literal(name):
+    """`name` as a literal in Google Benchmark's --benchmark_filter regex:
+    re.escape's escapes of '-' (and other characters that need none) are
+    refused there ("Invalid escape in regular expression"), so only the
+    characters with a meaning in a regex are escaped."""
+    return re.sub(r"([.^$*+?()\[\]{}|\\])", r"\\\1", name)
+
+
 def load_side(run_dirs, side, time_key):
     """{row: {round: [ns, ...]}} of every file below RUN_DIR/side; the round
     is the number after the group in the file (or directory) name, 0 if
@@ -152,7 +160,7 @@ def print_compare(run_dirs, threshold, time_key):
     table("Over the threshold, inside the spread (not flagged)", within)
     print(f"\nNew rows (after only, {len(new)}): " + (", ".join(f"`{r}`" for r in new) or "none"))
     print(f"\nGone rows (before only, {len(gone)}): " + (", ".join(f"`{r}`" for r in gone) or "none"))
-    print("\nFlagged filter: " + ("'^(" + "|".join(re.escape(e[0]) for e in flagged) + ")(/|$)'" if flagged else "-"))
+    print("\nFlagged filter: " + ("'^(" + "|".join(bench_regex_literal(e[0]) for e in flagged) + ")(/|$)'" if flagged else "-"))
 
 
 def print_rows(run_dirs, threshold, time_key):
