@@ -3,6 +3,7 @@
 // output that json_text's escaping shares.
 #include "json/store_file.hpp"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -16,6 +17,18 @@ inline namespace FL_ABI_NS {
 namespace detail {
 namespace json {
 
+namespace {
+// Appends the n <= N bytes of `text`, a buffer of N bytes, with one copy of
+// all N: a short number's text costs two stores, not a call to memcpy for
+// a length known only at run time.
+template <std::size_t N>
+void append_short(byte_buffer& out, const char (&text)[N], std::size_t n) {
+  unsigned char* w = out.extend(N);
+  std::memcpy(w, text, N);
+  out.truncate(out.size() - N + n);
+}
+}  // namespace
+
 void dump_double(double d, byte_buffer& out) {
   char buf[32];
   const auto r = std::to_chars(buf, buf + sizeof buf, d);
@@ -28,7 +41,7 @@ void dump_double(double d, byte_buffer& out) {
     buf[n++] = '.';
     buf[n++] = '0';
   }
-  out.append(buf, n);
+  append_short(out, buf, n);
 }
 
 namespace {
@@ -129,9 +142,10 @@ struct dumper {
       case kind::int64:
       case kind::uint64: {
         char buf[48];
-        out.append(buf, r.k == static_cast<std::uint8_t>(kind::int64)
-                            ? integer_text(buf, static_cast<std::int64_t>(r.x))
-                            : integer_text(buf, r.x));
+        append_short(out, buf,
+                     r.k == static_cast<std::uint8_t>(kind::int64)
+                         ? integer_text(buf, static_cast<std::int64_t>(r.x))
+                         : integer_text(buf, r.x));
         return;
       }
       case kind::real: {
@@ -281,6 +295,14 @@ std::string indent_text(std::string_view s, int indent) {
 
 fl::string store_file::dump(const json_value& v) const {
   byte_buffer out;
+  // The whole document's text is about as long as the blocks it is stored
+  // in (strings and keys as they are, numbers and the containers' tables a
+  // few bytes each way): room for that at once spares the buffer the copies
+  // of growing by doubling. Pages of it that the text does not reach are
+  // never touched.
+  // (At most 256 MiB ahead: the extent of a big store counts free blocks.)
+  if (v.ref_.x == root_.x && v.ref_.k == root_.k)
+    out.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(root_limit(), 256u << 20)));
   dumper d{*this, out, 8 * root_limit() + 64};
   d.value(v.ref_, v.limit_, 0);
   return fl::string(std::string_view(reinterpret_cast<const char*>(out.data()), out.size()));
@@ -288,7 +310,6 @@ fl::string store_file::dump(const json_value& v) const {
 
 }  // namespace json
 }  // namespace detail
-
 
 fl::string json_value::dump() const {
   file_->check(stamp_);

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <new>
 
 namespace fl {
@@ -24,15 +25,9 @@ namespace detail {
 
 class page_bits {
  public:
-  page_bits() = default;
-  page_bits(const page_bits&) = delete;
-  page_bits& operator=(const page_bits&) = delete;
-  ~page_bits() { std::free(words_); }
-
   // `pages` bits, all clear.
   void clear(std::uint64_t pages) {
-    std::free(words_);
-    words_ = nullptr;
+    words_.reset();
     count_ = 0;
     grow(pages);
   }
@@ -52,24 +47,25 @@ class page_bits {
   void set(std::uint64_t page) noexcept { words_[page / 64] |= std::uint64_t{1} << (page % 64); }
 
  private:
+  struct free_words {
+    void operator()(std::uint64_t* p) const noexcept { std::free(p); }
+  };
   static std::uint64_t words_for(std::uint64_t pages) { return (pages + 63) / 64; }
   // To words_for(pages) words, the new ones clear: the first block from
   // calloc (not written), a bigger one from realloc with its tail cleared.
   void grow(std::uint64_t pages) {
     const std::uint64_t n = words_for(pages);
-    if (words_ == nullptr) {
-      words_ = static_cast<std::uint64_t*>(std::calloc(std::max<std::uint64_t>(n, 1), 8));
-      if (words_ == nullptr) throw std::bad_alloc();
-    } else {
-      auto* more = static_cast<std::uint64_t*>(std::realloc(words_, n * 8));
-      if (more == nullptr) throw std::bad_alloc();
-      words_ = more;
-      std::memset(words_ + count_, 0, (n - count_) * 8);
-    }
+    const bool fresh = !words_;
+    void* p = fresh ? std::calloc(std::max<std::uint64_t>(n, 1), 8)
+                    : std::realloc(words_.get(), n * 8);
+    if (p == nullptr) throw std::bad_alloc();
+    (void)words_.release();  // realloc freed or kept it; p owns the words now
+    words_.reset(static_cast<std::uint64_t*>(p));
+    if (!fresh) std::memset(words_.get() + count_, 0, (n - count_) * 8);
     count_ = n;
   }
 
-  std::uint64_t* words_ = nullptr;
+  std::unique_ptr<std::uint64_t[], free_words> words_;
   std::uint64_t count_ = 0;
 };
 
