@@ -15,6 +15,12 @@
 //                   from the pool's kept large block (fl/pool.hpp) already
 //                   mapped; here the kernel must map and zero it again, which
 //                   no reader can avoid for fresh memory. Peers fl and raw.
+//   rope_load_<size>  a text file (lines of words, some 2-byte chars) read
+//                   into a rope with its char, line and UTF-16 counts ready:
+//                   fl_rope (fl::read_rope_file) beside fl_read_file
+//                   (fl::read_file of the same file, the floor). 100mb;
+//                   FL_BENCH_ROPE_LOAD=1gb adds 1gb (a 1 GiB file, written
+//                   on first use).
 // Peers:
 //   fl    fl::read_file(path) -> fl::string
 //   std   std::ifstream + std::ostringstream << rdbuf(), then str()
@@ -26,13 +32,16 @@
 
 #include <fl/io.hpp>
 #include <fl/pool.hpp>
+#include <fl/rope.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <sstream>
 #include <stdexcept>
@@ -162,7 +171,52 @@ void bm_read(benchmark::State& st, peer who, bool many, bool cold) {
   fl_bench::set_bytes(st, each * paths.size());
 }
 
+// A text file of `bytes`: 1 MiB of seeded lines repeated, written on first
+// use of its size into the section's scratch directory.
+const std::string& text_file(std::size_t bytes) {
+  static fl_bench::scratch_dir dir{"fl_io_text"};
+  static std::map<std::size_t, std::string> files;
+  auto [it, fresh] = files.try_emplace(bytes);
+  if (fresh) {
+    fl_bench::rng r(fl_bench::salt("io text"));
+    static constexpr std::string_view words[] = {"the ",  "rope ", "line ", "caf\xC3\xA9 ",
+                                                 "edit ", "\n",    "x ",    "na\xC3\xAFve "};
+    std::string block;
+    while (block.size() < (std::size_t{1} << 20)) block += words[r.next() % std::size(words)];
+    it->second = (dir.path() / ("text_" + std::to_string(bytes) + ".txt")).string();
+    std::string text;
+    text.reserve(bytes);
+    while (text.size() < bytes) text.append(block, 0, std::min(block.size(), bytes - text.size()));
+    fl::write_file(it->second, text);
+  }
+  return it->second;
+}
+
+void bm_rope_load(benchmark::State& st, std::size_t bytes, bool rope) {
+  const std::string& path = text_file(bytes);
+  (void)fl::read_file(path);  // warm the page cache
+  for (auto _ : st) {
+    if (rope) {
+      const fl::rope r = fl::read_rope_file(path);
+      benchmark::DoNotOptimize(r.line_count());
+    } else {
+      const fl::string s = fl::read_file(path);
+      benchmark::DoNotOptimize(s.data());
+    }
+  }
+  fl_bench::set_bytes(st, bytes);
+}
+
 const bool registered = [] {
+  for (const std::size_t mib : {std::size_t{100}, std::size_t{1024}}) {
+    const char* max = std::getenv("FL_BENCH_ROPE_LOAD");
+    if (mib == 1024 && (max == nullptr || std::string_view(max) != "1gb")) break;
+    const std::string size = mib == 1024 ? "1gb" : "100mb";
+    fl_bench::reg("io/rope_load_" + size + "/fl_read_file", bm_rope_load, mib << 20, false)
+        ->UseRealTime();
+    fl_bench::reg("io/rope_load_" + size + "/fl_rope", bm_rope_load, mib << 20, true)
+        ->UseRealTime();
+  }
   fl_bench::reg("io/read_1mb_x100/fl", bm_read, peer::fl, true, false)->UseRealTime();
   fl_bench::reg("io/read_1mb_x100/std", bm_read, peer::std, true, false)->UseRealTime();
   fl_bench::reg("io/read_1mb_x100/c", bm_read, peer::c, true, false)->UseRealTime();

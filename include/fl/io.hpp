@@ -1,4 +1,5 @@
-// fl/io.hpp: whole-file reading and writing into and out of fl::string.
+// fl/io.hpp: whole-file reading and writing into and out of fl::string (and
+// fl::rope).
 //
 // read_file reads a file into one exact-size buffer (one open, one fstat, one
 // allocation of the reported size without zero-filling it, read() in large
@@ -45,6 +46,17 @@ void write_rope_file(std::string_view path, const rope& text);
 [[nodiscard]] string read_file(const char* path);
 [[nodiscard]] string read_file(std::string_view path);
 
+// The whole content of the file at `path` as a rope: read as read_file
+// reads it, into one buffer that the rope adopts without a copy, with its
+// char, line and UTF-16 counts computed before it returns (one pass of the
+// counting kernels over the text), so the first position query is a lookup,
+// not a scan. Cost: read_file's plus O(n) counting. The result is one chunk
+// (edits then share it piecewise, as any rope made from a contiguous text).
+// Throws as read_file (its messages name fl::read_file). Include
+// <fl/rope.hpp> to use the result.
+[[nodiscard]] rope read_rope_file(const char* path);
+[[nodiscard]] rope read_rope_file(std::string_view path);
+
 // Writes `data` to the file at `path`, created with mode 0666 & ~umask or
 // truncated, looping over partial writes and EINTR until every byte is
 // written. Throws std::system_error if any step fails; the file may then hold
@@ -71,6 +83,11 @@ void write_file(std::string_view path, const R& text) {
 template <class Path>
 requires std::same_as<Path, std::filesystem::path>
 [[nodiscard]] string read_file(const Path& path) { return read_file(path.c_str()); }
+// (R: rope, named through a parameter so that its definition is needed
+// only where the call is made.)
+template <class Path, class R = rope>
+requires std::same_as<Path, std::filesystem::path>
+[[nodiscard]] R read_rope_file(const Path& path) { return read_rope_file(path.c_str()); }
 template <class Path>
 requires std::same_as<Path, std::filesystem::path>
 void write_file(const Path& path, std::string_view data) { write_file(path.c_str(), data); }

@@ -201,6 +201,18 @@ string read_file(const char* path) {
 
 string read_file(std::string_view path) { return read_file(c_path(path, "fl::read_file").c_str()); }
 
+rope read_rope_file(const char* path) {
+  rope r(read_file(path));
+  // The counts of the whole text: the chunk's block index is built to its
+  // end here, not by the first query that needs it.
+  (void)r.line_count();
+  return r;
+}
+
+rope read_rope_file(std::string_view path) {
+  return read_rope_file(c_path(path, "fl::read_file").c_str());
+}
+
 void write_file(const char* path, std::string_view data) {
   const int fd = ::open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
   if (fd < 0) throw_io(errno, "fl::write_file", "open", path);
