@@ -161,30 +161,10 @@ struct dumper {
                     out);
         return;
       case kind::array:
-        if (r.tree()) {
-          tree_items(r, limit, depth);
-          return;
-        }
-        items<json_ref>(r, limit, depth, '[', ']', [&](const unsigned char* item) {
-          value(f.read_ref(item), limit, depth + 1);
-        });
+        r.tree() ? tree_items(r, limit, depth) : flat_items(r, limit, depth);
         return;
       case kind::object:
-        if (r.tree()) {
-          tree_members(r, limit, depth);
-          return;
-        }
-        items<json_member>(r, limit, depth, '{', '}', [&](const unsigned char* item) {
-          json_member m;
-          std::memcpy(&m, item, sizeof m);
-          dump_string(
-              std::string_view(reinterpret_cast<const char*>(f.bytes(m.key, m.key_len, limit)),
-                               m.key_len),
-              out);
-          out.append(":", 1);
-          if (!valid_kind(m.value.k)) f.damaged("a value of unknown kind");
-          value(m.value, limit, depth + 1);
-        });
+        r.tree() ? tree_members(r, limit, depth) : flat_members(r, limit, depth);
         return;
     }
     f.damaged("a value of unknown kind");
@@ -206,38 +186,59 @@ struct dumper {
     out.append(&close, 1);
     check_budget();
   }
+  // A flat array's elements and a flat object's members, from their tables.
+  void flat_items(const json_ref& r, std::uint64_t limit, std::uint32_t depth) {
+    items<json_ref>(r, limit, depth, '[', ']',
+                    [&](const unsigned char* item) { value(f.read_ref(item), limit, depth + 1); });
+  }
+  void flat_members(const json_ref& r, std::uint64_t limit, std::uint32_t depth) {
+    items<json_member>(r, limit, depth, '{', '}', [&](const unsigned char* item) {
+      json_member m;
+      std::memcpy(&m, item, sizeof m);
+      dump_string(std::string_view(reinterpret_cast<const char*>(f.bytes(m.key, m.key_len, limit)),
+                                   m.key_len),
+                  out);
+      out.append(":", 1);
+      if (!valid_kind(m.value.k)) f.damaged("a value of unknown kind");
+      value(m.value, limit, depth + 1);
+    });
+  }
   // An array tree's elements, in order (as items() writes a table's).
   void tree_items(const json_ref& r, std::uint64_t limit, std::uint32_t depth) {
-    if (depth >= max_depth) f.damaged("nesting deeper than the format allows");
-    out.append("[", 1);
-    bool first = true;
-    // The budget per node too: nodes a crafted tree shares are walked as
-    // often as they are reached, and scalars alone never check it.
-    f.walk_tree(
-        r, limit, [&](std::uint64_t, std::uint64_t) { check_budget(); },
-        [&](const json_ref& e) {
-          if (!first) out.append(",", 1);
-          first = false;
-          value(e, limit, depth + 1);
-        });
-    out.append("]", 1);
-    check_budget();
+    tree(depth, '[', ']', [&](const auto& node_seen, const auto& item) {
+      f.walk_tree(r, limit, node_seen, [&](const json_ref& e) {
+        item();
+        value(e, limit, depth + 1);
+      });
+    });
   }
   // An object tree's members, in document order.
   void tree_members(const json_ref& r, std::uint64_t limit, std::uint32_t depth) {
+    tree(depth, '{', '}', [&](const auto& node_seen, const auto& item) {
+      f.walk_object(r, limit, false, node_seen, [&](const member_entry& m) {
+        item();
+        dump_string(f.key_bytes(m.key, m.key_len, limit), out);
+        out.append(":", 1);
+        value(m.value, limit, depth + 1);
+      });
+    });
+  }
+  // What both trees' walks write around their items: `open`, a comma
+  // before each item but the first (item()), `close`; the depth checked
+  // before and the output budget per node (node_seen) and after. The
+  // budget per node matters: nodes a crafted tree shares are walked as
+  // often as they are reached, and scalars alone never check it.
+  template <class Walk>
+  void tree(std::uint32_t depth, char open, char close, const Walk& walk) {
     if (depth >= max_depth) f.damaged("nesting deeper than the format allows");
-    out.append("{", 1);
+    out.append(&open, 1);
     bool first = true;
-    f.walk_object(
-        r, limit, false, [&](std::uint64_t, std::uint64_t) { check_budget(); },
-        [&](const member_entry& m) {
-          if (!first) out.append(",", 1);
-          first = false;
-          dump_string(f.key_bytes(m.key, m.key_len, limit), out);
-          out.append(":", 1);
-          value(m.value, limit, depth + 1);
-        });
-    out.append("}", 1);
+    walk([&](std::uint64_t, std::uint64_t) { check_budget(); },
+         [&] {
+           if (!first) out.append(",", 1);
+           first = false;
+         });
+    out.append(&close, 1);
     check_budget();
   }
   void check_budget() const {

@@ -86,8 +86,7 @@ class verifier {
         case st::free: fault(what + " is on the free list (offset " + hex(off) + ")");
         case st::retired:
           fault(what + " waits in a retired (deferred) batch (offset " + hex(off) + ")");
-        case st::space:
-          fault(what + " is one of the space's own blocks (offset " + hex(off) + ")");
+        case st::space: fault(what + " is one of the space's own blocks (offset " + hex(off) + ")");
         case st::live: break;
       }
       if (b.bytes < len)
@@ -138,14 +137,16 @@ class verifier {
       const std::uint64_t s = r.sequence - back;
       const std::string what = "change record " + std::to_string(s);
       if (!held) {
-        if (off != 0) fault("the change feed's slot " + std::to_string(i) + " names a record it does not hold");
+        if (off != 0)
+          fault("the change feed's slot " + std::to_string(i) + " names a record it does not hold");
         continue;
       }
       change_record ch;
       if (!peek(off, ch)) block(off, sizeof ch, what, true);  // faults
       if (ch.tag != change_record_tag || ch.sequence != s)
         fault(what + ": its slot names another block");
-      if (ch.bytes > (std::uint64_t{1} << 40)) fault(what + " claims " + std::to_string(ch.bytes) + " bytes");
+      if (ch.bytes > (std::uint64_t{1} << 40))
+        fault(what + " claims " + std::to_string(ch.bytes) + " bytes");
       const unsigned char* text = block(off, sizeof ch + ch.bytes, what, true) + sizeof ch;
       if (ch.bytes < 2 || text[0] != '[' || text[ch.bytes - 1] != ']')
         fault(what + " is not a JSON array");
@@ -154,8 +155,8 @@ class verifier {
       if (utf8_valid_prefix(text, n) != n) fault(what + " is not valid UTF-8");
     }
     if (held_bytes != r.bytes)
-      fault("the change feed's ring counts " + std::to_string(r.bytes) + " bytes of records, which hold " +
-            std::to_string(held_bytes));
+      fault("the change feed's ring counts " + std::to_string(r.bytes) +
+            " bytes of records, which hold " + std::to_string(held_bytes));
   }
 
   // The fixed header at `off`, before block() checks the whole record it
@@ -202,34 +203,15 @@ class verifier {
         utf8(block(r.x, r.n, "a string's block"), r.n, "a string");
         return;
       }
-      case kind::array: {
-        if (depth >= max_depth) fault("nesting deeper than the format allows");
-        if (r.n == 0) return;
-        if (r.tree()) {
-          tree(r, depth);
-          return;
-        }
-        const unsigned char* t =
-            block(r.x, std::uint64_t{r.n} * sizeof(json_ref), "an array's block");
-        const std::size_t len = ptr_.size();
-        for (std::uint32_t i = 0; i < r.n; ++i) {
-          json_ref e;
-          std::memcpy(&e, t + std::size_t{i} * sizeof e, sizeof e);
-          ptr_ += '/';
-          ptr_ += std::to_string(i);
-          value(e, depth + 1);
-          ptr_.resize(len);
-        }
-        return;
-      }
+      case kind::array:
       case kind::object: {
         if (depth >= max_depth) fault("nesting deeper than the format allows");
         if (r.n == 0) return;
-        if (r.tree()) {
-          tree_object(r, depth);
-          return;
-        }
-        object(r, depth);
+        const bool array = static_cast<kind>(r.k) == kind::array;
+        if (r.tree())
+          array ? tree(r, depth) : tree_object(r, depth);
+        else
+          array ? flat_array(r, depth) : object(r, depth);
         return;
       }
     }
@@ -266,8 +248,8 @@ class verifier {
                        : ", not " + std::to_string(level)));
     if (level >= 0 && h.level > 0 && h.count < 2)
       fault("an array tree's inner node at " + hex(off) + " has one child");
-    const unsigned char* t = block(off, tree_node_bytes(h.count), "an array tree's node") +
-                             sizeof(tree_node);
+    const unsigned char* t =
+        block(off, tree_node_bytes(h.count), "an array tree's node") + sizeof(tree_node);
     std::vector<unsigned char> e(t, t + std::size_t{h.count} * sizeof(json_ref));
     std::uint64_t total = 0;
     const std::size_t len = ptr_.size();
@@ -320,8 +302,8 @@ class verifier {
     for (std::size_t i = 0; i < nm; ++i) {
       const member_entry& m = ms[i];
       if (m.seq >= h.next_seq || (i > 0 && m.seq <= ms[i - 1].seq))
-        fault("an object tree's member " + std::to_string(i) + " has seq " +
-              std::to_string(m.seq) + ", out of order (next " + std::to_string(h.next_seq) + ")");
+        fault("an object tree's member " + std::to_string(i) + " has seq " + std::to_string(m.seq) +
+              ", out of order (next " + std::to_string(h.next_seq) + ")");
       const std::string what = "member " + std::to_string(i) + "'s key";
       if (m.key_len) {
         const unsigned char* k = block(m.key, m.key_len, what + " block");
@@ -335,9 +317,9 @@ class verifier {
     for (std::size_t j = 0; j < nk; ++j) {
       key_entry e;
       std::memcpy(&e, kbytes.data() + j * sizeof e, sizeof e);
-      const auto it = std::lower_bound(
-          ms.begin(), ms.end(), e.seq,
-          [](const member_entry& m, std::uint64_t s) { return m.seq < s; });
+      const auto it =
+          std::lower_bound(ms.begin(), ms.end(), e.seq,
+                           [](const member_entry& m, std::uint64_t s) { return m.seq < s; });
       if (it == ms.end() || it->seq != e.seq || it->key != e.key || it->key_len != e.key_len)
         fault("the key tree's entry " + std::to_string(j) + " (seq " + std::to_string(e.seq) +
               ") names no member of the member tree");
@@ -404,6 +386,20 @@ class verifier {
     return total;
   }
 
+  // A flat array's elements, each checked under its pointer.
+  void flat_array(const json_ref& r, std::uint32_t depth) {
+    const unsigned char* t = block(r.x, std::uint64_t{r.n} * sizeof(json_ref), "an array's block");
+    const std::size_t len = ptr_.size();
+    for (std::uint32_t i = 0; i < r.n; ++i) {
+      json_ref e;
+      std::memcpy(&e, t + std::size_t{i} * sizeof e, sizeof e);
+      ptr_ += '/';
+      ptr_ += std::to_string(i);
+      value(e, depth + 1);
+      ptr_.resize(len);
+    }
+  }
+
   void object(const json_ref& r, std::uint32_t depth) {
     const std::uint32_t n = r.n;
     const bool indexed = n >= index_min_members;
@@ -436,8 +432,8 @@ class verifier {
                 " twice (it is not a permutation)");
         seen[p] = true;
         if (j > 0) {
-          const int c = key_order(keys[prev].data(), ms[prev].key_len, keys[p].data(),
-                                  ms[p].key_len);
+          const int c =
+              key_order(keys[prev].data(), ms[prev].key_len, keys[p].data(), ms[p].key_len);
           if (c > 0 || (c == 0 && prev > p))
             fault("the key index is not sorted at entry " + std::to_string(j) + " (member " +
                   std::to_string(prev) + " before member " + std::to_string(p) + ")");
@@ -469,7 +465,6 @@ class verifier {
 
 }  // namespace json
 }  // namespace detail
-
 
 std::uint64_t json_store::verify() const {
   const detail::json::store_file& f = *file_;
