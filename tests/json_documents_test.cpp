@@ -6,6 +6,7 @@
 
 #include "json_pointers.hpp"
 #include "json_test_support.hpp"
+#include "store_dir_test.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>
@@ -25,13 +26,8 @@
 
 namespace {
 
-std::string str(const fl::string& s) { return std::string(std::string_view(s)); }
-
-class JsonStoreTest : public ::testing::Test {
- protected:
-  fl_test::temp_dir dir_;
-  std::filesystem::path file(const std::string& name = "doc.fljson") const { return dir_ / name; }
-};
+using fl_test::str;
+using JsonStoreTest = fl_test::store_dir_test;
 
 // ---- the benchmark documents --------------------------------------------------------
 //

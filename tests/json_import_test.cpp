@@ -8,6 +8,7 @@
 #include "persist/persist_format.hpp"
 
 #include "json_test_support.hpp"
+#include "store_dir_test.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>
@@ -21,13 +22,8 @@
 
 namespace {
 
-std::string str(const fl::string& s) { return std::string(std::string_view(s)); }
-
-class JsonImportTest : public ::testing::Test {
- protected:
-  fl_test::temp_dir dir_;
-  std::filesystem::path file(const std::string& name = "doc.fljson") const { return dir_ / name; }
-};
+using fl_test::str;
+using JsonImportTest = fl_test::store_dir_test;
 
 // A text of about 10 MB crosses the import's 4 MiB chunk twice: the blocks
 // written in each run must land where the builder's offsets say, the
@@ -106,9 +102,8 @@ TEST_F(JsonImportTest, DumpEscapesAtEveryOffset) {
     char c;
     const char* text;
   };
-  const esc escapes[] = {{'"', "\\\""}, {'\\', "\\\\"}, {'\n', "\\n"}, {'\t', "\\t"},
-                         {'\x01', "\\u0001"}, {'\x1f', "\\u001f"}, {'\x7f', "\x7f"},
-                         {' ', " "}};
+  const esc escapes[] = {{'"', "\\\""},       {'\\', "\\\\"},      {'\n', "\\n"},    {'\t', "\\t"},
+                         {'\x01', "\\u0001"}, {'\x1f', "\\u001f"}, {'\x7f', "\x7f"}, {' ', " "}};
   std::string text = "[", want = "[";
   for (const esc& e : escapes) {
     for (std::size_t at = 0; at < 40; ++at) {

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
 
 #include <sys/wait.h>
@@ -19,54 +20,61 @@
 
 namespace {
 
-TEST(JsonStoreReaderReopen, ManyMoreReopensThanSlots) {
+// A store of {"n":1} in a directory of its own, and the writer that made it.
+class JsonStoreReaderReopen : public ::testing::Test {
+ protected:
+  fl::json_store writer() {
+    fl::json_store w = fl::json_store::import(R"({"n":1})", file);
+    w.sync();
+    return w;
+  }
+  fl::json_store reader() const { return fl::json_store::open(file, fl::open_mode::read_only); }
+  // One commit of w that sets /n to `n`.
+  static void commit(fl::json_store& w, const char* n) {
+    w.set("/n", n);
+    w.sync();
+  }
   fl_test::scratch_dir dir;
-  const auto file = dir / "s.fljson";
-  fl::json_store w = fl::json_store::import(R"({"n":1})", file);
-  w.sync();
+  const std::filesystem::path file = dir / "s.fljson";
+};
+
+TEST_F(JsonStoreReaderReopen, ManyMoreReopensThanSlots) {
+  fl::json_store w = writer();
   // 128 slots: a reader that kept its slot at close and did not give it to
   // the next reader would run out long before 300 opens.
   for (int i = 0; i < 300; ++i) {
-    auto r = fl::json_store::open(file, fl::open_mode::read_only);
+    auto r = reader();
     ASSERT_EQ(r.find("/n")->as_int64(), 1);
   }
   // Two open at once: the second cannot share the first's slot.
-  auto a = fl::json_store::open(file, fl::open_mode::read_only);
-  auto b = fl::json_store::open(file, fl::open_mode::read_only);
-  w.set("/n", "2");
-  w.sync();
+  auto a = reader();
+  auto b = reader();
+  commit(w, "2");
   b.refresh();
   EXPECT_EQ(a.find("/n")->as_int64(), 1);
   EXPECT_EQ(b.find("/n")->as_int64(), 2);
 }
 
-TEST(JsonStoreReaderReopen, AClosedReaderHoldsNoCommit) {
-  fl_test::scratch_dir dir;
-  const auto file = dir / "s.fljson";
-  fl::json_store w = fl::json_store::import(R"({"n":1})", file);
-  w.sync();
+TEST_F(JsonStoreReaderReopen, AClosedReaderHoldsNoCommit) {
+  fl::json_store w = writer();
   {
-    auto r = fl::json_store::open(file, fl::open_mode::read_only);
-    w.set("/n", "2");
-    w.sync();
+    auto r = reader();
+    commit(w, "2");
     EXPECT_LT(w.stats().pinned_generation, w.stats().generation);  // r holds the older commit
   }
-  w.set("/n", "3");
-  w.sync();
+  commit(w, "3");
   EXPECT_EQ(w.stats().pinned_generation, w.stats().generation);
 }
 
-TEST(JsonStoreReaderReopen, AStoreReplacedUnderThePathIsReadAnew) {
-  fl_test::scratch_dir dir;
-  const auto file = dir / "s.fljson";
+TEST_F(JsonStoreReaderReopen, AStoreReplacedUnderThePathIsReadAnew) {
   fl::json_store::import(R"({"n":1})", file).sync();
   {
-    auto first = fl::json_store::open(file, fl::open_mode::read_only);
+    auto first = reader();
     EXPECT_EQ(first.find("/n")->as_int64(), 1);
   }  // its table is kept
   // A new store renamed over the path: a new data file and a new table.
   fl::json_store::import(R"({"n":7,"s":"new"})", file).sync();
-  auto r = fl::json_store::open(file, fl::open_mode::read_only);
+  auto r = reader();
   EXPECT_EQ(r.find("/n")->as_int64(), 7);
   EXPECT_EQ(r.find("/s")->as_string_view(), "new");
   // And compact(), which renames a copy over the store.
@@ -76,31 +84,25 @@ TEST(JsonStoreReaderReopen, AStoreReplacedUnderThePathIsReadAnew) {
     w.compact();
     w.sync();
   }
-  r = fl::json_store::open(file, fl::open_mode::read_only);
+  r = reader();
   EXPECT_EQ(r.find("/n")->as_int64(), 8);
 }
 
-TEST(JsonStoreReaderReopen, AForkedChildReadsThroughItsOwnSlot) {
-  fl_test::scratch_dir dir;
-  const auto file = dir / "s.fljson";
-  fl::json_store w = fl::json_store::import(R"({"n":1})", file);
-  w.sync();
-  auto held = fl::json_store::open(file, fl::open_mode::read_only);
-  w.set("/n", "2");
-  w.sync();
+TEST_F(JsonStoreReaderReopen, AForkedChildReadsThroughItsOwnSlot) {
+  fl::json_store w = writer();
+  auto held = reader();
+  commit(w, "2");
   // A reader closed just before the fork: its table and slot are kept, and
   // the child must not take them (the parent's lock, the parent's slot).
-  { auto r = fl::json_store::open(file, fl::open_mode::read_only); }
+  { auto r = reader(); }
   const pid_t child = ::fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
     int code = 0;
     try {
-      auto r = fl::json_store::open(file, fl::open_mode::read_only);
+      auto r = reader();
       code = r.find("/n")->as_int64() == 2 ? 0 : 1;
-    } catch (...) {
-      code = 2;
-    }
+    } catch (...) { code = 2; }
     ::_exit(code);
   }
   int status = 0;

@@ -52,8 +52,8 @@ struct test_document {
 // real document too when it is found.
 inline std::vector<test_document> json_documents_like(const std::string& name) {
   std::vector<test_document> out;
-  out.push_back({"generated " + name,
-                 name == "twitter.json" ? generated_twitter() : generated_citm(), true});
+  out.push_back(
+      {"generated " + name, name == "twitter.json" ? generated_twitter() : generated_citm(), true});
   if (auto real = json_document(name)) out.push_back({name, std::move(*real), false});
   return out;
 }

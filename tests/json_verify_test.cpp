@@ -38,9 +38,11 @@ struct JsonVerifyTest : ::testing::Test {
   // the later values lie on other pages than the store's head.
   void make_store() {
     std::string big = "{";
-    for (int i = 0; i < 20; ++i) big += (i ? ",\"key" : "\"key") + std::to_string(i) + "\":" + std::to_string(i);
+    for (int i = 0; i < 20; ++i)
+      big += (i ? ",\"key" : "\"key") + std::to_string(i) + "\":" + std::to_string(i);
     big += "}";
-    auto s = fl::json_store::import(R"({"pad":")" + std::string(5000, 'p') + R"(","recent":["first value of recent","second one",")" +
+    auto s = fl::json_store::import(R"({"pad":")" + std::string(5000, 'p') +
+                                        R"(","recent":["first value of recent","second one",")" +
                                         std::string(200, 'c') + R"("],"big":)" + big +
                                         R"(,"name":"fl store"})",
                                     file());
@@ -58,6 +60,18 @@ struct JsonVerifyTest : ::testing::Test {
     return m;
   }
 
+  // A fresh store whose ref at `pointer` is changed by `change` (its
+  // checksums made to match): verify()'s message, printed beside `what`.
+  template <class Change>
+  std::string planted_ref(const char* pointer, const Change& change, const char* what) {
+    make_store();
+    fl_test::store_bytes b(file());
+    fj::json_ref r = b.ref(pointer);
+    change(r);
+    b.put(b.ref_at(pointer), r);
+    return planted(b, what);
+  }
+
   // verify() on a read-only open: the message of the persist_error it
   // throws, or "" when it passes.
   std::string verify_message() {
@@ -65,9 +79,7 @@ struct JsonVerifyTest : ::testing::Test {
       const fl::json_store r = fl::json_store::open(file(), fl::open_mode::read_only);
       r.verify();
       return "";
-    } catch (const fl::persist_error& e) {
-      return e.what();
-    }
+    } catch (const fl::persist_error& e) { return e.what(); }
   }
 };
 
@@ -138,10 +150,10 @@ TEST_F(JsonVerifyTest, ABlockReferencedTwice) {
 
 TEST_F(JsonVerifyTest, AFlippedBitUnderAString) {
   // A string of several pages: those in its middle hold nothing else.
-  auto s = fl::json_store::import(
-      R"({"pad":")" + std::string(5000, 'p') + R"(","recent":["a","b",")" +
-          std::string(20000, 'c') + R"("]})",
-      file());
+  auto s =
+      fl::json_store::import(R"({"pad":")" + std::string(5000, 'p') + R"(","recent":["a","b",")" +
+                                 std::string(20000, 'c') + R"("]})",
+                             file());
   s.sync();
   { const fl::json_store closing = std::move(s); }
   fl_test::store_bytes b(file());
@@ -155,8 +167,8 @@ TEST_F(JsonVerifyTest, AFlippedBitUnderAString) {
 }
 
 TEST_F(JsonVerifyTest, ATruncatedFile) {
-  auto s = fl::json_store::import(R"({"a":[1,2],"tail":")" + std::string(20000, 't') + "\"}",
-                                  file());
+  auto s =
+      fl::json_store::import(R"({"a":[1,2],"tail":")" + std::string(20000, 't') + "\"}", file());
   s.sync();
   { const fl::json_store closing = std::move(s); }
   std::filesystem::resize_file(file(), std::filesystem::file_size(file()) - 8192);
@@ -164,9 +176,7 @@ TEST_F(JsonVerifyTest, ATruncatedFile) {
   try {
     const fl::json_store r = fl::json_store::open(file(), fl::open_mode::read_only);
     r.verify();
-  } catch (const fl::persist_error& e) {
-    m = e.what();
-  }
+  } catch (const fl::persist_error& e) { m = e.what(); }
   std::printf("planted a truncation: %s\n", m.c_str());
   // The import wrote the root's member table last: the first value found
   // on a missing page is the root.
@@ -193,8 +203,7 @@ TEST_F(JsonVerifyTest, ABrokenKeyIndex) {
   b.put(index, e1);
   b.put(index + 4, e0);
   std::string m = planted(b, "an unsorted key index");
-  EXPECT_NE(m.find("verify: /big: the key index is not sorted at entry 1"), std::string::npos)
-      << m;
+  EXPECT_NE(m.find("verify: /big: the key index is not sorted at entry 1"), std::string::npos) << m;
   // One entry twice: not a permutation.
   b.put(index + 4, e1);
   b.put(index, e1);
@@ -208,8 +217,7 @@ TEST_F(JsonVerifyTest, InvalidUtf8InAStringAndAKey) {
   fl_test::store_bytes b(file());
   b.bytes()[b.ref("/name").x + 2] = static_cast<char>(0xFF);
   std::string m = planted(b, "invalid UTF-8 in a string");
-  EXPECT_NE(m.find("verify: /name: a string is not valid UTF-8 (byte 2)"), std::string::npos)
-      << m;
+  EXPECT_NE(m.find("verify: /name: a string is not valid UTF-8 (byte 2)"), std::string::npos) << m;
 
   make_store();
   fl_test::store_bytes k(file());
@@ -225,22 +233,15 @@ TEST_F(JsonVerifyTest, InvalidUtf8InAStringAndAKey) {
 }
 
 TEST_F(JsonVerifyTest, AnUnknownKind) {
-  make_store();
-  fl_test::store_bytes b(file());
-  fj::json_ref r = b.ref("/big/key7");
-  r.k = 77;
-  b.put(b.ref_at("/big/key7"), r);
-  const std::string m = planted(b, "an unknown kind");
+  const std::string m = planted_ref(
+      "/big/key7", [](fj::json_ref& r) { r.k = 77; }, "an unknown kind");
   EXPECT_NE(m.find("verify: /big/key7: a value of unknown kind 77"), std::string::npos) << m;
 }
 
 TEST_F(JsonVerifyTest, AReferencePastItsBlock) {
-  make_store();
-  fl_test::store_bytes b(file());
-  fj::json_ref r = b.ref("/recent/1");
-  r.n = 5000;  // the block holds "second one" and a little more
-  b.put(b.ref_at("/recent/1"), r);
-  const std::string m = planted(b, "an oversized string");
+  // The block holds "second one" and a little more.
+  const std::string m = planted_ref(
+      "/recent/1", [](fj::json_ref& r) { r.n = 5000; }, "an oversized string");
   EXPECT_NE(m.find("verify: /recent/1: a string's block"), std::string::npos) << m;
 }
 
@@ -272,9 +273,7 @@ TEST_F(JsonVerifyTest, AReaderVerifiesWhileAWriterCommits) {
         s.set("/name", "\"name " + std::to_string(i) + "\"");
         s.sync();
       }
-    } catch (...) {
-      ::_exit(3);
-    }
+    } catch (...) { ::_exit(3); }
   });
   ::close(writer.from_child);
   int verifies = 0, status = 0;

@@ -37,6 +37,27 @@ using fl_test::note_text;
 using fl_test::push_note;
 using fl_test::read_all;
 
+// Runs edit(n) and then sync() for n = 1, 2, ... until one throws
+// persist_error (checked against `err`, problems noted). Returns the last n
+// committed, or -1 when none ran out; `in_sync`: the failure came from
+// sync(), so its edit is in memory and a retry may land it.
+template <class Edit, class Sync>
+int commit_until_error(const Edit& edit, const Sync& sync, const std::filesystem::path& dir,
+                       int err, std::string& problems, bool& in_sync) {
+  for (int n = 1; n < 100000; ++n) {
+    try {
+      in_sync = false;
+      edit(n);
+      in_sync = true;
+      sync();
+    } catch (const fl::persist_error& e) {
+      problems += check_error(e, dir, err);
+      return n - 1;
+    }
+  }
+  return -1;
+}
+
 // Appends 2 KiB notes to a mapped_space, then json members to a json_store,
 // each with a commit, until one fails; then room.give() gives the space
 // back, and the store must commit again (on the same handle, or, when that
@@ -50,21 +71,10 @@ std::string fill_until_error(const std::filesystem::path& dir, int err, Room& ro
   {
     room.take();
     std::unique_ptr<fl::mapped_space> sp = std::make_unique<fl::mapped_space>(dir / "space");
-    int committed = 0;
-    bool failed = false, in_sync = false;
-    for (int n = 1; n < 100000 && !failed; ++n) {
-      try {
-        in_sync = false;
-        push_note(*sp, n);
-        in_sync = true;
-        sp->sync();
-        committed = n;
-      } catch (const fl::persist_error& e) {
-        failed = true;
-        problems += check_error(e, dir, err);
-      }
-    }
-    if (!failed) return "the space never ran out";
+    bool in_sync = false;
+    int committed = commit_until_error([&](int n) { push_note(*sp, n); }, [&] { sp->sync(); }, dir,
+                                       err, problems, in_sync);
+    if (committed < 0) return "the space never ran out";
     room.give();
     int can_land = 0;
     try {
@@ -103,21 +113,11 @@ std::string fill_until_error(const std::filesystem::path& dir, int err, Room& ro
     room.take();
     std::unique_ptr<fl::json_store> doc =
         std::make_unique<fl::json_store>(fl::json_store::create(dir / "doc"));
-    int committed = 0;
-    bool failed = false, in_sync = false;
-    for (int n = 1; n < 100000 && !failed; ++n) {
-      try {
-        in_sync = false;
-        doc->set("/n" + std::to_string(n), "\"" + note_text(n) + "\"");
-        in_sync = true;
-        doc->sync();
-        committed = n;
-      } catch (const fl::persist_error& e) {
-        failed = true;
-        problems += check_error(e, dir, err);
-      }
-    }
-    if (!failed) return problems + " the json_store never ran out";
+    bool in_sync = false;
+    const int committed = commit_until_error(
+        [&](int n) { doc->set("/n" + std::to_string(n), "\"" + note_text(n) + "\""); },
+        [&] { doc->sync(); }, dir, err, problems, in_sync);
+    if (committed < 0) return problems + " the json_store never ran out";
     room.give();
     try {
       // An edit after the failed sync: the change record that sync wrote

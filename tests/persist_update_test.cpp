@@ -93,59 +93,72 @@ std::vector<pid_t> start_readers(const fs::path& file, const fs::path& stop, int
   });
 }
 
-TEST(PersistUpdate, FortyProcessesLoseNoIncrement) {
+// `writers` processes each running write(file, i, rounds) on one counter
+// (set to 0 first) beside 3 readers of it (`monotonic`: the readers also
+// check that it never goes back); expects every process to succeed (the
+// messages name what failed) and no temporary file left beside it. Returns
+// the counter's last value.
+template <class Write>
+counter race(int writers, bool monotonic, const Write& write, const char* writer_failed,
+             const char* reader_failed) {
   scratch_dir d;
-  const fs::path file = d / "count";
+  const fs::path file = d / "counter";
   const int n = rounds();
-  { fl::persist<counter> p(file); *p = counter{0, ~std::uint64_t{0}}; }
-  const auto readers = start_readers(file, d / "stop", 3, true);
-  const auto writers = spawn(40, [&](int) {
+  {
     fl::persist<counter> p(file);
-    for (int k = 0; k < n; ++k)
-      p.update([](counter& c) {
-        ++c.n;
-        c.check = ~c.n;
-      });
+    *p = counter{0, ~std::uint64_t{0}};
+  }
+  const auto readers = start_readers(file, d / "stop", 3, monotonic);
+  const auto ws = spawn(writers, [&](int i) {
+    write(file, i, n);
     return 0;
   });
-  EXPECT_EQ(failures(writers), 0);
-  { std::FILE* f = std::fopen((d / "stop").c_str(), "w"); std::fclose(f); }
-  EXPECT_EQ(failures(readers), 0) << "a reader saw an invalid file or a value going back";
-  fl::persist<counter> p(file);
-  EXPECT_EQ(p->n, 40u * static_cast<unsigned>(n));
-  EXPECT_EQ(p->check, ~p->n);
-  std::printf("persist update: 40 processes x %d increments: %llu kept\n", n,
-              static_cast<unsigned long long>(p->n));
-  // No temporary file is left behind.
+  EXPECT_EQ(failures(ws), 0) << writer_failed;
+  {
+    std::FILE* f = std::fopen((d / "stop").c_str(), "w");
+    std::fclose(f);
+  }
+  EXPECT_EQ(failures(readers), 0) << reader_failed;
   for (const auto& e : fs::directory_iterator(d.path()))
-    EXPECT_TRUE(e.path().filename() == "count" || e.path().filename() == "stop") << e.path();
+    EXPECT_TRUE(e.path().filename() == "counter" || e.path().filename() == "stop") << e.path();
+  return *fl::persist<counter>(file);
+}
+
+TEST(PersistUpdate, FortyProcessesLoseNoIncrement) {
+  const counter c = race(
+      40, true,
+      [](const fs::path& file, int, int n) {
+        fl::persist<counter> p(file);
+        for (int k = 0; k < n; ++k)
+          p.update([](counter& x) {
+            ++x.n;
+            x.check = ~x.n;
+          });
+      },
+      "an update failed", "a reader saw an invalid file or a value going back");
+  EXPECT_EQ(c.n, 40u * static_cast<unsigned>(rounds()));
+  EXPECT_EQ(c.check, ~c.n);
+  std::printf("persist update: 40 processes x %d increments: %llu kept\n", rounds(),
+              static_cast<unsigned long long>(c.n));
 }
 
 // Plain flushes from many processes: each leaves a whole file (the last one
 // wins), none fails on another's temporary file, and readers never see an
-// empty or partial file.
+// empty or partial file. Values may go back between read-then-flush writers
+// (the last save wins); readers check that every file they load is whole.
 TEST(PersistUpdate, ConcurrentFlushesNeverShowAPartialFile) {
-  scratch_dir d;
-  const fs::path file = d / "value";
-  const int n = rounds();
-  { fl::persist<counter> p(file); *p = counter{0, ~std::uint64_t{0}}; }
-  const auto readers = start_readers(file, d / "stop", 3, false);
-  const auto writers = spawn(20, [&](int i) {
-    fl::persist<counter> p(file);
-    for (int k = 0; k < n; ++k) {
-      const std::uint64_t v = static_cast<std::uint64_t>(i) * 1000 + static_cast<unsigned>(k);
-      *p = counter{std::max(v, p->n), ~std::max(v, p->n)};
-      p.flush();
-    }
-    return 0;
-  });
-  EXPECT_EQ(failures(writers), 0) << "a flush failed";
-  { std::FILE* f = std::fopen((d / "stop").c_str(), "w"); std::fclose(f); }
-  // Values may go back between read-then-flush writers (the last save wins);
-  // readers check that every file they load is whole.
-  EXPECT_EQ(failures(readers), 0) << "a reader saw an empty, partial or mixed file";
-  fl::persist<counter> p(file);
-  EXPECT_EQ(p->check, ~p->n);
+  const counter c = race(
+      20, false,
+      [](const fs::path& file, int i, int n) {
+        fl::persist<counter> p(file);
+        for (int k = 0; k < n; ++k) {
+          const std::uint64_t v = static_cast<std::uint64_t>(i) * 1000 + static_cast<unsigned>(k);
+          *p = counter{std::max(v, p->n), ~std::max(v, p->n)};
+          p.flush();
+        }
+      },
+      "a flush failed", "a reader saw an empty, partial or mixed file");
+  EXPECT_EQ(c.check, ~c.n);
 }
 
 TEST(PersistUpdate, UpdateOfAMissingFileStartsFromValueInitialized) {
@@ -156,9 +169,9 @@ TEST(PersistUpdate, UpdateOfAMissingFileStartsFromValueInitialized) {
   EXPECT_EQ(*fl::persist<std::uint64_t>(d / "n"), 5u);
   // A throwing fn changes nothing.
   EXPECT_THROW(p.update([](std::uint64_t& v) {
-                 v = 99;
-                 throw std::runtime_error("no");
-               }),
+    v = 99;
+    throw std::runtime_error("no");
+  }),
                std::runtime_error);
   EXPECT_EQ(*p, 5u);
   EXPECT_EQ(*fl::persist<std::uint64_t>(d / "n"), 5u);
@@ -201,7 +214,10 @@ struct range2 {
 
 template <class Saved, class Loaded>
 bool refused(const fs::path& file) {
-  { fl::persist<Saved> p(file); p.flush(); }
+  {
+    fl::persist<Saved> p(file);
+    p.flush();
+  }
   try {
     fl::persist<Loaded> q(file);
   } catch (const fl::persist_error& e) {
@@ -227,7 +243,10 @@ TEST(PersistTypeCheck, ADifferentTypeOfTheSameSizeIsRefused) {
 
 TEST(PersistTypeCheck, FilesOfTagZeroKeepLoading) {
   scratch_dir d;
-  { fl::persist<point2> old(d / "v", 0); *old = point2{3, 4}; }  // as written before derived tags
+  {
+    fl::persist<point2> old(d / "v", 0);
+    *old = point2{3, 4};
+  }  // as written before derived tags
   fl::persist<point2> p(d / "v");
   EXPECT_EQ(p->x, 3);
   p->y = 5;

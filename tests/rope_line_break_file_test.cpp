@@ -34,16 +34,9 @@ constexpr int steps = 120;
 // Lines of 0..80 bytes ended by "\r\n", now and then by '\n' alone, with a
 // lone '\r' inside some.
 std::string windows_text(std::mt19937_64& rng, std::size_t n) {
-  static const char* const pieces[] = {"abcd", "ef ", "\xC3\xA9", "\xF0\x9F\x98\x80", "0123",
-                                       "\r",   "x"};
-  std::string s;
-  while (s.size() < n) {
-    const std::size_t len = rng() % 80;
-    const std::size_t end = s.size() + len;
-    while (s.size() < end) s += pieces[rng() % std::size(pieces)];
-    s += rng() % 8 == 0 ? "\n" : "\r\n";
-  }
-  return s;
+  return fl_test::random_lines(rng, n,
+                               {"abcd", "ef ", "\xC3\xA9", "\xF0\x9F\x98\x80", "0123", "\r", "x"},
+                               80, "\r\n", "\n", 8);
 }
 
 // An lf-mode tree of `text` cut every `piece` bytes (it may split pairs).
@@ -148,15 +141,16 @@ TEST(RopeLineBreakFile, AWindowsFileEditedKeepsItsBreaksWhole) {
       const std::size_t i = rng() % ref.start.size();
       ASSERT_EQ(doc.line_to_byte(i), ref.start[i]) << ctx << " line " << i;
       ASSERT_EQ(doc.line_end(i), ref.end[i]) << ctx << " line " << i;
-      ASSERT_EQ(doc.line_text(i), std::string_view(want).substr(ref.start[i], ref.end[i] - ref.start[i]))
+      ASSERT_EQ(doc.line_text(i),
+                std::string_view(want).substr(ref.start[i], ref.end[i] - ref.start[i]))
           << ctx << " line " << i;
       ASSERT_EQ(doc.line_column_to_byte({i, fl::rope::npos}), ref.end[i]) << ctx << " line " << i;
       const std::size_t p = rng() % (want.size() + 1);
       const fl::rope::line_column lc = doc.byte_to_line_column(p);
       const bool in_break = p > 0 && p < want.size() && want[p] == '\n' && want[p - 1] == '\r';
       ASSERT_EQ(lc.line, doc.byte_to_line(in_break ? p - 1 : p)) << ctx << " pos " << p;
-      ASSERT_EQ(lc.column, doc.byte_to_utf16(in_break ? p - 1 : p) -
-                               doc.byte_to_utf16(ref.start[lc.line]))
+      ASSERT_EQ(lc.column,
+                doc.byte_to_utf16(in_break ? p - 1 : p) - doc.byte_to_utf16(ref.start[lc.line]))
           << ctx << " pos " << p;
     }
   }

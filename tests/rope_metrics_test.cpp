@@ -42,18 +42,10 @@ std::size_t units(char c) {
 // Lines of 0..119 bytes of ASCII, 2-, 3- and 4-byte UTF-8, ended by "\n" or
 // "\r\n".
 std::string lines_text(std::uint64_t seed) {
-  static const char* const pieces[] = {
-      "abcd", "e f ", "\xC3\xA9", "\xE2\x82\xAC", "\xF0\x9F\x98\x80", "0123"};
   std::mt19937_64 rng(seed);
-  std::string s;
-  s.reserve(text_bytes + 200);
-  while (s.size() < text_bytes) {
-    const std::size_t len = rng() % 120;
-    const std::size_t end = s.size() + len;
-    while (s.size() < end) s += pieces[rng() % std::size(pieces)];
-    s += rng() % 4 == 0 ? "\r\n" : "\n";
-  }
-  return s;
+  return fl_test::random_lines(
+      rng, text_bytes, {"abcd", "e f ", "\xC3\xA9", "\xE2\x82\xAC", "\xF0\x9F\x98\x80", "0123"},
+      120, "\n", "\r\n", 4);
 }
 
 struct reference {

@@ -129,25 +129,25 @@ class reader {
     }
     expect('}');
   }
-  void txns(trace& t) {
+  // Reads an array: element() reads each element.
+  template <class F>
+  void array(F&& element) {
     expect('[');
     if (eat(']')) return;
     do {
-      object([&](const std::string& key) {
-        if (key == "patches") {
-          patches(t);
-        } else {
-          skip();
-        }
-      });
-      t.txn_end.push_back(t.patches.size());
+      element();
     } while (eat(','));
     expect(']');
   }
+  void txns(trace& t) {
+    array([&] {
+      object([&](const std::string& key) { key == "patches" ? patches(t) : skip(); });
+      t.txn_end.push_back(t.patches.size());
+    });
+  }
+  // Each patch: [position, deleted, inserted text (optional)].
   void patches(trace& t) {
-    expect('[');
-    if (eat(']')) return;
-    do {
+    array([&] {
       expect('[');
       patch p{};
       p.pos = static_cast<std::uint32_t>(number());
@@ -158,8 +158,7 @@ class reader {
       p.ins_len = static_cast<std::uint32_t>(t.text.size() - p.ins_off);
       expect(']');
       t.patches.push_back(p);
-    } while (eat(','));
-    expect(']');
+    });
   }
   void skip() {
     const char c = peek();
@@ -168,12 +167,7 @@ class reader {
     } else if (c == '{') {
       object([&](const std::string&) { skip(); });
     } else if (c == '[') {
-      ++i_;
-      if (eat(']')) return;
-      do {
-        skip();
-      } while (eat(','));
-      expect(']');
+      array([&] { skip(); });
     } else {
       while (i_ < s_.size() && s_[i_] != ',' && s_[i_] != '}' && s_[i_] != ']') ++i_;
     }

@@ -40,6 +40,19 @@ std::string random_text(std::mt19937_64& rng, std::size_t n, std::string_view al
   return s;
 }
 
+std::string random_lines(std::mt19937_64& rng, std::size_t n,
+                         const std::vector<std::string_view>& pieces, std::size_t max_len,
+                         std::string_view end, std::string_view rare_end, unsigned rare_every) {
+  std::string s;
+  s.reserve(n + max_len + 16);
+  while (s.size() < n) {
+    const std::size_t line_end = s.size() + rng() % max_len;
+    while (s.size() < line_end) s += pieces[rng() % pieces.size()];
+    s += rng() % rare_every == 0 ? rare_end : end;
+  }
+  return s;
+}
+
 std::string random_run(std::mt19937_64& rng, std::size_t max_len, char first) {
   const std::size_t n = rng() % max_len;
   return std::string(n, static_cast<char>(first + rng() % 26));

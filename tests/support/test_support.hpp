@@ -17,6 +17,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <vector>
 
 namespace fl_test {
 
@@ -34,6 +35,13 @@ std::string random_text(std::mt19937_64& rng, std::size_t n, unsigned alphabet =
 
 // `n` bytes drawn uniformly from `alphabet` (non-empty; it may hold '\0').
 std::string random_text(std::mt19937_64& rng, std::size_t n, std::string_view alphabet);
+
+// Lines until the text holds at least `n` bytes: each of `rng() % max_len`
+// bytes or a little more, of pieces drawn from `pieces`, then `rare_end`
+// one time in `rare_every` (drawn per line) and `end` otherwise.
+std::string random_lines(std::mt19937_64& rng, std::size_t n,
+                         const std::vector<std::string_view>& pieces, std::size_t max_len,
+                         std::string_view end, std::string_view rare_end, unsigned rare_every);
 
 // A run of one random letter: `rng() % max_len` copies (max_len > 0) of
 // `first + rng() % 26`, drawn in that order.
