@@ -195,9 +195,7 @@ struct dumper {
     items<json_member>(r, limit, depth, '{', '}', [&](const unsigned char* item) {
       json_member m;
       std::memcpy(&m, item, sizeof m);
-      dump_string(std::string_view(reinterpret_cast<const char*>(f.bytes(m.key, m.key_len, limit)),
-                                   m.key_len),
-                  out);
+      dump_string(f.key_bytes(m.key, m.key_len, limit), out);
       out.append(":", 1);
       if (!valid_kind(m.value.k)) f.damaged("a value of unknown kind");
       value(m.value, limit, depth + 1);

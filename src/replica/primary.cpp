@@ -41,14 +41,8 @@ void copy_store(const json_store& store, const std::filesystem::path& to) {
 
 json_store follower::from_snapshot(const std::filesystem::path& snapshot,
                                    const std::filesystem::path& file) {
-  const std::filesystem::path staged = detail::staged_path(file);
-  try {
-    copy_space_files(snapshot, staged);
-  } catch (...) {
-    mapped_space::remove(staged);
-    throw;
-  }
-  return detail::install_store(staged, file);
+  return detail::install_store(
+      file, [&](const std::filesystem::path& staged) { copy_space_files(snapshot, staged); });
 }
 
 namespace detail {
@@ -341,15 +335,10 @@ std::uint64_t primary::publish_snapshot() {
 }
 
 json_store follower::fetch_snapshot(const options& opts, const std::filesystem::path& file) {
-  const std::filesystem::path staged = detail::staged_path(file);
-  try {
+  return detail::install_store(file, [&](const std::filesystem::path& staged) {
     detail::link l(opts);
     detail::fetch_snapshot(l, opts, staged);
-  } catch (...) {
-    mapped_space::remove(staged);
-    throw;
-  }
-  return detail::install_store(staged, file);
+  });
 }
 
 }  // namespace replica

@@ -119,8 +119,11 @@ std::filesystem::path staged_path(const std::filesystem::path& file) {
   return staged;
 }
 
-json_store install_store(const std::filesystem::path& staged, const std::filesystem::path& file) {
+json_store install_store(const std::filesystem::path& file,
+                         const std::function<void(const std::filesystem::path&)>& write) {
+  const std::filesystem::path staged = staged_path(file);
   try {
+    write(staged);
     mapped_space::open(staged, open_mode::read_write).rename(file);
   } catch (...) {
     mapped_space::remove(staged);

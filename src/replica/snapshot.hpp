@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 
 namespace fl {
@@ -45,13 +46,15 @@ std::filesystem::path log_path(const std::filesystem::path& p);
 // Where a store for `file` is written while it is copied or fetched
 // ("<file>.staged"), so that `file` never holds a part of one.
 std::filesystem::path staged_path(const std::filesystem::path& file);
-// Names the whole store at `staged` (data file and log) `file` and opens it:
-// mapped_space::rename makes the data file alone the committed state,
-// durably, then renames it onto `file` only while no process has a store
-// open there (else persist_error "locked", and `file` is as it was). A
-// crash at any moment leaves at `file` the store that was there or the new
-// one, never a mix. When it throws, the staged files are removed.
-json_store install_store(const std::filesystem::path& staged, const std::filesystem::path& file);
+// Writes a store for `file` under staged_path(file) with write(staged),
+// then names it `file` and opens it: mapped_space::rename makes the data
+// file alone the committed state, durably, then renames it onto `file` only
+// while no process has a store open there (else persist_error "locked", and
+// `file` is as it was). A crash at any moment leaves at `file` the store that
+// was there or the new one, never a mix. When anything throws, the staged
+// files are removed.
+json_store install_store(const std::filesystem::path& file,
+                         const std::function<void(const std::filesystem::path&)>& write);
 
 // Writes the newest snapshot to `file` (and file + "-log"). Throws
 // replica_error: fault::gap when there is none or a chunk is gone (a newer
