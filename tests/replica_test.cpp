@@ -76,6 +76,23 @@ TEST_F(ReplicaTest, RecordsFlowAndTheFollowerDumpsTheSameBytes) {
   EXPECT_EQ(p.store().sequence(), 60u);
 }
 
+// A stream the server cannot hold (three replicas on one server) is refused
+// at once with a message that says why, not only "Error": the reason a user
+// (or a failed CI run) needs to tell a missing server from a slow election.
+TEST_F(ReplicaTest, AStreamTheServersCannotHoldIsRefusedSayingWhy) {
+  opts_.replicas = 3;
+  try {
+    primary p = new_primary(durability::replicated);
+    FAIL() << "a stream of three replicas was created on one server";
+  } catch (const replica_error& e) {
+    EXPECT_EQ(e.kind(), fault::connection);
+    const std::string what = e.what();
+    EXPECT_NE(what.find("cannot create the stream t"), std::string::npos) << what;
+    EXPECT_NE(what.find("JetStream error"), std::string::npos) << what;
+    std::printf("[ replica ] refused: %s\n", what.c_str());
+  }
+}
+
 TEST_F(ReplicaTest, LocalDurabilityPublishesInTheBackground) {
   primary p = new_primary(durability::local);
   follower f = new_follower(p, "f.store");
@@ -449,6 +466,15 @@ TEST(ReplicaCluster, KillingOneOfThreeServersLosesNoAcknowledgedCommit) {
     servers.push_back(std::make_unique<fl_test::nats_server>(
         dir / ("n" + std::to_string(i)), ports[static_cast<std::size_t>(i)],
         cluster[static_cast<std::size_t>(i)], cluster));
+  // Every node up (one that could not bind a port exits), and the log of each
+  // for a failure's message.
+  const auto logs = [&] {
+    std::string all;
+    for (std::size_t i = 0; i < servers.size(); ++i)
+      all += "\n--- server " + std::to_string(i) + " log, last lines:\n" + servers[i]->log_tail(1500);
+    return all;
+  };
+  for (auto& s : servers) ASSERT_TRUE(s->running()) << "a nats-server exited at start" << logs();
   fl::replica::options o;
   o.servers.clear();
   for (int port : ports)
@@ -456,11 +482,15 @@ TEST(ReplicaCluster, KillingOneOfThreeServersLosesNoAcknowledgedCommit) {
         (o.servers.empty() ? "" : ",") + std::string("nats://127.0.0.1:") + std::to_string(port);
   o.stream = "r3";
   o.replicas = 3;
-  std::optional<primary> p = fl_test::retry_while_unavailable(40, [&](int attempt) {
-    return primary(json_store::create(dir / ("p" + std::to_string(attempt) + ".store")), o,
-                   durability::replicated);
-  });
-  ASSERT_TRUE(p) << "the three servers formed no JetStream cluster";
+  std::string why;
+  std::optional<primary> p = fl_test::retry_while_unavailable(
+      120s,
+      [&](int attempt) {
+        return primary(json_store::create(dir / ("p" + std::to_string(attempt) + ".store")), o,
+                       durability::replicated);
+      },
+      &why);
+  ASSERT_TRUE(p) << "the three servers formed no JetStream cluster in 120 s: " << why << logs();
   p->store().put("/start", 0);
   p->commit();
   p->snapshot(dir / "snap");
@@ -486,13 +516,17 @@ TEST(ReplicaCluster, KillingOneOfThreeServersLosesNoAcknowledgedCommit) {
     } catch (const replica_error&) { ++unsure; }
   }
   // A consumer's creation waits for the stream's new leader.
-  std::optional<follower> f = fl_test::retry_while_unavailable(20, [&](int attempt) {
-    follower made(
-        follower::from_snapshot(dir / "snap", dir / ("f" + std::to_string(attempt) + ".store")), o);
-    made.catch_up();
-    return made;
-  });
-  ASSERT_TRUE(f) << "no follower could subscribe to the stream";
+  std::optional<follower> f = fl_test::retry_while_unavailable(
+      90s,
+      [&](int attempt) {
+        follower made(
+            follower::from_snapshot(dir / "snap", dir / ("f" + std::to_string(attempt) + ".store")),
+            o);
+        made.catch_up();
+        return made;
+      },
+      &why);
+  ASSERT_TRUE(f) << "no follower could subscribe to the stream in 90 s: " << why << logs();
   fl_test::expect_same_store(p->store(), f->store());
   std::printf(
       "replica cluster: 3 servers, 1 killed -9 after 30 commits; %d commits acknowledged, "

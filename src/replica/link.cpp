@@ -95,9 +95,16 @@ link::~link() {
   if (nc_) natsConnection_Destroy(nc_);
 }
 
-void link::fail(fault f, const std::string& what, int status) const {
-  throw replica_error(f, "fl::replica: stream " + opts_.stream + ": " + what + ": " +
-                             natsStatus_GetText(static_cast<natsStatus>(status)));
+void link::fail(fault f, const std::string& what, int status, int js_error) const {
+  // The status alone often says only "Error" or "Timeout": the library's last
+  // error for this thread and JetStream's code say which (a stream that needs
+  // more servers than the cluster has, a leader not yet elected).
+  std::string why = natsStatus_GetText(static_cast<natsStatus>(status));
+  natsStatus last = NATS_OK;
+  const char* detail = nats_GetLastError(&last);
+  if (detail != nullptr && *detail != '\0' && why != detail) why += std::string(" (") + detail + ")";
+  if (js_error != 0) why += " [JetStream error " + std::to_string(js_error) + "]";
+  throw replica_error(f, "fl::replica: stream " + opts_.stream + ": " + what + ": " + why);
 }
 
 void link::ensure_stream(int replicas) { ensure_stream(opts_.stream, subject_, replicas); }
@@ -110,7 +117,7 @@ void link::ensure_stream(const std::string& name, const std::string& subjects, i
     jsStreamInfo_Destroy(si);
     return;
   }
-  if (!not_found(s, e)) fail(fault::connection, "stream lookup of " + name, s);
+  if (!not_found(s, e)) fail(fault::connection, "stream lookup of " + name, s, e);
   jsStreamConfig cfg;
   jsStreamConfig_Init(&cfg);
   const char* list[] = {subjects.c_str()};
@@ -123,7 +130,7 @@ void link::ensure_stream(const std::string& name, const std::string& subjects, i
   if (s == NATS_OK) {
     jsStreamInfo_Destroy(si);
   } else if (e != JSStreamNameExistErr) {
-    fail(fault::connection, "cannot create the stream " + name, s);
+    fail(fault::connection, "cannot create the stream " + name, s, e);
   }
 }
 
@@ -145,7 +152,7 @@ std::uint64_t link::publish_plain(const std::string& subject, std::string_view b
   jsPubAck* ack = nullptr;
   jsErrCode e = static_cast<jsErrCode>(0);
   const natsStatus s = js_Publish(&ack, js_, subject.c_str(), body.data(), static_cast<int>(body.size()), &po, &e);
-  if (s != NATS_OK) fail(fault::unknown, "publish on " + subject + " not acknowledged", s);
+  if (s != NATS_OK) fail(fault::unknown, "publish on " + subject + " not acknowledged", s, e);
   const std::uint64_t seq = ack->Sequence;
   jsPubAck_Destroy(ack);
   return seq;
@@ -157,7 +164,7 @@ std::optional<link::stored> link::last_on(const std::string& stream, const std::
   const natsStatus s = js_GetLastMsg(&msg, js_, stream.c_str(), subject.c_str(), nullptr, &e);
   if (s != NATS_OK) {
     if (not_found(s, e)) return std::nullopt;
-    fail(fault::connection, "reading the last message on " + subject, s);
+    fail(fault::connection, "reading the last message on " + subject, s, e);
   }
   return take_stored(msg, natsMsg_GetSequence(msg));
 }
@@ -168,7 +175,7 @@ link::stored link::stored_at(const std::string& stream, std::uint64_t stream_seq
   const natsStatus s = js_GetMsg(&msg, js_, stream.c_str(), stream_sequence, nullptr, &e);
   if (s != NATS_OK) {
     fail(not_found(s, e) ? fault::gap : fault::connection,
-         "reading " + stream + " sequence " + std::to_string(stream_sequence), s);
+         "reading " + stream + " sequence " + std::to_string(stream_sequence), s, e);
   }
   return take_stored(msg, stream_sequence);
 }
@@ -180,7 +187,7 @@ void link::purge_before(const std::string& stream, std::uint64_t stream_sequence
   o.Stream.Purge.Sequence = stream_sequence;
   jsErrCode e = static_cast<jsErrCode>(0);
   const natsStatus s = js_PurgeStream(js_, stream.c_str(), &o, &e);
-  if (s != NATS_OK) fail(fault::connection, "purging " + stream, s);
+  if (s != NATS_OK) fail(fault::connection, "purging " + stream, s, e);
 }
 
 std::optional<delivered> link::last_record() {
@@ -189,7 +196,7 @@ std::optional<delivered> link::last_record() {
   const natsStatus s = js_GetLastMsg(&msg, js_, opts_.stream.c_str(), subject_.c_str(), nullptr, &e);
   if (s != NATS_OK) {
     if (not_found(s, e)) return std::nullopt;
-    fail(fault::connection, "reading the last record", s);
+    fail(fault::connection, "reading the last record", s, e);
   }
   return take(msg, natsMsg_GetSequence(msg));
 }
@@ -200,7 +207,7 @@ delivered link::record_at(std::uint64_t stream_sequence) {
   const natsStatus s = js_GetMsg(&msg, js_, opts_.stream.c_str(), stream_sequence, nullptr, &e);
   if (s != NATS_OK) {
     fail(not_found(s, e) ? fault::gap : fault::connection,
-         "reading stream sequence " + std::to_string(stream_sequence), s);
+         "reading stream sequence " + std::to_string(stream_sequence), s, e);
   }
   return take(msg, stream_sequence);
 }
@@ -215,7 +222,7 @@ std::uint64_t link::publish(const std::string& body, std::uint64_t expect_last) 
     if (e == JSStreamWrongLastSequenceErr) {
       fail(fault::fenced, "the stream moved past sequence " + std::to_string(expect_last), s);
     }
-    fail(fault::unknown, "publish not acknowledged", s);
+    fail(fault::unknown, "publish not acknowledged", s, e);
   }
   const std::uint64_t seq = ack->Sequence;
   jsPubAck_Destroy(ack);
@@ -263,7 +270,7 @@ void link::subscribe(std::uint64_t stream_sequence) {
   so.Config.OptStartSeq = stream_sequence;
   jsErrCode e = static_cast<jsErrCode>(0);
   const natsStatus s = js_SubscribeSync(&sub_, js_, subject_.c_str(), nullptr, &so, &e);
-  if (s != NATS_OK) fail(fault::connection, "cannot subscribe", s);
+  if (s != NATS_OK) fail(fault::connection, "cannot subscribe", s, e);
 }
 
 std::optional<delivered> link::next(std::int64_t wait_ms) {

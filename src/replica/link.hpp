@@ -88,7 +88,9 @@ class link {
   const std::string& subject() const noexcept { return subject_; }
 
  private:
-  [[noreturn]] void fail(fault f, const std::string& what, int status) const;
+  // Throws replica_error: `what` failed with NATS `status` and, when not 0,
+  // JetStream error code `js_error`.
+  [[noreturn]] void fail(fault f, const std::string& what, int status, int js_error = 0) const;
   options opts_;
   std::string subject_;
   __natsConnection* nc_ = nullptr;

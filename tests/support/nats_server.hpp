@@ -6,8 +6,15 @@
 // a crashed test. Cluster nodes take the routes of their peers.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <random>
+#include <set>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -31,20 +38,38 @@ inline std::string nats_server_binary() {
   return "";
 }
 
-// A port nothing listens on now (the kernel's choice for port 0).
+// A loopback port nothing listens on now, below the kernel's ephemeral range
+// (ip_local_port_range): a port the kernel chose for port 0 may be handed out
+// again as the source port of another test's outgoing connection before the
+// server binds it, and a cluster node that cannot bind its route port leaves
+// the cluster one server short for good. Never the same port twice in a process.
 inline int free_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  int port = 0;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0) {
-    port = ntohs(a.sin_port);
+  static std::mutex m;
+  static std::set<int> given;
+  static std::mt19937 rng(std::random_device{}());
+  int low = 32768;
+  if (std::FILE* f = std::fopen("/proc/sys/net/ipv4/ip_local_port_range", "r")) {
+    if (std::fscanf(f, "%d", &low) != 1) low = 32768;
+    std::fclose(f);
   }
-  ::close(fd);
-  return port;
+  const int first = 10000, last = std::max(first + 1000, low) - 1;
+  std::lock_guard<std::mutex> lock(m);
+  for (int tries = 0; tries < 1000; ++tries) {
+    const int port = first + static_cast<int>(rng() % static_cast<unsigned>(last - first + 1));
+    if (given.count(port) != 0) continue;
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(static_cast<std::uint16_t>(port));
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    const bool ok = ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+    ::close(fd);
+    if (ok) {
+      given.insert(port);
+      return port;
+    }
+  }
+  return 0;
 }
 
 inline bool port_open(int port) {
@@ -74,7 +99,8 @@ class nats_server {
       args.insert(args.end(), {"-n", "n" + std::to_string(port), "--cluster_name", "fl", "--cluster",
                                "nats://127.0.0.1:" + std::to_string(cluster_port), "--routes", r});
     }
-    const std::string log = (dir / "server.log").string();
+    log_ = dir / "server.log";
+    const std::string log = log_.string();
     pid_ = ::fork();
     if (pid_ == 0) {
       ::prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -87,7 +113,7 @@ class nats_server {
       ::execv(argv[0], argv.data());
       ::_exit(127);
     }
-    for (int i = 0; i < 200 && !port_open(port_); ++i) {
+    for (int i = 0; i < 400 && running() && !port_open(port_); ++i) {
       std::this_thread::sleep_for(std::chrono::milliseconds(25));
     }
   }
@@ -103,12 +129,38 @@ class nats_server {
     ::waitpid(pid_, &status, 0);
     pid_ = -1;
   }
+  // Whether the server process still runs (a server that could not bind its
+  // ports exits at once).
+  bool running() {
+    if (pid_ <= 0) return false;
+    int status = 0;
+    if (::waitpid(pid_, &status, WNOHANG) == pid_) pid_ = -1;
+    return pid_ > 0;
+  }
+  // The last `bytes` of the server's log, for a failed test's message.
+  std::string log_tail(std::size_t bytes = 4000) const {
+    std::ifstream in(log_);
+    std::stringstream all;
+    all << in.rdbuf();
+    const std::string s = all.str();
+    return s.size() > bytes ? s.substr(s.size() - bytes) : s;
+  }
+  // The server's log holds `text` (a line it wrote).
+  bool logged(const std::string& text) const {
+    std::ifstream in(log_);
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.find(text) != std::string::npos) return true;
+    }
+    return false;
+  }
   std::string url() const { return "nats://127.0.0.1:" + std::to_string(port_); }
   int port() const { return port_; }
 
  private:
   int port_;
   pid_t pid_ = -1;
+  std::filesystem::path log_;
 };
 
 }  // namespace fl_test

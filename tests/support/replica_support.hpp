@@ -71,21 +71,27 @@ inline void expect_same_store(const fl::json_store& primary, const fl::json_stor
   }
 }
 
-// make(attempt) until it returns, retrying (up to `attempts` times, `pause`
-// apart) while it throws replica_error with fault::connection: a cluster's
+// make(attempt) until it returns, retrying (`pause` apart, for up to
+// `budget`) while it throws replica_error with fault::connection: a cluster's
 // servers elect their JetStream meta leader a few seconds after they start,
 // and a stream its new leader after one of them dies, as a user's program
-// would wait out. Other faults propagate. nullopt when every attempt failed.
+// would wait out; on a loaded machine that takes tens of seconds, so the
+// budget is time, not a count of attempts. Other faults propagate. nullopt
+// when every attempt failed, the last failure's message in `last_error`.
 template <class Make>
-auto retry_while_unavailable(int attempts, Make&& make,
+auto retry_while_unavailable(std::chrono::seconds budget, Make&& make,
+                             std::string* last_error = nullptr,
                              std::chrono::milliseconds pause = std::chrono::milliseconds(500))
     -> std::optional<std::invoke_result_t<Make&, int>> {
   std::optional<std::invoke_result_t<Make&, int>> made;
-  for (int attempt = 0; attempt < attempts && !made; ++attempt) {
+  const auto until = std::chrono::steady_clock::now() + budget;
+  for (int attempt = 0; !made; ++attempt) {
     try {
       made.emplace(make(attempt));
     } catch (const fl::replica::replica_error& e) {
       if (e.kind() != fl::replica::fault::connection) throw;
+      if (last_error != nullptr) *last_error = e.what();
+      if (std::chrono::steady_clock::now() >= until) break;
       std::this_thread::sleep_for(pause);
     }
   }
