@@ -53,8 +53,13 @@ namespace {
 
 // Writes into the data file, from the log, the records of the commits after
 // the one it holds up to `target` (in order), and publishes that it holds
-// `target`. The private pages are the caller's to drop.
+// `target`. The private pages are the caller's to drop. The writes are not
+// flushed, and are marked so: a log restart counts on the file holding
+// `target` durably before it drops those records (restart_log_beside_readers,
+// step 1), and the catch_up() that opens a sync() follows a slot write that
+// had cleared the mark.
 void advance_from_log(space_state& s, reader_table& t, std::uint64_t target) {
+  s.data_unflushed = true;
   std::uint64_t most = 0;  // the longest extent: the buffer's size (not zeroed)
   std::unique_ptr<std::byte[]> buf;
   std::size_t done_records = 0;
@@ -205,6 +210,11 @@ void take_lagging_records(space_state& s, reader_table& t, const lagging_open& l
     t.records.push_back({r.meta.generation, r.at});
   }
   // The run goes on after its last record: the meta slot names its first.
+  // The file holds lag.file_gen as the last writer left it, which may not
+  // have flushed it (its catch-ups write without a flush while a reader
+  // lags): unflushed until this writer's next flush says otherwise, or a
+  // log restart would drop records the file does not durably hold.
+  s.data_unflushed = true;
   s.log_fd = std::move(log);
   s.log_written = static_cast<std::uint64_t>(sb.st_size);
   s.log_head = lag.log_end;

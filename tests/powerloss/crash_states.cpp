@@ -3,6 +3,7 @@
 #include "crash_states.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <random>
@@ -325,6 +326,11 @@ check_report check_crash_states(const trace& t, const std::vector<commit>& commi
   };
   std::unordered_map<std::uint64_t, result> seen;
   durable_state d = initial_state(t);
+  if (options.print_trace) {
+    for (std::size_t c = 0; c < t.ops.size(); ++c)
+      std::printf("op %zu: %s\n", c + 1, describe(t, c).c_str());
+  }
+  std::size_t kept = 0;
   for (std::size_t c = 0; c <= t.ops.size(); ++c) {
     if (c > 0) advance(d, t, c - 1);
     ++report.crash_points;
@@ -342,6 +348,12 @@ check_report check_crash_states(const trace& t, const std::vector<commit>& commi
       auto it = seen.find(b.key);
       if (it == seen.end()) {
         write_state(state_dir, materialize(t, d, s, b));
+        if (c == options.keep_point) {
+          const std::filesystem::path to =
+              options.keep_dir / (std::to_string(c) + "-" + std::to_string(kept++));
+          std::filesystem::create_directories(to);
+          std::filesystem::copy(state_dir, to, std::filesystem::copy_options::overwrite_existing);
+        }
         const reopened got = reopen(state_dir);
         result res;
         res.error = got.error;

@@ -55,6 +55,12 @@ struct check_options {
   unsigned scale = 1;
   std::uint64_t seed = 0;
   std::size_t max_failures_kept = 8;
+  // For a failure's diagnosis: print every operation of the trace, numbered
+  // as "crash after op N" counts them; copy each distinct state of crash
+  // point `keep_point` into keep_dir/<point>-<n> before it is reopened.
+  bool print_trace = false;
+  std::size_t keep_point = static_cast<std::size_t>(-1);
+  std::filesystem::path keep_dir;
 };
 
 struct check_report {

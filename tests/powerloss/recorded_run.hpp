@@ -116,6 +116,13 @@ class recorded_run {
     check_options o;
     o.scale = scale();
     o.seed = fl_test::test_seed();
+    o.print_trace = std::getenv("FL_POWERLOSS_TRACE") != nullptr;
+    if (const char* k = std::getenv("FL_POWERLOSS_KEEP")) {
+      o.keep_point = static_cast<std::size_t>(std::strtoull(k, nullptr, 10));
+      o.keep_dir = fs::temp_directory_path() / "fl_powerloss_kept";
+      std::printf("keeping the states of crash point %zu in %s\n", o.keep_point,
+                  o.keep_dir.c_str());
+    }
     const check_report r = check_crash_states(t, commits_, states_.path(), reopen, o);
     if (store) std::printf(
         "powerloss %s: %zu operations, %zu commits, %zu crash points, %zu states built, %zu "
@@ -129,12 +136,14 @@ class recorded_run {
   // Runs of logs (files named "*-log") before trace position `before`:
   // their writes at offset 0 (each run after a checkpoint starts there).
   // Log restarts beside a lagging reader: renames of "<log>.next-*" over
-  // the log (lagging_file.cpp).
-  std::size_t log_restarts() const {
+  // the log (lagging_file.cpp), from trace position `from` on.
+  std::size_t log_restarts(std::size_t from = 0) const {
     std::size_t n = 0;
-    for (const op& o : trace_.ops)
+    for (std::size_t i = from; i < trace_.ops.size(); ++i) {
+      const op& o = trace_.ops[i];
       n += o.kind == op_kind::rename && o.to.ends_with("-log") &&
            o.name.find("-log.next-") != std::string::npos;
+    }
     return n;
   }
 
