@@ -156,10 +156,16 @@ void builder::end_object() {
       });
     }
     if (key_bytes) std::memcpy(dst + table + index_bytes, keys, key_bytes);
+    // Each member copied whole, then its key offset rebased in place: a copy
+    // edited on the stack first made the compiler store it in halves and
+    // load it whole (a store-forwarding stall per member, 44% of this
+    // function's samples on twitter.json).
+    const std::uint64_t rebase = r.x + table + index_bytes - f.keys;
     for (std::uint32_t i = 0; i < n; ++i) {
-      json_member e = m[i];
-      e.key = r.x + table + index_bytes + (e.key - f.keys);
-      std::memcpy(dst + i * sizeof(json_member), &e, sizeof e);
+      unsigned char* d = dst + i * sizeof(json_member);
+      std::memcpy(d, &m[i], sizeof(json_member));
+      const std::uint64_t key = m[i].key + rebase;
+      std::memcpy(d + offsetof(json_member, key), &key, sizeof key);
     }
   }
   keys_.resize(f.keys);
