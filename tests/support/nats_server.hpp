@@ -38,6 +38,20 @@ inline std::string nats_server_binary() {
   return "";
 }
 
+// Whether `call` (bind or connect) succeeds for a fresh TCP socket and
+// 127.0.0.1:`port`; the socket is closed either way.
+template <class Call>
+bool on_loopback(int port, Call call) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<std::uint16_t>(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  const bool ok = call(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+  ::close(fd);
+  return ok;
+}
+
 // A loopback port nothing listens on now, below the kernel's ephemeral range
 // (ip_local_port_range): a port the kernel chose for port 0 may be handed out
 // again as the source port of another test's outgoing connection before the
@@ -57,14 +71,7 @@ inline int free_port() {
   for (int tries = 0; tries < 1000; ++tries) {
     const int port = first + static_cast<int>(rng() % static_cast<unsigned>(last - first + 1));
     if (given.count(port) != 0) continue;
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_port = htons(static_cast<std::uint16_t>(port));
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    const bool ok = ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
-    ::close(fd);
-    if (ok) {
+    if (on_loopback(port, ::bind)) {
       given.insert(port);
       return port;
     }
@@ -72,16 +79,8 @@ inline int free_port() {
   return 0;
 }
 
-inline bool port_open(int port) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(static_cast<std::uint16_t>(port));
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  const bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
-  ::close(fd);
-  return ok;
-}
+// Something listens on the loopback port.
+inline bool port_open(int port) { return on_loopback(port, ::connect); }
 
 class nats_server {
  public:
