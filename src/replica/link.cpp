@@ -98,11 +98,15 @@ link::~link() {
 void link::fail(fault f, const std::string& what, int status, int js_error) const {
   // The status alone often says only "Error" or "Timeout": the library's last
   // error for this thread and JetStream's code say which (a stream that needs
-  // more servers than the cluster has, a leader not yet elected).
+  // more servers than the cluster has, a leader not yet elected). The last
+  // error is taken only when its status is this one: a failure the library
+  // did not record would otherwise borrow an older failure's text.
   std::string why = natsStatus_GetText(static_cast<natsStatus>(status));
   natsStatus last = NATS_OK;
   const char* detail = nats_GetLastError(&last);
-  if (detail != nullptr && *detail != '\0' && why != detail) why += std::string(" (") + detail + ")";
+  if (last == static_cast<natsStatus>(status) && detail != nullptr && *detail != '\0' &&
+      why != detail)
+    why += std::string(" (") + detail + ")";
   if (js_error != 0) why += " [JetStream error " + std::to_string(js_error) + "]";
   throw replica_error(f, "fl::replica: stream " + opts_.stream + ": " + what + ": " + why);
 }
