@@ -39,6 +39,7 @@
 // written there without a flush (ALogRestartAfterAReopenBesideAReader...).
 // Each fails here without its fix.
 #include "persist/crc32c.hpp"
+#include "persist/persist_format.hpp"
 #include <fl/json_store.hpp>
 #include <fl/mapped_space.hpp>
 #include <fl/persist.hpp>
@@ -540,9 +541,11 @@ TEST(PowerLoss, ALogRestartAfterAReopenBesideAReaderKeepsTheFileWhole) {
   // after the reopen restarts it, before it commits anything of its own. The
   // log's run began with the root's commit; each record is a head page and
   // the pages the commit wrote.
-  constexpr std::uint64_t log_bound = std::uint64_t{4} << 20;  // the store's (persist_format.hpp)
+  using fl::detail::log_bound;
   std::uint64_t logged = 0;
-  const auto count_record = [&] { logged += 4096 * (1 + w->stats().last_sync_pages); };
+  const auto count_record = [&] {
+    logged += fl::detail::space_page * (1 + w->stats().last_sync_pages);
+  };
   count_record();
   std::uint64_t k = 0;
   bool refreshed = false;

@@ -144,15 +144,6 @@ class nats_server {
     const std::string s = all.str();
     return s.size() > bytes ? s.substr(s.size() - bytes) : s;
   }
-  // The server's log holds `text` (a line it wrote).
-  bool logged(const std::string& text) const {
-    std::ifstream in(log_);
-    std::string line;
-    while (std::getline(in, line)) {
-      if (line.find(text) != std::string::npos) return true;
-    }
-    return false;
-  }
   std::string url() const { return "nats://127.0.0.1:" + std::to_string(port_); }
   int port() const { return port_; }
 
