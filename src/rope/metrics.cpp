@@ -124,42 +124,119 @@ text_counts prefix(const chunk* c, const chunk_index* ix, std::size_t x) noexcep
     return text_counts{q[3], q[4], q[5]} - over;
   }
   text_counts r{q[0], q[1], q[2]};
-  add(r, count_text(c->data + j * B, x - j * B));
+  if (x > j * B) add(r, count_text(c->data + j * B, x - j * B));
   return r;
+}
+
+// The largest j in [lo, hi] with at(j) <= k, given at(lo) <= k and at
+// nondecreasing, looked for from the guess g in [lo, hi]: galloping away
+// from g toward the answer, then halving the bracket. With a good guess
+// (counts per block vary little) that is a few probes where a plain binary
+// search over a big chunk's index takes one dependent load per halving.
+template <class At>
+std::size_t search_from(const At& at, std::size_t lo, std::size_t hi, std::size_t g,
+                        std::size_t k) noexcept {
+  if (at(g) <= k) {
+    lo = g;
+    for (std::size_t step = 1; lo < hi; step *= 2) {
+      const std::size_t j = hi - lo > step ? lo + step : hi;
+      if (at(j) > k) {
+        hi = j - 1;
+        break;
+      }
+      lo = j;
+    }
+  } else {
+    hi = g - 1;  // g > lo, since at(lo) <= k
+    for (std::size_t step = 1; lo < hi; step *= 2) {
+      const std::size_t j = hi - lo > step ? hi - step : lo;
+      if (at(j) <= k) {
+        lo = j;
+        break;
+      }
+      hi = j - 1;
+    }
+  }
+  while (lo < hi) {
+    const std::size_t mid = lo + (hi - lo + 1) / 2;
+    if (at(mid) <= k) {
+      lo = mid;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  return lo;
+}
+
+// The weight of metric M in the index entry e (chars, newlines, astral).
+template <text_metric M>
+std::size_t entry_weight(const std::size_t* e) noexcept {
+  if constexpr (M == text_metric::chars) return e[0];
+  if constexpr (M == text_metric::newlines) return e[1];
+  if constexpr (M == text_metric::utf16) return e[0] + e[2];
+}
+
+// chunk_nth for one metric, known at compile time. The item lies in the
+// stretch between two neighbouring block boundaries of the range (or the
+// range's own ends), found by a search guessed from the range's item density;
+// the stretch is then scanned from whichever end has fewer items to pass.
+template <text_metric M>
+std::size_t chunk_nth_by(const chunk* c, const chunk_index* ix, std::size_t off, std::size_t len,
+                         std::size_t k) noexcept {
+  const std::size_t* q = cum(ix);
+  const std::size_t base = off == 0 ? 0 : weight(prefix(c, ix, off), M);
+  // Boundaries j in [first, last] lie inside the range; at(j) is the
+  // range's items before boundary j.
+  const std::size_t first = off / B + 1, last = std::min(ix->blocks, (off + len) / B);
+  const auto at = [&](std::size_t j) { return entry_weight<M>(q + 3 * j) - base; };
+  std::size_t from = off, to = off + len, seen = 0;
+  std::size_t seen_to = static_cast<std::size_t>(-1);  // items before `to`: unknown
+  if (first <= last) {
+    if (at(first) <= k) {
+      const std::size_t total = at(last);
+      std::size_t j = last;
+      if (total > k) {
+        // Where item k would be if the items were spread evenly.
+        const auto g = first + static_cast<std::size_t>(static_cast<double>(last - first) *
+                                                        static_cast<double>(k) /
+                                                        static_cast<double>(total));
+        j = search_from(at, first, last, std::min(g, last), k);
+      }
+      from = j * B;
+      seen = at(j);
+      if (j < last) {
+        to = (j + 1) * B;
+        seen_to = at(j + 1);
+      }
+    } else {
+      to = first * B;
+      seen_to = at(first);
+    }
+  }
+  const char* p = c->data + from;
+  // Item k is among [seen, seen_to) when seen_to is known: from the end,
+  // it is item seen_to - 1 - k counted back.
+  if (seen_to != static_cast<std::size_t>(-1) && 2 * (k - seen) >= seen_to - seen)
+    return from + nth_item_back(p, to - from, M, seen_to - 1 - k) - off;
+  std::size_t skipped = 0;
+  return from + nth_item(p, off + len - from, M, k - seen, skipped) - off;
 }
 
 // Position (relative to off) in c's bytes [off, off + len) of item k of
 // metric m, or len when the range holds k items or fewer.
 std::size_t chunk_nth(const chunk* c, std::size_t off, std::size_t len, text_metric m,
                       std::size_t k) noexcept {
-  std::size_t skipped = 0;
   const chunk_index* ix = len >= index_min_range ? usable_index(c, off + len) : nullptr;
-  if (!ix) return nth_item(c->data + off, len, m, k, skipped);
-  const std::size_t base = weight(prefix(c, ix, off), m);
-  // Blocks j in (off / B, last]: the largest whose start has at most k
-  // items of the range before it; the item lies at or after that start.
-  const std::size_t first = off / B + 1, last = std::min(ix->blocks, (off + len) / B);
-  std::size_t start = off, seen = 0;
-  std::size_t lo = first, hi = last + 1;  // search [lo, hi)
-  const std::size_t* q = cum(ix);
-  auto at = [&](std::size_t j) {
-    const std::size_t* e = q + 3 * j;
-    return weight(text_counts{e[0], e[1], e[2]}, m) - base;
-  };
-  if (first <= last && at(first) <= k) {
-    while (hi - lo > 1) {
-      const std::size_t mid = lo + (hi - lo) / 2;
-      if (at(mid) <= k) {
-        lo = mid;
-      } else {
-        hi = mid;
-      }
-    }
-    start = lo * B;
-    seen = at(lo);
+  if (!ix) {
+    std::size_t skipped = 0;
+    return nth_item(c->data + off, len, m, k, skipped);
   }
-  const std::size_t r = nth_item(c->data + start, off + len - start, m, k - seen, skipped);
-  return start + r - off;
+  switch (m) {
+    case text_metric::chars: return chunk_nth_by<text_metric::chars>(c, ix, off, len, k);
+    case text_metric::newlines: return chunk_nth_by<text_metric::newlines>(c, ix, off, len, k);
+    case text_metric::utf16: break;
+  }
+  return chunk_nth_by<text_metric::utf16>(c, ix, off, len, k);
 }
 
 // ---- the leaf index (detail/rope_node.hpp): 16-bit counts per leaf_block,
@@ -460,12 +537,15 @@ std::size_t line_column_in(const char* p, std::size_t n, std::size_t column, boo
   const char* nl = static_cast<const char*>(std::memchr(p, '\n', n));
   std::size_t end = nl ? static_cast<std::size_t>(nl - p) : n;
   if (crlf && nl && end > 0 && p[end - 1] == '\r') --end;
-  std::size_t u = 0;
-  for (std::size_t i = 0; i < end; ++i) {
-    if (continuation(p[i])) continue;
-    u += utf8_utf16_units(static_cast<unsigned char>(p[i]));
-    if (u > column) return i;  // unit `column` is in this char
-  }
+  // The char holding unit `column`, through the counting kernel (a vector
+  // of bytes per step; a loop over the line's bytes took about seven
+  // instructions a byte, most of the call). The kernel counts on past the
+  // line's end when the line is shorter: all n bytes are given it, since
+  // the units before `end` are the line's either way, and a range cut at
+  // `end` would leave its last partial vector to the byte-by-byte tail.
+  std::size_t skipped = 0;
+  const std::size_t i = nth_item(p, n, text_metric::utf16, column, skipped);
+  if (i < end) return i;
   // The line's text ends within [p, p + n): the column is at or past it,
   // unless the last char's bytes run on past the scan (no '\n' seen).
   return nl ? end : static_cast<std::size_t>(-1);
@@ -525,6 +605,7 @@ text_counts chunk_counts(const chunk* c, std::size_t off, std::size_t len) noexc
   if (len < index_min_range) return count_text(c->data + off, len);
   const chunk_index* ix = usable_index(c, off + len);
   if (!ix) return count_text(c->data + off, len);
+  if (off == 0) return prefix(c, ix, len);
   return prefix(c, ix, off + len) - prefix(c, ix, off);
 }
 

@@ -126,16 +126,29 @@ inline size_t select_in(uint32_t items, uint32_t astral, size_t rem, size_t& bef
     for (size_t j = 0; j < rem; ++j) x &= x - 1;
     return shift + static_cast<size_t>(__builtin_ctz(x));
   } else {
+    // The same narrowing, by units: a char's two units (an astral lead)
+    // both sit at its lead bit, so a window holds whole chars.
     size_t seen = 0;
+    unsigned shift = 0;
+    for (unsigned w = 16; w >= 4; w /= 2) {
+      const uint32_t window = (1u << w) - 1u;
+      const size_t c = popcount32((items >> shift) & window) + popcount32((astral >> shift) & window);
+      if (rem >= seen + c) {
+        seen += c;
+        shift += w;
+      }
+    }
+    uint32_t x = items >> shift;
+    const uint32_t a = astral >> shift;
     for (;;) {
-      const uint32_t b = static_cast<uint32_t>(__builtin_ctz(items));
-      const size_t units = 1u + ((astral >> b) & 1u);
+      const uint32_t b = static_cast<uint32_t>(__builtin_ctz(x));
+      const size_t units = 1u + ((a >> b) & 1u);
       if (rem < seen + units) {
         before = seen;
-        return b;
+        return shift + b;
       }
       seen += units;
-      items &= items - 1;
+      x &= x - 1;
     }
   }
 }
@@ -149,7 +162,11 @@ size_t nth_item_fixed(const uchar* p, size_t n, size_t k, size_t& skipped) noexc
   using M = item_masks<V, Metric>;
   constexpr size_t W = V::width;
   size_t i = 0, seen = 0;
-  for (; n - i >= 4 * W; i += 4 * W) {
+  // Chars and UTF-16 units come at least one per four bytes of UTF-8: when
+  // fewer than two vectors' worth remain to be passed, the item is a vector
+  // or two away, and single vectors get there without counting four.
+  // Newlines may be far apart whatever their number.
+  for (; n - i >= 4 * W && (Metric == 1 || k - seen >= 2 * W); i += 4 * W) {
     const size_t w = M::of(V::load(p + i)).weight() + M::of(V::load(p + i + W)).weight() +
                      M::of(V::load(p + i + 2 * W)).weight() +
                      M::of(V::load(p + i + 3 * W)).weight();
