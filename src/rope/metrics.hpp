@@ -16,7 +16,7 @@ inline namespace FL_ABI_NS {
 namespace detail {
 inline namespace FL_ROPE_NS {
 
-// Frees the block index chain of a chunk being destroyed.
+// Frees the block index chain of a chunk being destroyed (chunk_index.cpp).
 void free_index(chunk* c) noexcept;
 
 // Records in the leaf index of the unique chunk c (written by this edit)
@@ -49,6 +49,39 @@ struct chunk_cut {
 };
 chunk_cut chunk_cut_counts(const chunk* c, std::size_t off, std::size_t len,
                            const text_counts* whole, std::size_t a, std::size_t b) noexcept;
+
+// The weight of metric m in t: its items (chars, newlines) or UTF-16 units.
+inline std::size_t weight(const text_counts& t, text_metric m) noexcept {
+  switch (m) {
+    case text_metric::chars: return t.chars;
+    case text_metric::newlines: return t.newlines;
+    case text_metric::utf16: return t.chars + t.astral;
+  }
+  return 0;
+}
+inline text_counts operator-(const text_counts& a, const text_counts& b) noexcept {
+  return {a.chars - b.chars, a.newlines - b.newlines, a.astral - b.astral};
+}
+inline text_counts operator+(const text_counts& a, const text_counts& b) noexcept {
+  return {a.chars + b.chars, a.newlines + b.newlines, a.astral + b.astral};
+}
+inline void add(text_counts& a, const text_counts& b) noexcept {
+  a.chars += b.chars;
+  a.newlines += b.newlines;
+  a.astral += b.astral;
+}
+
+// ---- the block index of big chunks (chunk_index.cpp)
+
+// Ranges of a chunk shorter than this are scanned; longer ones use its
+// block index.
+inline constexpr std::size_t index_min_range = 2 * index_block;
+
+// Position (relative to off) in c's bytes [off, off + len) of item k of
+// metric m, or len when the range holds k items or fewer: through the
+// block index when the range is long, else a scan.
+std::size_t chunk_nth(const chunk* c, std::size_t off, std::size_t len, text_metric m,
+                      std::size_t k) noexcept;
 
 // Stores t as e's metrics.
 inline void set_counts(edge& e, const text_counts& t) noexcept {

@@ -13,7 +13,8 @@
 //                cursor, rope_engine::replace_chars_in_leaf)
 //   read.cpp     seek, find, compare, hash, flatten, copy and streams
 //   check.cpp    check_invariants
-//   metrics.cpp  the text metrics, the block index and the metric queries
+//   metrics.cpp  the text metrics, the leaf index and the metric queries
+//   chunk_index.cpp  the block index of big chunks and its lookups
 //   chars.cpp    code points (one char read and decoded, char_at, chars_at)
 //                and the checked byte edits
 //   anchors.cpp  anchors: the two trees of positions every edit moves
