@@ -9,12 +9,12 @@
 // size, and apply to the previous commit exactly (apply_patch's rollback
 // removes its own from pending_, so a refused patch records nothing).
 #include "json/store_file.hpp"
+#include "persist/random_id.hpp"
 
 #include <fl/json_store.hpp>
 
 #include <algorithm>
 #include <cstring>
-#include <random>
 #include <string>
 
 namespace fl {
@@ -44,13 +44,6 @@ void append_minified(std::string& out, std::string_view text) {
       out += c;
     }
   }
-}
-
-std::uint64_t new_history_id() {
-  std::random_device rd;
-  std::uint64_t id = 0;
-  while (id == 0) id = (std::uint64_t{rd()} << 32) ^ rd();
-  return id;
 }
 
 // The smallest `since` the ring answers: records after it are all held.
@@ -89,7 +82,7 @@ fptr<feed_ring> store_file::new_ring(mapped_space& space, const feed_ring* like,
   if (like) {
     r = *like;
   } else {
-    r.history = new_history_id();
+    r.history = detail::random_id();
     r.max_bytes = default_feed_bytes;
   }
   r.tag = feed_ring_tag;

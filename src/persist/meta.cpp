@@ -7,9 +7,7 @@
 #include "persist/posix.hpp"
 #include "persist/space.hpp"
 
-#include <chrono>
 #include <cstring>
-#include <random>
 #include <string>
 
 namespace fl {
@@ -134,14 +132,6 @@ meta_slots read_meta_slots(const space_state& s) {
   meta_slots slots = read_slots(pages);
   if (slots.newest < 0) fail(s, slots.why[0]);
   return slots;
-}
-
-std::uint64_t new_uuid() {
-  std::random_device rd;
-  std::uint64_t v = (std::uint64_t{rd()} << 32) ^ rd();
-  v ^= static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()) *
-       0x9E3779B97F4A7C15ull;
-  return v == 0 ? 1 : v;
 }
 
 space_meta make_meta(std::uint64_t uuid, std::uint64_t generation, std::uint64_t file_size,

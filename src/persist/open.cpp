@@ -8,6 +8,7 @@
 #include "persist/persist_format.hpp"
 
 #include "persist/posix.hpp"
+#include "persist/random_id.hpp"
 #include "persist/space.hpp"
 
 #include <algorithm>
@@ -113,7 +114,7 @@ unique_fd create_file(const space_state& s) {
   if (!fd) throw_errno(tmp, "create", errno);
   space_alloc_state a{};
   a.top = space_first_block;
-  const std::uint64_t uuid = new_uuid();
+  const std::uint64_t uuid = random_id();  // a new file's: never 0
   // Generation 1 in slot 1 and generation 0 in slot 0: both valid, as after
   // any commit.
   for (std::uint64_t g = 0; g < 2; ++g) {

@@ -306,8 +306,6 @@ std::string check_meta(const space_meta& m, std::uint64_t file_bytes);
 std::string check_size(const space_meta& m, std::uint64_t file_bytes);
 space_meta make_meta(std::uint64_t uuid, std::uint64_t generation, std::uint64_t file_size,
                      const space_alloc_state& a);
-// A new file's uuid: random, never 0.
-std::uint64_t new_uuid();
 // The two meta slots as read from a file: each one's meta and, if it is not
 // valid, why (check_meta without the size check, and the page's padding);
 // `newest` is the slot of the newest state (by write count, then generation),
