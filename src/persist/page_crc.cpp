@@ -57,7 +57,7 @@ std::uint32_t zero_page_crc() {
 // (a damaged page that matches a damaged entry: one chance in 2^32). It is
 // read when a page does not match, to say whether the page or its entry is
 // the damaged one; verify() checks it whole.
-void check_pages(const space_state& s, std::uint64_t off, std::uint64_t len) {
+void check_pages_slow(const space_state& s, std::uint64_t off, std::uint64_t len) {
   check_not_retired(s);
   if (len == 0) return;
   const space_alloc_state& a = s.committed.alloc;
