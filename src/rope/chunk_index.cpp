@@ -163,9 +163,9 @@ std::size_t chunk_nth_by(const chunk* c, const chunk_index* ix, std::size_t off,
       std::size_t j = last;
       if (total > k) {
         // Where item k would be if the items were spread evenly.
-        const auto g = first + static_cast<std::size_t>(static_cast<double>(last - first) *
-                                                        static_cast<double>(k) /
-                                                        static_cast<double>(total));
+        const auto g =
+            first + static_cast<std::size_t>(static_cast<double>(last - first) *
+                                             static_cast<double>(k) / static_cast<double>(total));
         j = search_from(at, first, last, std::min(g, last), k);
       }
       from = j * B;
@@ -204,7 +204,6 @@ std::size_t chunk_nth(const chunk* c, std::size_t off, std::size_t len, text_met
   }
   return chunk_nth_by<text_metric::utf16>(c, ix, off, len, k);
 }
-
 
 void free_index(chunk* c) noexcept {
   chunk_index* ix = c->index.load(std::memory_order_acquire);

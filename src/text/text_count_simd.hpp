@@ -132,7 +132,8 @@ inline size_t select_in(uint32_t items, uint32_t astral, size_t rem, size_t& bef
     unsigned shift = 0;
     for (unsigned w = 16; w >= 4; w /= 2) {
       const uint32_t window = (1u << w) - 1u;
-      const size_t c = popcount32((items >> shift) & window) + popcount32((astral >> shift) & window);
+      const size_t c =
+          popcount32((items >> shift) & window) + popcount32((astral >> shift) & window);
       if (rem >= seen + c) {
         seen += c;
         shift += w;
