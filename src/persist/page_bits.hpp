@@ -8,11 +8,12 @@
 // blocks are fresh zero pages from the kernel, not written: clearing costs
 // O(1) and a page of bits is faulted in when a page it covers is first read.
 //
-// Threads: as the space's state; the words are read and set with
-// std::atomic_ref by const readers (word()).
+// Threads: as the space's state; const readers test and mark bits with
+// std::atomic_ref (test(), mark()).
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -41,10 +42,21 @@ class page_bits {
     count_ = n;
     if (pages % 64 != 0 && n != 0) words_[n - 1] &= (std::uint64_t{1} << (pages % 64)) - 1;
   }
-  // The word of bits 64 i .. 64 i + 63; i < words().
-  std::uint64_t& word(std::uint64_t i) const noexcept { return words_[i]; }
   std::uint64_t words() const noexcept { return count_; }
   void set(std::uint64_t page) noexcept { words_[page / 64] |= std::uint64_t{1} << (page % 64); }
+  // The same for const readers, which may test and mark pages of one space
+  // on several threads at once: atomic, relaxed (a bit only ever goes from
+  // clear to set while they read). test() is false past the bits.
+  bool test(std::uint64_t page) const noexcept {
+    if (page / 64 >= count_) return false;
+    const std::uint64_t w =
+        std::atomic_ref<std::uint64_t>(words_[page / 64]).load(std::memory_order_relaxed);
+    return ((w >> (page % 64)) & 1) != 0;
+  }
+  void mark(std::uint64_t page) const noexcept {
+    std::atomic_ref<std::uint64_t>(words_[page / 64])
+        .fetch_or(std::uint64_t{1} << (page % 64), std::memory_order_relaxed);
+  }
 
  private:
   struct free_words {

@@ -68,9 +68,7 @@ void check_pages_slow(const space_state& s, std::uint64_t off, std::uint64_t len
   const auto* table = reinterpret_cast<const std::uint32_t*>(s.base + a.crc_table);
   const table_pages own(a);
   for (std::uint64_t p = std::max<std::uint64_t>(first, 2); p < end; ++p) {
-    std::atomic_ref<std::uint64_t> word(s.verified.word(p / 64));
-    const std::uint64_t bit = std::uint64_t{1} << (p % 64);
-    if ((word.load(std::memory_order_relaxed) & bit) != 0 || own.holds(p)) continue;
+    if (s.verified.test(p) || own.holds(p)) continue;
     if (page_crc(s.base, p) != table[p] && !changed_here(s, p)) {
       // The table as this process left it: a sync() that failed after it
       // set entries changed it from the commit's (the followed CRC knows).
@@ -81,7 +79,7 @@ void check_pages_slow(const space_state& s, std::uint64_t off, std::uint64_t len
       fail(s, "page " + std::to_string(p) + " (offset " + hex(p * space_page) +
                   ") does not match its checksum (damaged)");
     }
-    word.fetch_or(bit, std::memory_order_relaxed);
+    s.verified.mark(p);
   }
 }
 

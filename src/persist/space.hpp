@@ -425,9 +425,7 @@ void check_pages_slow(const space_state& s, std::uint64_t off, std::uint64_t len
 // that works out the range and the table cost 15% of a dump()).
 inline void check_pages(const space_state& s, std::uint64_t off, std::uint64_t len) {
   const std::uint64_t p = off / space_page;
-  if (len != 0 && p == (off + len - 1) / space_page && p / 64 < s.verified.words() &&
-      (std::atomic_ref<std::uint64_t>(s.verified.word(p / 64)).load(std::memory_order_relaxed) &
-       (std::uint64_t{1} << (p % 64))) != 0 &&
+  if (len != 0 && p == (off + len - 1) / space_page && s.verified.test(p) &&
       !s.retired.load(std::memory_order_relaxed)) [[likely]]
     return;
   check_pages_slow(s, off, len);

@@ -81,7 +81,11 @@ const chunk_index* usable_index(const chunk* c, std::size_t upto) noexcept {
 // Metrics of c's bytes [0, x), with the index ix (which may be null): the
 // entry of the block boundary nearest x, corrected by a scan of the bytes
 // between (at most half a block inside the indexed part).
-text_counts prefix(const chunk* c, const chunk_index* ix, std::size_t x) noexcept {
+// Inline, so that a range starting at the chunk's start (a flat rope's
+// every query) costs its callers no call for that end.
+[[gnu::always_inline]] inline text_counts prefix(const chunk* c, const chunk_index* ix,
+                                                 std::size_t x) noexcept {
+  if (x == 0) return {};
   if (!ix) return count_text(c->data, x);
   const std::size_t j = std::min(x / B, ix->blocks);
   const std::size_t* q = cum(ix) + 3 * j;
@@ -134,14 +138,6 @@ std::size_t search_from(const At& at, std::size_t lo, std::size_t hi, std::size_
   return lo;
 }
 
-// The weight of metric M in the index entry e (chars, newlines, astral).
-template <text_metric M>
-std::size_t entry_weight(const std::size_t* e) noexcept {
-  if constexpr (M == text_metric::chars) return e[0];
-  if constexpr (M == text_metric::newlines) return e[1];
-  if constexpr (M == text_metric::utf16) return e[0] + e[2];
-}
-
 // chunk_nth for one metric, known at compile time. The item lies in the
 // stretch between two neighbouring block boundaries of the range (or the
 // range's own ends), found by a search guessed from the range's item density;
@@ -150,11 +146,13 @@ template <text_metric M>
 std::size_t chunk_nth_by(const chunk* c, const chunk_index* ix, std::size_t off, std::size_t len,
                          std::size_t k) noexcept {
   const std::size_t* q = cum(ix);
-  const std::size_t base = off == 0 ? 0 : weight(prefix(c, ix, off), M);
+  const std::size_t base = weight(prefix(c, ix, off), M);
   // Boundaries j in [first, last] lie inside the range; at(j) is the
   // range's items before boundary j.
   const std::size_t first = off / B + 1, last = std::min(ix->blocks, (off + len) / B);
-  const auto at = [&](std::size_t j) { return entry_weight<M>(q + 3 * j) - base; };
+  const auto at = [&](std::size_t j) {
+    return weight(text_counts{q[3 * j], q[3 * j + 1], q[3 * j + 2]}, M) - base;
+  };
   std::size_t from = off, to = off + len, seen = 0;
   std::size_t seen_to = static_cast<std::size_t>(-1);  // items before `to`: unknown
   if (first <= last) {
@@ -236,7 +234,6 @@ text_counts chunk_counts(const chunk* c, std::size_t off, std::size_t len) noexc
   if (len < index_min_range) return count_text(c->data + off, len);
   const chunk_index* ix = usable_index(c, off + len);
   if (!ix) return count_text(c->data + off, len);
-  if (off == 0) return prefix(c, ix, len);
   return prefix(c, ix, off + len) - prefix(c, ix, off);
 }
 

@@ -109,37 +109,28 @@ struct item_masks {
 // (rem < weight()), and the units before it in `before`.
 template <int Metric>
 inline size_t select_in(uint32_t items, uint32_t astral, size_t rem, size_t& before) noexcept {
-  if constexpr (Metric != 2) {
-    // Narrow to the 16-, 8- and 4-bit part holding the bit by popcounts
-    // (the item is often far into a vector of ASCII, where clearing bits one
-    // by one took up to 31 steps), then clear at most 3 bits.
-    before = rem;
-    unsigned shift = 0;
-    for (unsigned w = 16; w >= 4; w /= 2) {
-      const size_t c = popcount32((items >> shift) & ((1u << w) - 1u));
-      if (rem >= c) {
-        rem -= c;
-        shift += w;
-      }
+  // Narrow to the 16-, 8- and 4-bit part holding the unit by popcounts (the
+  // item is often far into a vector of ASCII, where stepping bit by bit took
+  // up to 31 steps). A char's two UTF-16 units (an astral lead) both sit at
+  // its lead bit, so a window always holds whole items.
+  size_t seen = 0;
+  unsigned shift = 0;
+  for (unsigned w = 16; w >= 4; w /= 2) {
+    const uint32_t window = (1u << w) - 1u;
+    size_t c = popcount32((items >> shift) & window);
+    if constexpr (Metric == 2) c += popcount32((astral >> shift) & window);
+    if (rem >= seen + c) {
+      seen += c;
+      shift += w;
     }
-    uint32_t x = items >> shift;
-    for (size_t j = 0; j < rem; ++j) x &= x - 1;
+  }
+  uint32_t x = items >> shift;
+  if constexpr (Metric != 2) {
+    // One unit per item: clear the at most 3 before it.
+    for (; seen < rem; ++seen) x &= x - 1;
+    before = rem;
     return shift + static_cast<size_t>(__builtin_ctz(x));
   } else {
-    // The same narrowing, by units: a char's two units (an astral lead)
-    // both sit at its lead bit, so a window holds whole chars.
-    size_t seen = 0;
-    unsigned shift = 0;
-    for (unsigned w = 16; w >= 4; w /= 2) {
-      const uint32_t window = (1u << w) - 1u;
-      const size_t c =
-          popcount32((items >> shift) & window) + popcount32((astral >> shift) & window);
-      if (rem >= seen + c) {
-        seen += c;
-        shift += w;
-      }
-    }
-    uint32_t x = items >> shift;
     const uint32_t a = astral >> shift;
     for (;;) {
       const uint32_t b = static_cast<uint32_t>(__builtin_ctz(x));
