@@ -139,3 +139,26 @@ TEST_F(LaggingReaderTest, WriterDeathAfterARestartReopensToTheLastCommit) {
 }
 
 }  // namespace
+
+namespace {
+
+// A reader that held an older commit closes: the writer's verify() moves the
+// file forward as far as the readers now allow and checks it, instead of
+// refusing as if a reader still held the older commit (it refused until the
+// writer's next commit).
+TEST_F(LaggingReaderTest, VerifyAfterTheLaggingReaderClosesChecksTheNewestCommit) {
+  fl::mapped_space sp = make();
+  {
+    const fl::mapped_space reader = fl::mapped_space::open(file(), fl::open_mode::read_only);
+    commit(sp, 4);
+    EXPECT_THROW(sp.verify(), fl::persist_error);  // the reader holds commit 3
+    EXPECT_EQ(seen(reader), want(3));
+  }
+  sp.verify();
+  (void)sp.census();
+  EXPECT_EQ(seen(sp), want(4));
+  commit(sp, 5);
+  sp.verify();
+}
+
+}  // namespace

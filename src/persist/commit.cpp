@@ -641,16 +641,30 @@ void census_blocks(const detail::space_state& s, space_census::impl& c) {
 
 }  // namespace
 
-void mapped_space::verify() const {
-  const detail::space_state& s = *st_;
+namespace {
+
+// Before a writer checks its data file: the file lags the newest commit only
+// while a reader holds an older one, and the readers may have refreshed or
+// closed since the last commit. Moved forward as far as they now allow (as a
+// commit or a close would), so that the check refuses only while a reader
+// still holds an older commit.
+void catch_up_to_check(detail::space_state& s) {
   detail::check_not_retired(s);
+  if (!s.read_only && !s.in_place_failed) detail::catch_up(s);  // as close_space does
+}
+
+}  // namespace
+
+void mapped_space::verify() const {
+  detail::space_state& s = *st_;
+  catch_up_to_check(s);
   const std::unique_ptr<space_census::impl> c = census_image(s, true);
   census_blocks(s, *c);
 }
 
 space_census mapped_space::census() const {
-  const detail::space_state& s = *st_;
-  detail::check_not_retired(s);
+  detail::space_state& s = *st_;
+  catch_up_to_check(s);
   std::unique_ptr<space_census::impl> c = census_image(s, false);
   try {
     census_blocks(s, *c);
