@@ -259,3 +259,168 @@ TEST(RopeTyping, ErasingACharSplitAcrossTwoLeaves) {
   expect_content(r, s, "erase of the char before it");
   EXPECT_EQ(r.char_count(), 2998u);
 }
+
+namespace {
+// Whether the tree's root keeps a cursor (detail::rope_cursor): the place
+// where typing by char skips the descent.
+bool keeps_cursor(const fl::rope& r) {
+  const fl::detail::edge& root = fl::detail::rope_engine::root(r);
+  return root.p && root.p->height > 0 &&
+         static_cast<const fl::detail::inner*>(root.p)->cursor.depth != 0;
+}
+}  // namespace
+
+// Typing by char at a cursor goes through the root's cursor, which every
+// other change of the tree must drop or keep true: edits by byte and by
+// char elsewhere (before the cursor's leaf: its position moves), appends
+// and prepends, a swap and an assignment, anchors, and copies and
+// substrings kept alive, whose shared nodes the cursor's in-place edits
+// must never write. check_invariants recomputes a kept cursor from the
+// tree after every step; the kept copies are compared at the end.
+TEST(RopeTyping, TheCursorFollowsEveryOtherEdit) {
+  const auto seed = test_seed();
+  std::mt19937_64 rng(seed ^ 0x63757273ULL);
+  std::string s = random_utf8(rng, 40000);
+  fl::rope r = tree_of(s, fl::detail::leaf_max_bytes / 2);
+  static constexpr std::string_view keys[] = {"a", " ", "\n", "\xC3\xA9", "\xF0\x9F\x98\x80"};
+  std::vector<std::pair<fl::rope, std::string>> kept;
+  // Anchors and where rope.hpp's rules put them (by byte).
+  struct placed {
+    fl::rope::anchor a;
+    bool after;
+    std::size_t want;
+  };
+  std::vector<placed> anchors;
+  // The mirror's side of an edit of bytes [pos, pos + n) into `text`.
+  const auto mirror = [&](std::size_t pos, std::size_t n, std::string_view text) {
+    s.replace(pos, n, text);
+    for (placed& x : anchors) {
+      if (x.want > pos + n)
+        x.want = x.want - n + text.size();
+      else if (x.want >= pos)
+        x.want = x.after ? pos + text.size() : pos;
+    }
+  };
+  std::size_t cursor = naive_metrics(s).chars.back() / 2;  // in chars
+  int typed = 0, at_cursor = 0;
+  for (int step = 0; step < 3000 / scale; ++step) {
+    const std::string at = "seed " + std::to_string(seed) + " step " + std::to_string(step);
+    const naive_metrics m(s);
+    const std::size_t chars = m.char_at.size() - 1;
+    cursor = std::min(cursor, chars);
+    const std::size_t what = pick(rng, 100);
+    if (what < 70) {  // a keystroke at the cursor, by char
+      if (keeps_cursor(r)) ++at_cursor;
+      ++typed;
+      if (what < 55 || cursor == 0) {
+        const std::string_view key = keys[pick(rng, std::size(keys))];
+        r.insert_chars(cursor, key);
+        mirror(m.char_at[cursor], 0, key);
+        ++cursor;
+      } else {
+        const auto [b, e] = naive_char_range(s, cursor - 1, 1);
+        r.erase_chars(cursor - 1, 1);
+        mirror(b, e - b, {});
+        --cursor;
+      }
+    } else if (what < 82) {  // an edit elsewhere, by byte (at char boundaries) or by char
+      const std::size_t c = pick(rng, chars + 1), del = pick(rng, 4);
+      const auto [b, e] = naive_char_range(s, c, del);
+      const std::string text = random_utf8(rng, pick(rng, 9));
+      if (what < 76)
+        r.replace(b, e - b, text);
+      else
+        r.replace_chars(c, del, text);
+      mirror(b, e - b, text);
+      const std::size_t gone = std::min(del, chars - c);
+      if (c < cursor)
+        cursor = cursor >= c + gone ? cursor - gone + naive_metrics(text).chars.back() : c;
+    } else if (what < 85) {  // a substring kept: its nodes are shared
+      const std::size_t b = pick(rng, s.size() + 1), n = pick(rng, 9000);
+      kept.emplace_back(r.substr(b, n), s.substr(b, n));
+    } else if (what < 87) {  // a copy kept
+      kept.emplace_back(r, s);
+    } else if (what < 89) {  // text added at an end
+      const std::string text = random_utf8(rng, pick(rng, 300) + 1);
+      if (pick(rng, 2)) {
+        r.append(text);
+        mirror(s.size(), 0, text);
+      } else {
+        r.prepend(text);
+        mirror(0, 0, text);
+        cursor += naive_metrics(text).chars.back();
+      }
+    } else if (what < 91) {  // swapped away and back; assigned from a copy
+      fl::rope other("other");
+      r.swap(other);
+      ASSERT_EQ(r, "other") << at;
+      r.swap(other);
+      if (pick(rng, 2)) {
+        fl::rope copy = r;
+        r = copy;
+      }
+      // A whole text given at once: anchors keep their offsets, clamped.
+      for (placed& x : anchors) x.want = std::min(x.want, std::size_t{5});
+    } else if (what < 93) {  // an anchor at the cursor or at a random char boundary
+      const bool after = pick(rng, 2) != 0;
+      const std::size_t pos = m.char_at[pick(rng, 2) ? cursor : pick(rng, chars + 1)];
+      anchors.push_back(
+          {r.anchor_at(pos, after ? fl::rope::bias::after : fl::rope::bias::before), after, pos});
+    } else if (what < 95 && !kept.empty()) {  // a kept rope dropped
+      kept.erase(kept.begin() + static_cast<std::ptrdiff_t>(pick(rng, kept.size())));
+    } else {  // the cursor jumps
+      cursor = pick(rng, chars + 1);
+    }
+    fl::detail::check_invariants(r);
+    expect_content(r, s, at);
+    if (::testing::Test::HasFatalFailure()) return;
+    for (std::size_t k = 0; k < anchors.size(); ++k)
+      ASSERT_EQ(r.position(anchors[k].a), anchors[k].want) << at << " anchor " << k;
+  }
+  for (const auto& [copy, text] : kept) {
+    fl::detail::check_invariants(copy);
+    expect_content(copy, text, "a kept rope, seed " + std::to_string(seed));
+  }
+  // Most keystrokes found the cursor the one before them left.
+  EXPECT_GT(at_cursor, typed / 2) << "seed " << seed;
+}
+
+// A flat text edited like a string is cut in two leaves at a cursor where
+// typing goes on in its middle, so that later keystrokes do not move its
+// tail; typing at its end or at scattered places keeps it flat.
+TEST(RopeTyping, TypingInTheMiddleOfAFlatTextCutsItThere) {
+  const auto seed = test_seed();
+  std::mt19937_64 rng(seed ^ 0x666c6375ULL);
+  for (const bool ascii : {true, false}) {
+    std::string s = ascii ? std::string(6000, 'x') : random_utf8(rng, 6000);
+    fl::rope r(s);
+    ASSERT_EQ(fl::detail::rope_height(r), 0u);
+    std::size_t cursor = naive_metrics(s).chars.back() / 2;
+    for (int step = 0; step < 20; ++step) {
+      const std::string at = "seed " + std::to_string(seed) + (ascii ? " ascii" : " utf8") +
+                             " step " + std::to_string(step);
+      const naive_metrics m(s);
+      r.insert_chars(cursor, "k");
+      s.insert(m.char_at[cursor], "k");
+      ++cursor;
+      fl::detail::check_invariants(r);
+      expect_content(r, s, at);
+      if (::testing::Test::HasFatalFailure()) return;
+      // The first keystroke moves the tail; the second types on and cuts.
+      EXPECT_EQ(fl::detail::rope_height(r), step == 0 ? 0u : 1u) << at;
+      if (step > 0) {
+        const std::vector<std::size_t> ends = leaf_ends(r);
+        ASSERT_EQ(ends.size(), 2u) << at;
+        EXPECT_EQ(ends[0], naive_metrics(s).char_at[cursor]) << at;
+      }
+    }
+  }
+  std::string s(6000, 'y');
+  fl::rope r(s);
+  for (int step = 0; step < 50; ++step) {
+    r.insert_chars(r.char_count(), "z");
+    s += 'z';
+  }
+  EXPECT_EQ(fl::detail::rope_height(r), 0u);
+  expect_content(r, s, "typing at the end");
+}

@@ -84,9 +84,33 @@ void check_tree(const edge& root) {
   check_edge(root, root.p->height, true);
 }
 
+namespace {
+// A root's kept cursor (rope_cursor) names a leaf of the tree and the chars
+// and bytes before it.
+void check_cursor(const edge& root) {
+  if (!root.p || root.p->height == 0) return;
+  const rope_cursor& cu = static_cast<const inner*>(root.p)->cursor;
+  if (cu.depth == 0) return;
+  if (cu.depth != root.p->height || cu.depth > cursor_max_depth) broken("cursor of another depth");
+  const edge* e = &root;
+  std::size_t chars = 0, bytes = 0;
+  for (unsigned d = 0; d < cu.depth; ++d) {
+    const inner* n = static_cast<const inner*>(e->p);
+    if (cu.idx[d] >= n->count) broken("cursor index past the node's children");
+    for (unsigned i = 0; i < cu.idx[d]; ++i) {
+      chars += n->child[i].chars;
+      bytes += n->child[i].len;
+    }
+    e = &n->child[cu.idx[d]];
+  }
+  if (chars != cu.char_lo || bytes != cu.byte_lo) broken("cursor position stale");
+}
+}  // namespace
+
 void check_invariants(const rope& r) {
   const edge& root = rope_engine::root(r);
   check_tree(root);
+  check_cursor(root);
   if (r.line_break_mode() == line_break::lf_crlf) check_line_breaks(root);
 }
 

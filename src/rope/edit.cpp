@@ -176,6 +176,10 @@ void rope_engine::splice(rope& r, size_type pos, size_type n, std::string_view t
     if (r.root_.p && unique(r.root_.p)) {
       auto* c = static_cast<chunk*>(r.root_.p);
       if (c->cap >= out + r.root_.off && !overlaps(text, c)) {
+        if (cut_flat(r.root_, pos, n, text)) {
+          settle(r);
+          return;
+        }
         index_truncate(c, r.root_.off + pos);
         char* base = c->data + r.root_.off;
         // The removed bytes are counted before the memmove overwrites them.
@@ -184,6 +188,9 @@ void rope_engine::splice(rope& r, size_type pos, size_type n, std::string_view t
         if (ins) std::memcpy(base + pos, text.data(), ins);
         c->used = r.root_.off + out;
         r.root_.len = out;
+        // Where this edit ended, so that typing on there cuts the chunk
+        // (cut_flat); no char hint (an edit by char leaves its own).
+        set_hint(c, r.root_.off, pos + ins, static_cast<std::size_t>(-1), text_counts{});
         if (before.known()) {
           const text_counts add = ins ? count_text(text.data(), ins) : text_counts{};
           r.root_.chars = before.chars + add.chars - sub.chars;
@@ -360,6 +367,7 @@ rope& rope::replace_chars(size_type i, size_type n, std::string_view text) {
     if (root_.chars >= i && text.size() <= detail::leaf_max_bytes / 4 && mode_ == line_break::lf) {
       n = std::min(n, root_.chars - i);
       if (n == 0 && text.empty()) return *this;
+      if (detail::rope_engine::type_at_cursor(*this, i, n, text)) return *this;
       if (detail::rope_engine::replace_chars_in_leaf(*this, i, n, text)) return *this;
     }
   } else if (root_.p) {

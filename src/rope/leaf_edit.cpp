@@ -17,21 +17,6 @@ inline namespace FL_ABI_NS {
 namespace detail {
 inline namespace FL_ROPE_NS {
 
-// (metrics.hpp)
-void set_hint(chunk* c, std::size_t off, std::size_t x, std::size_t chars_before,
-              const text_counts& text) noexcept {
-  leaf_index* li = leaf_index_of(c);
-  if (!li) return;
-  li->last_end = static_cast<std::uint16_t>(off + x);
-  if (chars_before == static_cast<std::size_t>(-1)) {
-    li->hint = leaf_no_hint;
-    return;
-  }
-  li->hint = static_cast<std::uint16_t>(off + x);
-  li->hint_chars = static_cast<std::uint16_t>(chars_before + text.chars);
-  li->hint_off = static_cast<std::uint16_t>(off);
-}
-
 namespace {
 
 // Replaces the child at index `at` of the writable node n by the k (1..3)
@@ -199,16 +184,14 @@ constexpr std::size_t cursor_split_min = leaf_max_bytes >= 64 ? leaf_max_bytes /
 
 // Whether an in-place edit of bytes [p, p + n) of the leaf `e` (its chunk
 // c, whose bytes from e's start are at old) into `text` is one to cut at
-// the cursor (see cursor_split_min): a tree's leaf whose metrics are known,
-// the edit starting or ending where the chunk's last edit ended, and no
-// "\r\n" across the cut (the pieces never split a line break:
-// line_break::lf_crlf's invariant).
-inline bool cut_at_cursor(unsigned depth, const edge& e, const chunk* c, const char* old,
-                          std::size_t p, std::size_t n, std::string_view text) noexcept {
+// the cursor (see cursor_split_min): a leaf (or a flat root edited like a
+// string, see cut_flat) whose metrics are known, the edit starting or
+// ending where the chunk's last edit ended, and no "\r\n" across the cut
+// (the pieces never split a line break: line_break::lf_crlf's invariant).
+inline bool cut_at_cursor(const edge& e, const chunk* c, const char* old, std::size_t p,
+                          std::size_t n, std::string_view text) noexcept {
   const std::size_t tail = e.len - p - n;
-  if (depth == 0 || tail < cursor_split_min || p + text.size() < cursor_split_min ||
-      !e.known())
-    return false;
+  if (tail < cursor_split_min || p + text.size() < cursor_split_min || !e.known()) return false;
   const leaf_index* li = leaf_index_of(c);
   if (!li || li->last_end < e.off + p || li->last_end > e.off + p + n) return false;
   const char last = text.empty() ? old[p - 1] : text.back();
@@ -217,16 +200,18 @@ inline bool cut_at_cursor(unsigned depth, const edge& e, const chunk* c, const c
 
 // The cut: the unique chunk c of the leaf edge under path[depth - 1] (with
 // room: an in-place edit) keeps bytes [0, p) and then `text`; bytes [p + n,
-// len) go to a fresh chunk after it (see cursor_split_min). chars_before as
-// for edit_leaf. Allocates before the first write: a throw changes nothing.
+// len) go to a fresh chunk after it (see cursor_split_min). At depth 0 the
+// leaf is the flat root, and a new root node holds the two. chars_before
+// as for edit_leaf. Allocates before the first write: a throw changes
+// nothing.
 [[gnu::noinline]] void cut_leaf(edge& root, inner* const* path, edge* const* up,
                                 const unsigned* idx, unsigned depth, std::size_t p,
                                 std::size_t n, std::string_view text,
                                 std::size_t chars_before) {
-  edge& leaf = path[depth - 1]->child[idx[depth - 1]];
+  edge& leaf = depth == 0 ? root : path[depth - 1]->child[idx[depth - 1]];
   chunk* c = static_cast<chunk*>(leaf.p);
   const std::size_t ins = text.size(), tail = leaf.len - p - n;
-  const unsigned need = pieces_need(path, depth, 2);
+  const unsigned need = depth == 0 ? 1 : pieces_need(path, depth, 2);
   inner* spare[max_depth + 1];
   chunk* g = chunk_and_spares(tail, spare, need);
   char* base = c->data + leaf.off;
@@ -256,6 +241,15 @@ inline bool cut_at_cursor(unsigned depth, const edge& e, const chunk* c, const c
   edge pieces[2] = {edge{c, leaf.off, p + ins}, edge{g, 0, tail}};
   set_counts(pieces[0], head);
   set_counts(pieces[1], back);
+  if (depth == 0) {
+    inner* m = spare[0];
+    m->height = 1;
+    m->count = 2;
+    m->child[0] = pieces[0];
+    m->child[1] = pieces[1];
+    root = edge{m, 0, pieces[0].len + pieces[1].len};
+    return;
+  }
   put_pieces(root, path, up, idx, depth, pieces, 2, spare, need, ins, n);
 }
 
@@ -282,6 +276,9 @@ inline bool cut_at_cursor(unsigned depth, const edge& e, const chunk* c, const c
 // descend_metric() give them. An edit by char passes the chars of the leaf
 // before the range (else npos): the chunk that ends up holding the text
 // keeps where it ends as its leaf index's hint, for the next keystroke.
+// With `kept_shape`, it is told whether the edit left the tree's shape as
+// it was (the leaf rewritten in place or copied into the same slot), so
+// that idx still leads to the leaf holding the text.
 //
 // The body is written once (edit_leaf) and inlined into both entries
 // (edit_in_leaf, rope_engine::replace_chars_in_leaf): each is a typing loop's hot
@@ -289,7 +286,8 @@ inline bool cut_at_cursor(unsigned depth, const edge& e, const chunk* c, const c
 // cost it about a tenth of an in-place insert (rope/edit_then_query/fl).
 [[gnu::always_inline]] inline bool edit_leaf(edge& root, const unsigned* idx, const edge* e,
                                              std::size_t lo, std::size_t pos, std::size_t n,
-                                             std::string_view text, std::size_t chars_before) {
+                                             std::string_view text, std::size_t chars_before,
+                                             bool* kept_shape = nullptr) {
   const std::size_t ins = text.size();
   if (ins > leaf_max_bytes / 4) return false;
   const unsigned depth = root.p->height;
@@ -314,7 +312,7 @@ inline bool cut_at_cursor(unsigned depth, const edge& e, const chunk* c, const c
 
   const bool in_place = out <= leaf_edit_max && unique(c) && leaf.off + out <= c->cap &&
                         !overlaps(text, c);
-  if (in_place && cut_at_cursor(depth, leaf, c, old, p, n, text)) {
+  if (in_place && depth > 0 && cut_at_cursor(leaf, c, old, p, n, text)) {
     cut_leaf(root, path, up, idx, depth, p, n, text, chars_before);
     return true;
   }
@@ -357,6 +355,7 @@ inline bool cut_at_cursor(unsigned depth, const edge& e, const chunk* c, const c
       up[d]->len = up[d]->len + ins - n;
       shift(*up[d]);
     }
+    if (kept_shape) *kept_shape = true;
     return true;
   }
 
@@ -426,6 +425,13 @@ inline bool cut_at_cursor(unsigned depth, const edge& e, const chunk* c, const c
 
 }  // namespace
 
+bool cut_flat(edge& root, std::size_t pos, std::size_t n, std::string_view text) {
+  const chunk* c = static_cast<const chunk*>(root.p);
+  if (!cut_at_cursor(root, c, c->data + root.off, pos, n, text)) return false;
+  cut_leaf(root, nullptr, nullptr, nullptr, 0, pos, n, text, static_cast<std::size_t>(-1));
+  return true;
+}
+
 bool edit_in_leaf(edge& root, std::size_t pos, std::size_t n, std::string_view text) {
   if (text.size() > leaf_max_bytes / 4) return false;
   // A pure insert at a leaf boundary goes to the end of the left leaf.
@@ -487,10 +493,109 @@ bool rope_engine::replace_chars_in_leaf(rope& self, size_type i, size_type n,
   }
   // The one call of the edit's body (inlined): no call with eight
   // arguments between the descent and the edit.
-  if (!edit_leaf(self.root_, idx, leaf, lo, lo + r, del, text, chars_before)) return false;
+  bool kept_shape = false;
+  if (!edit_leaf(self.root_, idx, leaf, lo, lo + r, del, text, chars_before, &kept_shape))
+    return false;
   settle(self);
+  // The leaf written is where typing goes on: the root keeps it as its
+  // cursor (its chars and bytes before it did not change).
+  if (kept_shape && depth <= cursor_max_depth) {
+    rope_cursor& cu = static_cast<inner*>(self.root_.p)->cursor;
+    for (unsigned d = 0; d < depth; ++d) cu.idx[d] = static_cast<std::uint8_t>(idx[d]);
+    cu.char_lo = i - chars_before;
+    cu.byte_lo = lo;
+    cu.depth = static_cast<std::uint8_t>(depth);
+  }
   if (self.anchors_) [[unlikely]]
     move_anchors(self, lo + r, del, text.size());
+  return true;
+}
+
+namespace {
+// The counts of the few bytes a keystroke inserts or removes: one ASCII
+// byte, the usual keystroke, without the word count.
+inline text_counts count_keystroke(const char* p, std::size_t n) noexcept {
+  if (n == 1 && static_cast<unsigned char>(*p) < 0x80) return {1, *p == '\n' ? 1u : 0u, 0};
+  return n ? count_text(p, n) : text_counts{};
+}
+}  // namespace
+
+// Chars [i, i + n) of a tree (i + n <= char_count(), lf mode, a short
+// text) become `text` at the root's cursor: when the range lies in the
+// cursor's leaf (an insert at its first char only at the text's start, as
+// an insert at a leaf boundary goes to the left leaf), every node on the
+// way to it and its chunk are unique, and the leaf is rewritten in place
+// without a cut at the cursor. Then there is no descent: the child indexes
+// are the cursor's, the position in the leaf steps from the leaf's hint
+// (leaf_nth_char), and the edit is edit_leaf's in-place one, its counts
+// shifted on the leaf and each edge above it. The cursor stays true, since
+// nothing before the leaf moved. False, with nothing changed, otherwise
+// (replace_chars_in_leaf then descends and, when it rewrites a leaf in
+// place, makes that leaf the cursor). O(height), with no load of a sibling.
+bool rope_engine::type_at_cursor(rope& self, size_type i, size_type n, std::string_view text) {
+  edge& root = self.root_;
+  const rope_cursor& cu = static_cast<const inner*>(root.p)->cursor;
+  const unsigned depth = root.p->height;
+  if (cu.depth != depth || i < cu.char_lo) return false;
+  const std::size_t k = i - cu.char_lo;
+  edge* up[cursor_max_depth];  // up[d]: the edge to the node of level d
+  edge* e = &root;
+  for (unsigned d = 0; d < depth; ++d) {
+    if (!unique(e->p)) return false;
+    up[d] = e;
+    e = &static_cast<inner*>(e->p)->child[cu.idx[d]];
+  }
+  edge& leaf = *e;
+  if (k + n > leaf.chars) return false;
+  chunk* c = static_cast<chunk*>(leaf.p);
+  if (!unique(c)) return false;
+  const char* old = c->data + leaf.off;
+  const bool ascii = leaf.chars == leaf.len;
+  std::size_t r, r2;
+  if (k + n == leaf.chars) {
+    // The range reaches the leaf's last char: it ends where the leaf's
+    // bytes do only when no continuation byte of that char lies in the
+    // next leaf (as ends_at_leaf_end checks, the next leaf a sibling).
+    if (cu.byte_lo + leaf.len != root.len) {
+      const inner* parent = static_cast<const inner*>(up[depth - 1]->p);
+      if (cu.idx[depth - 1] + 1u >= parent->count || continuation(leaf_text((&leaf)[1]).front()))
+        return false;
+    }
+    r = n == 0 ? leaf.len : ascii ? k : leaf_nth_char(leaf, k);
+    r2 = leaf.len;
+  } else {
+    r = ascii ? k : leaf_nth_char(leaf, k);
+    r2 = n == 0 ? r : ascii ? r + n : leaf_nth_from(leaf, text_metric::chars, r, n);
+  }
+  if (n == 0 && r == 0 && cu.byte_lo > 0) return false;
+  const std::size_t del = r2 - r, ins = text.size();
+  const std::size_t out = leaf.len - del + ins;
+  if (out == 0 || out > leaf_edit_max || leaf.off + out > c->cap || overlaps(text, c) ||
+      cut_at_cursor(leaf, c, old, r, del, text))
+    return false;
+
+  const text_counts add = count_keystroke(text.data(), ins);
+  const text_counts sub = count_keystroke(old + r, del);
+  index_truncate(c, leaf.off + r);
+  char* base = c->data + leaf.off;
+  if (del != ins && r2 < leaf.len) std::memmove(base + r + ins, base + r2, leaf.len - r2);
+  if (ins == 1)
+    base[r] = text[0];
+  else if (ins)
+    std::memcpy(base + r, text.data(), ins);
+  c->used = leaf.off + out;
+  set_hint(c, leaf.off, r + ins, k, add);
+  // Every edge on the path is known (a tree's edges are, after settle).
+  const auto shift = [&](edge& x) {
+    x.len = x.len + ins - del;
+    x.chars = x.chars + add.chars - sub.chars;
+    x.newlines = x.newlines + add.newlines - sub.newlines;
+    x.astral = x.astral + add.astral - sub.astral;
+  };
+  shift(leaf);
+  for (unsigned d = depth; d-- > 0;) shift(*up[d]);
+  if (self.anchors_) [[unlikely]]
+    move_anchors(self, cu.byte_lo + r, del, ins);
   return true;
 }
 

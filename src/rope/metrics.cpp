@@ -387,7 +387,12 @@ void fill_metrics(edge& e) noexcept {
 }
 
 void rope_engine::settle(rope& r) noexcept {
-  if (r.root_.p && r.root_.p->height > 0) fill_metrics(r.root_);
+  if (r.root_.p && r.root_.p->height > 0) {
+    fill_metrics(r.root_);
+    // The operation may have changed the tree anywhere: the cursor goes
+    // (a shared root was not changed, and its cursor is its other owners').
+    if (unique(r.root_.p)) static_cast<inner*>(r.root_.p)->cursor.depth = 0;
+  }
 }
 
 }  // namespace FL_ROPE_NS

@@ -23,9 +23,20 @@ void free_index(chunk* c) noexcept;
 // that the text just written through the leaf edge starting at chunk byte
 // off ends at byte x of that leaf (last_end), with chars_before + the
 // text's chars before it in the leaf (the hint; chars_before npos: unknown,
-// no hint). leaf_edit.cpp.
-void set_hint(chunk* c, std::size_t off, std::size_t x, std::size_t chars_before,
-              const text_counts& text) noexcept;
+// no hint). Inline: every keystroke leaves one.
+inline void set_hint(chunk* c, std::size_t off, std::size_t x, std::size_t chars_before,
+                     const text_counts& text) noexcept {
+  leaf_index* li = leaf_index_of(c);
+  if (!li) return;
+  li->last_end = static_cast<std::uint16_t>(off + x);
+  if (chars_before == static_cast<std::size_t>(-1)) {
+    li->hint = leaf_no_hint;
+    return;
+  }
+  li->hint = static_cast<std::uint16_t>(off + x);
+  li->hint_chars = static_cast<std::uint16_t>(chars_before + text.chars);
+  li->hint_off = static_cast<std::uint16_t>(off);
+}
 
 // Whether the valid entries of c's index for the blocks overlapping
 // [off, off + len) agree with c's bytes (for check_invariants). O(len).

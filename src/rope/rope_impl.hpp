@@ -162,6 +162,7 @@ inline inner* init_inner(void* mem, std::uint8_t height) noexcept {
   n->height = height;
   n->kind = node_kind::inner;
   n->count = 0;
+  n->cursor.depth = 0;
   return n;
 }
 inline inner* new_inner(std::uint8_t height) {
@@ -336,6 +337,14 @@ bool append_in_place(edge& root, std::string_view text) noexcept;
 // in place, cut at the cursor, or the leaf replaced by up to three pieces;
 // no split, no join. False, with nothing changed, otherwise.
 bool edit_in_leaf(edge& root, std::size_t pos, std::size_t n, std::string_view text);
+
+// The in-place edit of bytes [pos, pos + n) of the unique flat root `root`
+// (with room for it) into `text`, when it types on at a cursor inside it
+// with cursor_split_min bytes on each side: the root becomes a node over
+// two leaves cut there (leaf_edit.cpp, cut_leaf), so that the keystrokes
+// after it append at a leaf's end instead of moving the bytes after the
+// cursor. False, with nothing changed, otherwise.
+bool cut_flat(edge& root, std::size_t pos, std::size_t n, std::string_view text);
 
 // ---------------------------------------------------------------- checks (check.cpp)
 

@@ -191,8 +191,31 @@ struct edge {
   void forget() noexcept { chars = metrics_unknown; }
 };
 
+// Where the last edit by char of a tree landed, kept in its root node so
+// that typing on at that place skips the descent (src/rope/leaf_edit.cpp,
+// rope_engine::type_at_cursor): the child index taken at each level down to
+// the leaf the edit wrote, and the chars and bytes of the text before that
+// leaf. Meaningful only in a root node whose `depth` equals its height (0:
+// none), and then always true of the tree below it: every operation that
+// changes a tree ends in rope_engine::settle, which clears the root's
+// cursor, and only an edit inside the cursor's leaf, which moves nothing
+// before it, keeps one. A node shared by several ropes is never written, so
+// its cursor stays true for each. Trees deeper than cursor_max_depth keep
+// none. check_invariants recomputes a kept cursor from the tree.
+inline constexpr unsigned cursor_max_depth = 7;
+struct rope_cursor {
+  std::uint8_t depth;
+  std::uint8_t idx[cursor_max_depth];
+  std::size_t char_lo;
+  std::size_t byte_lo;
+};
+
 struct inner : node {
   edge child[max_children];
+  // Read and written only when this node is a tree's root (see rope_cursor).
+  // 24 bytes that the pool's size class of a node had spare (776 -> 800 of
+  // 896 bytes).
+  rope_cursor cursor;
 };
 
 static_assert(sizeof(edge) == 48);
