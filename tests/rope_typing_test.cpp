@@ -270,7 +270,7 @@ bool keeps_cursor(const fl::rope& r) {
 }
 }  // namespace
 
-// Typing by char at a cursor goes through the root's cursor, which every
+// Typing by char or by byte at a cursor goes through the root's cursor, which every
 // other change of the tree must drop or keep true: edits by byte and by
 // char elsewhere (before the cursor's leaf: its position moves), appends
 // and prepends, a swap and an assignment, anchors, and copies and
@@ -309,17 +309,24 @@ TEST(RopeTyping, TheCursorFollowsEveryOtherEdit) {
     const std::size_t chars = m.char_at.size() - 1;
     cursor = std::min(cursor, chars);
     const std::size_t what = pick(rng, 100);
-    if (what < 70) {  // a keystroke at the cursor, by char
+    if (what < 70) {  // a keystroke at the cursor, by char or by byte
       if (keeps_cursor(r)) ++at_cursor;
       ++typed;
+      const bool by_byte = pick(rng, 3) == 0;
       if (what < 55 || cursor == 0) {
         const std::string_view key = keys[pick(rng, std::size(keys))];
-        r.insert_chars(cursor, key);
+        if (by_byte)
+          r.insert(m.char_at[cursor], key);
+        else
+          r.insert_chars(cursor, key);
         mirror(m.char_at[cursor], 0, key);
         ++cursor;
       } else {
         const auto [b, e] = naive_char_range(s, cursor - 1, 1);
-        r.erase_chars(cursor - 1, 1);
+        if (by_byte)
+          r.erase(b, e - b);
+        else
+          r.erase_chars(cursor - 1, 1);
         mirror(b, e - b, {});
         --cursor;
       }

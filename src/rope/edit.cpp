@@ -215,8 +215,10 @@ void rope_engine::splice(rope& r, size_type pos, size_type n, std::string_view t
     release(before.p);
     return;
   }
-  if (!other && r.root_.p && edit_in_leaf(r.root_, pos, n, text)) {
+  if (rope_cursor cursor; !other && r.root_.p && edit_in_leaf(r.root_, pos, n, text, &cursor)) {
     settle(r);
+    // Typing on by byte where this edit wrote finds the leaf from there.
+    if (cursor.depth) static_cast<inner*>(r.root_.p)->cursor = cursor;
     return;
   }
   edge mid{};
@@ -256,6 +258,10 @@ void rope_engine::edit(rope& r, size_type pos, size_type n, std::string_view tex
                        const rope* other) {
   n = std::min(n, r.size() - pos);
   const size_type ins = other ? other->size() : text.size();
+  // The usual keystroke by byte: at the tree's cursor (anchors moved there).
+  if (!other && r.root_.p && r.root_.p->height > 0 && r.mode_ == line_break::lf &&
+      ins <= leaf_max_bytes / 4 && (n | ins) != 0 && type_at_cursor<false>(r, pos, n, text))
+    return;
   splice(r, pos, n, text, other);
   if (r.anchors_) [[unlikely]]
     move_anchors(r, pos, n, ins);
@@ -367,7 +373,7 @@ rope& rope::replace_chars(size_type i, size_type n, std::string_view text) {
     if (root_.chars >= i && text.size() <= detail::leaf_max_bytes / 4 && mode_ == line_break::lf) {
       n = std::min(n, root_.chars - i);
       if (n == 0 && text.empty()) return *this;
-      if (detail::rope_engine::type_at_cursor(*this, i, n, text)) return *this;
+      if (detail::rope_engine::type_at_cursor<true>(*this, i, n, text)) return *this;
       if (detail::rope_engine::replace_chars_in_leaf(*this, i, n, text)) return *this;
     }
   } else if (root_.p) {

@@ -432,13 +432,27 @@ bool cut_flat(edge& root, std::size_t pos, std::size_t n, std::string_view text)
   return true;
 }
 
-bool edit_in_leaf(edge& root, std::size_t pos, std::size_t n, std::string_view text) {
+bool edit_in_leaf(edge& root, std::size_t pos, std::size_t n, std::string_view text,
+                  rope_cursor* cursor) {
   if (text.size() > leaf_max_bytes / 4) return false;
   // A pure insert at a leaf boundary goes to the end of the left leaf.
   const std::size_t target = n == 0 && pos > 0 ? pos - 1 : pos;
   unsigned idx[max_depth];
   const auto [e, lo] = descend(root, target, idx);
-  return edit_leaf(root, idx, e, lo, pos, n, text, static_cast<std::size_t>(-1));
+  const unsigned depth = root.p->height;
+  bool kept_shape = false;
+  if (!edit_leaf(root, idx, e, lo, pos, n, text, static_cast<std::size_t>(-1), &kept_shape))
+    return false;
+  if (cursor) {
+    cursor->depth = 0;
+    if (kept_shape && depth > 0 && depth <= cursor_max_depth) {
+      for (unsigned d = 0; d < depth; ++d) cursor->idx[d] = static_cast<std::uint8_t>(idx[d]);
+      cursor->char_lo = static_cast<std::size_t>(-1);
+      cursor->byte_lo = lo;
+      cursor->depth = static_cast<std::uint8_t>(depth);
+    }
+  }
+  return true;
 }
 
 // Chars [i, i + n) of a tree (i + n <= char_count(), lf mode, a short
@@ -520,24 +534,28 @@ inline text_counts count_keystroke(const char* p, std::size_t n) noexcept {
 }
 }  // namespace
 
-// Chars [i, i + n) of a tree (i + n <= char_count(), lf mode, a short
-// text) become `text` at the root's cursor: when the range lies in the
-// cursor's leaf (an insert at its first char only at the text's start, as
-// an insert at a leaf boundary goes to the left leaf), every node on the
-// way to it and its chunk are unique, and the leaf is rewritten in place
-// without a cut at the cursor. Then there is no descent: the child indexes
-// are the cursor's, the position in the leaf steps from the leaf's hint
-// (leaf_nth_char), and the edit is edit_leaf's in-place one, its counts
-// shifted on the leaf and each edge above it. The cursor stays true, since
-// nothing before the leaf moved. False, with nothing changed, otherwise
-// (replace_chars_in_leaf then descends and, when it rewrites a leaf in
-// place, makes that leaf the cursor). O(height), with no load of a sibling.
-bool rope_engine::type_at_cursor(rope& self, size_type i, size_type n, std::string_view text) {
+// Items [x, x + n) of a tree (chars when ByChar, else bytes; x + n within
+// the text, lf mode, a short text) become `text` at the root's cursor: when
+// the range lies in the cursor's leaf (an insert at its first item only at
+// the text's start, as an insert at a leaf boundary goes to the left leaf),
+// every node on the way to it and its chunk are unique, and the leaf is
+// rewritten in place without a cut at the cursor. Then there is no
+// descent: the child indexes are the cursor's, a char's place in the leaf
+// steps from the leaf's hint (leaf_nth_char), and the edit is edit_leaf's
+// in-place one, its counts shifted on the leaf and each edge above it. The
+// cursor stays true, since nothing before the leaf moved. False, with
+// nothing changed, otherwise (replace_chars_in_leaf or edit_in_leaf then
+// descends and, when it rewrites a leaf in place, makes that leaf the
+// cursor). O(height), with no load of a sibling.
+template <bool ByChar>
+bool rope_engine::type_at_cursor(rope& self, size_type x, size_type n, std::string_view text) {
   edge& root = self.root_;
   const rope_cursor& cu = static_cast<const inner*>(root.p)->cursor;
   const unsigned depth = root.p->height;
-  if (cu.depth != depth || i < cu.char_lo) return false;
-  const std::size_t k = i - cu.char_lo;
+  // (A cursor left by an edit by byte has no char_lo: npos.)
+  const std::size_t base_x = ByChar ? cu.char_lo : cu.byte_lo;
+  if (cu.depth != depth || x < base_x) return false;
+  const std::size_t k = x - base_x;
   edge* up[cursor_max_depth];  // up[d]: the edge to the node of level d
   edge* e = &root;
   for (unsigned d = 0; d < depth; ++d) {
@@ -546,13 +564,15 @@ bool rope_engine::type_at_cursor(rope& self, size_type i, size_type n, std::stri
     e = &static_cast<inner*>(e->p)->child[cu.idx[d]];
   }
   edge& leaf = *e;
-  if (k + n > leaf.chars) return false;
+  if (k + n > (ByChar ? leaf.chars : leaf.len)) return false;
   chunk* c = static_cast<chunk*>(leaf.p);
   if (!unique(c)) return false;
   const char* old = c->data + leaf.off;
-  const bool ascii = leaf.chars == leaf.len;
   std::size_t r, r2;
-  if (k + n == leaf.chars) {
+  if constexpr (!ByChar) {
+    r = k;
+    r2 = k + n;
+  } else if (const bool ascii = leaf.chars == leaf.len; k + n == leaf.chars) {
     // The range reaches the leaf's last char: it ends where the leaf's
     // bytes do only when no continuation byte of that char lies in the
     // next leaf (as ends_at_leaf_end checks, the next leaf a sibling).
@@ -584,13 +604,13 @@ bool rope_engine::type_at_cursor(rope& self, size_type i, size_type n, std::stri
   else if (ins)
     std::memcpy(base + r, text.data(), ins);
   c->used = leaf.off + out;
-  set_hint(c, leaf.off, r + ins, k, add);
+  set_hint(c, leaf.off, r + ins, ByChar ? k : static_cast<std::size_t>(-1), add);
   // Every edge on the path is known (a tree's edges are, after settle).
-  const auto shift = [&](edge& x) {
-    x.len = x.len + ins - del;
-    x.chars = x.chars + add.chars - sub.chars;
-    x.newlines = x.newlines + add.newlines - sub.newlines;
-    x.astral = x.astral + add.astral - sub.astral;
+  const auto shift = [&](edge& y) {
+    y.len = y.len + ins - del;
+    y.chars = y.chars + add.chars - sub.chars;
+    y.newlines = y.newlines + add.newlines - sub.newlines;
+    y.astral = y.astral + add.astral - sub.astral;
   };
   shift(leaf);
   for (unsigned d = depth; d-- > 0;) shift(*up[d]);
@@ -598,6 +618,8 @@ bool rope_engine::type_at_cursor(rope& self, size_type i, size_type n, std::stri
     move_anchors(self, cu.byte_lo + r, del, ins);
   return true;
 }
+template bool rope_engine::type_at_cursor<true>(rope&, size_type, size_type, std::string_view);
+template bool rope_engine::type_at_cursor<false>(rope&, size_type, size_type, std::string_view);
 
 // Whether a range of the tree's leaf `leaf` (rope offset lo, reached by
 // the child indexes idx) that ends with its char `end` (counted from the

@@ -336,7 +336,11 @@ bool append_in_place(edge& root, std::string_view text) noexcept;
 // the edit lies inside one leaf and the text is short (leaf_edit.cpp):
 // in place, cut at the cursor, or the leaf replaced by up to three pieces;
 // no split, no join. False, with nothing changed, otherwise.
-bool edit_in_leaf(edge& root, std::size_t pos, std::size_t n, std::string_view text);
+// With `cursor`, the leaf the edit wrote as the root's cursor will hold it
+// (char_lo npos: the chars before it are not counted), or depth 0 when the
+// edit changed the tree's shape; the caller keeps it after settle.
+bool edit_in_leaf(edge& root, std::size_t pos, std::size_t n, std::string_view text,
+                  rope_cursor* cursor = nullptr);
 
 // The in-place edit of bytes [pos, pos + n) of the unique flat root `root`
 // (with room for it) into `text`, when it types on at a cursor inside it

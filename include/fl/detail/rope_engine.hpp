@@ -58,10 +58,12 @@ struct rope_engine {
   // (src/rope/leaf_edit.cpp); false, with nothing changed, when the edit is
   // not of that kind.
   static bool replace_chars_in_leaf(rope& r, size_type i, size_type n, std::string_view text);
-  // The same edit made at the tree root's cursor (detail::rope_cursor)
-  // without a descent, when it lies in the cursor's leaf and is made in
-  // place there (src/rope/leaf_edit.cpp); false, with nothing changed,
-  // otherwise.
+  // The same edit (ByChar), or bytes [i, i + n) of a tree in lf mode
+  // becoming a short text (!ByChar, anchors moved too), made at the tree
+  // root's cursor (detail::rope_cursor) without a descent, when it lies in
+  // the cursor's leaf and is made in place there (src/rope/leaf_edit.cpp);
+  // false, with nothing changed, otherwise.
+  template <bool ByChar>
   static bool type_at_cursor(rope& r, size_type i, size_type n, std::string_view text);
   // Whether a range that ends with char `end` of the tree's leaf `leaf`
   // (rope offset lo, child indexes idx) ends where the leaf's bytes end.

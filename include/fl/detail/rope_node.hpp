@@ -191,17 +191,20 @@ struct edge {
   void forget() noexcept { chars = metrics_unknown; }
 };
 
-// Where the last edit by char of a tree landed, kept in its root node so
-// that typing on at that place skips the descent (src/rope/leaf_edit.cpp,
-// rope_engine::type_at_cursor): the child index taken at each level down to
-// the leaf the edit wrote, and the chars and bytes of the text before that
-// leaf. Meaningful only in a root node whose `depth` equals its height (0:
-// none), and then always true of the tree below it: every operation that
-// changes a tree ends in rope_engine::settle, which clears the root's
-// cursor, and only an edit inside the cursor's leaf, which moves nothing
-// before it, keeps one. A node shared by several ropes is never written, so
-// its cursor stays true for each. Trees deeper than cursor_max_depth keep
-// none. check_invariants recomputes a kept cursor from the tree.
+// Where the last edit inside one leaf of a tree landed, kept in its root
+// node so that typing on at that place skips the descent
+// (src/rope/leaf_edit.cpp, rope_engine::type_at_cursor): the child index
+// taken at each level down to the leaf the edit wrote, and the chars and
+// bytes of the text before that leaf (char_lo npos after an edit by byte,
+// whose descent does not count chars). Meaningful only in a root node whose
+// `depth` equals its height (0: none), and then always true of the tree
+// below it: every operation that changes a tree ends in
+// rope_engine::settle, which clears the root's cursor; an edit inside the
+// cursor's leaf, which moves nothing before it, keeps it, and an edit
+// inside another leaf that left the tree's shape as it was sets it anew.
+// A node shared by several ropes is never written, so its cursor stays
+// true for each. Trees deeper than cursor_max_depth keep none.
+// check_invariants recomputes a kept cursor from the tree.
 inline constexpr unsigned cursor_max_depth = 7;
 struct rope_cursor {
   std::uint8_t depth;
