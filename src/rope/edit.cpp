@@ -176,7 +176,8 @@ void rope_engine::splice(rope& r, size_type pos, size_type n, std::string_view t
     if (r.root_.p && unique(r.root_.p)) {
       auto* c = static_cast<chunk*>(r.root_.p);
       if (c->cap >= out + r.root_.off && !overlaps(text, c)) {
-        if (cut_flat(r.root_, pos, n, text)) {
+        // (A cut needs the counts: an edit by char keeps them known.)
+        if (before.known() && cut_flat(r.root_, pos, n, text)) {
           settle(r);
           return;
         }
@@ -188,10 +189,10 @@ void rope_engine::splice(rope& r, size_type pos, size_type n, std::string_view t
         if (ins) std::memcpy(base + pos, text.data(), ins);
         c->used = r.root_.off + out;
         r.root_.len = out;
-        // Where this edit ended, so that typing on there cuts the chunk
-        // (cut_flat); no char hint (an edit by char leaves its own).
-        set_hint(c, r.root_.off, pos + ins, static_cast<std::size_t>(-1), text_counts{});
         if (before.known()) {
+          // Where this edit ended, so that typing on there cuts the chunk
+          // (cut_flat); no char hint (an edit by char leaves its own).
+          set_hint(c, r.root_.off, pos + ins, static_cast<std::size_t>(-1), text_counts{});
           const text_counts add = ins ? count_text(text.data(), ins) : text_counts{};
           r.root_.chars = before.chars + add.chars - sub.chars;
           r.root_.newlines = before.newlines + add.newlines - sub.newlines;
@@ -259,7 +260,8 @@ void rope_engine::edit(rope& r, size_type pos, size_type n, std::string_view tex
   n = std::min(n, r.size() - pos);
   const size_type ins = other ? other->size() : text.size();
   // The usual keystroke by byte: at the tree's cursor (anchors moved there).
-  if (!other && r.root_.p && r.root_.p->height > 0 && r.mode_ == line_break::lf &&
+  if (!other && r.root_.p && r.root_.p->height > 0 &&
+      static_cast<const inner*>(r.root_.p)->cursor.depth != 0 && r.mode_ == line_break::lf &&
       ins <= leaf_max_bytes / 4 && (n | ins) != 0 && type_at_cursor<false>(r, pos, n, text))
     return;
   splice(r, pos, n, text, other);
