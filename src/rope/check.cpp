@@ -106,6 +106,20 @@ void check_cursor(const edge& root) {
   // (char_lo npos: a cursor left by an edit by byte, which did not count.)
   if ((cu.char_lo != static_cast<std::size_t>(-1) && chars != cu.char_lo) || bytes != cu.byte_lo)
     broken("cursor position stale");
+  if (cu.hint_k != cursor_no_hint) {
+    const std::string_view t = leaf_text(*e);
+    if (cu.hint_r > t.size() || count_text(t.data(), cu.hint_r).chars != cu.hint_k ||
+        (cu.hint_r < t.size() && continuation(t[cu.hint_r])))
+      broken("cursor's hint stale");
+  }
+  if (cu.next != 0) {
+    const inner* parent = static_cast<const inner*>(root.p);
+    for (unsigned d = 0; d + 1 < cu.depth; ++d)
+      parent = static_cast<const inner*>(parent->child[cu.idx[d]].p);
+    const unsigned j = cu.idx[cu.depth - 1] + 1u;
+    const bool starts = j < parent->count && !continuation(leaf_text(parent->child[j]).front());
+    if (cu.next != (starts ? 1 : 2)) broken("cursor's next leaf stale");
+  }
 }
 }  // namespace
 

@@ -447,6 +447,9 @@ bool edit_in_leaf(edge& root, std::size_t pos, std::size_t n, std::string_view t
     cursor->depth = 0;
     if (kept_shape && depth > 0 && depth <= cursor_max_depth) {
       for (unsigned d = 0; d < depth; ++d) cursor->idx[d] = static_cast<std::uint8_t>(idx[d]);
+      cursor->next = 0;
+      cursor->hint_r = static_cast<std::uint16_t>(pos - lo + text.size());
+      cursor->hint_k = cursor_no_hint;
       cursor->char_lo = static_cast<std::size_t>(-1);
       cursor->byte_lo = lo;
       cursor->depth = static_cast<std::uint8_t>(depth);
@@ -516,6 +519,9 @@ bool rope_engine::replace_chars_in_leaf(rope& self, size_type i, size_type n,
   if (kept_shape && depth <= cursor_max_depth) {
     rope_cursor& cu = static_cast<inner*>(self.root_.p)->cursor;
     for (unsigned d = 0; d < depth; ++d) cu.idx[d] = static_cast<std::uint8_t>(idx[d]);
+    cu.next = 0;
+    cu.hint_r = static_cast<std::uint16_t>(r + text.size());
+    cu.hint_k = static_cast<std::uint16_t>(chars_before + count_text(text.data(), text.size()).chars);
     cu.char_lo = i - chars_before;
     cu.byte_lo = lo;
     cu.depth = static_cast<std::uint8_t>(depth);
@@ -550,7 +556,7 @@ inline text_counts count_keystroke(const char* p, std::size_t n) noexcept {
 template <bool ByChar>
 bool rope_engine::type_at_cursor(rope& self, size_type x, size_type n, std::string_view text) {
   edge& root = self.root_;
-  const rope_cursor& cu = static_cast<const inner*>(root.p)->cursor;
+  rope_cursor& cu = static_cast<inner*>(root.p)->cursor;
   const unsigned depth = root.p->height;
   // (A cursor left by an edit by byte has no char_lo: npos.)
   const std::size_t base_x = ByChar ? cu.char_lo : cu.byte_lo;
@@ -577,15 +583,41 @@ bool rope_engine::type_at_cursor(rope& self, size_type x, size_type n, std::stri
     // bytes do only when no continuation byte of that char lies in the
     // next leaf (as ends_at_leaf_end checks, the next leaf a sibling).
     if (cu.byte_lo + leaf.len != root.len) {
-      const inner* parent = static_cast<const inner*>(up[depth - 1]->p);
-      if (cu.idx[depth - 1] + 1u >= parent->count || continuation(leaf_text((&leaf)[1]).front()))
-        return false;
+      if (cu.next == 0) {
+        const inner* parent = static_cast<const inner*>(up[depth - 1]->p);
+        cu.next = cu.idx[depth - 1] + 1u < parent->count &&
+                          !continuation(leaf_text((&leaf)[1]).front())
+                      ? 1
+                      : 2;
+      }
+      if (cu.next != 1) return false;
     }
     r = n == 0 ? leaf.len : ascii ? k : leaf_nth_char(leaf, k);
     r2 = leaf.len;
+  } else if (ascii) {
+    r = k;
+    r2 = k + n;
   } else {
-    r = ascii ? k : leaf_nth_char(leaf, k);
-    r2 = n == 0 ? r : ascii ? r + n : leaf_nth_from(leaf, text_metric::chars, r, n);
+    // Typing on: the char where the last edit ended (the cursor's hint),
+    // or the one before it (a backspace); else a step or a search.
+    if (k == cu.hint_k) {
+      r = cu.hint_r;
+    } else if (k + 1 == cu.hint_k) {
+      r = cu.hint_r - 1u;
+      while (r > 0 && continuation(old[r])) --r;
+    } else {
+      r = leaf_nth_char(leaf, k);
+    }
+    // A short erase steps over its chars (k + n < chars: they end in the leaf).
+    if (n <= hint_reach) {
+      r2 = r;
+      for (std::size_t d = n; d > 0; --d) {
+        ++r2;
+        while (continuation(old[r2])) ++r2;
+      }
+    } else {
+      r2 = leaf_nth_from(leaf, text_metric::chars, r, n);
+    }
   }
   if (n == 0 && r == 0 && cu.byte_lo > 0) return false;
   const std::size_t del = r2 - r, ins = text.size();
@@ -605,6 +637,8 @@ bool rope_engine::type_at_cursor(rope& self, size_type x, size_type n, std::stri
     std::memcpy(base + r, text.data(), ins);
   c->used = leaf.off + out;
   set_hint(c, leaf.off, r + ins, ByChar ? k : static_cast<std::size_t>(-1), add);
+  cu.hint_r = static_cast<std::uint16_t>(r + ins);
+  cu.hint_k = ByChar ? static_cast<std::uint16_t>(k + add.chars) : cursor_no_hint;
   // Every edge on the path is known (a tree's edges are, after settle).
   const auto shift = [&](edge& y) {
     y.len = y.len + ins - del;

@@ -205,18 +205,31 @@ struct edge {
 // A node shared by several ropes is never written, so its cursor stays
 // true for each. Trees deeper than cursor_max_depth keep none.
 // check_invariants recomputes a kept cursor from the tree.
-inline constexpr unsigned cursor_max_depth = 7;
+// `next` remembers whether the leaf after the cursor's one (a sibling)
+// starts with a char of its own, so that a range by char may end where the
+// cursor's leaf ends (0 not looked at yet, 1 yes, 2 no or no sibling): the
+// keystrokes at the end of a leaf after a cut at the cursor ask it every
+// time, and the next leaf does not change while the cursor stays.
+// `hint_r` is the leaf byte where the last edit there ended and `hint_k`
+// the chars of the leaf before it (cursor_no_hint: unknown), so that the
+// next keystroke by char finds its byte without reading the leaf index
+// (a cache line away from the root's, past the leaf's bytes).
+inline constexpr unsigned cursor_max_depth = 6;
+inline constexpr std::uint16_t cursor_no_hint = 0xFFFF;
 struct rope_cursor {
   std::uint8_t depth;
+  std::uint8_t next;
   std::uint8_t idx[cursor_max_depth];
   std::size_t char_lo;
   std::size_t byte_lo;
+  std::uint16_t hint_r;
+  std::uint16_t hint_k;
 };
 
 struct inner : node {
   edge child[max_children];
   // Read and written only when this node is a tree's root (see rope_cursor).
-  // 24 bytes that the pool's size class of a node had spare (776 -> 800 of
+  // 32 bytes that the pool's size class of a node had spare (776 -> 808 of
   // 896 bytes).
   rope_cursor cursor;
 };
