@@ -626,28 +626,33 @@ bool rope_engine::type_at_cursor(rope& self, size_type x, size_type n, std::stri
       cut_at_cursor(leaf, c, old, r, del, text))
     return false;
 
+  // The counts first, then the bytes: what is live across the memmove is
+  // only what the text's copy needs.
   const text_counts add = count_keystroke(text.data(), ins);
   const text_counts sub = count_keystroke(old + r, del);
+  const std::size_t grow = ins - del, dc = add.chars - sub.chars,
+                    dn = add.newlines - sub.newlines, da = add.astral - sub.astral;
+  // Every edge on the path is known (a tree's edges are, after settle).
+  const auto shift = [&](edge& y) {
+    y.len += grow;
+    y.chars += dc;
+    y.newlines += dn;
+    y.astral += da;
+  };
+  const std::size_t tail = leaf.len - r2;
+  shift(leaf);
+  for (unsigned d = depth; d-- > 0;) shift(*up[d]);
   index_truncate(c, leaf.off + r);
+  set_hint(c, leaf.off, r + ins, ByChar ? k : static_cast<std::size_t>(-1), add);
+  cu.hint_r = static_cast<std::uint16_t>(r + ins);
+  cu.hint_k = ByChar ? static_cast<std::uint16_t>(k + add.chars) : cursor_no_hint;
+  c->used = leaf.off + out;
   char* base = c->data + leaf.off;
-  if (del != ins && r2 < leaf.len) std::memmove(base + r + ins, base + r2, leaf.len - r2);
+  if (del != ins && tail) std::memmove(base + r + ins, base + r2, tail);
   if (ins == 1)
     base[r] = text[0];
   else if (ins)
     std::memcpy(base + r, text.data(), ins);
-  c->used = leaf.off + out;
-  set_hint(c, leaf.off, r + ins, ByChar ? k : static_cast<std::size_t>(-1), add);
-  cu.hint_r = static_cast<std::uint16_t>(r + ins);
-  cu.hint_k = ByChar ? static_cast<std::uint16_t>(k + add.chars) : cursor_no_hint;
-  // Every edge on the path is known (a tree's edges are, after settle).
-  const auto shift = [&](edge& y) {
-    y.len = y.len + ins - del;
-    y.chars = y.chars + add.chars - sub.chars;
-    y.newlines = y.newlines + add.newlines - sub.newlines;
-    y.astral = y.astral + add.astral - sub.astral;
-  };
-  shift(leaf);
-  for (unsigned d = depth; d-- > 0;) shift(*up[d]);
   if (self.anchors_) [[unlikely]]
     move_anchors(self, cu.byte_lo + r, del, ins);
   return true;
