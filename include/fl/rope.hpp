@@ -256,7 +256,14 @@ class rope {
   // A UTF-16 position inside a surrogate pair means the char holding it. ----
   rope& insert_chars(size_type i, std::string_view text) { return replace_chars(i, 0, text); }
   rope& erase_chars(size_type i, size_type n = npos) { return replace_chars(i, n, {}); }
-  rope& replace_chars(size_type i, size_type n, std::string_view text);
+  rope& replace_chars(size_type i, size_type n, std::string_view text) {
+    // The usual keystroke (inside the leaf where the last one landed) in
+    // one call; everything else, and every check, in the general path.
+    if (root_.p && root_.p->height > 0 &&
+        detail::rope_engine::type_at_cursor<true>(*this, i, n, text))
+      return *this;
+    return replace_chars_general(i, n, text);
+  }
   rope& insert_utf16(size_type u, std::string_view text) { return replace_utf16(u, 0, text); }
   rope& erase_utf16(size_type u, size_type n = npos) { return replace_utf16(u, n, {}); }
   rope& replace_utf16(size_type u, size_type n, std::string_view text);
@@ -537,6 +544,8 @@ class rope {
 
   // An iterator at byte pos (0 <= pos <= size()): one descent.
   const_iterator iterator_at(size_type pos) const noexcept;
+  // replace_chars but for its keystroke at the root's cursor (edit.cpp).
+  rope& replace_chars_general(size_type i, size_type n, std::string_view text);
   rope(detail::edge root, line_break mode) noexcept : root_(root), mode_(mode) {
     detail::rope_engine::settle(*this);
   }

@@ -367,7 +367,7 @@ rope& rope::prepend(const rope& other) {
   return *this;
 }
 
-rope& rope::replace_chars(size_type i, size_type n, std::string_view text) {
+rope& rope::replace_chars_general(size_type i, size_type n, std::string_view text) {
   // A tree's root edge is known after every edit (settle). (line_break::
   // lf_crlf mode takes the general path: splice checks the edit's ends.)
   // The usual keystroke first: a tree, a short text.
@@ -375,7 +375,6 @@ rope& rope::replace_chars(size_type i, size_type n, std::string_view text) {
     if (root_.chars >= i && text.size() <= detail::leaf_max_bytes / 4 && mode_ == line_break::lf) {
       n = std::min(n, root_.chars - i);
       if (n == 0 && text.empty()) return *this;
-      if (detail::rope_engine::type_at_cursor<true>(*this, i, n, text)) return *this;
       if (detail::rope_engine::replace_chars_in_leaf(*this, i, n, text)) return *this;
     }
   } else if (root_.p) {

@@ -534,7 +534,7 @@ bool rope_engine::replace_chars_in_leaf(rope& self, size_type i, size_type n,
 namespace {
 // The counts of the few bytes a keystroke inserts or removes: one ASCII
 // byte, the usual keystroke, without the word count.
-inline text_counts count_keystroke(const char* p, std::size_t n) noexcept {
+[[gnu::always_inline]] inline text_counts count_keystroke(const char* p, std::size_t n) noexcept {
   if (n == 1 && static_cast<unsigned char>(*p) < 0x80) return {1, *p == '\n' ? 1u : 0u, 0};
   return n ? count_text(p, n) : text_counts{};
 }
@@ -561,6 +561,11 @@ bool rope_engine::type_at_cursor(rope& self, size_type x, size_type n, std::stri
   // (A cursor left by an edit by byte has no char_lo: npos.)
   const std::size_t base_x = ByChar ? cu.char_lo : cu.byte_lo;
   if (cu.depth != depth || x < base_x) return false;
+  // rope::replace_chars calls first and checks nothing (edit checks the
+  // rest for an edit by byte): lf mode, a short text, not a no-op.
+  if (ByChar &&
+      (self.mode_ != line_break::lf || text.size() > leaf_max_bytes / 4 || (n | text.size()) == 0))
+    return false;
   const std::size_t k = x - base_x;
   edge* up[cursor_max_depth];  // up[d]: the edge to the node of level d
   edge* e = &root;
@@ -570,7 +575,9 @@ bool rope_engine::type_at_cursor(rope& self, size_type x, size_type n, std::stri
     e = &static_cast<inner*>(e->p)->child[cu.idx[d]];
   }
   edge& leaf = *e;
-  if (k + n > (ByChar ? leaf.chars : leaf.len)) return false;
+  // (n may be npos: a count to the end of the text.)
+  const std::size_t items = ByChar ? leaf.chars : leaf.len;
+  if (k > items || n > items - k) return false;
   chunk* c = static_cast<chunk*>(leaf.p);
   if (!unique(c)) return false;
   const char* old = c->data + leaf.off;

@@ -270,7 +270,7 @@ inline std::uint16_t* leaf_index_counts(leaf_index* li) noexcept {
 
 // The unique chunk c's bytes from x on are about to be rewritten: its
 // indexes (if any) stop covering them.
-inline void index_truncate(chunk* c, std::size_t x) noexcept {
+[[gnu::always_inline]] inline void index_truncate(chunk* c, std::size_t x) noexcept {
   if (chunk_index* ix = c->index.load(std::memory_order_relaxed);
       ix && ix->blocks > x / index_block)
     ix->blocks = x / index_block;
