@@ -14,6 +14,7 @@
 #include <random>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -398,14 +399,19 @@ TEST(RopeTyping, TheCursorFollowsEveryOtherEdit) {
 TEST(RopeTyping, TypingInTheMiddleOfAFlatTextCutsItThere) {
   const auto seed = test_seed();
   std::mt19937_64 rng(seed ^ 0x666c6375ULL);
-  for (const bool ascii : {true, false}) {
-    std::string s = ascii ? std::string(6000, 'x') : random_utf8(rng, 6000);
+  // The middle, and near the start of a text of nearly the flat size,
+  // where the tail cut off is longer than a leaf an edit may grow to
+  // (it overran its chunk once).
+  for (const auto& [ascii, size, at_start] :
+       {std::tuple{true, 6000, false}, std::tuple{false, 6000, false},
+        std::tuple{true, 8000, true}, std::tuple{false, 8000, true}}) {
+    std::string s = ascii ? std::string(size, 'x') : random_utf8(rng, size);
     fl::rope r(s);
     ASSERT_EQ(fl::detail::rope_height(r), 0u);
-    std::size_t cursor = naive_metrics(s).chars.back() / 2;
+    std::size_t cursor = at_start ? naive_metrics(s).chars[600] : naive_metrics(s).chars.back() / 2;
     for (int step = 0; step < 20; ++step) {
       const std::string at = "seed " + std::to_string(seed) + (ascii ? " ascii" : " utf8") +
-                             " step " + std::to_string(step);
+                             " size " + std::to_string(size) + " step " + std::to_string(step);
       const naive_metrics m(s);
       r.insert_chars(cursor, "k");
       s.insert(m.char_at[cursor], "k");

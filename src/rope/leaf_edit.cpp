@@ -117,7 +117,9 @@ void get_spares(inner** spare, unsigned need) {
 // A fresh chunk with room for `bytes` and `need` spare nodes in `spare`, or
 // neither: everything an edit allocates, before its first write.
 chunk* chunk_and_spares(std::size_t bytes, inner** spare, unsigned need) {
-  chunk* f = new_chunk(fresh_leaf_cap(bytes));
+  // (bytes may pass leaf_edit_max: the tail of a flat root cut at a cursor
+  // near its start, cut_flat.)
+  chunk* f = new_chunk(std::max(bytes, fresh_leaf_cap(bytes)));
   try {
     get_spares(spare, need);
   } catch (...) {
