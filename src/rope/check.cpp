@@ -116,8 +116,7 @@ void check_cursor(const edge& root) {
     const inner* parent = static_cast<const inner*>(root.p);
     for (unsigned d = 0; d + 1 < cu.depth; ++d)
       parent = static_cast<const inner*>(parent->child[cu.idx[d]].p);
-    const unsigned j = cu.idx[cu.depth - 1] + 1u;
-    const bool starts = j < parent->count && !continuation(leaf_text(parent->child[j]).front());
+    const bool starts = next_leaf_starts_char(parent, cu.idx[cu.depth - 1]);
     if (cu.next != (starts ? 1 : 2)) broken("cursor's next leaf stale");
   }
 }

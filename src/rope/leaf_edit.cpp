@@ -445,18 +445,11 @@ bool edit_in_leaf(edge& root, std::size_t pos, std::size_t n, std::string_view t
   bool kept_shape = false;
   if (!edit_leaf(root, idx, e, lo, pos, n, text, static_cast<std::size_t>(-1), &kept_shape))
     return false;
-  if (cursor) {
-    cursor->depth = 0;
-    if (kept_shape && depth > 0 && depth <= cursor_max_depth) {
-      for (unsigned d = 0; d < depth; ++d) cursor->idx[d] = static_cast<std::uint8_t>(idx[d]);
-      cursor->next = 0;
-      cursor->hint_r = static_cast<std::uint16_t>(pos - lo + text.size());
-      cursor->hint_k = cursor_no_hint;
-      cursor->char_lo = static_cast<std::size_t>(-1);
-      cursor->byte_lo = lo;
-      cursor->depth = static_cast<std::uint8_t>(depth);
-    }
-  }
+  if (cursor)
+    *cursor = kept_shape && depth > 0 && depth <= cursor_max_depth
+                  ? cursor_at(idx, depth, static_cast<std::size_t>(-1), lo,
+                              pos - lo + text.size(), cursor_no_hint)
+                  : rope_cursor{};
   return true;
 }
 
@@ -518,16 +511,10 @@ bool rope_engine::replace_chars_in_leaf(rope& self, size_type i, size_type n,
   settle(self);
   // The leaf written is where typing goes on: the root keeps it as its
   // cursor (its chars and bytes before it did not change).
-  if (kept_shape && depth <= cursor_max_depth) {
-    rope_cursor& cu = static_cast<inner*>(self.root_.p)->cursor;
-    for (unsigned d = 0; d < depth; ++d) cu.idx[d] = static_cast<std::uint8_t>(idx[d]);
-    cu.next = 0;
-    cu.hint_r = static_cast<std::uint16_t>(r + text.size());
-    cu.hint_k = static_cast<std::uint16_t>(chars_before + count_text(text.data(), text.size()).chars);
-    cu.char_lo = i - chars_before;
-    cu.byte_lo = lo;
-    cu.depth = static_cast<std::uint8_t>(depth);
-  }
+  if (kept_shape && depth <= cursor_max_depth)
+    static_cast<inner*>(self.root_.p)->cursor = cursor_at(
+        idx, depth, i - chars_before, lo, r + text.size(),
+        static_cast<std::uint16_t>(chars_before + count_text(text.data(), text.size()).chars));
   if (self.anchors_) [[unlikely]]
     move_anchors(self, lo + r, del, text.size());
   return true;
@@ -592,13 +579,11 @@ bool rope_engine::type_at_cursor(rope& self, size_type x, size_type n, std::stri
     // bytes do only when no continuation byte of that char lies in the
     // next leaf (as ends_at_leaf_end checks, the next leaf a sibling).
     if (cu.byte_lo + leaf.len != root.len) {
-      if (cu.next == 0) {
-        const inner* parent = static_cast<const inner*>(up[depth - 1]->p);
-        cu.next = cu.idx[depth - 1] + 1u < parent->count &&
-                          !continuation(leaf_text((&leaf)[1]).front())
+      if (cu.next == 0)
+        cu.next = next_leaf_starts_char(static_cast<const inner*>(up[depth - 1]->p),
+                                        cu.idx[depth - 1])
                       ? 1
                       : 2;
-      }
       if (cu.next != 1) return false;
     }
     r = n == 0 ? leaf.len : ascii ? k : leaf_nth_char(leaf, k);
@@ -685,8 +670,7 @@ bool rope_engine::ends_at_leaf_end(const rope& r, const unsigned* idx, const edg
   const node* parent = r.root_.p;
   for (unsigned d = 0; d + 1 < depth; ++d)
     parent = static_cast<const inner*>(parent)->child[idx[d]].p;
-  if (idx[depth - 1] + 1u >= parent->count) return false;
-  return !continuation(leaf_text(leaf[1]).front());
+  return next_leaf_starts_char(static_cast<const inner*>(parent), idx[depth - 1]);
 }
 
 }  // namespace FL_ROPE_NS

@@ -117,6 +117,16 @@ inline constexpr std::size_t hint_reach = 16;
 // Whether b is a UTF-8 continuation byte: not a char (fl/detail/utf8.hpp).
 inline bool continuation(char b) noexcept { return utf8_continuation(static_cast<unsigned char>(b)); }
 
+// Whether the node n has a child after child i and that child starts with
+// a char of its own (not a continuation byte of the last char of child i),
+// so that a range by char may end where child i ends (n's children are
+// leaves).
+inline bool next_leaf_starts_char(const inner* n, unsigned i) noexcept {
+  if (i + 1u >= n->count) return false;
+  const edge& next = n->child[i + 1];
+  return !continuation(static_cast<const chunk*>(next.p)->data[next.off]);
+}
+
 // Char k of the bytes [0, len) at p, given that byte h starts a char (or is
 // len) and hc chars lie before it: stepped to from h when it is within
 // hint_reach chars, else npos. len when the bytes hold k chars or fewer.

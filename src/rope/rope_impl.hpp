@@ -336,6 +336,23 @@ bool append_in_place(edge& root, std::string_view text) noexcept;
 // the edit lies inside one leaf and the text is short (leaf_edit.cpp):
 // in place, cut at the cursor, or the leaf replaced by up to three pieces;
 // no split, no join. False, with nothing changed, otherwise.
+// The root's cursor at the leaf reached by the child indexes idx (depth
+// levels, 1..cursor_max_depth), with char_lo chars (npos: not counted) and
+// byte_lo bytes before it; the last edit there ended at leaf byte hint_r,
+// after hint_k chars of the leaf (cursor_no_hint: not counted).
+inline rope_cursor cursor_at(const unsigned* idx, unsigned depth, std::size_t char_lo,
+                             std::size_t byte_lo, std::size_t hint_r,
+                             std::uint16_t hint_k) noexcept {
+  rope_cursor cu{};
+  for (unsigned d = 0; d < depth; ++d) cu.idx[d] = static_cast<std::uint8_t>(idx[d]);
+  cu.depth = static_cast<std::uint8_t>(depth);
+  cu.char_lo = char_lo;
+  cu.byte_lo = byte_lo;
+  cu.hint_r = static_cast<std::uint16_t>(hint_r);
+  cu.hint_k = hint_k;
+  return cu;
+}
+
 // With `cursor`, the leaf the edit wrote as the root's cursor will hold it
 // (char_lo npos: the chars before it are not counted), or depth 0 when the
 // edit changed the tree's shape; the caller keeps it after settle.
