@@ -236,6 +236,76 @@ TEST(RopeTyping, TypingInTheMiddleOfALeafCutsItAtTheCursor) {
   }
 }
 
+// Typing near the start of a leaf (fewer bytes than the cut's minimum
+// before the cursor): the second keystroke moves the leaf boundary to the
+// cursor, so the keystrokes after it append at a leaf's end instead of
+// moving the rest of the leaf. The head and the text go to the end of the
+// left sibling when it has room (the leaf count stays), or, in the first
+// leaf, to a leaf of their own (one more). By char and by byte; every
+// metric after every step.
+TEST(RopeTyping, TypingNearALeafsStartMovesTheBoundaryToTheCursor) {
+  const auto seed = test_seed();
+  std::mt19937_64 rng(seed ^ 0x68656164ULL);
+  std::string s = random_utf8(rng, 5 * fl::detail::leaf_max_bytes);
+  // Half-leaf leaves under one root, each in a chunk with room.
+  fl::rope r = tree_of(s, fl::detail::leaf_max_bytes / 2);
+  ASSERT_EQ(fl::detail::rope_height(r), 1u);
+  for (int round = 0; round < 4; ++round) {
+    const bool by_char = round % 2 == 0, first_leaf = round == 2;
+    const std::string ctx = "seed " + std::to_string(seed) + " round " + std::to_string(round);
+    const std::vector<std::size_t> ends = leaf_ends(r);
+    // Rounds 0 and 1 type near the start of the last leaf but one (the
+    // first leaves were a flat text once, in a full chunk: the left sibling
+    // with room is one of the appended pieces); round 2 near the start of
+    // the first leaf; round 3 near the start of the second, whose left
+    // sibling is then the leaf round 2 made.
+    const std::size_t lo = round < 2 ? ends[ends.size() - 3] : round == 2 ? 0 : ends[0];
+    std::size_t b = lo + 1 + pick(rng, fl::detail::leaf_max_bytes / 16);
+    while (!is_char_byte(s[b])) ++b;
+    std::size_t cursor = naive_metrics(s).chars[b];
+    std::size_t leaves = ends.size();
+    for (int step = 0; step < 30; ++step) {
+      const std::string at = ctx + " step " + std::to_string(step);
+      const naive_metrics m(s);
+      if (step % 5 == 4) {  // a backspace: the char before the cursor
+        const auto [from, to] = naive_char_range(s, cursor - 1, 1);
+        if (by_char) {
+          r.erase_chars(cursor - 1, 1);
+        } else {
+          r.erase(from, to - from);
+        }
+        s.erase(from, to - from);
+        --cursor;
+      } else {
+        const std::string_view key = step % 3 ? std::string_view("\xC3\xA9") : "k";
+        const std::size_t pos = m.char_at[cursor];
+        if (by_char) {
+          r.insert_chars(cursor, key);
+        } else {
+          r.insert(pos, key);
+        }
+        s.insert(pos, key);
+        ++cursor;
+      }
+      fl::detail::check_invariants(r);
+      expect_content(r, s, at);
+      if (::testing::Test::HasFatalFailure()) return;
+      expect_metrics(r, s, rng, 4, false, at);
+      if (::testing::Test::HasFatalFailure()) return;
+      const std::vector<std::size_t> now = leaf_ends(r);
+      if (!first_leaf) { ASSERT_EQ(now.size(), leaves) << at; }
+      if (step == 0) {
+        // (The first leaf, a full chunk, is rewritten into pieces.)
+        leaves = now.size();
+        continue;
+      }
+      ASSERT_EQ(now.size(), first_leaf ? leaves + 1 : leaves) << at;
+      const std::size_t cur = naive_metrics(s).char_at[cursor];
+      ASSERT_NE(std::find(now.begin(), now.end(), cur), now.end()) << at;
+    }
+  }
+}
+
 // A backspace by char of a leaf's last char stays an edit inside the leaf
 // only when that char's bytes end with the leaf: a tree whose leaves were
 // cut by byte may hold a char whose last bytes begin the next leaf, and

@@ -172,53 +172,65 @@ void put_pieces(edge& root, inner* const* path, edge* const* up, const unsigned*
 // typing repeats that move on every keystroke: 4-6 KiB leaves made it a
 // quarter of a keystroke's cost. So an in-place edit that types on where
 // the last edit of the chunk ended (leaf_index::last_end: the second
-// keystroke at a cursor) with at least cursor_split_min bytes on each side
-// of where its text ends cuts the leaf there instead: the tail is copied once into a fresh chunk (a leaf of its
-// own, the next edge), and the text is written at the end of the head,
-// which stays in the unique chunk. Typing on is then an append at the end
-// of a leaf (the insert at a leaf boundary goes to the left leaf), and a
-// backspace there removes the leaf's last bytes: neither moves anything.
-// Both pieces keep at least cursor_split_min bytes, so cuts cannot leave a
-// trail of tiny leaves; and edits at scattered places (no typing run to
-// repay the cut, whose copy of the tail costs what one move does) leave
+// keystroke at a cursor) with at least cursor_split_min bytes after where
+// its text ends cuts the leaf there instead, copying the shorter side once:
+// - with at least cursor_split_min bytes before it too, the tail goes to a
+//   fresh chunk (a leaf of its own, the next edge), and the text is written
+//   at the end of the head, which stays in the unique chunk;
+// - with fewer (typing near a leaf's start), the head and the text go to
+//   the end of the left sibling when that is a unique chunk with room under
+//   the same node (shift_left: the leaf boundary moves to the cursor, and
+//   the tree keeps its shape), else to a fresh chunk before the tail, which
+//   stays in the old chunk.
+// Typing on is then an append at the end of a leaf (the insert at a leaf
+// boundary goes to the left leaf), and a backspace there removes the leaf's
+// last bytes: neither moves anything. A head under cursor_split_min makes
+// a short leaf, but one that the typing run grows and that the next run
+// near the following leaf's start fills (its chunk has room); a short tail
+// is never cut off (its move is short too). Edits at scattered places (no
+// typing run to repay the cut, whose copy costs what one move does) leave
 // the leaf whole, as before.
 constexpr std::size_t cursor_split_min = leaf_max_bytes >= 64 ? leaf_max_bytes / 8 : 4;
 
-// Whether an in-place edit of bytes [p, p + n) of the leaf `e` (its chunk
-// c, whose bytes from e's start are at old) into `text` is one to cut at
+enum class cursor_cut : std::uint8_t { none, copy_tail, copy_head };
+
+// Which cut, if any, an in-place edit of bytes [p, p + n) of the leaf `e`
+// (its chunk c, whose bytes from e's start are at old) into `text` makes at
 // the cursor (see cursor_split_min): a leaf (or a flat root edited like a
 // string, see cut_flat) whose metrics are known, the edit starting or
-// ending where the chunk's last edit ended, and no "\r\n" across the cut
-// (the pieces never split a line break: line_break::lf_crlf's invariant).
-inline bool cut_at_cursor(const edge& e, const chunk* c, const char* old, std::size_t p,
-                          std::size_t n, std::string_view text) noexcept {
-  const std::size_t tail = e.len - p - n;
-  if (tail < cursor_split_min || p + text.size() < cursor_split_min || !e.known()) return false;
+// ending where the chunk's last edit ended, something before the cut, and
+// no "\r\n" across it (the pieces never split a line break:
+// line_break::lf_crlf's invariant).
+inline cursor_cut cut_at_cursor(const edge& e, const chunk* c, const char* old, std::size_t p,
+                                std::size_t n, std::string_view text) noexcept {
+  const std::size_t tail = e.len - p - n, head = p + text.size();
+  if (tail < cursor_split_min || head == 0 || !e.known()) return cursor_cut::none;
   const leaf_index* li = leaf_index_of(c);
-  if (!li || li->last_end < e.off + p || li->last_end > e.off + p + n) return false;
+  if (!li || li->last_end < e.off + p || li->last_end > e.off + p + n) return cursor_cut::none;
   const char last = text.empty() ? old[p - 1] : text.back();
-  return !(last == '\r' && old[p + n] == '\n');
+  if (last == '\r' && old[p + n] == '\n') return cursor_cut::none;
+  return head >= cursor_split_min ? cursor_cut::copy_tail : cursor_cut::copy_head;
 }
 
-// The cut: the unique chunk c of the leaf edge under path[depth - 1] (with
-// room: an in-place edit) keeps bytes [0, p) and then `text`; bytes [p + n,
-// len) go to a fresh chunk after it (see cursor_split_min). At depth 0 the
-// leaf is the flat root, and a new root node holds the two. chars_before
-// as for edit_leaf. Allocates before the first write: a throw changes
-// nothing.
+// The cut: of the unique chunk c of the leaf edge under path[depth - 1]
+// (with room: an in-place edit), bytes [0, p), then `text`, make the first
+// piece and bytes [p + n, len) the second. With copy_tail, c keeps the
+// first (the text written in place) and the second is copied to a fresh
+// chunk; with copy_head, the first is copied to a fresh chunk and c keeps
+// the second (see cursor_split_min). At depth 0 the leaf is the flat
+// root, and a new root node holds the two. chars_before as for edit_leaf.
+// Allocates before the first write: a throw changes nothing.
 [[gnu::noinline]] void cut_leaf(edge& root, inner* const* path, edge* const* up,
-                                const unsigned* idx, unsigned depth, std::size_t p,
-                                std::size_t n, std::string_view text,
-                                std::size_t chars_before) {
+                                const unsigned* idx, unsigned depth, std::size_t p, std::size_t n,
+                                std::string_view text, std::size_t chars_before, cursor_cut how) {
   edge& leaf = depth == 0 ? root : path[depth - 1]->child[idx[depth - 1]];
   chunk* c = static_cast<chunk*>(leaf.p);
   const std::size_t ins = text.size(), tail = leaf.len - p - n;
+  const bool copy_tail = how == cursor_cut::copy_tail;
   const unsigned need = depth == 0 ? 1 : pieces_need(path, depth, 2);
   inner* spare[max_depth + 1];
-  chunk* g = chunk_and_spares(tail, spare, need);
+  chunk* g = chunk_and_spares(copy_tail ? tail : p + ins, spare, need);
   char* base = c->data + leaf.off;
-  std::memcpy(g->data, base + p + n, tail);
-  g->used = tail;
   // The pieces' metrics: the shorter side is counted, the other is the
   // leaf's minus it (and minus the bytes replaced, plus the text).
   const text_counts add = ins ? count_text(text.data(), ins) : text_counts{};
@@ -226,21 +238,33 @@ inline bool cut_at_cursor(const edge& e, const chunk* c, const char* old, std::s
   const text_counts whole{leaf.chars, leaf.newlines, leaf.astral};
   text_counts head, back;
   if (tail <= p) {
-    back = count_text(g->data, tail);
-    head = text_counts{whole.chars - back.chars - sub.chars + add.chars,
-                       whole.newlines - back.newlines - sub.newlines + add.newlines,
-                       whole.astral - back.astral - sub.astral + add.astral};
+    back = count_text(base + p + n, tail);
+    head = whole - back - sub + add;
   } else {
-    const text_counts a = count_text(base, p);
-    head = text_counts{a.chars + add.chars, a.newlines + add.newlines, a.astral + add.astral};
-    back = text_counts{whole.chars - a.chars - sub.chars, whole.newlines - a.newlines - sub.newlines,
-                       whole.astral - a.astral - sub.astral};
+    const text_counts a = p ? count_text(base, p) : text_counts{};
+    head = a + add;
+    back = whole - a - sub;
   }
-  index_truncate(c, leaf.off + p);
-  if (ins) std::memcpy(base + p, text.data(), ins);
-  c->used = leaf.off + p + ins;
-  set_hint(c, leaf.off, p + ins, chars_before, add);
-  edge pieces[2] = {edge{c, leaf.off, p + ins}, edge{g, 0, tail}};
+  chunk* first = c;
+  std::size_t first_off = leaf.off, second_off = 0;
+  if (copy_tail) {
+    std::memcpy(g->data, base + p + n, tail);
+    g->used = tail;
+    index_truncate(c, leaf.off + p);
+    if (ins) std::memcpy(base + p, text.data(), ins);
+    c->used = leaf.off + p + ins;
+  } else {
+    std::memcpy(g->data, base, p);
+    if (ins) std::memcpy(g->data + p, text.data(), ins);
+    g->used = p + ins;
+    first = g;
+    first_off = 0;
+    second_off = leaf.off + p + n;
+    // c's bytes stay as they were; no edge starts where its hint's did.
+    if (leaf_index* li = leaf_index_of(c)) li->hint = li->last_end = leaf_no_hint;
+  }
+  set_hint(first, first_off, p + ins, chars_before, add);
+  edge pieces[2] = {edge{first, first_off, p + ins}, edge{copy_tail ? g : c, second_off, tail}};
   set_counts(pieces[0], head);
   set_counts(pieces[1], back);
   if (depth == 0) {
@@ -253,6 +277,89 @@ inline bool cut_at_cursor(const edge& e, const chunk* c, const char* old, std::s
     return;
   }
   put_pieces(root, path, up, idx, depth, pieces, 2, spare, need, ins, n);
+}
+
+// The left sibling of the leaf `e` (child `at` of the writable node
+// `parent`) when the first piece of a copy_head cut at the cursor (bytes
+// [0, p) of e and `text`) can go to its end instead of a fresh chunk: its
+// chunk unique (bytes past its end belong to nobody) with room, the leaf
+// no longer than leaf_edit_max after it. Else null.
+inline edge* shift_target(inner* parent, unsigned at, std::size_t p,
+                          std::string_view text) noexcept {
+  if (at == 0) return nullptr;
+  edge& left = parent->child[at - 1];
+  const chunk* lc = static_cast<const chunk*>(left.p);
+  const std::size_t head = p + text.size();
+  if (!unique(lc) || !left.known() || left.len + head > leaf_edit_max ||
+      lc->cap - (left.off + left.len) < head || overlaps(text, lc))
+    return nullptr;
+  return &left;
+}
+
+// The shift (see shift_target): bytes [0, p) of the leaf edge `leaf` and
+// then `text` are appended to its left sibling `left`; the leaf keeps bytes
+// [p + n, len). up[0..depth) are the writable path's edges above them,
+// whose lengths and metrics change by the edit's alone. Returns the left
+// leaf's bytes and chars before the edit (for the root's cursor).
+[[gnu::noinline]] std::pair<std::size_t, std::size_t> shift_left(edge& leaf, edge& left,
+                                                                 edge* const* up, unsigned depth,
+                                                                 std::size_t p, std::size_t n,
+                                                                 std::string_view text) noexcept {
+  chunk* c = static_cast<chunk*>(leaf.p);
+  chunk* lc = static_cast<chunk*>(left.p);
+  const char* old = c->data + leaf.off;
+  const std::size_t ins = text.size(), end = left.off + left.len;
+  const std::pair<std::size_t, std::size_t> before{left.len, left.chars};
+  const text_counts head = p ? count_text(old, p) : text_counts{};
+  const text_counts add = ins ? count_text(text.data(), ins) : text_counts{};
+  const text_counts sub = n ? count_text(old + p, n) : text_counts{};
+  if (end < lc->used) index_truncate(lc, end);
+  std::memcpy(lc->data + end, old, p);
+  if (ins) std::memcpy(lc->data + end + p, text.data(), ins);
+  lc->used = end + p + ins;
+  set_hint(lc, left.off, left.len + p + ins, left.chars + head.chars, add);
+  set_counts(left, text_counts{left.chars, left.newlines, left.astral} + head + add);
+  left.len += p + ins;
+  // c's bytes stay as they were; no edge starts where its hint's did.
+  if (leaf_index* li = leaf_index_of(c)) li->hint = li->last_end = leaf_no_hint;
+  set_counts(leaf, text_counts{leaf.chars, leaf.newlines, leaf.astral} - head - sub);
+  leaf.off += p + n;
+  leaf.len -= p + n;
+  for (unsigned d = depth; d-- > 0;) {
+    edge& y = *up[d];
+    y.len = y.len + ins - n;
+    if (y.known()) set_counts(y, text_counts{y.chars, y.newlines, y.astral} + add - sub);
+  }
+  return before;
+}
+
+// What an in-leaf edit (edit_leaf) tells its caller about the leaf that
+// holds its text, for the root's cursor: whether the tree kept its shape,
+// so that the child indexes of the descent still lead to that leaf; and
+// when the text went to the end of the left sibling (shift_left), that
+// sibling's bytes and chars before the edit.
+struct leaf_landing {
+  bool kept_shape = false;
+  bool to_left = false;
+  std::size_t left_bytes = 0, left_chars = 0;
+};
+
+// The root's cursor at the leaf an edit that kept the tree's shape wrote:
+// the one under idx, with char_lo chars (npos: not counted) and byte_lo
+// bytes before it, the text ending at its byte hint_r after hint_k chars
+// (cursor_no_hint: not counted); or its left sibling, when the text went
+// there (idx's last index is moved to it).
+inline rope_cursor landing_cursor(const leaf_landing& l, unsigned* idx, unsigned depth,
+                                  std::size_t char_lo, std::size_t byte_lo, std::size_t hint_r,
+                                  std::size_t hint_k) noexcept {
+  if (l.to_left) {
+    --idx[depth - 1];
+    byte_lo -= l.left_bytes;
+    hint_r += l.left_bytes;
+    if (char_lo != static_cast<std::size_t>(-1)) char_lo -= l.left_chars;
+    if (hint_k != cursor_no_hint) hint_k += l.left_chars;
+  }
+  return cursor_at(idx, depth, char_lo, byte_lo, hint_r, static_cast<std::uint16_t>(hint_k));
 }
 
 // The splice of bytes [pos, pos + n) of the rope `root` (a tree, or a flat
@@ -278,9 +385,10 @@ inline bool cut_at_cursor(const edge& e, const chunk* c, const char* old, std::s
 // descend_metric() give them. An edit by char passes the chars of the leaf
 // before the range (else npos): the chunk that ends up holding the text
 // keeps where it ends as its leaf index's hint, for the next keystroke.
-// With `kept_shape`, it is told whether the edit left the tree's shape as
-// it was (the leaf rewritten in place or copied into the same slot), so
-// that idx still leads to the leaf holding the text.
+// With `landing`, it is told whether the edit left the tree's shape as it
+// was (the leaf rewritten in place or copied into the same slot, or its
+// head shifted to the left sibling), so that idx still leads to the leaf
+// holding the text, or to its right neighbour (see leaf_landing).
 //
 // The body is written once (edit_leaf) and inlined into both entries
 // (edit_in_leaf, rope_engine::replace_chars_in_leaf): each is a typing loop's hot
@@ -289,7 +397,7 @@ inline bool cut_at_cursor(const edge& e, const chunk* c, const char* old, std::s
 [[gnu::always_inline]] inline bool edit_leaf(edge& root, const unsigned* idx, const edge* e,
                                              std::size_t lo, std::size_t pos, std::size_t n,
                                              std::string_view text, std::size_t chars_before,
-                                             bool* kept_shape = nullptr) {
+                                             leaf_landing* landing = nullptr) {
   const std::size_t ins = text.size();
   if (ins > leaf_max_bytes / 4) return false;
   const unsigned depth = root.p->height;
@@ -314,8 +422,16 @@ inline bool cut_at_cursor(const edge& e, const chunk* c, const char* old, std::s
 
   const bool in_place = out <= leaf_edit_max && unique(c) && leaf.off + out <= c->cap &&
                         !overlaps(text, c);
-  if (in_place && depth > 0 && cut_at_cursor(leaf, c, old, p, n, text)) {
-    cut_leaf(root, path, up, idx, depth, p, n, text, chars_before);
+  if (const cursor_cut how =
+          in_place && depth > 0 ? cut_at_cursor(leaf, c, old, p, n, text) : cursor_cut::none;
+      how != cursor_cut::none) {
+    if (how == cursor_cut::copy_head)
+      if (edge* left = shift_target(path[depth - 1], idx[depth - 1], p, text)) {
+        const auto [bytes, chars] = shift_left(leaf, *left, up, depth, p, n, text);
+        if (landing) *landing = leaf_landing{true, true, bytes, chars};
+        return true;
+      }
+    cut_leaf(root, path, up, idx, depth, p, n, text, chars_before, how);
     return true;
   }
   if (in_place || (out <= leaf_edit_max && e->len <= copy_whole_max)) {
@@ -357,7 +473,7 @@ inline bool cut_at_cursor(const edge& e, const chunk* c, const char* old, std::s
       up[d]->len = up[d]->len + ins - n;
       shift(*up[d]);
     }
-    if (kept_shape) *kept_shape = true;
+    if (landing) landing->kept_shape = true;
     return true;
   }
 
@@ -429,8 +545,9 @@ inline bool cut_at_cursor(const edge& e, const chunk* c, const char* old, std::s
 
 bool cut_flat(edge& root, std::size_t pos, std::size_t n, std::string_view text) {
   const chunk* c = static_cast<const chunk*>(root.p);
-  if (!cut_at_cursor(root, c, c->data + root.off, pos, n, text)) return false;
-  cut_leaf(root, nullptr, nullptr, nullptr, 0, pos, n, text, static_cast<std::size_t>(-1));
+  const cursor_cut how = cut_at_cursor(root, c, c->data + root.off, pos, n, text);
+  if (how == cursor_cut::none) return false;
+  cut_leaf(root, nullptr, nullptr, nullptr, 0, pos, n, text, static_cast<std::size_t>(-1), how);
   return true;
 }
 
@@ -442,13 +559,13 @@ bool edit_in_leaf(edge& root, std::size_t pos, std::size_t n, std::string_view t
   unsigned idx[max_depth];
   const auto [e, lo] = descend(root, target, idx);
   const unsigned depth = root.p->height;
-  bool kept_shape = false;
-  if (!edit_leaf(root, idx, e, lo, pos, n, text, static_cast<std::size_t>(-1), &kept_shape))
+  leaf_landing landed;
+  if (!edit_leaf(root, idx, e, lo, pos, n, text, static_cast<std::size_t>(-1), &landed))
     return false;
   if (cursor)
-    *cursor = kept_shape && depth > 0 && depth <= cursor_max_depth
-                  ? cursor_at(idx, depth, static_cast<std::size_t>(-1), lo,
-                              pos - lo + text.size(), cursor_no_hint)
+    *cursor = landed.kept_shape && depth > 0 && depth <= cursor_max_depth
+                  ? landing_cursor(landed, idx, depth, static_cast<std::size_t>(-1), lo,
+                                   pos - lo + text.size(), cursor_no_hint)
                   : rope_cursor{};
   return true;
 }
@@ -505,16 +622,15 @@ bool rope_engine::replace_chars_in_leaf(rope& self, size_type i, size_type n,
   }
   // The one call of the edit's body (inlined): no call with eight
   // arguments between the descent and the edit.
-  bool kept_shape = false;
-  if (!edit_leaf(self.root_, idx, leaf, lo, lo + r, del, text, chars_before, &kept_shape))
-    return false;
+  leaf_landing landed;
+  if (!edit_leaf(self.root_, idx, leaf, lo, lo + r, del, text, chars_before, &landed)) return false;
   settle(self);
   // The leaf written is where typing goes on: the root keeps it as its
   // cursor (its chars and bytes before it did not change).
-  if (kept_shape && depth <= cursor_max_depth)
-    static_cast<inner*>(self.root_.p)->cursor = cursor_at(
-        idx, depth, i - chars_before, lo, r + text.size(),
-        static_cast<std::uint16_t>(chars_before + count_text(text.data(), text.size()).chars));
+  if (landed.kept_shape && depth <= cursor_max_depth)
+    static_cast<inner*>(self.root_.p)->cursor =
+        landing_cursor(landed, idx, depth, i - chars_before, lo, r + text.size(),
+                       chars_before + count_text(text.data(), text.size()).chars);
   if (self.anchors_) [[unlikely]]
     move_anchors(self, lo + r, del, text.size());
   return true;
@@ -617,7 +733,7 @@ bool rope_engine::type_at_cursor(rope& self, size_type x, size_type n, std::stri
   const std::size_t del = r2 - r, ins = text.size();
   const std::size_t out = leaf.len - del + ins;
   if (out == 0 || out > leaf_edit_max || leaf.off + out > c->cap || overlaps(text, c) ||
-      cut_at_cursor(leaf, c, old, r, del, text))
+      cut_at_cursor(leaf, c, old, r, del, text) != cursor_cut::none)
     return false;
 
   // The counts first, then the bytes: what is live across the memmove is

@@ -361,8 +361,8 @@ bool edit_in_leaf(edge& root, std::size_t pos, std::size_t n, std::string_view t
 
 // The in-place edit of bytes [pos, pos + n) of the unique flat root `root`
 // (with room for it) into `text`, when it types on at a cursor inside it
-// with cursor_split_min bytes on each side: the root becomes a node over
-// two leaves cut there (leaf_edit.cpp, cut_leaf), so that the keystrokes
+// with cursor_split_min bytes after it: the root becomes a node over two
+// leaves cut there (leaf_edit.cpp, cut_leaf), so that the keystrokes
 // after it append at a leaf's end instead of moving the bytes after the
 // cursor. False, with nothing changed, otherwise.
 bool cut_flat(edge& root, std::size_t pos, std::size_t n, std::string_view text);
