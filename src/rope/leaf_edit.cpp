@@ -752,8 +752,7 @@ bool rope_engine::type_at_cursor(rope& self, size_type x, size_type n, std::stri
   const std::size_t tail = leaf.len - r2;
   shift(leaf);
   for (unsigned d = depth; d-- > 0;) shift(*up[d]);
-  index_truncate(c, leaf.off + r);
-  set_hint(c, leaf.off, r + ins, ByChar ? k : static_cast<std::size_t>(-1), add);
+  note_rewrite(c, leaf.off, r, r + ins, ByChar ? k : static_cast<std::size_t>(-1), add);
   cu.hint_r = static_cast<std::uint16_t>(r + ins);
   cu.hint_k = ByChar ? static_cast<std::uint16_t>(k + add.chars) : cursor_no_hint;
   c->used = leaf.off + out;

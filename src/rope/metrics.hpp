@@ -19,15 +19,14 @@ inline namespace FL_ROPE_NS {
 // Frees the block index chain of a chunk being destroyed (chunk_index.cpp).
 void free_index(chunk* c) noexcept;
 
-// Records in the leaf index of the unique chunk c (written by this edit)
-// that the text just written through the leaf edge starting at chunk byte
-// off ends at byte x of that leaf (last_end), with chars_before + the
-// text's chars before it in the leaf (the hint; chars_before npos: unknown,
-// no hint). Inline: every keystroke leaves one.
-inline void set_hint(chunk* c, std::size_t off, std::size_t x, std::size_t chars_before,
-                     const text_counts& text) noexcept {
-  leaf_index* li = leaf_index_of(c);
-  if (!li) return;
+// Records in the leaf index li of the unique chunk c (written by this
+// edit) that the text just written through the leaf edge starting at chunk
+// byte off ends at byte x of that leaf (last_end), with chars_before + the
+// text's chars before it in the leaf (the hint; chars_before npos:
+// unknown, no hint).
+[[gnu::always_inline]] inline void record_hint(leaf_index* li, std::size_t off, std::size_t x,
+                                               std::size_t chars_before,
+                                               const text_counts& text) noexcept {
   li->last_end = static_cast<std::uint16_t>(off + x);
   if (chars_before == static_cast<std::size_t>(-1)) {
     li->hint = leaf_no_hint;
@@ -36,6 +35,28 @@ inline void set_hint(chunk* c, std::size_t off, std::size_t x, std::size_t chars
   li->hint = static_cast<std::uint16_t>(off + x);
   li->hint_chars = static_cast<std::uint16_t>(chars_before + text.chars);
   li->hint_off = static_cast<std::uint16_t>(off);
+}
+
+// record_hint in c's leaf index, if it has one. Inline: every keystroke
+// leaves one.
+inline void set_hint(chunk* c, std::size_t off, std::size_t x, std::size_t chars_before,
+                     const text_counts& text) noexcept {
+  if (leaf_index* li = leaf_index_of(c)) record_hint(li, off, x, chars_before, text);
+}
+
+// An edit of the unique chunk c through the leaf edge starting at chunk
+// byte off rewrites its bytes from leaf byte p on, and its text ends at
+// leaf byte x: index_truncate(c, off + p), then set_hint, with one lookup
+// of the leaf index for both and no drop of the hint that set_hint
+// rewrites (every keystroke at the cursor makes both).
+[[gnu::always_inline]] inline void note_rewrite(chunk* c, std::size_t off, std::size_t p,
+                                                std::size_t x, std::size_t chars_before,
+                                                const text_counts& text) noexcept {
+  block_index_truncate(c, off + p);
+  if (leaf_index* li = leaf_index_of(c)) {
+    leaf_counts_truncate(li, off + p);
+    record_hint(li, off, x, chars_before, text);
+  }
 }
 
 // Whether the valid entries of c's index for the blocks overlapping

@@ -269,14 +269,22 @@ inline std::uint16_t* leaf_index_counts(leaf_index* li) noexcept {
 }
 
 // The unique chunk c's bytes from x on are about to be rewritten: its
-// indexes (if any) stop covering them.
-[[gnu::always_inline]] inline void index_truncate(chunk* c, std::size_t x) noexcept {
+// block index (if any) stops covering them.
+[[gnu::always_inline]] inline void block_index_truncate(chunk* c, std::size_t x) noexcept {
   if (chunk_index* ix = c->index.load(std::memory_order_relaxed);
       ix && ix->blocks > x / index_block)
     ix->blocks = x / index_block;
+}
+// The same for the leaf index li of such a chunk: its counts.
+[[gnu::always_inline]] inline void leaf_counts_truncate(leaf_index* li, std::size_t x) noexcept {
+  if (li->valid.load(std::memory_order_relaxed) > x / leaf_block)
+    li->valid.store(static_cast<std::uint16_t>(x / leaf_block), std::memory_order_relaxed);
+}
+// The same for both indexes of c (if any), the leaf index's hint too.
+[[gnu::always_inline]] inline void index_truncate(chunk* c, std::size_t x) noexcept {
+  block_index_truncate(c, x);
   if (leaf_index* li = leaf_index_of(c)) {
-    if (li->valid.load(std::memory_order_relaxed) > x / leaf_block)
-      li->valid.store(static_cast<std::uint16_t>(x / leaf_block), std::memory_order_relaxed);
+    leaf_counts_truncate(li, x);
     if (li->hint > x) li->hint = leaf_no_hint;
   }
 }
