@@ -402,9 +402,12 @@ TEST(RopeTyping, TheCursorFollowsEveryOtherEdit) {
         --cursor;
       }
     } else if (what < 82) {  // an edit elsewhere, by byte (at char boundaries) or by char
-      const std::size_t c = pick(rng, chars + 1), del = pick(rng, 4);
+      // (One in six erases a selection, across leaves as often as not.)
+      const std::size_t c = pick(rng, chars + 1),
+                        del = what % 6 == 0 ? pick(rng, fl::detail::leaf_max_bytes / 8)
+                                            : pick(rng, 4);
       const auto [b, e] = naive_char_range(s, c, del);
-      const std::string text = random_utf8(rng, pick(rng, 9));
+      const std::string text = del > 4 ? std::string() : random_utf8(rng, pick(rng, 9));
       if (what < 76)
         r.replace(b, e - b, text);
       else
@@ -506,4 +509,64 @@ TEST(RopeTyping, TypingInTheMiddleOfAFlatTextCutsItThere) {
   }
   EXPECT_EQ(fl::detail::rope_height(r), 0u);
   expect_content(r, s, "typing at the end");
+}
+
+// A selection erased across leaves of one node (by byte or by char) cuts
+// the first leaf's edge short where the range starts and starts the last
+// one's where it ends, drops the leaves between, and leaves the root's
+// cursor at the first leaf's end, so that typing on there needs no
+// descent. Shared leaves too: a copy of the rope is kept through every
+// step. Every metric after every step.
+TEST(RopeTyping, ASelectionErasedAcrossLeavesKeepsTheCursorThere) {
+  const auto seed = test_seed();
+  std::mt19937_64 rng(seed ^ 0x73656c65ULL);
+  // About 13 leaves, all under the root.
+  std::string s = random_utf8(rng, 7 * fl::detail::leaf_max_bytes);
+  fl::rope r = tree_of(s, fl::detail::leaf_max_bytes / 2);
+  for (int round = 0; round < 8; ++round) {
+    const std::string ctx = "seed " + std::to_string(seed) + " round " + std::to_string(round);
+    ASSERT_EQ(fl::detail::rope_height(r), 1u) << ctx;
+    const fl::rope copy = r;
+    const std::string copied = s;
+    const std::vector<std::size_t> ends = leaf_ends(r);
+    ASSERT_GE(ends.size(), 4u) << ctx;
+    // From inside a leaf to inside the next one, or the one after it.
+    const std::size_t j = 1 + pick(rng, ends.size() - 3), k = j + 1 + pick(rng, 2);
+    ASSERT_LT(k, ends.size()) << ctx;
+    std::size_t from = ends[j - 1] + 1 + pick(rng, ends[j] - ends[j - 1] - 1);
+    std::size_t to = ends[k - 1] + pick(rng, ends[k] - ends[k - 1] - 1);
+    while (!is_char_byte(s[from])) --from;
+    while (!is_char_byte(s[to])) --to;
+    ASSERT_GT(from, ends[j - 1]) << ctx;
+    ASSERT_GE(to, ends[k - 1]) << ctx;
+    if (round % 2 == 0) {
+      r.erase(from, to - from);
+    } else {
+      const naive_metrics m(s);
+      r.erase_chars(m.chars[from], m.chars[to] - m.chars[from]);
+    }
+    s.erase(from, to - from);
+    fl::detail::check_invariants(r);
+    expect_content(r, s, ctx);
+    if (::testing::Test::HasFatalFailure()) return;
+    expect_metrics(r, s, rng, 4, false, ctx);
+    if (::testing::Test::HasFatalFailure()) return;
+    ASSERT_TRUE(keeps_cursor(r)) << ctx;
+    const std::vector<std::size_t> now = leaf_ends(r);
+    ASSERT_EQ(now.size(), ends.size() - (k - j - 1)) << ctx;
+    ASSERT_NE(std::find(now.begin(), now.end(), from), now.end()) << ctx;
+    // Typing on where the selection was, by byte.
+    for (int key = 0; key < 3; ++key) {
+      r.insert(from, "x");
+      s.insert(from, "x");
+      ++from;
+      ASSERT_TRUE(keeps_cursor(r)) << ctx << " key " << key;
+    }
+    fl::detail::check_invariants(r);
+    expect_content(r, s, ctx);
+    if (::testing::Test::HasFatalFailure()) return;
+    fl::detail::check_invariants(copy);
+    expect_content(copy, copied, ctx + " (the copy)");
+    if (::testing::Test::HasFatalFailure()) return;
+  }
 }

@@ -216,7 +216,10 @@ void rope_engine::splice(rope& r, size_type pos, size_type n, std::string_view t
     release(before.p);
     return;
   }
-  if (rope_cursor cursor; !other && r.root_.p && edit_in_leaf(r.root_, pos, n, text, &cursor)) {
+  if (rope_cursor cursor; !other && r.root_.p &&
+                          (edit_in_leaf(r.root_, pos, n, text, &cursor) ||
+                           (ins == 0 && r.mode_ == line_break::lf && r.root_.p->height > 0 &&
+                            erase_across_leaves(r.root_, pos, n, &cursor)))) {
     settle(r);
     // Typing on by byte where this edit wrote finds the leaf from there.
     if (cursor.depth) static_cast<inner*>(r.root_.p)->cursor = cursor;

@@ -11,6 +11,7 @@
 //   edit.cpp     appends, splice and the edit members
 //   leaf_edit.cpp  edits inside one leaf (edit_in_leaf, the cut at the
 //                cursor, rope_engine::replace_chars_in_leaf)
+//   seam_edit.cpp  an erase across leaves of one node, on their edges
 //   read.cpp     seek, find, compare, hash, flatten, copy and streams
 //   check.cpp    check_invariants
 //   metrics.cpp  the text metrics, the leaf index and the metric queries
@@ -358,6 +359,16 @@ inline rope_cursor cursor_at(const unsigned* idx, unsigned depth, std::size_t ch
 // edit changed the tree's shape; the caller keeps it after settle.
 bool edit_in_leaf(edge& root, std::size_t pos, std::size_t n, std::string_view text,
                   rope_cursor* cursor = nullptr);
+
+// Erases bytes [pos, pos + n) of the tree `root` (lf mode: the new seam
+// may fall inside a "\r\n") when they start inside one leaf and end
+// inside a later sibling under the same node, which may drop the leaves
+// between and stay full enough: the two leaves' edges are cut short, the
+// counts of the removed bytes come off every edge above, and no byte moves
+// (seam_edit.cpp). With `cursor`, the first leaf, where the range was, as
+// the root's cursor will hold it (as edit_in_leaf's). False, with nothing
+// changed, otherwise.
+bool erase_across_leaves(edge& root, std::size_t pos, std::size_t n, rope_cursor* cursor);
 
 // The in-place edit of bytes [pos, pos + n) of the unique flat root `root`
 // (with room for it) into `text`, when it types on at a cursor inside it
