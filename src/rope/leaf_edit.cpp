@@ -690,11 +690,12 @@ bool rope_engine::type_at_cursor(rope& self, size_type x, size_type n, std::stri
   if constexpr (!ByChar) {
     r = k;
     r2 = k + n;
-  } else if (const bool ascii = leaf.chars == leaf.len; k + n == leaf.chars) {
-    // The range reaches the leaf's last char: it ends where the leaf's
+  } else {
+    const bool to_end = k + n == leaf.chars;
+    // A range that reaches the leaf's last char ends where the leaf's
     // bytes do only when no continuation byte of that char lies in the
     // next leaf (as ends_at_leaf_end checks, the next leaf a sibling).
-    if (cu.byte_lo + leaf.len != root.len) {
+    if (to_end && cu.byte_lo + leaf.len != root.len) {
       if (cu.next == 0)
         cu.next = next_leaf_starts_char(static_cast<const inner*>(up[depth - 1]->p),
                                         cu.idx[depth - 1])
@@ -702,31 +703,35 @@ bool rope_engine::type_at_cursor(rope& self, size_type x, size_type n, std::stri
                       : 2;
       if (cu.next != 1) return false;
     }
-    r = n == 0 ? leaf.len : ascii ? k : leaf_nth_char(leaf, k);
-    r2 = leaf.len;
-  } else if (ascii) {
-    r = k;
-    r2 = k + n;
-  } else {
-    // Typing on: the char where the last edit ended (the cursor's hint),
-    // or the one before it (a backspace); else a step or a search.
-    if (k == cu.hint_k) {
-      r = cu.hint_r;
-    } else if (k + 1 == cu.hint_k) {
-      r = cu.hint_r - 1u;
-      while (r > 0 && continuation(old[r])) --r;
+    if (leaf.chars == leaf.len) {
+      r = k;
+      r2 = k + n;
     } else {
-      r = leaf_nth_char(leaf, k);
-    }
-    // A short erase steps over its chars (k + n < chars: they end in the leaf).
-    if (n <= hint_reach) {
-      r2 = r;
-      for (std::size_t d = n; d > 0; --d) {
-        ++r2;
-        while (continuation(old[r2])) ++r2;
+      // Typing on: the char where the last edit ended (the cursor's hint),
+      // or the one before it (a backspace); else a step or a search.
+      if (n == 0 && to_end) {
+        r = leaf.len;
+      } else if (k == cu.hint_k) {
+        r = cu.hint_r;
+      } else if (k + 1 == cu.hint_k) {
+        r = cu.hint_r - 1u;
+        while (r > 0 && continuation(old[r])) --r;
+      } else {
+        r = leaf_nth_char(leaf, k);
       }
-    } else {
-      r2 = leaf_nth_from(leaf, text_metric::chars, r, n);
+      // A short erase steps over its chars (k + n < chars: they end in the
+      // leaf).
+      if (to_end) {
+        r2 = leaf.len;
+      } else if (n <= hint_reach) {
+        r2 = r;
+        for (std::size_t d = n; d > 0; --d) {
+          ++r2;
+          while (continuation(old[r2])) ++r2;
+        }
+      } else {
+        r2 = leaf_nth_from(leaf, text_metric::chars, r, n);
+      }
     }
   }
   if (n == 0 && r == 0 && cu.byte_lo > 0) return false;
