@@ -162,6 +162,38 @@ std::vector<std::size_t> leaf_ends(const fl::rope& r) {
   return ends;
 }
 
+// One keystroke at `cursor` (in chars) of r and of its mirror s, by char or
+// by byte: a backspace every fifth step, else `wide` (every third step
+// "k"); then the invariants, the content and every metric.
+void type_and_check(fl::rope& r, std::string& s, std::size_t& cursor, int step, bool by_char,
+                    std::string_view wide, std::mt19937_64& rng, const std::string& at) {
+  const naive_metrics m(s);
+  if (step % 5 == 4) {  // a backspace: the char before the cursor
+    const auto [from, to] = naive_char_range(s, cursor - 1, 1);
+    if (by_char) {
+      r.erase_chars(cursor - 1, 1);
+    } else {
+      r.erase(from, to - from);
+    }
+    s.erase(from, to - from);
+    --cursor;
+  } else {
+    const std::string_view key = step % 3 ? wide : "k";
+    const std::size_t pos = m.char_at[cursor];
+    if (by_char) {
+      r.insert_chars(cursor, key);
+    } else {
+      r.insert(pos, key);
+    }
+    s.insert(pos, key);
+    ++cursor;
+  }
+  fl::detail::check_invariants(r);
+  expect_content(r, s, at);
+  if (::testing::Test::HasFatalFailure()) return;
+  expect_metrics(r, s, rng, 4, false, at);
+}
+
 }  // namespace
 
 // Typing into the middle of a leaf with room: the second keystroke at the
@@ -198,31 +230,7 @@ TEST(RopeTyping, TypingInTheMiddleOfALeafCutsItAtTheCursor) {
     const std::size_t leaves = ends.size();
     for (int step = 0; step < 40; ++step) {
       const std::string at = ctx + " step " + std::to_string(step);
-      const naive_metrics m(s);
-      if (step % 5 == 4) {  // a backspace: the char before the cursor
-        const auto [from, to] = naive_char_range(s, cursor - 1, 1);
-        if (by_char) {
-          r.erase_chars(cursor - 1, 1);
-        } else {
-          r.erase(from, to - from);
-        }
-        s.erase(from, to - from);
-        --cursor;
-      } else {
-        const std::string_view key = step % 3 ? std::string_view("\xE2\x82\xAC") : "k";
-        const std::size_t pos = m.char_at[cursor];
-        if (by_char) {
-          r.insert_chars(cursor, key);
-        } else {
-          r.insert(pos, key);
-        }
-        s.insert(pos, key);
-        ++cursor;
-      }
-      fl::detail::check_invariants(r);
-      expect_content(r, s, at);
-      if (::testing::Test::HasFatalFailure()) return;
-      expect_metrics(r, s, rng, 4, false, at);
+      type_and_check(r, s, cursor, step, by_char, "\xE2\x82\xAC", rng, at);
       if (::testing::Test::HasFatalFailure()) return;
       // The first keystroke moves the tail (it may be the only one there);
       // the second types on and cuts: one more leaf, one ending at the
@@ -266,31 +274,7 @@ TEST(RopeTyping, TypingNearALeafsStartMovesTheBoundaryToTheCursor) {
     std::size_t leaves = ends.size();
     for (int step = 0; step < 30; ++step) {
       const std::string at = ctx + " step " + std::to_string(step);
-      const naive_metrics m(s);
-      if (step % 5 == 4) {  // a backspace: the char before the cursor
-        const auto [from, to] = naive_char_range(s, cursor - 1, 1);
-        if (by_char) {
-          r.erase_chars(cursor - 1, 1);
-        } else {
-          r.erase(from, to - from);
-        }
-        s.erase(from, to - from);
-        --cursor;
-      } else {
-        const std::string_view key = step % 3 ? std::string_view("\xC3\xA9") : "k";
-        const std::size_t pos = m.char_at[cursor];
-        if (by_char) {
-          r.insert_chars(cursor, key);
-        } else {
-          r.insert(pos, key);
-        }
-        s.insert(pos, key);
-        ++cursor;
-      }
-      fl::detail::check_invariants(r);
-      expect_content(r, s, at);
-      if (::testing::Test::HasFatalFailure()) return;
-      expect_metrics(r, s, rng, 4, false, at);
+      type_and_check(r, s, cursor, step, by_char, "\xC3\xA9", rng, at);
       if (::testing::Test::HasFatalFailure()) return;
       const std::vector<std::size_t> now = leaf_ends(r);
       if (!first_leaf) { ASSERT_EQ(now.size(), leaves) << at; }
