@@ -1,10 +1,13 @@
-// src/rope/leaf_edit.cpp: fl::rope's edits inside one leaf, with no split
-// and no join: the leaf's bytes rewritten in place when its chunk is unique
-// and has room (and cut at the cursor while typing goes on there), else the
-// leaf replaced by up to three pieces (a window of copied bytes between the
-// kept head and tail). One body, edit_leaf, inlined into its two entries:
-// by byte (edit_in_leaf, which rope_engine::splice in edit.cpp tries first) and by
-// char (rope_engine::replace_chars_in_leaf, whose descent finds the leaf by chars).
+// src/rope/leaf_edit.cpp: fl::rope's edits inside one leaf found by a
+// descent, with no split and no join: the leaf's bytes rewritten in place
+// when its chunk is unique and has room (and cut at the cursor while typing
+// goes on there: cut_leaf, shift_left), else the leaf replaced by up to
+// three pieces (a window of copied bytes between the kept head and tail).
+// One body, edit_leaf, inlined into its two entries: by byte (edit_in_leaf,
+// which rope_engine::splice in edit.cpp tries first) and by char
+// (rope_engine::replace_chars_in_leaf, whose descent finds the leaf by
+// chars). The keystroke at the root's cursor, with no descent, is
+// cursor_edit.cpp's.
 #include "rope/rope_impl.hpp"
 
 #include "rope/metrics.hpp"
@@ -166,50 +169,6 @@ void put_pieces(edge& root, inner* const* path, edge* const* up, const unsigned*
     root = edge{r, 0, root.len + carry.len};
   }
   for (; s < need; ++s) rope_deallocate(spare[s], sizeof(inner));
-}
-
-// An edit in place in the middle of a leaf moves every byte after it, and
-// typing repeats that move on every keystroke: 4-6 KiB leaves made it a
-// quarter of a keystroke's cost. So an in-place edit that types on where
-// the last edit of the chunk ended (leaf_index::last_end: the second
-// keystroke at a cursor) with at least cursor_split_min bytes after where
-// its text ends cuts the leaf there instead, copying the shorter side once:
-// - with at least cursor_split_min bytes before it too, the tail goes to a
-//   fresh chunk (a leaf of its own, the next edge), and the text is written
-//   at the end of the head, which stays in the unique chunk;
-// - with fewer (typing near a leaf's start), the head and the text go to
-//   the end of the left sibling when that is a unique chunk with room under
-//   the same node (shift_left: the leaf boundary moves to the cursor, and
-//   the tree keeps its shape), else to a fresh chunk before the tail, which
-//   stays in the old chunk.
-// Typing on is then an append at the end of a leaf (the insert at a leaf
-// boundary goes to the left leaf), and a backspace there removes the leaf's
-// last bytes: neither moves anything. A head under cursor_split_min makes
-// a short leaf, but one that the typing run grows and that the next run
-// near the following leaf's start fills (its chunk has room); a short tail
-// is never cut off (its move is short too). Edits at scattered places (no
-// typing run to repay the cut, whose copy costs what one move does) leave
-// the leaf whole, as before.
-constexpr std::size_t cursor_split_min = leaf_max_bytes >= 64 ? leaf_max_bytes / 8 : 4;
-
-enum class cursor_cut : std::uint8_t { none, copy_tail, copy_head };
-
-// Which cut, if any, an in-place edit of bytes [p, p + n) of the leaf `e`
-// (its chunk c, whose bytes from e's start are at old) into `text` makes at
-// the cursor (see cursor_split_min): a leaf (or a flat root edited like a
-// string, see cut_flat) whose metrics are known, the edit starting or
-// ending where the chunk's last edit ended, something before the cut, and
-// no "\r\n" across it (the pieces never split a line break:
-// line_break::lf_crlf's invariant).
-inline cursor_cut cut_at_cursor(const edge& e, const chunk* c, const char* old, std::size_t p,
-                                std::size_t n, std::string_view text) noexcept {
-  const std::size_t tail = e.len - p - n, head = p + text.size();
-  if (tail < cursor_split_min || head == 0 || !e.known()) return cursor_cut::none;
-  const leaf_index* li = leaf_index_of(c);
-  if (!li || li->last_end < e.off + p || li->last_end > e.off + p + n) return cursor_cut::none;
-  const char last = text.empty() ? old[p - 1] : text.back();
-  if (last == '\r' && old[p + n] == '\n') return cursor_cut::none;
-  return head >= cursor_split_min ? cursor_cut::copy_tail : cursor_cut::copy_head;
 }
 
 // The cut: of the unique chunk c of the leaf edge under path[depth - 1]
@@ -635,144 +594,6 @@ bool rope_engine::replace_chars_in_leaf(rope& self, size_type i, size_type n,
     move_anchors(self, lo + r, del, text.size());
   return true;
 }
-
-namespace {
-// The counts of the few bytes a keystroke inserts or removes: one ASCII
-// byte, the usual keystroke, without the word count.
-[[gnu::always_inline]] inline text_counts count_keystroke(const char* p, std::size_t n) noexcept {
-  if (n == 1 && static_cast<unsigned char>(*p) < 0x80) return {1, *p == '\n' ? 1u : 0u, 0};
-  return n ? count_text(p, n) : text_counts{};
-}
-}  // namespace
-
-// Items [x, x + n) of a tree (chars when ByChar, else bytes; x + n within
-// the text, lf mode, a short text) become `text` at the root's cursor: when
-// the range lies in the cursor's leaf (an insert at its first item only at
-// the text's start, as an insert at a leaf boundary goes to the left leaf),
-// every node on the way to it and its chunk are unique, and the leaf is
-// rewritten in place without a cut at the cursor. Then there is no
-// descent: the child indexes are the cursor's, a char's place in the leaf
-// steps from the leaf's hint (leaf_nth_char), and the edit is edit_leaf's
-// in-place one, its counts shifted on the leaf and each edge above it. The
-// cursor stays true, since nothing before the leaf moved. False, with
-// nothing changed, otherwise (replace_chars_in_leaf or edit_in_leaf then
-// descends and, when it rewrites a leaf in place, makes that leaf the
-// cursor). O(height), with no load of a sibling.
-template <bool ByChar>
-bool rope_engine::type_at_cursor(rope& self, size_type x, size_type n, std::string_view text) {
-  edge& root = self.root_;
-  rope_cursor& cu = static_cast<inner*>(root.p)->cursor;
-  const unsigned depth = root.p->height;
-  // (A cursor left by an edit by byte has no char_lo: npos.)
-  const std::size_t base_x = ByChar ? cu.char_lo : cu.byte_lo;
-  if (cu.depth != depth || x < base_x) return false;
-  // rope::replace_chars calls first and checks nothing (edit checks the
-  // rest for an edit by byte): lf mode, a short text, not a no-op.
-  if (ByChar &&
-      (self.mode_ != line_break::lf || text.size() > leaf_max_bytes / 4 || (n | text.size()) == 0))
-    return false;
-  const std::size_t k = x - base_x;
-  edge* up[cursor_max_depth];  // up[d]: the edge to the node of level d
-  edge* e = &root;
-  for (unsigned d = 0; d < depth; ++d) {
-    if (!unique(e->p)) return false;
-    up[d] = e;
-    e = &static_cast<inner*>(e->p)->child[cu.idx[d]];
-  }
-  edge& leaf = *e;
-  // (n may be npos: a count to the end of the text.)
-  const std::size_t items = ByChar ? leaf.chars : leaf.len;
-  if (k > items || n > items - k) return false;
-  chunk* c = static_cast<chunk*>(leaf.p);
-  if (!unique(c)) return false;
-  const char* old = c->data + leaf.off;
-  std::size_t r, r2;
-  if constexpr (!ByChar) {
-    r = k;
-    r2 = k + n;
-  } else {
-    const bool to_end = k + n == leaf.chars;
-    // A range that reaches the leaf's last char ends where the leaf's
-    // bytes do only when no continuation byte of that char lies in the
-    // next leaf (as ends_at_leaf_end checks, the next leaf a sibling).
-    if (to_end && cu.byte_lo + leaf.len != root.len) {
-      if (cu.next == 0)
-        cu.next = next_leaf_starts_char(static_cast<const inner*>(up[depth - 1]->p),
-                                        cu.idx[depth - 1])
-                      ? 1
-                      : 2;
-      if (cu.next != 1) return false;
-    }
-    if (leaf.chars == leaf.len) {
-      r = k;
-      r2 = k + n;
-    } else {
-      // Typing on: the char where the last edit ended (the cursor's hint),
-      // or the one before it (a backspace); else a step or a search.
-      if (n == 0 && to_end) {
-        r = leaf.len;
-      } else if (k == cu.hint_k) {
-        r = cu.hint_r;
-      } else if (k + 1 == cu.hint_k) {
-        r = cu.hint_r - 1u;
-        while (r > 0 && continuation(old[r])) --r;
-      } else {
-        r = leaf_nth_char(leaf, k);
-      }
-      // A short erase steps over its chars (k + n < chars: they end in the
-      // leaf).
-      if (to_end) {
-        r2 = leaf.len;
-      } else if (n <= hint_reach) {
-        r2 = r;
-        for (std::size_t d = n; d > 0; --d) {
-          ++r2;
-          while (continuation(old[r2])) ++r2;
-        }
-      } else {
-        r2 = leaf_nth_from(leaf, text_metric::chars, r, n);
-      }
-    }
-  }
-  if (n == 0 && r == 0 && cu.byte_lo > 0) return false;
-  const std::size_t del = r2 - r, ins = text.size();
-  const std::size_t out = leaf.len - del + ins;
-  if (out == 0 || out > leaf_edit_max || leaf.off + out > c->cap || overlaps(text, c) ||
-      cut_at_cursor(leaf, c, old, r, del, text) != cursor_cut::none)
-    return false;
-
-  // The counts first, then the bytes: what is live across the memmove is
-  // only what the text's copy needs.
-  const text_counts add = count_keystroke(text.data(), ins);
-  const text_counts sub = count_keystroke(old + r, del);
-  const std::size_t grow = ins - del, dc = add.chars - sub.chars,
-                    dn = add.newlines - sub.newlines, da = add.astral - sub.astral;
-  // Every edge on the path is known (a tree's edges are, after settle).
-  const auto shift = [&](edge& y) {
-    y.len += grow;
-    y.chars += dc;
-    y.newlines += dn;
-    y.astral += da;
-  };
-  const std::size_t tail = leaf.len - r2;
-  shift(leaf);
-  for (unsigned d = depth; d-- > 0;) shift(*up[d]);
-  note_rewrite(c, leaf.off, r, r + ins, ByChar ? k : static_cast<std::size_t>(-1), add);
-  cu.hint_r = static_cast<std::uint16_t>(r + ins);
-  cu.hint_k = ByChar ? static_cast<std::uint16_t>(k + add.chars) : cursor_no_hint;
-  c->used = leaf.off + out;
-  char* base = c->data + leaf.off;
-  if (del != ins && tail) std::memmove(base + r + ins, base + r2, tail);
-  if (ins == 1)
-    base[r] = text[0];
-  else if (ins)
-    std::memcpy(base + r, text.data(), ins);
-  if (self.anchors_) [[unlikely]]
-    move_anchors(self, cu.byte_lo + r, del, ins);
-  return true;
-}
-template bool rope_engine::type_at_cursor<true>(rope&, size_type, size_type, std::string_view);
-template bool rope_engine::type_at_cursor<false>(rope&, size_type, size_type, std::string_view);
 
 // Whether a range of the tree's leaf `leaf` (rope offset lo, reached by
 // the child indexes idx) that ends with its char `end` (counted from the

@@ -11,6 +11,7 @@
 //   edit.cpp     appends, splice and the edit members
 //   leaf_edit.cpp  edits inside one leaf (edit_in_leaf, the cut at the
 //                cursor, rope_engine::replace_chars_in_leaf)
+//   cursor_edit.cpp  the keystroke at the root's cursor (type_at_cursor)
 //   seam_edit.cpp  an erase across leaves of one node, on their edges
 //   read.cpp     seek, find, compare, hash, flatten, copy and streams
 //   check.cpp    check_invariants
@@ -327,16 +328,13 @@ edge split_keep(edge t, std::size_t pos, bool keep_left);
 // frees them all.
 edge build(std::string_view text, std::size_t cap_hint);
 
-// ---------------------------------------------------------------- edits (edit.cpp, leaf_edit.cpp)
+// ---------------------------------------------------------------- edits (edit.cpp, leaf_edit.cpp,
+// cursor_edit.cpp, seam_edit.cpp)
 
 // Appends in place along the right spine when every node on it is unique
 // and the last chunk has room. O(height).
 bool append_in_place(edge& root, std::string_view text) noexcept;
 
-// Bytes [pos, pos + n) of the tree or flat root `root` become `text` when
-// the edit lies inside one leaf and the text is short (leaf_edit.cpp):
-// in place, cut at the cursor, or the leaf replaced by up to three pieces;
-// no split, no join. False, with nothing changed, otherwise.
 // The root's cursor at the leaf reached by the child indexes idx (depth
 // levels, 1..cursor_max_depth), with char_lo chars (npos: not counted) and
 // byte_lo bytes before it; the last edit there ended at leaf byte hint_r,
@@ -354,6 +352,54 @@ inline rope_cursor cursor_at(const unsigned* idx, unsigned depth, std::size_t ch
   return cu;
 }
 
+// An edit in place in the middle of a leaf moves every byte after it, and
+// typing repeats that move on every keystroke: 4-6 KiB leaves made it a
+// quarter of a keystroke's cost. So an in-place edit that types on where
+// the last edit of the chunk ended (leaf_index::last_end: the second
+// keystroke at a cursor) with at least cursor_split_min bytes after where
+// its text ends cuts the leaf there instead, copying the shorter side once:
+// - with at least cursor_split_min bytes before it too, the tail goes to a
+//   fresh chunk (a leaf of its own, the next edge), and the text is written
+//   at the end of the head, which stays in the unique chunk;
+// - with fewer (typing near a leaf's start), the head and the text go to
+//   the end of the left sibling when that is a unique chunk with room under
+//   the same node (shift_left: the leaf boundary moves to the cursor, and
+//   the tree keeps its shape), else to a fresh chunk before the tail, which
+//   stays in the old chunk.
+// Typing on is then an append at the end of a leaf (the insert at a leaf
+// boundary goes to the left leaf), and a backspace there removes the leaf's
+// last bytes: neither moves anything. A head under cursor_split_min makes
+// a short leaf, but one that the typing run grows and that the next run
+// near the following leaf's start fills (its chunk has room); a short tail
+// is never cut off (its move is short too). Edits at scattered places (no
+// typing run to repay the cut, whose copy costs what one move does) leave
+// the leaf whole, as before.
+inline constexpr std::size_t cursor_split_min = leaf_max_bytes >= 64 ? leaf_max_bytes / 8 : 4;
+
+enum class cursor_cut : std::uint8_t { none, copy_tail, copy_head };
+
+// Which cut, if any, an in-place edit of bytes [p, p + n) of the leaf `e`
+// (its chunk c, whose bytes from e's start are at old) into `text` makes at
+// the cursor (see cursor_split_min): a leaf (or a flat root edited like a
+// string, see cut_flat) whose metrics are known, the edit starting or
+// ending where the chunk's last edit ended, something before the cut, and
+// no "\r\n" across it (the pieces never split a line break:
+// line_break::lf_crlf's invariant).
+inline cursor_cut cut_at_cursor(const edge& e, const chunk* c, const char* old, std::size_t p,
+                                std::size_t n, std::string_view text) noexcept {
+  const std::size_t tail = e.len - p - n, head = p + text.size();
+  if (tail < cursor_split_min || head == 0 || !e.known()) return cursor_cut::none;
+  const leaf_index* li = leaf_index_of(c);
+  if (!li || li->last_end < e.off + p || li->last_end > e.off + p + n) return cursor_cut::none;
+  const char last = text.empty() ? old[p - 1] : text.back();
+  if (last == '\r' && old[p + n] == '\n') return cursor_cut::none;
+  return head >= cursor_split_min ? cursor_cut::copy_tail : cursor_cut::copy_head;
+}
+
+// Bytes [pos, pos + n) of the tree or flat root `root` become `text` when
+// the edit lies inside one leaf and the text is short (leaf_edit.cpp):
+// in place, cut at the cursor, or the leaf replaced by up to three pieces;
+// no split, no join. False, with nothing changed, otherwise.
 // With `cursor`, the leaf the edit wrote as the root's cursor will hold it
 // (char_lo npos: the chars before it are not counted), or depth 0 when the
 // edit changed the tree's shape; the caller keeps it after settle.

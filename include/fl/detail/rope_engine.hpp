@@ -61,7 +61,7 @@ struct rope_engine {
   // The same edit (ByChar), or bytes [i, i + n) of a tree in lf mode
   // becoming a short text (!ByChar, anchors moved too), made at the tree
   // root's cursor (detail::rope_cursor) without a descent, when it lies in
-  // the cursor's leaf and is made in place there (src/rope/leaf_edit.cpp);
+  // the cursor's leaf and is made in place there (src/rope/cursor_edit.cpp);
   // false, with nothing changed, otherwise.
   template <bool ByChar>
   static bool type_at_cursor(rope& r, size_type i, size_type n, std::string_view text);

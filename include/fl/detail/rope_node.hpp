@@ -193,7 +193,7 @@ struct edge {
 
 // Where the last edit inside one leaf of a tree landed, kept in its root
 // node so that typing on at that place skips the descent
-// (src/rope/leaf_edit.cpp, rope_engine::type_at_cursor): the child index
+// (src/rope/cursor_edit.cpp, rope_engine::type_at_cursor): the child index
 // taken at each level down to the leaf the edit wrote, and the chars and
 // bytes of the text before that leaf (char_lo npos after an edit by byte,
 // whose descent does not count chars). Meaningful only in a root node whose
