@@ -514,15 +514,23 @@ TEST(RopeTyping, ASelectionErasedAcrossLeavesKeepsTheCursorThere) {
     const std::string copied = s;
     const std::vector<std::size_t> ends = leaf_ends(r);
     ASSERT_GE(ends.size(), 4u) << ctx;
-    // From inside a leaf to inside the next one, or the one after it.
-    const std::size_t j = 1 + pick(rng, ends.size() - 3), k = j + 1 + pick(rng, 2);
-    ASSERT_LT(k, ends.size()) << ctx;
-    std::size_t from = ends[j - 1] + 1 + pick(rng, ends[j] - ends[j - 1] - 1);
-    std::size_t to = ends[k - 1] + pick(rng, ends[k] - ends[k - 1] - 1);
-    while (!is_char_byte(s[from])) --from;
+    // From inside a leaf to inside the next one, or the one after it (of
+    // 16 bytes or more each: an erase may have left a short one).
+    const auto len = [&](std::size_t x) { return ends[x] - ends[x - 1]; };
+    std::vector<std::pair<std::size_t, std::size_t>> spans;
+    for (std::size_t j = 1; j + 1 < ends.size(); ++j)
+      for (std::size_t k = j + 1; k <= j + 2 && k < ends.size(); ++k)
+        if (len(j) >= 16 && len(k) >= 16) spans.emplace_back(j, k);
+    ASSERT_FALSE(spans.empty()) << ctx;
+    const auto [j, k] = spans[pick(rng, spans.size())];
+    // (Both ends at chars, strictly inside their leaves: a char has at
+    // most four bytes.)
+    std::size_t from = ends[j - 1] + 1 + pick(rng, ends[j] - ends[j - 1] - 8);
+    std::size_t to = ends[k - 1] + 4 + pick(rng, ends[k] - ends[k - 1] - 8);
+    while (!is_char_byte(s[from])) ++from;
     while (!is_char_byte(s[to])) --to;
-    ASSERT_GT(from, ends[j - 1]) << ctx;
-    ASSERT_GE(to, ends[k - 1]) << ctx;
+    ASSERT_LT(from, ends[j]) << ctx;
+    ASSERT_GT(to, ends[k - 1]) << ctx;
     if (round % 2 == 0) {
       r.erase(from, to - from);
     } else {
