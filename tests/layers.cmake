@@ -26,7 +26,7 @@ set(fl_test_layer_patterns
   "^gdb_"                                                    debug
   "^doc_"                                                    docs
   "^layering"                                                layering
-  "^(package_|sanitizer_mix_|port_|compile_fail_cxx17_)"     package
+  "^(package_|sanitizer_mix_|port_|compile_fail_cxx17_|compile_pedantic_)" package
   "_fuzz$"                                                   fuzz
   "^example_"                                                examples)
 

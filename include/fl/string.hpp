@@ -743,13 +743,16 @@ std::istream& getline(std::istream&& is, basic_string<A>& s) {
 // Compiled once, in src/string/string.cpp: fl::string's cold paths and both library
 // types' extractors. Only cold members are extern: GCC does not inline the
 // members of a class declared `extern template`, and hot paths must inline.
+// (S names the members by the template-id: a member's explicit
+// instantiation may not be qualified by a typedef such as fl::string, which
+// clang's -Wpedantic reports in every user's build.)
 #define FL_STRING_COLD_INSTANCES_(S, EXTERN)                   \
   EXTERN template S& S::append_slow(const char*, std::size_t); \
   EXTERN template void S::push_back_slow(char);                \
   EXTERN template void S::reserve_slow(std::size_t);           \
   EXTERN template void S::shrink_to_fit();                     \
   EXTERN template void S::init_from_rvalue(S&&, std::size_t, std::size_t);
-FL_STRING_COLD_INSTANCES_(string, extern)
+FL_STRING_COLD_INSTANCES_(basic_string<>, extern)
 #define FL_STRING_STREAM_INSTANCES_(S, EXTERN)                    \
   EXTERN template std::istream& operator>>(std::istream&, S&);    \
   EXTERN template std::istream& getline(std::istream&, S&, char); \
