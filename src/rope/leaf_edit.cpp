@@ -204,26 +204,24 @@ void put_pieces(edge& root, inner* const* path, edge* const* up, const unsigned*
     head = a + add;
     back = whole - a - sub;
   }
-  chunk* first = c;
-  std::size_t first_off = leaf.off, second_off = 0;
+  edge pieces[2];
   if (copy_tail) {
     std::memcpy(g->data, base + p + n, tail);
     g->used = tail;
-    index_truncate(c, leaf.off + p);
+    note_rewrite(c, leaf.off, p, p + ins, chars_before, add);
     if (ins) std::memcpy(base + p, text.data(), ins);
     c->used = leaf.off + p + ins;
+    pieces[0] = edge{c, leaf.off, p + ins};
+    pieces[1] = edge{g, 0, tail};
   } else {
     std::memcpy(g->data, base, p);
     if (ins) std::memcpy(g->data + p, text.data(), ins);
     g->used = p + ins;
-    first = g;
-    first_off = 0;
-    second_off = leaf.off + p + n;
-    // c's bytes stay as they were; no edge starts where its hint's did.
-    if (leaf_index* li = leaf_index_of(c)) li->hint = li->last_end = leaf_no_hint;
+    set_hint(g, 0, p + ins, chars_before, add);
+    drop_hint(c);  // c keeps its bytes from p + n on
+    pieces[0] = edge{g, 0, p + ins};
+    pieces[1] = edge{c, leaf.off + p + n, tail};
   }
-  set_hint(first, first_off, p + ins, chars_before, add);
-  edge pieces[2] = {edge{first, first_off, p + ins}, edge{copy_tail ? g : c, second_off, tail}};
   set_counts(pieces[0], head);
   set_counts(pieces[1], back);
   if (depth == 0) {
@@ -277,18 +275,13 @@ inline edge* shift_target(inner* parent, unsigned at, std::size_t p,
   if (ins) std::memcpy(lc->data + end + p, text.data(), ins);
   lc->used = end + p + ins;
   set_hint(lc, left.off, left.len + p + ins, left.chars + head.chars, add);
-  set_counts(left, text_counts{left.chars, left.newlines, left.astral} + head + add);
+  set_counts(left, counts_of(left) + head + add);
   left.len += p + ins;
-  // c's bytes stay as they were; no edge starts where its hint's did.
-  if (leaf_index* li = leaf_index_of(c)) li->hint = li->last_end = leaf_no_hint;
-  set_counts(leaf, text_counts{leaf.chars, leaf.newlines, leaf.astral} - head - sub);
+  drop_hint(c);  // c keeps its bytes from p + n on
+  set_counts(leaf, counts_of(leaf) - head - sub);
   leaf.off += p + n;
   leaf.len -= p + n;
-  for (unsigned d = depth; d-- > 0;) {
-    edge& y = *up[d];
-    y.len = y.len + ins - n;
-    if (y.known()) set_counts(y, text_counts{y.chars, y.newlines, y.astral} + add - sub);
-  }
+  shift_path(up, depth, n, ins, add, sub);
   return before;
 }
 
@@ -399,14 +392,8 @@ inline rope_cursor landing_cursor(const leaf_landing& l, unsigned* idx, unsigned
     const edge before = leaf;
     const text_counts add = ins ? count_text(text.data(), ins) : text_counts{};
     const text_counts sub = n ? count_text(old + p, n) : text_counts{};
-    const auto shift = [&](edge& x) {
-      if (!x.known()) return;
-      x.chars = x.chars + add.chars - sub.chars;
-      x.newlines = x.newlines + add.newlines - sub.newlines;
-      x.astral = x.astral + add.astral - sub.astral;
-    };
     if (in_place) {
-      index_truncate(c, leaf.off + p);
+      note_rewrite(c, leaf.off, p, p + ins, chars_before, add);
       char* base = c->data + leaf.off;
       std::memmove(base + p + ins, base + p + n, tail);
       if (ins) std::memcpy(base + p, text.data(), ins);
@@ -417,21 +404,16 @@ inline rope_cursor landing_cursor(const leaf_landing& l, unsigned* idx, unsigned
       if (ins) std::memcpy(f->data + p, text.data(), ins);
       std::memcpy(f->data + p + ins, old + p + n, tail);
       f->used = out;
+      set_hint(f, 0, p + ins, chars_before, add);
       release(c);
       leaf = edge{f, 0, out};
     }
     leaf.len = out;
-    set_hint(static_cast<chunk*>(leaf.p), leaf.off, p + ins, chars_before, add);
     // A fresh chunk's edge starts unknown: it takes the old leaf's metrics
     // shifted, since every edge above it is shifted and stays known.
-    leaf.chars = before.chars;
-    leaf.newlines = before.newlines;
-    leaf.astral = before.astral;
-    shift(leaf);
-    for (unsigned d = depth; d-- > 0;) {
-      up[d]->len = up[d]->len + ins - n;
-      shift(*up[d]);
-    }
+    set_counts(leaf, counts_of(before));
+    shift_counts(leaf, add, sub);
+    shift_path(up, depth, n, ins, add, sub);
     if (landing) landing->kept_shape = true;
     return true;
   }

@@ -200,7 +200,7 @@ std::size_t leaf_nth_scan(const edge& e, text_metric m, std::size_t k) noexcept 
   if (e.len > 2 * LB) {
     const chunk* c = static_cast<const chunk*>(e.p);
     if (leaf_index* li = leaf_index_of(c)) {
-      if (e.known() && k >= weight(text_counts{e.chars, e.newlines, e.astral}, m)) return e.len;
+      if (e.known() && k >= weight(counts_of(e), m)) return e.len;
       if (m == text_metric::chars && e.off == li->hint_off && li->hint <= e.off + e.len) {
         const std::size_t r =
             step_from_hint(c->data + e.off, e.len, li->hint - e.off, li->hint_chars, k);
@@ -213,7 +213,7 @@ std::size_t leaf_nth_scan(const edge& e, text_metric m, std::size_t k) noexcept 
   // rank against half the count), unless the chunk's block index covers the
   // item's part of the leaf (then chunk_nth scans at most one block).
   if (e.known() && e.len <= 2 * leaf_max_bytes) {
-    const std::size_t total = weight(text_counts{e.chars, e.newlines, e.astral}, m);
+    const std::size_t total = weight(counts_of(e), m);
     if (k >= total) return e.len;
     const chunk* c = static_cast<const chunk*>(e.p);
     const chunk_index* ix =

@@ -44,6 +44,13 @@ inline void set_hint(chunk* c, std::size_t off, std::size_t x, std::size_t chars
   if (leaf_index* li = leaf_index_of(c)) record_hint(li, off, x, chars_before, text);
 }
 
+// The unique chunk c keeps its bytes but no edge starts where its leaf
+// index's hint was taken any more (the edge's head moved elsewhere): the
+// hint and last_end are dropped.
+inline void drop_hint(chunk* c) noexcept {
+  if (leaf_index* li = leaf_index_of(c)) li->hint = li->last_end = leaf_no_hint;
+}
+
 // An edit of the unique chunk c through the leaf edge starting at chunk
 // byte off rewrites its bytes from leaf byte p on, and its text ends at
 // leaf byte x: index_truncate(c, off + p), then set_hint, with one lookup
@@ -120,6 +127,26 @@ inline void set_counts(edge& e, const text_counts& t) noexcept {
   e.chars = t.chars;
   e.newlines = t.newlines;
   e.astral = t.astral;
+}
+
+// e's metrics (known ones: see edge).
+inline text_counts counts_of(const edge& e) noexcept { return {e.chars, e.newlines, e.astral}; }
+
+// The metrics of e, if known, after an edit under it removed bytes counting
+// `sub` and wrote bytes counting `add`.
+inline void shift_counts(edge& e, const text_counts& add, const text_counts& sub) noexcept {
+  if (e.known()) set_counts(e, counts_of(e) + add - sub);
+}
+
+// The edges up[0..depth) from the root down to a leaf whose bytes an edit
+// changed without changing the tree's shape: n bytes counting `sub`
+// replaced by ins bytes counting `add`.
+inline void shift_path(edge* const* up, unsigned depth, std::size_t n, std::size_t ins,
+                       const text_counts& add, const text_counts& sub) noexcept {
+  for (unsigned d = depth; d-- > 0;) {
+    up[d]->len = up[d]->len + ins - n;
+    shift_counts(*up[d], add, sub);
+  }
 }
 
 // ---- descents and leaf scans by a metric (metrics.cpp)

@@ -40,10 +40,7 @@ bool erase_across_leaves(edge& root, std::size_t pos, std::size_t n, rope_cursor
   const auto bytes_of = [](const edge& e) { return static_cast<const chunk*>(e.p)->data + e.off; };
   text_counts gone = count_text(bytes_of(*first) + p, first->len - p);
   const text_counts first_gone = gone;
-  for (unsigned j = at + 1; j < last; ++j) {
-    const edge& m = node->child[j];
-    gone = gone + text_counts{m.chars, m.newlines, m.astral};
-  }
+  for (unsigned j = at + 1; j < last; ++j) gone = gone + counts_of(node->child[j]);
   const text_counts last_gone = b ? count_text(bytes_of(node->child[last]), b) : text_counts{};
   gone = gone + last_gone;
 
@@ -59,19 +56,15 @@ bool erase_across_leaves(edge& root, std::size_t pos, std::size_t n, rope_cursor
   }
   edge& head = parent->child[at];
   edge& tail = parent->child[last];
-  set_counts(head, text_counts{head.chars, head.newlines, head.astral} - first_gone);
+  set_counts(head, counts_of(head) - first_gone);
   head.len = p;
-  set_counts(tail, text_counts{tail.chars, tail.newlines, tail.astral} - last_gone);
+  set_counts(tail, counts_of(tail) - last_gone);
   tail.off += b;
   tail.len -= b;
   for (unsigned j = at + 1; j < last; ++j) release(parent->child[j].p);
   for (unsigned j = last; j < parent->count; ++j) parent->child[j - dropped] = parent->child[j];
   parent->count = static_cast<std::uint16_t>(parent->count - dropped);
-  for (unsigned d = depth; d-- > 0;) {
-    edge& y = *up[d];
-    y.len -= n;
-    if (y.known()) set_counts(y, text_counts{y.chars, y.newlines, y.astral} - gone);
-  }
+  shift_path(up, depth, n, 0, text_counts{}, gone);
   // Typing goes on where the range was: at the first leaf's end, which a
   // unique chunk records as its last edit's end (see cut_at_cursor).
   if (chunk* c = static_cast<chunk*>(head.p); unique(c))
