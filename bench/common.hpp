@@ -180,20 +180,23 @@ inline void set_items(benchmark::State& st, std::size_t items_per_iteration) {
 }
 
 // The loop of a durable-edit row: per iteration `edit(k)` (k = 0, 1, ...)
-// and then `s.sync()`, with the pages each commit wrote beside the time as
-// the counter pages_per_commit. Store: anything with sync() and
-// stats().last_sync_pages (fl::json_store, fl::mapped_space).
+// and then `s.sync()`, with the pages each commit changed and the bytes of
+// its log record beside the time as the counters pages_per_commit and
+// log_bytes_per_commit. Store: anything with sync() and stats() of a
+// mapped_space (fl::json_store, fl::mapped_space).
 template <class Store, class Edit>
 void edit_sync_loop(benchmark::State& st, Store& s, Edit&& edit) {
   std::uint64_t k = 0;
-  std::uint64_t pages = 0;
+  std::uint64_t pages = 0, logged = 0;
   for (auto _ : st) {
     edit(k++);
     s.sync();
     pages += s.stats().last_sync_pages;
+    logged += s.stats().last_sync_log_bytes;
   }
-  st.counters["pages_per_commit"] =
-      static_cast<double>(pages) / static_cast<double>(std::max<std::int64_t>(1, st.iterations()));
+  const auto n = static_cast<double>(std::max<std::int64_t>(1, st.iterations()));
+  st.counters["pages_per_commit"] = static_cast<double>(pages) / n;
+  st.counters["log_bytes_per_commit"] = static_cast<double>(logged) / n;
 }
 
 // A directory for one section's scratch files: `<prefix>XXXXXX` made with

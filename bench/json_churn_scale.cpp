@@ -11,6 +11,13 @@
 // edits. At the end: the store's file size (after a last sync), then the same
 // document imported fresh and synced, its file size, and their ratio. The
 // edits are seeded (FL_BENCH_SEED, fl_bench::seed), so a run is repeatable.
+// Each tenth's line also gives what a commit wrote on average: its log
+// record (stats().last_sync_log_bytes, the one flushed write), the pages it
+// changed (last_sync_pages), and every byte handed to write calls (the
+// growth of /proc/self/io's wchar over the edits and commits: the record and
+// the changed bytes in place). With per_commit = 1 that is the cost of a
+// single-edit commit under random edits, where each new block lands on one
+// freed by unrelated edits.
 //
 //   fl_json_churn_scale [n = 1000000] [edits = 1000000] [per_commit = 100]
 //
@@ -52,6 +59,8 @@ int main(int argc, char** argv) {
   for (std::size_t i = 0; i < n; ++i) keys[i] = member_key(i);
   fl_bench::rng r(fl_bench::seed());
   std::size_t added = 0;
+  std::uint64_t commits = 0, logged = 0, pages = 0;
+  const auto io_start = fl_bench::scale::io_now();
   for (std::size_t e = 1; e <= edits; ++e) {
     const std::size_t i = static_cast<std::size_t>(r.below(n));
     switch (r.below(3)) {
@@ -63,9 +72,21 @@ int main(int argc, char** argv) {
         s.set("/obj/" + keys[i], "0");
         break;
     }
-    if (e % per_commit == 0) s.sync();
-    if (e % (edits / 10 ? edits / 10 : 1) == 0)
-      std::printf("%zu edits: file %.1f MB (%.1f s)\n", e, s.stats().file_bytes / 1e6, seconds());
+    if (e % per_commit == 0) {
+      s.sync();
+      ++commits;
+      logged += s.stats().last_sync_log_bytes;
+      pages += s.stats().last_sync_pages;
+    }
+    if (e % (edits / 10 ? edits / 10 : 1) == 0) {
+      const auto io = fl_bench::scale::io_now();
+      const double c = static_cast<double>(commits ? commits : 1);
+      std::printf(
+          "%zu edits: file %.1f MB (%.1f s); a commit: %.1f KiB of log, %.1f pages, "
+          "%.1f KiB written\n",
+          e, s.stats().file_bytes / 1e6, seconds(), logged / c / 1024, pages / c,
+          io && io_start ? (io->wchar - io_start->wchar) / c / 1024 : 0.0);
+    }
   }
   s.sync();
   const std::uint64_t churned = s.stats().file_bytes;

@@ -78,10 +78,10 @@
 // process's wchar in /proc/self/io across the timed edit and commit: the
 // bytes it handed to write calls (write, pwrite, pwritev; every peer here
 // writes its files through them, none through a shared mapping), exactly,
-// whatever the page cache makes of them. fl's commit writes its pages twice
-// (the log record, then in place), and while its log is younger than 4 MiB
-// a commit that reaches the log's end also writes the zeros of its next
-// size step (once per store). SQLite's checkpoints and LMDB's page writes
+// whatever the page cache makes of them. fl's commit writes the bytes it
+// changed twice (the log record, in whole pages with its head, then in
+// place), and while its log is younger than 4 MiB a commit that reaches the
+// log's end also writes the zeros of its next size step (once per store). SQLite's checkpoints and LMDB's page writes
 // count where they fall in the timed call.
 // Counter bytes_dirtied (durable rows): the growth of write_bytes, the page
 // cache the process made dirty. The kernel counts it per folio, and a folio

@@ -1,6 +1,7 @@
-// The redo log of fl::mapped_space (format 2): a commit appends a record to
-// "<path>-log" and flushes only it; the pages reach the data file unflushed
-// and a checkpoint later. These tests build the states a crash leaves (a
+// The redo log of fl::mapped_space (format 2; from format 4 a record holds
+// the bytes its commit changed): a commit appends a record to "<path>-log"
+// and flushes only it; the changes reach the data file unflushed and a
+// checkpoint later. These tests build the states a crash leaves (a
 // writer killed after its last sync(), a record torn mid-write, a run that
 // wrapped past a checkpoint, damaged records) and check what reopens.
 #include "persist/persist_format.hpp"
@@ -10,6 +11,7 @@
 
 #include "persist_support.hpp"
 
+#include <algorithm>
 #include <csignal>
 #include <cstdint>
 #include <cstring>
@@ -37,6 +39,10 @@ std::uint64_t value(fl::mapped_space& s, std::uint64_t p) { return block(s)[p * 
 void set_value(fl::mapped_space& s, std::uint64_t p, std::uint64_t v) {
   block(s)[p * page / 8] = v;
 }
+// Page p filled with v: a record holds all of it.
+void fill_page(fl::mapped_space& s, std::uint64_t p, std::uint64_t v) {
+  std::fill_n(block(s) + p * page / 8, page / 8, v);
+}
 
 // Runs `fn` on the space at `path` in a child process that then dies by
 // SIGKILL, after its last sync() and before any close: the state a crash
@@ -63,6 +69,8 @@ fl::detail::space_meta newest_slot(const fs::path& path) {
 // The records of the run at the start of the log: offset and generation.
 struct rec {
   std::uint64_t at, generation, bytes;
+  std::uint64_t data_end;  // past its last logged byte (the zeros after are no part of it)
+  std::uint64_t extents;
 };
 std::vector<rec> records(const std::vector<unsigned char>& log) {
   std::vector<rec> out;
@@ -72,7 +80,10 @@ std::vector<rec> records(const std::vector<unsigned char>& log) {
     if (std::memcmp(h.magic, fl::detail::record_magic, sizeof h.magic) != 0 ||
         (!out.empty() && h.generation != out.back().generation + 1))
       break;
-    out.push_back({at, h.generation, h.record_bytes});
+    out.push_back(
+        {at, h.generation, h.record_bytes,
+         at + fl::detail::record_head_bytes(h.extent_count, h.format_version) + h.data_bytes,
+         h.extent_count});
     at += h.record_bytes;
   }
   return out;
@@ -180,6 +191,34 @@ TEST(MappedSpaceLog, RecordsReplayInOrderAndATornLastRecordIsIgnored) {
   EXPECT_EQ(value(s, 0), 3u);
 }
 
+// A record holds the bytes its commit changed, not their pages: ten
+// counters in ten pages make a record of one page. The replay after a crash
+// rebuilds every page from the file and the records, a counter set and set
+// back again included.
+TEST(MappedSpaceLog, ARecordHoldsTheBytesItsCommitChanged) {
+  scratch_dir d;
+  const fs::path path = d / "s";
+  kill_after(path, [](fl::mapped_space& s) {
+    block(s);
+    s.sync();
+    set_value(s, 0, 5);
+    s.sync();
+    for (std::uint64_t p = 0; p < 10; ++p) set_value(s, p, p == 0 ? 0 : 100 + p);
+    s.sync();
+  });
+  const std::vector<rec> run = records(fl_test::read_bytes(log_of(path)));
+  ASSERT_GE(run.size(), 2u);
+  const rec& last = run.back();
+  EXPECT_EQ(last.bytes, page);
+  EXPECT_GE(last.extents, 10u);
+  EXPECT_LE(last.data_end - last.at, page);
+  fl::mapped_space s(path);
+  EXPECT_EQ(value(s, 0), 0u);
+  for (std::uint64_t p = 1; p < 10; ++p) EXPECT_EQ(value(s, p), 100 + p) << p;
+  for (std::uint64_t p = 10; p < pages; ++p) EXPECT_EQ(value(s, p), 0u) << p;
+  s.verify();
+}
+
 TEST(MappedSpaceLog, RecordsBeforeACheckpointAreNeverReplayed) {
   scratch_dir d;
   const fs::path path = d / "s";
@@ -190,7 +229,7 @@ TEST(MappedSpaceLog, RecordsBeforeACheckpointAreNeverReplayed) {
     // passes its bound and the next commit starts a new run at offset 0.
     const std::uint64_t commits = fl::detail::log_bound / (pages * page) + 4;
     for (std::uint64_t i = 1; i <= commits; ++i) {
-      for (std::uint64_t p = 0; p < pages; ++p) set_value(s, p, i);
+      for (std::uint64_t p = 0; p < pages; ++p) fill_page(s, p, i);
       s.sync();
     }
     for (std::uint64_t p = 0; p < 2; ++p) set_value(s, p, 1000 + p);
@@ -239,7 +278,8 @@ TEST(MappedSpaceLog, DamagedRecordsAreRefused) {
   // changes neither file.
   int refused = 0;
   for (std::size_t r = 0; r + 1 < run.size(); ++r) {
-    for (const std::uint64_t off : {std::uint64_t{8}, std::uint64_t{200}, run[r].bytes - 1}) {
+    for (const std::uint64_t off :
+         {std::uint64_t{8}, std::uint64_t{200}, run[r].data_end - run[r].at - 1}) {
       std::vector<unsigned char> bad = log;
       bad[run[r].at + off] ^= 0x10;
       fl_test::write_bytes(path, data);

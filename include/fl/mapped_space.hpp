@@ -235,6 +235,10 @@ struct space_stats {
   std::uint64_t generation = 0;       // commits so far (1 after creation)
   std::uint64_t remap_count = 0;      // times growth moved the mapping
   std::uint64_t last_sync_pages = 0;  // pages the last sync() wrote
+  // Bytes of the last sync()'s log record, the one write it flushes: its
+  // head and the bytes it changed (whole pages only where the file had none
+  // before), in whole pages.
+  std::uint64_t last_sync_log_bytes = 0;
   // The oldest commit a live reader (open_mode::read_only, any process)
   // holds, or `generation` when none holds an older one: the data file holds
   // that commit in place, the log the ones after it.
@@ -407,8 +411,9 @@ class mapped_space {
 
   // Commits every change since the previous commit (see the file comment).
   // Cost: the changed pages, found from the kernel's page tables
-  // (/proc/self/pagemap) without scanning memory, are written twice (log and
-  // place) with one fdatasync (of the log); the first commit after an open or
+  // (/proc/self/pagemap) without scanning memory, are compared with the file
+  // and the bytes that changed written twice (log and place) with one
+  // fdatasync (of the log); the first commit after an open or
   // a checkpoint also flushes a meta page (two), and every ~4 MiB of log a
   // checkpoint adds two more. Nothing changed costs no I/O. Throws
   // persist_error on an I/O error before the log is durable: the previous

@@ -171,7 +171,8 @@ std::uint64_t find_dirty(space_state& s, std::uint64_t from, std::uint64_t to,
   return 0;
 }
 
-// Sorted union of two sorted run lists, adjacent runs joined.
+}  // namespace
+
 std::vector<log_extent> merge_runs(const std::vector<log_extent>& a,
                                    const std::vector<log_extent>& b) {
   std::vector<log_extent> all(a);
@@ -188,8 +189,6 @@ std::vector<log_extent> merge_runs(const std::vector<log_extent>& a,
   }
   return out;
 }
-
-}  // namespace
 
 bool changed_here(const space_state& s, std::uint64_t p) {
   const std::uint64_t off = p * space_page;
@@ -330,9 +329,10 @@ void mapped_space::sync() {
   if (!s.fresh.empty() && s.durable) {
     if (const int e = detail::sync_data(s.fd.get())) detail::fail_flush(s, s.path, e);
   }
-  // 1. The record, flushed: the commit point when the newest meta slot
-  // already sends recovery to the log.
-  const std::uint64_t record_bytes = detail::write_record(s, m, runs);
+  // 1. The record of the bytes the commit changed, flushed: the commit point
+  // when the newest meta slot already sends recovery to the log.
+  const std::vector<log_extent> changes = detail::log_changes(s, runs, s.committed.file_size);
+  const std::uint64_t record_bytes = detail::write_record(s, m, changes);
   const std::uint64_t record_at = s.log_head;
   if (s.durable) {
     if (const int e = detail::sync_data(s.log_fd.get()))
@@ -346,9 +346,10 @@ void mapped_space::sync() {
   s.committed = m;
   s.fresh.clear();
   s.zeroed_end = 0;  // logged by this commit
-  std::uint64_t data_bytes = 0;
-  for (const log_extent& r : runs) data_bytes += r.length;
-  s.last_sync_pages = data_bytes / space_page;
+  std::uint64_t page_bytes = 0;
+  for (const log_extent& r : runs) page_bytes += r.length;
+  s.last_sync_pages = page_bytes / space_page;
+  s.last_sync_log_bytes = record_bytes;
   detail::mark_committed(s, before_pages, runs);
   // 2. The pages in place, not flushed (as far as readers allow: see
   // reader_table.cpp): the log holds them until a checkpoint. After a
@@ -358,7 +359,7 @@ void mapped_space::sync() {
   // holds are dropped.
   s.data_unflushed = true;
   s.in_place_failed = true;
-  detail::place_commit(s, record_at, runs, clean_mapped, scan_end);
+  detail::place_commit(s, record_at, runs, changes, clean_mapped, scan_end);
   s.in_place_failed = false;
   // After compact(): the commit that no longer covers the file's end is
   // durable, so the end can go (a crash before this leaves a longer file,

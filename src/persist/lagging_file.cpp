@@ -60,8 +60,7 @@ namespace {
 // had cleared the mark.
 void advance_from_log(space_state& s, reader_table& t, std::uint64_t target) {
   s.data_unflushed = true;
-  std::uint64_t most = 0;  // the longest extent: the buffer's size (not zeroed)
-  std::unique_ptr<std::byte[]> buf;
+  std::vector<std::byte> buf;
   std::size_t done_records = 0;
   for (const reader_table::logged& rec : t.records) {
     if (rec.gen > target) break;
@@ -71,22 +70,9 @@ void advance_from_log(space_state& s, reader_table& t, std::uint64_t target) {
     if (!read_record_head(s.log_fd.get(), s.log_written, rec.at, s.committed.uuid, rec.gen, r))
       fail(s, "the log's record of commit " + std::to_string(rec.gen) +
                   " changed under the writer (damaged)");
-    std::uint64_t src = r.data_at();
-    for (const log_extent& e : r.extents) {
-      if (e.length > most && most < copy_chunk) {
-        most = std::min<std::uint64_t>(std::max(e.length, 4 * space_page), copy_chunk);
-        buf.reset(new std::byte[static_cast<std::size_t>(most)]);
-      }
-      for (std::uint64_t done = 0; done < e.length;) {
-        const std::size_t n =
-            static_cast<std::size_t>(std::min<std::uint64_t>(most, e.length - done));
-        if (pread_full(s.log_fd.get(), buf.get(), n, src) != static_cast<long long>(n))
-          throw_errno(s.log_path, "read of the log", errno ? errno : EIO);
-        if (const int err = pwrite_all(s.fd.get(), buf.get(), n, e.offset + done))
-          throw_errno(s.path, "write (the commit is durable in the log)", err);
-        src += n;
-        done += n;
-      }
+    if (const int err = write_record_in_place(s.log_fd.get(), r, s.fd.get(), buf)) {
+      if (err < 0) throw_errno(s.log_path, "read of the log", errno ? errno : EIO);
+      throw_errno(s.path, "write (the commit is durable in the log)", err);
     }
   }
   t.records.erase(t.records.begin(), t.records.begin() + static_cast<std::ptrdiff_t>(done_records));
@@ -124,8 +110,8 @@ void forget_caught_up(space_state& s, reader_table& t, std::uint64_t target, boo
 void restart_log_beside_readers(space_state& s) {
   reader_table* t = s.readers.get();
   if (t == nullptr || !s.log_open || file_is_current(s)) return;
-  // The pages the file lacks, in order, each with its newest committed image
-  // in the log; pages past the committed size (cut by a compaction) go.
+  // The pages the file lacks, in order, each with its newest committed
+  // image; pages past the committed size (cut by a compaction) go.
   std::erase_if(t->lagging, [&](const auto& e) { return e.first >= s.committed.file_size; });
   const std::uint64_t lag_bytes = t->lagging.size() * s.sys_page;
   if (s.log_head < std::max(log_bound, 2 * (lag_bytes + record_head_bytes(t->lagging.size()))))
@@ -145,13 +131,13 @@ void restart_log_beside_readers(space_state& s) {
       runs.back().length += s.sys_page;
     else
       runs.push_back({off, s.sys_page});
-    if (pread_full(s.log_fd.get(), images.data() + k * s.sys_page, s.sys_page, l.at) !=
-        static_cast<long long>(s.sys_page))
-      throw_errno(s.log_path, "read of the log", errno ? errno : EIO);
+    std::memcpy(images.data() + k * s.sys_page, l.image.get(), s.sys_page);
     ++k;
   }
   const std::vector<std::byte> head =
       encode_record_head(s.committed, runs, record_data_crc(images.data(), images.size()));
+  // The zeros that end the record on a page boundary.
+  images.resize(static_cast<std::size_t>(record_span(runs.size(), lag_bytes) - head.size()));
   // 3. The new log, durable under a name of its own, then renamed over the
   // old one: readers that hold the old one open read on in it.
   const std::filesystem::path tmp = unique_sibling(s.log_path, "next");
@@ -175,11 +161,7 @@ void restart_log_beside_readers(space_state& s) {
   write_slot(s, s.committed, true);
   // 5. What the writer and readers look records up by.
   const std::uint64_t c = s.committed.generation;
-  std::uint64_t at = head.size();
-  for (auto& [off, l] : t->lagging) {
-    l = {c, at};
-    at += s.sys_page;
-  }
+  for (auto& [off, l] : t->lagging) l.gen = c;
   t->records.assign(1, {c, 0});
   clear_ring(t->map);
   ring_put(t->map, c, 0);
@@ -202,12 +184,18 @@ void take_lagging_records(space_state& s, reader_table& t, const lagging_open& l
         if (pread_full(log.get(), s.base + e.offset, end - e.offset, src) !=
             static_cast<long long>(end - e.offset))
           throw_errno(s.log_path, "read of the log", errno ? errno : EIO);
-        for (std::uint64_t off = e.offset; off < end; off += s.sys_page)
-          t.lagging[off] = {r.meta.generation, src + (off - e.offset)};
+        for (std::uint64_t off = e.offset / s.sys_page * s.sys_page; off < end; off += s.sys_page)
+          t.lagging[off].gen = r.meta.generation;
       }
       src += e.length;
     }
     t.records.push_back({r.meta.generation, r.at});
+  }
+  // Each page as the newest record left it (the records' bytes over the
+  // file's page of commit lag.file_gen).
+  for (auto& [off, l] : t.lagging) {
+    l.image.reset(new std::byte[s.sys_page]);
+    std::memcpy(l.image.get(), s.base + off, s.sys_page);
   }
   // The run goes on after its last record: the meta slot names its first.
   // The file holds lag.file_gen as the last writer left it, which may not
@@ -226,15 +214,11 @@ void drop_unchanged_lagging(space_state& s, std::vector<log_extent>& runs) {
   if (!s.readers || s.readers->lagging.empty()) return;
   const auto& lag = s.readers->lagging;
   std::vector<log_extent> out;
-  std::unique_ptr<std::byte[]> buf(new std::byte[s.sys_page]);
   for (const log_extent& r : runs) {
     for (std::uint64_t off = r.offset; off < r.offset + r.length; off += s.sys_page) {
       const auto it = lag.find(off);
-      if (it != lag.end() &&
-          pread_full(s.log_fd.get(), buf.get(), s.sys_page, it->second.at) ==
-              static_cast<long long>(s.sys_page) &&
-          std::memcmp(buf.get(), s.base + off, s.sys_page) == 0)
-        continue;  // the log's image of its commit still holds it
+      if (it != lag.end() && std::memcmp(it->second.image.get(), s.base + off, s.sys_page) == 0)
+        continue;  // as its commit left it
       if (!out.empty() && out.back().offset + out.back().length == off)
         out.back().length += s.sys_page;
       else
@@ -246,15 +230,13 @@ void drop_unchanged_lagging(space_state& s, std::vector<log_extent>& runs) {
 
 void restore_lagging(space_state& s) {
   if (!s.readers) return;
-  for (const auto& [off, l] : s.readers->lagging) {
-    if (pread_full(s.log_fd.get(), s.base + off, s.sys_page, l.at) !=
-        static_cast<long long>(s.sys_page))
-      throw_errno(s.log_path, "read of the log (rollback)", errno ? errno : EIO);
-  }
+  for (const auto& [off, l] : s.readers->lagging)
+    std::memcpy(s.base + off, l.image.get(), s.sys_page);
 }
 
-void place_commit(space_state& s, std::uint64_t record_at, const std::vector<log_extent>& runs,
-                  std::uint64_t clean_mapped, std::uint64_t scan_end) {
+void place_commit(space_state& s, std::uint64_t record_at, const std::vector<log_extent>& pages,
+                  const std::vector<log_extent>& changes, std::uint64_t clean_mapped,
+                  std::uint64_t scan_end) {
   const std::uint64_t g = s.committed.generation;
   reader_table* t = s.readers.get();
   if (t != nullptr) {
@@ -264,27 +246,20 @@ void place_commit(space_state& s, std::uint64_t record_at, const std::vector<log
   const int fd = s.fd.get();
   const std::uint64_t target = t == nullptr ? g : advance_target(*t, g);
   if (target == g) {
-    // Every page the file lacks is in this process's mapping: write them all
-    // in place, not flushed (the log holds them until a checkpoint).
-    std::vector<log_extent> all = runs;
+    // Every byte the file lacks is in this process's mapping: the commit's
+    // changes, and whole the pages earlier commits left lagging. Written in
+    // place, not flushed (the log holds them until a checkpoint).
+    std::vector<log_extent> writes = changes, drops = pages;
     if (t != nullptr && !t->lagging.empty()) {
       // Pages a compaction cut are no part of this commit (the file's end
       // goes below), nor mapped any more.
+      std::vector<log_extent> lagging;
       for (const auto& [off, l] : t->lagging)
-        if (off < s.size) all.push_back({off, s.sys_page});
-      std::sort(all.begin(), all.end(),
-                [](const log_extent& a, const log_extent& b) { return a.offset < b.offset; });
-      std::vector<log_extent> merged;
-      for (const log_extent& e : all) {
-        if (!merged.empty() && e.offset <= merged.back().offset + merged.back().length)
-          merged.back().length =
-              std::max(merged.back().length, e.offset + e.length - merged.back().offset);
-        else
-          merged.push_back(e);
-      }
-      all = std::move(merged);
+        if (off < s.size) lagging.push_back({off, s.sys_page});
+      writes = merge_runs(writes, lagging);
+      drops = merge_runs(drops, lagging);
     }
-    for (const log_extent& r : all) {
+    for (const log_extent& r : writes) {
       if (const int e = pwrite_all(fd, s.base + r.offset, r.length, r.offset))
         throw_errno(s.path, "write (the commit is durable in the log)", e);
     }
@@ -303,19 +278,21 @@ void place_commit(space_state& s, std::uint64_t record_at, const std::vector<log
     // later read faults its page back from the page cache, same bytes).
     if (clean_mapped > clean_mapped_max) {
       std::uint64_t end = scan_end;
-      if (!all.empty()) end = std::max(end, all.back().offset + all.back().length);
+      if (!drops.empty()) end = std::max(end, drops.back().offset + drops.back().length);
       ::madvise(s.base + space_data_start, end - space_data_start, MADV_DONTNEED);
     } else {
-      for (const log_extent& r : all) ::madvise(s.base + r.offset, r.length, MADV_DONTNEED);
+      for (const log_extent& r : drops) ::madvise(s.base + r.offset, r.length, MADV_DONTNEED);
     }
     return;
   }
-  // A reader holds an older commit: this commit's pages stay private here.
-  std::uint64_t at = record_at + record_head_bytes(runs.size());
-  for (const log_extent& r : runs) {
+  // A reader holds an older commit: this commit's pages stay private here,
+  // each with its image as the commit left it.
+  for (const log_extent& r : pages) {
     for (std::uint64_t off = r.offset; off < r.offset + r.length; off += s.sys_page) {
-      t->lagging[off] = {g, at};
-      at += s.sys_page;
+      reader_table::lagging_page& l = t->lagging[off];
+      l.gen = g;
+      if (!l.image) l.image.reset(new std::byte[s.sys_page]);
+      std::memcpy(l.image.get(), s.base + off, s.sys_page);
     }
   }
   t->records.push_back({g, record_at});

@@ -10,6 +10,7 @@
 #include "persist/space.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -37,7 +38,7 @@ std::vector<std::byte> encode_record_head(const space_meta& m, const std::vector
   h.generation = m.generation;
   h.extent_count = runs.size();
   h.data_bytes = data_bytes;
-  h.record_bytes = head_bytes + data_bytes;
+  h.record_bytes = record_span(runs.size(), data_bytes);
   h.data_crc = data_crc;
   std::memcpy(head.data(), &h, sizeof h);
   std::memcpy(head.data() + sizeof h, &m, sizeof m);
@@ -47,7 +48,7 @@ std::vector<std::byte> encode_record_head(const space_meta& m, const std::vector
   return head;
 }
 
-// Writes the record of commit `m` (changed page runs `runs`) at s.log_head,
+// Writes the record of commit `m` (changed byte ranges `runs`) at s.log_head,
 // opening or creating the log first; not flushed. Returns its size. Where the
 // record ends past the bytes the log file has, zeros follow it up to the next
 // size step (doubling, up to log_bound), so later records overwrite written
@@ -93,9 +94,12 @@ std::uint64_t write_record(space_state& s, const space_meta& m,
     fill_to = round_up(fill_to, space_page);
   }
   std::vector<iovec> iov;
-  iov.reserve(1 + runs.size() + (fill_to - end) / sizeof zeros + 1);
+  iov.reserve(2 + runs.size() + (fill_to - end) / sizeof zeros + 1);
   iov.push_back({const_cast<std::byte*>(head.data()), head.size()});
   for (const log_extent& r : runs) iov.push_back({s.base + r.offset, r.length});
+  // The zeros that end the record on a page boundary (under a page).
+  const std::uint64_t data_end = s.log_head + head.size() + h.data_bytes;
+  if (data_end < end) iov.push_back({const_cast<std::byte*>(zeros), end - data_end});
   for (std::uint64_t at = end; at < fill_to;) {
     const std::uint64_t n = std::min<std::uint64_t>(sizeof zeros, fill_to - at);
     iov.push_back({const_cast<std::byte*>(zeros), n});
@@ -105,6 +109,72 @@ std::uint64_t write_record(space_state& s, const space_meta& m,
     throw_errno(s.log_path, "write of the log", e);
   s.log_written = std::max(s.log_written, fill_to);
   return h.record_bytes;
+}
+
+namespace {
+
+// The unit of a commit's changes: a changed byte logs the 64 bytes around
+// it (16 of them are an extent's own cost in the record).
+constexpr std::size_t change_unit = 64;
+
+// Appends to `out` the units of `n` bytes at file offset `at` whose bytes
+// `now` differ from `was`, adjacent units joined.
+void append_changes(const std::byte* now, const std::byte* was, std::size_t n, std::uint64_t at,
+                    std::vector<log_extent>& out) {
+  if (std::memcmp(now, was, n) == 0) return;
+  for (std::size_t i = 0; i < n; i += change_unit) {
+    const std::size_t len = std::min(change_unit, n - i);
+    if (std::memcmp(now + i, was + i, len) == 0) continue;
+    if (!out.empty() && out.back().offset + out.back().length == at + i)
+      out.back().length += len;
+    else
+      out.push_back({at + i, len});
+  }
+}
+
+void append_whole(std::uint64_t at, std::uint64_t n, std::vector<log_extent>& out) {
+  if (!out.empty() && out.back().offset + out.back().length == at)
+    out.back().length += n;
+  else
+    out.push_back({at, n});
+}
+
+}  // namespace
+
+std::vector<log_extent> log_changes(const space_state& s, const std::vector<log_extent>& pages,
+                                    std::uint64_t committed_bytes) {
+  std::vector<log_extent> out;
+  std::vector<std::byte> was;
+  const reader_table* t = s.readers.get();
+  const bool lagging = t != nullptr && !t->lagging.empty();
+  for (const log_extent& r : pages) {
+    const std::uint64_t end = r.offset + r.length;
+    const std::uint64_t cut = std::clamp(committed_bytes, r.offset, end);
+    for (std::uint64_t at = r.offset; at < cut;) {
+      std::uint64_t stop = std::min<std::uint64_t>(cut, at + copy_chunk);
+      if (lagging) {
+        const auto it = t->lagging.lower_bound(at);
+        if (it != t->lagging.end() && it->first == at) {
+          append_changes(s.base + at, it->second.image.get(), s.sys_page, at, out);
+          at += s.sys_page;
+          continue;
+        }
+        if (it != t->lagging.end() && it->first < stop) stop = it->first;
+      }
+      // The file's pages: the page cache's, which the mapping copied from
+      // when the commit's first write reached each of them. Unreadable, the
+      // pages are logged whole (the record stays right, only longer).
+      const std::size_t n = static_cast<std::size_t>(stop - at);
+      if (was.size() < n) was.resize(n);
+      if (pread_full(s.fd.get(), was.data(), n, at) == static_cast<long long>(n))
+        append_changes(s.base + at, was.data(), n, at, out);
+      else
+        append_whole(at, n, out);
+      at = stop;
+    }
+    if (cut < end) append_whole(cut, end - cut, out);
+  }
+  return out;
 }
 
 void shrink_log(space_state& s, std::uint64_t keep) noexcept {
@@ -127,8 +197,8 @@ std::uint64_t head_span(const log_record& h, std::uint64_t room, std::uint64_t u
     return 0;
   if (h.extent_count > room / sizeof(log_extent)) return 0;
   const std::uint64_t head_bytes = record_head_bytes(h.extent_count, h.format_version);
-  if (head_bytes > room || h.data_bytes > room - head_bytes ||
-      h.record_bytes != head_bytes + h.data_bytes)
+  if (head_bytes > room || h.data_bytes > room - head_bytes || h.record_bytes > room ||
+      h.record_bytes != record_span(h.extent_count, h.data_bytes, h.format_version))
     return 0;
   return head_bytes;
 }
@@ -153,10 +223,11 @@ bool check_head(const std::byte* head, std::uint64_t at, std::uint64_t uuid, std
   if (ext_bytes) std::memcpy(r.extents.data(), head + sizeof h + meta_bytes, ext_bytes);
   std::uint64_t sum = 0;
   std::uint64_t prev_end = space_data_start;
+  // Version 4 logs byte ranges, earlier versions whole pages.
+  const std::uint64_t unit = h.format_version >= 4 ? 1 : space_page;
   for (const log_extent& e : r.extents) {
-    if (e.offset % space_page != 0 || e.length % space_page != 0 || e.length == 0 ||
-        e.offset < prev_end || e.offset > r.meta.file_size ||
-        r.meta.file_size - e.offset < e.length)
+    if (e.offset % unit != 0 || e.length % unit != 0 || e.length == 0 || e.offset < prev_end ||
+        e.offset > r.meta.file_size || r.meta.file_size - e.offset < e.length)
       return false;
     prev_end = e.offset + e.length;
     sum += e.length;
@@ -258,6 +329,37 @@ void check_no_later_record(const space_state& s, int log_fd, std::uint64_t log_b
   }
 }
 
+int write_record_in_place(int log_fd, const record_head& r, int fd, std::vector<std::byte>& buf) {
+  errno = 0;
+  const std::uint64_t total = r.head.data_bytes;
+  if (total <= copy_chunk) {
+    // One read of the record's bytes (a commit's changes are many short
+    // ranges), then a write per range.
+    const auto n = static_cast<std::size_t>(total);
+    if (buf.size() < n) buf.resize(n);
+    if (pread_full(log_fd, buf.data(), n, r.data_at()) != static_cast<long long>(n)) return -1;
+    const std::byte* p = buf.data();
+    for (const log_extent& e : r.extents) {
+      if (const int err = pwrite_all(fd, p, static_cast<std::size_t>(e.length), e.offset))
+        return err;
+      p += e.length;
+    }
+    return 0;
+  }
+  if (buf.size() < copy_chunk) buf.resize(copy_chunk);
+  std::uint64_t src = r.data_at();
+  for (const log_extent& e : r.extents) {
+    for (std::uint64_t done = 0; done < e.length;) {
+      const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(copy_chunk, e.length - done));
+      if (pread_full(log_fd, buf.data(), n, src) != static_cast<long long>(n)) return -1;
+      if (const int err = pwrite_all(fd, buf.data(), n, e.offset + done)) return err;
+      src += n;
+      done += n;
+    }
+  }
+  return 0;
+}
+
 // Writes the records into the data file, in order, and flushes it.
 void replay(const space_state& s, int log_fd, const std::vector<record_head>& run) {
   const std::uint64_t size = run.back().meta.file_size;
@@ -265,20 +367,11 @@ void replay(const space_state& s, int log_fd, const std::vector<record_head>& ru
   if (::fstat(s.fd.get(), &sb) != 0) throw_errno(s.path, "fstat", errno);
   if (const int e = reserve_file(s.fd.get(), static_cast<std::uint64_t>(sb.st_size), size))
     throw_errno(s.path, "fallocate (log replay)", e);
-  std::vector<std::byte> buf(copy_chunk);
+  std::vector<std::byte> buf;
   for (const record_head& r : run) {
-    std::uint64_t src = r.data_at();
-    for (const log_extent& e : r.extents) {
-      for (std::uint64_t done = 0; done < e.length;) {
-        const std::size_t n =
-            static_cast<std::size_t>(std::min<std::uint64_t>(copy_chunk, e.length - done));
-        if (pread_full(log_fd, buf.data(), n, src) != static_cast<long long>(n))
-          fail(s, "log shrank during replay");
-        if (const int err = pwrite_all(s.fd.get(), buf.data(), n, e.offset + done))
-          throw_errno(s.path, "write (log replay)", err);
-        src += n;
-        done += n;
-      }
+    if (const int err = write_record_in_place(log_fd, r, s.fd.get(), buf)) {
+      if (err < 0) fail(s, "log shrank during replay");
+      throw_errno(s.path, "write (log replay)", err);
     }
   }
   if (const int err = sync_data(s.fd.get())) throw_errno(s.path, "fdatasync (log replay)", err);

@@ -345,14 +345,26 @@ mapped_space::mapped_space(const std::filesystem::path& path, const mapped_space
     detail::fail(s, "truncated: " + std::to_string(file_bytes) + " bytes, a space has at least " +
                         std::to_string(detail::initial_file_size));
   }
-  if (file_bytes % space_page != 0)
-    detail::fail(s, "size " + std::to_string(file_bytes) +
-                        " is not a multiple of 4096 (truncated or damaged)");
+  // A size between pages is damage, unless a power cut ended a run of the
+  // log: a commit writes in place only the bytes it changed, and one that
+  // reached the disk without the growth before it (not flushed until a
+  // checkpoint) ends the file there. The run's records hold every page past
+  // the size its checkpoint made durable, so the replay rewrites them.
+  const std::string torn_end = file_bytes % space_page == 0
+                                   ? std::string()
+                                   : "size " + std::to_string(file_bytes) +
+                                         " is not a multiple of 4096 (truncated or damaged)";
 
   bool replayed = false;
   detail::lagging_open lag;
   const space_meta m = detail::choose_meta(s, file_bytes, replayed, lag);
   const bool lagging = !lag.records.empty();
+  if (!torn_end.empty() && !replayed && !lagging) detail::fail(s, torn_end);
+  if (!torn_end.empty() && lagging) {
+    // The readers' commits are in the log: the file's last page, whole.
+    if (::ftruncate(s.fd.get(), static_cast<off_t>(detail::round_up(file_bytes, space_page))) != 0)
+      detail::throw_errno(path, "ftruncate (the file's last page)", errno);
+  }
   if (replayed || lagging) {  // a replay may have grown the file
     if (::fstat(s.fd.get(), &sb) != 0) detail::throw_errno(path, "fstat", errno);
     file_bytes = static_cast<std::uint64_t>(sb.st_size);
@@ -514,6 +526,7 @@ space_stats mapped_space::stats() const {
   r.generation = s.committed.generation;
   r.remap_count = s.remaps;
   r.last_sync_pages = s.last_sync_pages;
+  r.last_sync_log_bytes = s.last_sync_log_bytes;
   r.pinned_generation = detail::oldest_pinned_generation(s);
   r.deferred_bytes = detail::deferred_bytes(s);
   return r;

@@ -75,9 +75,10 @@ inline constexpr std::uint64_t space_page = 4096;  // unit of meta slots, CRC ta
 inline constexpr std::uint64_t space_data_start = 2 * space_page;
 inline constexpr std::uint64_t space_first_block = space_data_start + 8;
 // Version 2 added the redo log of records and the meta's `state`; version 3
-// the meta's `deferred` (blocks waiting for reuse). Files of versions 1 and 2
-// (state 0, deferred 0) are read and become version 3 on their first commit.
-inline constexpr std::uint32_t space_format_version = 3;
+// the meta's `deferred` (blocks waiting for reuse); version 4 log records of
+// changed byte ranges (below). Files of versions 1 to 3 (state 0, deferred 0
+// before 3) are read and become version 4 on their first commit.
+inline constexpr std::uint32_t space_format_version = 4;
 inline constexpr std::uint32_t space_oldest_version = 1;
 inline constexpr char space_magic[8] = {'f', 'l', '.', 's', 'p', 'a', 'c', 'e'};
 
@@ -228,10 +229,17 @@ static_assert(pstring_tag_byte == sizeof(pstring) - 1 && pstring_inline_max == p
 
 // ---- redo log "<path>-log" -----------------------------------------------
 // An append-only run of commit records from offset 0, reused from 0 after each
-// checkpoint. A record, each part starting where the previous ends:
+// checkpoint; every record starts at a multiple of 4096. A record, each part
+// starting where the previous ends:
 //   log_record (64 bytes), the new meta (meta_image_bytes(version)), n extents
-//   (file offset and length, both multiples of 4096), zeros to a 4096 boundary
-//   the extents' bytes, in order
+//   (file offset and length, in order, not overlapping), then
+//   version 4: the extents' bytes, zeros to a 4096 boundary. An extent is any
+//     range of bytes the commit changed (a page's changed bytes, or whole
+//     pages the file did not hold before): replayed in order over the file as
+//     the last checkpoint left it, the records rewrite every byte that any
+//     commit since changed, so a page the power cut mid-write comes out whole.
+//   versions 2 and 3: zeros to a 4096 boundary, the extents' bytes (whole
+//     pages: offsets and lengths multiples of 4096).
 // Records of one run have consecutive generations; the run starts with the
 // generation the newest meta slot names (see meta_log_bit), so a record left
 // from an earlier run (a smaller generation) is never taken for part of it.
@@ -244,17 +252,24 @@ struct log_record {
   std::uint64_t generation;  // the commit it holds (= its meta's generation)
   std::uint64_t extent_count;
   std::uint64_t data_bytes;    // sum of extent lengths
-  std::uint64_t record_bytes;  // the whole record: head rounded to 4096, then data_bytes
+  std::uint64_t record_bytes;  // the whole record (record_span), a multiple of 4096
   std::uint32_t data_crc;      // CRC-32C of the extents' bytes (record_data_crc)
   std::uint32_t head_crc;      // CRC-32C of bytes [0, 60), the meta image and the extent table
 };
 static_assert(sizeof(log_record) == 64 && std::is_trivially_copyable_v<log_record>);
 inline constexpr std::size_t record_crc_span = offsetof(log_record, head_crc);
-// Bytes of a record of format `version` before its page images.
+// Bytes of a record of format `version` before its extents' bytes.
 constexpr std::uint64_t record_head_bytes(std::uint64_t extents,
                                           std::uint32_t version = space_format_version) noexcept {
-  return (sizeof(log_record) + meta_image_bytes(version) + extents * 16 + space_page - 1) /
-         space_page * space_page;
+  const std::uint64_t head = sizeof(log_record) + meta_image_bytes(version) + extents * 16;
+  return version >= 4 ? head : (head + space_page - 1) / space_page * space_page;
+}
+// Bytes of a whole record: its head, its data, and for version 4 the zeros
+// that take the next record to a page boundary.
+constexpr std::uint64_t record_span(std::uint64_t extents, std::uint64_t data_bytes,
+                                    std::uint32_t version = space_format_version) noexcept {
+  const std::uint64_t bytes = record_head_bytes(extents, version) + data_bytes;
+  return version >= 4 ? (bytes + space_page - 1) / space_page * space_page : bytes;
 }
 struct log_extent {
   std::uint64_t offset;

@@ -143,7 +143,7 @@ bool fit_reader_map(space_state& s, std::uint64_t bytes) {
   return false;
 }
 
-// Reads commit `gen`'s pages from the log into the reader's mapping and
+// Reads commit `gen`'s changes from the log into the reader's mapping and
 // checks them against the record's CRC; `next` is where the record may be
 // (see find_record), and becomes where the next one may be. Returns false if
 // the log no longer holds the record.
@@ -202,9 +202,12 @@ bool overlay(space_state& s, std::uint64_t& gen, std::uint64_t newest,
     if (!preadv_all(t.log_fd.get(), iov.data(), iov.size(), r.data_at())) return false;
     if (record_data_crc(s.base, r.extents) != r.head.data_crc) return false;
   }
+  // The pages the record holds whole (the rest of a page it changed in
+  // part comes from the file, whose bytes its first read checks).
   if (pages)
     for (const log_extent& e : r.extents)
-      for (std::uint64_t p = e.offset / space_page; p < (e.offset + e.length) / space_page; ++p)
+      for (std::uint64_t p = (e.offset + space_page - 1) / space_page;
+           (p + 1) * space_page <= e.offset + e.length; ++p)
         pages->push_back(p);
   return true;
 }

@@ -627,8 +627,10 @@ void refresh_reader(space_state& s) {
   fit_reader_map(s, m.file_size);
   s.committed = m;
   s.alloc = m.alloc;
-  // The pages read from the log are the commit's (its record's CRC matched
-  // them): checked. The checksum table, if it changed, is among them.
+  // The pages read whole from the log are the commit's (its record's CRC
+  // matched them): checked. A page a record changed in part keeps its bit:
+  // set, its other bytes were checked in the file before; clear, its first
+  // read checks the page against the commit's checksum table.
   const std::uint64_t mapped_pages = s.size / space_page;
   s.verified.resize(mapped_pages);
   for (const std::uint64_t p : pages)

@@ -47,11 +47,12 @@ std::uint64_t min_pin(const reader_table& t, std::uint64_t upto);
 
 // A reader's mapping (reader_log.cpp). fit_reader_map fits it to a commit of
 // `bytes` bytes, both ways, and returns true when it shrank it. overlay
-// reads commit `gen`'s pages from the log into it and checks them against
-// the record's CRC; `next` is where the record may be, and becomes where
-// the next one may be; false if the log no longer holds the record, or
-// (with *wrote set: the mapping then holds pages of no commit) if the
-// record's pages failed their CRC.
+// reads commit `gen`'s changed bytes from the log into it and checks them
+// against the record's CRC, adding to `pages` the pages the record held
+// whole; `next` is where the record may be, and becomes where the next one
+// may be; false if the log no longer holds the record, or (with *wrote set:
+// the mapping then holds pages of no commit) if the record's bytes failed
+// their CRC.
 bool fit_reader_map(space_state& s, std::uint64_t bytes);
 bool overlay(space_state& s, std::uint64_t& gen, std::uint64_t newest,
              std::vector<std::uint64_t>* pages, std::uint64_t& next, space_meta* meta = nullptr,

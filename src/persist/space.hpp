@@ -79,15 +79,22 @@ struct reader_table {
   // The writer: the commit the data file holds in place (older than the
   // newest while a reader holds an older one), the log records of the commits
   // after it, and the pages the mapping holds privately because the file
-  // lacks them: page offset -> (the commit that last changed it, where that
-  // commit's image of it lies in the log).
+  // lacks them: page offset -> (the commit that last changed it, the page as
+  // that commit left it). The image is kept here, not found in the log: a
+  // record holds only the bytes its commit changed, and the writer compares
+  // a lagging page with its last commit's image (drop_unchanged_lagging),
+  // logs its changes against it (log_changes) and rolls back to it.
   std::uint64_t file_gen = 0;
   struct logged {
     std::uint64_t gen;
     std::uint64_t at;
   };
+  struct lagging_page {
+    std::uint64_t gen;
+    std::unique_ptr<std::byte[]> image;  // sys_page bytes
+  };
   std::vector<logged> records;
-  std::map<std::uint64_t, logged> lagging;
+  std::map<std::uint64_t, lagging_page> lagging;
 
   reader_table() = default;
   reader_table(const reader_table&) = delete;
@@ -185,6 +192,7 @@ struct space_state {
   bool deferred_loaded = false;
   space_meta committed{};     // the last commit, as on disk
   std::uint64_t last_sync_pages = 0;
+  std::uint64_t last_sync_log_bytes = 0;
   // One bit per committed page: set once the page is known to hold what the
   // last commit wrote (checked against its CRC, or written by this process).
   // Atomic bit operations (std::atomic_ref), so const readers may share it.
@@ -339,8 +347,9 @@ void give_reservation(std::byte* base, std::uint64_t mapped, std::uint64_t bytes
 
 // ---- log_record.cpp ----
 
-// The head of a record of commit `m` (page runs `runs`, whose images have
-// CRC `data_crc`, from record_data_crc): what precedes the images in the log.
+// The head of a record of commit `m` (byte ranges `runs`, whose bytes have
+// CRC `data_crc`, from record_data_crc): what precedes the bytes in the log;
+// the record's zeros after them are the writer's to add (record_span).
 std::vector<std::byte> encode_record_head(const space_meta& m, const std::vector<log_extent>& runs,
                                           std::uint32_t data_crc);
 // The generation a log's run starts with, given the one the meta slot names:
@@ -350,14 +359,26 @@ std::vector<std::byte> encode_record_head(const space_meta& m, const std::vector
 // later generation is at offset 0.
 std::uint64_t run_first_generation(int log_fd, std::uint64_t uuid, std::uint64_t named);
 
-// Writes the log record of commit `m` (changed runs `runs`) at the log's
-// head, opening or creating the log first, unflushed; returns its size.
+// Writes the log record of commit `m` (changed byte ranges `runs`, as the
+// mapping holds them) at the log's head, opening or creating the log first,
+// unflushed; returns its size.
 std::uint64_t write_record(space_state& s, const space_meta& m,
                            const std::vector<log_extent>& runs);
 // Truncates the log to `keep` bytes after a checkpoint left it unneeded (a
 // clean close keeps no multi-megabyte log). Errors are ignored: the log's
 // content is not needed.
 void shrink_log(space_state& s, std::uint64_t keep) noexcept;
+// The bytes a commit logs: the byte ranges of the pages in `pages` (sorted
+// page runs) that differ from what the last commit left there. Below
+// `committed_bytes` (the last commit's file size) a page is compared with its
+// lagging image, else with the data file, which holds that commit's page;
+// pages past it are logged whole (the file's bytes there are no commit's).
+// A range ends where 64 bytes in a row are unchanged.
+std::vector<log_extent> log_changes(const space_state& s, const std::vector<log_extent>& pages,
+                                    std::uint64_t committed_bytes);
+// Sorted union of two sorted run lists, overlapping and adjacent runs joined.
+std::vector<log_extent> merge_runs(const std::vector<log_extent>& a,
+                                   const std::vector<log_extent>& b);
 // A record of the log whose head was read and checked: its place, head,
 // meta and extents.
 struct record_head {
@@ -391,7 +412,11 @@ bool read_record(int log_fd, std::uint64_t log_bytes, std::uint64_t at, std::uin
 // commit lies past it (a record in between was damaged).
 void check_no_later_record(const space_state& s, int log_fd, std::uint64_t log_bytes,
                            std::uint64_t from, std::uint64_t uuid, std::uint64_t next_gen);
-// Writes the records' page images into the data file, in order, and flushes it.
+// Writes record `r`'s bytes from the log into the data file `fd` at their
+// places (`buf`: scratch, kept between calls). Returns 0, -1 if the log
+// could not be read (errno set, or 0 for a short read), or a write's errno.
+int write_record_in_place(int log_fd, const record_head& r, int fd, std::vector<std::byte>& buf);
+// Writes the records' bytes into the data file, in order, and flushes it.
 void replay(const space_state& s, int log_fd, const std::vector<record_head>& run);
 // Throws persist_error if a format-1 file's log holds a commit it never finished.
 void refuse_unfinished_v1(const space_state& s, const space_meta& m);
@@ -528,13 +553,14 @@ void refresh_reader(space_state& s);
 // place the state of at most this commit.
 std::uint64_t oldest_pinned_generation(const space_state& s);
 // The writer's sync(), after the record of commit s.committed (at log offset
-// `record_at`, its page runs `runs`) is durable: publishes it to readers, then
-// writes in place as far as the readers allow (all of `runs` and every
-// lagging page when none holds an older commit), dropping the private pages
-// the file then holds. Throws persist_error on an I/O error (the commit stands
-// in the log).
-void place_commit(space_state& s, std::uint64_t record_at, const std::vector<log_extent>& runs,
-                  std::uint64_t clean_mapped, std::uint64_t scan_end);
+// `record_at`; the page runs it changed `pages`, the bytes it logged
+// `changes`) is durable: publishes it to readers, then writes in place as far
+// as the readers allow (`changes` and every lagging page when none holds an
+// older commit), dropping the private pages the file then holds. Throws
+// persist_error on an I/O error (the commit stands in the log).
+void place_commit(space_state& s, std::uint64_t record_at, const std::vector<log_extent>& pages,
+                  const std::vector<log_extent>& changes, std::uint64_t clean_mapped,
+                  std::uint64_t scan_end);
 // The writer's sync(), before the record: when a reader holds a commit
 // older than the file can move past, no checkpoint can run, so past the
 // log's bound (and twice the pages the file lacks) the log restarts instead:
