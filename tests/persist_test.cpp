@@ -5,18 +5,22 @@
 // moves; rollback and close discard uncommitted changes; misuse throws.
 #include <fl/persist.hpp>
 
+#include "persist/persist_format.hpp"
 #include "persist_support.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <random>
 #include <set>
 #include <string>
+#include <vector>
 
 #include <sys/mman.h>
 
@@ -510,6 +514,55 @@ TEST(PersistFormat, Version1FilesKeepLoading) {
   EXPECT_EQ(s.get(r->short_name)->view(s), "persist v1");
   EXPECT_EQ(s.get(r->long_name)->view(s), std::string(100, 'L'));
   for (std::uint64_t i = 0; i < 1000; ++i) ASSERT_EQ(s.get(r->numbers)[i], i * i);
+}
+
+// tests/data/persist_v3/: a space of format 3 (little-endian, 64-bit) whose
+// writer was killed after six commits, so its log holds a run of format-3
+// records (whole page images): a root {check, numbers} and 2048 numbers, of
+// which commit c (1 to 5) set every (97 c)-th to c * 1000 + i. The open
+// replays them; the first commit writes format 4 (records of changed bytes).
+struct v3_root {
+  std::uint64_t check;
+  fl::fptr<std::uint64_t> numbers;
+};
+
+TEST(PersistFormat, AFormat3LogRunIsReplayedAndTheNextCommitWritesFormat4) {
+  if (std::endian::native != std::endian::little || sizeof(void*) != 8)
+    GTEST_SKIP() << "the v3 files are little-endian 64-bit";
+  const std::filesystem::path data = std::filesystem::path(FL_PERSIST_DATA_DIR) / "persist_v3";
+  scratch_dir d;
+  std::filesystem::copy_file(data / "space.fls", d / "space.fls");
+  std::filesystem::copy_file(data / "space.fls-log", d / "space.fls-log");
+  std::vector<std::uint64_t> want(2048, 0);
+  for (std::uint64_t c = 1; c <= 5; ++c)
+    for (std::uint64_t i = 0; i < want.size(); i += 97 * c) want[i] = c * 1000 + i;
+  const auto format_of = [&] {
+    std::ifstream f(d / "space.fls", std::ios::binary);
+    std::uint32_t v[2] = {};
+    f.seekg(8);
+    f.read(reinterpret_cast<char*>(&v[0]), 4);
+    f.seekg(fl::detail::space_page + 8);
+    f.read(reinterpret_cast<char*>(&v[1]), 4);
+    return std::max(v[0], v[1]);
+  };
+  EXPECT_EQ(format_of(), 3u);
+  {
+    fl::mapped_space s(d / "space.fls", {.mode = fl::open_mode::open_existing});
+    s.verify();
+    const v3_root* r = s.get(s.root<v3_root>());
+    ASSERT_NE(r, nullptr);
+    EXPECT_EQ(r->check, 0xF3F3F3F3F3F3F3F3ull);
+    for (std::size_t i = 0; i < want.size(); ++i) ASSERT_EQ(s.get(r->numbers)[i], want[i]) << i;
+    s.get(r->numbers)[5] = 77;
+    want[5] = 77;
+    s.sync();
+    EXPECT_LE(s.stats().last_sync_log_bytes, fl::detail::space_page);
+  }
+  EXPECT_EQ(format_of(), fl::detail::space_format_version);
+  fl::mapped_space s(d / "space.fls", {.mode = fl::open_mode::open_existing});
+  s.verify();
+  const v3_root* r = s.get(s.root<v3_root>());
+  for (std::size_t i = 0; i < want.size(); ++i) ASSERT_EQ(s.get(r->numbers)[i], want[i]) << i;
 }
 
 // ---- pstring -----------------------------------------------------------------
