@@ -248,8 +248,19 @@ void place_commit(space_state& s, std::uint64_t record_at, const std::vector<log
   if (target == g) {
     // Every byte the file lacks is in this process's mapping: the commit's
     // changes, and whole the pages earlier commits left lagging. Written in
-    // place, not flushed (the log holds them until a checkpoint).
-    std::vector<log_extent> writes = changes, drops = pages;
+    // place, not flushed (the log holds them until a checkpoint). Changes in
+    // one page are written as one run: the bytes between them are the file's
+    // already, and a write call costs more than a few hundred bytes (a
+    // commit's changes at random members lie in about 11 pages, written by
+    // 11 calls instead of 15).
+    std::vector<log_extent> writes, drops = pages;
+    for (const log_extent& e : changes) {
+      if (!writes.empty() &&
+          (writes.back().offset + writes.back().length - 1) / s.sys_page == e.offset / s.sys_page)
+        writes.back().length = e.offset + e.length - writes.back().offset;
+      else
+        writes.push_back(e);
+    }
     if (t != nullptr && !t->lagging.empty()) {
       // Pages a compaction cut are no part of this commit (the file's end
       // goes below), nor mapped any more.
