@@ -223,6 +223,7 @@ bool has_uncommitted(space_state& s) {
     return true;
   std::vector<log_extent> runs;
   find_dirty(s, space_data_start, std::min(s.size, round_up(s.alloc.top, s.sys_page)), runs);
+  drop_unchanged_kept(s, runs);
   return !runs.empty();
 }
 
@@ -308,6 +309,7 @@ void mapped_space::sync() {
   std::vector<log_extent> runs;
   const std::uint64_t clean_mapped = detail::find_dirty(s, detail::space_data_start, scan_end, runs);
   detail::drop_unchanged_lagging(s, runs);
+  detail::drop_unchanged_kept(s, runs);
   if (!extra.empty()) runs = detail::merge_runs(runs, extra);
   if (runs.empty() && s.size == s.committed.file_size && s.deferred_head == s.committed.deferred &&
       std::memcmp(&s.alloc, &s.committed.alloc, sizeof s.alloc) == 0)
@@ -408,6 +410,7 @@ void mapped_space::rollback() {
   detail::find_dirty(s, detail::space_data_start,
                      std::min(s.size, detail::round_up(top, s.sys_page)), runs);
   for (const log_extent& r : runs) ::madvise(s.base + r.offset, r.length, MADV_DONTNEED);
+  detail::forget_kept(s);      // their private copies went with the others
   detail::restore_lagging(s);  // committed pages the file does not hold yet
   s.alloc = s.committed.alloc;
   // Pages past the committed size may hold what write_fresh() put in the

@@ -13,6 +13,7 @@
 #include "persist/posix.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <atomic>
 #include <cstddef>
 #include <cstring>
@@ -253,7 +254,7 @@ void place_commit(space_state& s, std::uint64_t record_at, const std::vector<log
     // already, and a write call costs more than a few hundred bytes (a
     // commit's changes at random members lie in about 11 pages, written by
     // 11 calls instead of 15).
-    std::vector<log_extent> writes, drops = pages;
+    std::vector<log_extent> writes, lagging;
     for (const log_extent& e : changes) {
       if (!writes.empty() &&
           (writes.back().offset + writes.back().length - 1) / s.sys_page == e.offset / s.sys_page)
@@ -264,11 +265,9 @@ void place_commit(space_state& s, std::uint64_t record_at, const std::vector<log
     if (t != nullptr && !t->lagging.empty()) {
       // Pages a compaction cut are no part of this commit (the file's end
       // goes below), nor mapped any more.
-      std::vector<log_extent> lagging;
       for (const auto& [off, l] : t->lagging)
         if (off < s.size) lagging.push_back({off, s.sys_page});
       writes = merge_runs(writes, lagging);
-      drops = merge_runs(drops, lagging);
     }
     for (const log_extent& r : writes) {
       if (const int e = pwrite_all(fd, s.base + r.offset, r.length, r.offset))
@@ -279,27 +278,44 @@ void place_commit(space_state& s, std::uint64_t record_at, const std::vector<log
       t->records.clear();
       set_file_gen(*t, g);
     }
-    // The private copies now equal the file: drop them, so that the page
-    // tables show only changes made after this commit. Clean pages that reads
-    // mapped stay while there are few of them: the next read needs no fault,
-    // and the next commit's pagemap walk reads their entries (about 40 ns
-    // each here, against about 8 ns for an unmapped one). Past
-    // clean_mapped_max the whole scanned range is dropped in one call, so
-    // that walk stays cheap for a big space that reads touched widely (a
-    // later read faults its page back from the page cache, same bytes).
+    // The private copies now equal the file. This commit's stay mapped, with
+    // their images (kept_pages.cpp): the next edit of those pages needs no
+    // fault and no copy. The pages earlier commits left lagging are dropped,
+    // so that the page tables show only them and changes made after this
+    // commit. Clean pages that reads mapped stay while there are few of them:
+    // the next read needs no fault, and the next commit's pagemap walk reads
+    // their entries (about 40 ns each here, against about 8 ns for an
+    // unmapped one). Past clean_mapped_max the whole scanned range is dropped
+    // in one call, kept pages too, so that walk stays cheap for a big space
+    // that reads touched widely (a later read faults its page back from the
+    // page cache, same bytes).
     if (clean_mapped > clean_mapped_max) {
       std::uint64_t end = scan_end;
-      if (!drops.empty()) end = std::max(end, drops.back().offset + drops.back().length);
+      if (!pages.empty()) end = std::max(end, pages.back().offset + pages.back().length);
+      if (!lagging.empty()) end = std::max(end, lagging.back().offset + lagging.back().length);
       ::madvise(s.base + space_data_start, end - space_data_start, MADV_DONTNEED);
+      forget_kept(s);
     } else {
-      for (const log_extent& r : drops) ::madvise(s.base + r.offset, r.length, MADV_DONTNEED);
+      for (const log_extent& r : lagging) {
+        // A lagging page this commit changed again is kept with the others.
+        const auto after =
+            std::upper_bound(pages.begin(), pages.end(), r.offset,
+                             [](std::uint64_t off, const log_extent& p) { return off < p.offset; });
+        if (after != pages.begin() &&
+            r.offset < std::prev(after)->offset + std::prev(after)->length)
+          continue;
+        ::madvise(s.base + r.offset, r.length, MADV_DONTNEED);
+        s.kept.erase(r.offset);
+      }
+      keep_committed(s, pages);
     }
     return;
   }
   // A reader holds an older commit: this commit's pages stay private here,
-  // each with its image as the commit left it.
+  // each with its image as the commit left it (lagging, no longer kept).
   for (const log_extent& r : pages) {
     for (std::uint64_t off = r.offset; off < r.offset + r.length; off += s.sys_page) {
+      s.kept.erase(off);
       reader_table::lagging_page& l = t->lagging[off];
       l.gen = g;
       if (!l.image) l.image.reset(new std::byte[s.sys_page]);

@@ -193,6 +193,15 @@ struct space_state {
   space_meta committed{};     // the last commit, as on disk
   std::uint64_t last_sync_pages = 0;
   std::uint64_t last_sync_log_bytes = 0;
+  // Pages a commit wrote and left mapped as private copies (kept_pages.cpp):
+  // page offset -> (the commit that last changed it, its bytes then). They
+  // equal the file, but the page tables show them as written, so each
+  // commit compares them with their image and leaves out the unchanged.
+  struct kept_page {
+    std::uint64_t gen;
+    std::unique_ptr<std::byte[]> image;  // sys_page bytes
+  };
+  std::map<std::uint64_t, kept_page> kept;
   // One bit per committed page: set once the page is known to hold what the
   // last commit wrote (checked against its CRC, or written by this process).
   // Atomic bit operations (std::atomic_ref), so const readers may share it.
@@ -229,6 +238,11 @@ inline constexpr std::size_t copy_chunk = std::size_t{1}
 // Clean pages a commit leaves mapped (see mapped_space::sync, step 3): up to
 // 1 MiB of them, whose pagemap entries cost a commit about 10 us to read.
 inline constexpr std::uint64_t clean_mapped_max = 256;
+// Pages a commit keeps mapped after writing them (kept_pages.cpp), and how
+// many commits one stays while unchanged: a commit's blocks come back two
+// commits later (retired, then reused), the head and checksum pages at once.
+inline constexpr std::size_t kept_max = 256;
+inline constexpr std::uint64_t kept_commits = 2;
 
 [[noreturn]] inline void fail(const space_state& s, const std::string& reason) {
   throw persist_error(s.path, reason);
@@ -370,8 +384,9 @@ std::uint64_t write_record(space_state& s, const space_meta& m,
 void shrink_log(space_state& s, std::uint64_t keep) noexcept;
 // The bytes a commit logs: the byte ranges of the pages in `pages` (sorted
 // page runs) that differ from what the last commit left there. Below
-// `committed_bytes` (the last commit's file size) a page is compared with its
-// lagging image, else with the data file, which holds that commit's page;
+// `committed_bytes` (the last commit's file size) a page is compared with the
+// image kept of it (a lagging or a kept page's), else with the data file,
+// which holds that commit's page;
 // pages past it are logged whole (the file's bytes there are no commit's).
 // A range ends where 64 bytes in a row are unchanged.
 std::vector<log_extent> log_changes(const space_state& s, const std::vector<log_extent>& pages,
@@ -578,6 +593,26 @@ void take_lagging_records(space_state& s, reader_table& t, const lagging_open& l
 // The writer's sync(), before the record: drops from `runs` the lagging pages
 // that hold what the log already has for them (unchanged since their commit).
 void drop_unchanged_lagging(space_state& s, std::vector<log_extent>& runs);
+
+// ---- kept_pages.cpp ----
+// A commit's pages stay mapped as private copies after they are written in
+// place, so the next edit of the same page (the head, the checksum table,
+// the blocks that come back from the free lists) costs no page fault and no
+// copy; each keeps its image, up to kept_max pages.
+//
+// drop_unchanged_kept, before a commit (or to tell whether one has anything
+// to commit): drops from `runs` the kept pages that still equal their image.
+// Pages past the mapped size (a compaction cut them) are forgotten.
+void drop_unchanged_kept(space_state& s, std::vector<log_extent>& runs);
+// After commit s.committed wrote the page runs `pages` in place: keeps them
+// mapped with their images, or unmaps them when there are more than
+// kept_max; kept pages that no commit changed for kept_commits commits are
+// unmapped (the file holds them) and forgotten, and all older ones past
+// kept_max.
+void keep_committed(space_state& s, const std::vector<log_extent>& pages);
+// Forgets every kept page (their private copies already dropped, or to be
+// dropped by the caller).
+inline void forget_kept(space_state& s) noexcept { s.kept.clear(); }
 // The writer's rollback(), after dropping every private page: puts back the
 // committed pages the data file does not hold yet (from the log).
 void restore_lagging(space_state& s);

@@ -1,0 +1,126 @@
+// tests/mapped_space_kept_pages_test.cpp: the pages a commit keeps mapped
+// as private copies (src/persist/kept_pages.cpp). After a commit the next
+// write to a page it wrote takes no page fault; the page tables still show
+// such a page as written, yet a sync() with no change commits nothing, a
+// second open of the file in this process finds nothing uncommitted, a
+// rollback brings back the commit's bytes, and a page kept and left alone is
+// dropped after two commits without being committed again.
+#include <fl/mapped_space.hpp>
+
+#include "persist/persist_format.hpp"
+#include "persist_support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <optional>
+
+#include <sys/resource.h>
+
+namespace {
+
+using fl_test::scratch_dir;
+constexpr std::uint64_t page = fl::detail::space_page;
+
+long minor_faults() {
+  rusage u{};
+  ::getrusage(RUSAGE_SELF, &u);
+  return u.ru_minflt;
+}
+
+struct root {
+  fl::fptr<std::uint64_t> a, b;  // a page each
+};
+
+class KeptPages : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    s.emplace(d / "s");
+    const auto r = s->make<root>();
+    s->set_root(r);
+    s->get(r)->a = s->allocate(page, page).cast<std::uint64_t>();
+    s->get(r)->b = s->allocate(page, page).cast<std::uint64_t>();
+    s->sync();
+  }
+  std::uint64_t* a() { return s->get(s->get(s->root<root>())->a); }
+  std::uint64_t* b() { return s->get(s->get(s->root<root>())->b); }
+
+  scratch_dir d;
+  std::optional<fl::mapped_space> s;
+};
+
+TEST_F(KeptPages, TheNextWriteToAPageTheCommitWroteTakesNoFault) {
+  a()[0] = 1;
+  s->sync();
+  volatile std::uint64_t* p = a();
+  const long before = minor_faults();
+  p[1] = 2;  // the same page: still this process's copy
+  EXPECT_EQ(minor_faults(), before);
+  s->sync();
+  EXPECT_EQ(a()[1], 2u);
+}
+
+TEST_F(KeptPages, ASyncWithNoChangeCommitsNothing) {
+  a()[0] = 1;
+  s->sync();
+  const std::uint64_t g = s->stats().generation;
+  s->sync();
+  s->sync();
+  EXPECT_EQ(s->stats().generation, g);
+  // Changed again: only its page (and the checksum table's) is committed.
+  a()[0] = 2;
+  s->sync();
+  EXPECT_EQ(s->stats().generation, g + 1);
+  EXPECT_LE(s->stats().last_sync_pages, 2u);
+  EXPECT_LE(s->stats().last_sync_log_bytes, page);
+}
+
+TEST_F(KeptPages, ASecondOpenInThisProcessFindsNothingUncommitted) {
+  a()[0] = 1;
+  b()[0] = 1;
+  s->sync();
+  // The earlier handle has kept pages but nothing uncommitted: the new one
+  // takes the file over (with an uncommitted change it would throw).
+  fl::mapped_space t(d / "s");
+  EXPECT_EQ(t.get(t.get(t.root<root>())->a)[0], 1u);
+}
+
+TEST_F(KeptPages, RollbackBringsBackTheCommitsBytes) {
+  a()[0] = 1;
+  s->sync();
+  a()[0] = 5;
+  b()[3] = 7;
+  s->rollback();
+  EXPECT_EQ(a()[0], 1u);
+  EXPECT_EQ(b()[3], 0u);
+  s->sync();  // nothing to commit
+  s.reset();
+  fl::mapped_space t(d / "s");
+  EXPECT_EQ(t.get(t.get(t.root<root>())->a)[0], 1u);
+  EXPECT_EQ(t.get(t.get(t.root<root>())->b)[3], 0u);
+  t.verify();
+}
+
+TEST_F(KeptPages, APageLeftAloneIsDroppedAndNeverCommittedAgain) {
+  a()[0] = 1;
+  s->sync();
+  for (std::uint64_t i = 1; i <= 4; ++i) {
+    b()[0] = i;
+    s->sync();
+    EXPECT_LE(s->stats().last_sync_pages, 2u) << i;  // b's page and the checksum table's
+  }
+  // Dropped after two commits unchanged: its next write faults its page in.
+  volatile std::uint64_t* p = a();
+  const long before = minor_faults();
+  p[1] = 9;
+  EXPECT_GT(minor_faults(), before);
+  s->sync();
+  s.reset();
+  fl::mapped_space t(d / "s");
+  const std::uint64_t* ta = t.get(t.get(t.root<root>())->a);
+  EXPECT_EQ(ta[0], 1u);
+  EXPECT_EQ(ta[1], 9u);
+  t.verify();
+}
+
+}  // namespace
