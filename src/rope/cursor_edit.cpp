@@ -73,13 +73,9 @@ bool rope_engine::type_at_cursor(rope& self, size_type x, size_type n, std::stri
     const bool to_end = k + n == leaf.chars;
     // A range that reaches the leaf's last char ends where the leaf's
     // bytes do only when no continuation byte of that char lies in the
-    // next leaf (as ends_at_leaf_end checks, the next leaf a sibling).
-    if (to_end && cu.byte_lo + leaf.len != root.len) {
-      if (cu.next == 0)
-        cu.next = next_leaf_starts_char(static_cast<const inner*>(up[depth - 1]->p),
-                                        cu.idx[depth - 1])
-                      ? 1
-                      : 2;
+    // next leaf (as ends_at_leaf_end checks; the text's last leaf: yes).
+    if (to_end) {
+      if (cu.next == 0) cu.next = next_leaf_starts_char(root, cu.idx, depth) ? 1 : 2;
       if (cu.next != 1) return false;
     }
     if (leaf.chars == leaf.len) {
