@@ -562,3 +562,58 @@ TEST(RopeTyping, ASelectionErasedAcrossLeavesKeepsTheCursorThere) {
     if (::testing::Test::HasFatalFailure()) return;
   }
 }
+
+namespace {
+// Whether the root's cursor serves a keystroke by char (type_at_cursor):
+// it knows the chars before its leaf and where the last edit ended in chars.
+bool keeps_char_cursor(const fl::rope& r) {
+  if (!keeps_cursor(r)) return false;
+  const fl::detail::rope_cursor& cu =
+      static_cast<const fl::detail::inner*>(fl::detail::rope_engine::root(r).p)->cursor;
+  return cu.char_lo != static_cast<std::size_t>(-1) && cu.hint_k != fl::detail::cursor_no_hint;
+}
+}  // namespace
+
+// Typing by char at the end of a node's last leaf (the next leaf is the
+// first under the root's next child, not a sibling): the first keystroke
+// there, an insert at the first byte of a node's first leaf, goes to the
+// end of the leaf before it by the edits by byte, and leaves a cursor that
+// knows its chars; the keystrokes after it, and the backspaces, go through
+// that cursor, which asks the next leaf (under the next node) whether it
+// starts a char. Over 2-byte chars the leaves end at chars; over 3-byte
+// ones (2048 = 3 * 682 + 2) they end inside one, and the range by char
+// must not end at the leaf's end.
+TEST(RopeTyping, TypingAtTheEndOfANodesLastLeaf) {
+  static constexpr std::string_view keys[] = {"x", "\xC3\xA9", "\xF0\x9F\x98\x80", "\n"};
+  for (const std::string_view unit :
+       {std::string_view("\xC3\xA9"), std::string_view("\xE2\x82\xAC")}) {
+    std::string s;
+    while (s.size() < 40000) s += unit;
+    fl::rope r = tree_of(s, fl::detail::leaf_max_bytes / 2);
+    ASSERT_EQ(fl::detail::rope_height(r), 2u);
+    const fl::detail::edge& root = fl::detail::rope_engine::root(r);
+    // The chars of the root's first child: typing there is at the end of
+    // its last leaf.
+    std::size_t cursor = static_cast<const fl::detail::inner*>(root.p)->child[0].chars;
+    for (int step = 0; step < 16; ++step) {
+      const std::string ctx =
+          "unit of " + std::to_string(unit.size()) + " bytes, step " + std::to_string(step);
+      if (step % 4 == 3) {
+        const auto [b, e] = naive_char_range(s, cursor - 1, 1);
+        r.erase_chars(cursor - 1, 1);
+        s.erase(b, e - b);
+        --cursor;
+      } else {
+        const std::string_view key = keys[static_cast<std::size_t>(step) % std::size(keys)];
+        const std::size_t b = naive_char_range(s, cursor, 0).first;
+        r.insert_chars(cursor, key);
+        s.insert(b, key);
+        ++cursor;
+      }
+      fl::detail::check_invariants(r);
+      expect_content(r, s, ctx);
+      if (::testing::Test::HasFatalFailure()) return;
+      if (unit.size() == 2) { EXPECT_TRUE(keeps_char_cursor(r)) << ctx; }
+    }
+  }
+}

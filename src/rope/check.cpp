@@ -113,10 +113,7 @@ void check_cursor(const edge& root) {
       broken("cursor's hint stale");
   }
   if (cu.next != 0) {
-    const inner* parent = static_cast<const inner*>(root.p);
-    for (unsigned d = 0; d + 1 < cu.depth; ++d)
-      parent = static_cast<const inner*>(parent->child[cu.idx[d]].p);
-    const bool starts = next_leaf_starts_char(parent, cu.idx[cu.depth - 1]);
+    const bool starts = next_leaf_starts_char(root, cu.idx, cu.depth);
     if (cu.next != (starts ? 1 : 2)) broken("cursor's next leaf stale");
   }
 }

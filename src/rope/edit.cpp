@@ -280,6 +280,34 @@ void rope_engine::know_flat_metrics(rope& r) noexcept {
                chunk_counts(static_cast<const chunk*>(r.root_.p), r.root_.off, r.root_.len));
 }
 
+namespace {
+// The cursor that an edit by char made through the edits by byte left in
+// the tree `root` (theirs: char_lo npos, no hint, since they do not count
+// chars) learns the chars before its leaf (the path's edges, known after
+// settle) and its hint: the edit's text ends at char `text_end` of the
+// rope and at the cursor's hint_r, as every path that sets a cursor
+// records it. Without them every keystroke after such an edit (typing at
+// the first byte of a node's first leaf goes to the end of the leaf
+// before it, under another node: replace_chars_in_leaf declines that
+// insert) took this path again instead of type_at_cursor. Only after an
+// edit that changed the text: a no-op leaves an older cursor, whose hint_r
+// is not this text's end.
+void learn_cursor_chars(edge& root, std::size_t text_end) noexcept {
+  if (!root.p || root.p->height == 0 || !unique(root.p)) return;
+  rope_cursor& cu = static_cast<inner*>(root.p)->cursor;
+  if (cu.depth != root.p->height) return;
+  const edge* e = &root;
+  std::size_t chars = 0;
+  for (unsigned d = 0; d < cu.depth; ++d) {
+    const inner* n = static_cast<const inner*>(e->p);
+    for (unsigned j = 0; j < cu.idx[d]; ++j) chars += n->child[j].chars;
+    e = &n->child[cu.idx[d]];
+  }
+  cu.char_lo = chars;
+  cu.hint_k = static_cast<std::uint16_t>(text_end - chars);
+}
+}  // namespace
+
 // Items [i, i + n) of metric m (chars or UTF-16 units) become `text`: the
 // byte range is resolved (rope_nth_pair: one descent, the end looked for in
 // the same leaf first) and spliced. (An edit by char inside one leaf of a
@@ -294,12 +322,19 @@ rope& rope_engine::replace_by(rope& r, text_metric m, size_type i, size_type n,
                        by_char ? "i" : "u", i, ">", by_char ? "char_count()" : "utf16_count()",
                        total);
   n = std::min(n, total - i);
-  if (i == total) return r.replace(r.size(), 0, text);
-  const auto [b, e] = rope_nth_pair(r.root_, m, i, n);
-  size_type end = e == npos ? r.size() : e;
-  // A count of units ending inside a surrogate pair takes the whole pair.
-  if (!by_char && end < r.size() && r.byte_to_utf16(end) < i + n) end = r.chars_after(end, 1);
-  return r.replace(b, end - b, text);
+  if (i == total) {
+    r.replace(r.size(), 0, text);
+  } else {
+    const auto [b, e] = rope_nth_pair(r.root_, m, i, n);
+    size_type end = e == npos ? r.size() : e;
+    // A count of units ending inside a surrogate pair takes the whole pair.
+    if (!by_char && end < r.size() && r.byte_to_utf16(end) < i + n) end = r.chars_after(end, 1);
+    r.replace(b, end - b, text);
+  }
+  if (by_char && r.mode_ == line_break::lf && (n | text.size()) != 0 &&
+      text.size() <= leaf_max_bytes / 4)
+    learn_cursor_chars(r.root_, i + count_text(text.data(), text.size()).chars);
+  return r;
 }
 
 // replace_chars of a flat root in lf mode that stays within flat_edit_max:

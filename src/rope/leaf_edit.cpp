@@ -583,17 +583,13 @@ bool rope_engine::replace_chars_in_leaf(rope& self, size_type i, size_type n,
 // and the byte after it starts a char (or the text ends there), so no
 // continuation byte of the leaf's last char lies in the next leaf. The
 // backspace at the end of a leaf, after a cut at the cursor the usual one,
-// then stays an edit inside the leaf. Looks at the next leaf only when it
-// is a sibling (else false: the general path).
+// then stays an edit inside the leaf (next_leaf_starts_char: a sibling or
+// the first leaf under the next node).
 bool rope_engine::ends_at_leaf_end(const rope& r, const unsigned* idx, const edge* leaf,
                                    std::size_t lo, std::size_t end) noexcept {
   if (end != leaf->chars) return false;
   if (lo + leaf->len == r.root_.len) return true;
-  const unsigned depth = r.root_.p->height;
-  const node* parent = r.root_.p;
-  for (unsigned d = 0; d + 1 < depth; ++d)
-    parent = static_cast<const inner*>(parent)->child[idx[d]].p;
-  return next_leaf_starts_char(static_cast<const inner*>(parent), idx[depth - 1]);
+  return next_leaf_starts_char(r.root_, idx, r.root_.p->height);
 }
 
 }  // namespace FL_ROPE_NS

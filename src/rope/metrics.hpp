@@ -165,14 +165,25 @@ inline constexpr std::size_t hint_reach = 16;
 // Whether b is a UTF-8 continuation byte: not a char (fl/detail/utf8.hpp).
 inline bool continuation(char b) noexcept { return utf8_continuation(static_cast<unsigned char>(b)); }
 
-// Whether the node n has a child after child i and that child starts with
-// a char of its own (not a continuation byte of the last char of child i),
-// so that a range by char may end where child i ends (n's children are
-// leaves).
-inline bool next_leaf_starts_char(const inner* n, unsigned i) noexcept {
-  if (i + 1u >= n->count) return false;
-  const edge& next = n->child[i + 1];
-  return !continuation(static_cast<const chunk*>(next.p)->data[next.off]);
+// Whether a range by char may end where the leaf that the child indexes
+// idx (depth levels) reach from the tree `root` ends: it is the text's
+// last leaf, or the next one starts with a char of its own (not a
+// continuation byte of that leaf's last char). The next
+// leaf is the first under the deepest node on the path with a child after
+// the path's: a sibling, or under the next node (typing at the end of a
+// node's last leaf, which every split of a node makes, asked for it too).
+template <class Index>
+inline bool next_leaf_starts_char(const edge& root, const Index* idx, unsigned depth) noexcept {
+  const edge* next = nullptr;
+  const edge* e = &root;
+  for (unsigned d = 0; d < depth; ++d) {
+    const inner* n = static_cast<const inner*>(e->p);
+    if (idx[d] + 1u < n->count) next = &n->child[idx[d] + 1];
+    e = &n->child[idx[d]];
+  }
+  if (!next) return true;
+  while (next->p->height > 0) next = &static_cast<const inner*>(next->p)->child[0];
+  return !continuation(static_cast<const chunk*>(next->p)->data[next->off]);
 }
 
 // Char k of the bytes [0, len) at p, given that byte h starts a char (or is

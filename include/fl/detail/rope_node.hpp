@@ -205,9 +205,10 @@ struct edge {
 // A node shared by several ropes is never written, so its cursor stays
 // true for each. Trees deeper than cursor_max_depth keep none.
 // check_invariants recomputes a kept cursor from the tree.
-// `next` remembers whether the leaf after the cursor's one (a sibling)
-// starts with a char of its own, so that a range by char may end where the
-// cursor's leaf ends (0 not looked at yet, 1 yes, 2 no or no sibling): the
+// `next` remembers whether a range by char may end where the cursor's leaf
+// ends: it is the text's last leaf, or the leaf after it (a sibling, or the
+// first under the next node) starts with a char of its own (0 not looked
+// at yet, 1 yes, 2 no): the
 // keystrokes at the end of a leaf after a cut at the cursor ask it every
 // time, and the next leaf does not change while the cursor stays.
 // `hint_r` is the leaf byte where the last edit there ended and `hint_k`
