@@ -123,4 +123,30 @@ TEST_F(KeptPages, APageLeftAloneIsDroppedAndNeverCommittedAgain) {
   t.verify();
 }
 
+// Reads that map more than 256 clean pages make the next commit drop every
+// mapped page of the space but the kept ones.
+TEST_F(KeptPages, ACommitAfterWideReadsKeepsItsPages) {
+  constexpr std::uint64_t wide = 300;
+  const auto c = s->allocate(wide * page, page).cast<std::uint64_t>();
+  for (std::uint64_t p = 0; p < wide; ++p) s->get(c)[p * page / 8] = p + 1;
+  s->sync();  // more than 256 pages: none kept
+  a()[0] = 1;
+  s->sync();
+  std::uint64_t sum = 0;
+  for (std::uint64_t p = 0; p < wide; ++p) sum += s->get(c)[p * page / 8];
+  EXPECT_EQ(sum, wide * (wide + 1) / 2);
+  b()[0] = 2;
+  s->sync();
+  volatile std::uint64_t* pa = a();
+  const long before = minor_faults();
+  pa[1] = 3;  // kept through the wide drop
+  EXPECT_EQ(minor_faults(), before);
+  s->sync();
+  s.reset();
+  fl::mapped_space t(d / "s");
+  EXPECT_EQ(t.get(t.get(t.root<root>())->a)[1], 3u);
+  EXPECT_EQ(t.get(t.get(t.root<root>())->b)[0], 2u);
+  t.verify();
+}
+
 }  // namespace

@@ -286,15 +286,21 @@ void place_commit(space_state& s, std::uint64_t record_at, const std::vector<log
     // the next read needs no fault, and the next commit's pagemap walk reads
     // their entries (about 40 ns each here, against about 8 ns for an
     // unmapped one). Past clean_mapped_max the whole scanned range is dropped
-    // in one call, kept pages too, so that walk stays cheap for a big space
-    // that reads touched widely (a later read faults its page back from the
-    // page cache, same bytes).
+    // but for the kept pages, in a call per stretch between them, so that
+    // walk stays cheap for a big space that reads touched widely (a later
+    // read faults its page back from the page cache, same bytes).
     if (clean_mapped > clean_mapped_max) {
       std::uint64_t end = scan_end;
       if (!pages.empty()) end = std::max(end, pages.back().offset + pages.back().length);
       if (!lagging.empty()) end = std::max(end, lagging.back().offset + lagging.back().length);
-      ::madvise(s.base + space_data_start, end - space_data_start, MADV_DONTNEED);
-      forget_kept(s);
+      keep_committed(s, pages);
+      std::uint64_t from = space_data_start;
+      for (const auto& [off, k] : s.kept) {
+        if (off >= end) break;
+        if (off > from) ::madvise(s.base + from, off - from, MADV_DONTNEED);
+        from = std::max(from, off + s.sys_page);
+      }
+      if (end > from) ::madvise(s.base + from, end - from, MADV_DONTNEED);
     } else {
       for (const log_extent& r : lagging) {
         // A lagging page this commit changed again is kept with the others.
