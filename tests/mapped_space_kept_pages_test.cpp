@@ -8,6 +8,7 @@
 #include <fl/mapped_space.hpp>
 
 #include "persist/persist_format.hpp"
+#include "persist/space.hpp"
 #include "persist_support.hpp"
 
 #include <gtest/gtest.h>
@@ -123,13 +124,15 @@ TEST_F(KeptPages, APageLeftAloneIsDroppedAndNeverCommittedAgain) {
   t.verify();
 }
 
-// Reads that map more than 256 clean pages make the next commit drop every
-// mapped page of the space but the kept ones.
+// Reads that map more clean pages than the commit after them may keep make
+// that commit drop every mapped page of the space but the kept ones.
 TEST_F(KeptPages, ACommitAfterWideReadsKeepsItsPages) {
-  constexpr std::uint64_t wide = 300;
+  constexpr std::uint64_t wide = 300;  // past clean_mapped_max, for a commit of a few pages
+  static_assert(wide > fl::detail::clean_mapped_max);
   const auto c = s->allocate(wide * page, page).cast<std::uint64_t>();
   for (std::uint64_t p = 0; p < wide; ++p) s->get(c)[p * page / 8] = p + 1;
-  s->sync();  // more than 256 pages: none kept
+  s->sync();
+  s.emplace(d / "s");  // nothing kept: the wide pages are the file's again
   a()[0] = 1;
   s->sync();
   std::uint64_t sum = 0;
@@ -146,6 +149,59 @@ TEST_F(KeptPages, ACommitAfterWideReadsKeepsItsPages) {
   fl::mapped_space t(d / "s");
   EXPECT_EQ(t.get(t.get(t.root<root>())->a)[1], 3u);
   EXPECT_EQ(t.get(t.get(t.root<root>())->b)[0], 2u);
+  t.verify();
+}
+
+// A commit of many pages (a batch of edits) keeps them all, up to kept_max:
+// the next batch that writes the same pages takes no fault and no copy.
+TEST_F(KeptPages, ABatchCommitKeepsItsPages) {
+  constexpr std::uint64_t batch = 1000;
+  static_assert(batch > fl::detail::clean_mapped_max && batch < fl::detail::kept_max);
+  const auto c = s->allocate(batch * page, page).cast<std::uint64_t>();
+  s->get(s->root<root>())->a = c;
+  for (std::uint64_t p = 0; p < batch; ++p) s->get(c)[p * page / 8] = p;
+  s->sync();
+  volatile std::uint64_t* v = s->get(c);
+  const long before = minor_faults();
+  for (std::uint64_t p = 0; p < batch; ++p) v[p * page / 8 + 1] = p + 1;
+  EXPECT_LT(minor_faults() - before, 16);  // was one a page
+  s->sync();
+  EXPECT_GE(s->stats().last_sync_pages, batch);
+  s.reset();
+  fl::mapped_space t(d / "s");
+  const std::uint64_t* tc = t.get(t.get(t.root<root>())->a);
+  for (std::uint64_t p = 0; p < batch; ++p) {
+    ASSERT_EQ(tc[p * page / 8], p) << p;
+    ASSERT_EQ(tc[p * page / 8 + 1], p + 1) << p;
+  }
+  t.verify();
+}
+
+// The clean pages a batch read stay mapped through its commit when the
+// commit wrote enough pages to pay for walking them (clean_per_written each).
+TEST_F(KeptPages, ABatchsReadsStayMappedThroughItsCommit) {
+  constexpr std::uint64_t read = 600, written = 200;
+  static_assert(read > fl::detail::clean_mapped_max &&
+                read < written * fl::detail::clean_per_written);
+  const auto r = s->allocate(read * page, page).cast<std::uint64_t>();
+  const auto w = s->allocate(written * page, page).cast<std::uint64_t>();
+  for (std::uint64_t p = 0; p < read; ++p) s->get(r)[p * page / 8] = p + 1;
+  s->sync();
+  s.emplace(d / "s");  // nothing kept: the read pages are the file's
+  auto read_all = [&] {
+    const volatile std::uint64_t* v = s->get(r);
+    std::uint64_t sum = 0;
+    for (std::uint64_t p = 0; p < read; ++p) sum += v[p * page / 8];
+    return sum;
+  };
+  EXPECT_EQ(read_all(), read * (read + 1) / 2);
+  for (std::uint64_t p = 0; p < written; ++p) s->get(w)[p * page / 8] = p;
+  s->sync();
+  const long before = minor_faults();
+  EXPECT_EQ(read_all(), read * (read + 1) / 2);
+  EXPECT_EQ(minor_faults(), before);  // was a fault per 16 pages: all dropped
+  s.reset();
+  fl::mapped_space t(d / "s");
   t.verify();
 }
 

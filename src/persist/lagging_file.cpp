@@ -285,11 +285,14 @@ void place_commit(space_state& s, std::uint64_t record_at, const std::vector<log
     // commit. Clean pages that reads mapped stay while there are few of them:
     // the next read needs no fault, and the next commit's pagemap walk reads
     // their entries (about 40 ns each here, against about 8 ns for an
-    // unmapped one). Past clean_mapped_max the whole scanned range is dropped
+    // unmapped one), or while a batch's commit wrote a fair share of their
+    // number (clean_per_written). Past that the whole scanned range is dropped
     // but for the kept pages, in a call per stretch between them, so that
     // walk stays cheap for a big space that reads touched widely (a later
     // read faults its page back from the page cache, same bytes).
-    if (clean_mapped > clean_mapped_max) {
+    std::uint64_t written = 0;
+    for (const log_extent& r : pages) written += r.length / s.sys_page;
+    if (clean_mapped > std::max(clean_mapped_max, written * clean_per_written)) {
       std::uint64_t end = scan_end;
       if (!pages.empty()) end = std::max(end, pages.back().offset + pages.back().length);
       if (!lagging.empty()) end = std::max(end, lagging.back().offset + lagging.back().length);

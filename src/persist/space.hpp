@@ -236,12 +236,19 @@ inline constexpr unsigned space_fit_classes = 2;
 inline constexpr std::size_t copy_chunk = std::size_t{1}
                                           << 20;  // bounded buffers for log reading and replay
 // Clean pages a commit leaves mapped (see mapped_space::sync, step 3): up to
-// 1 MiB of them, whose pagemap entries cost a commit about 10 us to read.
+// 1 MiB of them, whose pagemap entries cost a commit about 10 us to read, or
+// clean_per_written for each page the commit wrote when that is more. A
+// commit of a batch of edits paid a fault and a copy for each page it wrote;
+// the walk of four clean pages a commit costs less than one such fault, and
+// the next batch reads the same pages again.
 inline constexpr std::uint64_t clean_mapped_max = 256;
+inline constexpr std::uint64_t clean_per_written = 4;
 // Pages a commit keeps mapped after writing them (kept_pages.cpp), and how
 // many commits one stays while unchanged: a commit's blocks come back two
-// commits later (retired, then reused), the head and checksum pages at once.
-inline constexpr std::size_t kept_max = 256;
+// commits later (retired, then reused), the head and checksum pages at once,
+// and a batch of edits writes the pages the batch before it wrote. Up to
+// 16 MiB of images; a bigger commit (an import) drops its pages.
+inline constexpr std::size_t kept_max = 4096;
 inline constexpr std::uint64_t kept_commits = 2;
 
 [[noreturn]] inline void fail(const space_state& s, const std::string& reason) {

@@ -108,6 +108,8 @@ void print_persist() {
   print("space_class_count", d::space_class_count);
   print("space_default_reserve", d::default_reserve);
   print("space_clean_mapped_max", d::clean_mapped_max);
+  print("space_clean_per_written", d::clean_per_written);
+  print("space_kept_max", d::kept_max);
   print("log_bound", d::log_bound);
   print("log_record_header_bytes", sizeof(d::log_record));
   print("json_max_depth", d::json::max_depth);
