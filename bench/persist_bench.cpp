@@ -17,6 +17,13 @@
 //                         a durable commit is mostly waiting for the disk,
 //                         which CPU time leaves out)
 //   reopen_1gb            open a 1 GiB space, read its root object, close
+//   small_write/written_<w>
+//                         64 bytes pwrite'd at a random page of a 64 MiB file
+//                         that was written <w> (4k, 256k, 4m) at a time: the
+//                         page cache gives a write a folio as large as the
+//                         write, and a later small write walks the whole
+//                         folio's blocks (why src/persist/posix.hpp writes
+//                         big runs in pieces; peer raw only: no store)
 // Peers:
 //   fl         fl::persist<int>, fl::mapped_space (durable commits)
 //   std        a plain int; int_flush: std::ofstream to "<path>.tmp", then
@@ -36,6 +43,7 @@
 //              (MDB_WRITEMAP extends it to the map size, sparse, as fl's
 //              space file is) and reads its root record in a read
 //              transaction
+//   raw        small_write: pwrite(2) on a file of the scratch directory
 //   fdatasync  sync_4k_dirty only: 4 KiB overwritten in a written file, then
 //              fdatasync (bench/flush_floor.hpp): no store, no atomicity, the
 //              disk's floor for any durable commit (for reference only)
@@ -55,6 +63,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -330,6 +339,28 @@ void bm_reopen_lmdb(benchmark::State& st) {
 }
 #endif
 
+// small_write: the cost of a commit's in-place write of a few bytes in a
+// page, by how the page's folio came to be (written `chunk` at a time).
+void bm_small_write_raw(benchmark::State& st, std::size_t chunk) {
+  constexpr std::size_t file_bytes = std::size_t{64} << 20, page = 4096;
+  const fs::path path = scratch::get() / ("small_write_" + std::to_string(chunk));
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) throw std::runtime_error("persist_bench: cannot create " + path.string());
+  std::string run(chunk, static_cast<char>('a' + fl_bench::seed() % 26));
+  for (std::size_t off = 0; off < file_bytes; off += chunk)
+    if (::pwrite(fd, run.data(), chunk, static_cast<off_t>(off)) != static_cast<ssize_t>(chunk))
+      throw std::runtime_error("persist_bench: cannot write " + path.string());
+  fl_bench::rng r(fl_bench::seed());
+  char bytes[64];
+  std::memset(bytes, static_cast<int>(r.next() & 0xff), sizeof bytes);
+  for (auto _ : st) {
+    const auto off = static_cast<off_t>(r.below(file_bytes / page) * page + 128);
+    benchmark::DoNotOptimize(::pwrite(fd, bytes, sizeof bytes, off));
+  }
+  ::close(fd);
+  fs::remove(path);
+}
+
 const bool registered = [] {
   fl_bench::reg("persist/int_assign/fl", bm_int_assign_fl);
   fl_bench::reg("persist/int_assign/std", bm_int_assign_std);
@@ -362,6 +393,11 @@ const bool registered = [] {
       ->Unit(benchmark::kMicrosecond)
       ->UseRealTime();
   fl_bench::reg("persist/reopen_1gb/fl", bm_reopen_fl)->Unit(benchmark::kMicrosecond);
+  for (const auto& [name, chunk] : {std::pair<const char*, std::size_t>{"4k", 4096},
+                                    {"256k", std::size_t{256} << 10},
+                                    {"4m", std::size_t{4} << 20}})
+    fl_bench::reg(std::string("persist/small_write/written_") + name + "/raw", bm_small_write_raw,
+                  chunk);
 #if defined(FL_BENCH_HAVE_BOOST)
   fl_bench::reg("persist/reopen_1gb/boost_ipc", bm_reopen_boost)->Unit(benchmark::kMicrosecond);
 #endif
