@@ -91,12 +91,24 @@ inline int pwrite_all(int fd, const void* data, std::size_t n, std::uint64_t off
 }
 
 // Writes every buffer of `iov` (which it consumes) at `off`, in order, with
-// as few calls as IOV_MAX allows; returns 0 or the errno of the failure.
+// as few calls as IOV_MAX and write_piece allow; returns 0 or the errno of
+// the failure.
 inline int pwritev_all(int fd, iovec* iov, std::size_t count, std::uint64_t off) noexcept {
   constexpr std::size_t max_iov = 1024;  // IOV_MAX on Linux
   while (count > 0) {
-    const ssize_t w = ::pwritev(fd, iov, static_cast<int>(count < max_iov ? count : max_iov),
-                                static_cast<off_t>(off));
+    // The buffers that end by the next multiple of write_piece, the last one
+    // cut there for this call (and whole again before it is consumed).
+    const std::size_t room = write_piece - static_cast<std::size_t>(off % write_piece);
+    std::size_t n = 0, bytes = 0, cut_len = 0;
+    while (n < count && n < max_iov && bytes + iov[n].iov_len <= room) bytes += iov[n++].iov_len;
+    iovec* cut = nullptr;
+    if (n < count && n < max_iov && bytes < room) {
+      cut = &iov[n++];
+      cut_len = cut->iov_len;
+      cut->iov_len = room - bytes;
+    }
+    const ssize_t w = ::pwritev(fd, iov, static_cast<int>(n), static_cast<off_t>(off));
+    if (cut != nullptr) cut->iov_len = cut_len;
     if (w < 0) {
       if (errno == EINTR) continue;
       return errno;
