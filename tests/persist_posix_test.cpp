@@ -84,4 +84,11 @@ TEST_F(WritePieces, ManyBuffersAcrossPiecesLandInOrder) {
   }
 }
 
+TEST_F(WritePieces, OnlyEmptyBuffersWriteNothing) {
+  char c = 'x';
+  iovec iov[3] = {{&c, 0}, {&c, 0}, {&c, 0}};
+  EXPECT_EQ(fl::detail::pwritev_all(fd.get(), iov, 3, 100), 0);
+  EXPECT_EQ(contents(200), std::string(200, '\0'));
+}
+
 }  // namespace

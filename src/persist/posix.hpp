@@ -95,6 +95,7 @@ inline int pwrite_all(int fd, const void* data, std::size_t n, std::uint64_t off
 // the failure.
 inline int pwritev_all(int fd, iovec* iov, std::size_t count, std::uint64_t off) noexcept {
   constexpr std::size_t max_iov = 1024;  // IOV_MAX on Linux
+  for (; count > 0 && iov->iov_len == 0; --count) ++iov;  // nothing to write is no error
   while (count > 0) {
     // The buffers that end by the next multiple of write_piece, the last one
     // cut there for this call (and whole again before it is consumed).
