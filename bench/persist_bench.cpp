@@ -22,8 +22,10 @@
 //                         that was written <w> (4k, 256k, 4m) at a time: the
 //                         page cache gives a write a folio as large as the
 //                         write, and a later small write walks the whole
-//                         folio's blocks (why src/persist/posix.hpp writes
-//                         big runs in pieces; peer raw only: no store)
+//                         folio's blocks (a commit's in-place writes into
+//                         pages an import wrote; performance.md, "Batches of
+//                         edits", says why the store still writes runs
+//                         whole; peer raw only: no store)
 // Peers:
 //   fl         fl::persist<int>, fl::mapped_space (durable commits)
 //   std        a plain int; int_flush: std::ofstream to "<path>.tmp", then

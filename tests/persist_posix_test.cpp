@@ -1,8 +1,6 @@
-// tests/persist_posix_test.cpp: the write helpers of src/persist/posix.hpp.
-// They cut a run at every multiple of write_piece (so that the page cache
-// makes no folio larger than a piece) and must still put every byte where
-// it belongs: runs and buffers that start and end anywhere, many buffers of
-// one call, buffers longer than a piece, empty buffers.
+// tests/persist_posix_test.cpp: the write helpers of src/persist/posix.hpp
+// put every byte where it belongs: runs and buffers that start and end
+// anywhere, many buffers in one call, long buffers, empty buffers.
 #include "persist/posix.hpp"
 
 #include "persist_support.hpp"
@@ -21,7 +19,7 @@
 
 namespace {
 
-using fl::detail::write_piece;
+constexpr std::size_t write_piece = std::size_t{256} << 10;  // a long run: pages and more
 
 class WritePieces : public ::testing::Test {
  protected:

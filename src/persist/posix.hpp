@@ -59,26 +59,11 @@ class unique_fd {
   int fd_ = -1;
 };
 
-// The most one write call puts in the file at once, ending on a multiple of
-// it. The page cache gives a write a folio as large as the write (on ext4
-// since Linux 6.x, up to 2 MiB), and every later write into a folio walks
-// all of the folio's blocks (ext4_block_write_begin, block_commit_write): a
-// 64-byte pwrite takes 1.5 us into a page written 4 KiB at a time, 2.9 us
-// into one written 256 KiB at a time and 12 us into one written 4 MiB at a
-// time (`persist/small_write/` in bench/persist_bench.cpp). A commit writes
-// a few bytes into each page it changed, pages an import wrote in runs of
-// megabytes, so big runs go in pieces; smaller pieces than 256 KiB cost the
-// import more calls than they save the commits (16 KiB: a 32 MB import
-// 25-40% slower).
-inline constexpr std::size_t write_piece = std::size_t{256} << 10;
-
-// Writes all n bytes at `off`, in pieces of at most write_piece; returns 0
-// or the errno of the failure.
+// Writes all n bytes at `off`; returns 0 or the errno of the failure.
 inline int pwrite_all(int fd, const void* data, std::size_t n, std::uint64_t off) noexcept {
   const auto* p = static_cast<const char*>(data);
   while (n > 0) {
-    const std::size_t piece = write_piece - static_cast<std::size_t>(off % write_piece);
-    const ssize_t w = ::pwrite(fd, p, n < piece ? n : piece, static_cast<off_t>(off));
+    const ssize_t w = ::pwrite(fd, p, n, static_cast<off_t>(off));
     if (w < 0) {
       if (errno == EINTR) continue;
       return errno;
@@ -91,25 +76,13 @@ inline int pwrite_all(int fd, const void* data, std::size_t n, std::uint64_t off
 }
 
 // Writes every buffer of `iov` (which it consumes) at `off`, in order, with
-// as few calls as IOV_MAX and write_piece allow; returns 0 or the errno of
-// the failure.
+// as few calls as IOV_MAX allows; returns 0 or the errno of the failure.
 inline int pwritev_all(int fd, iovec* iov, std::size_t count, std::uint64_t off) noexcept {
   constexpr std::size_t max_iov = 1024;  // IOV_MAX on Linux
   for (; count > 0 && iov->iov_len == 0; --count) ++iov;  // nothing to write is no error
   while (count > 0) {
-    // The buffers that end by the next multiple of write_piece, the last one
-    // cut there for this call (and whole again before it is consumed).
-    const std::size_t room = write_piece - static_cast<std::size_t>(off % write_piece);
-    std::size_t n = 0, bytes = 0, cut_len = 0;
-    while (n < count && n < max_iov && bytes + iov[n].iov_len <= room) bytes += iov[n++].iov_len;
-    iovec* cut = nullptr;
-    if (n < count && n < max_iov && bytes < room) {
-      cut = &iov[n++];
-      cut_len = cut->iov_len;
-      cut->iov_len = room - bytes;
-    }
-    const ssize_t w = ::pwritev(fd, iov, static_cast<int>(n), static_cast<off_t>(off));
-    if (cut != nullptr) cut->iov_len = cut_len;
+    const ssize_t w = ::pwritev(fd, iov, static_cast<int>(count < max_iov ? count : max_iov),
+                                static_cast<off_t>(off));
     if (w < 0) {
       if (errno == EINTR) continue;
       return errno;
