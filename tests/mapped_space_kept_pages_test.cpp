@@ -10,11 +10,14 @@
 #include "persist/persist_format.hpp"
 #include "persist/space.hpp"
 #include "persist_support.hpp"
+#include "splitmix64.hpp"
+#include "test_support.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include <sys/resource.h>
 
@@ -202,6 +205,94 @@ TEST_F(KeptPages, ABatchsReadsStayMappedThroughItsCommit) {
   EXPECT_EQ(minor_faults(), before);  // was a fault per 16 pages: all dropped
   s.reset();
   fl::mapped_space t(d / "s");
+  t.verify();
+}
+
+// More pages than kept_max in one commit (an import's size): all dropped, so
+// the next write to any of them faults again.
+TEST_F(KeptPages, ACommitOfMoreThanKeptMaxPagesDropsThem) {
+  constexpr std::uint64_t big = fl::detail::kept_max + 100;
+  const auto c = s->allocate(big * page, page).cast<std::uint64_t>();
+  s->get(s->root<root>())->a = c;
+  for (std::uint64_t p = 0; p < big; ++p) s->get(c)[p * page / 8] = p;
+  s->sync();
+  volatile std::uint64_t* v = s->get(c);
+  const long before = minor_faults();
+  for (std::uint64_t p = 0; p < 64; ++p) v[p * page / 8 + 1] = 1;
+  EXPECT_GE(minor_faults() - before, 32);
+  s->sync();
+  s.reset();
+  fl::mapped_space t(d / "s");
+  const std::uint64_t* tc = t.get(t.get(t.root<root>())->a);
+  for (std::uint64_t p = 0; p < big; ++p) ASSERT_EQ(tc[p * page / 8], p) << p;
+  t.verify();
+}
+
+// Batches of writes over kept pages, against a copy of what each commit
+// left: a reader that holds an older commit sees it whole while the writer's
+// kept pages become lagging; rollback, compaction and a reopen between
+// batches bring back exactly the last commit.
+TEST_F(KeptPages, BatchesOverKeptPagesKeepEveryCommitWhole) {
+  constexpr std::uint64_t pages = 700;
+  const auto c = s->allocate(pages * page, page).cast<std::uint64_t>();
+  s->get(s->root<root>())->a = c;
+  std::vector<std::uint64_t> committed(pages, 0);
+  for (std::uint64_t p = 0; p < pages; ++p) s->get(c)[p * page / 8] = 0;
+  s->sync();
+  fl_test::splitmix64 r(fl_test::test_seed());
+  std::optional<fl::mapped_space> reader;
+  std::vector<std::uint64_t> reader_sees;
+  auto check = [&](const fl::mapped_space& m, const std::vector<std::uint64_t>& expect) {
+    const std::uint64_t* v = m.get(m.get(m.root<root>())->a);
+    for (std::uint64_t p = 0; p < pages; ++p) ASSERT_EQ(v[p * page / 8], expect[p]) << p;
+  };
+  for (int round = 0; round < 40; ++round) {
+    std::vector<std::uint64_t> now = committed;
+    const std::uint64_t writes = 1 + r.below(pages);
+    std::uint64_t* v = s->get(s->get(s->root<root>())->a);
+    for (std::uint64_t w = 0; w < writes; ++w) {
+      const std::uint64_t p = r.below(pages);
+      now[p] = r.next();
+      v[p * page / 8] = now[p];
+    }
+    switch (r.below(6)) {
+      case 0:
+        s->rollback();
+        break;
+      case 1:
+        s->sync();
+        committed = now;
+        s->compact();
+        break;
+      case 2:
+        s->sync();
+        committed = now;
+        s.emplace(d / "s");
+        break;
+      case 3:
+        reader.emplace(fl::mapped_space::open(d / "s", fl::open_mode::read_only));
+        reader_sees = committed;
+        s->sync();
+        committed = now;
+        break;
+      case 4:
+        reader.reset();
+        s->sync();
+        committed = now;
+        break;
+      default:
+        s->sync();
+        committed = now;
+    }
+    ASSERT_NO_FATAL_FAILURE(check(*s, committed)) << "round " << round;
+    if (reader) {
+      ASSERT_NO_FATAL_FAILURE(check(*reader, reader_sees)) << "reader, round " << round;
+    }
+  }
+  reader.reset();
+  s.reset();
+  fl::mapped_space t(d / "s");
+  check(t, committed);
   t.verify();
 }
 
