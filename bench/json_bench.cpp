@@ -171,16 +171,10 @@ void bm_import_floor(benchmark::State& st, std::string name) {
     const auto s = fl::json_store::import(text, scratch() / ("floor_" + name + ".fljson"));
     bytes = s.stats().top;
   }
-  const std::vector<char> data(bytes, 'x');
+  const std::string data(bytes, 'x');
   const fs::path file = scratch() / ("floor_" + name + ".bin");
-  for (auto _ : st) {
-    const int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0 || ::fallocate(fd, 0, 0, static_cast<off_t>(data.size())) != 0 ||
-        ::pwrite(fd, data.data(), data.size(), 0) != static_cast<ssize_t>(data.size()))
-      st.SkipWithError("write failed");
-    if (fd >= 0) ::close(fd);
-    ::unlink(file.c_str());
-  }
+  for (auto _ : st)
+    if (!fl_bench::json_data::write_new_file(file, bytes, data)) st.SkipWithError("write failed");
   fl_bench::set_bytes(st, text.size());
 }
 

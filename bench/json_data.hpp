@@ -23,7 +23,9 @@
 #include "common.hpp"
 #include "json_documents.hpp"
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -125,6 +127,26 @@ inline void write_durably(const std::filesystem::path& path, std::string_view te
   const int d = ::open(path.parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   ::fsync(d);
   ::close(d);
+}
+
+// The file system's share of an import into a new store file (the rows
+// .../write_floor): `path` created, `bytes` reserved with fallocate (as every
+// growth of a store file is: src/persist/posix.hpp, reserve_file), written
+// from `data` (repeated while it is shorter) with as few write calls as the
+// kernel takes (at most 2 GiB each), closed and removed. False on failure.
+inline bool write_new_file(const std::filesystem::path& path, std::uint64_t bytes,
+                           std::string_view data) {
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  bool ok = fd >= 0 && ::fallocate(fd, 0, 0, static_cast<off_t>(bytes)) == 0;
+  for (std::uint64_t done = 0; ok && done < bytes;) {
+    const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(bytes - done, data.size()));
+    const ssize_t w = ::pwrite(fd, data.data(), n, static_cast<off_t>(done));
+    ok = w > 0;
+    if (ok) done += static_cast<std::uint64_t>(w);
+  }
+  if (fd >= 0) ::close(fd);
+  ::unlink(path.c_str());
+  return ok;
 }
 
 }  // namespace fl_bench::json_data

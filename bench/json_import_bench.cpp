@@ -14,7 +14,12 @@
 // Cases:
 //   import_size/<size>   text in memory -> a usable document, as import_<doc>
 //                        in json_bench.cpp (fl: json_store::import, not
-//                        synced; simdjson: dom::parser::parse, parser reused).
+//                        synced; simdjson: dom::parser::parse, parser reused;
+//                        write_floor: no parse, no store, the bytes fl's
+//                        import of the text carves written to a new file, as
+//                        json/import_<doc>/write_floor: the file system's
+//                        share, which grows with the size once the page
+//                        cache writes back while the import runs).
 // Counters: text_mib, the text's size; peak_extra_mib, how far one call
 // raised the peak resident set above the resident set before it (the text
 // included there), measured in a child process (fork) so that earlier rows
@@ -25,6 +30,7 @@
 #if defined(FL_BENCH_HAVE_JSON)
 
 #include "common.hpp"
+#include "json_data.hpp"
 #include "../tests/json_test_support.hpp"
 
 #include <fl/json_store.hpp>
@@ -170,6 +176,23 @@ void bm_import_size_simdjson(benchmark::State& st, std::size_t bytes) {
   set_counters(st, text, extra);
 }
 
+void bm_import_size_floor(benchmark::State& st, std::size_t bytes) {
+  const std::string& text = sized_document(bytes);
+  std::uint64_t store_bytes = 0;
+  {
+    const auto s = fl::json_store::import(text, scratch() / "import_size_floor.fljson");
+    store_bytes = s.stats().top;
+  }
+  fs::remove(scratch() / "import_size_floor.fljson");
+  const std::string data(std::size_t{4} << 20, 'x');  // the import's runs are 4 MiB too
+  const fs::path file = scratch() / "import_size_floor.bin";
+  for (auto _ : st)
+    if (!fl_bench::json_data::write_new_file(file, store_bytes, data))
+      st.SkipWithError("write failed");
+  st.counters["store_mib"] = static_cast<double>(store_bytes) / (1024.0 * 1024.0);
+  fl_bench::set_bytes(st, text.size());
+}
+
 struct size_row {
   const char* name;
   std::size_t bytes;
@@ -185,6 +208,7 @@ const bool registered = [] {
     const std::string c = std::string("json/import_size/") + z.name;
     fl_bench::reg(c + "/fl", bm_import_size_fl, z.bytes)->UseRealTime();
     fl_bench::reg(c + "/simdjson", bm_import_size_simdjson, z.bytes)->UseRealTime();
+    fl_bench::reg(c + "/write_floor", bm_import_size_floor, z.bytes)->UseRealTime();
   }
   return true;
 }();
