@@ -47,6 +47,15 @@ class KeptPages : public ::testing::Test {
     s->sync();
   }
   std::uint64_t* a() { return s->get(s->get(s->root<root>())->a); }
+  // A block of n pages, each holding its index in its first word, made the
+  // root's `a` and committed.
+  volatile std::uint64_t* committed_pages(std::uint64_t n) {
+    const auto c = s->allocate(n * page, page).cast<std::uint64_t>();
+    s->get(s->root<root>())->a = c;
+    for (std::uint64_t p = 0; p < n; ++p) s->get(c)[p * page / 8] = p;
+    s->sync();
+    return s->get(c);
+  }
   std::uint64_t* b() { return s->get(s->get(s->root<root>())->b); }
 
   scratch_dir d;
@@ -160,11 +169,7 @@ TEST_F(KeptPages, ACommitAfterWideReadsKeepsItsPages) {
 TEST_F(KeptPages, ABatchCommitKeepsItsPages) {
   constexpr std::uint64_t batch = 1000;
   static_assert(batch > fl::detail::clean_mapped_max && batch < fl::detail::kept_max);
-  const auto c = s->allocate(batch * page, page).cast<std::uint64_t>();
-  s->get(s->root<root>())->a = c;
-  for (std::uint64_t p = 0; p < batch; ++p) s->get(c)[p * page / 8] = p;
-  s->sync();
-  volatile std::uint64_t* v = s->get(c);
+  volatile std::uint64_t* v = committed_pages(batch);
   const long before = minor_faults();
   for (std::uint64_t p = 0; p < batch; ++p) v[p * page / 8 + 1] = p + 1;
   EXPECT_LT(minor_faults() - before, 16);  // was one a page
@@ -212,11 +217,7 @@ TEST_F(KeptPages, ABatchsReadsStayMappedThroughItsCommit) {
 // the next write to any of them faults again.
 TEST_F(KeptPages, ACommitOfMoreThanKeptMaxPagesDropsThem) {
   constexpr std::uint64_t big = fl::detail::kept_max + 100;
-  const auto c = s->allocate(big * page, page).cast<std::uint64_t>();
-  s->get(s->root<root>())->a = c;
-  for (std::uint64_t p = 0; p < big; ++p) s->get(c)[p * page / 8] = p;
-  s->sync();
-  volatile std::uint64_t* v = s->get(c);
+  volatile std::uint64_t* v = committed_pages(big);
   const long before = minor_faults();
   for (std::uint64_t p = 0; p < 64; ++p) v[p * page / 8 + 1] = 1;
   EXPECT_GE(minor_faults() - before, 32);
