@@ -90,10 +90,7 @@ bool scan_dirty(space_state& s, std::uint64_t from, std::uint64_t to,
       const pm_page_region& r = regions[i];
       const std::uint64_t off = r.start - base, len = r.end - r.start;
       if ((r.categories & page_is_file) == 0) {  // copied on write, or swapped out
-        if (!out.empty() && out.back().offset + out.back().length == off)
-          out.back().length += len;
-        else
-          out.push_back({off, len});
+        append_run(out, off, len);
       } else if (r.categories & page_is_present) {
         clean_mapped += len / s.sys_page;
       }
@@ -115,12 +112,7 @@ bool scan_dirty(space_state& s, std::uint64_t from, std::uint64_t to,
 std::uint64_t find_dirty(space_state& s, std::uint64_t from, std::uint64_t to,
                          std::vector<log_extent>& out) {
   const std::uint64_t ps = s.sys_page;
-  auto add = [&](std::uint64_t off) {
-    if (!out.empty() && out.back().offset + out.back().length == off)
-      out.back().length += ps;
-    else
-      out.push_back({off, ps});
-  };
+  auto add = [&](std::uint64_t off) { append_run(out, off, ps); };
   const std::size_t out_before = out.size();
   if (dirty_scan_now.load(std::memory_order_relaxed) == dirty_scan::ioctl && have_pagemap(s)) {
     std::uint64_t clean_mapped = 0;

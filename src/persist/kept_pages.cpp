@@ -24,13 +24,6 @@ namespace detail {
 
 namespace {
 
-void append_page(std::vector<log_extent>& runs, std::uint64_t off, std::uint64_t page) {
-  if (!runs.empty() && runs.back().offset + runs.back().length == off)
-    runs.back().length += page;
-  else
-    runs.push_back({off, page});
-}
-
 void drop_page(space_state& s, std::uint64_t off) noexcept {
   ::madvise(s.base + off, s.sys_page, MADV_DONTNEED);
 }
@@ -40,15 +33,7 @@ void drop_page(space_state& s, std::uint64_t off) noexcept {
 void drop_unchanged_kept(space_state& s, std::vector<log_extent>& runs) {
   if (s.kept.empty()) return;
   std::erase_if(s.kept, [&](const auto& e) { return e.first >= s.size; });
-  std::vector<log_extent> out;
-  for (const log_extent& r : runs) {
-    for (std::uint64_t off = r.offset; off < r.offset + r.length; off += s.sys_page) {
-      const auto it = s.kept.find(off);
-      if (it == s.kept.end() || std::memcmp(it->second.image.get(), s.base + off, s.sys_page) != 0)
-        append_page(out, off, s.sys_page);
-    }
-  }
-  runs = std::move(out);
+  drop_pages_matching_images(s, s.kept, runs);
 }
 
 void keep_committed(space_state& s, const std::vector<log_extent>& pages) {

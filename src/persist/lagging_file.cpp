@@ -128,10 +128,7 @@ void restart_log_beside_readers(space_state& s) {
   std::vector<std::byte> images(static_cast<std::size_t>(lag_bytes));
   std::size_t k = 0;
   for (const auto& [off, l] : t->lagging) {
-    if (!runs.empty() && runs.back().offset + runs.back().length == off)
-      runs.back().length += s.sys_page;
-    else
-      runs.push_back({off, s.sys_page});
+    append_run(runs, off, s.sys_page);
     std::memcpy(images.data() + k * s.sys_page, l.image.get(), s.sys_page);
     ++k;
   }
@@ -213,20 +210,7 @@ void take_lagging_records(space_state& s, reader_table& t, const lagging_open& l
 
 void drop_unchanged_lagging(space_state& s, std::vector<log_extent>& runs) {
   if (!s.readers || s.readers->lagging.empty()) return;
-  const auto& lag = s.readers->lagging;
-  std::vector<log_extent> out;
-  for (const log_extent& r : runs) {
-    for (std::uint64_t off = r.offset; off < r.offset + r.length; off += s.sys_page) {
-      const auto it = lag.find(off);
-      if (it != lag.end() && std::memcmp(it->second.image.get(), s.base + off, s.sys_page) == 0)
-        continue;  // as its commit left it
-      if (!out.empty() && out.back().offset + out.back().length == off)
-        out.back().length += s.sys_page;
-      else
-        out.push_back({off, s.sys_page});
-    }
-  }
-  runs = std::move(out);
+  drop_pages_matching_images(s, s.readers->lagging, runs);
 }
 
 void restore_lagging(space_state& s) {

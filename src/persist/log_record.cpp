@@ -133,19 +133,8 @@ void append_changes(const std::byte* now, const std::byte* was, std::size_t n, s
   if (std::memcmp(now, was, n) == 0) return;
   for (std::size_t i = 0; i < n; i += change_unit) {
     const std::size_t len = std::min(change_unit, n - i);
-    if (std::memcmp(now + i, was + i, len) == 0) continue;
-    if (!out.empty() && out.back().offset + out.back().length == at + i)
-      out.back().length += len;
-    else
-      out.push_back({at + i, len});
+    if (std::memcmp(now + i, was + i, len) != 0) append_run(out, at + i, len);
   }
-}
-
-void append_whole(std::uint64_t at, std::uint64_t n, std::vector<log_extent>& out) {
-  if (!out.empty() && out.back().offset + out.back().length == at)
-    out.back().length += n;
-  else
-    out.push_back({at, n});
 }
 
 }  // namespace
@@ -192,10 +181,10 @@ std::vector<log_extent> log_changes(const space_state& s, const std::vector<log_
       if (pread_full(s.fd.get(), was.data(), n, at) == static_cast<long long>(n))
         append_changes(s.base + at, was.data(), n, at, out);
       else
-        append_whole(at, n, out);
+        append_run(out, at, n);
       at = stop;
     }
-    if (cut < end) append_whole(cut, end - cut, out);
+    if (cut < end) append_run(out, cut, end - cut);
   }
   return out;
 }

@@ -401,6 +401,31 @@ std::vector<log_extent> log_changes(const space_state& s, const std::vector<log_
 // Sorted union of two sorted run lists, overlapping and adjacent runs joined.
 std::vector<log_extent> merge_runs(const std::vector<log_extent>& a,
                                    const std::vector<log_extent>& b);
+// Appends the run [off, off + len) to `runs`, whose runs all end at or before
+// `off`, joined to the last run when it ends there.
+inline void append_run(std::vector<log_extent>& runs, std::uint64_t off, std::uint64_t len) {
+  if (!runs.empty() && runs.back().offset + runs.back().length == off)
+    runs.back().length += len;
+  else
+    runs.push_back({off, len});
+}
+// Drops from `runs` (sorted page runs) every page that `images` (page offset
+// -> an entry with the page's `image`: the lagging or the kept pages) holds
+// an image of equal to the mapping's bytes: the page is as its commit left
+// it, so a commit leaves it out.
+template <class Images>
+void drop_pages_matching_images(const space_state& s, const Images& images,
+                                std::vector<log_extent>& runs) {
+  std::vector<log_extent> out;
+  for (const log_extent& r : runs) {
+    for (std::uint64_t off = r.offset; off < r.offset + r.length; off += s.sys_page) {
+      const auto it = images.find(off);
+      if (it == images.end() || std::memcmp(it->second.image.get(), s.base + off, s.sys_page) != 0)
+        append_run(out, off, s.sys_page);
+    }
+  }
+  runs = std::move(out);
+}
 // A record of the log whose head was read and checked: its place, head,
 // meta and extents.
 struct record_head {
