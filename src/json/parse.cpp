@@ -77,36 +77,35 @@ void builder::spill() {
   own_blocks_ = 0;
 }
 
-json_ref builder::bytes(kind k, std::string_view s) {
+void builder::bytes(kind k, std::string_view s) {
   if (s.size() > std::numeric_limits<std::uint32_t>::max())
     throw std::length_error("fl::json_store: a string of 4 GiB or more");
   const auto n = static_cast<std::uint32_t>(s.size());
-  if (n == 0) return {static_cast<std::uint8_t>(k), {}, 0, 0};
-  std::uint64_t at;
-  std::memcpy(block(n, k, n, at), s.data(), n);
-  return {static_cast<std::uint8_t>(k), {}, n, at};
+  std::uint64_t at = 0;
+  if (n != 0) std::memcpy(block(n, k, n, at), s.data(), n);
+  put(k, n, at);
 }
 
 void builder::uint64(std::uint64_t v) {
   if (v <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
     int64(static_cast<std::int64_t>(v));
   } else {
-    put({static_cast<std::uint8_t>(kind::uint64), {}, 0, v});
+    put(kind::uint64, 0, v);
   }
 }
 
 void builder::real(double d) {
   std::uint64_t bits;
   std::memcpy(&bits, &d, sizeof bits);
-  put({static_cast<std::uint8_t>(kind::real), {}, 0, bits});
+  put(kind::real, 0, bits);
 }
 
-void builder::number_text(std::string_view text) { put(bytes(kind::number_text, text)); }
+void builder::number_text(std::string_view text) { bytes(kind::number_text, text); }
 
 void builder::key(std::string_view k) {
   if (k.size() > std::numeric_limits<std::uint32_t>::max())
     throw std::length_error("fl::json_store: a key of 4 GiB or more");
-  scratch_.push_back({keys_.size(), static_cast<std::uint32_t>(k.size()), 0, {}});
+  store_halves(&scratch_.emplace_back(), keys_.size(), k.size());  // key, key_len, pad 0
   keys_.append(k);
 }
 
