@@ -166,6 +166,13 @@ struct mapped_space_options {
   // commit survives the death of the process, but not of the machine.
   // set_durable() changes it later.
   bool durable = true;
+  // false, for a file this open creates: no reader table ("<path>-readers")
+  // until rename() gives the file its name. For a space built under a
+  // temporary name that no other handle opens (an import, a compaction):
+  // it spares creating and removing the table. A reader that opens such a
+  // file anyway sees its last checkpoint, unpinned: the writer does not
+  // keep that commit for it. An existing file always gets its table.
+  bool readers = true;
 };
 
 // What mapped_space::census() returns: the blocks of a space's committed

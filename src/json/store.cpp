@@ -78,7 +78,8 @@ mapped_space store_file::new_space(const char* suffix) {
   // for the disk before then. Its errors name the store, not the
   // temporary file (which the user never named).
   try {
-    mapped_space space(tmp, mapped_space_options{.mode = open_mode::create_new, .durable = false});
+    mapped_space space(tmp, mapped_space_options{
+                                .mode = open_mode::create_new, .durable = false, .readers = false});
     const fptr<json_head_v5> head = space.make<json_head_v5>();
     json_head* h = &space.get(head)->head;
     h->magic = file_magic;

@@ -427,7 +427,7 @@ mapped_space::mapped_space(const std::filesystem::path& path, const mapped_space
   try {
     if (s.created) detail::ensure_table(*this, s);
     detail::register_writer(s, sb, from);
-    detail::open_readers_as_writer(s, &lag);
+    if (options.readers || !s.created) detail::open_readers_as_writer(s, &lag);
     detail::table_crc_is_committed(s);
   } catch (...) {
     detail::unregister_writer(&s);
@@ -536,6 +536,9 @@ void mapped_space::rename(const std::filesystem::path& to) {
   detail::space_state& s = *st_;
   detail::refuse_read_only(s, "rename");
   detail::check_not_retired(s);
+  // A space created without its table (mapped_space_options::readers) takes
+  // one now: under `to`, readers will open it.
+  if (!s.readers) detail::open_readers_as_writer(s, nullptr);
   // Readers of this file hold no commit the file lacks (the renamed file
   // must be whole without the log).
   detail::catch_up(s);
