@@ -254,17 +254,66 @@ class builder {
   std::size_t own_blocks_ = 0;              // blocks in out_ not in blocks_
 };
 
+// A key's first 8 bytes (fewer: zero-padded) as a big-endian number. Read
+// in whole loads, never past the key: a short key copied into a zeroed word
+// and loaded back stalls the load (the bytes' stores cannot forward to it).
+inline std::uint64_t key_head(const char* p, std::size_t n) noexcept {
+  const auto* b = reinterpret_cast<const unsigned char*>(p);
+  if (n >= 8) {
+    std::uint64_t h;
+    std::memcpy(&h, b, 8);
+    return __builtin_bswap64(h);
+  }
+  if (n >= 4) {  // two loads that overlap when n < 8
+    std::uint32_t first, last;
+    std::memcpy(&first, b, 4);
+    std::memcpy(&last, b + n - 4, 4);
+    return std::uint64_t{__builtin_bswap32(first)} << 32 |
+           std::uint64_t{__builtin_bswap32(last)} << (8 * (8 - n));
+  }
+  if (n == 0) return 0;
+  return std::uint64_t{b[0]} << 56 | std::uint64_t{b[n / 2]} << (8 * (7 - n / 2)) |
+         std::uint64_t{b[n - 1]} << (8 * (8 - n));
+}
+
 // Writes the sorted member index of an object of n members (n uint32 positions
 // in key_order, ties by position). key(i) gives member i's key.
+//
+// The sort runs over a compact copy of what decides most comparisons, each
+// key's length and its first 8 bytes read as a big-endian number (for keys
+// of one length, the same order as comparing those bytes): a key's bytes
+// are looked up only to break a tie past them. Sorting positions and
+// comparing through key() cost a random read and a memcmp call per
+// comparison, 7% of an import's samples.
 template <class KeyOf>
 void write_member_index(std::uint32_t* index, std::uint32_t n, KeyOf key) {
-  for (std::uint32_t i = 0; i < n; ++i) index[i] = i;
-  std::sort(index, index + n, [&](std::uint32_t a, std::uint32_t b) {
-    const std::string_view ka = key(a), kb = key(b);
-    const int c = key_order(ka.data(), static_cast<std::uint32_t>(ka.size()), kb.data(),
-                            static_cast<std::uint32_t>(kb.size()));
-    return c < 0 || (c == 0 && a < b);
+  struct entry {
+    std::uint64_t head;  // the first 8 bytes, big-endian, zero-padded
+    std::uint32_t len;
+    std::uint32_t at;
+  };
+  constexpr std::uint32_t on_stack = 128;
+  entry stack[on_stack];
+  std::vector<entry> heap;
+  entry* e = stack;
+  if (n > on_stack) {
+    heap.resize(n);
+    e = heap.data();
+  }
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const std::string_view k = key(i);
+    e[i] = {key_head(k.data(), k.size()), static_cast<std::uint32_t>(k.size()), i};
+  }
+  std::sort(e, e + n, [&](const entry& a, const entry& b) {
+    if (a.len != b.len) return a.len < b.len;
+    if (a.head != b.head) return a.head < b.head;
+    if (a.len > 8) {
+      const int c = __builtin_memcmp(key(a.at).data() + 8, key(b.at).data() + 8, a.len - 8);
+      if (c != 0) return c < 0;
+    }
+    return a.at < b.at;
   });
+  for (std::uint32_t i = 0; i < n; ++i) index[i] = e[i].at;
 }
 
 // Parses exactly one RFC 8259 text into `b`. Throws fl::json_error with the
