@@ -2,8 +2,14 @@
 // (write_member_index) against the order it must have, key_order with ties
 // by position, computed the plain way: keys of every length from 0 to 20,
 // sharing long prefixes, repeated; and key_head, the 8-byte head the sort
-// compares first, against the bytes copied into a zeroed word.
+// compares first, against the bytes copied into a zeroed word; and an
+// import whose objects repeat their keys (the builder reuses the index of an
+// object with the same keys), or nearly do, looked up key by key.
 #include "json/json_internal.hpp"
+
+#include <fl/json_store.hpp>
+
+#include "persist_support.hpp"
 
 #include "test_support.hpp"
 
@@ -73,6 +79,51 @@ TEST(MemberIndex, SortsAsKeyOrderWithTiesByPosition) {
       keys.push_back(k.substr(0, 20));
     }
     ASSERT_EQ(built_index(keys), reference_index(keys)) << "round " << round << ", seed " << fl_test::test_seed();
+  }
+}
+
+// Objects of 16 members and more, one after another in an array: the same
+// keys in the same order, the same keys in another order, the same bytes
+// split into other keys ("ab" + "c" against "a" + "bc"), one key more, one
+// key changed. Each member is found by its key and holds its own value.
+TEST(MemberIndex, ObjectsThatRepeatTheirKeysFindEveryMember) {
+  std::mt19937_64 rng(fl_test::test_seed());
+  std::vector<std::vector<std::string>> objects;
+  std::vector<std::string> base;
+  for (int i = 0; i < 20; ++i) base.push_back("k" + std::to_string(i * 7 % 20) + "_x");
+  for (int round = 0; round < 60; ++round) {
+    std::vector<std::string> keys = base;
+    switch (rng() % 5) {
+      case 0: break;
+      case 1: std::shuffle(keys.begin(), keys.end(), rng); break;
+      case 2:  // the first two keys' bytes split at another place
+        keys[0] += keys[1].substr(0, 1);
+        keys[1] = keys[1].substr(1);
+        break;
+      case 3: keys.push_back("extra"); break;
+      case 4: keys[rng() % keys.size()] += "!"; break;
+    }
+    objects.push_back(keys);
+  }
+  std::string text = "[";
+  for (std::size_t o = 0; o < objects.size(); ++o) {
+    text += o ? ",{" : "{";
+    for (std::size_t i = 0; i < objects[o].size(); ++i)
+      text += (i ? ",\"" : "\"") + objects[o][i] + "\":" + std::to_string(o * 100 + i);
+    text += "}";
+  }
+  text += "]";
+  fl_test::scratch_dir dir;
+  auto s = fl::json_store::import(text, dir / "doc.fljson");
+  s.sync();
+  EXPECT_GT(s.verify(), 0u);
+  for (std::size_t o = 0; o < objects.size(); ++o) {
+    const fl::json_value obj = s.root()[o];
+    for (std::size_t i = 0; i < objects[o].size(); ++i) {
+      const auto v = obj.find(objects[o][i]);
+      ASSERT_TRUE(v) << "object " << o << " key " << objects[o][i];
+      EXPECT_EQ(v->as_uint64(), o * 100 + i) << "object " << o << " key " << objects[o][i];
+    }
   }
 }
 

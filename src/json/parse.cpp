@@ -129,6 +129,31 @@ void builder::end_array() {
   put(r);
 }
 
+void builder::write_index(std::uint32_t* index, const json_member* m, std::uint32_t n,
+                          std::string_view keys, std::size_t first_key) {
+  // Equal concatenations with equal lengths are equal keys.
+  const auto same = [&](const index_shape& s) {
+    if (s.index.size() != n || s.keys != keys) return false;
+    for (std::uint32_t i = 0; i < n; ++i)
+      if (s.lens[i] != m[i].key_len) return false;
+    return true;
+  };
+  for (const index_shape& s : shapes_) {
+    if (same(s)) {
+      std::memcpy(index, s.index.data(), n * sizeof(std::uint32_t));
+      return;
+    }
+  }
+  write_member_index(index, n, [&](std::uint32_t i) {
+    return std::string_view(keys.data() + (m[i].key - first_key), m[i].key_len);
+  });
+  index_shape& s = shapes_[next_shape_++ % shapes_.size()];
+  s.keys.assign(keys);
+  s.lens.resize(n);
+  for (std::uint32_t i = 0; i < n; ++i) s.lens[i] = m[i].key_len;
+  s.index.assign(index, index + n);
+}
+
 void builder::end_object() {
   const frame f = frames_.back();
   const auto n = static_cast<std::uint32_t>(scratch_.size() - f.first);
@@ -148,12 +173,9 @@ void builder::end_object() {
     unsigned char* dst = block(table + index_bytes + key_bytes, kind::object, n, r.x);
     json_member* m = scratch_.data() + f.first;
     const char* keys = keys_.data() + f.keys;
-    if (index_bytes) {
-      auto* index = reinterpret_cast<std::uint32_t*>(dst + table);
-      write_member_index(index, n, [&](std::uint32_t i) {
-        return std::string_view(keys + (m[i].key - f.keys), m[i].key_len);
-      });
-    }
+    if (index_bytes)
+      write_index(reinterpret_cast<std::uint32_t*>(dst + table), m, n,
+                  std::string_view(keys, key_bytes), f.keys);
     if (key_bytes) std::memcpy(dst + table + index_bytes, keys, key_bytes);
     // Each member copied whole, then its key offset rebased in place: a copy
     // edited on the stack first made the compiler store it in halves and
