@@ -105,6 +105,8 @@ void builder::number_text(std::string_view text) { bytes(kind::number_text, text
 void builder::key(std::string_view k) {
   if (k.size() > std::numeric_limits<std::uint32_t>::max())
     throw std::length_error("fl::json_store: a key of 4 GiB or more");
+  static_assert(offsetof(json_member, key) == 0 && offsetof(json_member, key_len) == 8 &&
+                offsetof(json_member, pad) == 12);
   store_halves(&scratch_.emplace_back(), keys_.size(), k.size());  // key, key_len, pad 0
   keys_.append(k);
 }
