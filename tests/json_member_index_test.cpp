@@ -54,7 +54,7 @@ TEST(KeyHead, IsTheKeysFirstEightBytesBigEndian) {
     std::vector<unsigned char> buf(n);
     for (auto& c : buf) c = static_cast<unsigned char>(rng());
     unsigned char word[8] = {};
-    std::memcpy(word, buf.data(), std::min<std::size_t>(n, 8));
+    if (n != 0) std::memcpy(word, buf.data(), std::min<std::size_t>(n, 8));
     std::uint64_t want = 0;
     for (unsigned char c : word) want = want << 8 | c;
     EXPECT_EQ(key_head(reinterpret_cast<const char*>(buf.data()), n), want) << "length " << n << ", seed " << fl_test::test_seed();

@@ -402,7 +402,8 @@ mapped_space::mapped_space(const std::filesystem::path& path, const mapped_space
   std::uint64_t want =
       options.reserve != 0 ? options.reserve : std::max(detail::default_reserve, 4 * file_bytes);
   want = detail::round_up(std::max(want, file_bytes), s.granule);
-  void* r = detail::take_reservation(want, s.fd.get(), file_bytes);  // the file mapped in it
+  void* r = detail::take_reservation(want, s.fd.get(), file_bytes, detail::id_of(sb),
+                                     false);  // the file mapped in it
   const bool file_mapped = r != nullptr;
   if (r == nullptr) r = ::mmap(nullptr, want, detail::reserve_prot, detail::reserve_flags, -1, 0);
   if (r == MAP_FAILED) detail::throw_errno(path, "mmap (address reservation)", errno);
@@ -478,7 +479,9 @@ void close_space(detail::space_state* s) noexcept {
         detail::checkpoint(*s) == 0)
       detail::shrink_log(*s, 0);  // the state is whole in the file: keep no log bytes
   }
-  detail::give_reservation(s->base, s->size, s->reserve);
+  // A reader that read only the file leaves it mapped for the next reader.
+  const bool clean = s->read_only && !s->private_pages;
+  detail::give_reservation(s->base, s->size, s->reserve, clean ? &s->file : nullptr);
 }
 
 }  // namespace
@@ -633,6 +636,9 @@ bool mapped_space::locked(const std::filesystem::path& path) {
 bool mapped_space::remove(const std::filesystem::path& path) {
   const detail::unique_fd fd(detail::open_store_file(path, O_RDONLY));
   if (fd) {
+    // A closed reader's mapping of the file would keep its blocks.
+    struct stat sb;
+    if (::fstat(fd.get(), &sb) == 0) detail::drop_kept_file(detail::id_of(sb));
     if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) return false;
     // Held by this call, so nobody's: removed only while the name is still
     // that file (a store renamed onto it meanwhile stays).

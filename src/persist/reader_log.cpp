@@ -136,9 +136,12 @@ bool fit_reader_map(space_state& s, std::uint64_t bytes) {
       ::mmap(s.base + s.size, file_end - s.size, file_prot, file_flags | MAP_FIXED, s.fd.get(),
              static_cast<off_t>(s.size)) == MAP_FAILED)
     throw_errno(s.path, "mmap (reader growth)", errno);
-  if (bytes > file_end && ::mmap(s.base + file_end, bytes - file_end, file_prot,
-                                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
-    throw_errno(s.path, "mmap (reader growth past the file's end)", errno);
+  if (bytes > file_end) {
+    s.private_pages = true;
+    if (::mmap(s.base + file_end, bytes - file_end, file_prot,
+               MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
+      throw_errno(s.path, "mmap (reader growth past the file's end)", errno);
+  }
   s.size = bytes;
   return false;
 }
@@ -184,6 +187,7 @@ bool overlay(space_state& s, std::uint64_t& gen, std::uint64_t newest,
   // Pages earlier records of this refresh wrote past a shrink are gone.
   if (fit_reader_map(s, r.meta.file_size) && pages)
     std::erase_if(*pages, [&](std::uint64_t p) { return p >= s.size / space_page; });
+  s.private_pages = true;  // the record's bytes go into the mapping
   if (whole) {
     const std::byte* images = t.record_buf.data() + (r.data_at() - r.at);
     if (record_data_crc(images, static_cast<std::size_t>(r.head.data_bytes)) != r.head.data_crc)

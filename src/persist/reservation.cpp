@@ -26,6 +26,9 @@ struct reservation_cache {
   std::byte* base = nullptr;
   std::uint64_t bytes = 0;
   std::uint64_t hole = 0;
+  // [base, base + hole) still maps this file: a reader left it clean.
+  bool file_kept = false;
+  file_id file;
 };
 reservation_cache& cached_reservation() {
   static reservation_cache c;
@@ -46,12 +49,35 @@ bool map_at_free(std::byte* at, std::uint64_t len, int prot, int flags, int fd) 
 
 }  // namespace
 
-void* take_reservation(std::uint64_t bytes, int fd, std::uint64_t file_bytes) noexcept {
+void* take_reservation(std::uint64_t bytes, int fd, std::uint64_t file_bytes, const file_id& file,
+                       bool reader) noexcept {
   reservation_cache& c = cached_reservation();
   const std::lock_guard<std::mutex> lock(c.m);
   if (c.base == nullptr || c.bytes != bytes) return nullptr;
   std::byte* const base = std::exchange(c.base, nullptr);
   const std::uint64_t hole = c.hole;
+  if (std::exchange(c.file_kept, false)) {
+    if (reader && c.file == file) {
+      // The pages stay as they are: clean, they show the page cache, which
+      // a truncation since has cut from every mapping. The end follows the
+      // file: more of it mapped, or what lies past it reserved again.
+      bool fitted = true;
+      if (file_bytes > hole)
+        fitted = ::mmap(base + hole, file_bytes - hole, file_prot, file_flags | MAP_FIXED, fd,
+                        static_cast<off_t>(hole)) != MAP_FAILED;
+      else if (file_bytes < hole)
+        fitted = ::mmap(base + file_bytes, hole - file_bytes, reserve_prot,
+                        reserve_flags | MAP_FIXED, -1, 0) != MAP_FAILED;
+      if (fitted) return base;
+      ::munmap(base, bytes);
+      return nullptr;
+    }
+    // Another file, or a writer: the kept pages go, leaving the hole.
+    if (::munmap(base, hole) != 0) {
+      ::munmap(base, bytes);
+      return nullptr;
+    }
+  }
   bool ok;
   if (file_bytes <= hole) {
     // The file into the hole; the rest of the hole reserved again.
@@ -76,20 +102,35 @@ void* take_reservation(std::uint64_t bytes, int fd, std::uint64_t file_bytes) no
   return base;
 }
 
-void give_reservation(std::byte* base, std::uint64_t mapped, std::uint64_t bytes) noexcept {
+void give_reservation(std::byte* base, std::uint64_t mapped, std::uint64_t bytes,
+                      const file_id* clean) noexcept {
   // The file's pages (private copies included) are unmapped, leaving a hole
   // at the range's start: one call, cheaper than mapping PROT_NONE over them
-  // (no new mapping to merge back into the range). A full cache or a failure
-  // unmaps the whole range.
+  // (no new mapping to merge back into the range). A clean reader's stay
+  // mapped instead: no unmap now, no map and no faults at the next reader's
+  // open. A full cache or a failure unmaps the whole range.
   reservation_cache& c = cached_reservation();
   const std::lock_guard<std::mutex> lock(c.m);
-  if (c.base == nullptr && ::munmap(base, mapped) == 0) {
+  if (c.base == nullptr && (clean != nullptr || ::munmap(base, mapped) == 0)) {
     c.base = base;
     c.bytes = bytes;
     c.hole = mapped;
+    c.file_kept = clean != nullptr;
+    if (clean != nullptr) c.file = *clean;
     return;
   }
   ::munmap(base, bytes);
+}
+
+void drop_kept_file(const file_id& file) noexcept {
+  reservation_cache& c = cached_reservation();
+  const std::lock_guard<std::mutex> lock(c.m);
+  if (c.base == nullptr || !c.file_kept || !(c.file == file)) return;
+  c.file_kept = false;
+  if (::munmap(c.base, c.hole) != 0) {  // no hole to leave: the whole range goes
+    ::munmap(c.base, c.bytes);
+    c.base = nullptr;
+  }
 }
 
 }  // namespace detail

@@ -102,6 +102,14 @@ struct reader_table {
   ~reader_table();
 };
 
+// The file a mapping maps, by device and inode.
+struct file_id {
+  dev_t dev = 0;
+  ino_t ino = 0;
+  bool operator==(const file_id&) const = default;
+};
+inline file_id id_of(const struct stat& sb) noexcept { return {sb.st_dev, sb.st_ino}; }
+
 struct space_state {
   std::filesystem::path path;
   std::filesystem::path log_path;
@@ -207,6 +215,11 @@ struct space_state {
   // Atomic bit operations (std::atomic_ref), so const readers may share it.
   mutable page_bits verified;
   bool read_only = false;
+  // A reader's mapping holds pages that are not the file's (records read
+  // from the log, zeros past the file's end): its close unmaps them. And
+  // the file it maps (set by a reader's open).
+  bool private_pages = false;
+  file_id file;
   // A reader's refresh found that the path names another file (another
   // store's commit in the reader table): mapped_space::replaced().
   bool replaced = false;
@@ -358,13 +371,25 @@ int put_slot(space_state& s, space_meta m, bool log_bit, bool* flush_failed = nu
 // ---- reservation.cpp ----
 
 // A reserved range of exactly `bytes` left by a closed space, with the file
-// `fd` of `file_bytes` bytes mapped (private, read-write) at its start, or
-// nullptr (no such range, or its start was taken meanwhile: then released).
-void* take_reservation(std::uint64_t bytes, int fd, std::uint64_t file_bytes) noexcept;
+// `fd` (`file`) of `file_bytes` bytes mapped (private, read-write) at its
+// start, or nullptr (no such range, or its start was taken meanwhile: then
+// released). For a reader (`reader`) of the file a closed reader left mapped
+// (give_reservation), that mapping is fitted to `file_bytes` and taken with
+// its page tables: no mmap, and no fault on the pages it had read.
+void* take_reservation(std::uint64_t bytes, int fd, std::uint64_t file_bytes, const file_id& file,
+                       bool reader) noexcept;
 // Releases a space's range: its first `mapped` bytes map the file and are
 // unmapped; the rest is kept for the next open if none is kept yet, else
-// unmapped too.
-void give_reservation(std::byte* base, std::uint64_t mapped, std::uint64_t bytes) noexcept;
+// unmapped too. With `clean` (a reader's mapping of file `*clean` holding
+// no private page: every mapped page is the page cache's, so it shows
+// what the file holds whenever it is read), the file stays mapped for the
+// next reader of that file (take_reservation) until another open takes the
+// range or remove() drops it (drop_kept_file).
+void give_reservation(std::byte* base, std::uint64_t mapped, std::uint64_t bytes,
+                      const file_id* clean = nullptr) noexcept;
+// Unmaps the file a closed reader left mapped if it is `file` (about to be
+// removed: the mapping would keep its blocks).
+void drop_kept_file(const file_id& file) noexcept;
 
 // ---- log_record.cpp ----
 
