@@ -381,8 +381,10 @@ class mapped_space {
   // returns false. For a space built under a temporary name and abandoned.
   // (A closed reader that read only the file leaves it mapped for the next
   // reader of that file in the process, which then maps and faults nothing
-  // it read before; remove() drops that mapping, which would keep the
-  // removed file's blocks until the process's next open or its exit.)
+  // it read before: the pages it read stay in the resident set, as file
+  // pages the kernel may reclaim. remove() drops that mapping, which would
+  // keep the removed file's blocks until the process's next open or its
+  // exit.)
   static bool remove(const std::filesystem::path& path);
   // See mapped_space_options::durable.
   void set_durable(bool durable) noexcept;
