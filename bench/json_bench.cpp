@@ -166,11 +166,8 @@ void bm_import_rapidjson(benchmark::State& st, std::string name) {
 void bm_import_floor(benchmark::State& st, std::string name) {
   if (!have(st, name)) return;
   const std::string& text = *document(name);
-  std::uint64_t bytes = 0;
-  {
-    const auto s = fl::json_store::import(text, scratch() / ("floor_" + name + ".fljson"));
-    bytes = s.stats().top;
-  }
+  const std::uint64_t bytes =
+      fl_bench::json_data::import_bytes(text, scratch() / ("floor_" + name + ".fljson"));
   const std::string data(bytes, 'x');
   const fs::path file = scratch() / ("floor_" + name + ".bin");
   for (auto _ : st)

@@ -23,6 +23,8 @@
 #include "common.hpp"
 #include "json_documents.hpp"
 
+#include <fl/json_store.hpp>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
@@ -127,6 +129,19 @@ inline void write_durably(const std::filesystem::path& path, std::string_view te
   const int d = ::open(path.parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   ::fsync(d);
   ::close(d);
+}
+
+// The bytes an import of `text` carves (the store's top): the size of the
+// file each write_floor row writes. The import goes to `scratch_file`,
+// removed after.
+inline std::uint64_t import_bytes(std::string_view text, const std::filesystem::path& scratch_file) {
+  std::uint64_t bytes = 0;
+  {
+    const auto s = fl::json_store::import(text, scratch_file);
+    bytes = s.stats().top;
+  }
+  std::filesystem::remove(scratch_file);
+  return bytes;
 }
 
 // The file system's share of an import into a new store file (the rows

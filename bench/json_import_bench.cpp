@@ -178,12 +178,8 @@ void bm_import_size_simdjson(benchmark::State& st, std::size_t bytes) {
 
 void bm_import_size_floor(benchmark::State& st, std::size_t bytes) {
   const std::string& text = sized_document(bytes);
-  std::uint64_t store_bytes = 0;
-  {
-    const auto s = fl::json_store::import(text, scratch() / "import_size_floor.fljson");
-    store_bytes = s.stats().top;
-  }
-  fs::remove(scratch() / "import_size_floor.fljson");
+  const std::uint64_t store_bytes =
+      fl_bench::json_data::import_bytes(text, scratch() / "import_size_floor.fljson");
   const std::string data(std::size_t{4} << 20, 'x');  // the import's runs are 4 MiB too
   const fs::path file = scratch() / "import_size_floor.bin";
   for (auto _ : st)

@@ -402,8 +402,7 @@ mapped_space::mapped_space(const std::filesystem::path& path, const mapped_space
   std::uint64_t want =
       options.reserve != 0 ? options.reserve : std::max(detail::default_reserve, 4 * file_bytes);
   want = detail::round_up(std::max(want, file_bytes), s.granule);
-  void* r = detail::take_reservation(want, s.fd.get(), file_bytes, detail::id_of(sb),
-                                     false);  // the file mapped in it
+  void* r = detail::take_reservation(want, s.fd.get(), file_bytes, nullptr);  // the file mapped in it
   const bool file_mapped = r != nullptr;
   if (r == nullptr) r = ::mmap(nullptr, want, detail::reserve_prot, detail::reserve_flags, -1, 0);
   if (r == MAP_FAILED) detail::throw_errno(path, "mmap (address reservation)", errno);

@@ -543,7 +543,7 @@ void open_as_reader(space_state& s, std::uint64_t reserve) {
       // The file mapped up to the end seen at open at most: fit_reader_map
       // maps the rest, from the file if it grew since, else zeros.
       const std::uint64_t mapped = std::min(m.file_size, file_bytes / s.sys_page * s.sys_page);
-      void* r = take_reservation(want, s.fd.get(), mapped, s.file, true);
+      void* r = take_reservation(want, s.fd.get(), mapped, &s.file);
       s.reserve = want;
       if (r != nullptr) {
         s.base = static_cast<std::byte*>(r);

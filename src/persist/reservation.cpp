@@ -49,15 +49,15 @@ bool map_at_free(std::byte* at, std::uint64_t len, int prot, int flags, int fd) 
 
 }  // namespace
 
-void* take_reservation(std::uint64_t bytes, int fd, std::uint64_t file_bytes, const file_id& file,
-                       bool reader) noexcept {
+void* take_reservation(std::uint64_t bytes, int fd, std::uint64_t file_bytes,
+                       const file_id* reader_of) noexcept {
   reservation_cache& c = cached_reservation();
   const std::lock_guard<std::mutex> lock(c.m);
   if (c.base == nullptr || c.bytes != bytes) return nullptr;
   std::byte* const base = std::exchange(c.base, nullptr);
   const std::uint64_t hole = c.hole;
   if (std::exchange(c.file_kept, false)) {
-    if (reader && c.file == file) {
+    if (reader_of != nullptr && c.file == *reader_of) {
       // The pages stay as they are: clean, they show the page cache, which
       // a truncation since has cut from every mapping. The end follows the
       // file: more of it mapped, or what lies past it reserved again.

@@ -216,10 +216,9 @@ struct space_state {
   mutable page_bits verified;
   bool read_only = false;
   // A reader's mapping holds pages that are not the file's (records read
-  // from the log, zeros past the file's end): its close unmaps them. And
-  // the file it maps (set by a reader's open).
+  // from the log, zeros past the file's end): its close unmaps them.
   bool private_pages = false;
-  file_id file;
+  file_id file;  // the file a reader maps (set by its open)
   // A reader's refresh found that the path names another file (another
   // store's commit in the reader table): mapped_space::replaced().
   bool replaced = false;
@@ -371,13 +370,14 @@ int put_slot(space_state& s, space_meta m, bool log_bit, bool* flush_failed = nu
 // ---- reservation.cpp ----
 
 // A reserved range of exactly `bytes` left by a closed space, with the file
-// `fd` (`file`) of `file_bytes` bytes mapped (private, read-write) at its
-// start, or nullptr (no such range, or its start was taken meanwhile: then
-// released). For a reader (`reader`) of the file a closed reader left mapped
-// (give_reservation), that mapping is fitted to `file_bytes` and taken with
-// its page tables: no mmap, and no fault on the pages it had read.
-void* take_reservation(std::uint64_t bytes, int fd, std::uint64_t file_bytes, const file_id& file,
-                       bool reader) noexcept;
+// `fd` of `file_bytes` bytes mapped (private, read-write) at its start, or
+// nullptr (no such range, or its start was taken meanwhile: then released).
+// For a reader of the file `*reader_of` (null for a writer) that a closed
+// reader left mapped (give_reservation), that mapping is fitted to
+// `file_bytes` and taken with its page tables: no mmap, and no fault on the
+// pages it had read.
+void* take_reservation(std::uint64_t bytes, int fd, std::uint64_t file_bytes,
+                       const file_id* reader_of) noexcept;
 // Releases a space's range: its first `mapped` bytes map the file and are
 // unmapped; the rest is kept for the next open if none is kept yet, else
 // unmapped too. With `clean` (a reader's mapping of file `*clean` holding
