@@ -278,7 +278,9 @@ class mapped_space {
   mapped_space& operator=(mapped_space&& other) noexcept;
   mapped_space(const mapped_space&) = delete;
   mapped_space& operator=(const mapped_space&) = delete;
-  // Unmaps and unlocks; changes since the last sync() are discarded. If
+  // Unlocks and unmaps (or leaves a mapping that holds only the file's pages
+  // for the next open of the file: see remove()); changes since the last
+  // sync() are discarded. If
   // commits since the open are in the log only, checkpoints first (flushes
   // the file and writes a meta page) and then truncates the log to 0 bytes,
   // so that the next open reads no log; an I/O error there is not reported
@@ -379,10 +381,12 @@ class mapped_space {
   // Removes the space at `path` and the files beside it ("<path>-log",
   // "<path>-readers") unless a writer has it open; then removes nothing and
   // returns false. For a space built under a temporary name and abandoned.
-  // (A closed reader that read only the file leaves it mapped for the next
-  // reader of that file in the process, which then maps and faults nothing
-  // it read before: the pages it read stay in the resident set, as file
-  // pages the kernel may reclaim. remove() drops that mapping, which would
+  // (A closed space whose mapping holds only the file's pages, a reader
+  // that read only the file or a writer that wrote nothing through the
+  // mapping, leaves it mapped for the next open of that file in the
+  // process, which then maps and faults nothing read before: the pages read
+  // stay in the resident set, as file pages the kernel may reclaim.
+  // remove(), and a rename() over the file, drop that mapping, which would
   // keep the removed file's blocks until the process's next open or its
   // exit.)
   static bool remove(const std::filesystem::path& path);

@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <iterator>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -28,13 +29,35 @@ namespace detail {
 
 namespace {
 
-// s.pagemap, opened on the first call; false if it cannot be read.
-bool have_pagemap(const space_state& s) {
-  std::call_once(s.pagemap_opened, [&s] {
-    s.pagemap = unique_fd(::open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC));
-  });
-  return static_cast<bool>(s.pagemap);
+// /proc/self/pagemap, one descriptor for the process, opened on first use
+// (an open that only reads never needs it; a descriptor per space cost each
+// space an open and a close). A child after fork() opens its own: the one
+// it inherited reads its parent's page tables. -1 when it cannot be opened
+// or a read of it failed (pagemap_unreadable): changes are then found by
+// comparing with the file.
+struct pagemap_handle {
+  std::mutex m;
+  int fd = -1;
+  pid_t owner = 0;
+  std::atomic<bool> unreadable{false};
+};
+pagemap_handle& the_pagemap() {
+  static pagemap_handle h;  // never closed: the kernel does at exit
+  return h;
 }
+int pagemap_fd() noexcept {
+  pagemap_handle& h = the_pagemap();
+  if (h.unreadable.load(std::memory_order_relaxed)) return -1;
+  const pid_t me = ::getpid();
+  const std::lock_guard<std::mutex> lock(h.m);
+  if (h.owner != me) {
+    if (h.fd >= 0) ::close(h.fd);
+    h.fd = ::open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+    h.owner = me;
+  }
+  return h.fd;
+}
+void pagemap_unreadable() noexcept { the_pagemap().unreadable.store(true, std::memory_order_relaxed); }
 
 // How find_dirty asks, best first. FL_DIRTY_SCAN=pagemap or compare (read
 // once) starts lower, so tests run every way on a kernel that has the best.
@@ -69,8 +92,9 @@ constexpr unsigned long pagemap_scan_request = _IOWR('f', 16, pm_scan_arg);
 constexpr std::uint64_t page_is_file = 1u << 2, page_is_present = 1u << 3,
                         page_is_swapped = 1u << 4;
 
-// find_dirty through PAGEMAP_SCAN; false when the kernel refuses it.
-bool scan_dirty(space_state& s, std::uint64_t from, std::uint64_t to,
+// find_dirty through PAGEMAP_SCAN of `pm` (pagemap_fd()); false when the
+// kernel refuses it.
+bool scan_dirty(int pm, space_state& s, std::uint64_t from, std::uint64_t to,
                 std::vector<log_extent>& out, std::uint64_t& clean_mapped) {
   const auto base = reinterpret_cast<std::uintptr_t>(s.base);
   pm_page_region regions[256];
@@ -84,7 +108,7 @@ bool scan_dirty(space_state& s, std::uint64_t from, std::uint64_t to,
   a.category_anyof_mask = page_is_present | page_is_swapped;
   a.return_mask = page_is_file | page_is_present | page_is_swapped;
   while (a.start < a.end) {
-    const int n = ::ioctl(s.pagemap.get(), pagemap_scan_request, &a);
+    const int n = ::ioctl(pm, pagemap_scan_request, &a);
     if (n < 0) return false;
     for (int i = 0; i < n; ++i) {
       const pm_page_region& r = regions[i];
@@ -114,13 +138,14 @@ std::uint64_t find_dirty(space_state& s, std::uint64_t from, std::uint64_t to,
   const std::uint64_t ps = s.sys_page;
   auto add = [&](std::uint64_t off) { append_run(out, off, ps); };
   const std::size_t out_before = out.size();
-  if (dirty_scan_now.load(std::memory_order_relaxed) == dirty_scan::ioctl && have_pagemap(s)) {
+  const int pm = pagemap_fd();
+  if (dirty_scan_now.load(std::memory_order_relaxed) == dirty_scan::ioctl && pm >= 0) {
     std::uint64_t clean_mapped = 0;
-    if (scan_dirty(s, from, to, out, clean_mapped)) return clean_mapped;
+    if (scan_dirty(pm, s, from, to, out, clean_mapped)) return clean_mapped;
     dirty_scan_now.store(dirty_scan::pagemap, std::memory_order_relaxed);
     out.resize(out_before);
   }
-  if (dirty_scan_now.load(std::memory_order_relaxed) != dirty_scan::compare && have_pagemap(s)) {
+  if (dirty_scan_now.load(std::memory_order_relaxed) != dirty_scan::compare && pm >= 0) {
     constexpr std::size_t batch = 4096;
     std::uint64_t entries[batch];
     const std::uint64_t first = reinterpret_cast<std::uintptr_t>(s.base + from) / ps;
@@ -129,7 +154,7 @@ std::uint64_t find_dirty(space_state& s, std::uint64_t from, std::uint64_t to,
     std::uint64_t clean_mapped = 0;
     for (std::uint64_t i = 0; i < count && ok;) {
       const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(batch, count - i));
-      const long long got = pread_full(s.pagemap.get(), entries, n * 8, (first + i) * 8);
+      const long long got = pread_full(pm, entries, n * 8, (first + i) * 8);
       if (got != static_cast<long long>(n * 8)) {
         ok = false;
         break;
@@ -145,7 +170,7 @@ std::uint64_t find_dirty(space_state& s, std::uint64_t from, std::uint64_t to,
       i += n;
     }
     if (ok) return clean_mapped;
-    s.pagemap.reset();  // unreadable after all: compare from now on
+    pagemap_unreadable();  // compare from now on
     out.resize(out_before);
   }
   std::vector<std::byte> buf(copy_chunk);
@@ -182,14 +207,41 @@ std::vector<log_extent> merge_runs(const std::vector<log_extent>& a,
   return out;
 }
 
+bool maps_only_file(const space_state& s) noexcept {
+  const int pm = pagemap_fd();
+  if (pm < 0 || dirty_scan_now.load(std::memory_order_relaxed) != dirty_scan::ioctl) return false;
+  const auto base = reinterpret_cast<std::uintptr_t>(s.base);
+  pm_page_region found[1];
+  pm_scan_arg a{};
+  a.size = sizeof a;
+  a.start = base;
+  a.end = base + s.size;
+  a.vec = reinterpret_cast<std::uintptr_t>(found);
+  a.vec_len = 1;
+  a.max_pages = 1;
+  // Pages present or swapped that are not the file's (the file bit
+  // inverted, then required).
+  a.category_inverted = page_is_file;
+  a.category_mask = page_is_file;
+  a.category_anyof_mask = page_is_present | page_is_swapped;
+  a.return_mask = page_is_present | page_is_swapped;
+  while (a.start < a.end) {
+    const int n = ::ioctl(pm, pagemap_scan_request, &a);
+    if (n != 0) return false;  // a copy, or the kernel refused
+    if (a.walk_end <= a.start) return false;
+    a.start = a.walk_end;
+  }
+  return true;
+}
+
 bool changed_here(const space_state& s, std::uint64_t p) {
   const std::uint64_t off = p * space_page;
-  if (have_pagemap(s)) {
+  if (const int pm = pagemap_fd(); pm >= 0) {
     bool any = false;
     for (std::uint64_t k = 0; k < space_page; k += s.sys_page) {
       std::uint64_t e = 0;
       const std::uint64_t vpage = reinterpret_cast<std::uintptr_t>(s.base + off + k) / s.sys_page;
-      if (pread_full(s.pagemap.get(), &e, 8, vpage * 8) != 8) {
+      if (pread_full(pm, &e, 8, vpage * 8) != 8) {
         any = false;
         goto compare;
       }

@@ -402,7 +402,8 @@ mapped_space::mapped_space(const std::filesystem::path& path, const mapped_space
   std::uint64_t want =
       options.reserve != 0 ? options.reserve : std::max(detail::default_reserve, 4 * file_bytes);
   want = detail::round_up(std::max(want, file_bytes), s.granule);
-  void* r = detail::take_reservation(want, s.fd.get(), file_bytes, nullptr);  // the file mapped in it
+  s.file = detail::id_of(sb);
+  void* r = detail::take_reservation(want, s.fd.get(), file_bytes, s.file);  // the file mapped in it
   const bool file_mapped = r != nullptr;
   if (r == nullptr) r = ::mmap(nullptr, want, detail::reserve_prot, detail::reserve_flags, -1, 0);
   if (r == MAP_FAILED) detail::throw_errno(path, "mmap (address reservation)", errno);
@@ -478,8 +479,14 @@ void close_space(detail::space_state* s) noexcept {
         detail::checkpoint(*s) == 0)
       detail::shrink_log(*s, 0);  // the state is whole in the file: keep no log bytes
   }
-  // A reader that read only the file leaves it mapped for the next reader.
-  const bool clean = s->read_only && !s->private_pages;
+  // A mapping that holds only the file's pages is left for the next open of
+  // the file: a reader's unless it read the log or zeros past the file's end
+  // (private_pages), a writer's when its page tables show no page it wrote
+  // (its uncommitted changes, and the copies its commits kept). The kept
+  // mapping holds the open file description, and flock's lock with it: a
+  // writer releases it here, or unmaps.
+  bool clean = s->read_only ? !s->private_pages : detail::maps_only_file(*s);
+  if (clean && !s->read_only) clean = ::flock(s->fd.get(), LOCK_UN) == 0;
   detail::give_reservation(s->base, s->size, s->reserve, clean ? &s->file : nullptr);
 }
 
@@ -592,6 +599,9 @@ void mapped_space::rename(const std::filesystem::path& to) {
       }
       if (!detail::names_file(to, old.get())) continue;  // replaced meanwhile
       if (::rename(s.path.c_str(), to.c_str()) != 0) detail::throw_errno(s.path, "rename", errno);
+      // A closed space's mapping of the replaced file would keep its blocks.
+      struct stat sb;
+      if (::fstat(old.get(), &sb) == 0) detail::drop_kept_file(detail::id_of(sb));
       table.mark_replaced(s.committed);  // its readers must open `to` again
       break;  // `old` (the replaced file) is unlocked as it closes
     }
@@ -635,7 +645,7 @@ bool mapped_space::locked(const std::filesystem::path& path) {
 bool mapped_space::remove(const std::filesystem::path& path) {
   const detail::unique_fd fd(detail::open_store_file(path, O_RDONLY));
   if (fd) {
-    // A closed reader's mapping of the file would keep its blocks.
+    // A closed space's mapping of the file would keep its blocks.
     struct stat sb;
     if (::fstat(fd.get(), &sb) == 0) detail::drop_kept_file(detail::id_of(sb));
     if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) return false;

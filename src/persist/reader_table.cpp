@@ -536,14 +536,14 @@ void open_as_reader(space_state& s, std::uint64_t reserve) {
                   (why.empty() ? "generations out of order" : why) + ")");
     if (s.base == nullptr) {
       // As the writer: a range a closed space left (its page tables kept),
-      // with the file mapped at its start (a closed reader's mapping of this
+      // with the file mapped at its start (a closed space's mapping of this
       // file taken as it is), else a new one.
       std::uint64_t want = reserve != 0 ? reserve : std::max(default_reserve, 4 * m.file_size);
       want = round_up(std::max(want, m.file_size), s.granule);
       // The file mapped up to the end seen at open at most: fit_reader_map
       // maps the rest, from the file if it grew since, else zeros.
       const std::uint64_t mapped = std::min(m.file_size, file_bytes / s.sys_page * s.sys_page);
-      void* r = take_reservation(want, s.fd.get(), mapped, &s.file);
+      void* r = take_reservation(want, s.fd.get(), mapped, s.file);
       s.reserve = want;
       if (r != nullptr) {
         s.base = static_cast<std::byte*>(r);

@@ -26,7 +26,7 @@ struct reservation_cache {
   std::byte* base = nullptr;
   std::uint64_t bytes = 0;
   std::uint64_t hole = 0;
-  // [base, base + hole) still maps this file: a reader left it clean.
+  // [base, base + hole) still maps this file, holding only its pages.
   bool file_kept = false;
   file_id file;
 };
@@ -50,14 +50,14 @@ bool map_at_free(std::byte* at, std::uint64_t len, int prot, int flags, int fd) 
 }  // namespace
 
 void* take_reservation(std::uint64_t bytes, int fd, std::uint64_t file_bytes,
-                       const file_id* reader_of) noexcept {
+                       const file_id& file) noexcept {
   reservation_cache& c = cached_reservation();
   const std::lock_guard<std::mutex> lock(c.m);
   if (c.base == nullptr || c.bytes != bytes) return nullptr;
   std::byte* const base = std::exchange(c.base, nullptr);
   const std::uint64_t hole = c.hole;
   if (std::exchange(c.file_kept, false)) {
-    if (reader_of != nullptr && c.file == *reader_of) {
+    if (c.file == file) {
       // The pages stay as they are: clean, they show the page cache, which
       // a truncation since has cut from every mapping. The end follows the
       // file: more of it mapped, or what lies past it reserved again.
@@ -72,7 +72,7 @@ void* take_reservation(std::uint64_t bytes, int fd, std::uint64_t file_bytes,
       ::munmap(base, bytes);
       return nullptr;
     }
-    // Another file, or a writer: the kept pages go, leaving the hole.
+    // Another file: the kept pages go, leaving the hole.
     if (::munmap(base, hole) != 0) {
       ::munmap(base, bytes);
       return nullptr;
@@ -106,9 +106,9 @@ void give_reservation(std::byte* base, std::uint64_t mapped, std::uint64_t bytes
                       const file_id* clean) noexcept {
   // The file's pages (private copies included) are unmapped, leaving a hole
   // at the range's start: one call, cheaper than mapping PROT_NONE over them
-  // (no new mapping to merge back into the range). A clean reader's stay
-  // mapped instead: no unmap now, no map and no faults at the next reader's
-  // open. A full cache or a failure unmaps the whole range.
+  // (no new mapping to merge back into the range). A clean mapping stays
+  // instead: no unmap now, no map and no faults at the next open of the
+  // file. A full cache or a failure unmaps the whole range.
   reservation_cache& c = cached_reservation();
   const std::lock_guard<std::mutex> lock(c.m);
   if (c.base == nullptr && (clean != nullptr || ::munmap(base, mapped) == 0)) {

@@ -141,11 +141,6 @@ struct space_state {
   // Page runs past the committed file that write_fresh() wrote to the file
   // directly since the last commit (clean in the mapping, so not logged).
   std::vector<log_extent> fresh;  // the directory holding log_fd's name was fsynced
-  // /proc/self/pagemap, opened on first use (have_pagemap in commit.cpp: an
-  // open that only reads never needs it), or
-  // closed: then dirty pages are found by comparing with the file.
-  mutable unique_fd pagemap;
-  mutable std::once_flag pagemap_opened;
   bool created = false;
   bool durable = true;
   // Set when a later open of the same file in this process became its writer
@@ -218,7 +213,7 @@ struct space_state {
   // A reader's mapping holds pages that are not the file's (records read
   // from the log, zeros past the file's end): its close unmaps them.
   bool private_pages = false;
-  file_id file;  // the file a reader maps (set by its open)
+  file_id file;  // the file mapped (set by the open)
   // A reader's refresh found that the path names another file (another
   // store's commit in the reader table): mapped_space::replaced().
   bool replaced = false;
@@ -372,23 +367,23 @@ int put_slot(space_state& s, space_meta m, bool log_bit, bool* flush_failed = nu
 // A reserved range of exactly `bytes` left by a closed space, with the file
 // `fd` of `file_bytes` bytes mapped (private, read-write) at its start, or
 // nullptr (no such range, or its start was taken meanwhile: then released).
-// For a reader of the file `*reader_of` (null for a writer) that a closed
-// reader left mapped (give_reservation), that mapping is fitted to
-// `file_bytes` and taken with its page tables: no mmap, and no fault on the
-// pages it had read.
+// When a closed space left `file` (the file of `fd`) mapped there
+// (give_reservation), that mapping is fitted to `file_bytes` and taken with
+// its page tables: no mmap, and no fault on the pages it had read.
 void* take_reservation(std::uint64_t bytes, int fd, std::uint64_t file_bytes,
-                       const file_id* reader_of) noexcept;
+                       const file_id& file) noexcept;
 // Releases a space's range: its first `mapped` bytes map the file and are
 // unmapped; the rest is kept for the next open if none is kept yet, else
-// unmapped too. With `clean` (a reader's mapping of file `*clean` holding
-// no private page: every mapped page is the page cache's, so it shows
-// what the file holds whenever it is read), the file stays mapped for the
-// next reader of that file (take_reservation) until another open takes the
-// range or remove() drops it (drop_kept_file).
+// unmapped too. With `clean` (a mapping of file `*clean` holding no private
+// page: every mapped page is the page cache's, so it shows what the file
+// holds whenever it is read; a writer's lock released), the file stays
+// mapped for the next open of that file (take_reservation) until another
+// open takes the range, or remove() or a rename() over the file drops it
+// (drop_kept_file).
 void give_reservation(std::byte* base, std::uint64_t mapped, std::uint64_t bytes,
                       const file_id* clean = nullptr) noexcept;
-// Unmaps the file a closed reader left mapped if it is `file` (about to be
-// removed: the mapping would keep its blocks).
+// Unmaps the file a closed space left mapped if it is `file` (about to be
+// removed or replaced: the mapping would keep its blocks).
 void drop_kept_file(const file_id& file) noexcept;
 
 // ---- log_record.cpp ----
@@ -549,6 +544,12 @@ bool has_uncommitted(space_state& s);
 // committed checksum no longer applies)? From the page tables (pagemap);
 // without them, by comparing the page with the file.
 bool changed_here(const space_state& s, std::uint64_t p);
+
+// Does every page the mapping holds show the file, none of them a copy this
+// process wrote (swapped out or not)? Then the mapping reads as a new one
+// would. From the page tables (PAGEMAP_SCAN, stopping at the first copy:
+// the cost of the pages mapped before it); false when they cannot tell.
+bool maps_only_file(const space_state& s) noexcept;
 
 // ---- reader_table.cpp ----
 
