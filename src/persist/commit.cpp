@@ -48,7 +48,7 @@ pagemap_handle& the_pagemap() {
 int pagemap_fd() noexcept {
   pagemap_handle& h = the_pagemap();
   if (h.unreadable.load(std::memory_order_relaxed)) return -1;
-  const pid_t me = ::getpid();
+  const pid_t me = process_id();
   const std::lock_guard<std::mutex> lock(h.m);
   if (h.owner != me) {
     if (h.fd >= 0) ::close(h.fd);

@@ -127,7 +127,8 @@ meta_slots read_slots(const std::byte* two_pages) {
 
 meta_slots read_meta_slots(const space_state& s) {
   alignas(8) std::byte pages[2 * space_page];  // both meta pages in one read
-  if (pread_full(s.fd.get(), pages, sizeof pages, 0) != static_cast<long long>(sizeof pages))
+  if (!read_kept_file(s.file, pages, sizeof pages) &&
+      pread_full(s.fd.get(), pages, sizeof pages, 0) != static_cast<long long>(sizeof pages))
     throw_errno(s.path, "read of the meta pages", errno ? errno : EIO);
   meta_slots slots = read_slots(pages);
   if (slots.newest < 0) fail(s, slots.why[0]);

@@ -334,6 +334,7 @@ mapped_space::mapped_space(const std::filesystem::path& path, const mapped_space
   struct stat sb;
   detail::space_state* const from = detail::open_writer(s, options.mode, sb);
   if (!S_ISREG(sb.st_mode)) detail::fail(s, "not a regular file");
+  s.file = detail::id_of(sb);
   auto file_bytes = static_cast<std::uint64_t>(sb.st_size);
   if (file_bytes == 0) detail::fail(s, "empty file (0 bytes)");
   if (file_bytes < detail::initial_file_size) {
@@ -402,7 +403,6 @@ mapped_space::mapped_space(const std::filesystem::path& path, const mapped_space
   std::uint64_t want =
       options.reserve != 0 ? options.reserve : std::max(detail::default_reserve, 4 * file_bytes);
   want = detail::round_up(std::max(want, file_bytes), s.granule);
-  s.file = detail::id_of(sb);
   void* r = detail::take_reservation(want, s.fd.get(), file_bytes, s.file);  // the file mapped in it
   const bool file_mapped = r != nullptr;
   if (r == nullptr) r = ::mmap(nullptr, want, detail::reserve_prot, detail::reserve_flags, -1, 0);

@@ -4,6 +4,7 @@
 // docs/design.md ("Allocator", growth).
 #include "persist/space.hpp"
 
+#include <cstring>
 #include <mutex>
 #include <utility>
 
@@ -120,6 +121,14 @@ void give_reservation(std::byte* base, std::uint64_t mapped, std::uint64_t bytes
     return;
   }
   ::munmap(base, bytes);
+}
+
+bool read_kept_file(const file_id& file, void* out, std::uint64_t bytes) noexcept {
+  reservation_cache& c = cached_reservation();
+  const std::lock_guard<std::mutex> lock(c.m);  // no other open unmaps it meanwhile
+  if (c.base == nullptr || !c.file_kept || !(c.file == file) || c.hole < bytes) return false;
+  std::memcpy(out, c.base, bytes);
+  return true;
 }
 
 void drop_kept_file(const file_id& file) noexcept {

@@ -352,8 +352,10 @@ struct meta_slots {
   int newest = -1;
 };
 meta_slots read_slots(const std::byte* two_pages);
-// Both slots of s.fd read in one pread and checked; throws persist_error (the
-// reason) when neither slot can be used, so `newest` is a slot.
+// Both slots of s.fd (the file s.file, at least initial_file_size bytes: an
+// open's) read in one pread, or from a mapping a closed space left of it
+// (read_kept_file), and checked; throws persist_error (the reason) when
+// neither slot can be used, so `newest` is a slot.
 meta_slots read_meta_slots(const space_state& s);
 // Writes `m` with `log_bit` into the older meta slot and flushes the file
 // (when durable): the one way a meta reaches its slot after creation.
@@ -382,6 +384,11 @@ void* take_reservation(std::uint64_t bytes, int fd, std::uint64_t file_bytes,
 // (drop_kept_file).
 void give_reservation(std::byte* base, std::uint64_t mapped, std::uint64_t bytes,
                       const file_id* clean = nullptr) noexcept;
+// Copies the first `bytes` of `file` from the mapping a closed space left of
+// it, as a read of the file would (its pages are the page cache's): no
+// system call. False when no such mapping holds them. The caller has seen
+// the file hold them (a page past its end would fault).
+bool read_kept_file(const file_id& file, void* out, std::uint64_t bytes) noexcept;
 // Unmaps the file a closed space left mapped if it is `file` (about to be
 // removed or replaced: the mapping would keep its blocks).
 void drop_kept_file(const file_id& file) noexcept;
