@@ -318,6 +318,34 @@ TEST_F(KeptMappingTest, AnotherProcessWritesBetweenAKeptWritersCloseAndTheNextOp
   }
 }
 
+// A second handle of this process takes the file over from the first (the
+// same open file description, and its lock): the first one's close, which
+// wrote nothing, must not release the lock the second one holds.
+TEST_F(KeptMappingTest, AHandleTakenOverKeepsTheLockForTheOneThatTookIt) {
+  { fl::mapped_space w = fl_test::make_seq_space(file(), block_bytes, 7); }
+  std::optional<fl::mapped_space> first = open_writer(file());
+  EXPECT_EQ(fl_test::seq_state(*first, block_bytes), fl_test::seq_ok(7));
+  fl::mapped_space second = open_writer(file());
+  first.reset();
+  EXPECT_TRUE(fl::mapped_space::locked(file()));
+  const fl_test::piped_child c = fl_test::fork_piped([&](int out) {
+    try {
+      fl::mapped_space w = open_writer(file());
+      (void)!::write(out, "opened", 6);
+    } catch (const fl::persist_error& e) {
+      const std::string m = e.what();
+      (void)!::write(out, m.data(), m.size());
+    }
+    ::close(out);
+  });
+  EXPECT_NE(fl_test::read_all(c.from_child).find("locked"), std::string::npos);
+  ::close(c.from_child);
+  int status = 0;
+  ASSERT_EQ(::waitpid(c.pid, &status, 0), c.pid);
+  fl_test::commit_seq(second, 8, 0, block_bytes);
+  EXPECT_EQ(fl_test::seq_state(second, block_bytes), fl_test::seq_ok(8));
+}
+
 TEST_F(KeptMappingTest, RemoveDropsTheMappingAClosedWriterLeft) {
   { fl::mapped_space w = fl_test::make_seq_space(file(), block_bytes, 5); }
   {

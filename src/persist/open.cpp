@@ -484,8 +484,11 @@ void close_space(detail::space_state* s) noexcept {
   // (private_pages), a writer's when its page tables show no page it wrote
   // (its uncommitted changes, and the copies its commits kept). The kept
   // mapping holds the open file description, and flock's lock with it: a
-  // writer releases it here, or unmaps.
-  bool clean = s->read_only ? !s->private_pages : detail::maps_only_file(*s);
+  // writer releases it here, or unmaps. Not a writer another handle took
+  // over: that one holds the same description, and the lock is its own.
+  bool clean = s->read_only ? !s->private_pages
+                            : !s->retired.load(std::memory_order_relaxed) &&
+                                  detail::maps_only_file(*s);
   if (clean && !s->read_only) clean = ::flock(s->fd.get(), LOCK_UN) == 0;
   detail::give_reservation(s->base, s->size, s->reserve, clean ? &s->file : nullptr);
 }
