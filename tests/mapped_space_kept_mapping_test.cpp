@@ -318,6 +318,50 @@ TEST_F(KeptMappingTest, AnotherProcessWritesBetweenAKeptWritersCloseAndTheNextOp
   }
 }
 
+// The descriptor a closed space leaves with its mapping is used by the next
+// open of the same path only while the path names its file: here another
+// process renames a new space over the path in between (which drops nothing
+// in this process), and removes the store once.
+TEST_F(KeptMappingTest, AnotherProcessReplacesTheFileBetweenACloseAndTheNextOpen) {
+  { fl::mapped_space w = fl_test::make_seq_space(file(), block_bytes, 1); }
+  for (std::uint64_t seq = 2; seq < 10; ++seq) {
+    // Every pair of kinds: the space closed, and the next open.
+    const bool reader = seq % 2 == 0, next_reader = seq % 4 < 2;
+    {
+      fl::mapped_space sp = reader ? open_reader(file()) : open_writer(file());
+      EXPECT_EQ(fl_test::seq_state(sp, block_bytes), fl_test::seq_ok(seq - 1));
+    }
+    ASSERT_TRUE(mapped(file()));
+    const fl_test::piped_child c = fl_test::fork_piped([&](int out) {
+      int status = 1;
+      try {
+        if (seq == 5) {
+          fl::mapped_space::remove(file());
+          fl_test::make_seq_space(file(), block_bytes, seq);
+        } else {
+          fl::mapped_space other =
+              fl_test::make_seq_space(dir / ("other" + std::to_string(seq)), block_bytes, seq);
+          other.rename(file());
+        }
+        status = 0;
+      } catch (const std::exception& e) {
+        const std::string m = e.what();
+        (void)!::write(out, m.data(), m.size());
+      }
+      ::close(out);
+      ::_exit(status);
+    });
+    EXPECT_EQ(fl_test::read_all(c.from_child), "");
+    ::close(c.from_child);
+    int status = 0;
+    ASSERT_EQ(::waitpid(c.pid, &status, 0), c.pid);
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    fl::mapped_space sp = next_reader ? open_reader(file()) : open_writer(file());
+    EXPECT_EQ(fl_test::seq_state(sp, block_bytes), fl_test::seq_ok(seq));
+    EXPECT_EQ(sp.file_bytes(), fs::file_size(file()));
+  }
+}
+
 // A second handle of this process takes the file over from the first (the
 // same open file description, and its lock): the first one's close, which
 // wrote nothing, must not release the lock the second one holds.

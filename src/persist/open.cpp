@@ -217,6 +217,21 @@ std::string takeover_refused(space_state& w) {
 // Creates the file per `mode`. Sets s.created; returns the handle this open
 // takes the file over from (see writer_table), or nullptr.
 space_state* open_writer(space_state& s, open_mode mode, struct stat& sb) {
+  // The descriptor a closed space of this path left open: locked, and then
+  // checked to be the file the path names (one stat: which file it is, is
+  // known). Otherwise (the lock held elsewhere, the path renamed over), it
+  // closes and the path is opened as below.
+  file_id kept_file;
+  if (unique_fd kept = take_kept_fd(s.path, true, kept_file);
+      kept && mode != open_mode::create_new) {
+    if (::flock(kept.get(), LOCK_EX | LOCK_NB) == 0) {
+      if (::stat(s.path.c_str(), &sb) == 0 && id_of(sb) == kept_file) {
+        s.fd = std::move(kept);
+        return nullptr;
+      }
+      ::flock(kept.get(), LOCK_UN);  // the mapping kept elsewhere holds the description
+    }
+  }
   for (int attempt = 0;; ++attempt) {
     if (attempt > 16) fail(s, "the file keeps being replaced while it is opened");
     unique_fd fd(open_store_file(s.path, O_RDWR));
@@ -490,7 +505,10 @@ void close_space(detail::space_state* s) noexcept {
                             : !s->retired.load(std::memory_order_relaxed) &&
                                   detail::maps_only_file(*s);
   if (clean && !s->read_only) clean = ::flock(s->fd.get(), LOCK_UN) == 0;
-  detail::give_reservation(s->base, s->size, s->reserve, clean ? &s->file : nullptr);
+  // Its descriptor stays open with it, for the next open of the path.
+  detail::kept_descriptor fd{s->fd, &s->path, !s->read_only};
+  detail::give_reservation(s->base, s->size, s->reserve, clean ? &s->file : nullptr,
+                           clean ? &fd : nullptr);
 }
 
 }  // namespace

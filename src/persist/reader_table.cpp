@@ -536,7 +536,11 @@ void open_as_reader(space_state& s, std::uint64_t reserve) {
   std::uint64_t file_bytes = 0;
   for (int round = 0;; ++round) {
     if (round > 16) fail(s, "the file keeps being replaced while it is opened");
-    s.fd = unique_fd(open_store_file(s.path, O_RDONLY));
+    // A descriptor of this path a closed space left open, if any (join_table
+    // checks that the path names its file, as for one opened here).
+    file_id kept_file;
+    s.fd = round == 0 ? take_kept_fd(s.path, false, kept_file) : unique_fd();
+    if (!s.fd) s.fd = unique_fd(open_store_file(s.path, O_RDONLY));
     if (!s.fd) {
       if (errno == ENOENT) fail(s, "no such file");
       throw_errno(s.path, "open", errno);

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 namespace fl {
 inline namespace FL_ABI_NS {
@@ -30,6 +31,19 @@ struct reservation_cache {
   // [base, base + hole) still maps this file, holding only its pages.
   bool file_kept = false;
   file_id file;
+  // The descriptor that mapping was opened by, left open with it (only
+  // while file_kept): the next open of the same path in this process uses
+  // it instead of opening the file again (take_kept_fd). `writable`: opened
+  // read-write (a writer's, which a reader may use too). Unlocked.
+  int fd = -1;
+  bool writable = false;
+  pid_t owner = 0;  // a child after fork() must not use its parent's
+  std::filesystem::path path;
+  // Closes the kept descriptor, if any (the mapping goes, or is taken).
+  void close_fd() noexcept {
+    if (fd >= 0) ::close(fd);
+    fd = -1;
+  }
 };
 reservation_cache& cached_reservation() {
   static reservation_cache c;
@@ -57,6 +71,7 @@ void* take_reservation(std::uint64_t bytes, int fd, std::uint64_t file_bytes,
   if (c.base == nullptr || c.bytes != bytes) return nullptr;
   std::byte* const base = std::exchange(c.base, nullptr);
   const std::uint64_t hole = c.hole;
+  c.close_fd();  // not taken by this open (another path, or another file)
   if (std::exchange(c.file_kept, false)) {
     if (c.file == file) {
       // The pages stay as they are: clean, they show the page cache, which
@@ -104,7 +119,7 @@ void* take_reservation(std::uint64_t bytes, int fd, std::uint64_t file_bytes,
 }
 
 void give_reservation(std::byte* base, std::uint64_t mapped, std::uint64_t bytes,
-                      const file_id* clean) noexcept {
+                      const file_id* clean, kept_descriptor* fd) noexcept {
   // The file's pages (private copies included) are unmapped, leaving a hole
   // at the range's start: one call, cheaper than mapping PROT_NONE over them
   // (no new mapping to merge back into the range). A clean mapping stays
@@ -118,9 +133,27 @@ void give_reservation(std::byte* base, std::uint64_t mapped, std::uint64_t bytes
     c.hole = mapped;
     c.file_kept = clean != nullptr;
     if (clean != nullptr) c.file = *clean;
+    if (clean != nullptr && fd != nullptr && fd->fd) {
+      try {
+        c.path = *fd->path;
+        c.fd = fd->fd.release();
+        c.writable = fd->writable;
+        c.owner = process_id();
+      } catch (...) {  // no memory for the path: the descriptor closes as it would have
+      }
+    }
     return;
   }
   ::munmap(base, bytes);
+}
+
+unique_fd take_kept_fd(const std::filesystem::path& path, bool writable, file_id& file) noexcept {
+  reservation_cache& c = cached_reservation();
+  const std::lock_guard<std::mutex> lock(c.m);
+  if (c.fd < 0 || c.owner != process_id() || (writable && !c.writable) || c.path != path)
+    return unique_fd();
+  file = c.file;
+  return unique_fd(std::exchange(c.fd, -1));
 }
 
 bool read_kept_file(const file_id& file, void* out, std::uint64_t bytes) noexcept {
@@ -136,6 +169,7 @@ void drop_kept_file(const file_id& file) noexcept {
   const std::lock_guard<std::mutex> lock(c.m);
   if (c.base == nullptr || !c.file_kept || !(c.file == file)) return;
   c.file_kept = false;
+  c.close_fd();
   if (::munmap(c.base, c.hole) != 0) {  // no hole to leave: the whole range goes
     ::munmap(c.base, c.bytes);
     c.base = nullptr;

@@ -382,8 +382,22 @@ void* take_reservation(std::uint64_t bytes, int fd, std::uint64_t file_bytes,
 // mapped for the next open of that file (take_reservation) until another
 // open takes the range, or remove() or a rename() over the file drops it
 // (drop_kept_file).
+// With `fd` as well (the space's descriptor, its lock released, and the
+// path it was opened by), the descriptor stays open with the kept mapping
+// (moved out of fd->fd) for the next open of that path (take_kept_fd).
+struct kept_descriptor {
+  unique_fd& fd;
+  const std::filesystem::path* path;
+  bool writable;
+};
 void give_reservation(std::byte* base, std::uint64_t mapped, std::uint64_t bytes,
-                      const file_id* clean = nullptr) noexcept;
+                      const file_id* clean = nullptr, kept_descriptor* fd = nullptr) noexcept;
+// The descriptor a closed space left open with its kept mapping, if it was
+// opened by `path` in this process (read-write when `writable`), with the
+// file it is (`file`); else none, and the caller opens the path. The path
+// may name another file by now: the caller checks, after its lock for a
+// writer, as for a descriptor it opened.
+unique_fd take_kept_fd(const std::filesystem::path& path, bool writable, file_id& file) noexcept;
 // Copies the first `bytes` of `file` from the mapping a closed space left of
 // it, as a read of the file would (its pages are the page cache's): no
 // system call. False when no such mapping holds them. The caller has seen
