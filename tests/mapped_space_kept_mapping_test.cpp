@@ -362,6 +362,34 @@ TEST_F(KeptMappingTest, AnotherProcessReplacesTheFileBetweenACloseAndTheNextOpen
   }
 }
 
+// A reader takes the reader table the last space of its data file kept
+// without looking at the table's path; its join checks the path under the
+// table's lock. Here the table file was deleted between the two: the reader
+// must join the new one, where the writer publishes its commits.
+TEST_F(KeptMappingTest, AReaderJoinsTheTableThePathNamesNotTheOneKept) {
+  { fl::mapped_space w = fl_test::make_seq_space(file(), block_bytes, 1); }
+  {
+    fl::mapped_space r = open_reader(file());
+    EXPECT_EQ(fl_test::seq_state(r, block_bytes), fl_test::seq_ok(1));
+  }
+  fs::path table = file();
+  table += "-readers";
+  ASSERT_TRUE(fs::remove(table));
+  fl::mapped_space r = open_reader(file());
+  EXPECT_TRUE(fs::exists(table));
+  EXPECT_EQ(fl_test::seq_state(r, block_bytes), fl_test::seq_ok(1));
+  fl::mapped_space w = open_writer(file());
+  fl_test::commit_seq(w, 2, 0, block_bytes);
+  r.refresh();
+  EXPECT_EQ(fl_test::seq_state(r, block_bytes), fl_test::seq_ok(2));
+  // The reader holds commit 2 in the table the writer sees: the writer's
+  // next commits are logged for it, and it moves to them.
+  fl_test::commit_seq(w, 3, 0, block_bytes);
+  EXPECT_EQ(fl_test::seq_state(r, block_bytes), fl_test::seq_ok(2));
+  r.refresh();
+  EXPECT_EQ(fl_test::seq_state(r, block_bytes), fl_test::seq_ok(3));
+}
+
 // A second handle of this process takes the file over from the first (the
 // same open file description, and its lock): the first one's close, which
 // wrote nothing, must not release the lock the second one holds.

@@ -67,6 +67,7 @@ struct kept_table {
   dev_t dev = 0;
   ino_t ino = 0;
   pid_t pid = 0;  // a child made by fork() shares the lock: it opens its own
+  file_id data;   // the data file it served last
 };
 std::mutex kept_mutex;
 kept_table kept;  // trivially destructible: at exit the kernel drops it all
@@ -88,7 +89,7 @@ reader_table::~reader_table() {
     ::munmap(map, reader_file_bytes);
     return;
   }
-  kept_table k{fd.get(), map, slot, dev, ino, process_id()};
+  kept_table k{fd.get(), map, slot, dev, ino, process_id(), data};
   {
     const std::lock_guard<std::mutex> g(kept_mutex);
     std::swap(k, kept);
@@ -159,12 +160,24 @@ void open_table(const std::filesystem::path& data, reader_table& t) {
 // The table a closed space of this process kept (see kept_table), if the
 // path still names it: taken into `t` (t.slot is its slot or -1). False
 // otherwise (the kept one, of another table or process, is released).
-bool take_kept_table(const std::filesystem::path& data, reader_table& t) {
-  const std::filesystem::path p = table_path(data);
-  struct stat sb;
-  if (::stat(p.c_str(), &sb) != 0) return false;
+// With `served` (a reader's open, which checks under the table's lock that
+// the path names the table, and joins again if not), a table kept from the
+// same data file is taken without looking at the path.
+bool take_kept_table(const std::filesystem::path& data, reader_table& t,
+                     const file_id* served = nullptr) {
   kept_table k;
   {
+    const std::lock_guard<std::mutex> g(kept_mutex);
+    if (served != nullptr && kept.map != nullptr && kept.data == *served &&
+        kept.pid == process_id())
+      std::swap(k, kept);
+  }
+  struct stat sb{};
+  if (k.map != nullptr) {
+    sb.st_dev = k.dev;
+    sb.st_ino = k.ino;
+  } else {
+    if (::stat(table_path(data).c_str(), &sb) != 0) return false;
     const std::lock_guard<std::mutex> g(kept_mutex);
     std::swap(k, kept);
   }
@@ -182,8 +195,9 @@ bool take_kept_table(const std::filesystem::path& data, reader_table& t) {
 
 // A space's table: the kept one if it is this space's, else opened and
 // mapped (t.slot is then -1).
-void open_or_take_table(const std::filesystem::path& data, reader_table& t) {
-  if (!take_kept_table(data, t)) open_table(data, t);
+void open_or_take_table(const std::filesystem::path& data, reader_table& t,
+                        const file_id* served = nullptr) {
+  if (!take_kept_table(data, t, served)) open_table(data, t);
 }
 
 bool table_valid(const std::byte* map, std::uint64_t uuid) {
@@ -508,6 +522,7 @@ bool table_says_current(std::byte* map, const space_meta& m) {
 void open_readers_as_writer(space_state& s, const lagging_open* lag) {
   auto t = std::make_unique<reader_table>();
   open_or_take_table(s.path, *t);
+  t->data = s.file;
   const bool lagging = lag != nullptr && !lag->records.empty();
   const std::uint64_t file_gen = lagging ? lag->file_gen : s.committed.generation;
   if (lagging) take_lagging_records(s, *t, *lag);
@@ -554,7 +569,10 @@ void open_as_reader(space_state& s, std::uint64_t reserve) {
     file_bytes = static_cast<std::uint64_t>(sb.st_size);
     s.file = id_of(sb);
     s.readers = std::make_unique<reader_table>();  // an earlier round's goes (kept)
-    open_or_take_table(s.path, *s.readers);
+    // The first round takes the table this data file's last reader or
+    // writer kept, unchecked (join_table checks); a later one stats the path.
+    open_or_take_table(s.path, *s.readers, round == 0 ? &s.file : nullptr);
+    s.readers->data = s.file;
     if (join_table(s, *s.readers, sb)) break;
   }
   reader_table& t = *s.readers;

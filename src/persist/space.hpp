@@ -57,6 +57,14 @@ inline constexpr int reserve_flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE
 inline constexpr int file_prot = PROT_READ | PROT_WRITE;
 inline constexpr int file_flags = MAP_PRIVATE;
 
+// The file a mapping maps, by device and inode.
+struct file_id {
+  dev_t dev = 0;
+  ino_t ino = 0;
+  bool operator==(const file_id&) const = default;
+};
+inline file_id id_of(const struct stat& sb) noexcept { return {sb.st_dev, sb.st_ino}; }
+
 // The reader table ("<path>-readers", persist_format.hpp) as one
 // handle sees it, and what the writer keeps to honour it. See
 // reader_table.cpp for the protocol.
@@ -76,6 +84,9 @@ struct reader_table {
   // reader of the same inode (reader_table.cpp); 0 when unknown.
   dev_t dev = 0;
   ino_t ino = 0;
+  // The data file it was opened for (kept with it: the next reader of the
+  // same data file takes it without a stat, and checks it under its lock).
+  file_id data;
   // The writer: the commit the data file holds in place (older than the
   // newest while a reader holds an older one), the log records of the commits
   // after it, and the pages the mapping holds privately because the file
@@ -101,14 +112,6 @@ struct reader_table {
   reader_table& operator=(const reader_table&) = delete;
   ~reader_table();
 };
-
-// The file a mapping maps, by device and inode.
-struct file_id {
-  dev_t dev = 0;
-  ino_t ino = 0;
-  bool operator==(const file_id&) const = default;
-};
-inline file_id id_of(const struct stat& sb) noexcept { return {sb.st_dev, sb.st_ino}; }
 
 struct space_state {
   std::filesystem::path path;
