@@ -383,12 +383,12 @@ class mapped_space {
   // returns false. For a space built under a temporary name and abandoned.
   // (A closed space whose mapping holds only the file's pages, a reader
   // that read only the file or a writer that wrote nothing through the
-  // mapping, leaves it mapped for the next open of that file in the
-  // process, which then maps and faults nothing read before: the pages read
-  // stay in the resident set, as file pages the kernel may reclaim.
-  // remove(), and a rename() over the file, drop that mapping, which would
-  // keep the removed file's blocks until the process's next open or its
-  // exit.)
+  // mapping, leaves it mapped, and its file descriptor open (unlocked),
+  // for the next open of that file in the process, which then opens, maps
+  // and faults nothing read before: the pages read stay in the resident
+  // set, as file pages the kernel may reclaim. remove(), and a rename() over
+  // the file, drop that mapping and descriptor, which would keep the
+  // removed file's blocks until the process's next open or its exit.)
   static bool remove(const std::filesystem::path& path);
   // See mapped_space_options::durable.
   void set_durable(bool durable) noexcept;
