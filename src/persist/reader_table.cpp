@@ -527,7 +527,7 @@ void open_readers_as_writer(space_state& s, const lagging_open* lag) {
   const std::uint64_t file_gen = lagging ? lag->file_gen : s.committed.generation;
   if (lagging) take_lagging_records(s, *t, *lag);
   // The set-up below writes nothing new into such a table: skipped, and
-  // with it the lock that orders set-ups (two calls on this VM's kind).
+  // with it the lock that orders set-ups (two system calls an open saves).
   if (!lagging && table_says_current(t->map, s.committed)) {
     t->file_gen = file_gen;
     s.readers = std::move(t);
