@@ -390,6 +390,37 @@ TEST_F(KeptMappingTest, AReaderJoinsTheTableThePathNamesNotTheOneKept) {
   EXPECT_EQ(fl_test::seq_state(r, block_bytes), fl_test::seq_ok(3));
 }
 
+// A child forked while a closed space's descriptor was kept holds that open
+// file description as long as it lives. The parent's next writer locks the
+// same description (the kept descriptor): its close must release the lock
+// itself, whether it keeps its mapping or not, or the store stays locked
+// until the child exits.
+TEST_F(KeptMappingTest, AChildForkedWhileADescriptorWasKeptLeavesTheLockToItsOwner) {
+  { fl::mapped_space w = fl_test::make_seq_space(file(), block_bytes, 1); }
+  { fl::mapped_space w = open_writer(file()); }  // kept: its mapping and descriptor
+  ASSERT_TRUE(mapped(file()));
+  const fl_test::piped_child c = fl_test::fork_piped([](int) {
+    for (;;) ::pause();  // until the parent kills it
+  });
+  struct reaper {  // the child goes whatever happens below
+    pid_t pid;
+    int fd;
+    ~reaper() {
+      fl_test::kill_and_reap(pid);
+      ::close(fd);
+    }
+  } const child{c.pid, c.from_child};
+  for (std::uint64_t seq = 2; seq < 5; ++seq) {
+    {
+      fl::mapped_space w = open_writer(file());
+      if (seq != 3) fl_test::commit_seq(w, seq, 0, block_bytes);  // 3: a close that keeps
+    }
+    EXPECT_FALSE(fl::mapped_space::locked(file())) << seq;
+  }
+  fl::mapped_space w = open_writer(file());
+  EXPECT_EQ(fl_test::seq_state(w, block_bytes), fl_test::seq_ok(4));
+}
+
 // A second handle of this process takes the file over from the first (the
 // same open file description, and its lock): the first one's close, which
 // wrote nothing, must not release the lock the second one holds.

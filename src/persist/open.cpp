@@ -494,17 +494,19 @@ void close_space(detail::space_state* s) noexcept {
         detail::checkpoint(*s) == 0)
       detail::shrink_log(*s, 0);  // the state is whole in the file: keep no log bytes
   }
+  // A writer releases its lock here, not by closing its descriptor: flock's
+  // lock belongs to the open file description, which a kept mapping holds,
+  // and so does every child forked while this process kept a descriptor the
+  // writer took (take_kept_fd). Not a writer another handle took over: that
+  // one holds the same description, and the lock is its own.
+  const bool retired = !s->read_only && s->retired.load(std::memory_order_relaxed);
+  const bool unlocked = !s->read_only && !retired && ::flock(s->fd.get(), LOCK_UN) == 0;
   // A mapping that holds only the file's pages is left for the next open of
   // the file: a reader's unless it read the log or zeros past the file's end
   // (private_pages), a writer's when its page tables show no page it wrote
-  // (its uncommitted changes, and the copies its commits kept). The kept
-  // mapping holds the open file description, and flock's lock with it: a
-  // writer releases it here, or unmaps. Not a writer another handle took
-  // over: that one holds the same description, and the lock is its own.
-  bool clean = s->read_only ? !s->private_pages
-                            : !s->retired.load(std::memory_order_relaxed) &&
-                                  detail::maps_only_file(*s);
-  if (clean && !s->read_only) clean = ::flock(s->fd.get(), LOCK_UN) == 0;
+  // (its uncommitted changes, and the copies its commits kept).
+  const bool clean =
+      s->read_only ? !s->private_pages : unlocked && detail::maps_only_file(*s);
   // Its descriptor stays open with it, for the next open of the path.
   detail::kept_descriptor fd{s->fd, &s->path, !s->read_only};
   detail::give_reservation(s->base, s->size, s->reserve, clean ? &s->file : nullptr,
