@@ -163,20 +163,22 @@ TEST_F(KeptMappingTest, AReaderThatReadTheLogLeavesNothingMapped) {
   EXPECT_EQ(fl_test::seq_state(r, block_bytes), fl_test::seq_ok(1));
 }
 
-TEST_F(KeptMappingTest, RemoveDropsTheMappingAClosedReaderLeft) {
-  { fl::mapped_space w = fl_test::make_seq_space(file(), block_bytes, 5); }
-  {
-    fl::mapped_space r = open_reader(file());
-    EXPECT_EQ(fl_test::seq_state(r, block_bytes), fl_test::seq_ok(5));
+TEST_F(KeptMappingTest, RemoveDropsTheMappingAClosedSpaceLeft) {
+  for (const bool reader : {true, false}) {
+    { fl::mapped_space w = fl_test::make_seq_space(file(), block_bytes, 5); }
+    {
+      fl::mapped_space sp = reader ? open_reader(file()) : fl::mapped_space(file());
+      EXPECT_EQ(fl_test::seq_state(sp, block_bytes), fl_test::seq_ok(5));
+    }
+    ASSERT_TRUE(mapped(file()));
+    EXPECT_TRUE(fl::mapped_space::remove(file()));
+    EXPECT_FALSE(fs::exists(file()));
+    // (The reader table's small mapping stays, as a closed space keeps it.)
+    std::ifstream in("/proc/self/maps");
+    const std::string gone = file().filename().string() + " (deleted)";
+    for (std::string line; std::getline(in, line);)
+      EXPECT_EQ(line.find(dir.path().filename().string() + "/" + gone), std::string::npos) << line;
   }
-  ASSERT_TRUE(mapped(file()));
-  EXPECT_TRUE(fl::mapped_space::remove(file()));
-  EXPECT_FALSE(fs::exists(file()));
-  // (The reader table's small mapping stays, as a closed reader keeps it.)
-  std::ifstream in("/proc/self/maps");
-  const std::string gone = file().filename().string() + " (deleted)";
-  for (std::string line; std::getline(in, line);)
-    EXPECT_EQ(line.find(dir.path().filename().string() + "/" + gone), std::string::npos) << line;
 }
 
 TEST_F(KeptMappingTest, ARenameOverTheFileDropsTheMappingAClosedSpaceLeft) {
@@ -208,6 +210,31 @@ TEST_F(KeptMappingTest, ARenameOverTheFileDropsTheMappingAClosedSpaceLeft) {
 
 fl::mapped_space open_writer(const fs::path& file) {
   return fl::mapped_space(file, fl::mapped_space_options{.mode = fl::open_mode::read_write});
+}
+
+// Runs body() in a forked child (another process, with this one's kept
+// mapping and descriptor inherited) and waits for it: "" when body returned,
+// else what it threw, or that the child failed.
+template <class Body>
+std::string in_child(const Body& body) {
+  const fl_test::piped_child c = fl_test::fork_piped([&](int out) {
+    int status = 1;
+    try {
+      body();
+      status = 0;
+    } catch (const std::exception& e) {
+      const std::string m = e.what();
+      (void)!::write(out, m.data(), m.size());
+    }
+    ::close(out);
+    ::_exit(status);
+  });
+  const std::string said = fl_test::read_all(c.from_child);
+  ::close(c.from_child);
+  int status = 0;
+  if (::waitpid(c.pid, &status, 0) != c.pid) return "waitpid failed";
+  if ((!WIFEXITED(status) || WEXITSTATUS(status) != 0) && said.empty()) return "the child failed";
+  return said;
 }
 
 TEST_F(KeptMappingTest, AWriterThatWroteNothingLeavesTheFileMappedForTheNextOpen) {
@@ -286,31 +313,18 @@ TEST_F(KeptMappingTest, AnotherProcessWritesBetweenAKeptWritersCloseAndTheNextOp
     // The child opens as the writer (the kept mapping holds no lock) and
     // commits in place, into the pages this process keeps mapped; the
     // last round also grows the file and compacts it.
-    const fl_test::piped_child c = fl_test::fork_piped([&](int out) {
-      int status = 1;
-      try {
-        fl::mapped_space w = open_writer(file());
-        if (seq == 4) {
-          const auto extra = w.allocate(16 * block_bytes);
-          std::memset(w.get(extra.cast<unsigned char>()), 0x33, 16 * block_bytes);
-          w.sync();
-          w.deallocate(extra);
-          w.compact();
-        }
-        fl_test::commit_seq(w, seq, 0, block_bytes);
-        status = 0;
-      } catch (const std::exception& e) {
-        const std::string m = e.what();
-        (void)!::write(out, m.data(), m.size());
-      }
-      ::close(out);
-      ::_exit(status);
-    });
-    EXPECT_EQ(fl_test::read_all(c.from_child), "");
-    ::close(c.from_child);
-    int status = 0;
-    ASSERT_EQ(::waitpid(c.pid, &status, 0), c.pid);
-    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    ASSERT_EQ(in_child([&] {
+                fl::mapped_space w = open_writer(file());
+                if (seq == 4) {
+                  const auto extra = w.allocate(16 * block_bytes);
+                  std::memset(w.get(extra.cast<unsigned char>()), 0x33, 16 * block_bytes);
+                  w.sync();
+                  w.deallocate(extra);
+                  w.compact();
+                }
+                fl_test::commit_seq(w, seq, 0, block_bytes);
+              }),
+              "");
     fl::mapped_space w = open_writer(file());
     EXPECT_EQ(fl_test::seq_state(w, block_bytes), fl_test::seq_ok(seq));
     EXPECT_EQ(w.file_bytes(), fs::file_size(file()));
@@ -332,30 +346,17 @@ TEST_F(KeptMappingTest, AnotherProcessReplacesTheFileBetweenACloseAndTheNextOpen
       EXPECT_EQ(fl_test::seq_state(sp, block_bytes), fl_test::seq_ok(seq - 1));
     }
     ASSERT_TRUE(mapped(file()));
-    const fl_test::piped_child c = fl_test::fork_piped([&](int out) {
-      int status = 1;
-      try {
-        if (seq == 5) {
-          fl::mapped_space::remove(file());
-          fl_test::make_seq_space(file(), block_bytes, seq);
-        } else {
-          fl::mapped_space other =
-              fl_test::make_seq_space(dir / ("other" + std::to_string(seq)), block_bytes, seq);
-          other.rename(file());
-        }
-        status = 0;
-      } catch (const std::exception& e) {
-        const std::string m = e.what();
-        (void)!::write(out, m.data(), m.size());
-      }
-      ::close(out);
-      ::_exit(status);
-    });
-    EXPECT_EQ(fl_test::read_all(c.from_child), "");
-    ::close(c.from_child);
-    int status = 0;
-    ASSERT_EQ(::waitpid(c.pid, &status, 0), c.pid);
-    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    ASSERT_EQ(in_child([&] {
+                if (seq == 5) {
+                  fl::mapped_space::remove(file());
+                  fl_test::make_seq_space(file(), block_bytes, seq);
+                } else {
+                  fl::mapped_space other = fl_test::make_seq_space(
+                      dir / ("other" + std::to_string(seq)), block_bytes, seq);
+                  other.rename(file());
+                }
+              }),
+              "");
     fl::mapped_space sp = next_reader ? open_reader(file()) : open_writer(file());
     EXPECT_EQ(fl_test::seq_state(sp, block_bytes), fl_test::seq_ok(seq));
     EXPECT_EQ(sp.file_bytes(), fs::file_size(file()));
@@ -431,33 +432,11 @@ TEST_F(KeptMappingTest, AHandleTakenOverKeepsTheLockForTheOneThatTookIt) {
   fl::mapped_space second = open_writer(file());
   first.reset();
   EXPECT_TRUE(fl::mapped_space::locked(file()));
-  const fl_test::piped_child c = fl_test::fork_piped([&](int out) {
-    try {
-      fl::mapped_space w = open_writer(file());
-      (void)!::write(out, "opened", 6);
-    } catch (const fl::persist_error& e) {
-      const std::string m = e.what();
-      (void)!::write(out, m.data(), m.size());
-    }
-    ::close(out);
-  });
-  EXPECT_NE(fl_test::read_all(c.from_child).find("locked"), std::string::npos);
-  ::close(c.from_child);
-  int status = 0;
-  ASSERT_EQ(::waitpid(c.pid, &status, 0), c.pid);
+  EXPECT_NE(in_child([&] { fl::mapped_space w = open_writer(file()); }).find("locked"),
+            std::string::npos);
   fl_test::commit_seq(second, 8, 0, block_bytes);
   EXPECT_EQ(fl_test::seq_state(second, block_bytes), fl_test::seq_ok(8));
 }
 
-TEST_F(KeptMappingTest, RemoveDropsTheMappingAClosedWriterLeft) {
-  { fl::mapped_space w = fl_test::make_seq_space(file(), block_bytes, 5); }
-  {
-    fl::mapped_space w = open_writer(file());
-    EXPECT_EQ(fl_test::seq_state(w, block_bytes), fl_test::seq_ok(5));
-  }
-  ASSERT_TRUE(mapped(file()));
-  EXPECT_TRUE(fl::mapped_space::remove(file()));
-  EXPECT_FALSE(mapped(file()));
-}
 
 }  // namespace
