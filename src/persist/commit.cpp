@@ -92,18 +92,26 @@ constexpr unsigned long pagemap_scan_request = _IOWR('f', 16, pm_scan_arg);
 constexpr std::uint64_t page_is_file = 1u << 2, page_is_present = 1u << 3,
                         page_is_swapped = 1u << 4;
 
+// A PAGEMAP_SCAN of s's mapping at [from, to), its regions into `out`.
+template <std::size_t N>
+pm_scan_arg scan_of(const space_state& s, std::uint64_t from, std::uint64_t to,
+                    pm_page_region (&out)[N]) noexcept {
+  pm_scan_arg a{};
+  a.size = sizeof a;
+  a.start = reinterpret_cast<std::uintptr_t>(s.base) + from;
+  a.end = reinterpret_cast<std::uintptr_t>(s.base) + to;
+  a.vec = reinterpret_cast<std::uintptr_t>(out);
+  a.vec_len = N;
+  return a;
+}
+
 // find_dirty through PAGEMAP_SCAN of `pm` (pagemap_fd()); false when the
 // kernel refuses it.
 bool scan_dirty(int pm, space_state& s, std::uint64_t from, std::uint64_t to,
                 std::vector<log_extent>& out, std::uint64_t& clean_mapped) {
   const auto base = reinterpret_cast<std::uintptr_t>(s.base);
   pm_page_region regions[256];
-  pm_scan_arg a{};
-  a.size = sizeof a;
-  a.start = base + from;
-  a.end = base + to;
-  a.vec = reinterpret_cast<std::uintptr_t>(regions);
-  a.vec_len = std::size(regions);
+  pm_scan_arg a = scan_of(s, from, to, regions);
   // Pages present or swapped, with whether each is the file's page.
   a.category_anyof_mask = page_is_present | page_is_swapped;
   a.return_mask = page_is_file | page_is_present | page_is_swapped;
@@ -210,14 +218,8 @@ std::vector<log_extent> merge_runs(const std::vector<log_extent>& a,
 bool maps_only_file(const space_state& s) noexcept {
   const int pm = pagemap_fd();
   if (pm < 0 || dirty_scan_now.load(std::memory_order_relaxed) != dirty_scan::ioctl) return false;
-  const auto base = reinterpret_cast<std::uintptr_t>(s.base);
   pm_page_region found[1];
-  pm_scan_arg a{};
-  a.size = sizeof a;
-  a.start = base;
-  a.end = base + s.size;
-  a.vec = reinterpret_cast<std::uintptr_t>(found);
-  a.vec_len = 1;
+  pm_scan_arg a = scan_of(s, 0, s.size, found);
   a.max_pages = 1;
   // Pages present or swapped that are not the file's (the file bit
   // inverted, then required).

@@ -222,8 +222,8 @@ space_state* open_writer(space_state& s, open_mode mode, struct stat& sb) {
   // known). Otherwise (the lock held elsewhere, the path renamed over), it
   // closes and the path is opened as below.
   file_id kept_file;
-  if (unique_fd kept = take_kept_fd(s.path, true, kept_file);
-      kept && mode != open_mode::create_new) {
+  if (unique_fd kept = mode == open_mode::create_new ? unique_fd()
+                                                       : take_kept_fd(s.path, true, &kept_file)) {
     if (::flock(kept.get(), LOCK_EX | LOCK_NB) == 0) {
       if (::stat(s.path.c_str(), &sb) == 0 && id_of(sb) == kept_file) {
         s.fd = std::move(kept);
@@ -507,10 +507,7 @@ void close_space(detail::space_state* s) noexcept {
   // (its uncommitted changes, and the copies its commits kept).
   const bool clean =
       s->read_only ? !s->private_pages : unlocked && detail::maps_only_file(*s);
-  // Its descriptor stays open with it, for the next open of the path.
-  detail::kept_descriptor fd{s->fd, &s->path, !s->read_only};
-  detail::give_reservation(s->base, s->size, s->reserve, clean ? &s->file : nullptr,
-                           clean ? &fd : nullptr);
+  detail::give_reservation(*s, clean);
 }
 
 }  // namespace

@@ -158,30 +158,24 @@ void open_table(const std::filesystem::path& data, reader_table& t) {
 }
 
 // The table a closed space of this process kept (see kept_table), if the
-// path still names it: taken into `t` (t.slot is its slot or -1). False
-// otherwise (the kept one, of another table or process, is released).
-// With `served` (a reader's open, which checks under the table's lock that
-// the path names the table, and joins again if not), a table kept from the
-// same data file is taken without looking at the path.
-bool take_kept_table(const std::filesystem::path& data, reader_table& t,
-                     const file_id* served = nullptr) {
+// path of space `s`'s table still names it: taken into `t` (t.slot is its
+// slot or -1). False otherwise (the kept one, of another table or process,
+// is released). When `unchecked` (a reader's open, which checks under the
+// table's lock that the path names the table, and joins again if not), a
+// table kept from s's data file is taken without looking at the path.
+bool take_kept_table(const space_state& s, reader_table& t, bool unchecked) {
   kept_table k;
   {
     const std::lock_guard<std::mutex> g(kept_mutex);
-    if (served != nullptr && kept.map != nullptr && kept.data == *served &&
-        kept.pid == process_id())
-      std::swap(k, kept);
-  }
-  struct stat sb{};
-  if (k.map != nullptr) {
-    sb.st_dev = k.dev;
-    sb.st_ino = k.ino;
-  } else {
-    if (::stat(table_path(data).c_str(), &sb) != 0) return false;
-    const std::lock_guard<std::mutex> g(kept_mutex);
     std::swap(k, kept);
   }
-  if (k.map != nullptr && k.dev == sb.st_dev && k.ino == sb.st_ino && k.pid == process_id()) {
+  bool ours = k.map != nullptr && k.pid == process_id();
+  if (ours && !(unchecked && k.data == s.file)) {
+    struct stat sb;
+    ours = ::stat(table_path(s.path).c_str(), &sb) == 0 && k.dev == sb.st_dev &&
+           k.ino == sb.st_ino;
+  }
+  if (ours) {
     t.fd = unique_fd(k.fd);
     t.map = k.map;
     t.slot = k.slot;
@@ -193,11 +187,12 @@ bool take_kept_table(const std::filesystem::path& data, reader_table& t,
   return false;
 }
 
-// A space's table: the kept one if it is this space's, else opened and
-// mapped (t.slot is then -1).
-void open_or_take_table(const std::filesystem::path& data, reader_table& t,
-                        const file_id* served = nullptr) {
-  if (!take_kept_table(data, t, served)) open_table(data, t);
+// Space `s`'s table: the kept one if it is s's (see take_kept_table), else
+// opened and mapped (t.slot is then -1). Kept again at its close with s's
+// data file.
+void open_or_take_table(const space_state& s, reader_table& t, bool unchecked) {
+  if (!take_kept_table(s, t, unchecked)) open_table(s.path, t);
+  t.data = s.file;
 }
 
 bool table_valid(const std::byte* map, std::uint64_t uuid) {
@@ -521,8 +516,7 @@ bool table_says_current(std::byte* map, const space_meta& m) {
 
 void open_readers_as_writer(space_state& s, const lagging_open* lag) {
   auto t = std::make_unique<reader_table>();
-  open_or_take_table(s.path, *t);
-  t->data = s.file;
+  open_or_take_table(s, *t, false);
   const bool lagging = lag != nullptr && !lag->records.empty();
   const std::uint64_t file_gen = lagging ? lag->file_gen : s.committed.generation;
   if (lagging) take_lagging_records(s, *t, *lag);
@@ -553,8 +547,7 @@ void open_as_reader(space_state& s, std::uint64_t reserve) {
     if (round > 16) fail(s, "the file keeps being replaced while it is opened");
     // A descriptor of this path a closed space left open, if any (join_table
     // checks that the path names its file, as for one opened here).
-    file_id kept_file;
-    s.fd = round == 0 ? take_kept_fd(s.path, false, kept_file) : unique_fd();
+    s.fd = round == 0 ? take_kept_fd(s.path, false) : unique_fd();
     if (!s.fd) s.fd = unique_fd(open_store_file(s.path, O_RDONLY));
     if (!s.fd) {
       if (errno == ENOENT) fail(s, "no such file");
@@ -571,8 +564,7 @@ void open_as_reader(space_state& s, std::uint64_t reserve) {
     s.readers = std::make_unique<reader_table>();  // an earlier round's goes (kept)
     // The first round takes the table this data file's last reader or
     // writer kept, unchecked (join_table checks); a later one stats the path.
-    open_or_take_table(s.path, *s.readers, round == 0 ? &s.file : nullptr);
-    s.readers->data = s.file;
+    open_or_take_table(s, *s.readers, round == 0);
     if (join_table(s, *s.readers, sb)) break;
   }
   reader_table& t = *s.readers;

@@ -118,8 +118,7 @@ void* take_reservation(std::uint64_t bytes, int fd, std::uint64_t file_bytes,
   return base;
 }
 
-void give_reservation(std::byte* base, std::uint64_t mapped, std::uint64_t bytes,
-                      const file_id* clean, kept_descriptor* fd) noexcept {
+void give_reservation(space_state& s, bool clean) noexcept {
   // The file's pages (private copies included) are unmapped, leaving a hole
   // at the range's start: one call, cheaper than mapping PROT_NONE over them
   // (no new mapping to merge back into the range). A clean mapping stays
@@ -127,32 +126,32 @@ void give_reservation(std::byte* base, std::uint64_t mapped, std::uint64_t bytes
   // file. A full cache or a failure unmaps the whole range.
   reservation_cache& c = cached_reservation();
   const std::lock_guard<std::mutex> lock(c.m);
-  if (c.base == nullptr && (clean != nullptr || ::munmap(base, mapped) == 0)) {
-    c.base = base;
-    c.bytes = bytes;
-    c.hole = mapped;
-    c.file_kept = clean != nullptr;
-    if (clean != nullptr) c.file = *clean;
-    if (clean != nullptr && fd != nullptr && fd->fd) {
+  if (c.base == nullptr && (clean || ::munmap(s.base, s.size) == 0)) {
+    c.base = s.base;
+    c.bytes = s.reserve;
+    c.hole = s.size;
+    c.file_kept = clean;
+    if (clean) {
+      c.file = s.file;
       try {
-        c.path = *fd->path;
-        c.fd = fd->fd.release();
-        c.writable = fd->writable;
+        c.path = s.path;
+        c.fd = s.fd.release();
+        c.writable = !s.read_only;
         c.owner = process_id();
       } catch (...) {  // no memory for the path: the descriptor closes as it would have
       }
     }
     return;
   }
-  ::munmap(base, bytes);
+  ::munmap(s.base, s.reserve);
 }
 
-unique_fd take_kept_fd(const std::filesystem::path& path, bool writable, file_id& file) noexcept {
+unique_fd take_kept_fd(const std::filesystem::path& path, bool writable, file_id* file) noexcept {
   reservation_cache& c = cached_reservation();
   const std::lock_guard<std::mutex> lock(c.m);
   if (c.fd < 0 || c.owner != process_id() || (writable && !c.writable) || c.path != path)
     return unique_fd();
-  file = c.file;
+  if (file != nullptr) *file = c.file;
   return unique_fd(std::exchange(c.fd, -1));
 }
 

@@ -377,30 +377,22 @@ int put_slot(space_state& s, space_meta m, bool log_bit, bool* flush_failed = nu
 // its page tables: no mmap, and no fault on the pages it had read.
 void* take_reservation(std::uint64_t bytes, int fd, std::uint64_t file_bytes,
                        const file_id& file) noexcept;
-// Releases a space's range: its first `mapped` bytes map the file and are
+// Releases closing space `s`'s range: the s.size bytes that map its file are
 // unmapped; the rest is kept for the next open if none is kept yet, else
-// unmapped too. With `clean` (a mapping of file `*clean` holding no private
-// page: every mapped page is the page cache's, so it shows what the file
-// holds whenever it is read; a writer's lock released), the file stays
-// mapped for the next open of that file (take_reservation) until another
-// open takes the range, or remove() or a rename() over the file drops it
-// (drop_kept_file).
-// With `fd` as well (the space's descriptor, its lock released, and the
-// path it was opened by), the descriptor stays open with the kept mapping
-// (moved out of fd->fd) for the next open of that path (take_kept_fd).
-struct kept_descriptor {
-  unique_fd& fd;
-  const std::filesystem::path* path;
-  bool writable;
-};
-void give_reservation(std::byte* base, std::uint64_t mapped, std::uint64_t bytes,
-                      const file_id* clean = nullptr, kept_descriptor* fd = nullptr) noexcept;
+// unmapped too. When `clean` (the mapping holds no private page: every
+// mapped page is the page cache's, so it shows what the file holds whenever
+// it is read; a writer's lock released), the file stays mapped, and s.fd
+// open (moved out of s), for the next open of that file (take_reservation)
+// and of s.path (take_kept_fd), until another open takes the range, or
+// remove() or a rename() over the file drops them (drop_kept_file).
+void give_reservation(space_state& s, bool clean) noexcept;
 // The descriptor a closed space left open with its kept mapping, if it was
-// opened by `path` in this process (read-write when `writable`), with the
-// file it is (`file`); else none, and the caller opens the path. The path
-// may name another file by now: the caller checks, after its lock for a
-// writer, as for a descriptor it opened.
-unique_fd take_kept_fd(const std::filesystem::path& path, bool writable, file_id& file) noexcept;
+// opened by `path` in this process (read-write when `writable`); `file`, if
+// given, receives which file it is. Else none, and the caller opens the
+// path. The path may name another file by now: the caller checks, after its
+// lock for a writer, as for a descriptor it opened.
+unique_fd take_kept_fd(const std::filesystem::path& path, bool writable,
+                       file_id* file = nullptr) noexcept;
 // Copies the first `bytes` of `file` from the mapping a closed space left of
 // it, as a read of the file would (its pages are the page cache's): no
 // system call. False when no such mapping holds them. The caller has seen
