@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <iterator>
@@ -353,7 +354,11 @@ void mapped_space::sync() {
   const std::uint64_t scan_end =
       std::min(s.size, std::max(detail::round_up(s.alloc.top, s.sys_page), s.zeroed_end));
   std::vector<log_extent> runs;
+  const auto scan_start = std::chrono::steady_clock::now();
   const std::uint64_t clean_mapped = detail::find_dirty(s, detail::space_data_start, scan_end, runs);
+  s.last_scan_ns = static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                                  std::chrono::steady_clock::now() - scan_start)
+                                                  .count());
   detail::drop_unchanged_lagging(s, runs);
   detail::drop_unchanged_kept(s, runs);
   if (!extra.empty()) runs = detail::merge_runs(runs, extra);

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <iterator>
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstring>
 #include <memory>
@@ -266,21 +267,27 @@ void place_commit(space_state& s, std::uint64_t record_at, const std::vector<log
     // their images (kept_pages.cpp): the next edit of those pages needs no
     // fault and no copy. The pages earlier commits left lagging are dropped,
     // so that the page tables show only them and changes made after this
-    // commit. Clean pages that reads mapped stay while there are few of them:
-    // the next read needs no fault, and the next commit's pagemap walk reads
-    // their entries (about 40 ns each here, against about 8 ns for an
-    // unmapped one), or while a batch's commit wrote a fair share of their
-    // number (clean_per_written). Past that the whole scanned range is dropped
-    // but for the kept pages, in a call per stretch between them, so that
-    // walk stays cheap for a big space that reads touched widely (a later
-    // read faults its page back from the page cache, same bytes).
+    // commit. Clean pages that reads mapped stay for free while there are
+    // few of them (the next commit's walk reads each mapped page's entry), or
+    // while a batch's commit wrote a fair share of their number
+    // (clean_per_written). Past that they stay on rent: each commit's walk
+    // adds its time, and once the rent reaches what dropping them costs
+    // (clean_pages_should_go) the whole scanned range is dropped but for the
+    // kept pages, in a call per stretch between them, so that the walk stays
+    // cheap for a big space that reads touched widely (a later read faults
+    // its page back from the page cache, same bytes). The drop is timed: its
+    // price per page sets the next rent's limit.
     std::uint64_t written = 0;
     for (const log_extent& r : pages) written += r.length / s.sys_page;
-    if (clean_mapped > std::max(clean_mapped_max, written * clean_per_written)) {
+    const bool rented = clean_mapped > std::max(clean_mapped_max, written * clean_per_written);
+    if (rented) s.clean_rent_ns += s.last_scan_ns;
+    const std::uint64_t price = s.drop_ns_per_page ? s.drop_ns_per_page : drop_ns_per_page_first;
+    if (rented && clean_pages_should_go(s.clean_rent_ns, clean_mapped, price)) {
       std::uint64_t end = scan_end;
       if (!pages.empty()) end = std::max(end, pages.back().offset + pages.back().length);
       if (!lagging.empty()) end = std::max(end, lagging.back().offset + lagging.back().length);
       keep_committed(s, pages);
+      const auto drop_start = std::chrono::steady_clock::now();
       std::uint64_t from = space_data_start;
       for (const auto& [off, k] : s.kept) {
         if (off >= end) break;
@@ -288,6 +295,12 @@ void place_commit(space_state& s, std::uint64_t record_at, const std::vector<log
         from = std::max(from, off + s.sys_page);
       }
       if (end > from) ::madvise(s.base + from, end - from, MADV_DONTNEED);
+      const auto ns = static_cast<std::uint64_t>(
+          std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
+                                                               drop_start)
+              .count());
+      s.drop_ns_per_page = std::clamp(ns / clean_mapped, drop_ns_per_page_min, drop_ns_per_page_max);
+      s.clean_rent_ns = 0;
     } else {
       for (const log_extent& r : lagging) {
         // A lagging page this commit changed again is kept with the others.

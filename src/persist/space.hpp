@@ -208,6 +208,13 @@ struct space_state {
     std::unique_ptr<std::byte[]> image;  // sys_page bytes
   };
   std::map<std::uint64_t, kept_page> kept;
+  // The rent of the clean pages reads mapped (place_commit in
+  // lagging_file.cpp): the time the change scans spent while more were
+  // mapped than a commit keeps for free, since they were last dropped, and
+  // what a drop cost a page when last measured.
+  std::uint64_t clean_rent_ns = 0;
+  std::uint64_t drop_ns_per_page = 0;  // 0: not measured yet
+  std::uint64_t last_scan_ns = 0;  // the last commit's change scan
   // One bit per committed page: set once the page is known to hold what the
   // last commit wrote (checked against its CRC, or written by this process).
   // Atomic bit operations (std::atomic_ref), so const readers may share it.
@@ -246,13 +253,37 @@ inline constexpr unsigned space_fit_classes = 2;
 inline constexpr std::size_t copy_chunk = std::size_t{1}
                                           << 20;  // bounded buffers for log reading and replay
 // Clean pages a commit leaves mapped (see mapped_space::sync, step 3): up to
-// 1 MiB of them, whose pagemap entries cost a commit about 10 us to read, or
+// 1 MiB of them, whose page-table entries a commit's walk reads in a few
+// microseconds, or
 // clean_per_written for each page the commit wrote when that is more. A
 // commit of a batch of edits paid a fault and a copy for each page it wrote;
 // the walk of four clean pages a commit costs less than one such fault, and
 // the next batch reads the same pages again.
 inline constexpr std::uint64_t clean_mapped_max = 256;
 inline constexpr std::uint64_t clean_per_written = 4;
+// Past those bounds clean pages stay until the walks they cost add up to
+// what dropping them costs (a ski rental: never more than twice the cheaper
+// of keeping and dropping, whatever the machine charges for either). The
+// prices differ by machine: on a VM where every page-table change is a call
+// to the host, a walk costs about 13 ns a mapped page and a drop 3.4 us a
+// page, 260 walks (docs/performance.md, "Durable edits where faults are
+// dear"); where the hardware walks the guest's page tables a drop costs a
+// fraction of that. A drop is priced by timing it; before the first at
+// drop_ns_per_page_first. The price is held within [drop_ns_per_page_min,
+// drop_ns_per_page_max], so that one drop slowed by preemption does not
+// keep pages for thousands of commits.
+inline constexpr std::uint64_t drop_ns_per_page_first = 1000;
+inline constexpr std::uint64_t drop_ns_per_page_min = 100;
+inline constexpr std::uint64_t drop_ns_per_page_max = 10000;
+// Whether clean pages whose walks cost `rent_ns` since they were last
+// dropped should go now: `mapped` of them, at `drop_ns_per_page` each. A
+// page dropped costs its drop and, when read again, its share of a fault
+// (a fault maps a window of pages, and costs about what dropping them
+// does): the price is twice the drop's.
+constexpr bool clean_pages_should_go(std::uint64_t rent_ns, std::uint64_t mapped,
+                                     std::uint64_t drop_ns_per_page) noexcept {
+  return rent_ns >= 2 * mapped * drop_ns_per_page;
+}
 // Pages a commit keeps mapped after writing them (kept_pages.cpp), and how
 // many commits one stays while unchanged: a commit's blocks come back two
 // commits later (retired, then reused), the head and checksum pages at once,
