@@ -117,12 +117,13 @@ TEST_F(KeptPages, RollbackBringsBackTheCommitsBytes) {
 TEST_F(KeptPages, APageLeftAloneIsDroppedAndNeverCommittedAgain) {
   a()[0] = 1;
   s->sync();
-  for (std::uint64_t i = 1; i <= 4; ++i) {
+  for (std::uint64_t i = 1; i <= fl::detail::kept_commits_max + 2; ++i) {
     b()[0] = i;
     s->sync();
     EXPECT_LE(s->stats().last_sync_pages, 2u) << i;  // b's page and the checksum table's
   }
-  // Dropped after two commits unchanged: its next write faults its page in.
+  // Dropped once its rent ran out (kept_commits_max commits unchanged at
+  // most): its next write faults its page in.
   volatile std::uint64_t* p = a();
   const long before = minor_faults();
   p[1] = 9;
@@ -263,6 +264,30 @@ TEST(CleanPagesRent, PagesGoWhenTheirWalksCostWhatADropWould) {
   EXPECT_FALSE(clean_pages_should_go(2'000'000, 1000, 3400));
   EXPECT_FALSE(clean_pages_should_go(2'000'000, 4000, 1000));
   EXPECT_TRUE(clean_pages_should_go(2'000'000, 100, 10000));
+}
+
+// How long a kept page stays unchanged: at least kept_commits, at most
+// kept_commits_max, in between until its compares cost twice its drop.
+TEST(KeptPagesRent, APageStaysWhileItsComparesCostLessThanItsDrop) {
+  using fl::detail::kept_commits;
+  using fl::detail::kept_commits_for;
+  using fl::detail::kept_commits_max;
+  EXPECT_EQ(kept_commits_for(3400, 0), kept_commits);  // compares not timed yet
+  EXPECT_EQ(kept_commits_for(3400, 340), 20u);
+  EXPECT_EQ(kept_commits_for(300, 300), kept_commits);
+  EXPECT_EQ(kept_commits_for(10000, 1), kept_commits_max);
+}
+
+// How many pages stay kept after a commit: what the next commit compares for
+// twice the price of dropping this commit's pages, within bounds.
+TEST(KeptPagesRent, ACommitKeepsWhatItsOwnDropsWouldPayToCompare) {
+  using fl::detail::kept_max;
+  using fl::detail::kept_pages_for;
+  using fl::detail::kept_pages_min;
+  EXPECT_EQ(kept_pages_for(7, 3400, 0), kept_max);  // compares not timed yet
+  EXPECT_EQ(kept_pages_for(7, 3400, 340), 140u);
+  EXPECT_EQ(kept_pages_for(1, 300, 300), kept_pages_min);
+  EXPECT_EQ(kept_pages_for(1000, 3400, 340), kept_max);
 }
 
 // More pages than kept_max in one commit (an import's size): all dropped, so

@@ -356,9 +356,7 @@ void mapped_space::sync() {
   std::vector<log_extent> runs;
   const auto scan_start = std::chrono::steady_clock::now();
   const std::uint64_t clean_mapped = detail::find_dirty(s, detail::space_data_start, scan_end, runs);
-  s.last_scan_ns = static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                                  std::chrono::steady_clock::now() - scan_start)
-                                                  .count());
+  s.last_scan_ns = detail::ns_since(scan_start);
   detail::drop_unchanged_lagging(s, runs);
   detail::drop_unchanged_kept(s, runs);
   if (!extra.empty()) runs = detail::merge_runs(runs, extra);

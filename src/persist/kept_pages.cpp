@@ -13,6 +13,8 @@
 
 #include "persist/space.hpp"
 
+#include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <vector>
 
@@ -33,7 +35,10 @@ void drop_page(space_state& s, std::uint64_t off) noexcept {
 void drop_unchanged_kept(space_state& s, std::vector<log_extent>& runs) {
   if (s.kept.empty()) return;
   std::erase_if(s.kept, [&](const auto& e) { return e.first >= s.size; });
+  if (s.kept.empty()) return;
+  const auto t0 = std::chrono::steady_clock::now();
   drop_pages_matching_images(s, s.kept, runs);
+  s.compare_ns_per_page = std::max<std::uint64_t>(1, ns_since(t0) / s.kept.size());
 }
 
 void keep_committed(space_state& s, const std::vector<log_extent>& pages) {
@@ -55,17 +60,37 @@ void keep_committed(space_state& s, const std::vector<log_extent>& pages) {
       std::memcpy(k.image.get(), s.base + off, s.sys_page);
     }
   }
-  // Pages unchanged for kept_commits commits go (whether or not the page
-  // tables showed them), and older ones first past kept_max.
-  const bool over = s.kept.size() > kept_max;
+  // Pages unchanged for as long as their rent allows go (whether or not the
+  // page tables showed them), then the oldest while more are kept than this
+  // commit's size allows. The drops are timed: they price the next.
+  const std::uint64_t price = drop_price(s);
+  const std::uint64_t stay = kept_commits_for(price, s.compare_ns_per_page);
+  const std::uint64_t limit = kept_pages_for(bytes / s.sys_page, price, s.compare_ns_per_page);
+  const auto t0 = std::chrono::steady_clock::now();
+  std::uint64_t dropped = 0;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> older;  // (commit, offset)
   for (auto it = s.kept.begin(); it != s.kept.end();) {
-    if (it->second.gen == g || (!over && g - it->second.gen < kept_commits)) {
+    if (it->second.gen == g) {
       ++it;
-      continue;
+    } else if (g - it->second.gen < stay) {
+      older.emplace_back(it->second.gen, it->first);
+      ++it;
+    } else {
+      drop_page(s, it->first);
+      ++dropped;
+      it = s.kept.erase(it);
     }
-    drop_page(s, it->first);
-    it = s.kept.erase(it);
   }
+  if (s.kept.size() > limit) {
+    std::sort(older.begin(), older.end());
+    for (const auto& [gen, off] : older) {
+      if (s.kept.size() <= limit) break;
+      drop_page(s, off);
+      ++dropped;
+      s.kept.erase(off);
+    }
+  }
+  if (dropped) price_drops(s, ns_since(t0), dropped);
 }
 
 }  // namespace detail

@@ -281,8 +281,7 @@ void place_commit(space_state& s, std::uint64_t record_at, const std::vector<log
     for (const log_extent& r : pages) written += r.length / s.sys_page;
     const bool rented = clean_mapped > std::max(clean_mapped_max, written * clean_per_written);
     if (rented) s.clean_rent_ns += s.last_scan_ns;
-    const std::uint64_t price = s.drop_ns_per_page ? s.drop_ns_per_page : drop_ns_per_page_first;
-    if (rented && clean_pages_should_go(s.clean_rent_ns, clean_mapped, price)) {
+    if (rented && clean_pages_should_go(s.clean_rent_ns, clean_mapped, drop_price(s))) {
       std::uint64_t end = scan_end;
       if (!pages.empty()) end = std::max(end, pages.back().offset + pages.back().length);
       if (!lagging.empty()) end = std::max(end, lagging.back().offset + lagging.back().length);
@@ -295,11 +294,7 @@ void place_commit(space_state& s, std::uint64_t record_at, const std::vector<log
         from = std::max(from, off + s.sys_page);
       }
       if (end > from) ::madvise(s.base + from, end - from, MADV_DONTNEED);
-      const auto ns = static_cast<std::uint64_t>(
-          std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
-                                                               drop_start)
-              .count());
-      s.drop_ns_per_page = std::clamp(ns / clean_mapped, drop_ns_per_page_min, drop_ns_per_page_max);
+      price_drops(s, ns_since(drop_start), clean_mapped);
       s.clean_rent_ns = 0;
     } else {
       for (const log_extent& r : lagging) {

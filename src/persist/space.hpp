@@ -31,6 +31,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <deque>
@@ -214,6 +215,9 @@ struct space_state {
   // what a drop cost a page when last measured.
   std::uint64_t clean_rent_ns = 0;
   std::uint64_t drop_ns_per_page = 0;  // 0: not measured yet
+  // What comparing a kept page with its image cost, as last timed (0: not
+  // yet): the rent of a kept page (kept_commits_for).
+  std::uint64_t compare_ns_per_page = 0;
   std::uint64_t last_scan_ns = 0;  // the last commit's change scan
   // One bit per committed page: set once the page is known to hold what the
   // last commit wrote (checked against its CRC, or written by this process).
@@ -285,12 +289,56 @@ constexpr bool clean_pages_should_go(std::uint64_t rent_ns, std::uint64_t mapped
   return rent_ns >= 2 * mapped * drop_ns_per_page;
 }
 // Pages a commit keeps mapped after writing them (kept_pages.cpp), and how
-// many commits one stays while unchanged: a commit's blocks come back two
-// commits later (retired, then reused), the head and checksum pages at once,
-// and a batch of edits writes the pages the batch before it wrote. Up to
-// 16 MiB of images; a bigger commit (an import) drops its pages.
+// many commits one stays while unchanged: at least kept_commits (a commit's
+// blocks come back two commits later, retired, then reused; the head and
+// checksum pages at once; a batch of edits writes the pages the batch
+// before it wrote), and on rent up to kept_commits_max: each commit
+// compares a kept page with its image, and a page stays until those
+// compares cost twice what dropping it does (the drop, and the fault and
+// copy when it is written again). Where page-table changes are calls to the
+// host a drop costs 3.4 us and a compare a few hundred ns: pages stay about
+// twenty commits, and an added member at 1m took 5.4 faults a commit with
+// two, 0.6 with 32. Up to 16 MiB of images; a bigger commit (an import)
+// drops its pages.
 inline constexpr std::size_t kept_max = 4096;
 inline constexpr std::uint64_t kept_commits = 2;
+inline constexpr std::uint64_t kept_commits_max = 64;
+// The commits a kept page stays unchanged before it goes, at the measured
+// prices of a drop and of a compare (ns a page; 0: not measured yet).
+constexpr std::uint64_t kept_commits_for(std::uint64_t drop_ns_per_page,
+                                         std::uint64_t compare_ns_per_page) noexcept {
+  if (compare_ns_per_page == 0) return kept_commits;
+  const std::uint64_t stay = 2 * drop_ns_per_page / compare_ns_per_page;
+  return stay < kept_commits ? kept_commits : stay > kept_commits_max ? kept_commits_max : stay;
+}
+// How many pages may stay kept after a commit that wrote `written`: as many
+// as the next commit compares for twice what dropping the commit's own
+// pages costs, within [kept_pages_min, kept_max]. A batch of edits that
+// wrote a thousand pages keeps up to kept_max of them for the next batch;
+// single edits keep a few hundred, so the compares of what a batch left
+// do not go on for the next dozens of single-edit commits.
+inline constexpr std::uint64_t kept_pages_min = 64;
+constexpr std::uint64_t kept_pages_for(std::uint64_t written, std::uint64_t drop_ns_per_page,
+                                       std::uint64_t compare_ns_per_page) noexcept {
+  if (compare_ns_per_page == 0) return kept_max;
+  const std::uint64_t fit = 2 * written * drop_ns_per_page / compare_ns_per_page;
+  return fit < kept_pages_min ? kept_pages_min : fit > kept_max ? kept_max : fit;
+}
+// What dropping a mapped page costs, as last timed, and the timing of `pages`
+// dropped in `ns` (held within the bounds above).
+inline std::uint64_t drop_price(const space_state& s) noexcept {
+  return s.drop_ns_per_page ? s.drop_ns_per_page : drop_ns_per_page_first;
+}
+inline void price_drops(space_state& s, std::uint64_t ns, std::uint64_t pages) noexcept {
+  if (pages == 0) return;
+  s.drop_ns_per_page = std::clamp(ns / pages, drop_ns_per_page_min, drop_ns_per_page_max);
+}
+// Nanoseconds since `t0`, a steady clock's reading.
+inline std::uint64_t ns_since(std::chrono::steady_clock::time_point t0) noexcept {
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0)
+          .count());
+}
 
 [[noreturn]] inline void fail(const space_state& s, const std::string& reason) {
   throw persist_error(s.path, reason);
@@ -711,9 +759,9 @@ void drop_unchanged_lagging(space_state& s, std::vector<log_extent>& runs);
 void drop_unchanged_kept(space_state& s, std::vector<log_extent>& runs);
 // After commit s.committed wrote the page runs `pages` in place: keeps them
 // mapped with their images, or unmaps them when there are more than
-// kept_max; kept pages that no commit changed for kept_commits commits are
-// unmapped (the file holds them) and forgotten, and all older ones past
-// kept_max.
+// kept_max; kept pages that no commit changed for kept_commits_for(...)
+// commits are unmapped (the file holds them) and forgotten, and all older
+// ones past kept_max.
 void keep_committed(space_state& s, const std::vector<log_extent>& pages);
 // Forgets every kept page (their private copies already dropped, or to be
 // dropped by the caller).

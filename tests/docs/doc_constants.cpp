@@ -110,6 +110,9 @@ void print_persist() {
   print("space_clean_mapped_max", d::clean_mapped_max);
   print("space_clean_per_written", d::clean_per_written);
   print("space_kept_max", d::kept_max);
+  print("space_kept_commits", d::kept_commits);
+  print("space_kept_commits_max", d::kept_commits_max);
+  print("space_kept_pages_min", d::kept_pages_min);
   print("log_bound", d::log_bound);
   print("log_record_header_bytes", sizeof(d::log_record));
   print("json_max_depth", d::json::max_depth);
