@@ -266,8 +266,8 @@ inline constexpr std::size_t copy_chunk = std::size_t{1}
 inline constexpr std::uint64_t clean_mapped_max = 256;
 inline constexpr std::uint64_t clean_per_written = 4;
 // Past those bounds clean pages stay until the walks they cost add up to
-// what dropping them costs (a ski rental: never more than twice the cheaper
-// of keeping and dropping, whatever the machine charges for either). The
+// what dropping them costs (a ski rental: whatever the machine charges for
+// either, never more than a small multiple of the cheaper of the two). The
 // prices differ by machine: on a VM where every page-table change is a call
 // to the host, a walk costs about 13 ns a mapped page and a drop 3.4 us a
 // page, 260 walks (docs/performance.md, "Durable edits where faults are
@@ -760,8 +760,8 @@ void drop_unchanged_kept(space_state& s, std::vector<log_extent>& runs);
 // After commit s.committed wrote the page runs `pages` in place: keeps them
 // mapped with their images, or unmaps them when there are more than
 // kept_max; kept pages that no commit changed for kept_commits_for(...)
-// commits are unmapped (the file holds them) and forgotten, and all older
-// ones past kept_max.
+// commits are unmapped (the file holds them) and forgotten, and then the
+// oldest while more than kept_pages_for(...) are kept.
 void keep_committed(space_state& s, const std::vector<log_extent>& pages);
 // Forgets every kept page (their private copies already dropped, or to be
 // dropped by the caller).
