@@ -264,6 +264,9 @@ TEST(CleanPagesRent, PagesGoWhenTheirWalksCostWhatADropWould) {
   EXPECT_FALSE(clean_pages_should_go(2'000'000, 1000, 3400));
   EXPECT_FALSE(clean_pages_should_go(2'000'000, 4000, 1000));
   EXPECT_TRUE(clean_pages_should_go(2'000'000, 100, 10000));
+  // Past clean_rented_max pages they go at once, whatever their rent.
+  EXPECT_TRUE(clean_pages_should_go(0, fl::detail::clean_rented_max + 1, 1000));
+  EXPECT_FALSE(clean_pages_should_go(0, fl::detail::clean_rented_max, 1000));
 }
 
 // How long a kept page stays unchanged: at least kept_commits, at most

@@ -109,6 +109,7 @@ void print_persist() {
   print("space_default_reserve", d::default_reserve);
   print("space_clean_mapped_max", d::clean_mapped_max);
   print("space_clean_per_written", d::clean_per_written);
+  print("space_clean_rented_max", d::clean_rented_max);
   print("space_kept_max", d::kept_max);
   print("space_kept_commits", d::kept_commits);
   print("space_kept_commits_max", d::kept_commits_max);
