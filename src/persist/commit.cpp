@@ -21,6 +21,8 @@
 #include <vector>
 
 #include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 
@@ -59,6 +61,33 @@ int pagemap_fd() noexcept {
   return h.fd;
 }
 void pagemap_unreadable() noexcept { the_pagemap().unreadable.store(true, std::memory_order_relaxed); }
+
+// A pidfd of this process, for process_madvise (drop_ranges), opened on
+// first use and again in a child after fork(); -1 once the kernel refused
+// it or the advice, so that later drops go straight to madvise.
+struct self_pidfd {
+  std::mutex m;
+  int fd = -1;
+  pid_t owner = 0;
+  std::atomic<bool> refused{false};
+};
+self_pidfd& the_self_pidfd() {
+  static self_pidfd h;  // never closed: the kernel does at exit
+  return h;
+}
+int self_pidfd_fd() noexcept {
+  self_pidfd& h = the_self_pidfd();
+  if (h.refused.load(std::memory_order_relaxed)) return -1;
+  const pid_t me = process_id();
+  const std::lock_guard<std::mutex> lock(h.m);
+  if (h.owner != me) {
+    if (h.fd >= 0) ::close(h.fd);
+    h.fd = static_cast<int>(::syscall(SYS_pidfd_open, me, 0));
+    h.owner = me;
+    if (h.fd < 0) h.refused.store(true, std::memory_order_relaxed);
+  }
+  return h.fd;
+}
 
 // How find_dirty asks, best first. FL_DIRTY_SCAN=pagemap or compare (read
 // once) starts lower, so tests run every way on a kernel that has the best.
@@ -214,6 +243,36 @@ std::vector<log_extent> merge_runs(const std::vector<log_extent>& a,
     }
   }
   return out;
+}
+
+void drop_ranges(const space_state& s, const std::vector<log_extent>& ranges) noexcept {
+  std::size_t done = 0;
+  if (ranges.size() > 1) {
+    if (const int pidfd = self_pidfd_fd(); pidfd >= 0) {
+      constexpr std::size_t batch = 1024;  // IOV_MAX
+      iovec iov[batch];
+      while (done < ranges.size()) {
+        const std::size_t n = std::min(batch, ranges.size() - done);
+        std::uint64_t bytes = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+          iov[i].iov_base = s.base + ranges[done + i].offset;
+          iov[i].iov_len = ranges[done + i].length;
+          bytes += ranges[done + i].length;
+        }
+        const long got = ::syscall(SYS_process_madvise, pidfd, iov, n, MADV_DONTNEED, 0u);
+        if (got != static_cast<long>(bytes)) {
+          // A kernel that takes MADV_DONTNEED only from madvise (EINVAL),
+          // or a partial drop: the rest go one by one (dropping a page twice
+          // is harmless).
+          if (got < 0) the_self_pidfd().refused.store(true, std::memory_order_relaxed);
+          break;
+        }
+        done += n;
+      }
+    }
+  }
+  for (; done < ranges.size(); ++done)
+    ::madvise(s.base + ranges[done].offset, ranges[done].length, MADV_DONTNEED);
 }
 
 bool maps_only_file(const space_state& s) noexcept {
@@ -458,7 +517,7 @@ void mapped_space::rollback() {
   std::vector<log_extent> runs;
   detail::find_dirty(s, detail::space_data_start,
                      std::min(s.size, detail::round_up(top, s.sys_page)), runs);
-  for (const log_extent& r : runs) ::madvise(s.base + r.offset, r.length, MADV_DONTNEED);
+  detail::drop_ranges(s, runs);
   detail::forget_kept(s);      // their private copies went with the others
   detail::restore_lagging(s);  // committed pages the file does not hold yet
   s.alloc = s.committed.alloc;

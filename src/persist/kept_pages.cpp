@@ -24,14 +24,6 @@ namespace fl {
 inline namespace FL_ABI_NS {
 namespace detail {
 
-namespace {
-
-void drop_page(space_state& s, std::uint64_t off) noexcept {
-  ::madvise(s.base + off, s.sys_page, MADV_DONTNEED);
-}
-
-}  // namespace
-
 void drop_unchanged_kept(space_state& s, std::vector<log_extent>& runs) {
   if (s.kept.empty()) return;
   std::erase_if(s.kept, [&](const auto& e) { return e.first >= s.size; });
@@ -46,8 +38,9 @@ void keep_committed(space_state& s, const std::vector<log_extent>& pages) {
   for (const log_extent& r : pages) bytes += r.length;
   if (bytes / s.sys_page > kept_max) {
     // A big commit: its pages go, as every page once did.
-    for (const log_extent& r : pages) ::madvise(s.base + r.offset, r.length, MADV_DONTNEED);
-    for (const auto& [off, k] : s.kept) drop_page(s, off);
+    std::vector<log_extent> all = pages;
+    for (const auto& [off, k] : s.kept) all.push_back({off, s.sys_page});
+    drop_ranges(s, all);
     forget_kept(s);
     return;
   }
@@ -66,8 +59,7 @@ void keep_committed(space_state& s, const std::vector<log_extent>& pages) {
   const std::uint64_t price = drop_price(s);
   const std::uint64_t stay = kept_commits_for(price, s.compare_ns_per_page);
   const std::uint64_t limit = kept_pages_for(bytes / s.sys_page, price, s.compare_ns_per_page);
-  const auto t0 = std::chrono::steady_clock::now();
-  std::uint64_t dropped = 0;
+  std::vector<log_extent> going;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> older;  // (commit, offset)
   for (auto it = s.kept.begin(); it != s.kept.end();) {
     if (it->second.gen == g) {
@@ -76,8 +68,7 @@ void keep_committed(space_state& s, const std::vector<log_extent>& pages) {
       older.emplace_back(it->second.gen, it->first);
       ++it;
     } else {
-      drop_page(s, it->first);
-      ++dropped;
+      going.push_back({it->first, s.sys_page});
       it = s.kept.erase(it);
     }
   }
@@ -85,12 +76,14 @@ void keep_committed(space_state& s, const std::vector<log_extent>& pages) {
     std::sort(older.begin(), older.end());
     for (const auto& [gen, off] : older) {
       if (s.kept.size() <= limit) break;
-      drop_page(s, off);
-      ++dropped;
+      going.push_back({off, s.sys_page});
       s.kept.erase(off);
     }
   }
-  if (dropped) price_drops(s, ns_since(t0), dropped);
+  if (going.empty()) return;
+  const auto t0 = std::chrono::steady_clock::now();
+  drop_ranges(s, going);
+  price_drops(s, ns_since(t0), going.size());
 }
 
 }  // namespace detail

@@ -273,7 +273,7 @@ void place_commit(space_state& s, std::uint64_t record_at, const std::vector<log
     // (clean_per_written). Past that they stay on rent: each commit's walk
     // adds its time, and once the rent reaches what dropping them costs
     // (clean_pages_should_go) the whole scanned range is dropped but for the
-    // kept pages, in a call per stretch between them, so that the walk stays
+    // kept pages (the stretches between them in one call), so that the walk stays
     // cheap for a big space that reads touched widely (a later read faults
     // its page back from the page cache, same bytes). The drop is timed: its
     // price per page sets the next rent's limit.
@@ -287,16 +287,19 @@ void place_commit(space_state& s, std::uint64_t record_at, const std::vector<log
       if (!lagging.empty()) end = std::max(end, lagging.back().offset + lagging.back().length);
       keep_committed(s, pages);
       const auto drop_start = std::chrono::steady_clock::now();
+      std::vector<log_extent> stretches;
       std::uint64_t from = space_data_start;
       for (const auto& [off, k] : s.kept) {
         if (off >= end) break;
-        if (off > from) ::madvise(s.base + from, off - from, MADV_DONTNEED);
+        if (off > from) stretches.push_back({from, off - from});
         from = std::max(from, off + s.sys_page);
       }
-      if (end > from) ::madvise(s.base + from, end - from, MADV_DONTNEED);
+      if (end > from) stretches.push_back({from, end - from});
+      drop_ranges(s, stretches);
       price_drops(s, ns_since(drop_start), clean_mapped);
       s.clean_rent_ns = 0;
     } else {
+      std::vector<log_extent> going;
       for (const log_extent& r : lagging) {
         // A lagging page this commit changed again is kept with the others.
         const auto after =
@@ -305,9 +308,10 @@ void place_commit(space_state& s, std::uint64_t record_at, const std::vector<log
         if (after != pages.begin() &&
             r.offset < std::prev(after)->offset + std::prev(after)->length)
           continue;
-        ::madvise(s.base + r.offset, r.length, MADV_DONTNEED);
+        going.push_back(r);
         s.kept.erase(r.offset);
       }
+      drop_ranges(s, going);
       keep_committed(s, pages);
     }
     return;

@@ -645,6 +645,14 @@ bool has_uncommitted(space_state& s);
 // without them, by comparing the page with the file.
 bool changed_here(const space_state& s, std::uint64_t p);
 
+// Unmaps (MADV_DONTNEED) the page runs `ranges` (offsets in s's mapping, in
+// any order): a later read maps the file's page again, a later write copies
+// it. In one process_madvise call per IOV_MAX runs where the kernel takes
+// MADV_DONTNEED that way (Linux 6.13), else a madvise call per run: a drop
+// over the stretches between kept pages once cost a commit a call for each
+// of thousands of them.
+void drop_ranges(const space_state& s, const std::vector<log_extent>& ranges) noexcept;
+
 // Does every page the mapping holds show the file, none of them a copy this
 // process wrote (swapped out or not)? Then the mapping reads as a new one
 // would. From the page tables (PAGEMAP_SCAN, stopping at the first copy:
