@@ -257,16 +257,22 @@ TEST_F(KeptPages, ReadsPastTheBoundStayMappedWhileTheirRentIsLow) {
 // what dropping them and faulting them back would.
 TEST(CleanPagesRent, PagesGoWhenTheirWalksCostWhatADropWould) {
   using fl::detail::clean_pages_should_go;
-  EXPECT_FALSE(clean_pages_should_go(0, 1000, 1000));
-  EXPECT_FALSE(clean_pages_should_go(1'999'999, 1000, 1000));
-  EXPECT_TRUE(clean_pages_should_go(2'000'000, 1000, 1000));
+  using fl::detail::clean_rented_max;
+  constexpr std::uint64_t walk = 20'000;  // ns: the last commit's walk
+  EXPECT_FALSE(clean_pages_should_go(0, 1000, 1000, walk, 2));
+  EXPECT_FALSE(clean_pages_should_go(1'999'999, 1000, 1000, walk, 2));
+  EXPECT_TRUE(clean_pages_should_go(2'000'000, 1000, 1000, walk, 2));
   // Dearer drops keep pages longer; more pages raise the price too.
-  EXPECT_FALSE(clean_pages_should_go(2'000'000, 1000, 3400));
-  EXPECT_FALSE(clean_pages_should_go(2'000'000, 4000, 1000));
-  EXPECT_TRUE(clean_pages_should_go(2'000'000, 100, 10000));
-  // Past clean_rented_max pages they go at once, whatever their rent.
-  EXPECT_TRUE(clean_pages_should_go(0, fl::detail::clean_rented_max + 1, 1000));
-  EXPECT_FALSE(clean_pages_should_go(0, fl::detail::clean_rented_max, 1000));
+  EXPECT_FALSE(clean_pages_should_go(2'000'000, 1000, 3400, walk, 2));
+  EXPECT_FALSE(clean_pages_should_go(2'000'000, 4000, 1000, walk, 2));
+  EXPECT_TRUE(clean_pages_should_go(2'000'000, 100, 10000, walk, 2));
+  // Past clean_rented_max pages they go at once, whatever their rent, unless
+  // the commit wrote enough pages that dropping them costs half the walk.
+  constexpr std::uint64_t big_walk = 200'000;
+  EXPECT_TRUE(clean_pages_should_go(0, clean_rented_max + 1, 1000, big_walk, 2));
+  EXPECT_FALSE(clean_pages_should_go(0, clean_rented_max, 1000, big_walk, 2));
+  EXPECT_FALSE(clean_pages_should_go(0, clean_rented_max + 1, 1000, big_walk, 100));
+  EXPECT_TRUE(clean_pages_should_go(0, clean_rented_max + 1, 1000, big_walk, 99));
 }
 
 // How long a kept page stays unchanged: at least kept_commits, at most

@@ -281,7 +281,8 @@ void place_commit(space_state& s, std::uint64_t record_at, const std::vector<log
     for (const log_extent& r : pages) written += r.length / s.sys_page;
     const bool rented = clean_mapped > std::max(clean_mapped_max, written * clean_per_written);
     if (rented) s.clean_rent_ns += s.last_scan_ns;
-    if (rented && clean_pages_should_go(s.clean_rent_ns, clean_mapped, drop_price(s))) {
+    if (rented && clean_pages_should_go(s.clean_rent_ns, clean_mapped, drop_price(s),
+                                                s.last_scan_ns, written)) {
       std::uint64_t end = scan_end;
       if (!pages.empty()) end = std::max(end, pages.back().offset + pages.back().length);
       if (!lagging.empty()) end = std::max(end, lagging.back().offset + lagging.back().length);
