@@ -32,61 +32,49 @@ namespace detail {
 
 namespace {
 
-// /proc/self/pagemap, one descriptor for the process, opened on first use
-// (an open that only reads never needs it; a descriptor per space cost each
-// space an open and a close). A child after fork() opens its own: the one
-// it inherited reads its parent's page tables. -1 when it cannot be opened
-// or a read of it failed (pagemap_unreadable): changes are then found by
-// comparing with the file.
-struct pagemap_handle {
-  std::mutex m;
-  int fd = -1;
-  pid_t owner = 0;
-  std::atomic<bool> unreadable{false};
-};
-pagemap_handle& the_pagemap() {
-  static pagemap_handle h;  // never closed: the kernel does at exit
-  return h;
-}
-int pagemap_fd() noexcept {
-  pagemap_handle& h = the_pagemap();
-  if (h.unreadable.load(std::memory_order_relaxed)) return -1;
-  const pid_t me = process_id();
-  const std::lock_guard<std::mutex> lock(h.m);
-  if (h.owner != me) {
-    if (h.fd >= 0) ::close(h.fd);
-    h.fd = ::open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-    h.owner = me;
-  }
-  return h.fd;
-}
-void pagemap_unreadable() noexcept { the_pagemap().unreadable.store(true, std::memory_order_relaxed); }
-
-// A pidfd of this process, for process_madvise (drop_ranges), opened on
-// first use and again in a child after fork(); -1 once the kernel refused
-// it or the advice, so that later drops go straight to madvise.
-struct self_pidfd {
+// A descriptor of which the process needs one, opened on first use and
+// again in a child after fork() (the one it inherited speaks for its
+// parent); -1 once `refused` is set. Never closed: the kernel does at exit.
+struct process_fd {
   std::mutex m;
   int fd = -1;
   pid_t owner = 0;
   std::atomic<bool> refused{false};
-};
-self_pidfd& the_self_pidfd() {
-  static self_pidfd h;  // never closed: the kernel does at exit
-  return h;
-}
-int self_pidfd_fd() noexcept {
-  self_pidfd& h = the_self_pidfd();
-  if (h.refused.load(std::memory_order_relaxed)) return -1;
-  const pid_t me = process_id();
-  const std::lock_guard<std::mutex> lock(h.m);
-  if (h.owner != me) {
-    if (h.fd >= 0) ::close(h.fd);
-    h.fd = static_cast<int>(::syscall(SYS_pidfd_open, me, 0));
-    h.owner = me;
-    if (h.fd < 0) h.refused.store(true, std::memory_order_relaxed);
+
+  template <class Open>
+  int get(Open open) noexcept {
+    if (refused.load(std::memory_order_relaxed)) return -1;
+    const pid_t me = process_id();
+    const std::lock_guard<std::mutex> lock(m);
+    if (owner != me) {
+      if (fd >= 0) ::close(fd);
+      fd = open(me);
+      owner = me;
+    }
+    return fd;
   }
-  return h.fd;
+  void refuse() noexcept { refused.store(true, std::memory_order_relaxed); }
+};
+
+// /proc/self/pagemap (an open that only reads never needs it; a descriptor
+// per space cost each space an open and a close). -1 when it cannot be
+// opened or a read of it failed (pagemap_unreadable): changes are then
+// found by comparing with the file.
+process_fd the_pagemap;
+int pagemap_fd() noexcept {
+  return the_pagemap.get([](pid_t) { return ::open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC); });
+}
+void pagemap_unreadable() noexcept { the_pagemap.refuse(); }
+
+// A pidfd of this process, for process_madvise (drop_ranges); refused once
+// the kernel refused it or the advice, so that later drops go straight to
+// madvise.
+process_fd the_self_pidfd;
+int self_pidfd() noexcept {
+  const int fd =
+      the_self_pidfd.get([](pid_t me) { return static_cast<int>(::syscall(SYS_pidfd_open, me, 0)); });
+  if (fd < 0) the_self_pidfd.refuse();
+  return fd;
 }
 
 // How find_dirty asks, best first. FL_DIRTY_SCAN=pagemap or compare (read
@@ -248,7 +236,7 @@ std::vector<log_extent> merge_runs(const std::vector<log_extent>& a,
 void drop_ranges(const space_state& s, const std::vector<log_extent>& ranges) noexcept {
   std::size_t done = 0;
   if (ranges.size() > 1) {
-    if (const int pidfd = self_pidfd_fd(); pidfd >= 0) {
+    if (const int pidfd = self_pidfd(); pidfd >= 0) {
       constexpr std::size_t batch = 1024;  // IOV_MAX
       iovec iov[batch];
       while (done < ranges.size()) {
@@ -264,7 +252,7 @@ void drop_ranges(const space_state& s, const std::vector<log_extent>& ranges) no
           // A kernel that takes MADV_DONTNEED only from madvise (EINVAL),
           // or a partial drop: the rest go one by one (dropping a page twice
           // is harmless).
-          if (got < 0) the_self_pidfd().refused.store(true, std::memory_order_relaxed);
+          if (got < 0) the_self_pidfd.refuse();
           break;
         }
         done += n;
