@@ -271,18 +271,19 @@ void place_commit(space_state& s, std::uint64_t record_at, const std::vector<log
     // few of them (the next commit's walk reads each mapped page's entry), or
     // while a batch's commit wrote a fair share of their number
     // (clean_per_written). Past that they stay on rent: each commit's walk
-    // adds its time, and once the rent reaches what dropping them costs
-    // (clean_pages_should_go) the whole scanned range is dropped but for the
-    // kept pages (the stretches between them in one call), so that the walk stays
-    // cheap for a big space that reads touched widely (a later read faults
-    // its page back from the page cache, same bytes). The drop is timed: its
-    // price per page sets the next rent's limit.
+    // adds its time, and once the rent reaches twice what dropping them
+    // costs, or they are too many for this commit to walk
+    // (clean_pages_should_go), the whole scanned range is dropped but for
+    // the kept pages (the stretches between them in one call), so that the
+    // walk stays cheap for a big space that reads touched widely (a later
+    // read faults its page back from the page cache, same bytes). The drop
+    // is timed: its price per page sets the next rent's limit.
     std::uint64_t written = 0;
     for (const log_extent& r : pages) written += r.length / s.sys_page;
     const bool rented = clean_mapped > std::max(clean_mapped_max, written * clean_per_written);
     if (rented) s.clean_rent_ns += s.last_scan_ns;
     if (rented && clean_pages_should_go(s.clean_rent_ns, clean_mapped, drop_price(s),
-                                                s.last_scan_ns, written)) {
+                                        s.last_scan_ns, written)) {
       std::uint64_t end = scan_end;
       if (!pages.empty()) end = std::max(end, pages.back().offset + pages.back().length);
       if (!lagging.empty()) end = std::max(end, lagging.back().offset + lagging.back().length);
