@@ -403,7 +403,7 @@ void mapped_space::sync() {
   std::vector<log_extent> runs;
   const auto scan_start = std::chrono::steady_clock::now();
   const std::uint64_t clean_mapped = detail::find_dirty(s, detail::space_data_start, scan_end, runs);
-  s.last_scan_ns = detail::ns_since(scan_start);
+  const std::uint64_t scan_ns = detail::ns_since(scan_start);
   detail::drop_unchanged_lagging(s, runs);
   detail::drop_unchanged_kept(s, runs);
   if (!extra.empty()) runs = detail::merge_runs(runs, extra);
@@ -457,7 +457,7 @@ void mapped_space::sync() {
   // holds are dropped.
   s.data_unflushed = true;
   s.in_place_failed = true;
-  detail::place_commit(s, record_at, runs, changes, clean_mapped, scan_end);
+  detail::place_commit(s, record_at, runs, changes, {clean_mapped, scan_end, scan_ns});
   s.in_place_failed = false;
   // After compact(): the commit that no longer covers the file's end is
   // durable, so the end can go (a crash before this leaves a longer file,

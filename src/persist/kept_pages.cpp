@@ -60,19 +60,18 @@ void keep_committed(space_state& s, const std::vector<log_extent>& pages) {
   const std::uint64_t stay = kept_commits_for(price, s.compare_ns_per_page);
   const std::uint64_t limit = kept_pages_for(bytes / s.sys_page, price, s.compare_ns_per_page);
   std::vector<log_extent> going;
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> older;  // (commit, offset)
   for (auto it = s.kept.begin(); it != s.kept.end();) {
-    if (it->second.gen == g) {
-      ++it;
-    } else if (g - it->second.gen < stay) {
-      older.emplace_back(it->second.gen, it->first);
-      ++it;
-    } else {
-      going.push_back({it->first, s.sys_page});
+    if (it->second.gen != g && g - it->second.gen >= stay) {
+      append_run(going, it->first, s.sys_page);  // in offset order: neighbours join
       it = s.kept.erase(it);
+    } else {
+      ++it;
     }
   }
   if (s.kept.size() > limit) {
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> older;  // (commit, offset)
+    for (const auto& [off, k] : s.kept)
+      if (k.gen != g) older.emplace_back(k.gen, off);
     std::sort(older.begin(), older.end());
     for (const auto& [gen, off] : older) {
       if (s.kept.size() <= limit) break;

@@ -221,8 +221,7 @@ void restore_lagging(space_state& s) {
 }
 
 void place_commit(space_state& s, std::uint64_t record_at, const std::vector<log_extent>& pages,
-                  const std::vector<log_extent>& changes, std::uint64_t clean_mapped,
-                  std::uint64_t scan_end) {
+                  const std::vector<log_extent>& changes, const change_scan& scan) {
   const std::uint64_t g = s.committed.generation;
   reader_table* t = s.readers.get();
   if (t != nullptr) {
@@ -280,11 +279,12 @@ void place_commit(space_state& s, std::uint64_t record_at, const std::vector<log
     // is timed: its price per page sets the next rent's limit.
     std::uint64_t written = 0;
     for (const log_extent& r : pages) written += r.length / s.sys_page;
-    const bool rented = clean_mapped > std::max(clean_mapped_max, written * clean_per_written);
-    if (rented) s.clean_rent_ns += s.last_scan_ns;
-    if (rented && clean_pages_should_go(s.clean_rent_ns, clean_mapped, drop_price(s),
-                                        s.last_scan_ns, written)) {
-      std::uint64_t end = scan_end;
+    const bool rented =
+        scan.clean_mapped > std::max(clean_mapped_max, written * clean_per_written);
+    if (rented) s.clean_rent_ns += scan.ns;
+    if (rented &&
+        clean_pages_should_go(s.clean_rent_ns, scan.clean_mapped, drop_price(s), scan.ns, written)) {
+      std::uint64_t end = scan.end;
       if (!pages.empty()) end = std::max(end, pages.back().offset + pages.back().length);
       if (!lagging.empty()) end = std::max(end, lagging.back().offset + lagging.back().length);
       keep_committed(s, pages);
@@ -298,7 +298,7 @@ void place_commit(space_state& s, std::uint64_t record_at, const std::vector<log
       }
       if (end > from) stretches.push_back({from, end - from});
       drop_ranges(s, stretches);
-      price_drops(s, ns_since(drop_start), clean_mapped);
+      price_drops(s, ns_since(drop_start), scan.clean_mapped);
       s.clean_rent_ns = 0;
     } else {
       std::vector<log_extent> going;

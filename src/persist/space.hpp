@@ -218,7 +218,6 @@ struct space_state {
   // What comparing a kept page with its image cost, as last timed (0: not
   // yet): the rent of a kept page (kept_commits_for).
   std::uint64_t compare_ns_per_page = 0;
-  std::uint64_t last_scan_ns = 0;  // the last commit's change scan
   // One bit per committed page: set once the page is known to hold what the
   // last commit wrote (checked against its CRC, or written by this process).
   // Atomic bit operations (std::atomic_ref), so const readers may share it.
@@ -746,9 +745,14 @@ std::uint64_t oldest_pinned_generation(const space_state& s);
 // as the readers allow (`changes` and every lagging page when none holds an
 // older commit), dropping the private pages the file then holds. Throws
 // persist_error on an I/O error (the commit stands in the log).
+// `scan` is the commit's change scan, whose clean pages it keeps or drops.
+struct change_scan {
+  std::uint64_t clean_mapped;  // clean pages the scan found mapped
+  std::uint64_t end;           // where it ended (it started at space_data_start)
+  std::uint64_t ns;            // how long it took: the clean pages' rent
+};
 void place_commit(space_state& s, std::uint64_t record_at, const std::vector<log_extent>& pages,
-                  const std::vector<log_extent>& changes, std::uint64_t clean_mapped,
-                  std::uint64_t scan_end);
+                  const std::vector<log_extent>& changes, const change_scan& scan);
 // The writer's sync(), before the record: when a reader holds a commit
 // older than the file can move past, no checkpoint can run, so past the
 // log's bound (and twice the pages the file lacks) the log restarts instead:
