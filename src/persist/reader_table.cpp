@@ -104,12 +104,24 @@ std::filesystem::path table_path(const std::filesystem::path& data) {
   return side_file(data, readers_suffix);
 }
 
-// The newest commit and its meta, read under the sequence counter.
-void read_newest(std::byte* map, std::uint64_t& gen, space_meta& meta) {
+// How long a reader waits for a writer to finish publishing a commit (an
+// odd sequence counter: a handful of stores) before it concludes that the
+// writer stopped in the middle (killed), which only a writer's open repairs.
+constexpr auto publish_wait = std::chrono::seconds(1);
+
+// The newest commit and its meta, read under the sequence counter; false
+// (nothing read) when the counter stays odd for `wait`: a writer died while
+// publishing, and the words may be torn. A writer holding the data file's
+// lock passes zero: no live writer can be publishing then.
+[[nodiscard]] bool read_newest(std::byte* map, std::uint64_t& gen, space_meta& meta,
+                               std::chrono::steady_clock::duration wait = publish_wait) {
   std::uint64_t buf[meta_words];
-  for (;;) {
+  std::chrono::steady_clock::time_point give_up{};
+  for (std::uint64_t round = 0;; ++round) {
     const std::uint64_t s1 = word(map, seq_at).load(std::memory_order_acquire);
     if (s1 & 1) {
+      if (round == 0) give_up = std::chrono::steady_clock::now() + wait;
+      if (round % 64 == 0 && std::chrono::steady_clock::now() >= give_up) return false;
       std::this_thread::yield();
       continue;
     }
@@ -120,6 +132,13 @@ void read_newest(std::byte* map, std::uint64_t& gen, space_meta& meta) {
     if (word(map, seq_at).load(std::memory_order_relaxed) == s1) break;
   }
   std::memcpy(&meta, buf, sizeof meta);
+  return true;
+}
+
+[[noreturn]] void fail_torn_table(const space_state& s) {
+  fail(s, "the reader table " + side_file(s.path, readers_suffix).string() +
+              " was left mid-update by a writer that stopped; the next open as writer "
+              "repairs it");
 }
 
 // flock(LOCK_EX) on the table for its set-up, released on scope exit.
@@ -341,8 +360,9 @@ bool join_table(space_state& s, reader_table& t, const struct stat& file) {
     std::uint64_t gen = 0;
     space_meta published{};
     const bool valid = table_valid(t.map, m.uuid);
-    if (valid) read_newest(t.map, gen, published);
-    const bool damaged = !check_meta(published, ~std::uint64_t{0}).empty();
+    // A counter left odd past the wait: torn words, rebuilt as damaged ones.
+    const bool read = valid && read_newest(t.map, gen, published);
+    const bool damaged = valid && (!read || !check_meta(published, ~std::uint64_t{0}).empty());
     if (valid && !damaged && gen < m.generation && std::chrono::steady_clock::now() < give_up) {
       std::this_thread::yield();
       continue;  // the lock goes with this round
@@ -502,7 +522,7 @@ bool table_says_current(std::byte* map, const space_meta& m) {
   if (!table_valid(map, m.uuid)) return false;
   std::uint64_t gen = 0;
   space_meta published{};
-  read_newest(map, gen, published);
+  if (!read_newest(map, gen, published, {})) return false;  // a dead writer's half-done publish
   if (gen != m.generation || std::memcmp(&published, &m, sizeof m) != 0) return false;
   if (word(map, file_gen_at).load(std::memory_order_seq_cst) != gen ||
       word(map, intent_at).load(std::memory_order_seq_cst) != gen)
@@ -573,7 +593,7 @@ void open_as_reader(space_state& s, std::uint64_t reserve) {
     const std::uint64_t pinned = pin_file_state(t, from);
     std::uint64_t newest = 0;
     space_meta m{};
-    read_newest(t.map, newest, m);
+    if (!read_newest(t.map, newest, m)) fail_torn_table(s);
     if (const std::string why = check_meta(m, ~std::uint64_t{0}); !why.empty() || newest < pinned)
       fail(s, "the reader table " + table_path(s.path).string() + " is damaged (" +
                   (why.empty() ? "generations out of order" : why) + ")");
@@ -628,7 +648,7 @@ void refresh_reader(space_state& s) {
   reader_table& t = *s.readers;
   std::uint64_t newest = 0;
   space_meta m{};
-  read_newest(t.map, newest, m);
+  if (!read_newest(t.map, newest, m)) fail_torn_table(s);
   const std::uint64_t pinned = s.committed.generation;
   if (newest == pinned) return;
   if (m.uuid != s.committed.uuid || newest < pinned) {
@@ -650,7 +670,7 @@ void refresh_reader(space_state& s) {
     // flush costs nothing) met this within a few thousand commits.
     std::uint64_t again = 0;
     space_meta m2{};
-    read_newest(t.map, again, m2);
+    if (!read_newest(t.map, again, m2)) fail_torn_table(s);
     if (!wrote && again > newest && m2.uuid == m.uuid && ++retries <= 64) {
       newest = again;
       m = m2;
