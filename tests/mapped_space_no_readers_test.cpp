@@ -118,4 +118,43 @@ TEST_F(NoReadersTest, AnAbandonedSpaceLeavesNoFileBehind) {
   for (const auto& e : fs::directory_iterator(dir.path())) ADD_FAILURE() << e.path();
 }
 
+// discard(): the same end without opening the file again; the log its
+// commits wrote goes with it, and the handle is closed.
+TEST_F(NoReadersTest, ADiscardedSpaceLeavesNoFileBehind) {
+  fl::mapped_space w = make_private();
+  fl_test::commit_seq(w, 1, 0, block_bytes);
+  EXPECT_TRUE(fs::exists(tmp()));
+  w.discard();
+  EXPECT_EQ(w.file_bytes(), 0u);  // closed, as if moved from
+  w.discard();  // closed: nothing more to do
+  for (const auto& e : fs::directory_iterator(dir.path())) ADD_FAILURE() << e.path();
+  // The name is free for a new space at once.
+  fl::mapped_space again(tmp(), fl::mapped_space_options{.mode = fl::open_mode::create_new,
+                                                          .readers = false});
+  EXPECT_TRUE(again.created());
+}
+
+// A space with a reader table (an ordinary file) takes its table along.
+TEST_F(NoReadersTest, DiscardRemovesTheReaderTableToo) {
+  {
+    fl::mapped_space w = fl_test::make_seq_space(file(), block_bytes, 2);
+  }
+  fl::mapped_space w(file());
+  EXPECT_TRUE(fs::exists(table_of(file())));
+  w.discard();
+  for (const auto& e : fs::directory_iterator(dir.path())) ADD_FAILURE() << e.path();
+}
+
+// A reader only closes: the file is its writer's.
+TEST_F(NoReadersTest, AReaderThatDiscardsOnlyCloses) {
+  {
+    fl::mapped_space w = fl_test::make_seq_space(file(), block_bytes, 2);
+  }
+  fl::mapped_space r(file(), fl::mapped_space_options{.mode = fl::open_mode::read_only});
+  r.discard();
+  EXPECT_TRUE(fs::exists(file()));
+  fl::mapped_space again(file(), fl::mapped_space_options{.mode = fl::open_mode::read_only});
+  EXPECT_EQ(fl_test::seq_state(again, block_bytes), fl_test::seq_ok(2));
+}
+
 }  // namespace

@@ -390,6 +390,13 @@ class mapped_space {
   // the file, drop that mapping and descriptor, which would keep the
   // removed file's blocks until the process's next open or its exit.)
   static bool remove(const std::filesystem::path& path);
+  // Closes this space and removes its file and the files beside it, as
+  // remove(path()) after the close would, without opening the file again:
+  // for a writer that built a space under a temporary name and abandons it
+  // (nothing is committed, and its mapping is not kept for a next open). A
+  // reader, or a writer another handle of this process took the file over
+  // from, only closes. The space is closed afterwards, as if moved from.
+  void discard() noexcept;
   // See mapped_space_options::durable.
   void set_durable(bool durable) noexcept;
 

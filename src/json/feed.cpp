@@ -73,11 +73,11 @@ void store_file::record_op(const char* name, std::string_view ptr, const std::st
 }
 
 fptr<feed_ring> store_file::new_ring(mapped_space& space, const feed_ring* like,
-                                     std::uint32_t capacity) {
+                                     std::uint32_t capacity, bool zeroed) {
   const fptr<void> at = space.allocate(ring_bytes(capacity), alignof(feed_ring));
   auto* p = reinterpret_cast<unsigned char*>(space.get(at.cast<char>()));
   // A reused block holds its last owner's bytes: every slot starts empty.
-  std::memset(p, 0, ring_bytes(capacity));
+  if (!zeroed) std::memset(p, 0, ring_bytes(capacity));
   feed_ring r;
   if (like) {
     r = *like;

@@ -26,12 +26,8 @@ std::filesystem::path with_suffix(const std::filesystem::path& p, const char* su
 }
 
 store_file::~store_file() {
-  if (space_ && !published_) {
-    // An import never synced: its temporary file is nobody's.
-    const std::filesystem::path tmp = space_->path();
-    space_.reset();
-    mapped_space::remove(tmp);
-  }
+  // An import never synced: its temporary file is nobody's.
+  if (space_ && !published_) space_->discard();
 }
 
 // The import's blocks, laid out from the space's end: one run, written to
@@ -95,7 +91,7 @@ void store_file::create() {
   reuse_ = true;
   trees_ = true;
   // A new history: whatever the file replaces, its feed is not this one's.
-  ring_ = new_ring(*space_, nullptr, default_feed_capacity);
+  ring_ = new_ring(*space_, nullptr, default_feed_capacity, true);
   space_->get(head_.cast<json_head_v5>())->feed.ring = ring_.offset();
   pending_.clear();
   staged_ = {};
@@ -203,9 +199,7 @@ void store_file::compact() {
     }
     copy_feed(fresh, fresh_head);
   } catch (...) {
-    const std::filesystem::path tmp = fresh.path();
-    { const mapped_space closing = std::move(fresh); }
-    mapped_space::remove(tmp);
+    fresh.discard();
     throw;
   }
   fresh.get(fresh_head)->root = root;

@@ -424,7 +424,11 @@ class store_file {
   // `ptr`, with the JSON text `value` (minified) unless it is null.
   void record_op(const char* name, std::string_view ptr, const std::string_view* value);
   // A new ring in `space` (its head's feed), empty or with the fields of `like`.
-  static fptr<feed_ring> new_ring(mapped_space& space, const feed_ring* like, std::uint32_t capacity);
+  // `zeroed`: `space` was just created and the ring is among its first
+  // blocks, whose bytes read as zeros: its slots are not cleared (clearing
+  // would copy the pages into the mapping, a fault each, to write zeros).
+  static fptr<feed_ring> new_ring(mapped_space& space, const feed_ring* like, std::uint32_t capacity,
+                                  bool zeroed = false);
   // The committed ring's header, checked.
   feed_ring ring() const;
   // The offset held in slot `sequence % capacity`.

@@ -441,7 +441,7 @@ mapped_space::mapped_space(const std::filesystem::path& path, const mapped_space
   // the open file description, and with it the writer's lock, for the life
   // of the process.
   try {
-    if (s.created) detail::ensure_table(*this, s);
+    if (s.created) detail::ensure_table(*this, s, true);
     detail::register_writer(s, sb, from);
     if (options.readers || !s.created) detail::open_readers_as_writer(s, &lag);
     detail::table_crc_is_committed(s);
@@ -660,6 +660,29 @@ bool mapped_space::locked(const std::filesystem::path& path) {
   const detail::unique_fd fd(detail::open_store_file(path, O_RDONLY));
   if (!fd) return false;  // missing or unreadable: an open reports which
   return ::flock(fd.get(), LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+}
+
+void mapped_space::discard() noexcept {
+  detail::space_state* s = st_.get();
+  if (s == nullptr || s->base == nullptr) return;
+  if (s->read_only || s->retired.load(std::memory_order_relaxed)) {
+    close_space(s);
+  } else {
+    detail::unregister_writer(s);
+    // Locked by this space, so nobody else's: removed only while the name
+    // is still its file (a store renamed onto the name meanwhile stays).
+    if (detail::names_file(s->path, s->fd.get())) ::unlink(s->path.c_str());
+    // The side files whether or not this handle opened them (an earlier
+    // handle's log stays until a checkpoint empties it), as remove() does.
+    ::unlink(s->log_path.c_str());
+    ::unlink(detail::side_file(s->path, detail::readers_suffix).c_str());
+    // Not kept for a next open: the mapping would keep the removed file's
+    // blocks. The descriptor, and with it the lock, closes with s.
+    detail::give_reservation(*s, false);
+  }
+  base_ = nullptr;
+  size_ = 0;
+  st_.reset();
 }
 
 bool mapped_space::remove(const std::filesystem::path& path) {

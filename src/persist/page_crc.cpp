@@ -99,7 +99,7 @@ void mark_committed(space_state& s, std::uint64_t old_pages, const std::vector<l
 
 // Makes the page-CRC table cover every page of the file; returns the old
 // table's page run if it was replaced (its pages now need checksums).
-std::vector<log_extent> ensure_table(mapped_space& space, space_state& s) {
+std::vector<log_extent> ensure_table(mapped_space& space, space_state& s, bool zeroed) {
   std::vector<log_extent> old;
   for (;;) {
     const std::uint64_t pages = s.size / space_page;
@@ -109,7 +109,7 @@ std::vector<log_extent> ensure_table(mapped_space& space, space_state& s) {
     const std::uint64_t bytes = round_up((pages + pages / 4 + 16) * 4, space_page);
     const fptr<void> t = space.allocate(static_cast<std::size_t>(bytes), space_page);
     auto* entries = reinterpret_cast<std::uint32_t*>(s.base + t.offset());
-    std::memset(entries, 0, bytes);
+    if (!zeroed || s.alloc.crc_table != 0) std::memset(entries, 0, bytes);
     if (s.alloc.crc_table != 0) {
       std::memcpy(entries, s.base + s.alloc.crc_table, std::min(bytes, s.alloc.crc_table_bytes));
       old.push_back({s.alloc.crc_table, s.alloc.crc_table_bytes});

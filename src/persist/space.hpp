@@ -608,8 +608,11 @@ std::uint32_t mapped_table_crc(space_state& s) noexcept;
 void table_crc_is_committed(space_state& s) noexcept;
 // Makes the page-CRC table (a block of the space) cover every page of the
 // file, carving a bigger one when needed; returns the replaced table's page
-// run, if any (its pages now need checksums). Not a commit.
-std::vector<log_extent> ensure_table(mapped_space& space, space_state& s);
+// run, if any (its pages now need checksums). Not a commit. `zeroed`: the
+// table is the first block of a file just created, whose bytes past its
+// meta pages read as zeros (fallocate), so it is not cleared: clearing would
+// copy its pages into the mapping for nothing (a fault each).
+std::vector<log_extent> ensure_table(mapped_space& space, space_state& s, bool zeroed = false);
 // sync(): sets the table's entries for the pages past `old_pages` (zero
 // pages, or every page when `rebuild`), for `runs` and for s.fresh; returns
 // the table's pages it changed (system-page runs, to be logged).
