@@ -118,7 +118,7 @@ unique_fd create_file(const space_state& s) {
   // Generation 1 in slot 1 and generation 0 in slot 0: both valid, as after
   // any commit.
   for (std::uint64_t g = 0; g < 2; ++g) {
-    space_meta m = make_meta(uuid, g, initial_file_size, a);
+    space_meta m = make_meta(uuid, g, created_file_size, a);
     m.crc = meta_crc(m);
     if (const int e = pwrite_all(fd.get(), &m, sizeof m, g * space_page)) {
       ::unlink(tmp.c_str());
@@ -127,7 +127,7 @@ unique_fd create_file(const space_state& s) {
   }
   // The whole file's blocks (reserve_file): the mapping writes into it.
   const char* step = "fallocate";
-  int e = reserve_file(fd.get(), 0, initial_file_size);
+  int e = reserve_file(fd.get(), 0, created_file_size);
   if (e == 0 && s.durable) {
     step = "fdatasync";
     e = sync_data(fd.get());

@@ -244,7 +244,13 @@ inline std::uint64_t readers_end(const space_state& s) noexcept {
 }
 
 inline constexpr std::uint64_t initial_file_size =
-    4 * space_page;  // 2 meta pages + 2 pages of blocks
+    4 * space_page;  // 2 meta pages + 2 pages of blocks: the smallest valid file
+// A new file's size: room for the blocks a new space carves at once (a
+// json_store's head, the page checksum table and the change feed's ring,
+// 28 KiB), so that its creation does not grow the file and its mapping
+// twice more (two fallocate and two mmap calls).
+inline constexpr std::uint64_t created_file_size = 8 * space_page;
+static_assert(created_file_size >= initial_file_size);
 inline constexpr std::uint64_t default_reserve = std::uint64_t{64} << 30;
 // Below this size the file grows in system pages rather than granules.
 inline constexpr std::uint64_t small_file_bytes = std::uint64_t{1} << 20;
