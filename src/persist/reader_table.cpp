@@ -104,24 +104,36 @@ std::filesystem::path table_path(const std::filesystem::path& data) {
   return side_file(data, readers_suffix);
 }
 
-// How long a reader waits for a writer to finish publishing a commit (an
-// odd sequence counter: a handful of stores) before it concludes that the
-// writer stopped in the middle (killed), which only a writer's open repairs.
-constexpr auto publish_wait = std::chrono::seconds(1);
+// How often a reader that finds a commit being published (an odd sequence
+// counter: a handful of stores) asks whether the writer is still alive.
+constexpr auto publish_wait = std::chrono::milliseconds(100);
+
+// Whether a writer holds the lock of the data file `data_fd` (probed with a
+// shared lock, released at once).
+bool writer_alive(int data_fd) noexcept {
+  if (::flock(data_fd, LOCK_SH | LOCK_NB) == 0) {
+    ::flock(data_fd, LOCK_UN);
+    return false;
+  }
+  return errno == EWOULDBLOCK;
+}
 
 // The newest commit and its meta, read under the sequence counter; false
-// (nothing read) when the counter stays odd for `wait`: a writer died while
-// publishing, and the words may be torn. A writer holding the data file's
-// lock passes zero: no live writer can be publishing then.
+// (nothing read) when the counter is odd and no writer holds the data file
+// (`data_fd`) locked: one died while publishing, and the words may be torn.
+// A writer passes -1: holding the lock, it knows no live one is publishing.
 [[nodiscard]] bool read_newest(std::byte* map, std::uint64_t& gen, space_meta& meta,
-                               std::chrono::steady_clock::duration wait = publish_wait) {
+                               int data_fd) {
   std::uint64_t buf[meta_words];
-  std::chrono::steady_clock::time_point give_up{};
+  auto ask_at = std::chrono::steady_clock::now() + publish_wait;
   for (std::uint64_t round = 0;; ++round) {
     const std::uint64_t s1 = word(map, seq_at).load(std::memory_order_acquire);
     if (s1 & 1) {
-      if (round == 0) give_up = std::chrono::steady_clock::now() + wait;
-      if (round % 64 == 0 && std::chrono::steady_clock::now() >= give_up) return false;
+      if (data_fd < 0) return false;
+      if (round % 64 == 0 && std::chrono::steady_clock::now() >= ask_at) {
+        if (!writer_alive(data_fd)) return false;
+        ask_at = std::chrono::steady_clock::now() + publish_wait;
+      }
       std::this_thread::yield();
       continue;
     }
@@ -360,8 +372,8 @@ bool join_table(space_state& s, reader_table& t, const struct stat& file) {
     std::uint64_t gen = 0;
     space_meta published{};
     const bool valid = table_valid(t.map, m.uuid);
-    // A counter left odd past the wait: torn words, rebuilt as damaged ones.
-    const bool read = valid && read_newest(t.map, gen, published);
+    // A counter a dead writer left odd: torn words, rebuilt as damaged ones.
+    const bool read = valid && read_newest(t.map, gen, published, s.fd.get());
     const bool damaged = valid && (!read || !check_meta(published, ~std::uint64_t{0}).empty());
     if (valid && !damaged && gen < m.generation && std::chrono::steady_clock::now() < give_up) {
       std::this_thread::yield();
@@ -522,7 +534,7 @@ bool table_says_current(std::byte* map, const space_meta& m) {
   if (!table_valid(map, m.uuid)) return false;
   std::uint64_t gen = 0;
   space_meta published{};
-  if (!read_newest(map, gen, published, {})) return false;  // a dead writer's half-done publish
+  if (!read_newest(map, gen, published, -1)) return false;  // a dead writer's half-done publish
   if (gen != m.generation || std::memcmp(&published, &m, sizeof m) != 0) return false;
   if (word(map, file_gen_at).load(std::memory_order_seq_cst) != gen ||
       word(map, intent_at).load(std::memory_order_seq_cst) != gen)
@@ -593,7 +605,7 @@ void open_as_reader(space_state& s, std::uint64_t reserve) {
     const std::uint64_t pinned = pin_file_state(t, from);
     std::uint64_t newest = 0;
     space_meta m{};
-    if (!read_newest(t.map, newest, m)) fail_torn_table(s);
+    if (!read_newest(t.map, newest, m, s.fd.get())) fail_torn_table(s);
     if (const std::string why = check_meta(m, ~std::uint64_t{0}); !why.empty() || newest < pinned)
       fail(s, "the reader table " + table_path(s.path).string() + " is damaged (" +
                   (why.empty() ? "generations out of order" : why) + ")");
@@ -648,7 +660,7 @@ void refresh_reader(space_state& s) {
   reader_table& t = *s.readers;
   std::uint64_t newest = 0;
   space_meta m{};
-  if (!read_newest(t.map, newest, m)) fail_torn_table(s);
+  if (!read_newest(t.map, newest, m, s.fd.get())) fail_torn_table(s);
   const std::uint64_t pinned = s.committed.generation;
   if (newest == pinned) return;
   if (m.uuid != s.committed.uuid || newest < pinned) {
@@ -670,7 +682,7 @@ void refresh_reader(space_state& s) {
     // flush costs nothing) met this within a few thousand commits.
     std::uint64_t again = 0;
     space_meta m2{};
-    if (!read_newest(t.map, again, m2)) fail_torn_table(s);
+    if (!read_newest(t.map, again, m2, s.fd.get())) fail_torn_table(s);
     if (!wrote && again > newest && m2.uuid == m.uuid && ++retries <= 64) {
       newest = again;
       m = m2;
