@@ -252,6 +252,112 @@ TEST_F(JsonParseTest, InvalidTextsNameTheirLineAndByteColumn) {
   }
 }
 
+// The strict parser scans strings and white space 16 bytes at a time: every
+// byte that stops a scan (a quote, an escape, a control byte, a non-ASCII
+// sequence, a bad UTF-8 byte, the end of the text) at every position of the
+// first 16-byte steps, and runs of white space of every length up to them.
+TEST_F(JsonParseTest, StringsAndWhiteSpaceParseAtEveryPositionOfAScan) {
+  int checked = 0;
+  for (std::size_t len = 0; len <= 40; ++len) {
+    for (std::size_t pos = 0; pos <= len; ++pos) {
+      const std::string before(pos, 'a'), after(len - pos, 'b');
+      const auto doc = [&](const std::string& x) { return "[\"" + before + x + after + "\"]"; };
+      // Valid: an escape, a 2- and a 3-byte char, a 4-byte one.
+      EXPECT_EQ(str(fl::json_store::import(doc("\\n"), file()).dump()), doc("\\n"));
+      EXPECT_EQ(str(fl::json_store::import(doc("\xC3\xA9"), file()).dump()), doc("\xC3\xA9"));
+      EXPECT_EQ(str(fl::json_store::import(doc("\xE2\x82\xAC"), file()).dump()),
+                doc("\xE2\x82\xAC"));
+      EXPECT_EQ(str(fl::json_store::import(doc("\\\"\xF0\x9F\x98\x80"), file()).dump()),
+                doc("\\\"\xF0\x9F\x98\x80"));
+      // Invalid at the byte itself: a control byte, a byte no UTF-8 has, a
+      // lead byte cut short by the quote.
+      for (const std::string& bad : {"\x01"s, "\xFF"s, "\xE2\x82"s}) {
+        try {
+          (void)fl::json_store::import(doc(bad), file());
+          ADD_FAILURE() << "accepted " << testing::PrintToString(doc(bad));
+        } catch (const fl::json_error& e) { EXPECT_EQ(e.offset(), 2 + pos); }
+      }
+      // Unterminated: the text ends inside the string, after an escape too.
+      for (const std::string& end : {""s, "\\t"s}) {
+        try {
+          (void)fl::json_store::import("[\"" + before + end + after, file());
+          ADD_FAILURE() << "accepted an unterminated string";
+        } catch (const fl::json_error& e) { EXPECT_EQ(e.offset(), 1u); }
+      }
+      checked += 8;
+    }
+    const std::string blank = std::string(len, ' ') + std::string(len % 7, '\n') + "\t\r";
+    EXPECT_EQ(str(fl::json_store::import(blank + "[" + blank + "1" + blank + "," + blank +
+                                             "{" + blank + "\"k\"" + blank + ":" + blank + "2" +
+                                             blank + "}" + blank + "]" + blank,
+                                         file())
+                      .dump()),
+              "[1,{\"k\":2}]");
+    try {
+      (void)fl::json_store::import("[" + blank + "x", file());
+      ADD_FAILURE() << "accepted";
+    } catch (const fl::json_error& e) { EXPECT_EQ(e.offset(), 1 + blank.size()); }
+    ++checked;
+  }
+  std::printf("scans: %d strings and runs of white space parsed at every position\n", checked);
+}
+
+// Past 64 MiB import() parses the text in one pass while it builds the store
+// (json_internal.hpp, parse_fast): the same language, the same errors at the
+// same bytes, and an invalid text still leaves nothing behind, though its
+// temporary file was created before the fault was found.
+TEST_F(JsonParseTest, TextsPastTheOnePassSizeParseAndFailAsTheOthers) {
+  const std::size_t one_pass_min_bytes = std::size_t{64} << 20;
+  // A store already at the path, which no refused import may change.
+  {
+    auto keep = fl::json_store::import(R"({"keep":[1,2]})", file());
+    keep.sync();
+  }
+  std::string text(one_pass_min_bytes + 1, ' ');
+  const std::size_t pad = text.size();
+  int checked = 0;
+  for (const auto& c : invalid_texts) {
+    text.resize(pad);
+    text.append(c.text);
+    try {
+      (void)fl::json_store::import(text, file());
+      ADD_FAILURE() << "accepted: " << testing::PrintToString(std::string(c.text));
+    } catch (const fl::json_error& e) {
+      EXPECT_EQ(e.offset(), c.offset + pad) << testing::PrintToString(std::string(c.text));
+    }
+    EXPECT_FALSE(std::filesystem::exists(file().string() + ".tmp"));
+    ++checked;
+  }
+  EXPECT_EQ(str(fl::json_store::open(file()).dump()), R"({"keep":[1,2]})");
+  for (const auto& c : valid_texts) {
+    text.resize(pad);
+    text.append(c.text);
+    EXPECT_EQ(str(fl::json_store::import(text, file("valid.fljson")).dump()), c.dump)
+        << testing::PrintToString(std::string(c.text));
+    ++checked;
+  }
+  // A document of that size made of values, not white space: the builder
+  // streams its blocks to the file while the parser runs.
+  std::string doc = "[";
+  for (std::size_t i = 0; doc.size() <= one_pass_min_bytes; ++i) {
+    if (i) doc += ',';
+    doc += "{\"id\":" + std::to_string(i) + ",\"name\":\"item " + std::to_string(i) +
+           " \xC3\xA9\",\"tags\":[\"a\",\"b\",null,true],\"n\":-" + std::to_string(i * 7 + 1) +
+           "}";
+  }
+  doc += ']';
+  {
+    auto s = fl::json_store::import(doc, file("big.fljson"));
+    s.sync();
+  }
+  auto s = fl::json_store::open(file("big.fljson"));
+  EXPECT_GT(s.verify(), 0u);
+  // Not EXPECT_EQ: a failure would print 64 MiB.
+  EXPECT_TRUE(str(s.dump()) == doc);
+  std::printf("one pass: %d texts past %zu bytes, and a %zu-byte document\n", checked,
+              one_pass_min_bytes, doc.size());
+}
+
 TEST_F(JsonParseTest, NestingLimitIsTheSameInBothParsers) {
   using fl::detail::json::max_depth;
   for (bool padded : {false, true}) {

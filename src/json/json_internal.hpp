@@ -338,9 +338,11 @@ void write_member_index(std::uint32_t* index, std::uint32_t n, KeyOf key) {
 // numbers simdjson does not represent).
 void parse_strict(std::string_view text, builder& b);
 // The parse import() uses: simdjson when available, parse_strict otherwise
-// and on any simdjson error. `valid`, if given, runs once the text is known
-// to be valid and before the first event reaches `b` (import creates the
-// store file there, so invalid text never touches it, and rebases `b`).
+// and on any simdjson error; past 64 MiB, parse_strict alone, in one pass.
+// `valid`, if given, runs before the first event reaches `b` (import creates
+// the store's new space there and rebases `b`): once the text is known to be
+// valid, so that an invalid text never touches a file, except past 64 MiB,
+// where it runs first and an invalid text throws with the space created.
 void parse_fast(std::string_view text, builder& b, const std::function<void()>& valid = nullptr);
 
 // RFC 6901: splits the next reference token off `rest`, which is empty (no

@@ -10,13 +10,14 @@
 // again by parse_strict, which either throws the precise json_error or builds
 // the document. tests/json_parse_test.cpp checks that both agree.
 #include "json/json_internal.hpp"
+#include "simd/vec.hpp"
 
+#include <bit>
 #include <charconv>
 #include <cstdio>
 #include <stdexcept>
 #include <cmath>
 #include <limits>
-#include <optional>
 #include <string>
 #include <system_error>
 #include <utility>
@@ -235,8 +236,27 @@ class strict_parser {
     throw json_error(static_cast<std::size_t>(at - b_), line,
                      static_cast<std::size_t>(at - line_start) + 1, reason);
   }
+  static bool is_ws(unsigned char c) noexcept {
+    return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+  }
+  // Most values follow no white space, or one byte of it; indentation
+  // runs longer and is skipped 16 bytes at a time.
   void ws() noexcept {
-    while (p_ != e_ && (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t')) ++p_;
+    if (p_ == e_ || !is_ws(*p_)) return;
+    ++p_;
+    using V = fl::detail::v128;
+    while (e_ - p_ >= static_cast<std::ptrdiff_t>(V::width)) {
+      const V::reg v = V::load(p_);
+      const V::reg blank = V::or_(V::or_(V::eq(v, V::splat(' ')), V::eq(v, V::splat('\n'))),
+                                  V::or_(V::eq(v, V::splat('\r')), V::eq(v, V::splat('\t'))));
+      const std::uint32_t other = ~V::mask(blank) & V::full;
+      if (other != 0) {
+        p_ += std::countr_zero(other);
+        return;
+      }
+      p_ += V::width;
+    }
+    while (p_ != e_ && is_ws(*p_)) ++p_;
   }
   void expect_more(const char* what) const {
     if (p_ == e_) fail(p_, std::string("unexpected end of the text: expected ") + what);
@@ -386,73 +406,85 @@ class strict_parser {
     return v;
   }
 
+  // The first byte at or after p that a string's plain run stops at: '"',
+  // '\\', a control byte or a non-ASCII one (which leads a sequence to
+  // validate), or e. 16 bytes at a time: as signed bytes, the controls and
+  // every byte from 0x80 up are the ones below 0x20.
+  static const unsigned char* plain_ascii_end(const unsigned char* p,
+                                              const unsigned char* e) noexcept {
+    using V = fl::detail::v128;
+    while (e - p >= static_cast<std::ptrdiff_t>(V::width)) {
+      const V::reg v = V::load(p);
+      const V::reg stop = V::or_(V::or_(V::eq(v, V::splat('"')), V::eq(v, V::splat('\\'))),
+                                 V::gt(V::splat(0x20), v));
+      if (const std::uint32_t m = V::mask(stop)) return p + std::countr_zero(m);
+      p += V::width;
+    }
+    while (p != e && *p != '"' && *p != '\\' && *p >= 0x20 && *p < 0x80) ++p;
+    return p;
+  }
+
+  // Steps p_ over string bytes that need no decoding (printable ASCII and
+  // well-formed UTF-8), to the first '"', '\\' or control byte, or the end
+  // of the text; throws at the first byte that is not UTF-8.
+  void skip_plain() {
+    for (;;) {
+      p_ = plain_ascii_end(p_, e_);
+      if (p_ == e_ || *p_ < 0x80) return;
+      do {
+        const std::size_t n = utf8_sequence(p_, e_);
+        if (n == 0) fail(p_, "invalid UTF-8 in a string");
+        p_ += n;
+      } while (p_ != e_ && *p_ >= 0x80);
+    }
+  }
+
   // The string starting at p_ (a '"'), decoded; p_ ends past the closing '"'.
   std::string_view string_body() {
     const unsigned char* start = ++p_;
-    // Fast path: no escapes, only validation.
-    while (p_ != e_) {
-      const unsigned c = *p_;
-      if (c == '"') {
-        std::string_view s(reinterpret_cast<const char*>(start),
-                           static_cast<std::size_t>(p_ - start));
-        ++p_;
-        return s;
-      }
-      if (c == '\\') break;
-      if (c < 0x20) fail(p_, "control character in a string (U+0000 to U+001F must be escaped)");
-      if (c < 0x80) {
-        ++p_;
-        continue;
-      }
-      const std::size_t n = utf8_sequence(p_, e_);
-      if (n == 0) fail(p_, "invalid UTF-8 in a string");
-      p_ += n;
+    skip_plain();
+    if (p_ != e_ && *p_ == '"') {
+      // No escapes: the text's own bytes.
+      std::string_view s(reinterpret_cast<const char*>(start),
+                         static_cast<std::size_t>(p_ - start));
+      ++p_;
+      return s;
     }
-    if (p_ == e_) fail(start - 1, "unterminated string");
     scratch_.assign(reinterpret_cast<const char*>(start), static_cast<std::size_t>(p_ - start));
-    while (p_ != e_) {
+    for (;;) {
+      if (p_ == e_) fail(start - 1, "unterminated string");
       const unsigned c = *p_;
       if (c == '"') {
         ++p_;
         return scratch_;
       }
-      if (c == '\\') {
-        if (e_ - p_ < 2) fail(p_, "unterminated escape");
-        const unsigned char* at = p_;
-        if (p_[1] == 'u') {
-          std::uint32_t cp = unicode_escape(at);
-          if (is_low_surrogate(cp)) fail(at, "lone low surrogate \\u escape");
-          if (is_high_surrogate(cp)) {
-            if (e_ - at < 12 || at[6] != '\\' || at[7] != 'u')
-              fail(at, "high surrogate \\u escape not followed by a low one");
-            const std::uint32_t lo = unicode_escape(at + 6);
-            if (!is_low_surrogate(lo))
-              fail(at + 6, "high surrogate \\u escape not followed by a low one");
-            cp = join_surrogates(cp, lo);
-            p_ += 6;
-          }
-          append_utf8(scratch_, cp);
-          p_ += 4;
-        } else if (const char plain = unescape(static_cast<char>(p_[1]))) {
-          scratch_ += plain;
-        } else {
-          fail(p_, "invalid escape (allowed: \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)");
+      if (c != '\\') fail(p_, "control character in a string (U+0000 to U+001F must be escaped)");
+      if (e_ - p_ < 2) fail(p_, "unterminated escape");
+      const unsigned char* at = p_;
+      if (p_[1] == 'u') {
+        std::uint32_t cp = unicode_escape(at);
+        if (is_low_surrogate(cp)) fail(at, "lone low surrogate \\u escape");
+        if (is_high_surrogate(cp)) {
+          if (e_ - at < 12 || at[6] != '\\' || at[7] != 'u')
+            fail(at, "high surrogate \\u escape not followed by a low one");
+          const std::uint32_t lo = unicode_escape(at + 6);
+          if (!is_low_surrogate(lo))
+            fail(at + 6, "high surrogate \\u escape not followed by a low one");
+          cp = join_surrogates(cp, lo);
+          p_ += 6;
         }
-        p_ += 2;
-        continue;
+        append_utf8(scratch_, cp);
+        p_ += 4;
+      } else if (const char plain = unescape(static_cast<char>(p_[1]))) {
+        scratch_ += plain;
+      } else {
+        fail(p_, "invalid escape (allowed: \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)");
       }
-      if (c < 0x20) fail(p_, "control character in a string (U+0000 to U+001F must be escaped)");
-      if (c < 0x80) {
-        scratch_ += static_cast<char>(c);
-        ++p_;
-        continue;
-      }
-      const std::size_t n = utf8_sequence(p_, e_);
-      if (n == 0) fail(p_, "invalid UTF-8 in a string");
-      scratch_.append(reinterpret_cast<const char*>(p_), n);
-      p_ += n;
+      p_ += 2;
+      const unsigned char* run = p_;
+      skip_plain();
+      scratch_.append(reinterpret_cast<const char*>(run), static_cast<std::size_t>(p_ - run));
     }
-    fail(start - 1, "unterminated string");
   }
 
   static bool digit(unsigned char c) noexcept { return c >= '0' && c <= '9'; }
@@ -463,11 +495,14 @@ class strict_parser {
     if (negative) ++p_;
     if (p_ == e_ || !digit(*p_)) fail(p_, "invalid number: expected a digit");
     const unsigned char* int_start = p_;
+    // The integer part's value, accumulated as it is scanned: exact up to 19
+    // digits (below 10^19 < 2^64), checked again below past that.
+    std::uint64_t mag = 0;
     if (*p_ == '0') {
       ++p_;
       if (p_ != e_ && digit(*p_)) fail(p_, "invalid number: leading zero");
     } else {
-      while (p_ != e_ && digit(*p_)) ++p_;
+      while (p_ != e_ && digit(*p_)) mag = mag * 10 + (*p_++ - '0');
     }
     const unsigned char* int_end = p_;
     bool integral = true;
@@ -487,15 +522,19 @@ class strict_parser {
     const std::string_view text(reinterpret_cast<const char*>(start),
                                 static_cast<std::size_t>(p_ - start));
     if (integral) {
-      // Up to 19 digits cannot overflow uint64; 20 may.
-      std::uint64_t mag = 0;
-      bool fits = int_end - int_start <= 20;
-      for (const unsigned char* q = int_start; fits && q != int_end; ++q) {
-        const std::uint64_t d = *q - '0';
-        if (mag > (std::numeric_limits<std::uint64_t>::max() - d) / 10)
-          fits = false;
-        else
-          mag = mag * 10 + d;
+      // Up to 19 digits cannot overflow uint64; 20 may, and are added again
+      // with the check.
+      bool fits = int_end - int_start <= 19;
+      if (int_end - int_start == 20) {
+        fits = true;
+        mag = 0;
+        for (const unsigned char* q = int_start; fits && q != int_end; ++q) {
+          const std::uint64_t d = *q - '0';
+          if (mag > (std::numeric_limits<std::uint64_t>::max() - d) / 10)
+            fits = false;
+          else
+            mag = mag * 10 + d;
+        }
       }
       if (fits && !negative) {
         out_.uint64(mag);
@@ -581,19 +620,21 @@ void append_utf8(std::string& out, std::uint32_t cp) {
 void parse_strict(std::string_view text, builder& b) { strict_parser(text, b).run(); }
 
 void parse_fast(std::string_view text, builder& b, const std::function<void()>& valid) {
+  // Past this size a text is parsed in one pass by the strict parser as the
+  // store is built: a DOM of it would take more memory than the text (and,
+  // made anew for each such text, pay the first touch of every page of it),
+  // while the builder streams to the file in bounded memory. `valid` then
+  // runs before the text is known to be valid: an invalid one throws
+  // json_error with the store's new space created, which its caller removes.
+  constexpr std::size_t one_pass_min_bytes = std::size_t{64} << 20;
 #if defined(FL_JSON_HAVE_SIMDJSON)
   // Below this size the strict parser is faster than simdjson's padded copy
   // and per-call setup.
   constexpr std::size_t simdjson_min_bytes = 512;
-  // The thread keeps its parser for texts up to this size (its buffers are
-  // a few times the text); a bigger text gets a parser of its own, freed on
-  // return, so one big import does not leave the thread holding gigabytes.
-  constexpr std::size_t kept_parser_max_bytes = std::size_t{64} << 20;
-  if (text.size() >= simdjson_min_bytes) {
-    thread_local simdjson::dom::parser kept;
-    std::optional<simdjson::dom::parser> own;
-    simdjson::dom::parser& parser =
-        text.size() <= kept_parser_max_bytes ? kept : own.emplace();
+  if (text.size() >= simdjson_min_bytes && text.size() <= one_pass_min_bytes) {
+    // The thread keeps its parser: its buffers, a few times the text, are
+    // bounded by one_pass_min_bytes.
+    thread_local simdjson::dom::parser parser;
     // simdjson reads up to SIMDJSON_PADDING bytes past the text (it never
     // uses them). When they lie in the page of the text's last byte they are
     // readable, and the parse reads the text in place; otherwise it copies
@@ -610,15 +651,15 @@ void parse_fast(std::string_view text, builder& b, const std::function<void()>& 
     }
   }
 #endif
-  if (valid) {
+  if (valid && text.size() <= one_pass_min_bytes) {
     // Check the text into a scratch buffer first (small texts, and the rare
     // ones simdjson refuses), then build for real.
     byte_buffer scratch;
     std::vector<tail_block> scratch_blocks;
     builder check(scratch, scratch_blocks, fl::detail::space_first_block, false, false);
     parse_strict(text, check);
-    valid();
   }
+  if (valid) valid();
   parse_strict(text, b);
 }
 
