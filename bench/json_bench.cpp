@@ -97,6 +97,8 @@ namespace {
 
 namespace fs = std::filesystem;
 using fl_bench::json_data::document;
+static_assert(simdjson::SIMDJSON_PADDING <= fl_bench::json_data::text_slack,
+              "the texts' slack lets simdjson parse them in place");
 using fl_bench::json_data::have;
 
 std::string slurp(const fs::path& p) {

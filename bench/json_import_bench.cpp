@@ -68,7 +68,7 @@ const std::string& sized_document(std::size_t bytes) {
   text.clear();
   text.shrink_to_fit();
   const std::string one = fl_test::generated_twitter();
-  text.reserve(bytes + one.size() + 2);
+  text.reserve(bytes + one.size() + 2 + fl_bench::json_data::text_slack);
   text += '[';
   do {
     if (text.size() > 1) text += ',';
