@@ -46,8 +46,9 @@
 // std::logic_error ("stale view") instead of reading old blocks; a
 // std::string_view cannot be checked. Off, the check compiles to nothing
 // (json_value stays 32 bytes). docs/json_store.md, "Views", has the details. import() keeps one simdjson
-// parser per thread, its buffers sized by the largest text that thread
-// imported.
+// parser per thread, its buffers sized by the largest text up to 64 MiB that
+// thread imported; a longer text is parsed in one pass as its store is
+// built, in memory that does not grow with the text.
 #pragma once
 
 #include <fl/detail/config.hpp>
@@ -318,9 +319,11 @@ class json_store {
  public:
   // Parses `json_text` (exactly RFC 8259: UTF-8, one value, whitespace around
   // it) into a new store for `file`. Throws fl::json_error for invalid text,
-  // before any file is touched. Throws fl::persist_error "locked" when a
-  // store at `file` is open (in another process or another handle) or
-  // another import to `file` is in progress. The store is built in the space
+  // before any file is touched (past 64 MiB, where the text is parsed as the
+  // store is built, the temporary file below is removed then; `file` is
+  // never touched). Throws fl::persist_error "locked" when a store at `file`
+  // is open (in another process or another handle) or another import to
+  // `file` is in progress. The store is built in the space
   // `file` + ".tmp" (without waiting for the disk); the first sync() makes
   // it durable and renames it to `file` (an existing store there stays as it
   // was until then), and throws "locked", changing nothing, if a store was
