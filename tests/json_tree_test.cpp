@@ -191,6 +191,45 @@ TEST_F(JsonTreeTest, RandomEditsAgreeWithAVector) {
   EXPECT_EQ(s->find("/a/49")->as_int64(), 49);
 }
 
+// An import builds an array's tree as its elements come (the builder keeps
+// at most two leaves' worth of them, and two nodes' worth at each level):
+// every length, alone and nested in arrays, with tiny shapes (many levels)
+// and the default one, reads back element by element, verifies, and takes
+// edits at the front, the middle and the back.
+TEST_F(JsonTreeTest, ImportedArraysOfEveryLengthBuildTheirTreesAsTheyCome) {
+  int checked = 0;
+  for (const fj::tree_shape shape : {fj::tree_shape{2, 4}, fj::tree_shape{4, 4}, fj::tree_shape{}}) {
+    const shape_scope scope(shape);
+    const std::size_t top = shape.leaf_max == 2 ? 300 : shape.leaf_max == 4 ? 200 : 1600;
+    const std::size_t step = shape.leaf_max > 4 ? 97 : 1;
+    for (std::size_t n = 0; n <= top; n += step) {
+      std::vector<long> want;
+      for (std::size_t i = 0; i < n; ++i) want.push_back(static_cast<long>(i));
+      const std::string nested = "[" + numbers(n) + "," + numbers(n / 2) + ",[" + numbers(n / 3) + "]]";
+      auto s = fl::json_store::import(R"({"a":)" + numbers(n) + R"(,"b":)" + nested + "}", file());
+      s.sync();
+      ASSERT_EQ(str(*s.at("/a")), dump_of(want)) << "n " << n;
+      ASSERT_EQ(str(*s.at("/b")), nested) << "n " << n;
+      for (std::size_t i = 0; i < n; i += 1 + n / 16)
+        ASSERT_EQ(s.find("/a/" + std::to_string(i))->as_int64(), static_cast<long>(i));
+      s.verify();
+      s.insert("/a/0", "-1");
+      want.insert(want.begin(), -1);
+      if (n > 2) {
+        s.erase("/a/" + std::to_string(n / 2));
+        want.erase(want.begin() + static_cast<std::ptrdiff_t>(n / 2));
+      }
+      s.set("/a/-", "7");
+      want.push_back(7);
+      s.sync();
+      s.verify();
+      ASSERT_EQ(str(*s.at("/a")), dump_of(want)) << "n " << n;
+      ++checked;
+    }
+  }
+  std::printf("imported arrays: %d lengths and shapes\n", checked);
+}
+
 // Replacing a tree walks all of it to retire its nodes, within a budget of
 // the space's live blocks: each node counts once (the model test found a
 // tree counted twice, its ref and its root node, which ran the budget out

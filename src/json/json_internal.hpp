@@ -186,11 +186,31 @@ class builder {
   json_ref result() const noexcept { return top_; }
 
  private:
+  static constexpr std::size_t no_tree = ~std::size_t{0};
   struct frame {
     bool object;
     std::size_t first;  // its first entry in scratch_
     std::size_t keys;   // its first key byte in keys_
+    std::size_t tree = no_tree;  // its entry in open_trees_, once it has nodes
   };
+  // An open array's tree, built as its elements come (put_leaf), so that
+  // however long the array, its entries take at most 2 * leaf_max slots of
+  // scratch_ and each level at most 2 * inner_max pending nodes: `levels[h]`
+  // holds the nodes of height h not yet in a parent, `nodes_count` the
+  // elements those nodes hold.
+  struct open_tree {
+    std::vector<std::vector<tree_child>> levels;
+    std::uint64_t nodes_count = 0;
+  };
+  // The open array at the top has 2 * leaf_max entries: its first leaf_max
+  // become a leaf.
+  void put_leaf();
+  // A node of height h + 1 over the `count` nodes of height h from `from`,
+  // appended to levels[h + 1].
+  void add_parent(open_tree& t, std::size_t h, const tree_child* from, std::size_t count);
+  // The array at the top, whose tree has nodes: the rest of its elements
+  // and pending nodes joined into one root.
+  json_ref finish_tree(const frame& f);
   // Writes s as a block of kind k (none when empty) and puts its json_ref.
   void bytes(kind k, std::string_view s);
   // A block of the builder's own (a string, a flat table): as add_block,
@@ -217,6 +237,13 @@ class builder {
       dst = &scratch_.back().value;
     } else {
       dst = &scratch_.emplace_back().value;
+      if (scratch_.size() - frames_.back().first >= leaf_at_) [[unlikely]] {
+        store_halves(dst, ref_head(k, form, n), x);
+        put_leaf();
+        if (out_.size() >= spill_at_) [[unlikely]]
+          spill();
+        return;
+      }
     }
     store_halves(dst, ref_head(k, form, n), x);
     if (out_.size() >= spill_at_) [[unlikely]]
@@ -249,6 +276,10 @@ class builder {
   // the key in keys_).
   std::vector<json_member> scratch_;
   std::string keys_;  // the keys of the open objects, in order
+  std::vector<open_tree> open_trees_;  // one per open array with nodes, innermost last
+  const tree_shape shape_ = current_tree_shape();
+  // An open array's entry count that makes a leaf (never, without trees).
+  const std::size_t leaf_at_ = trees_ ? 2 * std::size_t{shape_.leaf_max} : ~std::size_t{0};
   json_ref top_;
   spill_fn spill_;
   std::size_t spill_at_ = ~std::size_t{0};  // never, unless streaming

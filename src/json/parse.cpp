@@ -116,11 +116,12 @@ void builder::end_array() {
   const frame f = frames_.back();
   const std::size_t n = scratch_.size() - f.first;
   json_ref r{static_cast<std::uint8_t>(kind::array), {}, static_cast<std::uint32_t>(n), 0};
-  const tree_shape shape = current_tree_shape();
-  if (trees_ && n > shape.leaf_max) {
+  if (f.tree != no_tree) {
+    r = finish_tree(f);
+  } else if (trees_ && n > shape_.leaf_max) {
     std::vector<json_ref> e(n);
     for (std::size_t i = 0; i < n; ++i) e[i] = scratch_[f.first + i].value;
-    r = build_array_tree(out_, base_, blocks_, e.data(), n, shape);
+    r = build_array_tree(out_, base_, blocks_, e.data(), n, shape_);
   } else if (n != 0) {
     unsigned char* dst =
         block(n * sizeof(json_ref), kind::array, static_cast<std::uint32_t>(n), r.x);
@@ -130,6 +131,76 @@ void builder::end_array() {
   scratch_.resize(f.first);
   frames_.pop_back();
   put(r);
+}
+
+void builder::add_parent(open_tree& t, std::size_t h, const tree_child* from, std::size_t count) {
+  std::uint64_t elements = 0;
+  for (std::size_t i = 0; i < count; ++i) elements += from[i].count;
+  const std::uint64_t node = add_tree_node(out_, base_, blocks_, static_cast<std::uint16_t>(h + 1),
+                                           from, static_cast<std::uint32_t>(count));
+  if (t.levels.size() == h + 1) t.levels.emplace_back();
+  t.levels[h + 1].push_back({node, elements});
+}
+
+void builder::put_leaf() {
+  frame& f = frames_.back();
+  if (f.tree == no_tree) {
+    f.tree = open_trees_.size();
+    open_trees_.emplace_back().levels.resize(1);
+  }
+  open_tree& t = open_trees_[f.tree];
+  const std::size_t leaf = shape_.leaf_max;
+  std::vector<json_ref> e(leaf);
+  for (std::size_t i = 0; i < leaf; ++i) e[i] = scratch_[f.first + i].value;
+  t.levels[0].push_back(
+      {add_tree_node(out_, base_, blocks_, 0, e.data(), static_cast<std::uint32_t>(leaf)), leaf});
+  t.nodes_count += leaf;
+  scratch_.erase(scratch_.begin() + static_cast<std::ptrdiff_t>(f.first),
+                 scratch_.begin() + static_cast<std::ptrdiff_t>(f.first + leaf));
+  // Each level keeps at least inner_max nodes pending, so that the nodes
+  // finish_tree makes of them are at least half full.
+  for (std::size_t h = 0; t.levels[h].size() >= 2 * std::size_t{shape_.inner_max}; ++h) {
+    add_parent(t, h, t.levels[h].data(), shape_.inner_max);
+    t.levels[h].erase(t.levels[h].begin(), t.levels[h].begin() + shape_.inner_max);
+  }
+}
+
+json_ref builder::finish_tree(const frame& f) {
+  open_tree& t = open_trees_[f.tree];
+  const std::size_t m = scratch_.size() - f.first;  // at least leaf_max: put_leaf left them
+  const std::uint64_t n = t.nodes_count + m;
+  if (n > std::numeric_limits<std::uint32_t>::max())
+    throw std::length_error("fl::json_store: an array of 2^32 elements or more");
+  // Level by level, as build_array_tree: k nodes share what is pending
+  // evenly (floor or ceil of m/k each, at least half a node when k >= 2).
+  {
+    const std::size_t k = (m + shape_.leaf_max - 1) / shape_.leaf_max;
+    std::vector<json_ref> e(m);
+    for (std::size_t i = 0; i < m; ++i) e[i] = scratch_[f.first + i].value;
+    for (std::size_t i = 0; i < k; ++i) {
+      const std::size_t lo = m * i / k, hi = m * (i + 1) / k;
+      t.levels[0].push_back(
+          {add_tree_node(out_, base_, blocks_, 0, e.data() + lo, static_cast<std::uint32_t>(hi - lo)),
+           hi - lo});
+    }
+  }
+  std::uint64_t root = 0;
+  for (std::size_t h = 0;; ++h) {
+    const std::vector<tree_child> level = std::move(t.levels[h]);
+    if (h + 1 == t.levels.size() && level.size() == 1) {
+      root = level[0].node;
+      break;
+    }
+    const std::size_t c = level.size(), k = (c + shape_.inner_max - 1) / shape_.inner_max;
+    for (std::size_t i = 0; i < k; ++i) {
+      const std::size_t lo = c * i / k, hi = c * (i + 1) / k;
+      add_parent(t, h, level.data() + lo, hi - lo);
+    }
+  }
+  open_trees_.pop_back();  // the innermost open tree: f's
+  json_ref r{static_cast<std::uint8_t>(kind::array), {}, static_cast<std::uint32_t>(n), root};
+  r.set_tree(true);
+  return r;
 }
 
 void builder::write_index(std::uint32_t* index, const json_member* m, std::uint32_t n,
@@ -161,7 +232,7 @@ void builder::end_object() {
   const frame f = frames_.back();
   const auto n = static_cast<std::uint32_t>(scratch_.size() - f.first);
   json_ref r{static_cast<std::uint8_t>(kind::object), {}, n, 0};
-  const tree_shape shape = current_tree_shape();
+  const tree_shape& shape = shape_;
   if (object_trees_ && n > shape.leaf_max) {
     // Key offsets relative to this object's first key byte.
     std::vector<json_member> ms(scratch_.begin() + static_cast<std::ptrdiff_t>(f.first),
