@@ -222,6 +222,57 @@ TEST_F(JsonObjectTreeTest, RandomEditsAgreeWithAModel) {
 // Nodes bigger than the shape in use (an older writer's, whose object nodes
 // held up to 255 entries) are read and edited: an edit that copies one
 // splits it into even pieces of at most the shape's count, several at once.
+// An import builds an object's trees as its members come (json_internal.hpp,
+// object_loader): the members and their keys' blocks as they are parsed,
+// the key tree at the end. Every member count, with repeated keys and keys
+// in no order, nested in objects, with tiny shapes (many levels) and the
+// default one: every member reads back by key and by position, the store
+// verifies, and takes edits.
+TEST_F(JsonObjectTreeTest, ImportedObjectsOfEverySizeBuildTheirTreesAsTheyCome) {
+  int checked = 0;
+  for (const fj::tree_shape shape : {fj::tree_shape{2, 4}, fj::tree_shape{4, 4}, fj::tree_shape{}}) {
+    const shape_scope scope(shape);
+    const std::size_t top = shape.leaf_max <= 4 ? 150 : 1400;
+    const std::size_t step = shape.leaf_max <= 4 ? 1 : 89;
+    for (std::size_t n = 0; n <= top; n += step) {
+      model want;
+      for (std::size_t i = 0; i < n; ++i)  // descending keys, every seventh one repeated
+        want.emplace_back("k" + std::to_string((n - i) * 7919 % 1000003) +
+                              (i % 7 == 3 ? "" : "_" + std::to_string(i)),
+                          std::to_string(i));
+      model inner(want.begin(), want.begin() + static_cast<std::ptrdiff_t>(n / 2));
+      const std::string text =
+          "{\"o\":" + dump_of(want) + ",\"p\":{\"q\":" + dump_of(inner) + ",\"r\":1}}";
+      auto s = fl::json_store::import(text, file());
+      s.sync();
+      ASSERT_EQ(str(s.dump()), text) << "n " << n;
+      for (std::size_t i = 0; i < n; i += 1 + n / 12) {
+        // The last member of a repeated key is the one a pointer finds.
+        std::size_t last = i;
+        for (std::size_t j = i + 1; j < n; ++j)
+          if (want[j].first == want[i].first) last = j;
+        ASSERT_EQ(str(*s.at(pointer_to(want[i].first))), want[last].second) << "n " << n;
+      }
+      s.verify();
+      s.set("/o/added", "true");
+      want.emplace_back("added", "true");
+      if (n > 2) {
+        ASSERT_TRUE(s.erase(pointer_to(want[n / 2].first)));
+        // erase() removes the member a pointer finds: the last of its key.
+        std::size_t last = n / 2;
+        for (std::size_t j = 0; j < n; ++j)
+          if (want[j].first == want[n / 2].first) last = j;
+        want.erase(want.begin() + static_cast<std::ptrdiff_t>(last));
+      }
+      s.sync();
+      s.verify();
+      ASSERT_EQ(str(*s.at("/o")), dump_of(want)) << "n " << n;
+      ++checked;
+    }
+  }
+  std::printf("imported objects: %d sizes and shapes\n", checked);
+}
+
 TEST_F(JsonObjectTreeTest, NodesBiggerThanTheShapeSplitEvenly) {
   model want = numbered(300);
   {

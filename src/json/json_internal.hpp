@@ -24,6 +24,7 @@
 #include <filesystem>
 #include <functional>
 #include <new>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -116,6 +117,85 @@ unsigned char* add_block(byte_buffer& out, std::uint64_t base, std::vector<tail_
                          std::uint64_t bytes, kind k, std::uint32_t n, std::uint64_t& at,
                          node_form node = node_form::none);
 
+// A kind of tree (an array's, an object's member or key tree): its nodes'
+// tag, entry sizes, the bytes of a leaf entry that an inner entry keeps
+// as its separator (after {node, count}; none for arrays), the lowest
+// level of a root, and its blocks' kind and forms (publish_edit
+// translates the offsets in them by form). The three are
+// store_file::array_tree, member_tree and key_tree.
+struct tree_kind {
+  std::uint32_t tag;
+  std::uint32_t leaf_bytes, inner_bytes, sep_bytes;
+  int root_min_level;
+  node_form leaf_form, inner_form;
+  const char* name;  // for messages: "an object's member tree"
+  kind block_kind;
+  std::uint32_t entry_bytes(std::uint32_t level) const noexcept {
+    return level == 0 ? leaf_bytes : inner_bytes;
+  }
+};
+
+// A tree of kind `t` built bottom-up from its leaf entries, given in order
+// (tree.cpp). A level's first `max` entries become a node once twice that
+// many wait, and finish() shares what is left evenly (floor or ceil each,
+// at least half a node when there are two or more), so every node but the
+// root is at least half full and the loader holds at most two nodes' worth
+// of entries a level, however many it is given. Each call names where the
+// nodes go (a streaming builder's base moves at every spill).
+class tree_loader {
+ public:
+  struct sink {
+    byte_buffer& out;
+    std::uint64_t base;
+    std::vector<tail_block>& blocks;
+  };
+  tree_loader(const tree_kind& t, tree_shape shape) noexcept : t_(&t), shape_(shape) {}
+  // Appends `n` leaf entries (t.leaf_bytes each).
+  void add(const sink& s, const void* entries, std::size_t n);
+  // The root's offset; after at least one entry.
+  std::uint64_t finish(const sink& s);
+  std::uint64_t size() const noexcept { return count_; }
+
+ private:
+  std::size_t max_at(std::size_t h) const noexcept {
+    return h == 0 ? shape_.leaf_max : shape_.inner_max;
+  }
+  // A node of height h over the `n` entries at `first`, its inner entry
+  // appended to level h + 1.
+  void make_node(const sink& s, std::size_t h, const unsigned char* first, std::size_t n);
+  const tree_kind* t_;
+  tree_shape shape_;
+  std::vector<std::vector<unsigned char>> levels_{1};  // pending entries by height
+  std::uint64_t count_ = 0;
+};
+
+// An object tree (format 5) built from its members in order (object
+// tree.cpp): each key a block of its own and the member tree as they come,
+// the key tree and the head at finish(), which sorts the keys: until then
+// the loader keeps 24 bytes a member, and `keys` (below) must still hold
+// every key's bytes. `shape` is the flat table's (its nodes are
+// object_node_shape of it).
+class object_loader {
+ public:
+  explicit object_loader(tree_shape shape);
+  // Members [m, m + n), their keys at offsets into `keys`.
+  void add(const tree_loader::sink& s, const json_member* m, std::size_t n,
+           std::string_view keys);
+  // The object's json_ref (tree form); at least one member was added.
+  // `next` gives where each next batch of nodes goes (a streaming builder
+  // spills between them). Throws std::length_error past 2^32 - 1 members.
+  json_ref finish(const std::function<tree_loader::sink()>& next, std::string_view keys);
+
+ private:
+  struct key_rec {
+    std::uint64_t block;  // the key's block (0 for "")
+    std::uint64_t at;     // its bytes in `keys`
+    std::uint64_t len;
+  };
+  tree_loader members_, keys_tree_;
+  std::vector<key_rec> keys_;
+};
+
 // Appends (as add_block does) a new node of `level` holding `count`
 // entries copied from `entries` (json_ref for a leaf, tree_child above);
 // returns its offset.
@@ -194,24 +274,22 @@ class builder {
     std::size_t keys;   // its first key byte in keys_
     std::size_t tree = no_tree;  // its entry in open_trees_, once it has nodes
   };
-  // An open array's tree, built as its elements come (put_leaf), so that
-  // however long the array, its entries take at most 2 * leaf_max slots of
-  // scratch_ and each level at most 2 * inner_max pending nodes: `levels[h]`
-  // holds the nodes of height h not yet in a parent, `nodes_count` the
-  // elements those nodes hold.
+  // An open container's tree, built as its entries come once it has more
+  // than a flat table holds (flush_entries): its elements or members go to
+  // a loader, which keeps two nodes' worth a level, so an open array takes
+  // bounded memory however long, and an open object 24 bytes a member beside
+  // its keys' bytes (the key index sorts them all at the end).
   struct open_tree {
-    std::vector<std::vector<tree_child>> levels;
-    std::uint64_t nodes_count = 0;
+    std::optional<tree_loader> array;
+    std::optional<object_loader> object;
   };
-  // The open array at the top has 2 * leaf_max entries: its first leaf_max
-  // become a leaf.
-  void put_leaf();
-  // A node of height h + 1 over the `count` nodes of height h from `from`,
-  // appended to levels[h + 1].
-  void add_parent(open_tree& t, std::size_t h, const tree_child* from, std::size_t count);
-  // The array at the top, whose tree has nodes: the rest of its elements
-  // and pending nodes joined into one root.
-  json_ref finish_tree(const frame& f);
+  // Moves the entries of the container at the top into its tree.
+  void flush_entries();
+  tree_loader::sink sink() noexcept { return {out_, base_, blocks_}; }
+  void spill_if_full() {
+    if (out_.size() >= spill_at_) [[unlikely]]
+      spill();
+  }
   // Writes s as a block of kind k (none when empty) and puts its json_ref.
   void bytes(kind k, std::string_view s);
   // A block of the builder's own (a string, a flat table): as add_block,
@@ -231,24 +309,17 @@ class builder {
   // key came first), or the open array's next element.
   void put(kind k, std::uint32_t n, std::uint64_t x,
            std::uint8_t form = json_ref::flat_form) {
-    json_ref* dst;
     if (frames_.empty()) {
-      dst = &top_;
-    } else if (frames_.back().object) {
-      dst = &scratch_.back().value;
+      store_halves(&top_, ref_head(k, form, n), x);
     } else {
-      dst = &scratch_.emplace_back().value;
-      if (scratch_.size() - frames_.back().first >= leaf_at_) [[unlikely]] {
-        store_halves(dst, ref_head(k, form, n), x);
-        put_leaf();
-        if (out_.size() >= spill_at_) [[unlikely]]
-          spill();
-        return;
-      }
+      const frame& f = frames_.back();
+      json_ref* dst = f.object ? &scratch_.back().value : &scratch_.emplace_back().value;
+      store_halves(dst, ref_head(k, form, n), x);
+      if (scratch_.size() - f.first >= (f.object ? object_flush_at_ : array_flush_at_))
+          [[unlikely]]
+        flush_entries();
     }
-    store_halves(dst, ref_head(k, form, n), x);
-    if (out_.size() >= spill_at_) [[unlikely]]
-      spill();
+    spill_if_full();
   }
   void put(const json_ref& r) { put(static_cast<kind>(r.k), r.n, r.x, r.pad[0]); }
 
@@ -277,10 +348,15 @@ class builder {
   // the key in keys_).
   std::vector<json_member> scratch_;
   std::string keys_;  // the keys of the open objects, in order
-  std::vector<open_tree> open_trees_;  // one per open array with nodes, innermost last
   const tree_shape shape_ = current_tree_shape();
-  // An open array's entry count that makes a leaf (never, without trees).
-  const std::size_t leaf_at_ = trees_ ? 2 * std::size_t{shape_.leaf_max} : ~std::size_t{0};
+  // An open container's entry count that sends its entries to its tree:
+  // past a flat table's bound, so that only trees get one (never, without
+  // trees; then objects are flat too).
+  const std::size_t array_flush_at_ =
+      trees_ ? 2 * std::size_t{shape_.leaf_max} : ~std::size_t{0};
+  const std::size_t object_flush_at_ =
+      object_trees_ ? 2 * std::size_t{shape_.leaf_max} : ~std::size_t{0};
+  std::vector<open_tree> open_trees_;  // one per open container with a tree, innermost last
   json_ref top_;
   spill_fn spill_;
   std::size_t spill_at_ = ~std::size_t{0};  // never, unless streaming

@@ -57,86 +57,78 @@ static_assert(sizeof(member_entry) == sizeof(oentry) && sizeof(key_child) == siz
 
 using tree_kind = store_file::tree_kind;
 
-// A tree of `n` leaf entries (contiguous, t.leaf_bytes each) built level
-// by level, k nodes sharing each level's entries evenly (floor or ceil of
-// n/k, at least half a node when k >= 2). Returns the root's offset.
-std::uint64_t build_otree(byte_buffer& out, std::uint64_t base, std::vector<tail_block>& blocks,
-                          const tree_kind& t, const unsigned char* leaves, std::size_t n,
-                          const tree_shape& shape) {
-  std::vector<unsigned char> level;  // the next level's inner entries
-  std::size_t m = 0;                 // how many
-  std::uint64_t root = 0;
-  {
-    const std::size_t k = (n + shape.leaf_max - 1) / shape.leaf_max;
-    for (std::size_t i = 0; i < k; ++i) {
-      const std::size_t lo = n * i / k, hi = n * (i + 1) / k;
-      const unsigned char* first = leaves + lo * t.leaf_bytes;
-      root = add_kind_node(out, base, blocks, t, 0, first, static_cast<std::uint32_t>(hi - lo));
-      const oentry e = inner_entry<40>(t, root, hi - lo, 0, first);
-      level.insert(level.end(), e.b, e.b + t.inner_bytes);
+}  // namespace
+
+object_loader::object_loader(tree_shape shape)
+    : members_(store_file::member_tree, object_node_shape(shape)),
+      keys_tree_(store_file::key_tree, object_node_shape(shape)) {}
+
+void object_loader::add(const tree_loader::sink& s, const json_member* m, std::size_t n,
+                        std::string_view keys) {
+  // In batches of one node, so the entries wait in a buffer of that size.
+  member_entry batch[object_node_max];
+  for (std::size_t done = 0; done < n;) {
+    const std::size_t b = std::min<std::size_t>(n - done, object_node_max);
+    for (std::size_t i = 0; i < b; ++i) {
+      const json_member& x = m[done + i];
+      std::uint64_t at = 0;
+      if (x.key_len)
+        std::memcpy(add_block(s.out, s.base, s.blocks, x.key_len, kind::string, x.key_len, at),
+                    keys.data() + x.key, x.key_len);
+      batch[i] = {members_.size() + i, at, x.key_len, 0, x.value};
+      keys_.push_back({at, x.key, x.key_len});
     }
-    m = k;
+    members_.add(s, batch, b);
+    done += b;
   }
-  for (std::uint16_t height = 1; m > 1; ++height) {
-    const std::size_t k = (m + shape.inner_max - 1) / shape.inner_max;
-    std::vector<unsigned char> up;
-    for (std::size_t i = 0; i < k; ++i) {
-      const std::size_t lo = m * i / k, hi = m * (i + 1) / k;
-      std::uint64_t count = 0;
-      for (std::size_t j = lo; j < hi; ++j) count += child_count(level.data() + j * t.inner_bytes);
-      const unsigned char* first = level.data() + lo * t.inner_bytes;
-      root = add_kind_node(out, base, blocks, t, height, first, static_cast<std::uint32_t>(hi - lo));
-      const oentry e = inner_entry<40>(t, root, count, height, first);
-      up.insert(up.end(), e.b, e.b + t.inner_bytes);
-    }
-    level.swap(up);
-    m = k;
-  }
-  return root;
 }
 
-}  // namespace
+json_ref object_loader::finish(const std::function<tree_loader::sink()>& next,
+                               std::string_view keys) {
+  const std::uint64_t n = members_.size();
+  if (n > std::numeric_limits<std::uint32_t>::max())
+    throw std::length_error("fl::json_store: an object of 2^32 members or more");
+  object_tree h;
+  h.tag = object_tree_tag;
+  h.members = members_.finish(next());
+  std::vector<std::uint32_t> order(n);
+  write_member_index(order.data(), static_cast<std::uint32_t>(n), [&](std::uint32_t i) {
+    return keys.substr(static_cast<std::size_t>(keys_[i].at), keys_[i].len);
+  });
+  key_entry batch[object_node_max];
+  for (std::size_t done = 0; done < n;) {
+    const std::size_t b = std::min<std::size_t>(n - done, object_node_max);
+    for (std::size_t j = 0; j < b; ++j) {
+      const key_rec& k = keys_[order[done + j]];
+      batch[j] = {k.block, static_cast<std::uint32_t>(k.len), 0, order[done + j]};
+    }
+    keys_tree_.add(next(), batch, b);
+    done += b;
+  }
+  h.keys = keys_tree_.finish(next());
+  h.next_seq = n;
+  keys_.clear();
+  json_ref r{static_cast<std::uint8_t>(kind::object), {}, static_cast<std::uint32_t>(n), 0};
+  const tree_loader::sink s = next();
+  std::memcpy(add_block(s.out, s.base, s.blocks, sizeof h, kind::object, r.n, r.x,
+                        node_form::object_head),
+              &h, sizeof h);
+  r.set_tree(true);
+  return r;
+}
 
 json_ref build_object_tree(byte_buffer& out, std::uint64_t base, std::vector<tail_block>& blocks,
                            const json_member* ms, std::size_t n, std::string_view keys,
                            const tree_shape& shape) {
   if (n > std::numeric_limits<std::uint32_t>::max())
     throw std::length_error("fl::json_store: an object of 2^32 members or more");
-  std::vector<member_entry> me(n);
-  std::vector<std::string_view> kv(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    kv[i] = keys.substr(static_cast<std::size_t>(ms[i].key), ms[i].key_len);
-    std::uint64_t at = 0;
-    if (ms[i].key_len)
-      std::memcpy(add_block(out, base, blocks, ms[i].key_len, kind::string, ms[i].key_len, at),
-                  kv[i].data(), kv[i].size());
-    me[i] = {i, at, ms[i].key_len, 0, ms[i].value};
-  }
-  std::vector<std::uint32_t> order(n);
-  write_member_index(order.data(), static_cast<std::uint32_t>(n),
-                     [&](std::uint32_t i) { return kv[i]; });
-  std::vector<key_entry> ke(n);
-  for (std::size_t j = 0; j < n; ++j) {
-    const member_entry& m = me[order[j]];
-    ke[j] = {m.key, m.key_len, 0, m.seq};
-  }
-  object_tree h;
-  h.tag = object_tree_tag;
   // Nodes of object_node_max entries at most; `shape.leaf_max` (the flat
   // table's bound, below n) is above that, so the member tree's root is an
   // inner node.
-  const tree_shape nodes = object_node_shape(shape);
-  h.members = build_otree(out, base, blocks, store_file::member_tree,
-                          reinterpret_cast<const unsigned char*>(me.data()), n, nodes);
-  h.keys = build_otree(out, base, blocks, store_file::key_tree,
-                       reinterpret_cast<const unsigned char*>(ke.data()), n, nodes);
-  h.next_seq = n;
-  json_ref r{static_cast<std::uint8_t>(kind::object), {}, static_cast<std::uint32_t>(n), 0};
-  std::memcpy(
-      add_block(out, base, blocks, sizeof h, kind::object, r.n, r.x, node_form::object_head), &h,
-      sizeof h);
-  r.set_tree(true);
-  return r;
+  object_loader o(shape);
+  const tree_loader::sink s{out, base, blocks};
+  o.add(s, ms, n, keys);
+  return o.finish([&] { return s; }, keys);
 }
 
 store_file::node_view store_file::read_onode(const tree_kind& t, std::uint64_t off,

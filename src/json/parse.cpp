@@ -10,6 +10,7 @@
 // again by parse_strict, which either throws the precise json_error or builds
 // the document. tests/json_parse_test.cpp checks that both agree.
 #include "json/json_internal.hpp"
+#include "json/store_file.hpp"
 #include "simd/vec.hpp"
 
 #include <bit>
@@ -117,7 +118,14 @@ void builder::end_array() {
   const std::size_t n = scratch_.size() - f.first;
   json_ref r{static_cast<std::uint8_t>(kind::array), {}, static_cast<std::uint32_t>(n), 0};
   if (f.tree != no_tree) {
-    r = finish_tree(f);
+    flush_entries();
+    tree_loader& t = *open_trees_.back().array;
+    if (t.size() > std::numeric_limits<std::uint32_t>::max())
+      throw std::length_error("fl::json_store: an array of 2^32 elements or more");
+    r = {static_cast<std::uint8_t>(kind::array), {}, static_cast<std::uint32_t>(t.size()),
+         t.finish(sink())};
+    r.set_tree(true);
+    open_trees_.pop_back();
   } else if (trees_ && n > shape_.leaf_max) {
     std::vector<json_ref> e(n);
     for (std::size_t i = 0; i < n; ++i) e[i] = scratch_[f.first + i].value;
@@ -133,74 +141,32 @@ void builder::end_array() {
   put(r);
 }
 
-void builder::add_parent(open_tree& t, std::size_t h, const tree_child* from, std::size_t count) {
-  std::uint64_t elements = 0;
-  for (std::size_t i = 0; i < count; ++i) elements += from[i].count;
-  const std::uint64_t node = add_tree_node(out_, base_, blocks_, static_cast<std::uint16_t>(h + 1),
-                                           from, static_cast<std::uint32_t>(count));
-  if (t.levels.size() == h + 1) t.levels.emplace_back();
-  t.levels[h + 1].push_back({node, elements});
-}
-
-void builder::put_leaf() {
+void builder::flush_entries() {
   frame& f = frames_.back();
   if (f.tree == no_tree) {
     f.tree = open_trees_.size();
-    open_trees_.emplace_back().levels.resize(1);
+    open_tree& t = open_trees_.emplace_back();
+    if (f.object)
+      t.object.emplace(shape_);
+    else
+      t.array.emplace(store_file::array_tree, shape_);
   }
   open_tree& t = open_trees_[f.tree];
-  const std::size_t leaf = shape_.leaf_max;
-  std::vector<json_ref> e(leaf);
-  for (std::size_t i = 0; i < leaf; ++i) e[i] = scratch_[f.first + i].value;
-  t.levels[0].push_back(
-      {add_tree_node(out_, base_, blocks_, 0, e.data(), static_cast<std::uint32_t>(leaf)), leaf});
-  t.nodes_count += leaf;
-  scratch_.erase(scratch_.begin() + static_cast<std::ptrdiff_t>(f.first),
-                 scratch_.begin() + static_cast<std::ptrdiff_t>(f.first + leaf));
-  // Each level keeps at least inner_max nodes pending, so that the nodes
-  // finish_tree makes of them are at least half full.
-  for (std::size_t h = 0; t.levels[h].size() >= 2 * std::size_t{shape_.inner_max}; ++h) {
-    add_parent(t, h, t.levels[h].data(), shape_.inner_max);
-    t.levels[h].erase(t.levels[h].begin(), t.levels[h].begin() + shape_.inner_max);
-  }
-}
-
-json_ref builder::finish_tree(const frame& f) {
-  open_tree& t = open_trees_[f.tree];
-  const std::size_t m = scratch_.size() - f.first;  // at least leaf_max: put_leaf left them
-  const std::uint64_t n = t.nodes_count + m;
-  if (n > std::numeric_limits<std::uint32_t>::max())
-    throw std::length_error("fl::json_store: an array of 2^32 elements or more");
-  // Level by level, as build_array_tree: k nodes share what is pending
-  // evenly (floor or ceil of m/k each, at least half a node when k >= 2).
-  {
-    const std::size_t k = (m + shape_.leaf_max - 1) / shape_.leaf_max;
-    std::vector<json_ref> e(m);
-    for (std::size_t i = 0; i < m; ++i) e[i] = scratch_[f.first + i].value;
-    for (std::size_t i = 0; i < k; ++i) {
-      const std::size_t lo = m * i / k, hi = m * (i + 1) / k;
-      t.levels[0].push_back(
-          {add_tree_node(out_, base_, blocks_, 0, e.data() + lo, static_cast<std::uint32_t>(hi - lo)),
-           hi - lo});
+  const json_member* m = scratch_.data() + f.first;
+  const std::size_t n = scratch_.size() - f.first;
+  if (f.object) {
+    t.object->add(sink(), m, n, keys_);
+  } else {
+    // The elements' refs, out of their scratch entries, a node's worth at a time.
+    json_ref batch[256];
+    for (std::size_t done = 0; done < n;) {
+      const std::size_t b = std::min<std::size_t>(n - done, std::size(batch));
+      for (std::size_t i = 0; i < b; ++i) batch[i] = m[done + i].value;
+      t.array->add(sink(), batch, b);
+      done += b;
     }
   }
-  std::uint64_t root = 0;
-  for (std::size_t h = 0;; ++h) {
-    const std::vector<tree_child> level = std::move(t.levels[h]);
-    if (h + 1 == t.levels.size() && level.size() == 1) {
-      root = level[0].node;
-      break;
-    }
-    const std::size_t c = level.size(), k = (c + shape_.inner_max - 1) / shape_.inner_max;
-    for (std::size_t i = 0; i < k; ++i) {
-      const std::size_t lo = c * i / k, hi = c * (i + 1) / k;
-      add_parent(t, h, level.data() + lo, hi - lo);
-    }
-  }
-  open_trees_.pop_back();  // the innermost open tree: f's
-  json_ref r{static_cast<std::uint8_t>(kind::array), {}, static_cast<std::uint32_t>(n), root};
-  r.set_tree(true);
-  return r;
+  scratch_.resize(f.first);
 }
 
 void builder::write_index(std::uint32_t* index, const json_member* m, std::uint32_t n,
@@ -232,14 +198,15 @@ void builder::end_object() {
   const frame f = frames_.back();
   const auto n = static_cast<std::uint32_t>(scratch_.size() - f.first);
   json_ref r{static_cast<std::uint8_t>(kind::object), {}, n, 0};
-  const tree_shape& shape = shape_;
-  if (object_trees_ && n > shape.leaf_max) {
-    // Key offsets relative to this object's first key byte.
-    std::vector<json_member> ms(scratch_.begin() + static_cast<std::ptrdiff_t>(f.first),
-                                scratch_.end());
-    for (json_member& m : ms) m.key -= f.keys;
-    r = build_object_tree(out_, base_, blocks_, ms.data(), n,
-                          std::string_view(keys_).substr(f.keys), shape);
+  if (f.tree != no_tree || (object_trees_ && n > shape_.leaf_max)) {
+    flush_entries();  // the members not yet in the tree (the tree itself, if none yet)
+    r = open_trees_.back().object->finish(
+        [&] {
+          spill_if_full();
+          return sink();
+        },
+        keys_);
+    open_trees_.pop_back();
   } else if (n != 0) {
     const std::size_t table = n * sizeof(json_member);
     const std::size_t index_bytes = n >= index_min_members ? n * sizeof(std::uint32_t) : 0;

@@ -237,22 +237,7 @@ class store_file {
 
   // ---- object trees (object_tree.cpp) ----
 
-  // A kind of tree (an array's, an object's member or key tree): its nodes'
-  // tag, entry sizes, the bytes of a leaf entry that an inner entry keeps
-  // as its separator (after {node, count}; none for arrays), the lowest
-  // level of a root, and its blocks' kind and forms (publish_edit
-  // translates the offsets in them by form).
-  struct tree_kind {
-    std::uint32_t tag;
-    std::uint32_t leaf_bytes, inner_bytes, sep_bytes;
-    int root_min_level;
-    node_form leaf_form, inner_form;
-    const char* name;  // for messages: "an object's member tree"
-    kind block_kind;
-    std::uint32_t entry_bytes(std::uint32_t level) const noexcept {
-      return level == 0 ? leaf_bytes : inner_bytes;
-    }
-  };
+  using tree_kind = json::tree_kind;
   static const tree_kind array_tree, member_tree, key_tree;
   // A node of tree `t` below `limit`, checked as read_node checks an array
   // tree's (`level` < 0: a root, at t.root_min_level or above).

@@ -66,42 +66,67 @@ std::uint64_t add_tree_node(byte_buffer& out, std::uint64_t base, std::vector<ta
   return add_kind_node(out, base, blocks, store_file::array_tree, level, entries, count);
 }
 
+void tree_loader::make_node(const sink& s, std::size_t h, const unsigned char* first,
+                            std::size_t n) {
+  std::uint64_t leaves = n;
+  if (h != 0) {
+    leaves = 0;
+    for (std::size_t i = 0; i < n; ++i) leaves += child_count(first + i * t_->inner_bytes);
+  }
+  const std::uint64_t node = add_kind_node(s.out, s.base, s.blocks, *t_,
+                                           static_cast<std::uint16_t>(h), first,
+                                           static_cast<std::uint32_t>(n));
+  const tree_entry<40> e = inner_entry<40>(*t_, node, leaves, static_cast<std::uint16_t>(h), first);
+  if (levels_.size() == h + 1) levels_.emplace_back();
+  levels_[h + 1].insert(levels_[h + 1].end(), e.b, e.b + t_->inner_bytes);
+}
+
+void tree_loader::add(const sink& s, const void* entries, std::size_t n) {
+  const auto* p = static_cast<const unsigned char*>(entries);
+  levels_[0].insert(levels_[0].end(), p, p + n * t_->leaf_bytes);
+  count_ += n;
+  // Each level keeps at least max entries pending, so that the nodes
+  // finish() makes of them are at least half full.
+  for (std::size_t h = 0; h < levels_.size(); ++h) {
+    const std::size_t eb = t_->entry_bytes(static_cast<std::uint32_t>(h)), max = max_at(h);
+    std::size_t made = 0;
+    while (levels_[h].size() / eb - made >= 2 * max) {
+      make_node(s, h, levels_[h].data() + made * eb, max);
+      made += max;
+    }
+    if (made == 0) break;  // no new entry above
+    levels_[h].erase(levels_[h].begin(), levels_[h].begin() + static_cast<std::ptrdiff_t>(made * eb));
+  }
+}
+
+std::uint64_t tree_loader::finish(const sink& s) {
+  for (std::size_t h = 0;; ++h) {
+    const std::vector<unsigned char> level = std::move(levels_[h]);
+    const std::size_t eb = t_->entry_bytes(static_cast<std::uint32_t>(h));
+    const std::size_t m = level.size() / eb;
+    if (h != 0 && h + 1 == levels_.size() && m == 1) {
+      levels_.assign(1, {});
+      count_ = 0;
+      return child_node(level.data());
+    }
+    // k nodes share the level's entries evenly (floor or ceil of m/k each).
+    const std::size_t k = (m + max_at(h) - 1) / max_at(h);
+    for (std::size_t i = 0; i < k; ++i) {
+      const std::size_t lo = m * i / k, hi = m * (i + 1) / k;
+      make_node(s, h, level.data() + lo * eb, hi - lo);
+    }
+  }
+}
+
 json_ref build_array_tree(byte_buffer& out, std::uint64_t base, std::vector<tail_block>& blocks,
                           const json_ref* e, std::size_t n, const tree_shape& shape) {
   if (n > std::numeric_limits<std::uint32_t>::max())
     throw std::length_error("fl::json_store: an array of 2^32 elements or more");
-  // Level by level: k nodes share the entries evenly (each gets floor or
-  // ceil of n/k, which is at least half a node when k >= 2).
-  std::vector<tree_child> level;
-  {
-    const std::size_t k = (n + shape.leaf_max - 1) / shape.leaf_max;
-    level.reserve(k);
-    for (std::size_t i = 0; i < k; ++i) {
-      const std::size_t lo = n * i / k, hi = n * (i + 1) / k;
-      level.push_back(
-          {add_tree_node(out, base, blocks, 0, e + lo, static_cast<std::uint32_t>(hi - lo)),
-           hi - lo});
-    }
-  }
-  std::uint16_t height = 1;
   // n > leaf_max makes two leaves at least, so the root is an inner node.
-  for (;; ++height) {
-    const std::size_t m = level.size(), k = (m + shape.inner_max - 1) / shape.inner_max;
-    std::vector<tree_child> up;
-    up.reserve(k);
-    for (std::size_t i = 0; i < k; ++i) {
-      const std::size_t lo = m * i / k, hi = m * (i + 1) / k;
-      std::uint64_t count = 0;
-      for (std::size_t j = lo; j < hi; ++j) count += level[j].count;
-      up.push_back({add_tree_node(out, base, blocks, height, level.data() + lo,
-                                  static_cast<std::uint32_t>(hi - lo)),
-                    count});
-    }
-    level.swap(up);
-    if (level.size() == 1) break;
-  }
-  json_ref r{
-      static_cast<std::uint8_t>(kind::array), {}, static_cast<std::uint32_t>(n), level[0].node};
+  tree_loader t(store_file::array_tree, shape);
+  const tree_loader::sink s{out, base, blocks};
+  t.add(s, e, n);
+  json_ref r{static_cast<std::uint8_t>(kind::array), {}, static_cast<std::uint32_t>(n), t.finish(s)};
   r.set_tree(true);
   return r;
 }
