@@ -238,9 +238,10 @@ class builder {
   // then leave `out` and the base moves past them; finish() spills the rest.
   // Blocks the builder lays out itself are counted, not recorded in
   // `blocks` (trees' nodes are, and are dropped at each spill), so memory
-  // stays at about `chunk` plus the open objects' members, two nodes' worth
-  // of each open array's entries (open_tree), and the largest value. Safe
-  // because the builder never reads back what it wrote.
+  // stays at about `chunk`, two nodes' worth a level of each open
+  // container's trees (open_tree) and 24 bytes and the key of each open
+  // object's member, and the largest value. Safe because the builder never
+  // reads back what it wrote.
   using spill_fn = std::function<void(const unsigned char*, std::size_t, std::size_t)>;
   void stream(spill_fn spill, std::size_t chunk) {
     spill_ = std::move(spill);
