@@ -202,16 +202,16 @@ class object_loader {
 std::uint64_t add_tree_node(byte_buffer& out, std::uint64_t base, std::vector<tail_block>& blocks,
                             std::uint16_t level, const void* entries, std::uint32_t count);
 // Appends an array tree holding elements [e, e + n) (n > shape.leaf_max),
-// laid out bottom-up with every node evenly filled (each at least half
-// full), and returns the array's json_ref (tree form). Throws
+// laid out bottom-up by a tree_loader (every node but the root at least
+// half full), and returns the array's json_ref (tree form). Throws
 // std::length_error past 2^32 - 1 elements.
 json_ref build_array_tree(byte_buffer& out, std::uint64_t base, std::vector<tail_block>& blocks,
                           const json_ref* e, std::size_t n, const tree_shape& shape);
 
 // Appends an object tree (format 5) holding the n members `ms` (key
-// offsets into `keys`), in that order (n > shape.leaf_max): each key a
-// block, both trees laid out bottom-up with every node evenly filled, and
-// the head; returns the object's json_ref (tree form).
+// offsets into `keys`), in that order (n > shape.leaf_max), with an
+// object_loader: each key a block, both trees, and the head; returns the
+// object's json_ref (tree form).
 json_ref build_object_tree(byte_buffer& out, std::uint64_t base, std::vector<tail_block>& blocks,
                            const json_member* ms, std::size_t n, std::string_view keys,
                            const tree_shape& shape);
