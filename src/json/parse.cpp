@@ -117,8 +117,8 @@ void builder::end_array() {
   const frame f = frames_.back();
   const std::size_t n = scratch_.size() - f.first;
   json_ref r{static_cast<std::uint8_t>(kind::array), {}, static_cast<std::uint32_t>(n), 0};
-  if (f.tree != no_tree) {
-    flush_entries();
+  if (f.tree != no_tree || (trees_ && n > shape_.leaf_max)) {
+    flush_entries();  // the elements not yet in the tree (the tree itself, if none yet)
     tree_loader& t = *open_trees_.back().array;
     if (t.size() > std::numeric_limits<std::uint32_t>::max())
       throw std::length_error("fl::json_store: an array of 2^32 elements or more");
@@ -126,10 +126,6 @@ void builder::end_array() {
          t.finish(sink())};
     r.set_tree(true);
     open_trees_.pop_back();
-  } else if (trees_ && n > shape_.leaf_max) {
-    std::vector<json_ref> e(n);
-    for (std::size_t i = 0; i < n; ++i) e[i] = scratch_[f.first + i].value;
-    r = build_array_tree(out_, base_, blocks_, e.data(), n, shape_);
   } else if (n != 0) {
     unsigned char* dst =
         block(n * sizeof(json_ref), kind::array, static_cast<std::uint32_t>(n), r.x);
