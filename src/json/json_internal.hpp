@@ -24,9 +24,9 @@
 #include <filesystem>
 #include <functional>
 #include <new>
-#include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 namespace fl {
@@ -268,22 +268,20 @@ class builder {
   json_ref result() const noexcept { return top_; }
 
  private:
-  static constexpr std::size_t no_tree = ~std::size_t{0};
   struct frame {
     bool object;
     std::size_t first;  // its first entry in scratch_
     std::size_t keys;   // its first key byte in keys_
-    std::size_t tree = no_tree;  // its entry in open_trees_, once it has nodes
+    // Once it has nodes: its tree is open_trees_.back() while it is the
+    // innermost open container (the trees of those inside it are closed).
+    bool tree = false;
   };
   // An open container's tree, built as its entries come once it has more
   // than a flat table holds (flush_entries): its elements or members go to
   // a loader, which keeps two nodes' worth a level, so an open array takes
   // bounded memory however long, and an open object 24 bytes a member beside
   // its keys' bytes (the key index sorts them all at the end).
-  struct open_tree {
-    std::optional<tree_loader> array;
-    std::optional<object_loader> object;
-  };
+  using open_tree = std::variant<tree_loader, object_loader>;
   // Moves the entries of the container at the top into its tree.
   void flush_entries();
   tree_loader::sink sink() noexcept { return {out_, base_, blocks_}; }

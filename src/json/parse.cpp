@@ -117,9 +117,9 @@ void builder::end_array() {
   const frame f = frames_.back();
   const std::size_t n = scratch_.size() - f.first;
   json_ref r{static_cast<std::uint8_t>(kind::array), {}, static_cast<std::uint32_t>(n), 0};
-  if (f.tree != no_tree || (trees_ && n > shape_.leaf_max)) {
+  if (f.tree || (trees_ && n > shape_.leaf_max)) {
     flush_entries();  // the elements not yet in the tree (the tree itself, if none yet)
-    tree_loader& t = *open_trees_.back().array;
+    tree_loader& t = std::get<tree_loader>(open_trees_.back());
     if (t.size() > std::numeric_limits<std::uint32_t>::max())
       throw std::length_error("fl::json_store: an array of 2^32 elements or more");
     r = {static_cast<std::uint8_t>(kind::array), {}, static_cast<std::uint32_t>(t.size()),
@@ -139,26 +139,25 @@ void builder::end_array() {
 
 void builder::flush_entries() {
   frame& f = frames_.back();
-  if (f.tree == no_tree) {
-    f.tree = open_trees_.size();
-    open_tree& t = open_trees_.emplace_back();
+  if (!f.tree) {
+    f.tree = true;
     if (f.object)
-      t.object.emplace(shape_);
+      open_trees_.emplace_back(std::in_place_type<object_loader>, shape_);
     else
-      t.array.emplace(store_file::array_tree, shape_);
+      open_trees_.emplace_back(std::in_place_type<tree_loader>, store_file::array_tree, shape_);
   }
-  open_tree& t = open_trees_[f.tree];
+  open_tree& t = open_trees_.back();
   const json_member* m = scratch_.data() + f.first;
   const std::size_t n = scratch_.size() - f.first;
   if (f.object) {
-    t.object->add(sink(), m, n, keys_);
+    std::get<object_loader>(t).add(sink(), m, n, keys_);
   } else {
     // The elements' refs, out of their scratch entries, a node's worth at a time.
     json_ref batch[256];
     for (std::size_t done = 0; done < n;) {
       const std::size_t b = std::min<std::size_t>(n - done, std::size(batch));
       for (std::size_t i = 0; i < b; ++i) batch[i] = m[done + i].value;
-      t.array->add(sink(), batch, b);
+      std::get<tree_loader>(t).add(sink(), batch, b);
       done += b;
     }
   }
@@ -194,9 +193,9 @@ void builder::end_object() {
   const frame f = frames_.back();
   const auto n = static_cast<std::uint32_t>(scratch_.size() - f.first);
   json_ref r{static_cast<std::uint8_t>(kind::object), {}, n, 0};
-  if (f.tree != no_tree || (object_trees_ && n > shape_.leaf_max)) {
+  if (f.tree || (object_trees_ && n > shape_.leaf_max)) {
     flush_entries();  // the members not yet in the tree (the tree itself, if none yet)
-    r = open_trees_.back().object->finish(
+    r = std::get<object_loader>(open_trees_.back()).finish(
         [&] {
           spill_if_full();
           return sink();
