@@ -4,7 +4,9 @@
 // sharing long prefixes, repeated; and key_head, the 8-byte head the sort
 // compares first, against the bytes copied into a zeroed word; and an
 // import whose objects repeat their keys (the builder reuses the index of an
-// object with the same keys), or nearly do, looked up key by key.
+// object with the same keys), or nearly do, looked up key by key; and
+// key_sorter, which sorts an imported object's keys in runs spilled to a
+// temporary file and merged, against the same order.
 #include "json/json_internal.hpp"
 
 #include <fl/json_store.hpp>
@@ -18,6 +20,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
 #include <random>
 #include <string>
 #include <vector>
@@ -125,6 +128,92 @@ TEST(MemberIndex, ObjectsThatRepeatTheirKeysFindEveryMember) {
       EXPECT_EQ(v->as_uint64(), o * 100 + i) << "object " << o << " key " << objects[o][i];
     }
   }
+}
+
+// Keys as an object's members give them (block, key, seq), sorted by
+// key_sorter in runs of every size from a record or two to all of them,
+// spilled to its temporary file and merged, or kept in memory without a
+// directory: the entries come out in the index's order, each with its own
+// block and length, and the directory is left empty.
+TEST(KeySorter, RunsSpilledAndMergedComeOutInTheIndexOrder) {
+  using fl::detail::json::key_entry;
+  using fl::detail::json::key_sorter;
+  std::mt19937_64 rng(fl_test::test_seed());
+  fl_test::scratch_dir dir;
+  const std::string prefixes[] = {"", "a", "profile_", "profile_background_", "\xff\xfe", "id"};
+  int spilled = 0;
+  for (int round = 0; round < 120; ++round) {
+    const std::size_t n = round % 4 == 0 ? 1 + rng() % 3 : 50 + rng() % 3000;
+    std::vector<std::string> keys;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (!keys.empty() && rng() % 4 == 0) {
+        keys.push_back(keys[rng() % keys.size()]);  // a repeated key, maybe in another run
+        continue;
+      }
+      std::string k = prefixes[rng() % std::size(prefixes)];
+      const std::size_t extra = rng() % 9;
+      for (std::size_t j = 0; j < extra; ++j) k += static_cast<char>("ab\x01\x80z"[rng() % 5]);
+      // Now and then a key longer than the merge's read piece (64 KiB).
+      if (rng() % 500 == 0) k.append(70000 + rng() % 70000, static_cast<char>('a' + rng() % 3));
+      keys.push_back(k);
+    }
+    // Runs of a record or two, of a few hundred, of most or all of them.
+    const std::size_t runs[] = {1, 40 + rng() % 60, 4000 + rng() % 40000, std::size_t{1} << 30};
+    const std::size_t run_bytes = runs[round % 4];
+    const bool on_disk = round % 5 != 4;
+    key_sorter sorter(on_disk ? &dir.path() : nullptr, run_bytes);
+    for (std::size_t i = 0; i < n; ++i)
+      sorter.add(1000 + 8 * i, keys[i], static_cast<std::uint32_t>(i));
+    if (on_disk && run_bytes < 100) ++spilled;
+    std::vector<key_entry> got;
+    sorter.finish([&](const key_entry* e, std::size_t b) { got.insert(got.end(), e, e + b); });
+    const std::vector<std::uint32_t> want = reference_index(keys);
+    ASSERT_EQ(got.size(), want.size()) << "round " << round << ", seed " << fl_test::test_seed();
+    for (std::size_t i = 0; i < want.size(); ++i) {
+      ASSERT_EQ(got[i].seq, want[i]) << "entry " << i << ", round " << round << ", run bytes "
+                                     << run_bytes << ", seed " << fl_test::test_seed();
+      ASSERT_EQ(got[i].key, 1000 + 8 * want[i]);
+      ASSERT_EQ(got[i].key_len, keys[want[i]].size());
+      ASSERT_EQ(got[i].pad, 0u);
+    }
+    ASSERT_TRUE(std::filesystem::is_empty(dir.path())) << "round " << round;
+  }
+  EXPECT_GT(spilled, 0);
+}
+
+// An object imported with more keys than one run of the sorter holds
+// (4 MiB of records and keys: about 130,000 keys of 9 bytes) spills its
+// runs beside the store and merges them: every member is found by its key,
+// the repeated keys' last one, the store verifies, and nothing is left in
+// the directory but the store's files.
+TEST(KeySorter, AnImportedObjectOfManyRunsFindsEveryMember) {
+  constexpr std::size_t n = 300000;
+  auto key_of = [](std::size_t i) {
+    // Not in key order, every 1,000th repeated 150,000 members later.
+    const std::size_t k = i >= 150000 && i % 1000 == 0 ? i - 150000 : i;
+    return "m" + std::to_string(k * 7919 % 1000003);
+  };
+  std::string text = "{\"o\":{";
+  for (std::size_t i = 0; i < n; ++i)
+    text += (i ? ",\"" : "\"") + key_of(i) + "\":" + std::to_string(i);
+  text += "}}";
+  fl_test::scratch_dir dir;
+  auto s = fl::json_store::import(text, dir / "doc.fljson");
+  s.sync();
+  EXPECT_GT(s.verify(), 0u);
+  std::mt19937_64 rng(fl_test::test_seed());
+  for (int probe = 0; probe < 3000; ++probe) {
+    std::size_t i = probe < 20 ? probe * 1000 : rng() % n;
+    if (i >= 150000 && i % 1000 == 0) i -= 150000;
+    // A repeated key finds its last member.
+    const std::size_t last = i < 150000 && i % 1000 == 0 ? i + 150000 : i;
+    const auto v = s.find("/o/" + key_of(i));
+    ASSERT_TRUE(v) << "member " << i << ", seed " << fl_test::test_seed();
+    ASSERT_EQ(v->get<std::int64_t>(), static_cast<std::int64_t>(last)) << "member " << i;
+  }
+  EXPECT_FALSE(s.find("/o/m1000004"));
+  for (const auto& e : std::filesystem::directory_iterator(dir.path()))
+    EXPECT_EQ(e.path().filename().string().rfind("doc.fljson", 0), 0u) << e.path();
 }
 
 }  // namespace

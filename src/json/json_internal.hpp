@@ -12,6 +12,7 @@
 #include <fl/detail/json_format.hpp>
 #include <fl/detail/utf8.hpp>  // utf8_sequence, utf8_valid_prefix, utf8_encode
 #include "persist/persist_format.hpp"
+#include "persist/posix.hpp"
 #include <fl/json_store.hpp>
 
 #include <algorithm>
@@ -169,31 +170,68 @@ class tree_loader {
   std::uint64_t count_ = 0;
 };
 
+// The entries of an object's key tree in the tree's order (a key's length,
+// its bytes, then its member's seq) from the keys given in seq order
+// (key_sort.cpp). Keys are copied and sorted in runs of about run_bytes;
+// with a scratch directory, an object of more than one run writes each
+// sorted run to an unnamed temporary file there and finish() merges them,
+// so memory stays at a run and a read buffer per run however many members
+// (an import); without one, every key stays in memory until finish() (an
+// edit's conversion of a flat object just past the flat bound).
+class key_sorter {
+ public:
+  // A run's records (24 bytes each) and keys' bytes, before it spills.
+  static constexpr std::size_t default_run_bytes = std::size_t{4} << 20;
+  explicit key_sorter(const std::filesystem::path* scratch_dir,
+                      std::size_t run_bytes = default_run_bytes) noexcept
+      : dir_(scratch_dir), run_bytes_(run_bytes) {}
+  // The key of member `seq` (seqs ascending), its bytes in block `block`.
+  void add(std::uint64_t block, std::string_view key, std::uint32_t seq);
+  // Calls emit with every key entry in order, in batches.
+  void finish(const std::function<void(const key_entry*, std::size_t)>& emit);
+
+ private:
+  struct rec {
+    std::uint64_t block;
+    std::uint64_t at;  // the key's bytes in keys_
+    std::uint32_t len;
+    std::uint32_t seq;
+  };
+  // Sorts the run in memory and appends it to the file, opened first.
+  void spill();
+  // The run's records in order, by index into recs_.
+  std::vector<std::uint32_t> sorted() const;
+  void merge(const std::function<void(const key_entry*, std::size_t)>& emit);
+  const std::filesystem::path* dir_;
+  std::size_t run_bytes_;
+  std::vector<rec> recs_;  // the run
+  std::string keys_;       // its keys' bytes
+  unique_fd file_;  // the spilled runs, once there is one
+  std::uint64_t file_end_ = 0;
+  std::vector<std::uint64_t> run_ends_;  // each spilled run's end in the file
+};
+
 // An object tree (format 5) built from its members in order (object
 // tree.cpp): each key a block of its own and the member tree as they come,
-// the key tree and the head at finish(), which sorts the keys: until then
-// the loader keeps 24 bytes a member, and `keys` (below) must still hold
-// every key's bytes. `shape` is the flat table's (its nodes are
-// object_node_shape of it).
+// the key tree and the head at finish(), from a key_sorter. `shape` is the
+// flat table's (its nodes are object_node_shape of it); `scratch_dir` is
+// the key_sorter's.
 class object_loader {
  public:
-  explicit object_loader(tree_shape shape);
-  // Members [m, m + n), their keys at offsets into `keys`.
+  object_loader(tree_shape shape, const std::filesystem::path* scratch_dir);
+  // Members [m, m + n), their keys at offsets into `keys` (copied: `keys`
+  // need not outlive the call). Throws std::length_error past 2^32 - 1
+  // members.
   void add(const tree_loader::sink& s, const json_member* m, std::size_t n,
            std::string_view keys);
   // The object's json_ref (tree form); at least one member was added.
   // `next` gives where each next batch of nodes goes (a streaming builder
-  // spills between them). Throws std::length_error past 2^32 - 1 members.
-  json_ref finish(const std::function<tree_loader::sink()>& next, std::string_view keys);
+  // spills between them).
+  json_ref finish(const std::function<tree_loader::sink()>& next);
 
  private:
-  struct key_rec {
-    std::uint64_t block;  // the key's block (0 for "")
-    std::uint64_t at;     // its bytes in `keys`
-    std::uint64_t len;
-  };
   tree_loader members_, keys_tree_;
-  std::vector<key_rec> keys_;
+  key_sorter keys_;
 };
 
 // Appends (as add_block does) a new node of `level` holding `count`
@@ -239,13 +277,15 @@ class builder {
   // Blocks the builder lays out itself are counted, not recorded in
   // `blocks` (trees' nodes are, and are dropped at each spill), so memory
   // stays at about `chunk`, two nodes' worth a level of each open
-  // container's trees (open_tree) and 24 bytes and the key of each open
-  // object's member, and the largest value. Safe because the builder never
+  // container's trees (open_tree), a run of keys of each open object with
+  // a tree (key_sorter, whose sorted runs go to a temporary file in
+  // `scratch_dir`), and the largest value. Safe because the builder never
   // reads back what it wrote.
   using spill_fn = std::function<void(const unsigned char*, std::size_t, std::size_t)>;
-  void stream(spill_fn spill, std::size_t chunk) {
+  void stream(spill_fn spill, std::size_t chunk, std::filesystem::path scratch_dir) {
     spill_ = std::move(spill);
     spill_at_ = chunk;
+    scratch_dir_ = std::move(scratch_dir);
   }
   void finish() {
     if (spill_ && out_.size() != 0) spill();
@@ -278,9 +318,9 @@ class builder {
   };
   // An open container's tree, built as its entries come once it has more
   // than a flat table holds (flush_entries): its elements or members go to
-  // a loader, which keeps two nodes' worth a level, so an open array takes
-  // bounded memory however long, and an open object 24 bytes a member beside
-  // its keys' bytes (the key index sorts them all at the end).
+  // a loader, which keeps two nodes' worth a level, and for an object a run
+  // of its keys (key_sorter), so an open container takes bounded memory
+  // however long while streaming.
   using open_tree = std::variant<tree_loader, object_loader>;
   // Moves the entries of the container at the top into its tree.
   void flush_entries();
@@ -356,6 +396,7 @@ class builder {
   const std::size_t object_flush_at_ =
       object_trees_ ? 2 * std::size_t{shape_.leaf_max} : ~std::size_t{0};
   std::vector<open_tree> open_trees_;  // one per open container with a tree, innermost last
+  std::filesystem::path scratch_dir_;  // where key_sorter spills runs, while streaming
   json_ref top_;
   spill_fn spill_;
   std::size_t spill_at_ = ~std::size_t{0};  // never, unless streaming

@@ -59,55 +59,43 @@ using tree_kind = store_file::tree_kind;
 
 }  // namespace
 
-object_loader::object_loader(tree_shape shape)
+object_loader::object_loader(tree_shape shape, const std::filesystem::path* scratch_dir)
     : members_(store_file::member_tree, object_node_shape(shape)),
-      keys_tree_(store_file::key_tree, object_node_shape(shape)) {}
+      keys_tree_(store_file::key_tree, object_node_shape(shape)),
+      keys_(scratch_dir) {}
 
 void object_loader::add(const tree_loader::sink& s, const json_member* m, std::size_t n,
                         std::string_view keys) {
+  if (members_.size() + n > std::numeric_limits<std::uint32_t>::max())
+    throw std::length_error("fl::json_store: an object of 2^32 members or more");
   // In batches of one node, so the entries wait in a buffer of that size.
   member_entry batch[object_node_max];
   for (std::size_t done = 0; done < n;) {
     const std::size_t b = std::min<std::size_t>(n - done, object_node_max);
     for (std::size_t i = 0; i < b; ++i) {
       const json_member& x = m[done + i];
+      const std::string_view key = keys.substr(static_cast<std::size_t>(x.key), x.key_len);
       std::uint64_t at = 0;
       if (x.key_len)
         std::memcpy(add_block(s.out, s.base, s.blocks, x.key_len, kind::string, x.key_len, at),
-                    keys.data() + x.key, x.key_len);
-      batch[i] = {members_.size() + i, at, x.key_len, 0, x.value};
-      keys_.push_back({at, x.key, x.key_len});
+                    key.data(), x.key_len);
+      const std::uint64_t seq = members_.size() + i;
+      batch[i] = {seq, at, x.key_len, 0, x.value};
+      keys_.add(at, key, static_cast<std::uint32_t>(seq));
     }
     members_.add(s, batch, b);
     done += b;
   }
 }
 
-json_ref object_loader::finish(const std::function<tree_loader::sink()>& next,
-                               std::string_view keys) {
+json_ref object_loader::finish(const std::function<tree_loader::sink()>& next) {
   const std::uint64_t n = members_.size();
-  if (n > std::numeric_limits<std::uint32_t>::max())
-    throw std::length_error("fl::json_store: an object of 2^32 members or more");
   object_tree h;
   h.tag = object_tree_tag;
   h.members = members_.finish(next());
-  std::vector<std::uint32_t> order(n);
-  write_member_index(order.data(), static_cast<std::uint32_t>(n), [&](std::uint32_t i) {
-    return keys.substr(static_cast<std::size_t>(keys_[i].at), keys_[i].len);
-  });
-  key_entry batch[object_node_max];
-  for (std::size_t done = 0; done < n;) {
-    const std::size_t b = std::min<std::size_t>(n - done, object_node_max);
-    for (std::size_t j = 0; j < b; ++j) {
-      const key_rec& k = keys_[order[done + j]];
-      batch[j] = {k.block, static_cast<std::uint32_t>(k.len), 0, order[done + j]};
-    }
-    keys_tree_.add(next(), batch, b);
-    done += b;
-  }
+  keys_.finish([&](const key_entry* e, std::size_t b) { keys_tree_.add(next(), e, b); });
   h.keys = keys_tree_.finish(next());
   h.next_seq = n;
-  keys_.clear();
   json_ref r{static_cast<std::uint8_t>(kind::object), {}, static_cast<std::uint32_t>(n), 0};
   const tree_loader::sink s = next();
   std::memcpy(add_block(s.out, s.base, s.blocks, sizeof h, kind::object, r.n, r.x,
@@ -125,10 +113,10 @@ json_ref build_object_tree(byte_buffer& out, std::uint64_t base, std::vector<tai
   // Nodes of object_node_max entries at most; `shape.leaf_max` (the flat
   // table's bound, below n) is above that, so the member tree's root is an
   // inner node.
-  object_loader o(shape);
+  object_loader o(shape, nullptr);
   const tree_loader::sink s{out, base, blocks};
   o.add(s, ms, n, keys);
-  return o.finish([&] { return s; }, keys);
+  return o.finish([&] { return s; });
 }
 
 store_file::node_view store_file::read_onode(const tree_kind& t, std::uint64_t off,

@@ -142,7 +142,8 @@ void builder::flush_entries() {
   if (!f.tree) {
     f.tree = true;
     if (f.object)
-      open_trees_.emplace_back(std::in_place_type<object_loader>, shape_);
+      open_trees_.emplace_back(std::in_place_type<object_loader>, shape_,
+                               spill_ ? &scratch_dir_ : nullptr);
     else
       open_trees_.emplace_back(std::in_place_type<tree_loader>, store_file::array_tree, shape_);
   }
@@ -151,6 +152,7 @@ void builder::flush_entries() {
   const std::size_t n = scratch_.size() - f.first;
   if (f.object) {
     std::get<object_loader>(t).add(sink(), m, n, keys_);
+    keys_.resize(f.keys);  // the loader has them
   } else {
     // The elements' refs, out of their scratch entries, a node's worth at a time.
     json_ref batch[256];
@@ -195,12 +197,10 @@ void builder::end_object() {
   json_ref r{static_cast<std::uint8_t>(kind::object), {}, n, 0};
   if (f.tree || (object_trees_ && n > shape_.leaf_max)) {
     flush_entries();  // the members not yet in the tree (the tree itself, if none yet)
-    r = std::get<object_loader>(open_trees_.back()).finish(
-        [&] {
-          spill_if_full();
-          return sink();
-        },
-        keys_);
+    r = std::get<object_loader>(open_trees_.back()).finish([&] {
+      spill_if_full();
+      return sink();
+    });
     open_trees_.pop_back();
   } else if (n != 0) {
     const std::size_t table = n * sizeof(json_member);

@@ -347,7 +347,10 @@ json_store json_store::import(std::string_view json_text, const std::filesystem:
         f->space_->write_fresh(run, p, bytes);
         next += bytes;
       },
-      chunk);
+      chunk,
+      // An object's keys past one run are sorted in a temporary file beside
+      // the store: on its file system, not in memory (/tmp may be tmpfs).
+      file.has_parent_path() ? file.parent_path() : std::filesystem::path("."));
   // Invalid text throws json_error before the file is created; the builder
   // then writes at the offsets the document's block will have.
   detail::json::parse_fast(json_text, b, [&] {
