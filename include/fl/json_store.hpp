@@ -48,7 +48,9 @@
 // (json_value stays 32 bytes). docs/json_store.md, "Views", has the details. import() keeps one simdjson
 // parser per thread, its buffers sized by the largest text up to 64 MiB that
 // thread imported; a longer text is parsed in one pass as its store is
-// built, in memory that does not grow with the text.
+// built, in memory that does not grow with the text (an object of more than
+// about 100,000 members sorts its keys in runs kept in an unnamed temporary
+// file in the store's directory, removed when the object is built).
 #pragma once
 
 #include <fl/detail/config.hpp>
