@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -334,6 +335,43 @@ TEST_F(JsonParseTest, TextsPastTheOnePassSizeParseAndFailAsTheOthers) {
     text.append(c.text);
     EXPECT_EQ(str(fl::json_store::import(text, file("valid.fljson")).dump()), c.dump)
         << testing::PrintToString(std::string(c.text));
+    ++checked;
+  }
+  // An object of more keys than the key sorter's run (its sorted runs go to
+  // a temporary file beside the store), then the white space, then an
+  // error inside the object: the error where it is, and nothing left in
+  // the directory but the store that was there; closed instead, every
+  // member found by its key.
+  std::string members = "{\"o\":{";
+  for (std::size_t i = 0; i < 300000; ++i)
+    members += (i ? ",\"k" : "\"k") + std::to_string(i * 7919 % 300007) + "\":" + std::to_string(i);
+  for (const bool valid : {false, true}) {
+    text = members;
+    text.append(one_pass_min_bytes, ' ');
+    text += valid ? "}}" : ",\"x\" 1}}";
+    try {
+      auto s = fl::json_store::import(text, file());
+      ASSERT_TRUE(valid) << "accepted an object whose last key has no value";
+      s.sync();
+      EXPECT_GT(s.verify(), 0u);
+      for (std::size_t i = 0; i < 300000; i += 997)
+        EXPECT_EQ(s.get<std::int64_t>("/o/k" + std::to_string(i * 7919 % 300007)),
+                  static_cast<std::int64_t>(i));
+    } catch (const fl::json_error& e) {
+      EXPECT_FALSE(valid) << e.what();
+      EXPECT_EQ(e.offset(), text.size() - 3) << e.what();
+    }
+    // The store's own files (its log and readers' table among them), and
+    // no temporary file.
+    const std::string stem = file().filename().string();
+    for (const auto& f : std::filesystem::directory_iterator(file().parent_path())) {
+      const std::string name = f.path().filename().string();
+      EXPECT_EQ(name.rfind(stem, 0), 0u) << name << ", valid " << valid;
+      EXPECT_EQ(name.find(".tmp"), std::string::npos) << name << ", valid " << valid;
+    }
+    if (!valid) {
+      EXPECT_EQ(str(fl::json_store::open(file()).dump()), R"({"keep":[1,2]})");
+    }
     ++checked;
   }
   // A document of that size made of values, not white space: the builder
