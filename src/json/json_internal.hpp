@@ -269,6 +269,8 @@ class builder {
       : out_(out), blocks_(blocks), base_(base), trees_(trees), object_trees_(object_trees) {}
   // Where out's first byte will land; only before the first event.
   void rebase(std::uint64_t base) noexcept { base_ = base; }
+  // The offset just past what the builder wrote (streamed or not).
+  std::uint64_t end() const noexcept { return base_ + out_.size(); }
 
   // Streaming (import): once `out` holds `chunk` bytes or more after a
   // value, spill(bytes, blocks) receives its whole blocks (`blocks` of them,

@@ -99,10 +99,29 @@ void store_file::create() {
   start_tail();
 }
 
+// Every chunk of blocks `b` finishes goes to the end of `space` (whose end
+// block starts at `base`), written to the file directly: memory stays
+// bounded however big the document (an import's text, a compaction's
+// store), and each run lands where the builder's offsets say. An object's
+// keys past one run are sorted in a temporary file beside the store, on its
+// file system, not in memory (/tmp may be tmpfs).
+void store_file::stream_to(builder& b, mapped_space& space, std::uint64_t base) const {
+  b.stream(
+      [&space, next = base](const unsigned char* p, std::size_t bytes,
+                            std::size_t blocks) mutable {
+        const fptr<void> run = space.allocate_end_run(bytes, blocks);
+        if (run.offset() != next)
+          throw std::logic_error("fl::json_store: the space was allocated from behind its back");
+        space.write_fresh(run, p, bytes);
+        next += bytes;
+      },
+      stream_chunk, path_.has_parent_path() ? path_.parent_path() : std::filesystem::path("."));
+}
+
 // Feeds value `r` of this store to `b`, as a parse of its text would.
-// Bounded like dump(): max_depth levels, and `b` may write at most
-// `budget` bytes.
-void store_file::emit(const json_ref& r, builder& b, const byte_buffer& out, std::uint64_t budget,
+// Bounded like dump(): max_depth levels, and `b` may write up to offset
+// `end_bound` (builder::end(): what it streamed counts too).
+void store_file::emit(const json_ref& r, builder& b, std::uint64_t end_bound,
                       std::uint32_t depth) const {
   const std::uint64_t limit = root_limit();
   switch (static_cast<kind>(r.k)) {
@@ -131,13 +150,13 @@ void store_file::emit(const json_ref& r, builder& b, const byte_buffer& out, std
         walk_tree(
             r, limit,
             [&](std::uint64_t, std::uint64_t) {
-              if (out.size() > budget) damaged("the structure refers to one value twice");
+              if (b.end() > end_bound) damaged("the structure refers to one value twice");
             },
-            [&](const json_ref& e) { emit(e, b, out, budget, depth + 1); });
+            [&](const json_ref& e) { emit(e, b, end_bound, depth + 1); });
       } else {
         const unsigned char* t = bytes(r.x, std::uint64_t{r.n} * sizeof(json_ref), limit);
         for (std::uint32_t i = 0; i < r.n; ++i)
-          emit(read_ref(t + std::size_t{i} * sizeof(json_ref)), b, out, budget, depth + 1);
+          emit(read_ref(t + std::size_t{i} * sizeof(json_ref)), b, end_bound, depth + 1);
       }
       b.end_array();
       break;
@@ -149,11 +168,11 @@ void store_file::emit(const json_ref& r, builder& b, const byte_buffer& out, std
         walk_object(
             r, limit, false,
             [&](std::uint64_t, std::uint64_t) {
-              if (out.size() > budget) damaged("the structure refers to one value twice");
+              if (b.end() > end_bound) damaged("the structure refers to one value twice");
             },
             [&](const member_entry& m) {
               b.key(key_bytes(m.key, m.key_len, limit));
-              emit(m.value, b, out, budget, depth + 1);
+              emit(m.value, b, end_bound, depth + 1);
             });
         b.end_object();
         break;
@@ -165,14 +184,14 @@ void store_file::emit(const json_ref& r, builder& b, const byte_buffer& out, std
         std::memcpy(&m, t + std::size_t{i} * sizeof m, sizeof m);
         b.key({reinterpret_cast<const char*>(bytes(m.key, m.key_len, limit)), m.key_len});
         if (!valid_kind(m.value.k)) damaged("a value of unknown kind");
-        emit(m.value, b, out, budget, depth + 1);
+        emit(m.value, b, end_bound, depth + 1);
       }
       b.end_object();
       break;
     }
     default: damaged("a value of unknown kind");
   }
-  if (out.size() > budget) damaged("the structure refers to one value twice");
+  if (b.end() > end_bound) damaged("the structure refers to one value twice");
 }
 
 // Rewrites the document into a new space laid out as an import would
@@ -189,14 +208,10 @@ void store_file::compact() {
     byte_buffer out;
     std::vector<tail_block> blocks;
     builder b(out, blocks, base, true, true);
-    emit(root_, b, out, 8 * root_limit() + 64, 0);
+    stream_to(b, fresh, base);
+    emit(root_, b, base + 8 * root_limit() + 64, 0);
+    b.finish();
     root = b.result();
-    if (!blocks.empty()) {
-      const fptr<void> run = fresh.allocate_end_run(out.size(), blocks.size());
-      if (run.offset() != base)
-        throw std::logic_error("fl::json_store: the space was allocated from behind its back");
-      fresh.write_fresh(run, out.data(), out.size());
-    }
     copy_feed(fresh, fresh_head);
   } catch (...) {
     fresh.discard();
@@ -331,32 +346,16 @@ json_store json_store::import(std::string_view json_text, const std::filesystem:
   // value, 32 per member, strings unescaped); reserving 2x spares the
   // doublings' copies (pages never written are never touched), up to the
   // chunk the builder streams to the file in.
-  constexpr std::size_t chunk = std::size_t{4} << 20;
-  f->tail_.reserve(std::min(json_text.size() * 2 + 4096, 2 * chunk));
+  f->tail_.reserve(
+      std::min(json_text.size() * 2 + 4096, 2 * detail::json::store_file::stream_chunk));
   detail::json::builder b(f->tail_, f->tail_blocks_, 0, true, true);
-  // Every `chunk` bytes the builder's finished blocks go to the end of the
-  // space, written to the file directly: memory stays bounded however big
-  // the text, and each run lands where the builder's offsets say.
-  std::uint64_t next = 0;
-  b.stream(
-      [&](const unsigned char* p, std::size_t bytes, std::size_t blocks) {
-        f->check_tail_page();
-        const fptr<void> run = f->space_->allocate_end_run(bytes, blocks);
-        if (run.offset() != next)
-          throw std::logic_error("fl::json_store: the space was allocated from behind its back");
-        f->space_->write_fresh(run, p, bytes);
-        next += bytes;
-      },
-      chunk,
-      // An object's keys past one run are sorted in a temporary file beside
-      // the store: on its file system, not in memory (/tmp may be tmpfs).
-      file.has_parent_path() ? file.parent_path() : std::filesystem::path("."));
   // Invalid text throws json_error before the file is created; the builder
   // then writes at the offsets the document's block will have.
   detail::json::parse_fast(json_text, b, [&] {
     f->create();
     b.rebase(f->tail_base_);
-    next = f->tail_base_;
+    f->check_tail_page();
+    f->stream_to(b, *f->space_, f->tail_base_);
   });
   b.finish();
   f->root_ = b.result();

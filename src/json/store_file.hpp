@@ -394,8 +394,11 @@ class store_file {
   void check_tail_page();
   mapped_space new_space(const char* suffix);
   void create();
-  void emit(const json_ref& r, builder& b, const byte_buffer& out, std::uint64_t budget,
-            std::uint32_t depth) const;
+  // The bytes of finished blocks a streaming builder (import, compact)
+  // holds before they go to the file.
+  static constexpr std::size_t stream_chunk = std::size_t{4} << 20;
+  void stream_to(builder& b, mapped_space& space, std::uint64_t base) const;
+  void emit(const json_ref& r, builder& b, std::uint64_t end_bound, std::uint32_t depth) const;
   void compact();
   void sync();
   void open(open_mode mode);
