@@ -407,6 +407,9 @@ void mapped_space::write_fresh(fptr<void> p, const void* src, std::size_t bytes)
     detail::throw_errno(s.path, "write", e);
   std::memcpy(s.base + off, from, lo - off);
   std::memcpy(s.base + hi, from + (hi - off), off + bytes - hi);
+  s.fresh_crcs.reserve(s.fresh_crcs.size() + (hi - lo) / space_page);
+  for (std::uint64_t at = lo; at < hi; at += space_page)
+    s.fresh_crcs.push_back(detail::crc32c(from + (at - off), space_page));
   s.fresh.push_back({lo, hi - lo});
 }
 

@@ -169,13 +169,22 @@ std::vector<log_extent> update_page_crcs(space_state& s, std::uint64_t old_pages
     for (std::uint64_t i = std::max<std::uint64_t>(old_pages, 2); i < pages; ++i)
       set_entry(i, zero_page_crc());
   }
-  const std::vector<log_extent>& fresh = s.fresh;
-  for (const std::vector<log_extent>* list : {&runs, &fresh}) {
-    for (const log_extent& r : *list) {
-      for (std::uint64_t i = r.offset / space_page;
-           i < (r.offset + r.length) / space_page && i < pages; ++i)
-        set_entry(i, page_crc(s.base, i));
+  // Pages write_fresh() put in the file, by the CRCs it took of the bytes
+  // (a later write_fresh of a page comes later and wins); then the pages
+  // written through the mapping, from what they hold now, which is what
+  // the file will hold (a fresh page written again through the mapping is
+  // among them).
+  std::size_t next_crc = 0;
+  for (const log_extent& r : s.fresh) {
+    for (std::uint64_t i = r.offset / space_page; i < (r.offset + r.length) / space_page;
+         ++i, ++next_crc) {
+      if (i < pages) set_entry(i, s.fresh_crcs[next_crc]);
     }
+  }
+  for (const log_extent& r : runs) {
+    for (std::uint64_t i = r.offset / space_page;
+         i < (r.offset + r.length) / space_page && i < pages; ++i)
+      set_entry(i, page_crc(s.base, i));
   }
   follow_table_crc(s, changed, rebuild);
   return table_runs;

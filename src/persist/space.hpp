@@ -143,8 +143,13 @@ struct space_state {
   // rename() onto the same name again finishes the steps (empty: none).
   std::filesystem::path renamed_from;
   // Page runs past the committed file that write_fresh() wrote to the file
-  // directly since the last commit (clean in the mapping, so not logged).
-  std::vector<log_extent> fresh;  // the directory holding log_fd's name was fsynced
+  // directly since the last commit (clean in the mapping, so not logged),
+  // and each of their pages' CRC, in order, computed from the bytes written
+  // while they were in cache: the commit's checksum table takes them
+  // without reading the pages back through the mapping (a fault and a first
+  // touch per page; an import's whole file).
+  std::vector<log_extent> fresh;
+  std::vector<std::uint32_t> fresh_crcs;  // the directory holding log_fd's name was fsynced
   bool created = false;
   bool durable = true;
   // Set when a later open of the same file in this process became its writer
