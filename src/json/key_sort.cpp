@@ -31,13 +31,25 @@ constexpr std::size_t piece = std::size_t{64} << 10;
 // Entries handed to emit at once.
 constexpr std::size_t batch_max = 256;
 
-// The key tree's order: length, bytes, then seq (write_member_index's).
-bool key_less(std::uint32_t alen, const char* a, std::uint32_t aseq, std::uint32_t blen,
-              const char* b, std::uint32_t bseq) noexcept {
-  if (alen != blen) return alen < blen;
-  if (const int c = alen ? std::memcmp(a, b, alen) : 0) return c < 0;
-  return aseq < bseq;
-}
+// Key entries handed to emit a batch at a time.
+class entry_batches {
+ public:
+  explicit entry_batches(const std::function<void(const key_entry*, std::size_t)>& emit) noexcept
+      : emit_(emit) {}
+  void add(std::uint64_t block, std::uint32_t len, std::uint32_t seq) {
+    batch_[n_++] = {block, len, 0, seq};
+    if (n_ == batch_max) flush();
+  }
+  void flush() {
+    if (n_) emit_(batch_, n_);
+    n_ = 0;
+  }
+
+ private:
+  const std::function<void(const key_entry*, std::size_t)>& emit_;
+  key_entry batch_[batch_max];
+  std::size_t n_ = 0;
+};
 
 unique_fd open_scratch(const std::filesystem::path& dir) {
   // Unnamed where the file system allows it, so that nothing is left
@@ -156,16 +168,9 @@ void key_sorter::finish(const std::function<void(const key_entry*, std::size_t)>
     file_end_ = 0;
     return;
   }
-  key_entry batch[batch_max];
-  std::size_t b = 0;
-  for (const std::uint32_t i : sorted()) {
-    batch[b++] = {recs_[i].block, recs_[i].len, 0, recs_[i].seq};
-    if (b == batch_max) {
-      emit(batch, b);
-      b = 0;
-    }
-  }
-  if (b) emit(batch, b);
+  entry_batches out(emit);
+  for (const std::uint32_t i : sorted()) out.add(recs_[i].block, recs_[i].len, recs_[i].seq);
+  out.flush();
   recs_.clear();
   keys_.clear();
 }
@@ -178,32 +183,29 @@ void key_sorter::merge(const std::function<void(const key_entry*, std::size_t)>&
     runs.emplace_back(file_.get(), begin, end, *dir_);
     begin = end;
   }
-  // A min-heap of the runs by their current record (every run has one).
+  // A min-heap of the runs by their current record (every run has one), in
+  // the key tree's order: key_order, then seq.
   const auto greater = [&](std::size_t a, std::size_t b) {
     const run_cursor& x = runs[a];
     const run_cursor& y = runs[b];
-    return key_less(y.len, y.key, y.seq, x.len, x.key, x.seq);
+    const int c = key_order(x.key, x.len, y.key, y.len);
+    return c > 0 || (c == 0 && x.seq > y.seq);
   };
   std::vector<std::size_t> heap;
   for (std::size_t i = 0; i < runs.size(); ++i)
     if (runs[i].next()) heap.push_back(i);
   std::make_heap(heap.begin(), heap.end(), greater);
-  key_entry batch[batch_max];
-  std::size_t b = 0;
+  entry_batches out(emit);
   while (!heap.empty()) {
     std::pop_heap(heap.begin(), heap.end(), greater);
     run_cursor& c = runs[heap.back()];
-    batch[b++] = {c.block, c.len, 0, c.seq};
-    if (b == batch_max) {
-      emit(batch, b);
-      b = 0;
-    }
+    out.add(c.block, c.len, c.seq);
     if (c.next())
       std::push_heap(heap.begin(), heap.end(), greater);
     else
       heap.pop_back();
   }
-  if (b) emit(batch, b);
+  out.flush();
 }
 
 }  // namespace json

@@ -108,8 +108,6 @@ json_ref object_loader::finish(const std::function<tree_loader::sink()>& next) {
 json_ref build_object_tree(byte_buffer& out, std::uint64_t base, std::vector<tail_block>& blocks,
                            const json_member* ms, std::size_t n, std::string_view keys,
                            const tree_shape& shape) {
-  if (n > std::numeric_limits<std::uint32_t>::max())
-    throw std::length_error("fl::json_store: an object of 2^32 members or more");
   // Nodes of object_node_max entries at most; `shape.leaf_max` (the flat
   // table's bound, below n) is above that, so the member tree's root is an
   // inner node.
