@@ -229,9 +229,13 @@ struct key_cmp {
   int operator()(const unsigned char* sep) const {
     key_entry e;
     std::memcpy(&e, sep, sizeof e);
+    // key_order settles keys of two lengths by their lengths alone, and the
+    // entry holds its key's length: the bytes, a block elsewhere in the file
+    // (a page to fault in and check in a big store), are read only for a
+    // key of the target's length.
+    if (e.key_len != key.size()) return e.key_len < key.size() ? -1 : 1;
     const std::string_view k = f.key_bytes(e.key, e.key_len, limit);
-    const int c =
-        key_order(k.data(), e.key_len, key.data(), static_cast<std::uint32_t>(key.size()));
+    const int c = key_order(k.data(), e.key_len, key.data(), e.key_len);
     if (c) return c;
     return e.seq < seq ? -1 : e.seq > seq ? 1 : 0;
   }
