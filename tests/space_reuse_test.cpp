@@ -130,6 +130,45 @@ TEST_F(ReuseTest, RollbackRestoresTheDeferredLists) {
   space.verify();
 }
 
+// A block taken back from a free list is checked against its page's
+// checksum before its header is read: the check reads the page from the
+// file (not through the mapping, whose first touch is the allocator's
+// write), and a page damaged on disk is still refused, naming the page.
+TEST_F(ReuseTest, AFreeBlockDamagedOnDiskIsRefusedWhenTakenBack) {
+  std::uint64_t freed = 0;
+  {
+    fl::mapped_space space(file());
+    const fl::fptr<void> a = space.allocate(3000);
+    const fl::fptr<void> b = space.allocate(3000);
+    std::memset(space.get(a.cast<char>()), 'a', 3000);
+    std::memset(space.get(b.cast<char>()), 'b', 3000);
+    space.sync();
+    space.deallocate(a);
+    space.sync();
+    freed = a.offset();
+  }
+  {
+    // Undamaged, it comes back as the next block of its size.
+    const std::vector<unsigned char> before = fl_test::read_bytes(file());
+    fl::mapped_space space(file());
+    EXPECT_EQ(space.allocate(3000).offset(), freed);
+    fl_test::write_bytes(file(), before);  // the allocation was never committed
+  }
+  {
+    std::vector<unsigned char> bytes = fl_test::read_bytes(file());
+    bytes[freed + 1000] ^= 0x5a;  // in the free block's payload, not its header
+    fl_test::write_bytes(file(), bytes);
+  }
+  fl::mapped_space space(file());
+  try {
+    (void)space.allocate(3000);
+    FAIL() << "a damaged free block was handed out";
+  } catch (const fl::persist_error& e) {
+    EXPECT_NE(std::string(e.what()).find("does not match its checksum"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST_F(ReuseTest, CompactCutsFreeBlocksAtTheEnd) {
   std::uint64_t grown = 0;
   {

@@ -83,7 +83,7 @@ void grow(detail::space_state& s, std::uint64_t need) {
 std::uint64_t carve_top(detail::space_state& s, std::uint64_t cs) {
   const std::uint64_t b = s.alloc.top;
   if (b + cs > s.size) grow(s, b + cs);
-  detail::check_pages(s, b, cs);
+  detail::check_pages_from_file(s, b, cs);
   s.alloc.top = b + cs;
   return b;
 }
@@ -113,7 +113,8 @@ bool find_live_block(const detail::space_state& s, std::uint64_t off, std::uint6
 void free_block(detail::space_state& s, std::uint64_t b, unsigned c) {
   const std::uint64_t cs = class_size(c);
   detail::space_alloc_state& a = s.alloc;
-  detail::check_pages(s, b, 16);
+  detail::check_pages_from_file(s, b, 16);
+  detail::touch_to_write(s, b, 16);
   detail::store_header(s.base, b, block_header::make(detail::block_free, c));
   detail::store_u64(s.base, b + 8, a.free_heads[c]);
   a.free_heads[c] = b;
@@ -157,7 +158,8 @@ fptr<void> mapped_space::allocate(std::size_t bytes, std::size_t align) {
   if (b != 0) {
     // Pop; the list lives in the file, so check what it says before use.
     if (b % 16 != 8 || b < space_first_block || b > a.top || a.top - b < cs) goto damaged;
-    detail::check_pages(s, b, cs);
+    detail::check_pages_from_file(s, b, cs);
+    detail::touch_to_write(s, b, cs);
     {
       const block_header h = detail::load_header(s.base, b);
       if (h.tag() != detail::block_free || h.cls() != c) goto damaged;
@@ -172,6 +174,7 @@ fptr<void> mapped_space::allocate(std::size_t bytes, std::size_t align) {
     base_ = s.base;
     size_ = s.size;
     remaps_ = s.remaps;
+    detail::touch_to_write(s, b, cs);
   }
   {
     detail::store_header(s.base, b, block_header::make(detail::block_live, c));
@@ -328,7 +331,8 @@ void release_deferred(space_state& s) {
     s.deferred_head = 0;
   } else {
     const std::uint64_t at = s.deferred.front().block + offsetof(deferred_batch_head, next);
-    check_pages(s, at, 8);
+    check_pages_from_file(s, at, 8);
+    touch_to_write(s, at, 8);
     store_u64(s.base, at, 0);
   }
 }

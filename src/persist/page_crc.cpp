@@ -7,6 +7,7 @@
 // (check_page_crcs).
 #include "persist/persist_format.hpp"
 
+#include "persist/posix.hpp"
 #include "persist/space.hpp"
 
 #include <algorithm>
@@ -80,6 +81,29 @@ void check_pages_slow(const space_state& s, std::uint64_t off, std::uint64_t len
                   ") does not match its checksum (damaged)");
     }
     s.verified.mark(p);
+  }
+}
+
+void check_pages_from_file_slow(const space_state& s, std::uint64_t off, std::uint64_t len) {
+  check_not_retired(s);
+  if (len == 0) return;
+  const space_alloc_state& a = s.committed.alloc;
+  const std::uint64_t committed_pages = s.committed.file_size / space_page;
+  const std::uint64_t first = off / space_page;
+  const std::uint64_t end = std::min((off + len - 1) / space_page + 1, committed_pages);
+  if (first >= end || a.crc_table == 0) return;
+  const auto* table = reinterpret_cast<const std::uint32_t*>(s.base + a.crc_table);
+  const table_pages own(a);
+  for (std::uint64_t p = std::max<std::uint64_t>(first, 2); p < end; ++p) {
+    if (s.verified.test(p) || own.holds(p)) continue;
+    alignas(64) std::byte page[space_page];
+    if (pread_full(s.fd.get(), page, space_page, p * space_page) ==
+            static_cast<long long>(space_page) &&
+        crc32c(page, space_page) == table[p]) {
+      s.verified.mark(p);
+      continue;
+    }
+    check_pages_slow(s, p * space_page, space_page);
   }
 }
 
