@@ -47,6 +47,31 @@ std::uint32_t zero_page_crc() {
   return crc;
 }
 
+// The pages check_pages looks at under [off, off + len): committed ones
+// (pages at or past the committed file size are this process's own and need
+// no check) past the meta pages, and the table that holds their entries.
+// Empty (first == end) when there are none or no table yet.
+struct pages_to_check {
+  std::uint64_t first = 0, end = 0;
+  const std::uint32_t* table = nullptr;
+  table_pages own{space_alloc_state{}};
+  pages_to_check(const space_state& s, std::uint64_t off, std::uint64_t len) noexcept {
+    const space_alloc_state& a = s.committed.alloc;
+    if (len == 0 || a.crc_table == 0) return;
+    first = std::max<std::uint64_t>(off / space_page, 2);
+    end = std::min((off + len - 1) / space_page + 1, s.committed.file_size / space_page);
+    if (first >= end) {
+      first = end = 0;
+      return;
+    }
+    table = reinterpret_cast<const std::uint32_t*>(s.base + a.crc_table);
+    own = table_pages(a);
+  }
+  bool needs(const space_state& s, std::uint64_t p) const noexcept {
+    return !s.verified.test(p) && !own.holds(p);
+  }
+};
+
 }  // namespace
 
 // Checks the committed pages under [off, off + len) against the page CRC
@@ -60,19 +85,13 @@ std::uint32_t zero_page_crc() {
 // the damaged one; verify() checks it whole.
 void check_pages_slow(const space_state& s, std::uint64_t off, std::uint64_t len) {
   check_not_retired(s);
-  if (len == 0) return;
-  const space_alloc_state& a = s.committed.alloc;
-  const std::uint64_t committed_pages = s.committed.file_size / space_page;
-  const std::uint64_t first = off / space_page;
-  const std::uint64_t end = std::min((off + len - 1) / space_page + 1, committed_pages);
-  if (first >= end || a.crc_table == 0) return;
-  const auto* table = reinterpret_cast<const std::uint32_t*>(s.base + a.crc_table);
-  const table_pages own(a);
-  for (std::uint64_t p = std::max<std::uint64_t>(first, 2); p < end; ++p) {
-    if (s.verified.test(p) || own.holds(p)) continue;
-    if (page_crc(s.base, p) != table[p] && !changed_here(s, p)) {
+  const pages_to_check c(s, off, len);
+  for (std::uint64_t p = c.first; p < c.end; ++p) {
+    if (!c.needs(s, p)) continue;
+    if (page_crc(s.base, p) != c.table[p] && !changed_here(s, p)) {
       // The table as this process left it: a sync() that failed after it
       // set entries changed it from the commit's (the followed CRC knows).
+      const space_alloc_state& a = s.committed.alloc;
       const space_state::followed_crc& f = s.mapped_table_crc;
       const bool followed = f.known && f.at == a.crc_table && f.bytes == a.crc_table_bytes;
       if (table_crc(s.base, a) != (followed ? f.crc : s.committed.table_crc))
@@ -84,26 +103,30 @@ void check_pages_slow(const space_state& s, std::uint64_t off, std::uint64_t len
   }
 }
 
+// Runs of up to 16 pages in one pread each (a block of many pages is read
+// in a few calls, not one a page).
 void check_pages_from_file_slow(const space_state& s, std::uint64_t off, std::uint64_t len) {
   check_not_retired(s);
-  if (len == 0) return;
-  const space_alloc_state& a = s.committed.alloc;
-  const std::uint64_t committed_pages = s.committed.file_size / space_page;
-  const std::uint64_t first = off / space_page;
-  const std::uint64_t end = std::min((off + len - 1) / space_page + 1, committed_pages);
-  if (first >= end || a.crc_table == 0) return;
-  const auto* table = reinterpret_cast<const std::uint32_t*>(s.base + a.crc_table);
-  const table_pages own(a);
-  for (std::uint64_t p = std::max<std::uint64_t>(first, 2); p < end; ++p) {
-    if (s.verified.test(p) || own.holds(p)) continue;
-    alignas(64) std::byte page[space_page];
-    if (pread_full(s.fd.get(), page, space_page, p * space_page) ==
-            static_cast<long long>(space_page) &&
-        crc32c(page, space_page) == table[p]) {
-      s.verified.mark(p);
+  const pages_to_check c(s, off, len);
+  constexpr std::uint64_t run_max = 16;
+  std::vector<std::byte> buf;
+  for (std::uint64_t p = c.first; p < c.end;) {
+    if (!c.needs(s, p)) {
+      ++p;
       continue;
     }
-    check_pages_slow(s, p * space_page, space_page);
+    std::uint64_t q = p + 1;
+    while (q < c.end && q - p < run_max && c.needs(s, q)) ++q;
+    buf.resize((q - p) * space_page);
+    const bool read = pread_full(s.fd.get(), buf.data(), buf.size(), p * space_page) ==
+                      static_cast<long long>(buf.size());
+    for (std::uint64_t k = p; k < q; ++k) {
+      if (read && crc32c(buf.data() + (k - p) * space_page, space_page) == c.table[k])
+        s.verified.mark(k);
+      else
+        check_pages_slow(s, k * space_page, space_page);
+    }
+    p = q;
   }
 }
 

@@ -632,13 +632,17 @@ std::vector<log_extent> update_page_crcs(space_state& s, std::uint64_t old_pages
 // Checks the committed pages under [off, off + len) against the page CRC
 // table, once each (see mapped_space::checked).
 void check_pages_slow(const space_state& s, std::uint64_t off, std::uint64_t len);
-// The same. Inline: most reads (a key, a string, a node) lie within one
-// page that an earlier read checked, and one bit answers for it (a call
+// Is [off, off + len) within one page an earlier check passed? Most reads
+// (a key, a string, a node) are, and one bit answers for them inline (a call
 // that works out the range and the table cost 15% of a dump()).
-inline void check_pages(const space_state& s, std::uint64_t off, std::uint64_t len) {
+inline bool checked_page(const space_state& s, std::uint64_t off, std::uint64_t len) noexcept {
   const std::uint64_t p = off / space_page;
-  if (len != 0 && p == (off + len - 1) / space_page && s.verified.test(p) &&
-      !s.retired.load(std::memory_order_relaxed)) [[likely]]
+  return len != 0 && p == (off + len - 1) / space_page && s.verified.test(p) &&
+         !s.retired.load(std::memory_order_relaxed);
+}
+// The same, inline where checked_page answers.
+inline void check_pages(const space_state& s, std::uint64_t off, std::uint64_t len) {
+  if (checked_page(s, off, len)) [[likely]]
     return;
   check_pages_slow(s, off, len);
 }
@@ -653,9 +657,7 @@ inline void check_pages(const space_state& s, std::uint64_t off, std::uint64_t l
 // does (this process may have changed it, or the table: changed_here).
 void check_pages_from_file_slow(const space_state& s, std::uint64_t off, std::uint64_t len);
 inline void check_pages_from_file(const space_state& s, std::uint64_t off, std::uint64_t len) {
-  const std::uint64_t p = off / space_page;
-  if (len != 0 && p == (off + len - 1) / space_page && s.verified.test(p) &&
-      !s.retired.load(std::memory_order_relaxed)) [[likely]]
+  if (checked_page(s, off, len)) [[likely]]
     return;
   check_pages_from_file_slow(s, off, len);
 }
