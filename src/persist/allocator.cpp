@@ -113,8 +113,7 @@ bool find_live_block(const detail::space_state& s, std::uint64_t off, std::uint6
 void free_block(detail::space_state& s, std::uint64_t b, unsigned c) {
   const std::uint64_t cs = class_size(c);
   detail::space_alloc_state& a = s.alloc;
-  detail::check_pages_from_file(s, b, 16);
-  detail::touch_to_write(s, b, 16);
+  detail::check_pages_to_write(s, b, 16);
   detail::store_header(s.base, b, block_header::make(detail::block_free, c));
   detail::store_u64(s.base, b + 8, a.free_heads[c]);
   a.free_heads[c] = b;
@@ -158,8 +157,7 @@ fptr<void> mapped_space::allocate(std::size_t bytes, std::size_t align) {
   if (b != 0) {
     // Pop; the list lives in the file, so check what it says before use.
     if (b % 16 != 8 || b < space_first_block || b > a.top || a.top - b < cs) goto damaged;
-    detail::check_pages_from_file(s, b, cs);
-    detail::touch_to_write(s, b, cs);
+    detail::check_pages_to_write(s, b, cs);
     {
       const block_header h = detail::load_header(s.base, b);
       if (h.tag() != detail::block_free || h.cls() != c) goto damaged;
@@ -331,8 +329,7 @@ void release_deferred(space_state& s) {
     s.deferred_head = 0;
   } else {
     const std::uint64_t at = s.deferred.front().block + offsetof(deferred_batch_head, next);
-    check_pages_from_file(s, at, 8);
-    touch_to_write(s, at, 8);
+    check_pages_to_write(s, at, 8);
     store_u64(s.base, at, 0);
   }
 }
@@ -411,10 +408,10 @@ void mapped_space::write_fresh(fptr<void> p, const void* src, std::size_t bytes)
     detail::throw_errno(s.path, "write", e);
   std::memcpy(s.base + off, from, lo - off);
   std::memcpy(s.base + hi, from + (hi - off), off + bytes - hi);
-  s.fresh_crcs.reserve(s.fresh_crcs.size() + (hi - lo) / space_page);
+  s.fresh.crcs.reserve(s.fresh.crcs.size() + (hi - lo) / space_page);
   for (std::uint64_t at = lo; at < hi; at += space_page)
-    s.fresh_crcs.push_back(detail::crc32c(from + (at - off), space_page));
-  s.fresh.push_back({lo, hi - lo});
+    s.fresh.crcs.push_back(detail::crc32c(from + (at - off), space_page));
+  s.fresh.runs.push_back({lo, hi - lo});
 }
 
 fptr<void> mapped_space::allocate_end(std::size_t bytes) {

@@ -443,7 +443,6 @@ void mapped_space::sync() {
   const std::uint64_t before_pages = s.committed.file_size / space_page;
   s.committed = m;
   s.fresh.clear();
-  s.fresh_crcs.clear();
   s.zeroed_end = 0;  // logged by this commit
   std::uint64_t page_bytes = 0;
   for (const log_extent& r : runs) page_bytes += r.length;
@@ -539,7 +538,6 @@ void mapped_space::rollback() {
   s.retired_blocks.clear();
   s.deferred.clear();
   s.fresh.clear();
-  s.fresh_crcs.clear();
   // The dropped pages read from the file again: check them again.
   s.verified.clear(s.committed.file_size / space_page);
   detail::table_crc_is_committed(s);

@@ -222,10 +222,10 @@ std::vector<log_extent> update_page_crcs(space_state& s, std::uint64_t old_pages
   // the file will hold (a fresh page written again through the mapping is
   // among them).
   std::size_t next_crc = 0;
-  for (const log_extent& r : s.fresh) {
+  for (const log_extent& r : s.fresh.runs) {
     for (std::uint64_t i = r.offset / space_page; i < (r.offset + r.length) / space_page;
          ++i, ++next_crc) {
-      if (i < pages) set_entry(i, s.fresh_crcs[next_crc]);
+      if (i < pages) set_entry(i, s.fresh.crcs[next_crc]);
     }
   }
   for (const log_extent& r : runs) {

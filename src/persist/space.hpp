@@ -58,6 +58,21 @@ inline constexpr int reserve_flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE
 inline constexpr int file_prot = PROT_READ | PROT_WRITE;
 inline constexpr int file_flags = MAP_PRIVATE;
 
+// The pages write_fresh() put in the file since the last commit: their runs,
+// and each page's CRC, in the runs' order, taken from the bytes as they were
+// written: the commit's checksum table takes them without reading the pages
+// back through the mapping (a fault and a first touch per page; an import's
+// whole file).
+struct fresh_pages {
+  std::vector<log_extent> runs;
+  std::vector<std::uint32_t> crcs;  // one per space_page of runs, in order
+  bool empty() const noexcept { return runs.empty(); }
+  void clear() noexcept {
+    runs.clear();
+    crcs.clear();
+  }
+};
+
 // The file a mapping maps, by device and inode.
 struct file_id {
   dev_t dev = 0;
@@ -143,13 +158,8 @@ struct space_state {
   // rename() onto the same name again finishes the steps (empty: none).
   std::filesystem::path renamed_from;
   // Page runs past the committed file that write_fresh() wrote to the file
-  // directly since the last commit (clean in the mapping, so not logged),
-  // and each of their pages' CRC, in order, computed from the bytes written
-  // while they were in cache: the commit's checksum table takes them
-  // without reading the pages back through the mapping (a fault and a first
-  // touch per page; an import's whole file).
-  std::vector<log_extent> fresh;
-  std::vector<std::uint32_t> fresh_crcs;  // the directory holding log_fd's name was fsynced
+  // directly since the last commit (clean in the mapping, so not logged).
+  fresh_pages fresh;
   bool created = false;
   bool durable = true;
   // Set when a later open of the same file in this process became its writer
@@ -662,14 +672,20 @@ inline void check_pages_from_file(const space_state& s, std::uint64_t off, std::
   check_pages_from_file_slow(s, off, len);
 }
 // Touches each system page of [off, off + len) with a write (an atomic
-// no-op), after check_pages_from_file, for bytes the caller reads and
-// writes through the mapping next: the write is the page's one fault, which
-// copies it. Never for pages write_fresh() may still write to the file
-// (a private copy would hide them).
+// no-op), once its check is done, for bytes the caller reads and writes
+// through the mapping next: the write is the page's one fault, which copies
+// it. Never for pages write_fresh() may still write to the file (a private
+// copy would hide them).
 inline void touch_to_write(const space_state& s, std::uint64_t off, std::uint64_t len) noexcept {
   if (len == 0) return;
   for (std::uint64_t at = off / s.sys_page * s.sys_page; at < off + len; at += s.sys_page)
     __atomic_fetch_or(reinterpret_cast<unsigned char*>(s.base + at), 0, __ATOMIC_RELAXED);
+}
+// Both, for committed bytes the caller reads and writes next (a free
+// block taken back or freed, a deferred batch's link).
+inline void check_pages_to_write(const space_state& s, std::uint64_t off, std::uint64_t len) {
+  check_pages_from_file(s, off, len);
+  touch_to_write(s, off, len);
 }
 // After a commit: marks the pages it wrote and the pages past `old_pages` as
 // checked.
