@@ -42,6 +42,26 @@ std::vector<std::uint32_t> reference_index(const std::vector<std::string>& keys)
   return r;
 }
 
+// The key tree's order (fl/detail/json_format.hpp, key_entry), restated:
+// length, then the hash (CRC-32C of the bytes in format 6, 0 in format 5),
+// then the bytes, then position.
+std::vector<std::uint32_t> reference_key_tree(const std::vector<std::string>& keys, bool hashed) {
+  const auto hash = [&](const std::string& k) {
+    return hashed ? fl::detail::crc32c(k.data(), k.size()) : 0u;
+  };
+  std::vector<std::uint32_t> r(keys.size());
+  for (std::uint32_t i = 0; i < r.size(); ++i) r[i] = i;
+  std::sort(r.begin(), r.end(), [&](std::uint32_t a, std::uint32_t b) {
+    const std::string& x = keys[a];
+    const std::string& y = keys[b];
+    if (x.size() != y.size()) return x.size() < y.size();
+    if (hash(x) != hash(y)) return hash(x) < hash(y);
+    const int c = x.compare(y);
+    return c < 0 || (c == 0 && a < b);
+  });
+  return r;
+}
+
 std::vector<std::uint32_t> built_index(const std::vector<std::string>& keys) {
   std::vector<std::uint32_t> r(keys.size());
   write_member_index(r.data(), static_cast<std::uint32_t>(keys.size()),
@@ -133,9 +153,11 @@ TEST(MemberIndex, ObjectsThatRepeatTheirKeysFindEveryMember) {
 // Keys as an object's members give them (block, key, seq), sorted by
 // key_sorter in runs of every size from a record or two to all of them,
 // spilled to its temporary file and merged, or kept in memory without a
-// directory: the entries come out in the index's order, each with its own
-// block and length, and the directory is left empty.
-TEST(KeySorter, RunsSpilledAndMergedComeOutInTheIndexOrder) {
+// directory, for a store of format 6 and of format 5: the entries come out
+// in the key tree's order of that format, each with its own block, length
+// and hash, and the directory is left empty.
+TEST(KeySorter, RunsSpilledAndMergedComeOutInTheKeyTreeOrder) {
+  using fl::detail::json::format_rules;
   using fl::detail::json::key_entry;
   using fl::detail::json::key_sorter;
   std::mt19937_64 rng(fl_test::test_seed());
@@ -161,20 +183,23 @@ TEST(KeySorter, RunsSpilledAndMergedComeOutInTheIndexOrder) {
     const std::size_t runs[] = {1, 40 + rng() % 60, 4000 + rng() % 40000, std::size_t{1} << 30};
     const std::size_t run_bytes = runs[round % 4];
     const bool on_disk = round % 5 != 4;
-    key_sorter sorter(on_disk ? &dir.path() : nullptr, run_bytes);
+    const bool hashed = round / 4 % 2 == 0;
+    const format_rules rules = format_rules::of(hashed ? 6 : 5);
+    key_sorter sorter(on_disk ? &dir.path() : nullptr, rules, run_bytes);
     for (std::size_t i = 0; i < n; ++i)
       sorter.add(1000 + 8 * i, keys[i], static_cast<std::uint32_t>(i));
     if (on_disk && run_bytes < 100) ++spilled;
     std::vector<key_entry> got;
     sorter.finish([&](const key_entry* e, std::size_t b) { got.insert(got.end(), e, e + b); });
-    const std::vector<std::uint32_t> want = reference_index(keys);
+    const std::vector<std::uint32_t> want = reference_key_tree(keys, hashed);
     ASSERT_EQ(got.size(), want.size()) << "round " << round << ", seed " << fl_test::test_seed();
     for (std::size_t i = 0; i < want.size(); ++i) {
       ASSERT_EQ(got[i].seq, want[i]) << "entry " << i << ", round " << round << ", run bytes "
                                      << run_bytes << ", seed " << fl_test::test_seed();
       ASSERT_EQ(got[i].key, 1000 + 8 * want[i]);
       ASSERT_EQ(got[i].key_len, keys[want[i]].size());
-      ASSERT_EQ(got[i].pad, 0u);
+      ASSERT_EQ(got[i].hash, hashed ? fl::detail::crc32c(keys[want[i]].data(), keys[want[i]].size())
+                                    : 0u);
     }
     ASSERT_TRUE(std::filesystem::is_empty(dir.path())) << "round " << round;
   }

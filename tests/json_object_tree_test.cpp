@@ -1,9 +1,10 @@
-// fl::json_store object trees (format 5, fl/detail/json_format.hpp): an
-// object of more than leaf_max members is a member tree (document order,
-// by seq) beside a key tree (key_order, to seq), so that every edit adds
-// and retires O(log n) blocks; small objects stay flat tables, a tree
-// shrunk to one leaf becomes one again; format-4 files keep their objects
-// flat until compacted; crafted trees raise persist_error.
+// fl::json_store object trees (formats 5 and 6, fl/detail/json_format.hpp):
+// an object of more than leaf_max members is a member tree (document order,
+// by seq) beside a key tree (length, hash, bytes, to seq), so that every
+// edit adds and retires O(log n) blocks; small objects stay flat tables, a
+// tree shrunk to one leaf becomes one again; format-4 files keep their
+// objects flat until compacted, format-5 files their key order; crafted
+// trees raise persist_error.
 #include <fl/detail/json_format.hpp>
 #include <fl/json_store.hpp>
 #include <fl/mapped_space.hpp>
@@ -370,6 +371,145 @@ TEST_F(JsonObjectTreeTest, AFormat4StoreStaysFlatUntilCompacted) {
   EXPECT_TRUE(root_is_tree());
   fl::mapped_space space(file(), fl::mapped_space_options{.mode = fl::open_mode::read_only});
   EXPECT_EQ(space.get(space.root<fj::json_head>())->version, fj::format_version);
+}
+
+// tests/data/json_v5/store.fljson: a store written by the last build of
+// format 5 (whose key entries carry no hash) with tree_shape {4, 4}: the
+// import of {"big":{60 members, then "k0":"dup"},"small":{"a":1},"arr":[1,2,3]}
+// (big's keys below), then four commits: 20 members added to big
+// ("added_<13 i>": -i), 10 erased ("key_<3 i + 1>"), "k0" set to "set"
+// (the last of the two), then 30 members added to small, which made it a
+// tree by an edit ("s<17 i % 1000>": i). This build opens it, finds every
+// member, edits it in format 5 (a format-5 build still reads it), and
+// compact() rewrites it in format 6.
+model format5_big() {
+  model big;
+  for (int i = 0; i < 60; ++i) {
+    const std::string k = i % 3 == 0   ? "k" + std::to_string(i * 7919 % 1000)
+                          : i % 3 == 1 ? "key_" + std::to_string(i)
+                                       : "x" + std::to_string(i * 31);
+    big.emplace_back(k, std::to_string(i));
+  }
+  big.emplace_back("k0", "\"set\"");  // "dup", then set
+  for (int i = 0; i < 20; ++i) big.emplace_back("added_" + std::to_string(i * 13), std::to_string(-i));
+  for (int i = 0; i < 10; ++i) {
+    const std::string k = "key_" + std::to_string(3 * i + 1);
+    big.erase(std::find_if(big.begin(), big.end(), [&](const auto& m) { return m.first == k; }));
+  }
+  return big;
+}
+
+std::uint32_t version_of(const std::filesystem::path& file) {
+  fl::mapped_space space(file, fl::mapped_space_options{.mode = fl::open_mode::read_only});
+  return space.get(space.root<fj::json_head>())->version;
+}
+
+TEST_F(JsonObjectTreeTest, AFormat5StoreIsReadAndEditedInItsOrderAndCompactedToFormat6) {
+  const shape_scope tiny({4, 4});
+  std::filesystem::copy_file(std::filesystem::path(FL_JSON_DATA_DIR) / "json_v5" / "store.fljson",
+                             file());
+  ASSERT_EQ(version_of(file()), 5u);
+  model big = format5_big(), small{{"a", "1"}};
+  for (int i = 0; i < 30; ++i) small.emplace_back("s" + std::to_string(i * 17 % 1000), std::to_string(i));
+  const auto whole = [&] {
+    return "{\"big\":" + dump_of(big) + ",\"small\":" + dump_of(small) + ",\"arr\":[1,2,3]}";
+  };
+  // Every member by its key (a repeated key: its last member's value).
+  const auto check = [&](const fl::json_store& s) {
+    SCOPED_TRACE(s.sequence());
+    s.verify();
+    EXPECT_EQ(str(s.dump()), whole());
+    for (const auto* m : {&big, &small}) {
+      const std::string prefix = m == &big ? "/big/" : "/small/";
+      for (const auto& [k, v] : *m) {
+        const auto last = std::find_if(m->rbegin(), m->rend(), [&](const auto& x) { return x.first == k; });
+        const auto got = s.find(prefix + k);
+        ASSERT_TRUE(got) << k;
+        EXPECT_EQ(str(got->dump()), last->second) << k;
+      }
+    }
+    EXPECT_FALSE(s.find("/big/key_1"));
+    EXPECT_FALSE(s.find("/big/nothing"));
+  };
+  {
+    auto s = fl::json_store::open(file());
+    check(s);
+    // Edits of both trees in format 5's order: adds, erases (some of the
+    // added), sets, across commits.
+    for (int round = 0; round < 3; ++round) {
+      for (int i = 0; i < 12; ++i) {
+        const std::string k = "n" + std::to_string(round * 100 + i * 7);
+        s.set("/big/" + k, std::to_string(i));
+        big.emplace_back(k, std::to_string(i));
+        s.set("/small/" + k, "true");
+        small.emplace_back(k, "true");
+      }
+      for (int i = 0; i < 5; ++i) {
+        const std::string k = big[static_cast<std::size_t>(3 + 7 * i + round)].first;
+        if (k == "k0") continue;
+        EXPECT_TRUE(s.erase("/big/" + k));
+        big.erase(std::find_if(big.begin(), big.end(), [&](const auto& m) { return m.first == k; }));
+      }
+      s.set("/small/s17", std::to_string(round));
+      std::find_if(small.begin(), small.end(), [](const auto& m) { return m.first == "s17"; })->second =
+          std::to_string(round);
+      s.sync();
+      check(s);
+    }
+  }
+  EXPECT_EQ(version_of(file()), 5u);  // edited in its own format
+  {
+    auto s = fl::json_store::open(file());
+    check(s);
+    s.compact();
+    s.sync();
+    check(s);
+    s.set("/big/after", "1");
+    big.emplace_back("after", "1");
+    EXPECT_TRUE(s.erase("/small/s0"));
+    small.erase(std::find_if(small.begin(), small.end(), [](const auto& m) { return m.first == "s0"; }));
+    s.sync();
+    check(s);
+  }
+  EXPECT_EQ(version_of(file()), fj::format_version);
+  check(fl::json_store::open(file()));
+}
+
+// A key entry whose hash is not its key's (a format-6 file crafted through
+// the space, so every checksum matches): verify() names it.
+TEST_F(JsonObjectTreeTest, AKeyEntryWithAnotherHashFailsVerify) {
+  const shape_scope tiny({4, 4});
+  fl::json_store::import(dump_of(numbered(40)), file()).sync();
+  {
+    fl::mapped_space space(file());
+    const fj::json_ref o = space.get(space.root<fj::json_head>())->root;
+    ASSERT_TRUE(o.tree());
+    std::uint64_t node = reinterpret_cast<fj::object_tree*>(space.get(fl::fptr<char>(o.x)))->keys;
+    for (;;) {  // down the first children to the first leaf
+      char* p = space.get(fl::fptr<char>(node));
+      fj::tree_node h;
+      std::memcpy(&h, p, sizeof h);
+      if (h.level == 0) {
+        // Its second entry: no separator above copies it.
+        fj::key_entry e;
+        std::memcpy(&e, p + sizeof h + sizeof e, sizeof e);
+        e.hash ^= 1;
+        std::memcpy(p + sizeof h + sizeof e, &e, sizeof e);
+        break;
+      }
+      fj::key_child c;
+      std::memcpy(&c, p + sizeof h, sizeof c);
+      node = c.node;
+    }
+    space.sync();
+  }
+  auto s = fl::json_store::open(file());
+  try {
+    (void)s.verify();
+    ADD_FAILURE() << "verify() passed";
+  } catch (const fl::persist_error& e) {
+    EXPECT_NE(std::string(e.what()).find("carries hash"), std::string::npos) << e.what();
+  }
 }
 
 // Crafted object trees (through the space, so every checksum matches):

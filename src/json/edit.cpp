@@ -140,8 +140,8 @@ json_ref store_file::copy_container(const json_ref& c, std::uint64_t limit, std:
   // A flat object that grows past leaf_max becomes a tree (format 5), its
   // members copied once.
   const tree_shape shape = current_tree_shape();
-  if (object_trees_ && n2 > shape.leaf_max)
-    return build_object_tree(tail_, tail_base_, tail_blocks_, ms.data(), n2, keys, shape);
+  if (rules_.object_trees && n2 > shape.leaf_max)
+    return build_object_tree(tail_, tail_base_, tail_blocks_, ms.data(), n2, keys, shape, rules_);
   // Same keys in the same places after a set: the old order stands.
   return new_flat_object(ms, keys,
                          what == op::set && old_indexed ? src + std::size_t{n} * e : nullptr);
@@ -450,7 +450,7 @@ void store_file::add_replaced_block(std::uint64_t off, std::uint64_t payload) {
 // children move to the copy. An array tree's copy replaces the nodes on
 // the descent path only, which edit_tree adds as it copies them.
 void store_file::find_replaced_table(const json_ref& c) {
-  if (!reuse_ || !has_block(c)) return;
+  if (!rules_.reuse || !has_block(c)) return;
   if (!c.tree())
     add_replaced(c);
   else if (c.k == static_cast<std::uint8_t>(kind::object))
@@ -461,7 +461,7 @@ void store_file::find_replaced_table(const json_ref& c) {
 // document (a value reachable twice, a cycle) cannot make this loop: it
 // visits at most max_depth levels and as many blocks as the space has live.
 void store_file::find_replaced(const json_ref& r) {
-  if (!reuse_) return;
+  if (!rules_.reuse) return;
   std::uint64_t budget = space_->stats().live_blocks;
   find_replaced(r, 0, budget);
 }
@@ -528,8 +528,7 @@ void json_store::write(std::string_view json_pointer, std::string_view json_text
   detail::json::store_file& f = *file_;
   f.refuse_read_only("set");
   f.atomic_edit([&] {
-    detail::json::builder b(f.tail_, f.tail_blocks_, f.tail_offset(), f.trees_,
-                                    f.object_trees_);
+    detail::json::builder b(f.tail_, f.tail_blocks_, f.tail_offset(), f.rules_);
     try {
       detail::json::parse_fast(json_text, b);
     } catch (const json_error& e) {

@@ -170,9 +170,39 @@ class tree_loader {
   std::uint64_t count_ = 0;
 };
 
-// The entries of an object's key tree in the tree's order (a key's length,
-// its bytes, then its member's seq) from the keys given in seq order
-// (key_sort.cpp). Keys are copied and sorted in runs of about run_bytes;
+// What a store of one format version may hold (fl/detail/json_format.hpp):
+// a store is edited in its own format, so that a build of that version
+// still reads it after any edit, until compact() rewrites it in the newest.
+struct format_rules {
+  bool reuse = true;         // 3: every value with bytes owns its block
+  bool trees = true;         // 4: arrays past leaf_max elements are trees
+  bool object_trees = true;  // 5: objects past leaf_max members are trees
+  bool hashed_keys = true;   // 6: key entries carry their key's hash
+
+  static constexpr format_rules of(std::uint32_t version) noexcept {
+    return {version >= reuse_format_version, version >= tree_format_version,
+            version >= object_tree_format_version, version >= key_hash_format_version};
+  }
+  // The hash a key entry of this format carries (key_entry::hash): CRC-32C
+  // of the key's bytes (a hash no version may change: files are ordered by
+  // it), or 0 before format 6.
+  std::uint32_t key_hash(std::string_view key) const noexcept {
+    return hashed_keys ? crc32c(key.data(), key.size()) : 0;
+  }
+};
+
+// The key tree's order of two keys with their entries' hashes (key_entry):
+// length, hash, bytes. Returns <0, 0, >0.
+inline int key_tree_order(std::string_view a, std::uint32_t ha, std::string_view b,
+                          std::uint32_t hb) noexcept {
+  if (a.size() != b.size()) return a.size() < b.size() ? -1 : 1;
+  if (ha != hb) return ha < hb ? -1 : 1;
+  return a.empty() ? 0 : __builtin_memcmp(a.data(), b.data(), a.size());
+}
+
+// The entries of an object's key tree in the tree's order (key_entry: a
+// key's length, its hash, its bytes, then its member's seq) from the keys
+// given in seq order (key_sort.cpp). Keys are copied and sorted in runs of about run_bytes;
 // with a scratch directory, an object of more than one run writes each
 // sorted run to an unnamed temporary file there and finish() merges them,
 // so memory stays at a run and a read buffer per run however many members
@@ -182,9 +212,10 @@ class key_sorter {
  public:
   // A run's records (24 bytes each) and keys' bytes, before it spills.
   static constexpr std::size_t default_run_bytes = std::size_t{4} << 20;
-  explicit key_sorter(const std::filesystem::path* scratch_dir,
-                      std::size_t run_bytes = default_run_bytes) noexcept
-      : dir_(scratch_dir), run_bytes_(run_bytes) {}
+  // `rules`: the format of the store the entries go to (their hashes).
+  key_sorter(const std::filesystem::path* scratch_dir, format_rules rules,
+             std::size_t run_bytes = default_run_bytes) noexcept
+      : dir_(scratch_dir), rules_(rules), run_bytes_(run_bytes) {}
   // The key of member `seq` (seqs ascending), its bytes in block `block`.
   void add(std::uint64_t block, std::string_view key, std::uint32_t seq);
   // Calls emit with every key entry in order, in batches.
@@ -195,6 +226,7 @@ class key_sorter {
     std::uint64_t block;
     std::uint64_t at;  // the key's bytes in keys_
     std::uint32_t len;
+    std::uint32_t hash;
     std::uint32_t seq;
   };
   // Sorts the run in memory and appends it to the file, opened first.
@@ -203,6 +235,7 @@ class key_sorter {
   std::vector<std::uint32_t> sorted() const;
   void merge(const std::function<void(const key_entry*, std::size_t)>& emit);
   const std::filesystem::path* dir_;
+  format_rules rules_;
   std::size_t run_bytes_;
   std::vector<rec> recs_;  // the run
   std::string keys_;       // its keys' bytes
@@ -214,11 +247,11 @@ class key_sorter {
 // An object tree (format 5) built from its members in order (object
 // tree.cpp): each key a block of its own and the member tree as they come,
 // the key tree and the head at finish(), from a key_sorter. `shape` is the
-// flat table's (its nodes are object_node_shape of it); `scratch_dir` is
-// the key_sorter's.
+// flat table's (its nodes are object_node_shape of it); `scratch_dir` and
+// `rules` are the key_sorter's.
 class object_loader {
  public:
-  object_loader(tree_shape shape, const std::filesystem::path* scratch_dir);
+  object_loader(tree_shape shape, const std::filesystem::path* scratch_dir, format_rules rules);
   // Members [m, m + n), their keys at offsets into `keys` (copied: `keys`
   // need not outlive the call). Throws std::length_error past 2^32 - 1
   // members.
@@ -252,21 +285,21 @@ json_ref build_array_tree(byte_buffer& out, std::uint64_t base, std::vector<tail
 // object's json_ref (tree form).
 json_ref build_object_tree(byte_buffer& out, std::uint64_t base, std::vector<tail_block>& blocks,
                            const json_member* ms, std::size_t n, std::string_view keys,
-                           const tree_shape& shape);
+                           const tree_shape& shape, format_rules rules);
 
 // Turns a stream of parse events into store records appended to `out` as
 // blocks (add_block), whose first byte is file offset `base`. A string is
 // written when it arrives; keys wait in memory for their object, whose
 // block holds its member table, its index and its keys; an array's table is
-// written when it closes, as a tree (format 4) when `trees` and it has more
-// than current_tree_shape().leaf_max elements, and an object's likewise
-// (format 5) when `object_trees`. Empty strings and containers have no
-// block (x 0).
+// written when it closes, as a tree (format 4) when `rules.trees` and it
+// has more than current_tree_shape().leaf_max elements, and an object's
+// likewise (format 5) when `rules.object_trees`. Empty strings and
+// containers have no block (x 0).
 class builder {
  public:
-  builder(byte_buffer& out, std::vector<tail_block>& blocks, std::uint64_t base, bool trees,
-          bool object_trees) noexcept
-      : out_(out), blocks_(blocks), base_(base), trees_(trees), object_trees_(object_trees) {}
+  builder(byte_buffer& out, std::vector<tail_block>& blocks, std::uint64_t base,
+          format_rules rules) noexcept
+      : out_(out), blocks_(blocks), base_(base), rules_(rules) {}
   // Where out's first byte will land; only before the first event.
   void rebase(std::uint64_t base) noexcept { base_ = base; }
   // The offset just past what the builder wrote (streamed or not).
@@ -382,8 +415,7 @@ class builder {
   byte_buffer& out_;
   std::vector<tail_block>& blocks_;
   std::uint64_t base_;
-  bool trees_;
-  bool object_trees_;
+  format_rules rules_;
   std::vector<frame> frames_;
   // Open containers' entries (arrays: value only; objects: key = offset of
   // the key in keys_).
@@ -394,9 +426,9 @@ class builder {
   // past a flat table's bound, so that only trees get one (never, without
   // trees; then objects are flat too).
   const std::size_t array_flush_at_ =
-      trees_ ? 2 * std::size_t{shape_.leaf_max} : ~std::size_t{0};
+      rules_.trees ? 2 * std::size_t{shape_.leaf_max} : ~std::size_t{0};
   const std::size_t object_flush_at_ =
-      object_trees_ ? 2 * std::size_t{shape_.leaf_max} : ~std::size_t{0};
+      rules_.object_trees ? 2 * std::size_t{shape_.leaf_max} : ~std::size_t{0};
   std::vector<open_tree> open_trees_;  // one per open container with a tree, innermost last
   std::filesystem::path scratch_dir_;  // where key_sorter spills runs, while streaming
   json_ref top_;

@@ -22,9 +22,9 @@ namespace json {
 
 namespace {
 
-// A run in the file: records of {block, len, seq} (16 bytes) then the key's
-// bytes, in the key tree's order.
-constexpr std::size_t rec_head = 16;
+// A run in the file: records of {block, len, hash, seq} (20 bytes) then
+// the key's bytes, in the key tree's order.
+constexpr std::size_t rec_head = 20;
 // Writes of a run, and each run's read buffer in the merge, go in pieces
 // of this size: the merge's memory is a piece per run.
 constexpr std::size_t piece = std::size_t{64} << 10;
@@ -36,8 +36,8 @@ class entry_batches {
  public:
   explicit entry_batches(const std::function<void(const key_entry*, std::size_t)>& emit) noexcept
       : emit_(emit) {}
-  void add(std::uint64_t block, std::uint32_t len, std::uint32_t seq) {
-    batch_[n_++] = {block, len, 0, seq};
+  void add(std::uint64_t block, std::uint32_t len, std::uint32_t hash, std::uint32_t seq) {
+    batch_[n_++] = {block, len, hash, seq};
     if (n_ == batch_max) flush();
   }
   void flush() {
@@ -79,7 +79,8 @@ class run_cursor {
     have(rec_head);
     std::memcpy(&block, buf_.data() + pos_, 8);
     std::memcpy(&len, buf_.data() + pos_ + 8, 4);
-    std::memcpy(&seq, buf_.data() + pos_ + 12, 4);
+    std::memcpy(&hash, buf_.data() + pos_ + 12, 4);
+    std::memcpy(&seq, buf_.data() + pos_ + 16, 4);
     have(rec_head + len);
     key = buf_.data() + pos_ + rec_head;
     cur_ = rec_head + len;
@@ -87,6 +88,7 @@ class run_cursor {
   }
   std::uint64_t block = 0;
   std::uint32_t len = 0;
+  std::uint32_t hash = 0;
   std::uint32_t seq = 0;
   const char* key = nullptr;
 
@@ -118,18 +120,31 @@ class run_cursor {
 }  // namespace
 
 void key_sorter::add(std::uint64_t block, std::string_view key, std::uint32_t seq) {
-  recs_.push_back({block, keys_.size(), static_cast<std::uint32_t>(key.size()), seq});
+  recs_.push_back(
+      {block, keys_.size(), static_cast<std::uint32_t>(key.size()), rules_.key_hash(key), seq});
   keys_.append(key);
   if (dir_ && recs_.size() * sizeof(rec) + keys_.size() >= run_bytes_) spill();
 }
 
 std::vector<std::uint32_t> key_sorter::sorted() const {
-  std::vector<std::uint32_t> order(recs_.size());
-  // Within a run seqs ascend with the index, so ties by index are by seq.
-  write_member_index(order.data(), static_cast<std::uint32_t>(recs_.size()),
-                     [&](std::uint32_t i) {
-                       return std::string_view(keys_.data() + recs_[i].at, recs_[i].len);
-                     });
+  // Length and hash in one integer, which settles nearly every pair (the
+  // bytes are compared for keys equal in both); within a run seqs ascend
+  // with the index, so ties by index are by seq.
+  struct entry {
+    std::uint64_t len_hash;
+    std::uint32_t i;
+  };
+  std::vector<entry> e(recs_.size());
+  for (std::uint32_t i = 0; i < e.size(); ++i)
+    e[i] = {std::uint64_t{recs_[i].len} << 32 | recs_[i].hash, i};
+  std::sort(e.begin(), e.end(), [&](const entry& a, const entry& b) {
+    if (a.len_hash != b.len_hash) return a.len_hash < b.len_hash;
+    const rec& x = recs_[a.i];
+    const int c = x.len ? std::memcmp(keys_.data() + x.at, keys_.data() + recs_[b.i].at, x.len) : 0;
+    return c != 0 ? c < 0 : a.i < b.i;
+  });
+  std::vector<std::uint32_t> order(e.size());
+  for (std::size_t i = 0; i < e.size(); ++i) order[i] = e[i].i;
   return order;
 }
 
@@ -148,7 +163,8 @@ void key_sorter::spill() {
     char head[rec_head];
     std::memcpy(head, &r.block, 8);
     std::memcpy(head + 8, &r.len, 4);
-    std::memcpy(head + 12, &r.seq, 4);
+    std::memcpy(head + 12, &r.hash, 4);
+    std::memcpy(head + 16, &r.seq, 4);
     if (out.size() + rec_head + r.len > piece && !out.empty()) flush();
     out.insert(out.end(), head, head + rec_head);
     out.insert(out.end(), keys_.data() + r.at, keys_.data() + r.at + r.len);
@@ -169,7 +185,8 @@ void key_sorter::finish(const std::function<void(const key_entry*, std::size_t)>
     return;
   }
   entry_batches out(emit);
-  for (const std::uint32_t i : sorted()) out.add(recs_[i].block, recs_[i].len, recs_[i].seq);
+  for (const std::uint32_t i : sorted())
+    out.add(recs_[i].block, recs_[i].len, recs_[i].hash, recs_[i].seq);
   out.flush();
   recs_.clear();
   keys_.clear();
@@ -184,11 +201,11 @@ void key_sorter::merge(const std::function<void(const key_entry*, std::size_t)>&
     begin = end;
   }
   // A min-heap of the runs by their current record (every run has one), in
-  // the key tree's order: key_order, then seq.
+  // the key tree's order, then seq.
   const auto greater = [&](std::size_t a, std::size_t b) {
     const run_cursor& x = runs[a];
     const run_cursor& y = runs[b];
-    const int c = key_order(x.key, x.len, y.key, y.len);
+    const int c = key_tree_order({x.key, x.len}, x.hash, {y.key, y.len}, y.hash);
     return c > 0 || (c == 0 && x.seq > y.seq);
   };
   std::vector<std::size_t> heap;
@@ -199,7 +216,7 @@ void key_sorter::merge(const std::function<void(const key_entry*, std::size_t)>&
   while (!heap.empty()) {
     std::pop_heap(heap.begin(), heap.end(), greater);
     run_cursor& c = runs[heap.back()];
-    out.add(c.block, c.len, c.seq);
+    out.add(c.block, c.len, c.hash, c.seq);
     if (c.next())
       std::push_heap(heap.begin(), heap.end(), greater);
     else

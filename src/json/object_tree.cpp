@@ -1,4 +1,4 @@
-// src/json/object_tree.cpp: object trees (format 5, fl/detail/json_format.hpp):
+// src/json/object_tree.cpp: object trees (formats 5 and 6, fl/detail/json_format.hpp):
 // building both trees bottom-up (import, compact, a flat object that grows
 // past leaf_max), the checked read of a node, the descents (member i, a
 // key's last member, a rank by separator), and the persistent edit of one
@@ -59,10 +59,11 @@ using tree_kind = store_file::tree_kind;
 
 }  // namespace
 
-object_loader::object_loader(tree_shape shape, const std::filesystem::path* scratch_dir)
+object_loader::object_loader(tree_shape shape, const std::filesystem::path* scratch_dir,
+                             format_rules rules)
     : members_(store_file::member_tree, object_node_shape(shape)),
       keys_tree_(store_file::key_tree, object_node_shape(shape)),
-      keys_(scratch_dir) {}
+      keys_(scratch_dir, rules) {}
 
 void object_loader::add(const tree_loader::sink& s, const json_member* m, std::size_t n,
                         std::string_view keys) {
@@ -107,11 +108,11 @@ json_ref object_loader::finish(const std::function<tree_loader::sink()>& next) {
 
 json_ref build_object_tree(byte_buffer& out, std::uint64_t base, std::vector<tail_block>& blocks,
                            const json_member* ms, std::size_t n, std::string_view keys,
-                           const tree_shape& shape) {
+                           const tree_shape& shape, format_rules rules) {
   // Nodes of object_node_max entries at most; `shape.leaf_max` (the flat
   // table's bound, below n) is above that, so the member tree's root is an
   // inner node.
-  object_loader o(shape, nullptr);
+  object_loader o(shape, nullptr, rules);
   const tree_loader::sink s{out, base, blocks};
   o.add(s, ms, n, keys);
   return o.finish([&] { return s; });
@@ -220,20 +221,23 @@ store_file::rank_result store_file::rank_in(const tree_kind& t, std::uint64_t ro
 namespace {
 
 // A key_entry (or the separator that copies one) against the target (key,
-// seq), in key_order then seq.
+// its hash in the store's format, seq), in the key tree's order then seq.
 struct key_cmp {
   const store_file& f;
   std::uint64_t limit;
   std::string_view key;
+  std::uint32_t hash;
   std::uint64_t seq;
   int operator()(const unsigned char* sep) const {
     key_entry e;
     std::memcpy(&e, sep, sizeof e);
-    // key_order settles keys of two lengths by their lengths alone, and the
-    // entry holds its key's length: the bytes, a block elsewhere in the file
-    // (a page to fault in and check in a big store), are read only for a
-    // key of the target's length.
+    // The entry holds its key's length and hash, which settle the order of
+    // nearly every pair: the bytes, a block elsewhere in the file (a page to
+    // fault in and check in a big store), are read only for a key equal to
+    // the target in both (in format 5, whose hashes are 0, for a key of the
+    // target's length).
     if (e.key_len != key.size()) return e.key_len < key.size() ? -1 : 1;
+    if (e.hash != hash) return e.hash < hash ? -1 : 1;
     const std::string_view k = f.key_bytes(e.key, e.key_len, limit);
     const int c = key_order(k.data(), e.key_len, key.data(), e.key_len);
     if (c) return c;
@@ -254,8 +258,8 @@ struct seq_cmp {
 std::size_t store_file::find_tree_member(const json_ref& o, std::uint64_t limit,
                                          std::string_view key, member_entry* found) const {
   const object_tree h = object_head(o, limit);
-  const rank_result kr =
-      rank_in(key_tree, h.keys, limit, key_cmp{*this, limit, key, ~std::uint64_t{0}});
+  const rank_result kr = rank_in(key_tree, h.keys, limit,
+                                 key_cmp{*this, limit, key, rules_.key_hash(key), ~std::uint64_t{0}});
   if (!kr.has_prev) return std::string_view::npos;
   key_entry e;
   std::memcpy(&e, kr.prev, sizeof e);
@@ -311,11 +315,13 @@ json_ref store_file::edit_object_tree(const json_ref& o, std::uint64_t limit, st
     ++n2;
     // Its rank among the keys: after every entry of an equal key (whose
     // seqs are all below next_seq).
-    const rank_result kr = rank_in(key_tree, h.keys, limit, key_cmp{*this, limit, key, h.next_seq});
+    const std::uint32_t hash = rules_.key_hash(key);
+    const rank_result kr =
+        rank_in(key_tree, h.keys, limit, key_cmp{*this, limit, key, hash, h.next_seq});
     member_entry m{h.next_seq, 0, static_cast<std::uint32_t>(key.size()), 0, v};
     if (!key.empty())
       std::memcpy(new_block(key.size(), kind::string, m.key_len, m.key), key.data(), key.size());
-    const key_entry k{m.key, m.key_len, 0, m.seq};
+    const key_entry k{m.key, m.key_len, hash, m.seq};
     otree_editor med(*this, limit, shape, member_tree, op::insert, as_oentry(&m, sizeof m),
                      nullptr);
     h2.members = put_checked_root(*this, med, member_tree, med.update(h.members, -1, o.n, true), n2);
@@ -353,8 +359,9 @@ json_ref store_file::edit_object_tree(const json_ref& o, std::uint64_t limit, st
       }
       return new_flat_object(ms, keys, nullptr);
     }
-    const rank_result kr = rank_in(key_tree, h.keys, limit, key_cmp{*this, limit, k, m.seq});
-    const key_entry ke{m.key, m.key_len, 0, m.seq};
+    const std::uint32_t hash = rules_.key_hash(k);
+    const rank_result kr = rank_in(key_tree, h.keys, limit, key_cmp{*this, limit, k, hash, m.seq});
+    const key_entry ke{m.key, m.key_len, hash, m.seq};
     if (!kr.has_at || std::memcmp(kr.at, &ke, sizeof ke) != 0)
       damaged("an object's key tree lacks a member of its member tree");
     const oentry kwant = as_oentry(&ke, sizeof ke);

@@ -117,7 +117,7 @@ void builder::end_array() {
   const frame f = frames_.back();
   const std::size_t n = scratch_.size() - f.first;
   json_ref r{static_cast<std::uint8_t>(kind::array), {}, static_cast<std::uint32_t>(n), 0};
-  if (f.tree || (trees_ && n > shape_.leaf_max)) {
+  if (f.tree || (rules_.trees && n > shape_.leaf_max)) {
     flush_entries();  // the elements not yet in the tree (the tree itself, if none yet)
     tree_loader& t = std::get<tree_loader>(open_trees_.back());
     if (t.size() > std::numeric_limits<std::uint32_t>::max())
@@ -143,7 +143,7 @@ void builder::flush_entries() {
     f.tree = true;
     if (f.object)
       open_trees_.emplace_back(std::in_place_type<object_loader>, shape_,
-                               spill_ ? &scratch_dir_ : nullptr);
+                               spill_ ? &scratch_dir_ : nullptr, rules_);
     else
       open_trees_.emplace_back(std::in_place_type<tree_loader>, store_file::array_tree, shape_);
   }
@@ -195,7 +195,7 @@ void builder::end_object() {
   const frame f = frames_.back();
   const auto n = static_cast<std::uint32_t>(scratch_.size() - f.first);
   json_ref r{static_cast<std::uint8_t>(kind::object), {}, n, 0};
-  if (f.tree || (object_trees_ && n > shape_.leaf_max)) {
+  if (f.tree || (rules_.object_trees && n > shape_.leaf_max)) {
     flush_entries();  // the members not yet in the tree (the tree itself, if none yet)
     r = std::get<object_loader>(open_trees_.back()).finish([&] {
       spill_if_full();
@@ -711,7 +711,8 @@ void parse_fast(std::string_view text, builder& b, const std::function<void()>& 
     // ones simdjson refuses), then build for real.
     byte_buffer scratch;
     std::vector<tail_block> scratch_blocks;
-    builder check(scratch, scratch_blocks, fl::detail::space_first_block, false, false);
+    builder check(scratch, scratch_blocks, fl::detail::space_first_block,
+                  format_rules::of(reuse_format_version));  // flat tables: never read
     parse_strict(text, check);
   }
   if (valid) valid();

@@ -136,7 +136,7 @@ class tree_reader {
 node parse_tree(std::string_view text) {
   byte_buffer scratch;
   std::vector<tail_block> blocks;
-  builder b(scratch, blocks, 0, false, false);
+  builder b(scratch, blocks, 0, format_rules::of(reuse_format_version));  // flat tables
   parse_strict(text, b);  // throws json_error naming the byte and the reason
   return tree_reader(text).value();
 }

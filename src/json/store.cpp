@@ -88,14 +88,12 @@ mapped_space store_file::new_space(const char* suffix) {
 void store_file::create() {
   space_.emplace(new_space(".tmp"));
   head_ = space_->root<json_head>();
-  reuse_ = true;
-  trees_ = true;
+  rules_ = format_rules::of(format_version);
   // A new history: whatever the file replaces, its feed is not this one's.
   ring_ = new_ring(*space_, nullptr, default_feed_capacity, true);
   space_->get(head_.cast<json_head_v5>())->feed.ring = ring_.offset();
   pending_.clear();
   staged_ = {};
-  object_trees_ = true;
   start_tail();
 }
 
@@ -195,7 +193,7 @@ void store_file::emit(const json_ref& r, builder& b, std::uint64_t end_bound,
 }
 
 // Rewrites the document into a new space laid out as an import would
-// (format 5, no free blocks), which replaces the store at the next sync().
+// (the newest format, no free blocks), which replaces the store at the next sync().
 void store_file::compact() {
   // Not the name of the space in use (a compaction not yet synced).
   const char* suffix =
@@ -207,7 +205,7 @@ void store_file::compact() {
     const std::uint64_t base = fresh.end_block().offset() - 8;
     byte_buffer out;
     std::vector<tail_block> blocks;
-    builder b(out, blocks, base, true, true);
+    builder b(out, blocks, base, format_rules::of(format_version));
     stream_to(b, fresh, base);
     emit(root_, b, base + 8 * root_limit() + 64, 0);
     b.finish();
@@ -227,11 +225,9 @@ void store_file::compact() {
   published_ = false;
   head_ = fresh_head;
   root_ = root;
-  reuse_ = true;
-  trees_ = true;
+  rules_ = format_rules::of(format_version);
   ring_ = fptr<feed_ring>(space_->get(fresh_head.cast<json_head_v5>())->feed.ring);
   staged_ = {};  // its operations are still in pending_: the next sync() records them
-  object_trees_ = true;
   tail_.clear();
   tail_blocks_.clear();
   start_tail();
@@ -309,8 +305,7 @@ void store_file::read_head() {
   if (h.version < oldest_format_version || h.version > format_version)
     damaged("json_store format version " + std::to_string(h.version) + ", this build reads " +
             std::to_string(oldest_format_version) + " to " + std::to_string(format_version));
-  reuse_ = h.version >= reuse_format_version;
-  trees_ = h.version >= tree_format_version;
+  rules_ = format_rules::of(h.version);
   ring_ = nullptr;
   if (h.version >= feed_format_version) {
     json_feed_head feed;
@@ -318,7 +313,6 @@ void store_file::read_head() {
     if (feed.ring == 0) damaged("the store's head names no change feed");
     ring_ = fptr<feed_ring>(feed.ring);
   }
-  object_trees_ = h.version >= object_tree_format_version;
   if (!valid_kind(h.root.k)) damaged("a value of unknown kind at the root");
   root_ = h.root;
   start_tail();
@@ -348,7 +342,8 @@ json_store json_store::import(std::string_view json_text, const std::filesystem:
   // chunk the builder streams to the file in.
   f->tail_.reserve(
       std::min(json_text.size() * 2 + 4096, 2 * detail::json::store_file::stream_chunk));
-  detail::json::builder b(f->tail_, f->tail_blocks_, 0, true, true);
+  detail::json::builder b(f->tail_, f->tail_blocks_, 0,
+                          detail::json::format_rules::of(detail::json::format_version));
   // Invalid text throws json_error before the file is created; the builder
   // then writes at the offsets the document's block will have.
   detail::json::parse_fast(json_text, b, [&] {

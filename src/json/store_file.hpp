@@ -64,17 +64,12 @@ class store_file {
   std::vector<tail_block> tail_blocks_;
   std::uint64_t tail_base_ = 0;     // the space's end (a block's start) while tail_ is built
   bool tail_page_checked_ = false;  // the page holding tail_base_ passed checked()
-  // Format 3: every value with bytes owns its block, so edits retire what
-  // they replace. A format-2 store is edited without reclaiming (compact()
-  // rewrites it as format 3).
-  bool reuse_ = true;
-  // Format 4: arrays above current_tree_shape().leaf_max elements become
-  // trees. A format-3 store keeps every container flat, so a build that
-  // reads format 3 still reads it after any edit.
-  bool trees_ = true;
-  // Format 5: objects above leaf_max members become trees too. A store of
-  // format 4 or older keeps its objects flat.
-  bool object_trees_ = true;
+  // What the store's format holds, which its edits keep to: a format-2
+  // store is edited without reclaiming (every value with bytes owns its
+  // block from format 3), a format-3 store keeps every container flat (big
+  // arrays are trees from format 4, big objects from format 5), a format-5
+  // store's key entries carry no hash (format 6).
+  format_rules rules_;
   // compact(): the store being replaced, kept open (and locked) until the
   // sync() that publishes the compact copy.
   std::optional<mapped_space> old_space_;
@@ -357,7 +352,7 @@ class store_file {
   // set), `v` added with key `key` (op add; arrays append), `v` put before
   // entry `pos` (op insert, arrays only), or entry `pos` removed (op remove).
   // A table of n2 elements `e` for an array in the tail: flat, or a tree
-  // when trees_ and n2 > leaf_max (a flat array that grows past it).
+  // when rules_.trees and n2 > leaf_max (a flat array that grows past it).
   json_ref new_array(const json_ref* e, std::size_t n2);
   json_ref copy_container(const json_ref& c, std::uint64_t limit, std::size_t pos, op what,
                           const json_ref& v, std::string_view key);

@@ -202,7 +202,7 @@ json_ref store_file::edit_tree(const json_ref& a, std::uint64_t limit, std::uint
 
 json_ref store_file::new_array(const json_ref* e, std::size_t n2) {
   const tree_shape shape = current_tree_shape();
-  if (trees_ && n2 > shape.leaf_max)
+  if (rules_.trees && n2 > shape.leaf_max)
     return build_array_tree(tail_, tail_base_, tail_blocks_, e, n2, shape);
   json_ref r{static_cast<std::uint8_t>(kind::array), {}, static_cast<std::uint32_t>(n2), 0};
   if (n2 == 0) return r;

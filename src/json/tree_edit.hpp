@@ -124,7 +124,7 @@ class tree_editor {
     content c{nv.h.level, std::vector<entry>(nv.h.count)};
     for (std::uint32_t j = 0; j < nv.h.count; ++j)
       std::memcpy(c.e[j].b, nv.entries + std::size_t{j} * eb, eb);
-    if (f_.reuse_) f_.add_replaced_block(off, object_node_bytes(eb, nv.h.count));
+    if (f_.rules_.reuse) f_.add_replaced_block(off, object_node_bytes(eb, nv.h.count));
     return c;
   }
 

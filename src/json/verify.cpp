@@ -44,14 +44,13 @@ class verifier {
             std::to_string(oldest_format_version) + " to " + std::to_string(format_version));
     // Blocks the census could not walk: the page checksums alone, which
     // may name the value above the damage, then the census's finding.
-    owned_ = jh.version >= reuse_format_version && blocks_ok_;
-    trees_ = jh.version >= tree_format_version;
+    rules_ = format_rules::of(jh.version);
+    owned_ = rules_.reuse && blocks_ok_;
     if (feed) {
       json_feed_head fh;
       std::memcpy(&fh, h + sizeof(json_head), sizeof fh);
       change_feed(fh.ring);
     }
-    object_trees_ = jh.version >= object_tree_format_version;
     in_document_ = true;
     value(jh.root, 0);
     // Pages no value reached (free blocks, the space's own): checked last,
@@ -225,7 +224,7 @@ class verifier {
   // record; what keeps the levels logarithmic whatever the shape is
   // checked: every inner node but the root has two children or more.
   void tree(const json_ref& r, std::uint32_t depth) {
-    if (!trees_) fault("an array tree in a file of a format before version 4");
+    if (!rules_.trees) fault("an array tree in a file of a format before version 4");
     std::uint64_t index = 0;
     const std::uint64_t total = node(r.x, -1, depth, index);
     if (total != r.n)
@@ -281,11 +280,12 @@ class verifier {
   // inner node but the root with two children or more; the member tree's
   // root at level 1 or more), each separator the first leaf entry under
   // its child; the members in strictly rising seq below next_seq, the key
-  // entries in strictly rising (key_order, seq); both trees hold o.n
+  // entries each with its key's hash (0 before format 6) and in strictly
+  // rising (key tree order, seq); both trees hold o.n
   // entries and agree: each key entry names a distinct member by seq, with
   // the same key block. Each key is a block reached once, valid UTF-8.
   void tree_object(const json_ref& r, std::uint32_t depth) {
-    if (!object_trees_) fault("an object tree in a file of a format before version 5");
+    if (!rules_.object_trees) fault("an object tree in a file of a format before version 5");
     object_tree h;
     std::memcpy(&h, block(r.x, sizeof h, "an object tree's head"), sizeof h);
     if (h.tag != object_tree_tag) fault("an object tree's head at " + hex(r.x) + " has no tag");
@@ -326,8 +326,11 @@ class verifier {
       const auto i = static_cast<std::size_t>(it - ms.begin());
       if (seen[i]) fault("the key tree names member " + std::to_string(i) + " twice");
       seen[i] = true;
+      if (e.hash != rules_.key_hash(keys[i]))
+        fault("the key tree's entry " + std::to_string(j) + " carries hash " + hex(e.hash) +
+              ", not its key's " + hex(rules_.key_hash(keys[i])));
       if (j > 0) {
-        const int c = key_order(prev_key.data(), prev.key_len, keys[i].data(), e.key_len);
+        const int c = key_tree_order(prev_key, prev.hash, keys[i], e.hash);
         if (c > 0 || (c == 0 && prev.seq >= e.seq))
           fault("the key tree is not sorted at entry " + std::to_string(j));
       }
@@ -454,9 +457,8 @@ class verifier {
   std::vector<bool> visited_;  // per census block: reached from a value already
   std::string ptr_;            // the JSON pointer of the value being checked
   bool in_document_ = false;   // false: a fault outside the document (no pointer)
+  format_rules rules_;         // what the file's format holds
   bool owned_ = true;          // format 3: every value with bytes owns its block
-  bool trees_ = true;          // format 4: arrays may be trees
-  bool object_trees_ = true;   // format 5: objects may be trees
   bool blocks_ok_ = true;      // the census walked every block
   std::uint64_t values_ = 0;
 };

@@ -50,9 +50,11 @@
 //                         document order (so in seq order); inner entries
 //                         member_child {node, members under it, the first
 //                         seq under it}
-//   key tree              leaves: key_entry {key, seq} in key_order, ties
-//                         by seq; inner entries key_child {node, entries
-//                         under it, the first key_entry under it}
+//   key tree              leaves: key_entry {key, hash, seq} in the key
+//                         tree's order (a key's length, its hash, its
+//                         bytes; format 6), ties by seq; inner entries
+//                         key_child {node, entries under it, the first
+//                         key_entry under it}
 // Each key is a block of its own (as a string's bytes), referred to by its
 // member_entry, its key_entry and the key_child separators above it (which
 // lie on the path to it, so an erase rewrites them). Member i is a descent
@@ -114,6 +116,12 @@ namespace json {
 
 // "flJSONst" read as a little-endian uint64.
 inline constexpr std::uint64_t file_magic = 0x74734e4f534a6c66ULL;
+// Version 6: a key tree's entries carry their key's hash (key_entry::hash)
+// and the tree is ordered by it before the key's bytes, so a lookup reads
+// the bytes of one key instead of one per entry it compares (a build of
+// version 5 refuses the file by this number: it would search the tree in
+// the order of version 5 and miss keys). Version 5 trees, whose entries
+// hold 0 there, are read and edited in their own order until compacted.
 // Version 5: big objects are trees too (a build of version 4 refuses the
 // file by this number: it would read an object tree as a table), and the
 // head carries the change feed (json_feed_head below).
@@ -122,13 +130,14 @@ inline constexpr std::uint64_t file_magic = 0x74734e4f534a6c66ULL;
 // Version 3: every value with bytes has a block of its own (reused once
 // freed); version 2 (blocks of many values, ordered below their containers)
 // is read and edited without reclaiming space until compacted.
-inline constexpr std::uint32_t format_version = 5;
+inline constexpr std::uint32_t format_version = 6;
 // The first version with blocks reused (3), with array trees (4), with
-// object trees and the change feed (5).
+// object trees and the change feed (5), with hashed key entries (6).
 inline constexpr std::uint32_t reuse_format_version = 3;
 inline constexpr std::uint32_t tree_format_version = 4;
 inline constexpr std::uint32_t object_tree_format_version = 5;
 inline constexpr std::uint32_t feed_format_version = 5;
+inline constexpr std::uint32_t key_hash_format_version = 6;
 inline constexpr std::uint32_t oldest_format_version = 2;
 
 // Containers nested deeper than this are rejected by the parser and treated as
@@ -269,11 +278,17 @@ struct member_entry {
 };
 static_assert(sizeof(member_entry) == 40 && std::is_trivially_copyable_v<member_entry>);
 
-// A key tree's leaf entry, ordered by key_order of the keys, then by seq.
+// A key tree's leaf entry. The tree's order: the key's length, then
+// `hash`, then the key's bytes (key_order's rules with the hash between),
+// then seq. The hash is key_hash of the key's bytes in format 6 and 0 in
+// format 5, whose order is then key_order's: both read by one comparison.
+// Length and hash settle nearly every comparison from the entry itself; the
+// key's bytes, a block elsewhere in the file, are read for a key equal in
+// both (a lookup's last step).
 struct key_entry {
   std::uint64_t key = 0;
   std::uint32_t key_len = 0;
-  std::uint32_t pad = 0;
+  std::uint32_t hash = 0;
   std::uint64_t seq = 0;
 };
 static_assert(sizeof(key_entry) == 24 && std::is_trivially_copyable_v<key_entry>);
