@@ -126,6 +126,7 @@ TEST(MappedSpaceTest, CreateReopenRoundTrip) {
     EXPECT_EQ(s.get(p)->value, --expect);
   EXPECT_EQ(expect, 0u);
   EXPECT_EQ(s.stats().live_blocks, 1000u + 1u);  // the nodes and the page-checksum table
+  EXPECT_EQ(s.live_blocks(), 1000u + 1u);
   s.verify();
 }
 
@@ -152,6 +153,7 @@ TEST(MappedSpaceTest, CloseAndRollbackDiscardUncommittedChanges) {
     EXPECT_EQ(s.get(a)->value, 1u);
     EXPECT_FALSE(s.get(a)->next);
     EXPECT_EQ(s.stats().live_blocks, 2u);
+    EXPECT_EQ(s.live_blocks(), 2u);
     s.get(a)->value = 4;  // then closed without sync
   }
   fl::mapped_space s(d / "s");

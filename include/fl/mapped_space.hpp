@@ -488,6 +488,10 @@ class mapped_space {
   // Bytes of the data file mapped (stats().file_bytes without the rest of
   // stats(), which asks the reader table for pinned_generation).
   std::uint64_t file_bytes() const noexcept { return size_; }
+  // stats().live_blocks alone: O(1), where stats() reads the reader table
+  // and, before the first allocation after an open or a commit, walks the
+  // lists of retired blocks (an edit bounds its walks by this count).
+  std::uint64_t live_blocks() const noexcept;
 
  private:
   fptr<void> root_offset() const noexcept;

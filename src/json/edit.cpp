@@ -462,7 +462,7 @@ void store_file::find_replaced_table(const json_ref& c) {
 // visits at most max_depth levels and as many blocks as the space has live.
 void store_file::find_replaced(const json_ref& r) {
   if (!rules_.reuse) return;
-  std::uint64_t budget = space_->stats().live_blocks;
+  std::uint64_t budget = space_->live_blocks();
   find_replaced(r, 0, budget);
 }
 

@@ -548,6 +548,8 @@ void mapped_space::set_root(fptr<void> root) {
   st_->alloc.root = off;
 }
 
+std::uint64_t mapped_space::live_blocks() const noexcept { return st_->alloc.live_blocks; }
+
 space_stats mapped_space::stats() const {
   const detail::space_state& s = *st_;
   space_stats r;

@@ -12,7 +12,7 @@
 //   2  the rest is (position high, position low, xor) byte triples applied to
 //      a valid two-commit store made once per process (objects with and
 //      without the member index, arrays, strings, numbers, an array tree of
-//      three levels and an object tree (format 5) of three: the process
+//      three levels and an object tree (format 6) of three: the process
 //      writes trees of a tiny shape, 2 to 4 entries a node), whose
 //      checksums are then recomputed when byte 1 is odd
 #include "fuzz_input.hpp"
