@@ -338,7 +338,7 @@ TEST_F(JsonObjectTreeTest, MembersIterateInOrder) {
 }
 
 // A format-4 store keeps its objects flat (a format-4 build reads it after
-// any edit); compact() rewrites it as format 5, its big objects as trees.
+// any edit); compact() rewrites it in the newest format, its big objects as trees.
 TEST_F(JsonObjectTreeTest, AFormat4StoreStaysFlatUntilCompacted) {
   const shape_scope tiny({4, 4});
   fl::json_store::import(R"({"a":1,"b":[1,2,3,4,5,6]})", file()).sync();
