@@ -210,7 +210,7 @@ inline int key_tree_order(std::string_view a, std::uint32_t ha, std::string_view
 // edit's conversion of a flat object just past the flat bound).
 class key_sorter {
  public:
-  // A run's records (24 bytes each) and keys' bytes, before it spills.
+  // A run's records (32 bytes each) and keys' bytes, before it spills.
   static constexpr std::size_t default_run_bytes = std::size_t{4} << 20;
   // `rules`: the format of the store the entries go to (their hashes).
   key_sorter(const std::filesystem::path* scratch_dir, format_rules rules,

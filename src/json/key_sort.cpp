@@ -127,9 +127,9 @@ void key_sorter::add(std::uint64_t block, std::string_view key, std::uint32_t se
 }
 
 std::vector<std::uint32_t> key_sorter::sorted() const {
-  // Length and hash in one integer, which settles nearly every pair (the
-  // bytes are compared for keys equal in both); within a run seqs ascend
-  // with the index, so ties by index are by seq.
+  // key_tree_order's length and hash in one integer, which settles nearly
+  // every pair (the bytes are compared for keys equal in both); within a
+  // run seqs ascend with the index, so ties by index are by seq.
   struct entry {
     std::uint64_t len_hash;
     std::uint32_t i;
