@@ -39,7 +39,9 @@ struct outcome {
 template <class Parse>
 void run(std::string_view text, outcome& o, Parse parse) {
   // Any block start: both parsers must build the same bytes from it.
-  builder b(o.bytes, o.blocks, 8200, true, true);  // trees past leaf_max, as import builds
+  // Trees past leaf_max, hashed key entries: as import builds.
+  builder b(o.bytes, o.blocks, 8200,
+            fl::detail::json::format_rules::of(fl::detail::json::format_version));
   try {
     parse(text, b);
     o.root = b.result();
