@@ -284,7 +284,9 @@ static inline fl_status fl_str_append_n(fl_str* s, const char* p, size_t n) {
     char* const d = fl_str_heap_ptr_(s);
     const size_t len = fl_str_word_(s, FL_STR_WORD_SIZE);
     const size_t cap = w2 & ~FL_STR_HEAP_FLAG;
-    if (n <= cap - len) {
+    /* No buffer holds more than PTRDIFF_MAX bytes; saying so keeps an -O3
+     * build from warning that a huge constant n would overflow the memcpy. */
+    if (n <= cap - len && n <= ((size_t)-1 >> 1)) {
       memcpy(d + len, p, n);
       d[len + n] = 0;
       fl_str_set_word_(s, FL_STR_WORD_SIZE, len + n);
