@@ -192,11 +192,18 @@ struct format_rules {
 };
 
 // The key tree's order of two keys with their entries' hashes (key_entry):
-// length, hash, bytes. Returns <0, 0, >0.
+// length, hash, bytes. The first two are one integer, key_tree_prefix, whose
+// order settles nearly every pair from the entries alone, so a caller that
+// must fetch a key's bytes (a lookup, from a block elsewhere in the file) or
+// sorts many keys compares prefixes first and the bytes only on a tie.
+constexpr std::uint64_t key_tree_prefix(std::uint64_t len, std::uint32_t hash) noexcept {
+  return len << 32 | hash;  // a key_entry's length is 32 bits
+}
+// Returns <0, 0, >0.
 inline int key_tree_order(std::string_view a, std::uint32_t ha, std::string_view b,
                           std::uint32_t hb) noexcept {
-  if (a.size() != b.size()) return a.size() < b.size() ? -1 : 1;
-  if (ha != hb) return ha < hb ? -1 : 1;
+  const std::uint64_t pa = key_tree_prefix(a.size(), ha), pb = key_tree_prefix(b.size(), hb);
+  if (pa != pb) return pa < pb ? -1 : 1;
   return a.empty() ? 0 : __builtin_memcmp(a.data(), b.data(), a.size());
 }
 

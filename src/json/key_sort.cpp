@@ -127,20 +127,21 @@ void key_sorter::add(std::uint64_t block, std::string_view key, std::uint32_t se
 }
 
 std::vector<std::uint32_t> key_sorter::sorted() const {
-  // key_tree_order's length and hash in one integer, which settles nearly
-  // every pair (the bytes are compared for keys equal in both); within a
-  // run seqs ascend with the index, so ties by index are by seq.
+  // Each record's key_tree_prefix beside its index, so that the sort reads
+  // the keys' bytes only for a tie; within a run seqs ascend with the index,
+  // so ties by index are by seq.
   struct entry {
-    std::uint64_t len_hash;
+    std::uint64_t prefix;
     std::uint32_t i;
   };
   std::vector<entry> e(recs_.size());
   for (std::uint32_t i = 0; i < e.size(); ++i)
-    e[i] = {std::uint64_t{recs_[i].len} << 32 | recs_[i].hash, i};
+    e[i] = {key_tree_prefix(recs_[i].len, recs_[i].hash), i};
   std::sort(e.begin(), e.end(), [&](const entry& a, const entry& b) {
-    if (a.len_hash != b.len_hash) return a.len_hash < b.len_hash;
-    const rec& x = recs_[a.i];
-    const int c = x.len ? std::memcmp(keys_.data() + x.at, keys_.data() + recs_[b.i].at, x.len) : 0;
+    if (a.prefix != b.prefix) return a.prefix < b.prefix;
+    const rec &x = recs_[a.i], &y = recs_[b.i];
+    const int c = key_tree_order({keys_.data() + x.at, x.len}, x.hash, {keys_.data() + y.at, y.len},
+                                 y.hash);
     return c != 0 ? c < 0 : a.i < b.i;
   });
   std::vector<std::uint32_t> order(e.size());

@@ -236,10 +236,10 @@ struct key_cmp {
     // fault in and check in a big store), are read only for a key equal to
     // the target in both (in format 5, whose hashes are 0, for a key of the
     // target's length).
-    if (e.key_len != key.size()) return e.key_len < key.size() ? -1 : 1;
-    if (e.hash != hash) return e.hash < hash ? -1 : 1;
-    const std::string_view k = f.key_bytes(e.key, e.key_len, limit);
-    const int c = key_order(k.data(), e.key_len, key.data(), e.key_len);
+    const std::uint64_t pe = key_tree_prefix(e.key_len, e.hash);
+    const std::uint64_t pk = key_tree_prefix(key.size(), hash);
+    if (pe != pk) return pe < pk ? -1 : 1;
+    const int c = key_tree_order(f.key_bytes(e.key, e.key_len, limit), e.hash, key, hash);
     if (c) return c;
     return e.seq < seq ? -1 : e.seq > seq ? 1 : 0;
   }
