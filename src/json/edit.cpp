@@ -364,6 +364,7 @@ void store_file::publish_edit() {
   ++edition_;  // the edit may have written over an entry or retired blocks
   if (!tail_blocks_.empty()) {
     std::vector<std::uint64_t> to(tail_blocks_.size());
+    born_.reserve(to.size());  // before the space changes: inserts below cannot throw
     std::size_t got = 0;
     try {
       for (; got < to.size(); ++got)
@@ -407,6 +408,7 @@ void store_file::publish_edit() {
     fix(root_);
     tail_.clear();
     tail_blocks_.clear();
+    for (std::uint64_t b : to) born_.insert(b);
   }
   // Unchanged after an in-place edit: left alone, so its page stays clean.
   json_ref& head_root = space_->get(head_)->root;
@@ -415,13 +417,17 @@ void store_file::publish_edit() {
   retire_replaced();
 }
 
-// Retires the blocks the edit just published replaced.
+// Retires the blocks the edit just published replaced, and frees those an
+// edit since the last commit made (born_).
 void store_file::retire_replaced() {
   // A block the space no longer holds live was freed through another
   // parent: only a damaged file reaches one value from two places.
   for (std::uint64_t x : replaced_) {
     try {
-      space_->retire(fptr<void>(x));
+      if (born_.erase(x))
+        space_->deallocate(fptr<void>(x));
+      else
+        space_->retire(fptr<void>(x));
     } catch (const std::invalid_argument&) {
       replaced_.clear();
       damaged("a value's block was freed through another parent");

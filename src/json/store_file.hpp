@@ -15,12 +15,14 @@
 // its class, or the end) when the edit is complete, translating the labels; a
 // failed edit leaves the space untouched. What an edit replaces (the old
 // copies of the containers on its path, the old value) is retired to the
-// space, which reuses it once no state that may be read refers to it.
+// space, which reuses it once no state that may be read refers to it, or,
+// when an edit since the last commit made it, freed at once (born_).
 //
 // Threads: one thread at a time (fl/json_store.hpp).
 #pragma once
 
 #include "json/json_internal.hpp"
+#include "json/offset_set.hpp"
 
 #include <fl/mapped_space.hpp>
 
@@ -93,6 +95,16 @@ class store_file {
   // it replaces or removes), found and checked before the edit changes
   // anything, retired once it is published.
   std::vector<std::uint64_t> replaced_;
+  // The blocks edits published since the last sync() began: no commit names
+  // them and no reader can see them, so one that a later edit replaces is
+  // freed at once rather than retired, and the next edit's copies take it
+  // back (each class's free list is last in, first out). A run of edits on
+  // one path then writes the same few blocks and pages until it commits,
+  // where retired copies would come back two commits later, one block on
+  // each of many pages, each page a fault to write and a page to commit.
+  // Cleared as a sync() starts (from then on a commit may name them: a sync
+  // that fails leaves them retired, as before) and by compact().
+  offset_set born_;
   // Edits that may have moved or freed blocks so far (publish_edit, compact,
   // refresh): views taken at an earlier edition are stale.
   std::uint64_t edition_ = 0;
