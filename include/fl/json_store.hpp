@@ -39,7 +39,8 @@
 // next edit of its store that may move or free blocks (set, insert, put, an
 // erase that removes something, apply_patch, merge_patch, compact, and a
 // reader's refresh), or the store's destruction: an edit reuses the blocks of
-// values replaced before the last commit. A string_view read from a value is
+// values replaced before the last commit, and at once those of values made
+// and replaced since it. A string_view read from a value is
 // valid until the same edits or the next sync: keep a copy
 // (get<std::string>) across them. With FL_JSON_CHECK_VIEWS (on by default,
 // in every build type), reading a json_value after such an edit throws
