@@ -223,11 +223,20 @@ namespace {
 // A key_entry (or the separator that copies one) against the target (key,
 // its hash in the store's format, seq), in the key tree's order then seq.
 struct key_cmp {
+  key_cmp(const store_file& file, std::uint64_t at_limit, std::string_view target,
+          std::uint32_t target_hash, std::uint64_t target_seq)
+      : f(file),
+        limit(at_limit),
+        key(target),
+        hash(target_hash),
+        seq(target_seq),
+        prefix(key_tree_prefix(target.size(), target_hash)) {}
   const store_file& f;
   std::uint64_t limit;
   std::string_view key;
   std::uint32_t hash;
   std::uint64_t seq;
+  std::uint64_t prefix;  // the target's key_tree_prefix, once a lookup
   int operator()(const unsigned char* sep) const {
     key_entry e;
     std::memcpy(&e, sep, sizeof e);
@@ -237,8 +246,7 @@ struct key_cmp {
     // the target in both (in format 5, whose hashes are 0, for a key of the
     // target's length).
     const std::uint64_t pe = key_tree_prefix(e.key_len, e.hash);
-    const std::uint64_t pk = key_tree_prefix(key.size(), hash);
-    if (pe != pk) return pe < pk ? -1 : 1;
+    if (pe != prefix) return pe < prefix ? -1 : 1;
     const int c = key_tree_order(f.key_bytes(e.key, e.key_len, limit), e.hash, key, hash);
     if (c) return c;
     return e.seq < seq ? -1 : e.seq > seq ? 1 : 0;
