@@ -173,7 +173,8 @@ std::uint64_t store_file::member_offset(const json_ref& o, std::uint64_t limit, 
 
 template <class Cmp>
 store_file::rank_result store_file::rank_in(const tree_kind& t, std::uint64_t root,
-                                            std::uint64_t limit, const Cmp& cmp) const {
+                                            std::uint64_t limit, const Cmp& cmp,
+                                            bool ranked) const {
   rank_result r;
   std::uint64_t off = root;
   int level = -1;
@@ -190,7 +191,7 @@ store_file::rank_result store_file::rank_in(const tree_kind& t, std::uint64_t ro
         else
           hi = mid;
       }
-      r.rank += lo;
+      if (ranked) r.rank += lo;
       if (lo > 0) {
         r.has_prev = true;
         std::memcpy(r.prev, nv.entries + std::size_t{lo - 1} * eb, eb);
@@ -212,7 +213,8 @@ store_file::rank_result store_file::rank_in(const tree_kind& t, std::uint64_t ro
         hi = mid;
     }
     const std::uint32_t j = lo ? lo - 1 : 0;
-    for (std::uint32_t k = 0; k < j; ++k) r.rank += child_count(nv.entries + std::size_t{k} * eb);
+    if (ranked)
+      for (std::uint32_t k = 0; k < j; ++k) r.rank += child_count(nv.entries + std::size_t{k} * eb);
     off = child_node(nv.entries + std::size_t{j} * eb);
     level = nv.h.level - 1;
   }
@@ -263,23 +265,50 @@ struct seq_cmp {
 
 }  // namespace
 
-std::size_t store_file::find_tree_member(const json_ref& o, std::uint64_t limit,
-                                         std::string_view key, member_entry* found) const {
-  const object_tree h = object_head(o, limit);
-  const rank_result kr = rank_in(key_tree, h.keys, limit,
-                                 key_cmp{*this, limit, key, rules_.key_hash(key), ~std::uint64_t{0}});
-  if (!kr.has_prev) return std::string_view::npos;
+namespace {
+
+// The last member named `key` in object tree `o`: its entry and, when
+// `ranked`, its position; false when there is none.
+bool tree_member(const store_file& f, const format_rules& rules, const json_ref& o,
+                 std::uint64_t limit, std::string_view key, bool ranked, member_entry& found,
+                 std::uint64_t& rank) {
+  const object_tree h = f.object_head(o, limit);
+  // The key tree's rank is never wanted: the member's position is its rank
+  // in the member tree.
+  const store_file::rank_result kr =
+      f.rank_in(store_file::key_tree, h.keys, limit,
+                key_cmp{f, limit, key, rules.key_hash(key), ~std::uint64_t{0}}, false);
+  if (!kr.has_prev) return false;
   key_entry e;
   std::memcpy(&e, kr.prev, sizeof e);
-  if (key_bytes(e.key, e.key_len, limit) != key) return std::string_view::npos;
-  const rank_result mr = rank_in(member_tree, h.members, limit, seq_cmp{e.seq});
+  if (f.key_bytes(e.key, e.key_len, limit) != key) return false;
+  const store_file::rank_result mr =
+      f.rank_in(store_file::member_tree, h.members, limit, seq_cmp{e.seq}, ranked);
   member_entry m;
   std::memcpy(&m, mr.at, sizeof m);
-  if (!mr.has_at || mr.rank >= o.n || m.seq != e.seq || m.key != e.key || m.key_len != e.key_len)
-    damaged("an object's key tree names a member its member tree lacks");
-  if (!valid_kind(m.value.k)) damaged("a value of unknown kind " + std::to_string(m.value.k));
-  if (found) *found = m;
-  return static_cast<std::size_t>(mr.rank);
+  if (!mr.has_at || (ranked && mr.rank >= o.n) || m.seq != e.seq || m.key != e.key ||
+      m.key_len != e.key_len)
+    f.damaged("an object's key tree names a member its member tree lacks");
+  if (!valid_kind(m.value.k)) f.damaged("a value of unknown kind " + std::to_string(m.value.k));
+  found = m;
+  rank = mr.rank;
+  return true;
+}
+
+}  // namespace
+
+std::size_t store_file::find_tree_member(const json_ref& o, std::uint64_t limit,
+                                         std::string_view key) const {
+  member_entry m;
+  std::uint64_t rank = 0;
+  if (!tree_member(*this, rules_, o, limit, key, true, m, rank)) return std::string_view::npos;
+  return static_cast<std::size_t>(rank);
+}
+
+bool store_file::find_tree_entry(const json_ref& o, std::uint64_t limit, std::string_view key,
+                                 member_entry& found) const {
+  std::uint64_t rank = 0;
+  return tree_member(*this, rules_, o, limit, key, false, found, rank);
 }
 
 namespace {
@@ -325,7 +354,7 @@ json_ref store_file::edit_object_tree(const json_ref& o, std::uint64_t limit, st
     // seqs are all below next_seq).
     const std::uint32_t hash = rules_.key_hash(key);
     const rank_result kr =
-        rank_in(key_tree, h.keys, limit, key_cmp{*this, limit, key, hash, h.next_seq});
+        rank_in(key_tree, h.keys, limit, key_cmp{*this, limit, key, hash, h.next_seq}, true);
     member_entry m{h.next_seq, 0, static_cast<std::uint32_t>(key.size()), 0, v};
     if (!key.empty())
       std::memcpy(new_block(key.size(), kind::string, m.key_len, m.key), key.data(), key.size());
@@ -368,7 +397,7 @@ json_ref store_file::edit_object_tree(const json_ref& o, std::uint64_t limit, st
       return new_flat_object(ms, keys, nullptr);
     }
     const std::uint32_t hash = rules_.key_hash(k);
-    const rank_result kr = rank_in(key_tree, h.keys, limit, key_cmp{*this, limit, k, hash, m.seq});
+    const rank_result kr = rank_in(key_tree, h.keys, limit, key_cmp{*this, limit, k, hash, m.seq}, true);
     const key_entry ke{m.key, m.key_len, hash, m.seq};
     if (!kr.has_at || std::memcmp(kr.at, &ke, sizeof ke) != 0)
       damaged("an object's key tree lacks a member of its member tree");

@@ -74,8 +74,7 @@ std::optional<json_value> store_file::lookup(json_value v, std::string_view ptr)
     if (v.ref_.k == static_cast<std::uint8_t>(kind::object) && v.ref_.tree()) {
       // The lookup's descent of the member tree found the member's entry.
       member_entry m;
-      if (find_tree_member(v.ref_, v.limit_, tok, &m) == std::string_view::npos)
-        return std::nullopt;
+      if (!find_tree_entry(v.ref_, v.limit_, tok, m)) return std::nullopt;
       v = json_value(this, m.value, v.limit_, v.stamp_);
     } else if (v.ref_.k == static_cast<std::uint8_t>(kind::object)) {
       const std::size_t i = find_member(v.ref_, v.limit_, tok);
@@ -307,8 +306,7 @@ std::optional<json_value> json_value::find(std::string_view key) const {
   if (!is_object()) return std::nullopt;
   if (ref_.tree()) {
     detail::json::member_entry m;
-    if (file_->find_tree_member(ref_, limit_, key, &m) == std::string_view::npos)
-      return std::nullopt;
+    if (!file_->find_tree_entry(ref_, limit_, key, m)) return std::nullopt;
     return json_value(file_, m.value, limit_, stamp_);
   }
   const std::size_t i = file_->find_member(ref_, limit_, key);
