@@ -48,16 +48,22 @@ const store_file::tree_kind store_file::array_tree{tree_node_tag,
                                                    "an array tree",
                                                    kind::array};
 
+unsigned char* add_kind_node_room(byte_buffer& out, std::uint64_t base,
+                                  std::vector<tail_block>& blocks, const store_file::tree_kind& t,
+                                  std::uint16_t level, std::uint32_t count, std::uint64_t& at) {
+  unsigned char* p = add_block(out, base, blocks, object_node_bytes(t.entry_bytes(level), count),
+                               t.block_kind, count, at, level == 0 ? t.leaf_form : t.inner_form);
+  const tree_node h{level, static_cast<std::uint16_t>(count), t.tag};
+  std::memcpy(p, &h, sizeof h);
+  return p + sizeof h;
+}
+
 std::uint64_t add_kind_node(byte_buffer& out, std::uint64_t base, std::vector<tail_block>& blocks,
                             const store_file::tree_kind& t, std::uint16_t level,
                             const void* entries, std::uint32_t count) {
-  const std::uint32_t eb = t.entry_bytes(level);
   std::uint64_t at;
-  unsigned char* p = add_block(out, base, blocks, object_node_bytes(eb, count), t.block_kind,
-                               count, at, level == 0 ? t.leaf_form : t.inner_form);
-  const tree_node h{level, static_cast<std::uint16_t>(count), t.tag};
-  std::memcpy(p, &h, sizeof h);
-  std::memcpy(p + sizeof h, entries, std::size_t{count} * eb);
+  std::memcpy(add_kind_node_room(out, base, blocks, t, level, count, at), entries,
+              std::size_t{count} * t.entry_bytes(level));
   return at;
 }
 
@@ -184,7 +190,7 @@ json_ref store_file::edit_tree(const json_ref& a, std::uint64_t limit, std::uint
   array_editor::entry e;
   std::memcpy(e.b, &v, sizeof v);
   array_editor ed(*this, limit, shape, array_tree, what, e, nullptr);
-  array_editor::content r = ed.update(a.x, -1, pos, true);
+  array_editor::content r = ed.update(a.x, -1, pos, true, a.n);
   json_ref out{static_cast<std::uint8_t>(kind::array), {}, static_cast<std::uint32_t>(n2), 0};
   if (ed.count(r) != n2) damaged("an array tree's counts disagree with its size");
   if (r.e.empty()) return out;

@@ -43,8 +43,13 @@ inline std::uint64_t child_node(const unsigned char* inner) {
   return c;
 }
 
-// A node of tree `t` at `level` in the tail, its `count` entries copied from
-// `entries` (t.entry_bytes(level) each); returns its offset.
+// A node of tree `t` at `level` and `count` entries in the tail, its
+// header written; returns where its entries go (t.entry_bytes(level) each),
+// its offset in `at`.
+unsigned char* add_kind_node_room(byte_buffer& out, std::uint64_t base,
+                                  std::vector<tail_block>& blocks, const store_file::tree_kind& t,
+                                  std::uint16_t level, std::uint32_t count, std::uint64_t& at);
+// The same node, its entries copied from `entries`; returns its offset.
 std::uint64_t add_kind_node(byte_buffer& out, std::uint64_t base, std::vector<tail_block>& blocks,
                             const store_file::tree_kind& t, std::uint16_t level,
                             const void* entries, std::uint32_t count);
@@ -54,6 +59,34 @@ template <std::size_t B>
 struct tree_entry {
   unsigned char b[B];
 };
+static_assert(sizeof(tree_entry<16>) == 16 && sizeof(tree_entry<40>) == 40,
+              "a run of entries of B bytes is a node's entries as stored");
+
+// A node's `n` entries of `eb` bytes (at most B) into entries padded to B,
+// and back. Entries of B bytes (an array's at every level; an object's
+// member leaves and key tree's inner nodes) are one copy; the sizes a tree
+// uses are spelled out so that each entry's copy is a few moves, not a
+// call (a node is up to 255 entries, copied twice a level by every edit).
+template <std::size_t B>
+void load_entries(tree_entry<B>* to, const unsigned char* from, std::size_t n, std::uint32_t eb) {
+  if (eb == B) {
+    std::memcpy(to, from, n * B);
+  } else if (eb == 24) {
+    for (std::size_t j = 0; j < n; ++j) std::memcpy(to[j].b, from + j * 24, 24);
+  } else {
+    for (std::size_t j = 0; j < n; ++j) std::memcpy(to[j].b, from + j * eb, eb);
+  }
+}
+template <std::size_t B>
+void store_entries(unsigned char* to, const tree_entry<B>* from, std::size_t n, std::uint32_t eb) {
+  if (eb == B) {
+    std::memcpy(to, from, n * B);
+  } else if (eb == 24) {
+    for (std::size_t j = 0; j < n; ++j) std::memcpy(to + j * 24, from[j].b, 24);
+  } else {
+    for (std::size_t j = 0; j < n; ++j) std::memcpy(to + j * eb, from[j].b, eb);
+  }
+}
 
 // The inner entry of a node at `level` holding `count` leaf entries whose
 // first entry is `first` (its bytes as stored at that level).
@@ -73,8 +106,14 @@ tree_entry<B> inner_entry(const store_file::tree_kind& t, std::uint64_t node, st
 
 template <std::size_t B>
 struct tree_content {
+  static constexpr std::uint64_t unknown = ~std::uint64_t{0};
   std::uint16_t level = 0;
   std::vector<tree_entry<B>> e;
+  // An inner node's leaf entries (the sum of its children's counts), kept
+  // by the edit that changes e, or `unknown` until count() sums them once.
+  // A node of 255 children was summed twice a level (the copy's check, its
+  // parent's entry), and the root's twice more.
+  mutable std::uint64_t total = unknown;
 };
 
 // An overfull node's entries in pieces of at most `max`, evenly: two
@@ -110,11 +149,15 @@ class tree_editor {
   std::uint32_t max_of(std::uint16_t level) const {
     return level == 0 ? shape_.leaf_max : shape_.inner_max;
   }
+  static std::uint64_t sum_counts(const entry* first, std::size_t n) {
+    std::uint64_t sum = 0;
+    for (std::size_t j = 0; j < n; ++j) sum += child_count(first[j].b);
+    return sum;
+  }
   std::uint64_t count(const content& c) const {
     if (c.level == 0) return c.e.size();
-    std::uint64_t n = 0;
-    for (const entry& x : c.e) n += child_count(x.b);
-    return n;
+    if (c.total == content::unknown) c.total = sum_counts(c.e.data(), c.e.size());
+    return c.total;
   }
 
   // Node `off` (at `level`, < 0 for the root), copied: added to replaced_.
@@ -122,26 +165,27 @@ class tree_editor {
     const store_file::node_view nv = f_.read_onode(t_, off, limit_, level);
     const std::uint32_t eb = t_.entry_bytes(nv.h.level);
     content c{nv.h.level, std::vector<entry>(nv.h.count)};
-    for (std::uint32_t j = 0; j < nv.h.count; ++j)
-      std::memcpy(c.e[j].b, nv.entries + std::size_t{j} * eb, eb);
+    load_entries(c.e.data(), nv.entries, nv.h.count, eb);
     if (f_.rules_.reuse) f_.add_replaced_block(off, object_node_bytes(eb, nv.h.count));
     return c;
   }
 
   // `c` written as a node in the tail; its parent's entry for it.
   entry put(const content& c) {
-    const std::uint32_t eb = t_.entry_bytes(c.level);
-    std::vector<unsigned char> buf(c.e.size() * eb);
-    for (std::size_t j = 0; j < c.e.size(); ++j) std::memcpy(buf.data() + j * eb, c.e[j].b, eb);
-    const std::uint64_t node = add_kind_node(f_.tail_, f_.tail_base_, f_.tail_blocks_, t_, c.level,
-                                             buf.data(), static_cast<std::uint32_t>(c.e.size()));
+    std::uint64_t node;
+    unsigned char* p = add_kind_node_room(f_.tail_, f_.tail_base_, f_.tail_blocks_, t_, c.level,
+                                          static_cast<std::uint32_t>(c.e.size()), node);
+    store_entries(p, c.e.data(), c.e.size(), t_.entry_bytes(c.level));
     return inner_entry<B>(t_, node, count(c), c.level, c.e[0].b);
   }
 
   // The new entries of node `off` after the edit at `pos` below it, not yet
   // written (its parent may merge or split them). For the root (`root`), a
   // collapse returns the content of its only remaining child instead.
-  content update(std::uint64_t off, int level, std::uint64_t pos, bool root) {
+  // `recorded`: the leaf entries under the node as its parent (or, for the
+  // root, its container) counts them; the edit's checks hold it to that.
+  content update(std::uint64_t off, int level, std::uint64_t pos, bool root,
+                 std::uint64_t recorded) {
     content c = take(off, level);
     const bool insert = what_ == store_file::op::insert;
     if (c.level == 0) {
@@ -158,8 +202,14 @@ class tree_editor {
         *at = v_;
       return c;
     }
-    // The child holding `pos`; an append (pos == count) goes to the last.
+    // The child holding `pos`; an append (pos == count) goes to the last,
+    // found without a walk of the counts (a count that lies is caught by
+    // the check below, or the root's).
     std::size_t j = 0;
+    if (insert && pos == recorded && !c.e.empty()) {
+      j = c.e.size() - 1;
+      pos = child_count(c.e[j].b);
+    }
     for (; j < c.e.size(); ++j) {
       const std::uint64_t n = child_count(c.e[j].b);
       if (pos < n || (insert && pos == n && j + 1 == c.e.size())) break;
@@ -167,7 +217,7 @@ class tree_editor {
     }
     if (j == c.e.size()) f_.damaged(std::string(t_.name) + "'s counts disagree with its size");
     const std::uint64_t old_count = child_count(c.e[j].b);
-    content sub = update(child_node(c.e[j].b), c.level - 1, pos, false);
+    content sub = update(child_node(c.e[j].b), c.level - 1, pos, false, old_count);
     // The count the parent keeps, checked on the path the edit copies (a
     // walk checks them all): the copy's count is derived from its entries.
     const std::uint64_t want = old_count + (insert ? 1 : 0) - (what_ == store_file::op::remove);
@@ -200,6 +250,9 @@ class tree_editor {
     std::vector<entry> written;
     for (const content& p : pieces) written.push_back(put(p));
     const auto at = c.e.begin() + static_cast<std::ptrdiff_t>(first);
+    // The total changes by what the edit moved below the span it rewrote.
+    if (c.total != content::unknown)
+      c.total = c.total - sum_counts(&*at, span) + sum_counts(written.data(), written.size());
     c.e.erase(at, at + static_cast<std::ptrdiff_t>(span));
     c.e.insert(c.e.begin() + static_cast<std::ptrdiff_t>(first), written.begin(), written.end());
     return c;
