@@ -107,6 +107,11 @@ struct tail_block {
   kind k;
   std::uint32_t n;
   node_form node = node_form::none;
+  // The entries [fix_first, fix_end) are the only ones that may name a
+  // block of the tail (publish_edit translates those alone): a tree edit's
+  // copy of a node changes one or two of its up to 255 entries. Every
+  // entry, unless the block's maker says otherwise.
+  std::uint32_t fix_first = 0, fix_end = ~std::uint32_t{0};
 };
 
 // Appends to `out` (whose first byte is file offset `base`, a block's start)

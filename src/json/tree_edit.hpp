@@ -114,6 +114,14 @@ struct tree_content {
   // A node of 255 children was summed twice a level (the copy's check, its
   // parent's entry), and the root's twice more.
   mutable std::uint64_t total = unknown;
+  // The entries [fix_first, fix_end) are the only ones that may name a
+  // block in the tail (tail_block): those the edit wrote. Every entry of a
+  // node it made some other way (a split, a merge, a new root).
+  std::uint32_t fix_first = 0, fix_end = ~std::uint32_t{0};
+  void wrote(std::size_t first, std::size_t n) noexcept {
+    fix_first = static_cast<std::uint32_t>(first);
+    fix_end = static_cast<std::uint32_t>(first + n);
+  }
 };
 
 // An overfull node's entries in pieces of at most `max`, evenly: two
@@ -166,6 +174,7 @@ class tree_editor {
     const std::uint32_t eb = t_.entry_bytes(nv.h.level);
     content c{nv.h.level, std::vector<entry>(nv.h.count)};
     load_entries(c.e.data(), nv.entries, nv.h.count, eb);
+    c.wrote(0, 0);  // a node of the space names no block of the tail
     if (f_.rules_.reuse) f_.add_replaced_block(off, object_node_bytes(eb, nv.h.count));
     return c;
   }
@@ -176,6 +185,8 @@ class tree_editor {
     unsigned char* p = add_kind_node_room(f_.tail_, f_.tail_base_, f_.tail_blocks_, t_, c.level,
                                           static_cast<std::uint32_t>(c.e.size()), node);
     store_entries(p, c.e.data(), c.e.size(), t_.entry_bytes(c.level));
+    f_.tail_blocks_.back().fix_first = c.fix_first;
+    f_.tail_blocks_.back().fix_end = c.fix_end;
     return inner_entry<B>(t_, node, count(c), c.level, c.e[0].b);
   }
 
@@ -200,6 +211,7 @@ class tree_editor {
         c.e.erase(at);
       else
         *at = v_;
+      if (what_ != store_file::op::remove) c.wrote(pos, 1);
       return c;
     }
     // The child holding `pos`; an append (pos == count) goes to the last,
@@ -255,6 +267,7 @@ class tree_editor {
       c.total = c.total - sum_counts(&*at, span) + sum_counts(written.data(), written.size());
     c.e.erase(at, at + static_cast<std::ptrdiff_t>(span));
     c.e.insert(c.e.begin() + static_cast<std::ptrdiff_t>(first), written.begin(), written.end());
+    c.wrote(first, written.size());
     return c;
   }
 
