@@ -278,6 +278,48 @@ TEST(CleanPagesRent, PagesGoWhenTheirWalksCostWhatADropWould) {
   EXPECT_TRUE(clean_pages_should_go(0, clean_rented_max + 1, 1000, big_walk, 99));
 }
 
+// The bound past which clean pages go whatever their rent moves with what
+// the drops it caused cost: a drop whose next commits faulted the pages back
+// (the faults priced at clean_fault_per_drop drops each) for more than twice
+// the walk time it saved them was wasted, and the bound doubles, up to
+// clean_bound_max; one that passes clean_drop_commits commits without that
+// halves it, down to clean_rented_max.
+TEST(CleanPagesRent, TheBoundGrowsAfterDropsTheNextCommitsPaidForAndShrinksAfterOthers) {
+  using fl::detail::clean_bound_max;
+  using fl::detail::clean_drop_commits;
+  using fl::detail::clean_fault_per_drop;
+  using fl::detail::clean_pages_should_go;
+  using fl::detail::clean_rented_max;
+  using fl::detail::drop_verdict;
+  using fl::detail::judge_clean_drop;
+  using fl::detail::next_clean_bound;
+  constexpr std::uint64_t drop = 3400;  // ns a page
+  constexpr std::uint64_t fault = clean_fault_per_drop * drop;
+  // A batch of sets read its lookups' pages again: 130 faults after a drop
+  // that saved one walk of 500 us.
+  EXPECT_EQ(judge_clean_drop(130, drop, 500'000, 1), drop_verdict::wasted);
+  // Single edits after a drop of a sweep's pages: 3 faults a commit, each
+  // commit's walk 200 us shorter.
+  EXPECT_EQ(judge_clean_drop(3, drop, 200'000, 1), drop_verdict::pending);
+  EXPECT_EQ(judge_clean_drop(3 * clean_drop_commits, drop, 200'000 * clean_drop_commits,
+                             clean_drop_commits),
+            drop_verdict::fine);
+  // The line: faults worth exactly twice the saved walk are not yet waste.
+  EXPECT_EQ(judge_clean_drop(10, drop, 5 * fault, 1), drop_verdict::pending);
+  EXPECT_EQ(judge_clean_drop(11, drop, 5 * fault, 1), drop_verdict::wasted);
+
+  std::uint64_t bound = clean_rented_max;
+  EXPECT_EQ(next_clean_bound(bound, drop_verdict::pending), bound);
+  EXPECT_EQ(next_clean_bound(bound, drop_verdict::fine), clean_rented_max);
+  for (int i = 0; i < 10; ++i) bound = next_clean_bound(bound, drop_verdict::wasted);
+  EXPECT_EQ(bound, clean_bound_max);
+  EXPECT_EQ(next_clean_bound(bound, drop_verdict::fine), clean_bound_max / 2);
+  // The rule reads the space's bound: past the default, pages stay.
+  constexpr std::uint64_t walk = 1'000'000;
+  EXPECT_TRUE(clean_pages_should_go(0, 4 * clean_rented_max, drop, walk, 60));
+  EXPECT_FALSE(clean_pages_should_go(0, 4 * clean_rented_max, drop, walk, 60, 8 * clean_rented_max));
+}
+
 // Drops of many runs go through a pidfd of the process (process_madvise): a
 // child after fork() drops its own pages, never its parent's. The parent's
 // uncommitted writes in two pages survive a child's rollback of writes to

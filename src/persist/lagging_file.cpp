@@ -281,11 +281,21 @@ void place_commit(space_state& s, std::uint64_t record_at, const std::vector<log
     // is timed: its price per page sets the next rent's limit.
     std::uint64_t written = 0;
     for (const log_extent& r : pages) written += r.length / s.sys_page;
+    if (s.clean_bound == 0) s.clean_bound = clean_rented_max;
+    space_state::clean_drop& last = s.last_drop;
+    if (last.judging) {
+      ++last.commits;
+      last.saved_ns += last.walk_ns > scan.ns ? last.walk_ns - scan.ns : 0;
+      const drop_verdict v = judge_clean_drop(process_faults() - last.faults, drop_price(s),
+                                              last.saved_ns, last.commits);
+      s.clean_bound = next_clean_bound(s.clean_bound, v);
+      last.judging = v == drop_verdict::pending;
+    }
     const bool rented =
         scan.clean_mapped > std::max(clean_mapped_max, written * clean_per_written);
     if (rented) s.clean_rent_ns += scan.ns;
-    if (rented &&
-        clean_pages_should_go(s.clean_rent_ns, scan.clean_mapped, drop_price(s), scan.ns, written)) {
+    if (rented && clean_pages_should_go(s.clean_rent_ns, scan.clean_mapped, drop_price(s), scan.ns,
+                                        written, s.clean_bound)) {
       std::uint64_t end = scan.end;
       if (!pages.empty()) end = std::max(end, pages.back().offset + pages.back().length);
       if (!lagging.empty()) end = std::max(end, lagging.back().offset + lagging.back().length);
@@ -302,6 +312,7 @@ void place_commit(space_state& s, std::uint64_t record_at, const std::vector<log
       drop_ranges(s, stretches);
       price_drops(s, ns_since(drop_start), scan.clean_mapped);
       s.clean_rent_ns = 0;
+      last = {process_faults(), scan.ns, 0, 0, true};
     } else {
       std::vector<log_extent> going;
       for (const log_extent& r : lagging) {

@@ -19,6 +19,7 @@
 
 #include <fcntl.h>
 #include <pthread.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -26,6 +27,14 @@
 namespace fl {
 inline namespace FL_ABI_NS {
 namespace detail {
+
+// The page faults this process has taken (minor and major); 0 if the
+// system does not say. A commit counts those after it dropped mapped pages.
+inline std::uint64_t process_faults() noexcept {
+  rusage ru{};
+  if (::getrusage(RUSAGE_SELF, &ru) != 0) return 0;
+  return static_cast<std::uint64_t>(ru.ru_minflt) + static_cast<std::uint64_t>(ru.ru_majflt);
+}
 
 // "<step>: <strerror(err)>" as a persist_error for `path`.
 [[noreturn]] inline void throw_errno(const std::filesystem::path& path, const char* step, int err) {

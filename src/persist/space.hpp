@@ -230,6 +230,20 @@ struct space_state {
   // what a drop cost a page when last measured.
   std::uint64_t clean_rent_ns = 0;
   std::uint64_t drop_ns_per_page = 0;  // 0: not measured yet
+  // How many clean pages may stay mapped whatever their rent
+  // (clean_pages_should_go), within [clean_rented_max,
+  // clean_bound_max]: doubled after a drop that the next commits' faults
+  // proved wasted, halved after one they did not (judge_clean_drop).
+  std::uint64_t clean_bound = 0;  // 0: clean_rented_max
+  // The last drop of clean pages, while the commits after it judge it:
+  // the process's page faults then, the walk it saved, commits since.
+  struct clean_drop {
+    std::uint64_t faults = 0;
+    std::uint64_t walk_ns = 0;   // the walk of the commit that dropped them
+    std::uint64_t saved_ns = 0;  // walk time the commits since have saved
+    std::uint32_t commits = 0;
+    bool judging = false;
+  } last_drop;
   // What comparing a kept page with its image cost, as last timed (0: not
   // yet): the rent of a kept page (kept_commits_for).
   std::uint64_t compare_ns_per_page = 0;
@@ -305,6 +319,8 @@ inline constexpr std::uint64_t clean_per_written = 4;
 // 140 MB store it reads in half a millisecond, and its next batch reads the
 // same pages.
 inline constexpr std::uint64_t clean_rented_max = 16384;
+// The most the bound grows to (1 GiB of pages: a walk of about 3 ms here).
+inline constexpr std::uint64_t clean_bound_max = std::uint64_t{1} << 18;
 inline constexpr std::uint64_t drop_ns_per_page_first = 1000;
 inline constexpr std::uint64_t drop_ns_per_page_min = 100;
 inline constexpr std::uint64_t drop_ns_per_page_max = 10000;
@@ -314,11 +330,39 @@ inline constexpr std::uint64_t drop_ns_per_page_max = 10000;
 // page dropped costs its drop and, when read again, its share of a fault
 // (a fault maps a window of pages, and costs about what dropping them
 // does): the price is twice the drop's.
+// `bound`: the space's clean_bound (clean_rented_max until drops prove
+// wasted).
 constexpr bool clean_pages_should_go(std::uint64_t rent_ns, std::uint64_t mapped,
                                      std::uint64_t drop_ns_per_page, std::uint64_t walk_ns,
-                                     std::uint64_t written) noexcept {
-  if (mapped > clean_rented_max && walk_ns > 2 * written * drop_ns_per_page) return true;
+                                     std::uint64_t written,
+                                     std::uint64_t bound = clean_rented_max) noexcept {
+  if (mapped > bound && walk_ns > 2 * written * drop_ns_per_page) return true;
   return rent_ns >= 2 * mapped * drop_ns_per_page;
+}
+// A drop of clean pages is judged by the commits after it (up to
+// clean_drop_commits): wasted once the page faults taken since cost more
+// than twice the walk time the drop saved them, so the working set was
+// read again, and the bound doubles; fine when the commits pass without
+// that, and the bound halves. Mapped pages are counted by page-table entry,
+// and a read fault maps a window of up to 16 (or a whole large folio): a
+// ring of a thousand random members of a 1.3 GB store, read and set in
+// batches, maps some 300 MB, which the fixed 64 MiB bound dropped every few
+// commits, and each set then faulted its lookup's pages back, 2.6 faults
+// and 78 us a set. A fault is priced at clean_fault_per_drop drops of a
+// page (here a drop costs about 3.4 us a page and a fault 20-30 us;
+// without a hypervisor both are cheaper, in about that ratio).
+inline constexpr std::uint32_t clean_drop_commits = 4;
+inline constexpr std::uint64_t clean_fault_per_drop = 8;
+enum class drop_verdict { pending, wasted, fine };
+constexpr drop_verdict judge_clean_drop(std::uint64_t faults, std::uint64_t drop_ns_per_page,
+                                        std::uint64_t saved_ns, std::uint32_t commits) noexcept {
+  if (faults * clean_fault_per_drop * drop_ns_per_page > 2 * saved_ns) return drop_verdict::wasted;
+  return commits >= clean_drop_commits ? drop_verdict::fine : drop_verdict::pending;
+}
+constexpr std::uint64_t next_clean_bound(std::uint64_t bound, drop_verdict v) noexcept {
+  if (v == drop_verdict::wasted) return bound * 2 > clean_bound_max ? clean_bound_max : bound * 2;
+  if (v == drop_verdict::fine) return bound / 2 < clean_rented_max ? clean_rented_max : bound / 2;
+  return bound;
 }
 // Pages a commit keeps mapped after writing them (kept_pages.cpp), and how
 // many commits one stays while unchanged: at least kept_commits (a commit's
