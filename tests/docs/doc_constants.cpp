@@ -110,6 +110,8 @@ void print_persist() {
   print("space_clean_mapped_max", d::clean_mapped_max);
   print("space_clean_per_written", d::clean_per_written);
   print("space_clean_rented_max", d::clean_rented_max);
+  print("space_clean_drop_commits", d::clean_drop_commits);
+  print("space_clean_fault_per_drop", d::clean_fault_per_drop);
   print("space_kept_max", d::kept_max);
   print("space_kept_commits", d::kept_commits);
   print("space_kept_commits_max", d::kept_commits_max);
