@@ -280,33 +280,31 @@ TEST(CleanPagesRent, PagesGoWhenTheirWalksCostWhatADropWould) {
 
 // The bound past which clean pages go whatever their rent moves with what
 // the drops it caused cost: a drop whose next commits faulted the pages back
-// (the faults priced at clean_fault_per_drop drops each) for more than twice
-// the walk time it saved them was wasted, and the bound doubles, up to
+// (at the price of a fault timed after the drop) for more than twice the
+// walk time it saved them was wasted, and the bound doubles, up to
 // clean_bound_max; one that passes clean_drop_commits commits without that
 // halves it, down to clean_rented_max.
 TEST(CleanPagesRent, TheBoundGrowsAfterDropsTheNextCommitsPaidForAndShrinksAfterOthers) {
   using fl::detail::clean_bound_max;
   using fl::detail::clean_drop_commits;
-  using fl::detail::clean_fault_per_drop;
   using fl::detail::clean_pages_should_go;
   using fl::detail::clean_rented_max;
   using fl::detail::drop_verdict;
   using fl::detail::judge_clean_drop;
   using fl::detail::next_clean_bound;
-  constexpr std::uint64_t drop = 3400;  // ns a page
-  constexpr std::uint64_t fault = clean_fault_per_drop * drop;
+  constexpr std::uint64_t fault = 27'000;  // ns
   // A batch of sets read its lookups' pages again: 130 faults after a drop
   // that saved one walk of 500 us.
-  EXPECT_EQ(judge_clean_drop(130, drop, 500'000, 1), drop_verdict::wasted);
+  EXPECT_EQ(judge_clean_drop(130, fault, 500'000, 1), drop_verdict::wasted);
   // Single edits after a drop of a sweep's pages: 3 faults a commit, each
   // commit's walk 200 us shorter.
-  EXPECT_EQ(judge_clean_drop(3, drop, 200'000, 1), drop_verdict::pending);
-  EXPECT_EQ(judge_clean_drop(3 * clean_drop_commits, drop, 200'000 * clean_drop_commits,
+  EXPECT_EQ(judge_clean_drop(3, fault, 200'000, 1), drop_verdict::pending);
+  EXPECT_EQ(judge_clean_drop(3 * clean_drop_commits, fault, 200'000 * clean_drop_commits,
                              clean_drop_commits),
             drop_verdict::fine);
   // The line: faults worth exactly twice the saved walk are not yet waste.
-  EXPECT_EQ(judge_clean_drop(10, drop, 5 * fault, 1), drop_verdict::pending);
-  EXPECT_EQ(judge_clean_drop(11, drop, 5 * fault, 1), drop_verdict::wasted);
+  EXPECT_EQ(judge_clean_drop(10, fault, 5 * fault, 1), drop_verdict::pending);
+  EXPECT_EQ(judge_clean_drop(11, fault, 5 * fault, 1), drop_verdict::wasted);
 
   std::uint64_t bound = clean_rented_max;
   EXPECT_EQ(next_clean_bound(bound, drop_verdict::pending), bound);
@@ -314,8 +312,13 @@ TEST(CleanPagesRent, TheBoundGrowsAfterDropsTheNextCommitsPaidForAndShrinksAfter
   for (int i = 0; i < 10; ++i) bound = next_clean_bound(bound, drop_verdict::wasted);
   EXPECT_EQ(bound, clean_bound_max);
   EXPECT_EQ(next_clean_bound(bound, drop_verdict::fine), clean_bound_max / 2);
+  // A wasted drop of many pages sets the bound past them at once.
+  EXPECT_EQ(next_clean_bound(clean_rented_max, drop_verdict::wasted, 5 * clean_rented_max),
+            10 * clean_rented_max);
+  EXPECT_EQ(next_clean_bound(clean_rented_max, drop_verdict::wasted, clean_bound_max),
+            clean_bound_max);
   // The rule reads the space's bound: past the default, pages stay.
-  constexpr std::uint64_t walk = 1'000'000;
+  constexpr std::uint64_t drop = 3400, walk = 1'000'000;
   EXPECT_TRUE(clean_pages_should_go(0, 4 * clean_rented_max, drop, walk, 60));
   EXPECT_FALSE(clean_pages_should_go(0, 4 * clean_rented_max, drop, walk, 60, 8 * clean_rented_max));
 }

@@ -286,9 +286,11 @@ void place_commit(space_state& s, std::uint64_t record_at, const std::vector<log
     if (last.judging) {
       ++last.commits;
       last.saved_ns += last.walk_ns > scan.ns ? last.walk_ns - scan.ns : 0;
-      const drop_verdict v = judge_clean_drop(process_faults() - last.faults, drop_price(s),
-                                              last.saved_ns, last.commits);
-      s.clean_bound = next_clean_bound(s.clean_bound, v);
+      const std::uint64_t fault_ns =
+          s.fault_ns ? s.fault_ns : clean_fault_per_drop * drop_price(s);
+      const drop_verdict v =
+          judge_clean_drop(process_faults() - last.faults, fault_ns, last.saved_ns, last.commits);
+      s.clean_bound = next_clean_bound(s.clean_bound, v, last.pages);
       last.judging = v == drop_verdict::pending;
     }
     const bool rented =
@@ -312,7 +314,17 @@ void place_commit(space_state& s, std::uint64_t record_at, const std::vector<log
       drop_ranges(s, stretches);
       price_drops(s, ns_since(drop_start), scan.clean_mapped);
       s.clean_rent_ns = 0;
-      last = {process_faults(), scan.ns, 0, 0, true};
+      // What reading a dropped page back costs, timed on the first (the
+      // space's head, which the next edit reads anyway): the price of the
+      // faults that judge this drop.
+      if (!stretches.empty() && stretches.front().offset < s.size) {
+        const auto fault_start = std::chrono::steady_clock::now();
+        const std::byte first = *static_cast<const volatile std::byte*>(s.base +
+                                                                         stretches.front().offset);
+        static_cast<void>(first);
+        s.fault_ns = std::max<std::uint64_t>(1, ns_since(fault_start));
+      }
+      last = {process_faults(), scan.ns, 0, scan.clean_mapped, 0, true};
     } else {
       std::vector<log_extent> going;
       for (const log_extent& r : lagging) {

@@ -235,12 +235,14 @@ struct space_state {
   // clean_bound_max]: doubled after a drop that the next commits' faults
   // proved wasted, halved after one they did not (judge_clean_drop).
   std::uint64_t clean_bound = 0;  // 0: clean_rented_max
+  std::uint64_t fault_ns = 0;      // a read fault, timed after the last drop (0: not yet)
   // The last drop of clean pages, while the commits after it judge it:
   // the process's page faults then, the walk it saved, commits since.
   struct clean_drop {
     std::uint64_t faults = 0;
     std::uint64_t walk_ns = 0;   // the walk of the commit that dropped them
     std::uint64_t saved_ns = 0;  // walk time the commits since have saved
+    std::uint64_t pages = 0;     // the clean pages it dropped
     std::uint32_t commits = 0;
     bool judging = false;
   } last_drop;
@@ -348,19 +350,25 @@ constexpr bool clean_pages_should_go(std::uint64_t rent_ns, std::uint64_t mapped
 // ring of a thousand random members of a 1.3 GB store, read and set in
 // batches, maps some 300 MB, which the fixed 64 MiB bound dropped every few
 // commits, and each set then faulted its lookup's pages back, 2.6 faults
-// and 78 us a set. A fault is priced at clean_fault_per_drop drops of a
-// page (here a drop costs about 3.4 us a page and a fault 20-30 us;
-// without a hypervisor both are cheaper, in about that ratio).
+// and 78 us a set. A fault is priced by timing one read of a dropped page
+// after each drop (here 20-30 us), at clean_fault_per_drop drops of a page
+// before the first.
 inline constexpr std::uint32_t clean_drop_commits = 4;
 inline constexpr std::uint64_t clean_fault_per_drop = 8;
 enum class drop_verdict { pending, wasted, fine };
-constexpr drop_verdict judge_clean_drop(std::uint64_t faults, std::uint64_t drop_ns_per_page,
+constexpr drop_verdict judge_clean_drop(std::uint64_t faults, std::uint64_t fault_ns,
                                         std::uint64_t saved_ns, std::uint32_t commits) noexcept {
-  if (faults * clean_fault_per_drop * drop_ns_per_page > 2 * saved_ns) return drop_verdict::wasted;
+  if (faults * fault_ns > 2 * saved_ns) return drop_verdict::wasted;
   return commits >= clean_drop_commits ? drop_verdict::fine : drop_verdict::pending;
 }
-constexpr std::uint64_t next_clean_bound(std::uint64_t bound, drop_verdict v) noexcept {
-  if (v == drop_verdict::wasted) return bound * 2 > clean_bound_max ? clean_bound_max : bound * 2;
+// `dropped`: the pages the judged drop took; a wasted drop sets the bound
+// past them (twice), so that one such drop, not one per doubling, teaches it.
+constexpr std::uint64_t next_clean_bound(std::uint64_t bound, drop_verdict v,
+                                         std::uint64_t dropped = 0) noexcept {
+  if (v == drop_verdict::wasted) {
+    const std::uint64_t grown = std::max(bound * 2, dropped * 2);
+    return grown > clean_bound_max ? clean_bound_max : grown;
+  }
   if (v == drop_verdict::fine) return bound / 2 < clean_rented_max ? clean_rented_max : bound / 2;
   return bound;
 }
