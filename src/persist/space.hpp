@@ -231,9 +231,9 @@ struct space_state {
   std::uint64_t clean_rent_ns = 0;
   std::uint64_t drop_ns_per_page = 0;  // 0: not measured yet
   // How many clean pages may stay mapped whatever their rent
-  // (clean_pages_should_go), within [clean_rented_max,
-  // clean_bound_max]: doubled after a drop that the next commits' faults
-  // proved wasted, halved after one they did not (judge_clean_drop).
+  // (clean_pages_should_go), within [clean_rented_max, clean_bound_max]:
+  // raised past a drop that the next commits' faults proved wasted, halved
+  // after one they did not (judge_clean_drop, next_clean_bound).
   std::uint64_t clean_bound = 0;  // 0: clean_rented_max
   std::uint64_t fault_ns = 0;      // a read fault, timed after the last drop (0: not yet)
   // The last drop of clean pages, while the commits after it judge it:
@@ -344,7 +344,7 @@ constexpr bool clean_pages_should_go(std::uint64_t rent_ns, std::uint64_t mapped
 // A drop of clean pages is judged by the commits after it (up to
 // clean_drop_commits): wasted once the page faults taken since cost more
 // than twice the walk time the drop saved them, so the working set was
-// read again, and the bound doubles; fine when the commits pass without
+// read again, and the bound grows; fine when the commits pass without
 // that, and the bound halves. Mapped pages are counted by page-table entry,
 // and a read fault maps a window of up to 16 (or a whole large folio): a
 // ring of a thousand random members of a 1.3 GB store, read and set in
