@@ -389,7 +389,8 @@ void store_file::publish_edit() {
       unsigned char* d = space_->get(fptr<unsigned char>(to[i]));
       std::memcpy(d, tail_.data() + (b.off - tail_base_), static_cast<std::size_t>(b.bytes));
       const block_links l = links_of(b);
-      for (std::uint32_t j = b.fix_first; j < std::min(l.entries, b.fix_end); ++j) {
+      const std::uint32_t fix_end = std::min(l.entries, b.fix_end);
+      for (std::uint32_t j = b.fix_first; j < fix_end; ++j) {
         unsigned char* e = d + l.header + std::size_t{j} * l.entry;
         for (unsigned o = 0; o < l.n_offsets; ++o) {
           std::uint64_t off;

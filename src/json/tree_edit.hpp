@@ -62,29 +62,20 @@ struct tree_entry {
 static_assert(sizeof(tree_entry<16>) == 16 && sizeof(tree_entry<40>) == 40,
               "a run of entries of B bytes is a node's entries as stored");
 
-// A node's `n` entries of `eb` bytes (at most B) into entries padded to B,
-// and back. Entries of B bytes (an array's at every level; an object's
-// member leaves and key tree's inner nodes) are one copy; the sizes a tree
-// uses are spelled out so that each entry's copy is a few moves, not a
+// `n` entries of `eb` bytes from `from` (one every `from_step` bytes) to
+// `to` (one every `to_step`): a node's entries into entries padded to B
+// (tree_entry), and back. Entries as wide as their steps (an array's at
+// every level; an object's member leaves and key tree's inner nodes) are
+// one copy; 24-byte ones are spelled out so that each is a few moves, not a
 // call (a node is up to 255 entries, copied twice a level by every edit).
-template <std::size_t B>
-void load_entries(tree_entry<B>* to, const unsigned char* from, std::size_t n, std::uint32_t eb) {
-  if (eb == B) {
-    std::memcpy(to, from, n * B);
+inline void copy_entries(unsigned char* to, std::size_t to_step, const unsigned char* from,
+                         std::size_t from_step, std::size_t n, std::uint32_t eb) {
+  if (to_step == eb && from_step == eb) {
+    std::memcpy(to, from, n * eb);
   } else if (eb == 24) {
-    for (std::size_t j = 0; j < n; ++j) std::memcpy(to[j].b, from + j * 24, 24);
+    for (std::size_t j = 0; j < n; ++j) std::memcpy(to + j * to_step, from + j * from_step, 24);
   } else {
-    for (std::size_t j = 0; j < n; ++j) std::memcpy(to[j].b, from + j * eb, eb);
-  }
-}
-template <std::size_t B>
-void store_entries(unsigned char* to, const tree_entry<B>* from, std::size_t n, std::uint32_t eb) {
-  if (eb == B) {
-    std::memcpy(to, from, n * B);
-  } else if (eb == 24) {
-    for (std::size_t j = 0; j < n; ++j) std::memcpy(to + j * 24, from[j].b, 24);
-  } else {
-    for (std::size_t j = 0; j < n; ++j) std::memcpy(to + j * eb, from[j].b, eb);
+    for (std::size_t j = 0; j < n; ++j) std::memcpy(to + j * to_step, from + j * from_step, eb);
   }
 }
 
@@ -173,7 +164,7 @@ class tree_editor {
     const store_file::node_view nv = f_.read_onode(t_, off, limit_, level);
     const std::uint32_t eb = t_.entry_bytes(nv.h.level);
     content c{nv.h.level, std::vector<entry>(nv.h.count)};
-    load_entries(c.e.data(), nv.entries, nv.h.count, eb);
+    copy_entries(c.e.data()->b, B, nv.entries, eb, nv.h.count, eb);
     c.wrote(0, 0);  // a node of the space names no block of the tail
     if (f_.rules_.reuse) f_.add_replaced_block(off, object_node_bytes(eb, nv.h.count));
     return c;
@@ -184,7 +175,8 @@ class tree_editor {
     std::uint64_t node;
     unsigned char* p = add_kind_node_room(f_.tail_, f_.tail_base_, f_.tail_blocks_, t_, c.level,
                                           static_cast<std::uint32_t>(c.e.size()), node);
-    store_entries(p, c.e.data(), c.e.size(), t_.entry_bytes(c.level));
+    const std::uint32_t eb = t_.entry_bytes(c.level);
+    copy_entries(p, eb, c.e.data()->b, B, c.e.size(), eb);
     f_.tail_blocks_.back().fix_first = c.fix_first;
     f_.tail_blocks_.back().fix_end = c.fix_end;
     return inner_entry<B>(t_, node, count(c), c.level, c.e[0].b);

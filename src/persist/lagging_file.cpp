@@ -281,7 +281,6 @@ void place_commit(space_state& s, std::uint64_t record_at, const std::vector<log
     // is timed: its price per page sets the next rent's limit.
     std::uint64_t written = 0;
     for (const log_extent& r : pages) written += r.length / s.sys_page;
-    if (s.clean_bound == 0) s.clean_bound = clean_rented_max;
     space_state::clean_drop& last = s.last_drop;
     if (last.judging) {
       ++last.commits;

@@ -129,6 +129,10 @@ struct reader_table {
   ~reader_table();
 };
 
+// Past this many clean pages mapped (64 MiB) a commit drops them whatever
+// their rent, until drops prove that wasted (the clean-page rules below).
+inline constexpr std::uint64_t clean_rented_max = 16384;
+
 struct space_state {
   std::filesystem::path path;
   std::filesystem::path log_path;
@@ -234,7 +238,7 @@ struct space_state {
   // (clean_pages_should_go), within [clean_rented_max, clean_bound_max]:
   // raised past a drop that the next commits' faults proved wasted, halved
   // after one they did not (judge_clean_drop, next_clean_bound).
-  std::uint64_t clean_bound = 0;  // 0: clean_rented_max
+  std::uint64_t clean_bound = clean_rented_max;
   std::uint64_t fault_ns = 0;      // a read fault, timed after the last drop (0: not yet)
   // The last drop of clean pages, while the commits after it judge it:
   // the process's page faults then, the walk it saved, commits since.
@@ -320,7 +324,7 @@ inline constexpr std::uint64_t clean_per_written = 4;
 // ran out, while a batch of edits that wrote hundreds of pages walks the
 // 140 MB store it reads in half a millisecond, and its next batch reads the
 // same pages.
-inline constexpr std::uint64_t clean_rented_max = 16384;
+// clean_rented_max: declared before space_state, whose clean_bound starts at it.
 // The most the bound grows to (1 GiB of pages: a walk of about 3 ms here).
 inline constexpr std::uint64_t clean_bound_max = std::uint64_t{1} << 18;
 inline constexpr std::uint64_t drop_ns_per_page_first = 1000;
