@@ -42,6 +42,8 @@ TEST(RopeDifferential, RandomEditsAgreeWithStdString) {
     const std::size_t plen = pick(rng, 3) == 0 ? pick(rng, 100) : pick(rng, 12);
     const std::string piece = random_text(rng, plen);
     const int op = static_cast<int>(pick(rng, s.size() > 3000 ? 14 : 20));
+    // An invariant check throws: name the seed, the step and the edit.
+    try {
     switch (op) {
       case 0:
       case 14:
@@ -149,6 +151,10 @@ TEST(RopeDifferential, RandomEditsAgreeWithStdString) {
       }
     }
     fl::detail::check_invariants(r);
+    } catch (const std::logic_error& e) {
+      FAIL() << ctx << " op " << op << " pos " << pos << " n " << n << " piece " << piece.size()
+             << ": " << e.what();
+    }
     ASSERT_EQ(r.size(), s.size()) << ctx;
     max_height = std::max(max_height, fl::detail::rope_height(r));
     max_size = std::max(max_size, s.size());
@@ -228,4 +234,42 @@ TEST(RopeTest, LargeRopeFromManyPieces) {
   for (char c : r) sum_r += static_cast<unsigned char>(c);
   for (char c : s) sum_s += static_cast<unsigned char>(c);
   EXPECT_EQ(sum_r, sum_s);
+}
+
+// A rope's root keeps the cursor of its last in-leaf edit. A root that a
+// later edit keeps as a child (it splits the node in place: the node keeps
+// half its leaves under a new root) carries that cursor on, stale; a substr
+// that makes the node a root again shares it with the tree it came from,
+// and once that tree is gone the stale cursor steered the next keystroke
+// (its leaf index past the node's children: a freed edge).
+TEST(RopeCursor, AFormerRootsCursorIsNotTrustedWhenItIsARootAgain) {
+  const auto type = [](fl::rope& r, std::string& m, std::size_t at) {
+    r.insert(at, "!");
+    m.insert(at, "!");
+  };
+  const std::string text = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUV";
+  // One node over four 12-byte leaves; typing in the last leaf makes it
+  // the root's cursor, and typing on there splits the root under a new one.
+  const auto make = [&](std::string& s) {
+    s = text;
+    fl::rope a = tree_of(s, 12);
+    type(a, s, 40);
+    type(a, s, 41);
+    fl::detail::check_invariants(a);
+    return a;
+  };
+  std::string s;
+  ASSERT_EQ(fl::detail::rope_height(make(s)), 2u);
+  for (std::size_t len = 13; len < s.size(); ++len) {
+    fl::rope a = make(s);
+    std::string cs = s.substr(0, len);
+    fl::rope c = a.substr(0, len);
+    ASSERT_NO_THROW(fl::detail::check_invariants(c)) << "len " << len;
+    a = fl::rope();  // c alone holds its nodes
+    for (std::size_t at : {len - 1, len / 2, len}) {
+      type(c, cs, at);
+      ASSERT_NO_THROW(fl::detail::check_invariants(c)) << "len " << len << " at " << at;
+      ASSERT_EQ(c.to_std(), cs) << "len " << len << " at " << at;
+    }
+  }
 }

@@ -364,8 +364,7 @@ inline rope_cursor landing_cursor(const leaf_landing& l, unsigned* idx, unsigned
   edge* cur = &root;
   for (unsigned d = 0; d < depth; ++d) {
     up[d] = cur;
-    // (Unique nodes, the usual case while typing, without the call.)
-    path[d] = unique(cur->p) ? static_cast<inner*>(cur->p) : mut(*cur, false);
+    path[d] = writable(*cur);
     cur = &path[d]->child[idx[d]];
   }
   edge& leaf = *cur;

@@ -81,7 +81,10 @@ inner* take_inner(std::uint8_t height) {
 
 inner* mut(edge& e, bool reserved) {
   inner* n = static_cast<inner*>(e.p);
-  if (unique(n)) return n;
+  if (unique(n)) {
+    n->cursor.depth = 0;
+    return n;
+  }
   inner* c = reserved ? take_inner(n->height) : new_inner(n->height);
   c->count = n->count;
   // One block copy, then the counts (child pointers are never null).

@@ -245,9 +245,19 @@ inline leaf_hit descend(const edge& root, std::size_t pos, unsigned* idx = nullp
 }
 
 // Makes the inner node behind the owned edge `e` writable: unique nodes are
-// returned as they are; shared ones are copied (children acquired; the copy
-// comes from the stash when `reserved`) and the edge moves to the copy.
+// returned as they are, their cursor dropped (see rope_cursor: what is
+// written next may make it stale); shared ones are copied (children
+// acquired; the copy comes from the stash when `reserved`) and the edge
+// moves to the copy.
 inner* mut(edge& e, bool reserved);
+// mut(e, false) with the unique node's case inline (the usual one on a
+// descent that edits in place).
+inline inner* writable(edge& e) {
+  if (!unique(e.p)) return mut(e, false);
+  inner* n = static_cast<inner*>(e.p);
+  n->cursor.depth = 0;
+  return n;
+}
 
 // An owned edge to a new node holding (acquired copies of) edges [b, e) of n.
 // Zero edges give the empty edge, one edge is returned itself.

@@ -51,7 +51,7 @@ bool erase_across_leaves(edge& root, std::size_t pos, std::size_t n, rope_cursor
   inner* parent = nullptr;
   for (unsigned d = 0; d < depth; ++d) {
     up[d] = cur;
-    parent = unique(cur->p) ? static_cast<inner*>(cur->p) : mut(*cur, false);
+    parent = writable(*cur);
     cur = &parent->child[idx[d]];
   }
   edge& head = parent->child[at];

@@ -203,7 +203,14 @@ struct edge {
 // cursor's leaf, which moves nothing before it, keeps it, and an edit
 // inside another leaf that left the tree's shape as it was sets it anew.
 // A node shared by several ropes is never written, so its cursor stays
-// true for each. Trees deeper than cursor_max_depth keep none.
+// true for each. A node written in place below a root (a root that an
+// edit kept as a child, or one that was shared and is a child's alone now)
+// drops its cursor (mut, writable): a split may make it a root again, shared
+// with the tree it came from, where settle may not clear it. The two
+// in-place writes that keep it are those that move no cursor into the node:
+// an append along the right spine, and a keystroke on the root's cursor
+// path, whose nodes below the root dropped theirs when it was set.
+// Trees deeper than cursor_max_depth keep none.
 // check_invariants recomputes a kept cursor from the tree.
 // `next` remembers whether a range by char may end where the cursor's leaf
 // ends: it is the text's last leaf, or the leaf after it (a sibling, or the
