@@ -172,7 +172,11 @@ fptr<void> mapped_space::allocate(std::size_t bytes, std::size_t align) {
     base_ = s.base;
     size_ = s.size;
     remaps_ = s.remaps;
-    detail::touch_to_write(s, b, cs);
+    // The page the top was in holds the blocks carved before (touched
+    // then); the pages after it are new.
+    const std::uint64_t fresh = std::min(detail::round_up(b, s.sys_page), b + cs);
+    detail::touch_to_write(s, b, fresh - b);
+    detail::populate_to_write(s, fresh, b + cs - fresh);
   }
   {
     detail::store_header(s.base, b, block_header::make(detail::block_live, c));
@@ -310,11 +314,49 @@ void free_deferred_block(space_state& s, std::uint64_t off, const char* what) {
   s.deferred_bytes -= class_size(c);
   free_block(s, b, c);
 }
+
+// The pages of the block headers that releasing the batches of generations
+// up to `oldest` reads and writes (each block's first 16 bytes: its header
+// and free-list link), checked from the file and made writable copies in
+// one batch (populate_ranges). The blocks were replaced a commit or more
+// ago, so in a large file their pages are scattered and no longer mapped:
+// freeing them one by one read each header through the mapping (a fault)
+// and wrote it (a second fault, with a TLB flush). A batch's own block is
+// read and freed too, and the oldest batch left gets a write to its link.
+// Pages a commit kept as copies (s.kept) are left out: asking the kernel
+// about a page it has copied already costs about what a fault would (a
+// smaller file keeps nearly all of them).
+void populate_due_headers(space_state& s, std::uint64_t oldest) {
+  std::vector<std::uint64_t> pages;
+  const auto add = [&](std::uint64_t payload) {
+    if (payload < space_first_block + 8 || payload - 8 + 16 > s.committed.file_size) return;
+    check_pages_from_file(s, payload - 8, 16);
+    for (const std::uint64_t p : {(payload - 8) / s.sys_page, (payload + 7) / s.sys_page})
+      if (!s.kept.contains(p * s.sys_page)) pages.push_back(p);
+  };
+  std::size_t due = 0;
+  for (const space_state::deferred_batch& batch : s.deferred) {
+    if (batch.generation > oldest) {
+      add(batch.block);  // the oldest batch left: its link is cleared
+      break;
+    }
+    ++due;
+    for (std::uint64_t off : batch.offsets) add(off);
+    add(batch.block);
+  }
+  if (due == 0) return;
+  std::sort(pages.begin(), pages.end());
+  pages.erase(std::unique(pages.begin(), pages.end()), pages.end());
+  std::vector<log_extent> runs;
+  for (std::uint64_t p : pages) append_run(runs, p * s.sys_page, s.sys_page);
+  populate_ranges(s, runs);
+}
 }  // namespace
 
 void release_deferred(space_state& s) {
   if (!s.deferred_loaded) load_deferred(s);
   const std::uint64_t oldest = oldest_needed_generation(s);
+  populate_due_headers(s, oldest);
   bool released = false;
   while (!s.deferred.empty() && s.deferred.front().generation <= oldest) {
     space_state::deferred_batch& batch = s.deferred.front();

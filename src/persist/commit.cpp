@@ -66,9 +66,9 @@ int pagemap_fd() noexcept {
 }
 void pagemap_unreadable() noexcept { the_pagemap.refuse(); }
 
-// A pidfd of this process, for process_madvise (drop_ranges); refused once
-// the kernel refused it or the advice, so that later drops go straight to
-// madvise.
+// A pidfd of this process, for process_madvise (advise_ranges); refused
+// once the kernel refused to open it, so that later advice goes straight to
+// madvise (an advice process_madvise refuses is remembered apart).
 process_fd the_self_pidfd;
 int self_pidfd() noexcept {
   const int fd =
@@ -241,9 +241,27 @@ std::vector<log_extent> merge_runs(const std::vector<log_extent>& a,
   return out;
 }
 
-void drop_ranges(const space_state& s, const std::vector<log_extent>& ranges) noexcept {
+namespace {
+
+// Whether the kernel takes an advice through process_madvise (Linux 6.13
+// takes any advice for the calling process; earlier kernels a few): once
+// refused, that advice goes to madvise, a call per run.
+std::atomic<bool> drop_batched{true};
+std::atomic<bool> populate_batched{true};
+// MADV_POPULATE_WRITE (Linux 5.14; declared here for older headers). Once
+// madvise refuses it (EINVAL), populate_ranges does nothing: the writes
+// then fault, as they did before it.
+constexpr int advice_populate_write = 23;
+std::atomic<bool> populate_known{true};
+
+// Gives `advice` to the page runs `ranges`: one process_madvise call per
+// IOV_MAX runs while `batched`, the rest (all of them once it refused, or
+// after a partial call) a madvise call each. False if a madvise call failed
+// (its errno in `err`).
+bool advise_ranges(const space_state& s, const std::vector<log_extent>& ranges, int advice,
+                   std::atomic<bool>& batched, int& err) noexcept {
   std::size_t done = 0;
-  if (ranges.size() > 1) {
+  if (ranges.size() > 1 && batched.load(std::memory_order_relaxed)) {
     if (const int pidfd = self_pidfd(); pidfd >= 0) {
       constexpr std::size_t batch = 1024;  // IOV_MAX
       iovec iov[batch];
@@ -255,20 +273,50 @@ void drop_ranges(const space_state& s, const std::vector<log_extent>& ranges) no
           iov[i].iov_len = ranges[done + i].length;
           bytes += ranges[done + i].length;
         }
-        const long got = ::syscall(SYS_process_madvise, pidfd, iov, n, MADV_DONTNEED, 0u);
+        const long got = ::syscall(SYS_process_madvise, pidfd, iov, n, advice, 0u);
         if (got != static_cast<long>(bytes)) {
-          // A kernel that takes MADV_DONTNEED only from madvise (EINVAL),
-          // or a partial drop: the rest go one by one (dropping a page twice
-          // is harmless).
-          if (got < 0) the_self_pidfd.refuse();
+          // A kernel that takes the advice only from madvise (EINVAL), or a
+          // partial call: the rest go one by one (advising a run twice is
+          // harmless).
+          if (got < 0) batched.store(false, std::memory_order_relaxed);
           break;
         }
         done += n;
       }
     }
   }
-  for (; done < ranges.size(); ++done)
-    ::madvise(s.base + ranges[done].offset, ranges[done].length, MADV_DONTNEED);
+  bool ok = true;
+  for (; done < ranges.size(); ++done) {
+    if (::madvise(s.base + ranges[done].offset, ranges[done].length, advice) != 0) {
+      ok = false;
+      err = errno;
+    }
+  }
+  return ok;
+}
+
+}  // namespace
+
+void drop_ranges(const space_state& s, const std::vector<log_extent>& ranges) noexcept {
+  int err = 0;
+  (void)advise_ranges(s, ranges, MADV_DONTNEED, drop_batched, err);
+}
+
+void populate_to_write(const space_state& s, std::uint64_t off, std::uint64_t len) noexcept {
+  const std::uint64_t from = off / s.sys_page * s.sys_page;
+  const std::uint64_t to = round_up(off + len, s.sys_page);
+  if (len != 0 && populate_known.load(std::memory_order_relaxed)) {
+    if (::madvise(s.base + from, to - from, advice_populate_write) == 0) return;
+    if (errno == EINVAL) populate_known.store(false, std::memory_order_relaxed);
+  }
+  touch_to_write(s, off, len);
+}
+
+void populate_ranges(const space_state& s, const std::vector<log_extent>& ranges) noexcept {
+  if (ranges.empty() || !populate_known.load(std::memory_order_relaxed)) return;
+  int err = 0;
+  if (!advise_ranges(s, ranges, advice_populate_write, populate_batched, err) && err == EINVAL)
+    populate_known.store(false, std::memory_order_relaxed);
 }
 
 bool maps_only_file(const space_state& s) noexcept {
