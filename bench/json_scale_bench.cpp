@@ -26,6 +26,15 @@
 //                                 the commit is not timed
 //   scale/<op>_durable/<n>/<lib>  the edit and its durable commit: after it
 //                                 returns, a power cut keeps the edit
+//   scale/<op>_batched/<n>/<lib>  a batch of 500 edits and its commit (durable
+//                                 as above), as a program that saves a batch
+//                                 of changes at once pays: one iteration is
+//                                 the batch (time per batch; counters
+//                                 per_edit, its 500th, and cpu_us_per_edit,
+//                                 the CPU time), the edits and the commit
+//                                 timed, the undos between them not (the
+//                                 commit covers them too: 500 edits and
+//                                 500 undos, over a ring of 500 members)
 // The size stays n: after each timed edit, untimed, the edit is undone (the
 // added member or element erased, the erased member put back), so every
 // iteration edits the same-sized container; set changes a value and needs no
@@ -319,6 +328,40 @@ void bm_scale(benchmark::State& st, op o, bool durable, std::size_t n, std::stri
   }
 }
 
+// The batched form (see the top): one iteration is batched_edits edits,
+// each undone untimed, and the commit of them all.
+constexpr int batched_edits = 500;
+
+template <class Peer>
+void bm_scale_batched(benchmark::State& st, op o, std::size_t n, std::string label) {
+  Peer& p = fixture(n).template get<Peer>();
+  p.prepare(picks(label, n));
+  std::uint64_t& v = values();
+  double cpu = 0;
+  for (auto _ : st) {
+    timer::duration work{};
+    p.begin();
+    for (int i = 0; i < batched_edits; ++i) {
+      const double c0 = cpu_seconds();
+      const auto t0 = timer::now();
+      p.edit(o, static_cast<std::size_t>(i), ++v);
+      work += timer::now() - t0;
+      cpu += cpu_seconds() - c0;
+      p.undo(o, static_cast<std::size_t>(i));
+    }
+    const double c0 = cpu_seconds();
+    const auto t0 = timer::now();
+    p.end_durably();
+    work += timer::now() - t0;
+    cpu += cpu_seconds() - c0;
+    st.SetIterationTime(seconds(work));
+  }
+  st.counters["per_edit"] = benchmark::Counter(
+      batched_edits, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  st.counters["cpu_us_per_edit"] = benchmark::Counter(
+      cpu * 1e6 / batched_edits, benchmark::Counter::kAvgIterations);
+}
+
 // The disk's floor beside the durable add_member rows: 4 KiB overwritten and
 // fdatasynced (bench/flush_floor.hpp), no store; a durable commit's time over
 // this says how many flushes and how much writing it needs beyond one.
@@ -336,6 +379,14 @@ void reg_peer(const std::string& cs, op o, bool durable, std::size_t n) {
   else
     b->UseManualTime();
   if (!durable) b->MinWarmUpTime(1.0);
+}
+
+template <class Peer>
+void reg_batched(const std::string& cs, op o, std::size_t n) {
+  fl_bench::reg("json/scale/" + cs + "/" + Peer::name, bm_scale_batched<Peer>, o, n,
+                "json/scale/" + cs)
+      ->UseManualTime()
+      ->MinWarmUpTime(1.0);
 }
 
 const bool registered = [] {
@@ -360,6 +411,19 @@ const bool registered = [] {
 #endif
         if (o == op::add_member && durable)
           fl_bench::reg("json/scale/" + cs + "/fdatasync", bm_scale_floor)->UseRealTime();
+      }
+      if (o != op::find) {
+        const std::string cs = std::string(op_name(o)) + "_batched/" + s.name;
+        // (Not sqlite_json: a batch of its edits at 100k takes 5-16 s,
+        // 11-33 ms an edit, as its rows of one edit show.)
+        reg_batched<fl_peer>(cs, o, s.n);
+#if defined(FL_BENCH_HAVE_SQLITE)
+        reg_batched<sqlite_rows_peer>(cs, o, s.n);
+#endif
+        reg_batched<nlohmann_peer>(cs, o, s.n);
+#if defined(FL_BENCH_HAVE_LMDB)
+        reg_batched<lmdb_scale_peer>(cs, o, s.n);
+#endif
       }
     }
   }

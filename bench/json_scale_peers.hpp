@@ -223,6 +223,7 @@ class fl_peer : picked_members {
   void begin() {}
   void end() { store_.sync(); }
   void commit() { store_.sync(); }
+  void end_durably() { store_.sync(); }
 
  private:
   fl::json_store store_;
@@ -276,6 +277,7 @@ class nlohmann_peer : picked_members {
   void begin() {}
   void end() {}
   void commit() { fl_bench::json_data::write_durably(file_, doc_.dump()); }
+  void end_durably() { commit(); }
 
  private:
   nlohmann::json doc_;
@@ -307,6 +309,7 @@ class sqlite_base {
   }
   // Outside a batch every statement committed itself (autocommit).
   void commit() {}
+  void end_durably() { end(); }  // synchronous=FULL
 
  protected:
   sq::db db_;
@@ -518,6 +521,7 @@ class lmdb_scale_peer : picked_members {
   }
   // Outside a batch every edit committed its own transaction.
   void commit() {}
+  void end_durably() { end(); }
 
  private:
   // Element keys: "z" and the position plus 2^63 in big-endian order, so
