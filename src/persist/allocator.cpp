@@ -327,6 +327,8 @@ void free_deferred_block(space_state& s, std::uint64_t off, const char* what) {
 // about a page it has copied already costs about what a fault would (a
 // smaller file keeps nearly all of them).
 void populate_due_headers(space_state& s, std::uint64_t oldest) {
+  // (Every commit asks; most have nothing due.)
+  if (s.deferred.empty() || s.deferred.front().generation > oldest) return;
   std::vector<std::uint64_t> pages;
   const auto add = [&](std::uint64_t payload) {
     if (payload < space_first_block + 8 || payload - 8 + 16 > s.committed.file_size) return;
@@ -334,17 +336,14 @@ void populate_due_headers(space_state& s, std::uint64_t oldest) {
     for (const std::uint64_t p : {(payload - 8) / s.sys_page, (payload + 7) / s.sys_page})
       if (!s.kept.contains(p * s.sys_page)) pages.push_back(p);
   };
-  std::size_t due = 0;
   for (const space_state::deferred_batch& batch : s.deferred) {
     if (batch.generation > oldest) {
       add(batch.block);  // the oldest batch left: its link is cleared
       break;
     }
-    ++due;
     for (std::uint64_t off : batch.offsets) add(off);
     add(batch.block);
   }
-  if (due == 0) return;
   std::sort(pages.begin(), pages.end());
   pages.erase(std::unique(pages.begin(), pages.end()), pages.end());
   std::vector<log_extent> runs;
