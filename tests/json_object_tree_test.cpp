@@ -130,6 +130,62 @@ TEST_F(JsonObjectTreeTest, AnEditOfABigObjectWritesLogarithmicallyFewPages) {
   s.verify();
 }
 
+// Edits after the first since a commit write over the blocks the first
+// copied (no commit and no reader reaches them) instead of copying them
+// again: a store committed after a hundred edits holds its root table, the
+// object tree's head and the array tree's root where the first edits of
+// the batch put them, as a store committed after those alone does.
+TEST_F(JsonObjectTreeTest, EditsAfterTheFirstSinceACommitAreMadeInPlace) {
+  std::string text = R"({"o":)" + dump_of(numbered(1000)) + R"(,"a":[)";
+  for (int i = 0; i < 1000; ++i) text += (i ? "," : "") + std::to_string(i);
+  text += "]}";
+  const auto other = dir.path() / "other.fl";
+  auto first_edits = [](fl::json_store& s) {
+    s.set("/o/k10", R"("v")");
+    s.set("/a/5", R"("s")");
+  };
+  struct places {
+    std::uint64_t root, head, array;
+  };
+  auto places_of = [](const std::filesystem::path& f) {
+    fl::json_store r = fl::json_store::open(f, fl::open_mode::read_only);
+    r.verify();
+    fl::mapped_space space(f, fl::mapped_space_options{.mode = fl::open_mode::read_only});
+    const fj::json_ref root = space.get(space.root<fj::json_head>())->root;
+    const auto* members = reinterpret_cast<const fj::json_member*>(space.get(fl::fptr<char>(root.x)));
+    return places{root.x, members[0].value.x, members[1].value.x};
+  };
+  {
+    auto s = fl::json_store::import(text, file());
+    s.sync();
+    auto t = fl::json_store::import(text, other);
+    t.sync();
+    first_edits(s);
+    s.sync();
+    first_edits(t);
+    for (int i = 0; i < 100; ++i) {
+      const std::string n = std::to_string(i);
+      t.set("/o/k10", "\"v" + n + "\"");  // the member leaf the first edit copied
+      t.set("/a/5", "\"s" + n + "\"");
+      ASSERT_TRUE(t.erase("/a/0"));           // the array's first leaf, shifted down
+      t.insert("/a/0", "0");                  // and back up
+      ASSERT_TRUE(t.erase("/o/k11"));         // a member leaf the first edit copied
+      t.set("/o/k11", "11");                  // appended: a leaf of its own
+    }
+    t.sync();
+    EXPECT_EQ(str(*t.at("/o/k10")), R"("v99")");
+    EXPECT_EQ(str(*t.at("/a/5")), R"("s99")");
+    EXPECT_EQ(t.find("/a/0")->as_int64(), 0);
+    EXPECT_EQ(t.find("/o/k11")->as_int64(), 11);
+    EXPECT_EQ(t.find("/o")->size(), 1000u);
+    EXPECT_EQ(t.find("/a")->size(), 1000u);
+  }
+  const places once = places_of(file()), batch = places_of(other);
+  EXPECT_EQ(batch.root, once.root);
+  EXPECT_EQ(batch.head, once.head);
+  EXPECT_EQ(batch.array, once.array);
+}
+
 // Every edit of an object against a model, with a tiny shape (trees from 3
 // members, 2 to 4 entries a node) so that a few thousand edits split,
 // merge, grow and collapse both trees and cross the flat/tree boundary

@@ -73,6 +73,7 @@ bool store_file::atomic_edit(Edit&& e) {
     tail_blocks_.resize(blocks_mark);
     root_ = old_root;
     replaced_.clear();
+    in_place_.clear();
   };
   try {
     if (!e()) {
@@ -302,10 +303,41 @@ bool store_file::edit(std::string_view ptr, const json_ref* v, bool insert) {
   } else {
     r = copy_container(s.c, s.limit, s.pos, op::set, *v, {});
   }
-  for (std::size_t i = path.size() - 1; i-- > 0;)
-    r = copy_container(path[i].c, path[i].limit, path[i].pos, op::set, r, {});
+  for (std::size_t i = path.size() - 1; i-- > 0;) {
+    const step& p = path[i];
+    if (entry_in_place(p.c, p.limit, p.pos, r)) {
+      // p.c keeps its place, so every container above it is unchanged.
+      for (std::size_t k = 0; k <= i; ++k) keep_table(path[k].c);
+      return true;
+    }
+    r = copy_container(p.c, p.limit, p.pos, op::set, r, {});
+  }
   root_ = r;
   return true;
+}
+
+// Entry `pos` of container `c` made `r` without a copy of `c`: true when it
+// holds `r` already (the child was edited in place where it is), or when `c`
+// is a table born since the last commit, whose entry publish_edit then
+// writes. A tree's entry changes in its own edit (copy_container).
+bool store_file::entry_in_place(const json_ref& c, std::uint64_t limit, std::size_t pos,
+                                const json_ref& r) {
+  if (!rules_.reuse) return false;
+  const json_ref old = entry(c, limit, pos);
+  if (std::memcmp(&old, &r, sizeof r) == 0) return true;
+  if (c.tree() || !born(c.x)) return false;
+  const std::uint64_t at = c.k == static_cast<std::uint8_t>(kind::array)
+                               ? c.x + pos * sizeof(json_ref)
+                               : c.x + pos * sizeof(json_member) + offsetof(json_member, value);
+  stage_write(at, &r, sizeof r, node_form::leaf);  // a leaf's entry is one json_ref
+  return true;
+}
+
+void store_file::keep_table(const json_ref& c) {
+  if (!rules_.reuse || !has_block(c)) return;
+  if (c.tree() && c.k != static_cast<std::uint8_t>(kind::object)) return;
+  const auto it = std::find(replaced_.begin(), replaced_.end(), c.x);
+  if (it != replaced_.end()) replaced_.erase(it);
 }
 
 namespace {
@@ -323,35 +355,53 @@ struct block_links {
   std::size_t ref = 0;
 };
 
-block_links links_of(const tail_block& b) {
+block_links links_of(node_form form, kind k, std::uint32_t n) {
   const std::size_t node = sizeof(tree_node);
-  switch (b.node) {
+  switch (form) {
     case node_form::object_head:
       return {1, 0, sizeof(object_tree),
               {offsetof(object_tree, members), offsetof(object_tree, keys)}, 2, false, 0};
     case node_form::member_leaf:
-      return {b.n, node, sizeof(member_entry), {offsetof(member_entry, key)}, 1, true,
+      return {n, node, sizeof(member_entry), {offsetof(member_entry, key)}, 1, true,
               offsetof(member_entry, value)};
     case node_form::member_inner:
-      return {b.n, node, sizeof(member_child), {offsetof(member_child, node)}, 1, false, 0};
+      return {n, node, sizeof(member_child), {offsetof(member_child, node)}, 1, false, 0};
     case node_form::key_leaf:
-      return {b.n, node, sizeof(key_entry), {offsetof(key_entry, key)}, 1, false, 0};
+      return {n, node, sizeof(key_entry), {offsetof(key_entry, key)}, 1, false, 0};
     case node_form::key_inner:
-      return {b.n, node, sizeof(key_child),
+      return {n, node, sizeof(key_child),
               {offsetof(key_child, node), offsetof(key_child, first) + offsetof(key_entry, key)},
               2, false, 0};
     case node_form::leaf:
-      return {b.n, node, sizeof(json_ref), {}, 0, true, 0};
+      return {n, node, sizeof(json_ref), {}, 0, true, 0};
     case node_form::inner:
-      return {b.n, node, sizeof(tree_child), {offsetof(tree_child, node)}, 1, false, 0};
+      return {n, node, sizeof(tree_child), {offsetof(tree_child, node)}, 1, false, 0};
     case node_form::none:
       break;
   }
-  if (b.k == kind::array) return {b.n, 0, sizeof(json_ref), {}, 0, true, 0};
-  if (b.k == kind::object)
-    return {b.n, 0, sizeof(json_member), {offsetof(json_member, key)}, 1, true,
+  if (k == kind::array) return {n, 0, sizeof(json_ref), {}, 0, true, 0};
+  if (k == kind::object)
+    return {n, 0, sizeof(json_member), {offsetof(json_member, key)}, 1, true,
             offsetof(json_member, value)};
   return {};  // bytes: a string's, a key's, a number's text
+}
+block_links links_of(const tail_block& b) { return links_of(b.node, b.k, b.n); }
+
+// The offsets in entry `e` that `l` names, translated.
+template <class Translate>
+void translate_entry(unsigned char* e, const block_links& l, const Translate& translate) {
+  for (unsigned o = 0; o < l.n_offsets; ++o) {
+    std::uint64_t off;
+    std::memcpy(&off, e + l.offsets[o], sizeof off);
+    off = translate(off);
+    std::memcpy(e + l.offsets[o], &off, sizeof off);
+  }
+  if (l.has_ref) {
+    json_ref r;
+    std::memcpy(&r, e + l.ref, sizeof r);
+    if (store_file::has_block(r)) r.x = translate(r.x);
+    std::memcpy(e + l.ref, &r, sizeof r);
+  }
 }
 }  // namespace
 
@@ -362,8 +412,16 @@ block_links links_of(const tail_block& b) {
 // is changed (the blocks taken are returned).
 void store_file::publish_edit() {
   ++edition_;  // the edit may have written over an entry or retired blocks
+  std::vector<std::uint64_t> to(tail_blocks_.size());
+  auto translate = [&](std::uint64_t off) {
+    if (off < tail_base_) return off;
+    const auto it =
+        std::upper_bound(tail_blocks_.begin(), tail_blocks_.end(), off,
+                         [](std::uint64_t o, const tail_block& b) { return o < b.off; });
+    const std::size_t i = static_cast<std::size_t>(it - tail_blocks_.begin()) - 1;
+    return to[i] + (off - tail_blocks_[i].off);
+  };
   if (!tail_blocks_.empty()) {
-    std::vector<std::uint64_t> to(tail_blocks_.size());
     born_.reserve(to.size());  // before the space changes: inserts below cannot throw
     std::size_t got = 0;
     try {
@@ -373,40 +431,35 @@ void store_file::publish_edit() {
       while (got-- > 0) space_->deallocate(fptr<void>(to[got]));
       throw;
     }
-    auto translate = [&](std::uint64_t off) {
-      if (off < tail_base_) return off;
-      const auto it =
-          std::upper_bound(tail_blocks_.begin(), tail_blocks_.end(), off,
-                           [](std::uint64_t o, const tail_block& b) { return o < b.off; });
-      const std::size_t i = static_cast<std::size_t>(it - tail_blocks_.begin()) - 1;
-      return to[i] + (off - tail_blocks_[i].off);
-    };
-    auto fix = [&](json_ref& r) {
-      if (has_block(r)) r.x = translate(r.x);
-    };
     for (std::size_t i = 0; i < to.size(); ++i) {
       const tail_block& b = tail_blocks_[i];
       unsigned char* d = space_->get(fptr<unsigned char>(to[i]));
       std::memcpy(d, tail_.data() + (b.off - tail_base_), static_cast<std::size_t>(b.bytes));
       const block_links l = links_of(b);
       const std::uint32_t fix_end = std::min(l.entries, b.fix_end);
-      for (std::uint32_t j = b.fix_first; j < fix_end; ++j) {
-        unsigned char* e = d + l.header + std::size_t{j} * l.entry;
-        for (unsigned o = 0; o < l.n_offsets; ++o) {
-          std::uint64_t off;
-          std::memcpy(&off, e + l.offsets[o], sizeof off);
-          off = translate(off);
-          std::memcpy(e + l.offsets[o], &off, sizeof off);
-        }
-        if (l.has_ref) {
-          json_ref r;
-          std::memcpy(&r, e + l.ref, sizeof r);
-          fix(r);
-          std::memcpy(e + l.ref, &r, sizeof r);
-        }
-      }
+      for (std::uint32_t j = b.fix_first; j < fix_end; ++j)
+        translate_entry(d + l.header + std::size_t{j} * l.entry, l, translate);
     }
-    fix(root_);
+  }
+  // The writes in place, in the order staged (a shift before the entry
+  // written into the room it made); the space is not changed before this
+  // point, and nothing below throws.
+  for (staged_write& w : in_place_) {
+    unsigned char* d = space_->get(fptr<unsigned char>(w.at));
+    if (w.shift) {
+      std::memmove(d, space_->get(fptr<unsigned char>(w.from)), w.len);
+      continue;
+    }
+    if (w.form != node_form::none) translate_entry(w.b, links_of(w.form, kind::null_v, 1), translate);
+    std::memcpy(d, w.b, w.len);
+  }
+  in_place_.clear();
+  if (!tail_blocks_.empty()) {
+    root_ = [&] {
+      json_ref r = root_;
+      if (has_block(r)) r.x = translate(r.x);
+      return r;
+    }();
     tail_.clear();
     tail_blocks_.clear();
     for (std::uint64_t b : to) born_.insert(b);

@@ -345,7 +345,8 @@ json_ref store_file::edit_object_tree(const json_ref& o, std::uint64_t limit, st
     m2.value = v;
     const oentry want = as_oentry(&m, sizeof m);
     otree_editor ed(*this, limit, shape, member_tree, op::set, as_oentry(&m2, sizeof m2), &want);
-    h2.members = put_checked_root(*this, ed, member_tree, ed.update(h.members, -1, pos, true, o.n), n2);
+    if (!ed.in_place(h.members, pos, o.n))
+      h2.members = put_checked_root(*this, ed, member_tree, ed.update(h.members, -1, pos, true, o.n), n2);
   } else if (what == op::add) {
     if (n2 == std::numeric_limits<std::uint32_t>::max() || h.next_seq == ~std::uint64_t{0})
       throw std::length_error("fl::json_store: container too large");
@@ -361,9 +362,11 @@ json_ref store_file::edit_object_tree(const json_ref& o, std::uint64_t limit, st
     const key_entry k{m.key, m.key_len, hash, m.seq};
     otree_editor med(*this, limit, shape, member_tree, op::insert, as_oentry(&m, sizeof m),
                      nullptr);
-    h2.members = put_checked_root(*this, med, member_tree, med.update(h.members, -1, o.n, true, o.n), n2);
+    if (!med.in_place(h.members, o.n, o.n))
+      h2.members = put_checked_root(*this, med, member_tree, med.update(h.members, -1, o.n, true, o.n), n2);
     otree_editor ked(*this, limit, shape, key_tree, op::insert, as_oentry(&k, sizeof k), nullptr);
-    h2.keys = put_checked_root(*this, ked, key_tree, ked.update(h.keys, -1, kr.rank, true, o.n), n2);
+    if (!ked.in_place(h.keys, kr.rank, o.n))
+      h2.keys = put_checked_root(*this, ked, key_tree, ked.update(h.keys, -1, kr.rank, true, o.n), n2);
     ++h2.next_seq;
   } else {
     --n2;
@@ -372,8 +375,9 @@ json_ref store_file::edit_object_tree(const json_ref& o, std::uint64_t limit, st
     if (m.key_len) add_replaced_block(m.key, m.key_len);
     const oentry want = as_oentry(&m, sizeof m);
     otree_editor med(*this, limit, shape, member_tree, op::remove, {}, &want);
-    ocontent mr = med.update(h.members, -1, pos, true, o.n);
-    if (mr.level == 0) {
+    const bool members_in_place = med.in_place(h.members, pos, o.n);
+    ocontent mr = members_in_place ? ocontent{} : med.update(h.members, -1, pos, true, o.n);
+    if (!members_in_place && mr.level == 0) {
       if (mr.e.size() != n2) damaged("an object's member tree's counts disagree with its size");
       // One leaf left: the object is a flat table again (at most leaf_max
       // members), its keys copied into the table's block. Every block of
@@ -402,15 +406,25 @@ json_ref store_file::edit_object_tree(const json_ref& o, std::uint64_t limit, st
     if (!kr.has_at || std::memcmp(kr.at, &ke, sizeof ke) != 0)
       damaged("an object's key tree lacks a member of its member tree");
     const oentry kwant = as_oentry(&ke, sizeof ke);
-    h2.members = put_checked_root(*this, med, member_tree, std::move(mr), n2);
+    if (!members_in_place) h2.members = put_checked_root(*this, med, member_tree, std::move(mr), n2);
     otree_editor ked(*this, limit, shape, key_tree, op::remove, {}, &kwant);
-    h2.keys = put_checked_root(*this, ked, key_tree, ked.update(h.keys, -1, kr.rank, true, o.n), n2);
+    if (!ked.in_place(h.keys, kr.rank, o.n))
+      h2.keys = put_checked_root(*this, ked, key_tree, ked.update(h.keys, -1, kr.rank, true, o.n), n2);
   }
   json_ref r{static_cast<std::uint8_t>(kind::object), {}, n2, 0};
+  r.set_tree(true);
+  // The head kept where it is when both trees kept their roots (an erase
+  // in place) or when it was born since the last commit; else a new one.
+  const bool same_head = std::memcmp(&h2, &h, sizeof h) == 0;
+  if (same_head || born(o.x)) {
+    if (!same_head) stage_write(o.x, &h2, sizeof h2, node_form::object_head);
+    keep_table(o);
+    r.x = o.x;
+    return r;
+  }
   std::memcpy(add_block(tail_, tail_base_, tail_blocks_, sizeof h2, kind::object, n2, r.x,
                         node_form::object_head),
               &h2, sizeof h2);
-  r.set_tree(true);
   return r;
 }
 

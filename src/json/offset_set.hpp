@@ -39,6 +39,14 @@ class offset_set {
     ++size_;
   }
 
+  bool contains(std::uint64_t x) const noexcept {
+    if (size_ == 0) return false;
+    for (std::size_t i = home(x);; i = (i + 1) & mask()) {
+      if (slots_[i] == x) return true;
+      if (slots_[i] == 0) return false;
+    }
+  }
+
   // Whether `x` was there (and now is not).
   bool erase(std::uint64_t x) noexcept {
     if (size_ == 0) return false;

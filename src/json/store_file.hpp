@@ -105,6 +105,46 @@ class store_file {
   // Cleared as a sync() starts (from then on a commit may name them: a sync
   // that fails leaves them retired, as before) and by compact().
   offset_set born_;
+  bool born(std::uint64_t off) const noexcept { return rules_.reuse && born_.contains(off); }
+  // Changes an edit makes in place to blocks in born_ (tree nodes on its
+  // path, an object tree's head, a table's entry) instead of copying them:
+  // no commit and no reader reaches such a block, and every container has
+  // one parent, so the working document alone sees the change, as it alone
+  // would see a copy. Staged while the edit runs (its checks may still
+  // refuse it) and made by publish_edit once the tail's blocks have their
+  // offsets (a write may name one); a failed edit drops them. A run of
+  // edits between two commits then writes over the nodes the first of them
+  // copied, where each used to copy them again and free the copies.
+  struct staged_write {
+    std::uint64_t at = 0;    // the space's bytes written
+    std::uint64_t from = 0;  // shift: [from, from + len) moves to `at`
+    std::uint32_t len = 0;
+    bool shift = false;
+    // A write of one entry of this form (its offsets translated from tail
+    // labels), or of raw bytes (none).
+    node_form form = node_form::none;
+    unsigned char b[40] = {};
+  };
+  std::vector<staged_write> in_place_;
+  void stage_write(std::uint64_t at, const void* p, std::uint32_t len, node_form form) {
+    staged_write w;
+    w.at = at;
+    w.len = len;
+    w.form = form;
+    std::memcpy(w.b, p, len);
+    in_place_.push_back(w);
+  }
+  void stage_shift(std::uint64_t to, std::uint64_t from, std::uint32_t len) {
+    staged_write w;
+    w.at = to;
+    w.from = from;
+    w.len = len;
+    w.shift = true;
+    in_place_.push_back(w);
+  }
+  // Container `c`, which find_replaced_table gave to replaced_, is kept:
+  // the edit changes it in place (or not at all).
+  void keep_table(const json_ref& c);
   // Edits that may have moved or freed blocks so far (publish_edit, compact,
   // refresh): views taken at an earlier edition are stale.
   std::uint64_t edition_ = 0;
@@ -377,6 +417,9 @@ class store_file {
   // Entry `pos` of container `c` becomes `v`, an inline value, in place.
   json_ref overwrite_entry(const json_ref& c, std::uint64_t limit, std::size_t pos,
                            const json_ref& v);
+  // Entry `pos` of container `c` made `r` without copying `c` (unchanged, or
+  // a born table's entry staged in in_place_); false when `c` must be copied.
+  bool entry_in_place(const json_ref& c, std::uint64_t limit, std::size_t pos, const json_ref& r);
   // Entry `pos` of container `c`, as stored.
   json_ref entry(const json_ref& c, std::uint64_t limit, std::size_t pos) const;
   // set (v given), insert (v given, `insert`) or erase (v null) at pointer

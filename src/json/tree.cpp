@@ -190,8 +190,13 @@ json_ref store_file::edit_tree(const json_ref& a, std::uint64_t limit, std::uint
   array_editor::entry e;
   std::memcpy(e.b, &v, sizeof v);
   array_editor ed(*this, limit, shape, array_tree, what, e, nullptr);
-  array_editor::content r = ed.update(a.x, -1, pos, true, a.n);
   json_ref out{static_cast<std::uint8_t>(kind::array), {}, static_cast<std::uint32_t>(n2), 0};
+  if (ed.in_place(a.x, pos, a.n)) {
+    out.x = a.x;
+    out.set_tree(true);
+    return out;
+  }
+  array_editor::content r = ed.update(a.x, -1, pos, true, a.n);
   if (ed.count(r) != n2) damaged("an array tree's counts disagree with its size");
   if (r.e.empty()) return out;
   if (r.level == 0) {

@@ -139,6 +139,13 @@ class tree_editor {
  public:
   using entry = tree_entry<B>;
   using content = tree_content<B>;
+  // An inner node on in_place()'s path: the entry of the child it took.
+  struct step {
+    std::uint64_t off;
+    std::uint16_t level;
+    std::uint32_t j;
+    entry e;  // that entry, as stored
+  };
 
   tree_editor(store_file& f, std::uint64_t limit, const tree_shape& s,
               const store_file::tree_kind& t, store_file::op what, const entry& v,
@@ -151,6 +158,12 @@ class tree_editor {
   static std::uint64_t sum_counts(const entry* first, std::size_t n) {
     std::uint64_t sum = 0;
     for (std::size_t j = 0; j < n; ++j) sum += child_count(first[j].b);
+    return sum;
+  }
+  static std::uint64_t sum_counts_at(const unsigned char* entries, std::uint32_t eb,
+                                     std::uint32_t n) {
+    std::uint64_t sum = 0;
+    for (std::uint32_t j = 0; j < n; ++j) sum += child_count(entries + std::size_t{j} * eb);
     return sum;
   }
   std::uint64_t count(const content& c) const {
@@ -261,6 +274,143 @@ class tree_editor {
     c.e.insert(c.e.begin() + static_cast<std::ptrdiff_t>(first), written.begin(), written.end());
     c.wrote(first, written.size());
     return c;
+  }
+
+  // The edit made in place, when the root is born (store_file::born: no
+  // commit and no reader reaches it) and the leaf keeps between half of and
+  // all of its shape's maximum (within its block, if born), so that no
+  // node splits, merges or moves: staged as writes (store_file::in_place_)
+  // of the leaf's entries and count and of each inner entry whose count or
+  // separator changes; the nodes under the first one on the path that is
+  // not born (the others below a committed node) are copied, and the entry
+  // of the born node above them is written. The tree keeps its root.
+  // Anything update() would find wrong (a count that lies, an entry other
+  // than `expect`) returns false, staging nothing, and the update() the
+  // caller then makes reports it.
+  bool in_place(std::uint64_t root, std::uint64_t pos, std::uint64_t recorded) {
+    const bool insert = what_ == store_file::op::insert;
+    const bool remove = what_ == store_file::op::remove;
+    step path[max_tree_levels];
+    std::size_t depth = 0;
+    // The nodes from path[copied] down are copied (the first not born and
+    // those under it); the born ones above them are written in place.
+    std::size_t copied = max_tree_levels;
+    std::uint64_t off = root;
+    int level = -1;
+    for (;;) {
+      const bool born = copied == max_tree_levels && f_.born(off);
+      if (!born) {
+        if (depth == 0) return false;  // all copies: update()'s job
+        copied = std::min(copied, depth);
+      }
+      const store_file::node_view nv = f_.read_onode(t_, off, limit_, level);
+      const std::uint32_t eb = t_.entry_bytes(nv.h.level), n = nv.h.count;
+      if (n > max_of(nv.h.level)) return false;  // an older writer's: update() splits it
+      if (nv.h.level == 0) {
+        if (n != recorded || pos > n || (!insert && pos == n)) return false;
+        const unsigned char* at = nv.entries + pos * eb;
+        if (!insert && expect_ && std::memcmp(at, expect_->b, t_.leaf_bytes) != 0) return false;
+        const std::uint32_t n2 = insert ? n + 1 : remove ? n - 1 : n;
+        if (insert && (n2 > max_of(0) ||
+                       (born && f_.space_->block_size(fptr<void>(off)) < object_node_bytes(eb, n2))))
+          return false;
+        if (remove && (n2 == 0 || (depth > 0 && n2 < max_of(0) / 2))) return false;
+        // The leaf's first entry after the edit, whose separator its parent
+        // keeps.
+        const unsigned char* first = pos != 0 ? nv.entries : remove ? nv.entries + eb : v_.b;
+        const bool first_moved =
+            t_.sep_bytes != 0 && std::memcmp(first, nv.entries, t_.sep_bytes) != 0;
+        if (!born) {
+          // The leaf and the inner nodes from path[copied] copied as
+          // update() copies them (each keeps its entry count, so none splits
+          // or merges); the entry of the born node above them written in
+          // place, and the path above it as below.
+          content c = take(off, 0);
+          const auto at_pos = c.e.begin() + static_cast<std::ptrdiff_t>(pos);
+          if (insert)
+            c.e.insert(at_pos, v_);
+          else if (remove)
+            c.e.erase(at_pos);
+          else
+            *at_pos = v_;
+          if (!remove) c.wrote(pos, 1);
+          const entry new_first = c.e[0];
+          bool moved = first_moved;
+          entry e = put(c);
+          for (std::size_t k = depth; k-- > copied;) {
+            content ci = take(path[k].off, path[k].level);
+            ci.e[path[k].j] = e;
+            ci.wrote(path[k].j, 1);
+            e = put(ci);
+            moved = moved && path[k].j == 0;
+          }
+          step& p = path[copied - 1];
+          p.e = e;
+          f_.stage_write(p.off + sizeof(tree_node) + std::uint64_t{p.j} * t_.inner_bytes, p.e.b,
+                         t_.inner_bytes, t_.inner_form);
+          stage_path(path, copied - 1, moved && p.j == 0, new_first.b);
+          return true;
+        }
+        const std::uint64_t e0 = off + sizeof(tree_node);
+        if (insert) {
+          if (pos < n) f_.stage_shift(e0 + (pos + 1) * eb, e0 + pos * eb, (n - pos) * eb);
+          f_.stage_write(e0 + pos * eb, v_.b, eb, t_.leaf_form);
+        } else if (remove) {
+          if (pos + 1 < n) f_.stage_shift(e0 + pos * eb, e0 + (pos + 1) * eb, (n - pos - 1) * eb);
+          const entry zeros{};
+          f_.stage_write(e0 + std::uint64_t{n - 1} * eb, zeros.b, eb, node_form::none);
+        } else {
+          f_.stage_write(e0 + pos * eb, v_.b, eb, t_.leaf_form);
+        }
+        if (n2 != n) {
+          const std::uint16_t c = static_cast<std::uint16_t>(n2);
+          f_.stage_write(off + offsetof(tree_node, count), &c, sizeof c, node_form::none);
+        }
+        stage_path(path, depth, first_moved, first);
+        return true;
+      }
+      if (sum_counts_at(nv.entries, eb, n) != recorded) return false;
+      // The child holding `pos`, as update() finds it.
+      std::uint32_t j = 0;
+      if (insert && pos == recorded) {
+        j = n - 1;
+        pos = child_count(nv.entries + std::size_t{j} * eb);
+      } else {
+        for (; j < n; ++j) {
+          const std::uint64_t c = child_count(nv.entries + std::size_t{j} * eb);
+          if (pos < c || (insert && pos == c && j + 1 == n)) break;
+          pos -= c;
+        }
+        if (j == n) return false;
+      }
+      if (depth == max_tree_levels) return false;
+      step& p = path[depth++];
+      p.off = off;
+      p.level = nv.h.level;
+      p.j = j;
+      p.e = entry{};
+      std::memcpy(p.e.b, nv.entries + std::size_t{j} * eb, eb);
+      recorded = child_count(p.e.b);
+      off = child_node(p.e.b);
+      level = nv.h.level - 1;
+    }
+  }
+
+  // The writes of in_place() to the inner nodes path[0, depth): each count
+  // by one for an insert or a remove, each separator (from `first`, the
+  // leaf's new first entry) while the first entry below moved.
+  void stage_path(step* path, std::size_t depth, bool moved, const unsigned char* first) {
+    const bool resized = what_ != store_file::op::set;
+    for (std::size_t k = depth; k-- > 0 && (moved || resized);) {
+      step& p = path[k];
+      std::uint64_t count = child_count(p.e.b);
+      count = what_ == store_file::op::insert ? count + 1 : resized ? count - 1 : count;
+      std::memcpy(p.e.b + 8, &count, 8);
+      if (moved) std::memcpy(p.e.b + 16, first, t_.sep_bytes);
+      f_.stage_write(p.off + sizeof(tree_node) + std::uint64_t{p.j} * t_.inner_bytes, p.e.b,
+                     t_.inner_bytes, t_.inner_form);
+      moved = moved && p.j == 0;
+    }
   }
 
   // The new root `r` (not empty) written: a root that overflows gains a
