@@ -201,6 +201,7 @@ json_ref store_file::overwrite_entry(const json_ref& c, std::uint64_t limit, std
 
 // Entry `pos` of container `c`, as stored.
 json_ref store_file::entry(const json_ref& c, std::uint64_t limit, std::size_t pos) const {
+  if (lookup_.at(c, pos)) return lookup_.m.value;
   return c.k == static_cast<std::uint8_t>(kind::object) ? view(c, limit).member(pos).value.ref_
                                                         : view(c, limit).element(pos).ref_;
 }
@@ -216,6 +217,7 @@ bool store_file::edit(std::string_view ptr, const json_ref* v, bool insert) {
     std::uint64_t limit;
     std::size_t pos;
   };
+  lookup_.valid = false;  // this edit's own, if any, is made below
   std::vector<step> path;
   std::string buf;
   json_ref cur = root_;
@@ -230,7 +232,8 @@ bool store_file::edit(std::string_view ptr, const json_ref* v, bool insert) {
     const std::string_view here = whole.substr(0, whole.size() - ptr.size());
     std::size_t pos = std::string_view::npos;
     if (cur.k == static_cast<std::uint8_t>(kind::object)) {
-      pos = find_member(cur, limit, tok);
+      pos = final && cur.tree() ? find_tree_member_to_edit(cur, limit, tok)
+                                : find_member(cur, limit, tok);
     } else if (cur.k == static_cast<std::uint8_t>(kind::array)) {
       const std::uint64_t i = token_index(tok);
       if (i < cur.n)
@@ -412,6 +415,7 @@ void translate_entry(unsigned char* e, const block_links& l, const Translate& tr
 // is changed (the blocks taken are returned).
 void store_file::publish_edit() {
   ++edition_;  // the edit may have written over an entry or retired blocks
+  lookup_.valid = false;
   std::vector<std::uint64_t> to(tail_blocks_.size());
   auto translate = [&](std::uint64_t off) {
     if (off < tail_base_) return off;

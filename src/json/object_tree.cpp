@@ -271,13 +271,14 @@ namespace {
 // `ranked`, its position; false when there is none.
 bool tree_member(const store_file& f, const format_rules& rules, const json_ref& o,
                  std::uint64_t limit, std::string_view key, bool ranked, member_entry& found,
-                 std::uint64_t& rank) {
+                 std::uint64_t& rank, store_file::rank_result* key_rank = nullptr) {
   const object_tree h = f.object_head(o, limit);
-  // The key tree's rank is never wanted: the member's position is its rank
-  // in the member tree.
+  // The key tree's rank is wanted only by an edit (key_rank): the member's
+  // position is its rank in the member tree.
   const store_file::rank_result kr =
       f.rank_in(store_file::key_tree, h.keys, limit,
-                key_cmp{f, limit, key, rules.key_hash(key), ~std::uint64_t{0}}, false);
+                key_cmp{f, limit, key, rules.key_hash(key), ~std::uint64_t{0}}, key_rank != nullptr);
+  if (key_rank) *key_rank = kr;
   if (!kr.has_prev) return false;
   key_entry e;
   std::memcpy(&e, kr.prev, sizeof e);
@@ -303,6 +304,23 @@ std::size_t store_file::find_tree_member(const json_ref& o, std::uint64_t limit,
   std::uint64_t rank = 0;
   if (!tree_member(*this, rules_, o, limit, key, true, m, rank)) return std::string_view::npos;
   return static_cast<std::size_t>(rank);
+}
+
+std::size_t store_file::find_tree_member_to_edit(const json_ref& o, std::uint64_t limit,
+                                                 std::string_view key) {
+  lookup_ = {};
+  rank_result kr;
+  std::uint64_t rank = 0;
+  const bool found = tree_member(*this, rules_, o, limit, key, true, lookup_.m, rank, &kr);
+  lookup_.valid = true;
+  lookup_.found = found;
+  lookup_.obj = o.x;
+  lookup_.n = o.n;
+  lookup_.pos = static_cast<std::size_t>(rank);
+  lookup_.key.rank = kr.rank;
+  lookup_.key.has_prev = kr.has_prev;
+  std::memcpy(lookup_.key.prev, kr.prev, sizeof kr.prev);
+  return found ? static_cast<std::size_t>(rank) : std::string_view::npos;
 }
 
 bool store_file::find_tree_entry(const json_ref& o, std::uint64_t limit, std::string_view key,
@@ -340,7 +358,8 @@ json_ref store_file::edit_object_tree(const json_ref& o, std::uint64_t limit, st
   object_tree h2 = h;
   std::uint32_t n2 = o.n;
   if (what == op::set) {
-    const member_entry m = read_member_entry(member_offset(o, limit, pos), limit);
+    const member_entry m =
+        lookup_.at(o, pos) ? lookup_.m : read_member_entry(member_offset(o, limit, pos), limit);
     member_entry m2 = m;
     m2.value = v;
     const oentry want = as_oentry(&m, sizeof m);
@@ -354,8 +373,13 @@ json_ref store_file::edit_object_tree(const json_ref& o, std::uint64_t limit, st
     // Its rank among the keys: after every entry of an equal key (whose
     // seqs are all below next_seq).
     const std::uint32_t hash = rules_.key_hash(key);
-    const rank_result kr =
-        rank_in(key_tree, h.keys, limit, key_cmp{*this, limit, key, hash, h.next_seq}, true);
+    // The lookup's rank (above every seq) is the same place: every seq is
+    // below next_seq.
+    rank_result kr;
+    if (lookup_.names(o) && !lookup_.found)
+      kr.rank = lookup_.key.rank;
+    else
+      kr = rank_in(key_tree, h.keys, limit, key_cmp{*this, limit, key, hash, h.next_seq}, true);
     member_entry m{h.next_seq, 0, static_cast<std::uint32_t>(key.size()), 0, v};
     if (!key.empty())
       std::memcpy(new_block(key.size(), kind::string, m.key_len, m.key), key.data(), key.size());
@@ -370,7 +394,8 @@ json_ref store_file::edit_object_tree(const json_ref& o, std::uint64_t limit, st
     ++h2.next_seq;
   } else {
     --n2;
-    const member_entry m = read_member_entry(member_offset(o, limit, pos), limit);
+    const member_entry m =
+        lookup_.at(o, pos) ? lookup_.m : read_member_entry(member_offset(o, limit, pos), limit);
     const std::string k(key_bytes(m.key, m.key_len, limit));  // the tail may move
     if (m.key_len) add_replaced_block(m.key, m.key_len);
     const oentry want = as_oentry(&m, sizeof m);
@@ -401,7 +426,16 @@ json_ref store_file::edit_object_tree(const json_ref& o, std::uint64_t limit, st
       return new_flat_object(ms, keys, nullptr);
     }
     const std::uint32_t hash = rules_.key_hash(k);
-    const rank_result kr = rank_in(key_tree, h.keys, limit, key_cmp{*this, limit, k, hash, m.seq}, true);
+    // The lookup found this member as the last of its key: its key entry is
+    // the one before the lookup's rank.
+    rank_result kr;
+    if (lookup_.at(o, pos) && lookup_.key.has_prev && lookup_.key.rank > 0) {
+      kr.rank = lookup_.key.rank - 1;
+      kr.has_at = true;
+      std::memcpy(kr.at, lookup_.key.prev, sizeof kr.at);
+    } else {
+      kr = rank_in(key_tree, h.keys, limit, key_cmp{*this, limit, k, hash, m.seq}, true);
+    }
     const key_entry ke{m.key, m.key_len, hash, m.seq};
     if (!kr.has_at || std::memcmp(kr.at, &ke, sizeof ke) != 0)
       damaged("an object's key tree lacks a member of its member tree");

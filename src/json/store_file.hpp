@@ -303,6 +303,29 @@ class store_file {
   // Key lookup in object tree `o`: the position of the last member named
   // `key`, or npos. A descent of each tree, O(log n).
   std::size_t find_tree_member(const json_ref& o, std::uint64_t limit, std::string_view key) const;
+  // The final token's lookup in an object tree as edit() makes it, kept for
+  // the edit it then makes (entry(), edit_object_tree), which would
+  // otherwise descend the same trees again: the member found at `pos` (if
+  // `found`), and the key tree's rank result for the key above every seq
+  // (the first entry past its last member: where an added member's key
+  // goes; the entry before it is the found member's). Valid for object `obj`
+  // of `n` members during one edit() only.
+  struct edit_lookup {
+    bool valid = false, found = false;
+    std::uint64_t obj = 0, n = 0;
+    std::size_t pos = 0;
+    member_entry m;
+    struct rank_result_storage {
+      std::uint64_t rank = 0;
+      bool has_prev = false;
+      unsigned char prev[40] = {};
+    } key;
+    bool names(const json_ref& o) const noexcept { return valid && obj == o.x && n == o.n; }
+    bool at(const json_ref& o, std::size_t p) const noexcept { return names(o) && found && pos == p; }
+  };
+  edit_lookup lookup_;
+  // find_tree_member for edit(), filling lookup_.
+  std::size_t find_tree_member_to_edit(const json_ref& o, std::uint64_t limit, std::string_view key);
   // The same lookup when only the member is wanted: its entry into `found`,
   // or false. It counts no positions, so each level of a descent reads the
   // entries its binary search probes, not every entry before the child it
