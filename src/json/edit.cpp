@@ -1,9 +1,11 @@
 // src/json/edit.cpp: edits of a json_store by path copying: set, insert and
 // erase build new copies of the containers on the pointer's path in the tail
-// (an inline value replacing an entry is written over it instead), then
-// publish_edit() moves them into blocks of the space and retires the blocks
-// they replace; put() over set() with parent creation. An edit is all or
-// nothing: a throw leaves the document as it was (atomic_edit).
+// (an inline value replacing an entry is written over it instead, and blocks
+// edits made since the last commit are written over, staged in in_place_),
+// then publish_edit() moves the copies into blocks of the space, makes the
+// staged writes and retires the blocks the copies replace; put() over set()
+// with parent creation. An edit is all or nothing: a throw leaves the
+// document as it was (atomic_edit).
 #include "json/store_file.hpp"
 
 #include <algorithm>
