@@ -188,14 +188,16 @@ json_ref store_file::new_flat_object(std::vector<json_member>& ms, const std::st
 // (an array's entry is not otherwise read on the way). bytes() returns a
 // read view of memory the store may write: the private mapping, or the tail.
 // Returns the entry's old value.
+std::uint64_t store_file::entry_offset(const json_ref& c, std::uint64_t limit,
+                                       std::size_t pos) const {
+  if (c.k == static_cast<std::uint8_t>(kind::array)) return element_offset(c, limit, pos);
+  return c.tree() ? member_offset(c, limit, pos) + offsetof(member_entry, value)
+                  : c.x + pos * sizeof(json_member) + offsetof(json_member, value);
+}
+
 json_ref store_file::overwrite_entry(const json_ref& c, std::uint64_t limit, std::size_t pos,
                                      const json_ref& v) {
-  const bool array = c.k == static_cast<std::uint8_t>(kind::array);
-  const std::uint64_t off =
-      array      ? element_offset(c, limit, pos)
-      : c.tree() ? member_offset(c, limit, pos) + offsetof(member_entry, value)
-                 : c.x + pos * sizeof(json_member) + offsetof(json_member, value);
-  const unsigned char* at = bytes(off, sizeof v, limit);
+  const unsigned char* at = bytes(entry_offset(c, limit, pos), sizeof v, limit);
   const json_ref old = read_ref(at);
   std::memcpy(const_cast<unsigned char*>(at), &v, sizeof v);
   return old;
@@ -331,10 +333,8 @@ bool store_file::entry_in_place(const json_ref& c, std::uint64_t limit, std::siz
   const json_ref old = entry(c, limit, pos);
   if (std::memcmp(&old, &r, sizeof r) == 0) return true;
   if (c.tree() || !born(c.x)) return false;
-  const std::uint64_t at = c.k == static_cast<std::uint8_t>(kind::array)
-                               ? c.x + pos * sizeof(json_ref)
-                               : c.x + pos * sizeof(json_member) + offsetof(json_member, value);
-  stage_write(at, &r, sizeof r, node_form::leaf);  // a leaf's entry is one json_ref
+  // A leaf's entry is one json_ref: its form translates the ref.
+  stage_write(entry_offset(c, limit, pos), &r, sizeof r, node_form::leaf);
   return true;
 }
 

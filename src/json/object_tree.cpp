@@ -309,17 +309,13 @@ std::size_t store_file::find_tree_member(const json_ref& o, std::uint64_t limit,
 std::size_t store_file::find_tree_member_to_edit(const json_ref& o, std::uint64_t limit,
                                                  std::string_view key) {
   lookup_ = {};
-  rank_result kr;
   std::uint64_t rank = 0;
-  const bool found = tree_member(*this, rules_, o, limit, key, true, lookup_.m, rank, &kr);
+  const bool found = tree_member(*this, rules_, o, limit, key, true, lookup_.m, rank, &lookup_.key);
   lookup_.valid = true;
   lookup_.found = found;
   lookup_.obj = o.x;
   lookup_.n = o.n;
   lookup_.pos = static_cast<std::size_t>(rank);
-  lookup_.key.rank = kr.rank;
-  lookup_.key.has_prev = kr.has_prev;
-  std::memcpy(lookup_.key.prev, kr.prev, sizeof kr.prev);
   return found ? static_cast<std::size_t>(rank) : std::string_view::npos;
 }
 

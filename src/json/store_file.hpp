@@ -303,29 +303,6 @@ class store_file {
   // Key lookup in object tree `o`: the position of the last member named
   // `key`, or npos. A descent of each tree, O(log n).
   std::size_t find_tree_member(const json_ref& o, std::uint64_t limit, std::string_view key) const;
-  // The final token's lookup in an object tree as edit() makes it, kept for
-  // the edit it then makes (entry(), edit_object_tree), which would
-  // otherwise descend the same trees again: the member found at `pos` (if
-  // `found`), and the key tree's rank result for the key above every seq
-  // (the first entry past its last member: where an added member's key
-  // goes; the entry before it is the found member's). Valid for object `obj`
-  // of `n` members during one edit() only.
-  struct edit_lookup {
-    bool valid = false, found = false;
-    std::uint64_t obj = 0, n = 0;
-    std::size_t pos = 0;
-    member_entry m;
-    struct rank_result_storage {
-      std::uint64_t rank = 0;
-      bool has_prev = false;
-      unsigned char prev[40] = {};
-    } key;
-    bool names(const json_ref& o) const noexcept { return valid && obj == o.x && n == o.n; }
-    bool at(const json_ref& o, std::size_t p) const noexcept { return names(o) && found && pos == p; }
-  };
-  edit_lookup lookup_;
-  // find_tree_member for edit(), filling lookup_.
-  std::size_t find_tree_member_to_edit(const json_ref& o, std::uint64_t limit, std::string_view key);
   // The same lookup when only the member is wanted: its entry into `found`,
   // or false. It counts no positions, so each level of a descent reads the
   // entries its binary search probes, not every entry before the child it
@@ -344,6 +321,25 @@ class store_file {
   };
   // `cmp(separator bytes)` < 0, 0, > 0 as the entry is below, at, above the
   // target (a separator is a leaf entry's first t.sep_bytes bytes).
+  // The final token's lookup in an object tree as edit() makes it, kept for
+  // the edit it then makes (entry(), edit_object_tree), which would
+  // otherwise descend the same trees again: the member found at `pos` (if
+  // `found`), and the key tree's rank result for the key above every seq
+  // (the first entry past its last member: where an added member's key
+  // goes; the entry before it is the found member's). Valid for object `obj`
+  // of `n` members during one edit() only.
+  struct edit_lookup {
+    bool valid = false, found = false;
+    std::uint64_t obj = 0, n = 0;
+    std::size_t pos = 0;
+    member_entry m;
+    rank_result key;
+    bool names(const json_ref& o) const noexcept { return valid && obj == o.x && n == o.n; }
+    bool at(const json_ref& o, std::size_t p) const noexcept { return names(o) && found && pos == p; }
+  };
+  edit_lookup lookup_;
+  // find_tree_member for edit(), filling lookup_.
+  std::size_t find_tree_member_to_edit(const json_ref& o, std::uint64_t limit, std::string_view key);
   template <class Cmp>
   rank_result rank_in(const tree_kind& t, std::uint64_t root, std::uint64_t limit, const Cmp& cmp,
                       bool ranked) const;
@@ -437,6 +433,9 @@ class store_file {
   json_ref new_array(const json_ref* e, std::size_t n2);
   json_ref copy_container(const json_ref& c, std::uint64_t limit, std::size_t pos, op what,
                           const json_ref& v, std::string_view key);
+  // Where the value of entry `pos` of container `c` is stored (an array's
+  // element, a member's value ref; a descent in a tree).
+  std::uint64_t entry_offset(const json_ref& c, std::uint64_t limit, std::size_t pos) const;
   // Entry `pos` of container `c` becomes `v`, an inline value, in place.
   json_ref overwrite_entry(const json_ref& c, std::uint64_t limit, std::size_t pos,
                            const json_ref& v);

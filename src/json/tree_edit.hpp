@@ -155,16 +155,46 @@ class tree_editor {
   std::uint32_t max_of(std::uint16_t level) const {
     return level == 0 ? shape_.leaf_max : shape_.inner_max;
   }
-  static std::uint64_t sum_counts(const entry* first, std::size_t n) {
+  // The leaf entries under `n` inner entries one every `stride` bytes (a
+  // node's as stored, or a content's padded to B).
+  static std::uint64_t sum_counts(const unsigned char* first, std::size_t stride, std::size_t n) {
     std::uint64_t sum = 0;
-    for (std::size_t j = 0; j < n; ++j) sum += child_count(first[j].b);
+    for (std::size_t j = 0; j < n; ++j) sum += child_count(first + j * stride);
     return sum;
   }
-  static std::uint64_t sum_counts_at(const unsigned char* entries, std::uint32_t eb,
-                                     std::uint32_t n) {
-    std::uint64_t sum = 0;
-    for (std::uint32_t j = 0; j < n; ++j) sum += child_count(entries + std::size_t{j} * eb);
-    return sum;
+  static std::uint64_t sum_counts(const entry* first, std::size_t n) {
+    return sum_counts(first->b, B, n);
+  }
+  // The child of an inner node (`n` entries one every `stride` bytes, holding
+  // `recorded` leaf entries) that holds leaf position `pos`, which becomes
+  // the position in that child; `n` when the counts put it past the end.
+  // An append (an insert at `recorded`) goes to the last child without a
+  // walk of the counts (a count that lies is caught by the caller's check).
+  std::size_t child_at(const unsigned char* first, std::size_t stride, std::size_t n,
+                       std::uint64_t recorded, std::uint64_t& pos) const {
+    const bool insert = what_ == store_file::op::insert;
+    if (insert && pos == recorded && n != 0) {
+      pos = child_count(first + (n - 1) * stride);
+      return n - 1;
+    }
+    std::size_t j = 0;
+    for (; j < n; ++j) {
+      const std::uint64_t c = child_count(first + j * stride);
+      if (pos < c || (insert && pos == c && j + 1 == n)) break;
+      pos -= c;
+    }
+    return j;
+  }
+  // Leaf content `c` with the edit made at `pos`.
+  void edit_leaf(content& c, std::uint64_t pos) const {
+    const auto at = c.e.begin() + static_cast<std::ptrdiff_t>(pos);
+    if (what_ == store_file::op::insert)
+      c.e.insert(at, v_);
+    else if (what_ == store_file::op::remove)
+      c.e.erase(at);
+    else
+      *at = v_;
+    if (what_ != store_file::op::remove) c.wrote(pos, 1);
   }
   std::uint64_t count(const content& c) const {
     if (c.level == 0) return c.e.size();
@@ -210,28 +240,12 @@ class tree_editor {
       const auto at = c.e.begin() + static_cast<std::ptrdiff_t>(pos);
       if (!insert && expect_ && std::memcmp(at->b, expect_->b, t_.leaf_bytes) != 0)
         f_.damaged(std::string(t_.name) + " does not hold the entry its descent found");
-      if (insert)
-        c.e.insert(at, v_);
-      else if (what_ == store_file::op::remove)
-        c.e.erase(at);
-      else
-        *at = v_;
-      if (what_ != store_file::op::remove) c.wrote(pos, 1);
+      edit_leaf(c, pos);
       return c;
     }
-    // The child holding `pos`; an append (pos == count) goes to the last,
-    // found without a walk of the counts (a count that lies is caught by
-    // the check below, or the root's).
-    std::size_t j = 0;
-    if (insert && pos == recorded && !c.e.empty()) {
-      j = c.e.size() - 1;
-      pos = child_count(c.e[j].b);
-    }
-    for (; j < c.e.size(); ++j) {
-      const std::uint64_t n = child_count(c.e[j].b);
-      if (pos < n || (insert && pos == n && j + 1 == c.e.size())) break;
-      pos -= n;
-    }
+    // The child holding `pos` (a count that lies is caught by the check
+    // below, or the root's).
+    const std::size_t j = child_at(c.e.data()->b, B, c.e.size(), recorded, pos);
     if (j == c.e.size()) f_.damaged(std::string(t_.name) + "'s counts disagree with its size");
     const std::uint64_t old_count = child_count(c.e[j].b);
     content sub = update(child_node(c.e[j].b), c.level - 1, pos, false, old_count);
@@ -326,14 +340,7 @@ class tree_editor {
           // or merges); the entry of the born node above them written in
           // place, and the path above it as below.
           content c = take(off, 0);
-          const auto at_pos = c.e.begin() + static_cast<std::ptrdiff_t>(pos);
-          if (insert)
-            c.e.insert(at_pos, v_);
-          else if (remove)
-            c.e.erase(at_pos);
-          else
-            *at_pos = v_;
-          if (!remove) c.wrote(pos, 1);
+          edit_leaf(c, pos);
           const entry new_first = c.e[0];
           bool moved = first_moved;
           entry e = put(c);
@@ -346,8 +353,7 @@ class tree_editor {
           }
           step& p = path[copied - 1];
           p.e = e;
-          f_.stage_write(p.off + sizeof(tree_node) + std::uint64_t{p.j} * t_.inner_bytes, p.e.b,
-                         t_.inner_bytes, t_.inner_form);
+          stage_inner(p);
           stage_path(path, copied - 1, moved && p.j == 0, new_first.b);
           return true;
         }
@@ -369,25 +375,14 @@ class tree_editor {
         stage_path(path, depth, first_moved, first);
         return true;
       }
-      if (sum_counts_at(nv.entries, eb, n) != recorded) return false;
-      // The child holding `pos`, as update() finds it.
-      std::uint32_t j = 0;
-      if (insert && pos == recorded) {
-        j = n - 1;
-        pos = child_count(nv.entries + std::size_t{j} * eb);
-      } else {
-        for (; j < n; ++j) {
-          const std::uint64_t c = child_count(nv.entries + std::size_t{j} * eb);
-          if (pos < c || (insert && pos == c && j + 1 == n)) break;
-          pos -= c;
-        }
-        if (j == n) return false;
-      }
+      if (sum_counts(nv.entries, eb, n) != recorded) return false;
+      const std::size_t j = child_at(nv.entries, eb, n, recorded, pos);
+      if (j == n) return false;
       if (depth == max_tree_levels) return false;
       step& p = path[depth++];
       p.off = off;
       p.level = nv.h.level;
-      p.j = j;
+      p.j = static_cast<std::uint32_t>(j);
       p.e = entry{};
       std::memcpy(p.e.b, nv.entries + std::size_t{j} * eb, eb);
       recorded = child_count(p.e.b);
@@ -407,10 +402,14 @@ class tree_editor {
       count = what_ == store_file::op::insert ? count + 1 : resized ? count - 1 : count;
       std::memcpy(p.e.b + 8, &count, 8);
       if (moved) std::memcpy(p.e.b + 16, first, t_.sep_bytes);
-      f_.stage_write(p.off + sizeof(tree_node) + std::uint64_t{p.j} * t_.inner_bytes, p.e.b,
-                     t_.inner_bytes, t_.inner_form);
+      stage_inner(p);
       moved = moved && p.j == 0;
     }
+  }
+  // The entry p.e written over entry p.j of node p.off.
+  void stage_inner(const step& p) {
+    f_.stage_write(p.off + sizeof(tree_node) + std::uint64_t{p.j} * t_.inner_bytes, p.e.b,
+                   t_.inner_bytes, t_.inner_form);
   }
 
   // The new root `r` (not empty) written: a root that overflows gains a
