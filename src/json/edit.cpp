@@ -419,8 +419,11 @@ void store_file::publish_edit() {
   ++edition_;  // the edit may have written over an entry or retired blocks
   lookup_.valid = false;
   std::vector<std::uint64_t> to(tail_blocks_.size());
+  // Offsets below the tail name blocks of the space; so may the bytes of a
+  // damaged file past it (an entry a write in place keeps), which nothing
+  // here may read through: with no tail they are left as they are.
   auto translate = [&](std::uint64_t off) {
-    if (off < tail_base_) return off;
+    if (off < tail_base_ || tail_blocks_.empty()) return off;
     const auto it =
         std::upper_bound(tail_blocks_.begin(), tail_blocks_.end(), off,
                          [](std::uint64_t o, const tail_block& b) { return o < b.off; });
