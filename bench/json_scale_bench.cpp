@@ -326,7 +326,8 @@ void bm_scale(benchmark::State& st, op o, bool durable, std::size_t n, std::stri
     double cpu = 0;
     std::uint64_t faults = 0;
     p.begin();
-    // Committed as the timed loop commits (below).
+    // Committed as the timed loop commits (below), by the wall time of the
+    // edits and their undos since the last commit (nothing is timed here).
     int warm_edits = 0;
     auto since = timer::now();
     warm_up(
