@@ -46,8 +46,9 @@
 // edits at 100k and above) is committed after each, and is always the first.
 // The edit form, find and the batched form are warmed up first, untimed
 // (warm_up): passes over the row's ring, edits committed as the row does,
-// until a pass takes almost no page faults or a second has gone, for every
-// library alike (at least one call), so the rows show edits on a store in
+// for a second at least, then until a pass takes almost no page faults, or
+// until five seconds have gone, for every library alike (at least one
+// call), so the rows show edits on a store in
 // use: a ring of 1,024 members at 10m, in a store imported just before,
 // first faults its pages in (some 2.6 page faults a set on a paravirtualized
 // VM, 60-90 us a set) and fl's bound on the clean pages a commit keeps
@@ -275,24 +276,29 @@ std::uint64_t& values() {
 
 // Before a row's first timed call (once per row: Google Benchmark calls a
 // row's function again for each iteration count it tries and for each
-// repetition), untimed passes of `step(k)` over the ring's slots 0..slots-1,
-// until a pass takes at most one page fault in 64 calls or warm_up_max has
-// gone (checked after every call, so a peer whose one edit takes longer
-// makes a single call); then `done()`, which commits what the steps left.
-constexpr std::chrono::seconds warm_up_max{1};
+// repetition), untimed passes of `step(k)` over the ring's slots 0..slots-1
+// for at least warm_up_min, then until a pass takes at most one page fault
+// in 64 calls, or until warm_up_max has gone (checked after every call, so
+// a peer whose one edit takes longer makes a single call); then `done()`,
+// which commits what the steps left. Not the first quiet pass: at 10m the
+// third pass over a ring of sets faults little, but fl's commits have not
+// yet learnt the ring (a drop of clean pages that the faults after it
+// prove wasted raises the bound), and the first repetition faulted the
+// ring back in (52 us a set, 1.5 faults; the later ones 6 us, none).
+constexpr std::chrono::seconds warm_up_min{1}, warm_up_max{5};
 
 template <class Step, class Done>
 void warm_up(const std::string& row, std::size_t slots, Step step, Done done) {
   static std::set<std::string> warmed;
   if (!warmed.insert(row).second) return;
   const auto start = timer::now();
-  for (bool warm = false; !warm;) {
+  for (bool out_of_time = false; !out_of_time;) {
     const std::uint64_t f0 = faults_now();
-    for (std::size_t k = 0; k < slots && !warm; ++k) {
+    for (std::size_t k = 0; k < slots && !out_of_time; ++k) {
       step(k);
-      warm = timer::now() - start >= warm_up_max;
+      out_of_time = timer::now() - start >= warm_up_max;
     }
-    warm = warm || (faults_now() - f0) * 64 <= slots;
+    if (timer::now() - start >= warm_up_min && (faults_now() - f0) * 64 <= slots) break;
   }
   done();
 }
@@ -326,20 +332,22 @@ void bm_scale(benchmark::State& st, op o, bool durable, std::size_t n, std::stri
     double cpu = 0;
     std::uint64_t faults = 0;
     p.begin();
-    // Committed as the timed loop commits (below), by the wall time of the
-    // edits and their undos since the last commit (nothing is timed here).
+    // Committed as the timed loop commits (below): after batch_edits edits
+    // or batch_work of the edits' own time.
     int warm_edits = 0;
-    auto since = timer::now();
+    timer::duration warm_work{};
     warm_up(
         row, ring,
         [&](std::size_t i) {
+          const auto t0 = timer::now();
           p.edit(o, i, ++v);
+          warm_work += timer::now() - t0;
           p.undo(o, i);
-          if (++warm_edits == batch_edits || timer::now() - since >= batch_work) {
+          if (++warm_edits == batch_edits || warm_work >= batch_work) {
             p.end();
             p.begin();
             warm_edits = 0;
-            since = timer::now();
+            warm_work = {};
           }
         },
         [&] {
