@@ -46,9 +46,10 @@
 // edits at 100k and above) is committed after each, and is always the first.
 // The edit form, find and the batched form are warmed up first, untimed
 // (warm_up): passes over the row's ring, edits committed as the row does,
-// for a second at least, then until a pass takes almost no page faults, or
-// until five seconds have gone, for every library alike (at least one
-// call), so the rows show edits on a store in
+// as the row's own first calls run (1, 10, 100 edits, each committed), then
+// for a second at least, until a pass takes almost no page faults, or until
+// five seconds have gone, for every library alike (at least one call), so
+// the rows show edits on a store in
 // use: a ring of 1,024 members at 10m, in a store imported just before,
 // first faults its pages in (some 2.6 page faults a set on a paravirtualized
 // VM, 60-90 us a set) and fl's bound on the clean pages a commit keeps
@@ -276,31 +277,39 @@ std::uint64_t& values() {
 
 // Before a row's first timed call (once per row: Google Benchmark calls a
 // row's function again for each iteration count it tries and for each
-// repetition), untimed passes of `step(k)` over the ring's slots 0..slots-1
-// for at least warm_up_min, then until a pass takes at most one page fault
-// in 64 calls, or until warm_up_max has gone (checked after every call, so
-// a peer whose one edit takes longer makes a single call); then `done()`,
-// which commits what the steps left. Not the first quiet pass: at 10m the
-// third pass over a ring of sets faults little, but fl's commits have not
-// yet learnt the ring (a drop of clean pages that the faults after it
-// prove wasted raises the bound), and the first repetition faulted the
-// ring back in (52 us a set, 1.5 faults; the later ones 6 us, none).
+// repetition), untimed runs of `step(k)` over the ring's slots 0..slots-1,
+// each run followed by `commit()`, as the row's own calls are: runs of 1,
+// 10 and 100 calls, then passes of the whole ring, for at least
+// warm_up_min, then until a pass takes at most one page fault in 64 calls,
+// or until warm_up_max has gone (checked after every call, so a peer whose
+// one edit takes longer makes a single call). The short runs are there
+// because Google Benchmark's first calls of a row are (1, 10, 100
+// iterations, each ended by a commit): at 10m, after passes whose commits
+// each wrote hundreds of pages, the first commit of one edit dropped the
+// clean pages the ring's lookups had mapped (its walk of them cost more than
+// its own writes would to drop: fl's bound on them had not been taught),
+// and the first repetition faulted the ring back in (52-86 us an edit,
+// 1.5-2.5 faults; the later ones 6-9 us, none).
 constexpr std::chrono::seconds warm_up_min{1}, warm_up_max{5};
 
-template <class Step, class Done>
-void warm_up(const std::string& row, std::size_t slots, Step step, Done done) {
+template <class Step, class Commit>
+void warm_up(const std::string& row, std::size_t slots, Step step, Commit commit) {
   static std::set<std::string> warmed;
   if (!warmed.insert(row).second) return;
   const auto start = timer::now();
-  for (bool out_of_time = false; !out_of_time;) {
+  std::size_t k = 0;
+  bool out_of_time = false;
+  for (std::size_t run = 1; !out_of_time; run = std::min(run * 10, slots)) {
     const std::uint64_t f0 = faults_now();
-    for (std::size_t k = 0; k < slots && !out_of_time; ++k) {
+    for (std::size_t i = 0; i < run && !out_of_time; ++i) {
       step(k);
+      k = (k + 1) % slots;
       out_of_time = timer::now() - start >= warm_up_max;
     }
-    if (timer::now() - start >= warm_up_min && (faults_now() - f0) * 64 <= slots) break;
+    commit();
+    if (run == slots && timer::now() - start >= warm_up_min && (faults_now() - f0) * 64 <= slots)
+      break;
   }
-  done();
 }
 
 template <class Peer>
@@ -353,6 +362,8 @@ void bm_scale(benchmark::State& st, op o, bool durable, std::size_t n, std::stri
         [&] {
           p.end();
           p.begin();
+          warm_edits = 0;
+          warm_work = {};
         });
     for (auto _ : st) {
       const std::uint64_t f0 = faults_now();
@@ -438,6 +449,7 @@ void bm_scale_batched(benchmark::State& st, op o, std::size_t n, std::string lab
       },
       [&] {
         if (in_batch) p.end_durably();
+        in_batch = false;
       });
   for (auto _ : st) {
     timer::duration work{};
