@@ -45,11 +45,11 @@
 // the first after a commit; an edit that takes 5 ms or more (fl's container
 // edits at 100k and above) is committed after each, and is always the first.
 // The edit form, find and the batched form are warmed up first, untimed
-// (warm_up): passes over the row's ring, edits committed as the row does,
-// as the row's own first calls run (1, 10, 100 edits, each committed), then
-// for a second at least, until a pass takes almost no page faults, or until
-// five seconds have gone, for every library alike (at least one call), so
-// the rows show edits on a store in
+// (warm_up): runs of 1, 10 and 100 calls, each committed, as Google
+// Benchmark's first calls of a row are, then passes over the row's ring,
+// edits committed as the row commits them, for a second at least and until
+// a pass takes almost no page faults (five seconds at most), for every
+// library alike (at least one call). So the rows show edits on a store in
 // use: a ring of 1,024 members at 10m, in a store imported just before,
 // first faults its pages in (some 2.6 page faults a set on a paravirtualized
 // VM, 60-90 us a set) and fl's bound on the clean pages a commit keeps
