@@ -340,31 +340,29 @@ void bm_scale(benchmark::State& st, op o, bool durable, std::size_t n, std::stri
     timer::duration work{};
     double cpu = 0;
     std::uint64_t faults = 0;
+    // The batch so far: `work` is the edits' own time. Committed after
+    // batch_edits edits or batch_work of it, in the warm-up as in the rows.
+    const auto next_batch = [&] {
+      p.end();
+      p.begin();
+      edits = 0;
+      work = {};
+    };
+    const auto counted = [&](timer::duration d) {
+      work += d;
+      if (++edits == batch_edits || work >= batch_work) next_batch();
+    };
     p.begin();
-    // Committed as the timed loop commits (below): after batch_edits edits
-    // or batch_work of the edits' own time.
-    int warm_edits = 0;
-    timer::duration warm_work{};
     warm_up(
         row, ring,
         [&](std::size_t i) {
           const auto t0 = timer::now();
           p.edit(o, i, ++v);
-          warm_work += timer::now() - t0;
+          const auto t1 = timer::now();
           p.undo(o, i);
-          if (++warm_edits == batch_edits || warm_work >= batch_work) {
-            p.end();
-            p.begin();
-            warm_edits = 0;
-            warm_work = {};
-          }
+          counted(t1 - t0);
         },
-        [&] {
-          p.end();
-          p.begin();
-          warm_edits = 0;
-          warm_work = {};
-        });
+        next_batch);
     for (auto _ : st) {
       const std::uint64_t f0 = faults_now();
       const double c0 = cpu_seconds();
@@ -376,13 +374,7 @@ void bm_scale(benchmark::State& st, op o, bool durable, std::size_t n, std::stri
       st.SetIterationTime(seconds(t1 - t0));
       p.undo(o, k);
       k = (k + 1) % ring;
-      work += t1 - t0;
-      if (++edits == batch_edits || work >= batch_work) {
-        p.end();
-        p.begin();
-        edits = 0;
-        work = {};
-      }
+      counted(t1 - t0);
     }
     p.end();
     set_cpu_counter(st, cpu);

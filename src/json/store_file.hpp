@@ -319,8 +319,6 @@ class store_file {
     bool has_at = false, has_prev = false;
     unsigned char at[40] = {}, prev[40] = {};
   };
-  // `cmp(separator bytes)` < 0, 0, > 0 as the entry is below, at, above the
-  // target (a separator is a leaf entry's first t.sep_bytes bytes).
   // The final token's lookup in an object tree as edit() makes it, kept for
   // the edit it then makes (entry(), edit_object_tree), which would
   // otherwise descend the same trees again: the member found at `pos` (if
@@ -340,6 +338,8 @@ class store_file {
   edit_lookup lookup_;
   // find_tree_member for edit(), filling lookup_.
   std::size_t find_tree_member_to_edit(const json_ref& o, std::uint64_t limit, std::string_view key);
+  // `cmp(separator bytes)` < 0, 0, > 0 as the entry is below, at, above the
+  // target (a separator is a leaf entry's first t.sep_bytes bytes).
   template <class Cmp>
   rank_result rank_in(const tree_kind& t, std::uint64_t root, std::uint64_t limit, const Cmp& cmp,
                       bool ranked) const;
