@@ -376,6 +376,83 @@ TEST_F(JsonObjectTreeTest, RepeatedKeysFindTheLast) {
   s.verify();
 }
 
+// A refused patch puts each member it removed back in its place: between
+// its neighbours' seqs in a tree, at its index in a flat table, and, where a
+// tree was rebuilt since (a flat table grown past leaf_max numbers its
+// members again, leaving no seq between two neighbours), by copying the
+// object whole. Every shape a rollback passes through: removes at the
+// front, in the middle and at the end, a repeated key, a move to another
+// object and onto itself, an object emptied to a flat table and grown
+// back into a tree.
+TEST_F(JsonObjectTreeTest, ARefusedPatchPutsRemovedMembersBackInTheirPlaces) {
+  const shape_scope tiny({4, 4});
+  const model m = numbered(24);
+  std::string text = R"({"o":)" + dump_of(m) + R"(,"p":{"x":1},"d":{"a":1,"b":2,"a":3,"c":4,"a":5,"e":6}})";
+  auto s = fl::json_store::import(text, file());
+  s.sync();
+  const std::string before = str(s.dump());
+  const auto refused = [&](const std::string& ops) {
+    EXPECT_THROW(s.apply_patch("[" + ops + R"({"op":"test","path":"/p/x","value":2}])"),
+                 std::invalid_argument);
+    EXPECT_EQ(str(s.dump()), before) << ops;
+    s.verify();
+  };
+  const auto remove = [](const std::string& path) {
+    return R"({"op":"remove","path":")" + path + R"("},)";
+  };
+  refused(remove("/o/k0") + remove("/o/k12") + remove("/o/k23") + remove("/o/k11"));
+  refused(remove("/d/a") + remove("/d/a") + R"({"op":"add","path":"/d/a","value":7},)");
+  refused(R"({"op":"move","from":"/o/k5","path":"/p/k5"},)"
+          R"({"op":"move","from":"/o/k6","path":"/o/k6"},)"
+          R"({"op":"move","from":"/o/k7","path":"/o/z"},)");
+  // Emptied to a flat table (keeping k0 and `kept`) and grown back into a
+  // tree, whose members a rollback then puts back between members it
+  // numbered again.
+  const auto emptied = [&](int kept) {
+    std::string ops = remove("/o/k" + std::to_string(kept));
+    for (int i = 23; i >= 1; --i)
+      if (i != kept) ops += remove("/o/k" + std::to_string(i));
+    for (int i = 0; i < 30; ++i)
+      ops += R"({"op":"add","path":"/o/n)" + std::to_string(i) + R"(","value":0},)";
+    return ops;
+  };
+  refused(emptied(23));
+  refused(emptied(3));
+  refused(emptied(12));
+  s.sync();
+  s.verify();
+  EXPECT_EQ(str(fl::json_store::open(file()).dump()), before);
+}
+
+// The undo of a removed member costs what the removal does: a refused patch
+// that removes a member of an object of 100,000 leaves a commit of a few
+// pages (its inverse put the whole object back before: 3.6 MB).
+TEST_F(JsonObjectTreeTest, ARefusedPatchOfABigObjectCommitsLogarithmicallyFewPages) {
+  auto s = fl::json_store::import(R"({"o":)" + dump_of(numbered(100'000)) + "}", file());
+  s.sync();
+  s.set("/warm", R"("up the free lists")");
+  s.sync();
+  const fl_test::commit_cost c = fl_test::cost_of_commit(s, [](fl::json_store& x) {
+    EXPECT_THROW(x.apply_patch(R"([{"op":"remove","path":"/o/k500"},)"
+                               R"({"op":"move","from":"/o/k7","path":"/o/k7"},)"
+                               R"({"op":"test","path":"/o/k9","value":0}])"),
+                 std::invalid_argument);
+  });
+  EXPECT_LE(c.grown_bytes, 80u * 1024);
+  EXPECT_LE(c.pages, 40u);
+  const fl::json_value o = *s.find("/o");
+  ASSERT_EQ(o.size(), 100'000u);
+  std::size_t i = 0;
+  for (const fl::json_member& m : o.members()) {
+    if (m.key != "k" + std::to_string(i)) {
+      ADD_FAILURE() << "member " << i << " is " << m.key;
+      break;
+    }
+    ++i;
+  }
+  s.verify();
+}
+
 // Iteration reads each member once, in document order, from its leaf.
 TEST_F(JsonObjectTreeTest, MembersIterateInOrder) {
   const shape_scope tiny({4, 4});

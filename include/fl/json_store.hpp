@@ -112,6 +112,8 @@ enum class json_type : std::uint8_t { null, boolean, number, string, array, obje
 
 namespace detail::json {
 class store_file;
+class patch_session;
+struct member_place;
 
 // What a view keeps of its store's state to detect that it went stale: with
 // FL_JSON_CHECK_VIEWS, the store's edition (its count of edits that may move
@@ -523,8 +525,17 @@ class json_store {
   space_stats stats() const;
 
  private:
+  friend class detail::json::patch_session;
   explicit json_store(std::unique_ptr<detail::json::store_file> f) noexcept;
   void write(std::string_view json_pointer, std::string_view json_text, bool insert);
+  // apply_patch's undo of a removed member: where in its object the member
+  // `json_pointer` names is (the last of its key; pos npos for none), and
+  // the member put back there (before the member now at place.pos) with the
+  // value `json_text`. O(log n) in an object tree. Records nothing in the
+  // change feed: apply_patch cuts a refused patch's edits from it.
+  detail::json::member_place member_place(std::string_view json_pointer) const;
+  void restore_member(std::string_view json_pointer, const detail::json::member_place& place,
+                      std::string_view json_text);
   [[noreturn]] static void missing(std::string_view json_pointer);
   // get() (no fallback: missing() throws) and value(): one reading for both.
   template <class T>

@@ -93,7 +93,8 @@ bool store_file::atomic_edit(Edit&& e) {
 // Returns the new container. An object's keys are copied into the new block
 // with its table (they live in the table's block, which the edit retires).
 json_ref store_file::copy_container(const json_ref& c, std::uint64_t limit, std::size_t pos,
-                                    op what, const json_ref& v, std::string_view key) {
+                                    op what, const json_ref& v, std::string_view key,
+                                    std::uint64_t seq) {
   const std::uint32_t n = c.n;
   const bool grows = what == op::add || what == op::insert;
   const std::uint32_t n2 = grows ? n + 1 : what == op::remove ? n - 1 : n;
@@ -117,7 +118,7 @@ json_ref store_file::copy_container(const json_ref& c, std::uint64_t limit, std:
       *at = v;
     return new_array(e.data(), n2);
   }
-  if (c.tree()) return edit_object_tree(c, limit, pos, what, v, key);
+  if (c.tree()) return edit_object_tree(c, limit, pos, what, v, key, seq);
   // The kept members and their keys, read before the tail grows.
   const std::size_t e = sizeof(json_member);
   const bool old_indexed = n >= index_min_members;
@@ -126,8 +127,13 @@ json_ref store_file::copy_container(const json_ref& c, std::uint64_t limit, std:
   std::vector<json_member> ms;
   ms.reserve(n2);
   std::string keys;
+  const auto add_new = [&] {
+    ms.push_back({keys.size(), static_cast<std::uint32_t>(key.size()), 0, v});
+    keys.append(key);
+  };
   for (std::uint32_t i = 0; i < n; ++i) {
     if (what == op::remove && i == pos) continue;
+    if (what == op::insert && i == pos) add_new();
     json_member m;
     std::memcpy(&m, src + std::size_t{i} * e, e);
     const auto* k = reinterpret_cast<const char*>(bytes(m.key, m.key_len, limit));
@@ -136,10 +142,7 @@ json_ref store_file::copy_container(const json_ref& c, std::uint64_t limit, std:
     if (what == op::set && i == pos) m.value = v;
     ms.push_back(m);
   }
-  if (what == op::add) {
-    ms.push_back({keys.size(), static_cast<std::uint32_t>(key.size()), 0, v});
-    keys.append(key);
-  }
+  if (what == op::add || (what == op::insert && pos == n)) add_new();
   // A flat object that grows past leaf_max becomes a tree (format 5), its
   // members copied once.
   const tree_shape shape = current_tree_shape();
@@ -215,7 +218,8 @@ json_ref store_file::entry(const json_ref& c, std::uint64_t limit, std::size_t p
 // an entry is written over it (overwrite_entry).
 // insert (v given): RFC 6902 "add", which puts an array element before
 // the index instead of replacing it.
-bool store_file::edit(std::string_view ptr, const json_ref* v, bool insert) {
+bool store_file::edit(std::string_view ptr, const json_ref* v, bool insert,
+                      const member_place* place) {
   struct step {
     json_ref c;
     std::uint64_t limit;
@@ -236,8 +240,11 @@ bool store_file::edit(std::string_view ptr, const json_ref* v, bool insert) {
     const std::string_view here = whole.substr(0, whole.size() - ptr.size());
     std::size_t pos = std::string_view::npos;
     if (cur.k == static_cast<std::uint8_t>(kind::object)) {
-      pos = final && cur.tree() ? find_tree_member_to_edit(cur, limit, tok)
-                                : find_member(cur, limit, tok);
+      if (final && place)
+        pos = place->pos;  // a new member, placed by position: no lookup
+      else
+        pos = final && cur.tree() ? find_tree_member_to_edit(cur, limit, tok)
+                                  : find_member(cur, limit, tok);
     } else if (cur.k == static_cast<std::uint8_t>(kind::array)) {
       const std::uint64_t i = token_index(tok);
       if (i < cur.n)
@@ -282,9 +289,13 @@ bool store_file::edit(std::string_view ptr, const json_ref* v, bool insert) {
     return true;
   }
   step& s = path.back();
+  const bool placed = place != nullptr;
+  if (placed && (!v || s.c.k != static_cast<std::uint8_t>(kind::object) || place->pos > s.c.n))
+    throw std::out_of_range("fl::json_store: no place " + std::to_string(place->pos) +
+                            " in an object for \"" + std::string(whole) + "\"");
   const bool in_array = s.c.k == static_cast<std::uint8_t>(kind::array);
-  const bool replaces =
-      s.pos != std::string_view::npos && !(in_array && s.pos == s.c.n) && !(in_array && insert);
+  const bool replaces = !placed && s.pos != std::string_view::npos &&
+                        !(in_array && s.pos == s.c.n) && !(in_array && insert);
   edit_op_ = !v ? "remove" : replaces ? "replace" : "add";
   if (v && replaces && inline_kind(v->k)) {
     find_replaced(entry(s.c, s.limit, s.pos));
@@ -299,7 +310,9 @@ bool store_file::edit(std::string_view ptr, const json_ref* v, bool insert) {
   if (!v || replaces) find_replaced(entry(s.c, s.limit, s.pos));
   for (const step& p : path) find_replaced_table(p.c);
   json_ref r;
-  if (!v) {
+  if (placed) {
+    r = copy_container(s.c, s.limit, place->pos, op::insert, *v, last, place->seq);
+  } else if (!v) {
     r = copy_container(s.c, s.limit, s.pos, op::remove, {}, {});
   } else if (s.pos == std::string_view::npos) {
     r = copy_container(s.c, s.limit, 0, op::add, *v, last);
@@ -579,6 +592,15 @@ void store_file::find_replaced(const json_ref& r, std::uint32_t depth, std::uint
   }
 }
 
+member_place store_file::place_of(const json_ref& obj, std::uint64_t limit,
+                                 std::string_view key) const {
+  member_place p;
+  p.pos = find_member(obj, limit, key);
+  if (obj.tree() && p.pos != std::string_view::npos)
+    p.seq = read_member_entry(member_offset(obj, limit, p.pos), limit).seq;
+  return p;
+}
+
 }  // namespace json
 }  // namespace detail
 
@@ -607,6 +629,29 @@ void json_store::write(std::string_view json_pointer, std::string_view json_text
     return f.edit(json_pointer, &v, insert);
   });
   f.record_op(f.edit_op_, json_pointer, &json_text);
+}
+
+detail::json::member_place json_store::member_place(std::string_view json_pointer) const {
+  const std::size_t slash = json_pointer.rfind('/');
+  if (slash == std::string_view::npos) return {};
+  const std::optional<json_value> o = find(json_pointer.substr(0, slash));
+  if (!o || !o->is_object()) return {};
+  std::string_view last = json_pointer.substr(slash);
+  std::string buf;
+  return file_->place_of(o->ref_, o->limit_, detail::json::next_token(last, buf));
+}
+
+void json_store::restore_member(std::string_view json_pointer,
+                                const detail::json::member_place& place,
+                                std::string_view json_text) {
+  detail::json::store_file& f = *file_;
+  f.refuse_read_only("set");
+  f.atomic_edit([&] {
+    detail::json::builder b(f.tail_, f.tail_blocks_, f.tail_offset(), f.rules_);
+    detail::json::parse_fast(json_text, b);
+    const json_ref v = b.result();
+    return f.edit(json_pointer, &v, false, &place);
+  });
 }
 
 bool json_store::erase(std::string_view json_pointer) {

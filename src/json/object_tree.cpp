@@ -348,7 +348,8 @@ oentry as_oentry(const void* p, std::size_t n) {
 }  // namespace
 
 json_ref store_file::edit_object_tree(const json_ref& o, std::uint64_t limit, std::size_t pos,
-                                      op what, const json_ref& v, std::string_view key) {
+                                      op what, const json_ref& v, std::string_view key,
+                                      std::uint64_t wanted_seq) {
   const object_tree h = object_head(o, limit);
   const tree_shape shape = object_node_shape(current_tree_shape());
   object_tree h2 = h;
@@ -362,32 +363,46 @@ json_ref store_file::edit_object_tree(const json_ref& o, std::uint64_t limit, st
     otree_editor ed(*this, limit, shape, member_tree, op::set, as_oentry(&m2, sizeof m2), &want);
     if (!ed.in_place(h.members, pos, o.n))
       h2.members = put_checked_root(*this, ed, member_tree, ed.update(h.members, -1, pos, true, o.n), n2);
-  } else if (what == op::add) {
+  } else if (what == op::add || what == op::insert) {
     if (n2 == std::numeric_limits<std::uint32_t>::max() || h.next_seq == ~std::uint64_t{0})
       throw std::length_error("fl::json_store: container too large");
+    // Document order is seq order: an added member takes next_seq, one put
+    // before member `pos` a seq between its neighbours': its own when it is
+    // free there (a rollback puts members back in the reverse order of
+    // their removal, so each finds its seq free), else the middle one.
+    const std::size_t at = what == op::add ? o.n : pos;
+    std::uint64_t seq = h.next_seq;
+    if (at < o.n) {
+      const std::uint64_t above = read_member_entry(member_offset(o, limit, at), limit).seq;
+      const std::uint64_t free_from =
+          at > 0 ? read_member_entry(member_offset(o, limit, at - 1), limit).seq + 1 : 0;
+      if (above <= free_from) return rebuild_object_tree(o, limit, at, v, key);
+      seq = wanted_seq >= free_from && wanted_seq < above ? wanted_seq
+                                                          : free_from + (above - free_from) / 2;
+    }
     ++n2;
-    // Its rank among the keys: after every entry of an equal key (whose
-    // seqs are all below next_seq).
+    // Its rank among the keys: after every entry of an equal key and a
+    // lower seq.
     const std::uint32_t hash = rules_.key_hash(key);
-    // The lookup's rank (above every seq) is the same place: every seq is
-    // below next_seq.
+    // An add's lookup found its rank above every seq: the same place, as
+    // every seq is below next_seq.
     rank_result kr;
-    if (lookup_.names(o) && !lookup_.found)
+    if (what == op::add && lookup_.names(o) && !lookup_.found)
       kr.rank = lookup_.key.rank;
     else
-      kr = rank_in(key_tree, h.keys, limit, key_cmp{*this, limit, key, hash, h.next_seq}, true);
-    member_entry m{h.next_seq, 0, static_cast<std::uint32_t>(key.size()), 0, v};
+      kr = rank_in(key_tree, h.keys, limit, key_cmp{*this, limit, key, hash, seq}, true);
+    member_entry m{seq, 0, static_cast<std::uint32_t>(key.size()), 0, v};
     if (!key.empty())
       std::memcpy(new_block(key.size(), kind::string, m.key_len, m.key), key.data(), key.size());
     const key_entry k{m.key, m.key_len, hash, m.seq};
     otree_editor med(*this, limit, shape, member_tree, op::insert, as_oentry(&m, sizeof m),
                      nullptr);
-    if (!med.in_place(h.members, o.n, o.n))
-      h2.members = put_checked_root(*this, med, member_tree, med.update(h.members, -1, o.n, true, o.n), n2);
+    if (!med.in_place(h.members, at, o.n))
+      h2.members = put_checked_root(*this, med, member_tree, med.update(h.members, -1, at, true, o.n), n2);
     otree_editor ked(*this, limit, shape, key_tree, op::insert, as_oentry(&k, sizeof k), nullptr);
     if (!ked.in_place(h.keys, kr.rank, o.n))
       h2.keys = put_checked_root(*this, ked, key_tree, ked.update(h.keys, -1, kr.rank, true, o.n), n2);
-    ++h2.next_seq;
+    if (seq == h.next_seq) ++h2.next_seq;
   } else {
     --n2;
     const member_entry m =
@@ -456,6 +471,32 @@ json_ref store_file::edit_object_tree(const json_ref& o, std::uint64_t limit, st
                         node_form::object_head),
               &h2, sizeof h2);
   return r;
+}
+
+json_ref store_file::rebuild_object_tree(const json_ref& o, std::uint64_t limit, std::size_t pos,
+                                         const json_ref& v, std::string_view key) {
+  std::vector<json_member> ms;
+  std::string keys;
+  const auto add = [&](std::string_view k, const json_ref& value) {
+    ms.push_back({keys.size(), static_cast<std::uint32_t>(k.size()), 0, value});
+    keys.append(k);
+  };
+  // The head is on the edit's path (find_replaced_table); the nodes and the
+  // keys go with it.
+  walk_object(
+      o, limit, true,
+      [&](std::uint64_t off, std::uint64_t payload) {
+        if (off != o.x) add_replaced_block(off, payload);
+      },
+      [&](const member_entry& m) {
+        if (ms.size() == pos) add(key, v);
+        add(key_bytes(m.key, m.key_len, limit), m.value);
+      });
+  if (ms.size() == pos) add(key, v);
+  const tree_shape shape = current_tree_shape();
+  if (ms.size() <= shape.leaf_max) return new_flat_object(ms, keys, nullptr);
+  return build_object_tree(tail_, tail_base_, tail_blocks_, ms.data(), ms.size(), keys, shape,
+                           rules_);
 }
 
 }  // namespace json

@@ -394,12 +394,22 @@ class store_file {
       damaged("an object tree's key count disagrees with its size");
   }
   // Object tree `o` with member `pos` set to `v` (op set), `v` added under
-  // `key` (op add) or member `pos` removed (op remove): copies of the
-  // nodes on the paths and of the head, each original added to replaced_
-  // (and a removed member's key). Returns the new object: a tree, or a
-  // flat table when its member tree shrank to one leaf.
+  // `key` at the end (op add) or before member `pos` (op insert), or member
+  // `pos` removed (op remove): copies of the nodes on the paths and of the
+  // head, each original added to replaced_ (and a removed member's key).
+  // Returns the new object: a tree, or a flat table when its member tree
+  // shrank to one leaf. An insert takes `seq` when it lies between its
+  // neighbours' (a member put back where it was taken out), else one in the
+  // middle of them; when they are consecutive (the tree was rebuilt since
+  // the member was taken out), the object is rebuilt whole
+  // (rebuild_object_tree).
   json_ref edit_object_tree(const json_ref& o, std::uint64_t limit, std::size_t pos, op what,
-                            const json_ref& v, std::string_view key);
+                            const json_ref& v, std::string_view key, std::uint64_t seq = no_index);
+  // Object tree `o` copied whole with `v` under `key` put before member
+  // `pos`, every block of the old one added to replaced_ (its head by the
+  // edit's path): O(n), new seqs in document order.
+  json_ref rebuild_object_tree(const json_ref& o, std::uint64_t limit, std::size_t pos,
+                               const json_ref& v, std::string_view key);
   // A flat object table in the tail of members `ms` whose keys are offsets
   // into `keys`; `index`, if given, is the member index to keep (set).
   json_ref new_flat_object(std::vector<json_member>& ms, const std::string& keys,
@@ -427,12 +437,13 @@ class store_file {
   }
   // A copy of container `c` in the tail with entry `pos` replaced by `v` (op
   // set), `v` added with key `key` (op add; arrays append), `v` put before
-  // entry `pos` (op insert, arrays only), or entry `pos` removed (op remove).
+  // entry `pos` (op insert; in an object, under `key`, with `seq` in a tree:
+  // edit_object_tree), or entry `pos` removed (op remove).
   // A table of n2 elements `e` for an array in the tail: flat, or a tree
   // when rules_.trees and n2 > leaf_max (a flat array that grows past it).
   json_ref new_array(const json_ref* e, std::size_t n2);
   json_ref copy_container(const json_ref& c, std::uint64_t limit, std::size_t pos, op what,
-                          const json_ref& v, std::string_view key);
+                          const json_ref& v, std::string_view key, std::uint64_t seq = no_index);
   // Where the value of entry `pos` of container `c` is stored (an array's
   // element, a member's value ref; a descent in a tree).
   std::uint64_t entry_offset(const json_ref& c, std::uint64_t limit, std::size_t pos) const;
@@ -445,8 +456,14 @@ class store_file {
   // Entry `pos` of container `c`, as stored.
   json_ref entry(const json_ref& c, std::uint64_t limit, std::size_t pos) const;
   // set (v given), insert (v given, `insert`) or erase (v null) at pointer
-  // `ptr`; false when erase finds nothing there.
-  bool edit(std::string_view ptr, const json_ref* v, bool insert = false);
+  // `ptr`; false when erase finds nothing there. With `place` (v given),
+  // `ptr` names a member of an object by its key, which is put before
+  // member place->pos of that object whatever members the key names already
+  // (a removed member put back where it was: apply_patch's undo).
+  bool edit(std::string_view ptr, const json_ref* v, bool insert = false,
+            const member_place* place = nullptr);
+  // Where the last member named `key` is in object `obj` (pos npos: none).
+  member_place place_of(const json_ref& obj, std::uint64_t limit, std::string_view key) const;
   // The RFC 6902 operation the last successful edit() was: "add",
   // "replace" or "remove" (the change feed records it).
   const char* edit_op_ = nullptr;
