@@ -16,6 +16,11 @@
 //   insert_front  a number before the array's first element
 //   set           a random existing member gets a new number
 //   erase         a random existing member is removed
+//   move          a random existing member renamed to the key add_member
+//                 uses (RFC 6902 "move" in fl, which puts it at the end; an
+//                 UPDATE of the key in SQLite's rows; json_remove and
+//                 json_set of its value in sqlite_json; a delete and an
+//                 insert in nlohmann and LMDB); undone by the move back
 //   find          a random existing member is looked up and its number read
 //                 (edit form only: a lookup commits nothing)
 // Forms:
@@ -498,7 +503,8 @@ const bool registered = [] {
   for (const auto& s : all_sizes) {
     if (s.n > max) break;
     sizes += sizes.empty() ? s.name : std::string(" ") + s.name;
-    for (op o : {op::add_member, op::append, op::insert_front, op::set, op::erase, op::find}) {
+    for (op o : {op::add_member, op::append, op::insert_front, op::set, op::erase, op::move,
+                 op::find}) {
       for (bool durable : {false, true}) {
         if (o == op::find && durable) continue;
         const std::string cs =

@@ -94,7 +94,7 @@ inline std::string document_text(std::size_t n) {
 
 // ---- ops ----
 
-enum class op { add_member, append, insert_front, set, erase, find };
+enum class op { add_member, append, insert_front, set, erase, move, find };
 
 inline const char* op_name(op o) {
   switch (o) {
@@ -103,6 +103,7 @@ inline const char* op_name(op o) {
     case op::insert_front: return "insert_front";
     case op::set: return "set";
     case op::erase: return "erase";
+    case op::move: return "move";
     case op::find: return "find";
   }
   return "?";
@@ -189,7 +190,18 @@ class fl_peer : picked_members {
     store_.sync();
   }
 
-  void prepare(const std::vector<std::size_t>& idx) { pick(idx, "/obj/"); }
+  void prepare(const std::vector<std::size_t>& idx) {
+    pick(idx, "/obj/");
+    moves_.clear();
+    backs_.clear();
+    const auto move = [](const std::string& from, const std::string& to) {
+      return R"([{"op":"move","from":")" + from + R"(","path":")" + to + R"("}])";
+    };
+    for (std::size_t k = 0; k < at_.size(); ++k) {
+      moves_.push_back(move(at_[k], added_[k]));
+      backs_.push_back(move(added_[k], at_[k]));
+    }
+  }
 
   void edit(op o, std::size_t k, std::uint64_t v) {
     const std::string text = std::to_string(v);
@@ -199,6 +211,7 @@ class fl_peer : picked_members {
       case op::insert_front: store_.insert("/arr/0", text); break;
       case op::set: store_.set(at_[k], text); break;
       case op::erase: benchmark::DoNotOptimize(store_.erase(at_[k])); break;
+      case op::move: store_.apply_patch(moves_[k]); break;
       case op::find: break;
     }
   }
@@ -209,6 +222,7 @@ class fl_peer : picked_members {
       case op::append: store_.erase(last_); break;
       case op::insert_front: store_.erase("/arr/0"); break;
       case op::erase: store_.set(at_[k], std::to_string(idx_[k])); break;
+      case op::move: store_.apply_patch(backs_[k]); break;
       case op::set:
       case op::find: break;
     }
@@ -228,6 +242,8 @@ class fl_peer : picked_members {
  private:
   fl::json_store store_;
   std::string last_;  // the appended element's pointer: index n
+  // The JSON Patch texts of move and of its undo, per slot of the ring.
+  std::vector<std::string> moves_, backs_;
 };
 
 class nlohmann_peer : picked_members {
@@ -252,6 +268,7 @@ class nlohmann_peer : picked_members {
       }
       case op::set: doc_["obj"].at(at_[k]) = v; break;
       case op::erase: benchmark::DoNotOptimize(doc_["obj"].erase(at_[k])); break;
+      case op::move: rename(at_[k], added_[k]); break;
       case op::find: break;
     }
   }
@@ -262,6 +279,7 @@ class nlohmann_peer : picked_members {
       case op::append: doc_["arr"].erase(doc_["arr"].size() - 1); break;
       case op::insert_front: doc_["arr"].erase(0); break;
       case op::erase: doc_["obj"][at_[k]] = idx_[k]; break;
+      case op::move: rename(added_[k], at_[k]); break;
       case op::set:
       case op::find: break;
     }
@@ -280,6 +298,13 @@ class nlohmann_peer : picked_members {
   void end_durably() { commit(); }
 
  private:
+  void rename(const std::string& from, const std::string& to) {
+    auto& obj = doc_["obj"];
+    nlohmann::json v = std::move(obj.at(from));
+    obj.erase(from);
+    obj[to] = std::move(v);
+  }
+
   nlohmann::json doc_;
   fs::path file_;
 };
@@ -350,6 +375,7 @@ class sqlite_rows_peer : public sqlite_base, picked_members {
       case op::insert_front: push_front_.bind(1, text).run(); break;
       case op::set: update_member_.bind(1, at_[k]).bind(2, text).run(); break;
       case op::erase: delete_member_.bind(1, at_[k]).run(); break;
+      case op::move: rename_member_.bind(1, at_[k]).bind(2, added_[k]).run(); break;
       case op::find: break;
     }
   }
@@ -364,6 +390,7 @@ class sqlite_rows_peer : public sqlite_base, picked_members {
         insert_member_.bind(1, at_[k]).bind(2, text).run();
         break;
       }
+      case op::move: rename_member_.bind(1, added_[k]).bind(2, at_[k]).run(); break;
       case op::set:
       case op::find: break;
     }
@@ -383,6 +410,7 @@ class sqlite_rows_peer : public sqlite_base, picked_members {
   sq::stmt insert_member_{db_, "INSERT INTO obj(k, v) VALUES(?1, ?2)"};
   sq::stmt update_member_{db_, "UPDATE obj SET v = ?2 WHERE k = ?1"};
   sq::stmt delete_member_{db_, "DELETE FROM obj WHERE k = ?1"};
+  sq::stmt rename_member_{db_, "UPDATE obj SET k = ?2 WHERE k = ?1"};
   sq::stmt find_member_{db_, "SELECT v FROM obj WHERE k = ?1"};
   sq::stmt push_back_{db_, "INSERT INTO arr(pos, v) SELECT ifnull(max(pos), -1) + 1, ?1 FROM arr"};
   sq::stmt push_front_{db_, "INSERT INTO arr(pos, v) SELECT ifnull(min(pos), 1) - 1, ?1 FROM arr"};
@@ -411,6 +439,7 @@ class sqlite_json_peer : public sqlite_base, picked_members {
       case op::insert_front: push_front_.bind(1, num).run(); break;
       case op::set: set_.bind(1, at_[k]).bind(2, num).run(); break;
       case op::erase: remove_.bind(1, at_[k]).run(); break;
+      case op::move: move_.bind(1, at_[k]).bind(2, added_[k]).run(); break;
       case op::find: break;
     }
   }
@@ -423,6 +452,7 @@ class sqlite_json_peer : public sqlite_base, picked_members {
       case op::erase:
         insert_.bind(1, at_[k]).bind(2, static_cast<std::int64_t>(idx_[k])).run();
         break;
+      case op::move: move_.bind(1, added_[k]).bind(2, at_[k]).run(); break;
       case op::set:
       case op::find: break;
     }
@@ -440,6 +470,9 @@ class sqlite_json_peer : public sqlite_base, picked_members {
   sq::stmt insert_{db_, "UPDATE doc SET body = json_insert(body, ?1, ?2) WHERE id = 1"};
   sq::stmt set_{db_, "UPDATE doc SET body = json_set(body, ?1, ?2) WHERE id = 1"};
   sq::stmt remove_{db_, "UPDATE doc SET body = json_remove(body, ?1) WHERE id = 1"};
+  sq::stmt move_{db_,
+                 "UPDATE doc SET body = json_set(json_remove(body, ?1), ?2, "
+                 "json_extract(body, ?1)) WHERE id = 1"};
   sq::stmt push_back_{db_, "UPDATE doc SET body = json_insert(body, '$.arr[#]', ?1) WHERE id = 1"};
   // SQLite's JSON paths address an insert only at the end ([#]); the front
   // takes the array rebuilt from json_each with the new value ordered first.
@@ -483,6 +516,7 @@ class lmdb_scale_peer : picked_members {
         case op::insert_front: t.put(element_key(end_position(t, true) - 1), text); break;
         case op::set: t.put(at_[k], text); break;
         case op::erase: benchmark::DoNotOptimize(t.del(at_[k])); break;
+        case op::move: rename(t, at_[k], added_[k]); break;
         case op::find: break;
       }
     });
@@ -495,6 +529,7 @@ class lmdb_scale_peer : picked_members {
         case op::append: t.del(element_key(end_position(t, false))); break;
         case op::insert_front: t.del(element_key(end_position(t, true))); break;
         case op::erase: t.put(at_[k], std::to_string(idx_[k])); break;
+        case op::move: rename(t, added_[k], at_[k]); break;
         case op::set:
         case op::find: break;
       }
@@ -524,6 +559,13 @@ class lmdb_scale_peer : picked_members {
   void end_durably() { end(); }
 
  private:
+  // A member's value under another key: the put and the delete of one
+  // transaction (LMDB has no rename).
+  static void rename(fl_bench::lmdb::txn& t, const std::string& from, const std::string& to) {
+    const std::string v(t.get(from));
+    t.put(to, v);
+    t.del(from);
+  }
   // Element keys: "z" and the position plus 2^63 in big-endian order, so
   // keys sort as signed positions do and positions below 0 (inserts at the
   // front) stay below the others.

@@ -472,7 +472,9 @@ class json_store {
   // the exception says which operation and why (std::invalid_argument for a
   // malformed patch or a failed test, std::out_of_range for a missing path,
   // fl::json_error for invalid text). Its edits become one commit at the
-  // next sync().
+  // next sync(). Each operation, and its undo when a later one fails, costs
+  // what the same set, insert or erase does: O(log n) in a container of n
+  // children (a removed member goes back to its place in its object).
   void apply_patch(std::string_view json_patch);
   // RFC 7396 JSON Merge Patch: members of the patch object replace the
   // document's, null members remove them, nested objects merge.
@@ -528,12 +530,14 @@ class json_store {
   friend class detail::json::patch_session;
   explicit json_store(std::unique_ptr<detail::json::store_file> f) noexcept;
   void write(std::string_view json_pointer, std::string_view json_text, bool insert);
-  // apply_patch's undo of a removed member: where in its object the member
-  // `json_pointer` names is (the last of its key; pos npos for none), and
-  // the member put back there (before the member now at place.pos) with the
-  // value `json_text`. O(log n) in an object tree. Records nothing in the
-  // change feed: apply_patch cuts a refused patch's edits from it.
-  detail::json::member_place member_place(std::string_view json_pointer) const;
+  // apply_patch's undo of a removed member: where in `object` (its parent)
+  // the member `json_pointer` names is (the last of its key; pos npos for
+  // none), and the member put back there (before the member now at
+  // place.pos) with the value `json_text`. O(log n) in an object tree.
+  // Records nothing in the change feed: apply_patch cuts a refused patch's
+  // edits from it.
+  detail::json::member_place member_place(const json_value& object,
+                                          std::string_view json_pointer) const;
   void restore_member(std::string_view json_pointer, const detail::json::member_place& place,
                       std::string_view json_text);
   [[noreturn]] static void missing(std::string_view json_pointer);

@@ -631,14 +631,13 @@ void json_store::write(std::string_view json_pointer, std::string_view json_text
   f.record_op(f.edit_op_, json_pointer, &json_text);
 }
 
-detail::json::member_place json_store::member_place(std::string_view json_pointer) const {
+detail::json::member_place json_store::member_place(const json_value& object,
+                                                    std::string_view json_pointer) const {
   const std::size_t slash = json_pointer.rfind('/');
-  if (slash == std::string_view::npos) return {};
-  const std::optional<json_value> o = find(json_pointer.substr(0, slash));
-  if (!o || !o->is_object()) return {};
+  if (slash == std::string_view::npos || !object.is_object()) return {};
   std::string_view last = json_pointer.substr(slash);
   std::string buf;
-  return file_->place_of(o->ref_, o->limit_, detail::json::next_token(last, buf));
+  return file_->place_of(object.ref_, object.limit_, detail::json::next_token(last, buf));
 }
 
 void json_store::restore_member(std::string_view json_pointer,

@@ -237,7 +237,9 @@ class patch_session {
     }
   }
 
-  void remove(const std::string& path) {
+  // RFC 6902 "remove" of the value at `path`. `text`, when the caller has
+  // it (a move), is that value's text, for the undo.
+  void remove(const std::string& path, const std::string* text = nullptr) {
     if (path.empty()) throw std::invalid_argument("the whole document cannot be removed");
     const std::string_view parent_ptr = split_parent(path);
     const std::optional<json_value> p = s_.find(parent_ptr);
@@ -248,15 +250,14 @@ class patch_session {
                               parent.type_name() + ", not an object or array");
     const std::optional<json_value> old = s_.find(path);
     if (!old) throw std::out_of_range("no value at \"" + path + "\"");
+    std::string before = text ? *text : std::string(std::string_view(old->dump()));
     if (parent.is_array()) {
-      std::string before(std::string_view(old->dump()));
       s_.erase(path);
       undo_.push_back({undo_kind::insert, path, std::move(before)});
     } else {
       // A member put back by set() would go to the end: it goes back to its
       // place instead, so member order survives a failed patch.
-      const member_place place = s_.member_place(path);
-      std::string before(std::string_view(old->dump()));
+      const member_place place = s_.member_place(parent, path);
       s_.erase(path);
       undo_.push_back({undo_kind::restore, path, std::move(before), place});
     }
@@ -366,7 +367,7 @@ void apply_one(patch_session& p, json_store& s, const node& op, std::size_t i) {
     // As RFC 6902 4.4 defines it, a remove and an add: a member moved onto
     // itself goes to the end of its object.
     const std::string text = p.text_at(from);
-    p.remove(from);
+    p.remove(from, &text);
     p.add(path, text);
   } else if (name == "copy") {
     p.add(path, p.text_at(string_field(op, "from", i)));
