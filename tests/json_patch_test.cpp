@@ -117,6 +117,40 @@ TEST(JsonPatch, EachOperationsErrors) {
   EXPECT_EQ(std::string_view(s.dump()), "[1]");
 }
 
+// RFC 6902 4.6: objects are equal when they hold the same keys with equal
+// values, in any order; a repeated key counts once, by its last value (as
+// find() reads it), in the document and in the patch alike. The members
+// are matched by hash: a test of an object of 20,000 members took 0.76 s
+// (each key compared with every one before it), 100,000 members 38 s.
+TEST(JsonPatch, ATestOfAnObjectMatchesEachKeyOnceByItsLastValue) {
+  temp_dir d;
+  auto s = fl::json_store::import(R"({"o":{"a":1,"b":2,"a":3}})", d.path() / "t");
+  const auto test = [&](const std::string& value) {
+    try {
+      s.apply_patch(R"([{"op":"test","path":"/o","value":)" + value + "}]");
+      return true;
+    } catch (const std::invalid_argument&) {
+      return false;
+    }
+  };
+  EXPECT_TRUE(test(R"({"b":2,"a":3})"));
+  EXPECT_TRUE(test(R"({"a":1,"a":3,"b":2})"));
+  EXPECT_FALSE(test(R"({"a":1,"b":2})"));
+  EXPECT_FALSE(test(R"({"a":3,"b":2,"c":1})"));
+  EXPECT_FALSE(test(R"({"a":3})"));
+
+  std::string big = "{";
+  for (int i = 0; i < 20'000; ++i)
+    big += (i ? ",\"k" : "\"k") + std::to_string(i) + "\":" + std::to_string(i);
+  big += "}";
+  s.set("/big", big);
+  EXPECT_NO_THROW(s.apply_patch(R"([{"op":"test","path":"/big","value":)" + big + "}]"));
+  std::string other = big;
+  other.replace(other.rfind(":19999}"), 7, ":0}");
+  EXPECT_THROW(s.apply_patch(R"([{"op":"test","path":"/big","value":)" + other + "}]"),
+               std::invalid_argument);
+}
+
 TEST(JsonPatch, AFailedPatchLeavesTheDocumentAndTheFileAsTheyWere) {
   temp_dir d;
   const auto p = d.path() / "s";

@@ -10,13 +10,14 @@
 
 #include <fl/json_store.hpp>
 
-#include <algorithm>
 #include <charconv>
 #include <exception>
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -175,18 +176,20 @@ bool equal(const json_value& v, const node& n) {
       return true;
     }
     case json_type::object: {
-      std::vector<std::string_view> distinct;
-      for (const std::string& k : n.keys)
-        if (std::find(distinct.begin(), distinct.end(), k) == distinct.end()) distinct.push_back(k);
-      std::size_t members = 0;
-      std::vector<std::string_view> seen;
-      for (const fl::json_member& m : v.members())
-        if (std::find(seen.begin(), seen.end(), m.key) == seen.end())
-          seen.push_back(m.key), ++members;
-      if (members != distinct.size()) return false;
-      for (const std::string_view k : distinct) {
+      // A repeated key counts once, by its last value (as find() reads it),
+      // on both sides. Hashed, so that a test of an object of m members costs
+      // O(m) lookups, not O(m^2) comparisons.
+      std::unordered_map<std::string_view, const node*> want;
+      want.reserve(n.keys.size());
+      for (std::size_t i = 0; i < n.keys.size(); ++i) want[n.keys[i]] = &n.items[i];
+      if (v.size() < want.size()) return false;
+      std::unordered_set<std::string_view> have;
+      have.reserve(v.size());
+      for (const fl::json_member& m : v.members()) have.insert(m.key);
+      if (have.size() != want.size()) return false;
+      for (const auto& [k, item] : want) {
         const std::optional<json_value> c = v.find(k);
-        if (!c || !equal(*c, *n.member(k))) return false;
+        if (!c || !equal(*c, *item)) return false;
       }
       return true;
     }
@@ -345,11 +348,12 @@ void apply_one(patch_session& p, json_store& s, const node& op, std::size_t i) {
     throw std::invalid_argument("operation " + std::to_string(i) + " is not an object");
   // RFC 6902 A.13: an operation with a repeated member ("op" twice) is not
   // a valid patch; reading one of the two would guess the author's intent.
-  for (std::size_t k = 1; k < op.keys.size(); ++k)
-    if (std::find(op.keys.begin(), op.keys.begin() + static_cast<std::ptrdiff_t>(k),
-                  op.keys[k]) != op.keys.begin() + static_cast<std::ptrdiff_t>(k))
-      throw std::invalid_argument("operation " + std::to_string(i) + " has \"" + op.keys[k] +
-                                  "\" twice");
+  // (Hashed: an operation may carry any number of members it ignores.)
+  std::unordered_set<std::string_view> names;
+  names.reserve(op.keys.size());
+  for (const std::string& k : op.keys)
+    if (!names.insert(k).second)
+      throw std::invalid_argument("operation " + std::to_string(i) + " has \"" + k + "\" twice");
   const std::string& name = string_field(op, "op", i);
   const std::string& path = string_field(op, "path", i);
   if (name == "add") {
