@@ -564,6 +564,7 @@ inline void append_token(std::string& out, std::string_view key) {
 // The array index an RFC 6901 token names: "0" or digits without a leading
 // zero, below 2^53; npos for anything else (including "-").
 inline constexpr std::uint64_t no_index = ~std::uint64_t{0};
+std::uint64_t token_index(std::string_view token) noexcept;
 
 // Where a member of an object is (apply_patch's undo of a removal puts it
 // back there): its position and, in an object tree, its seq (no_index in a
@@ -572,7 +573,6 @@ struct member_place {
   std::size_t pos = static_cast<std::size_t>(no_index);
   std::uint64_t seq = no_index;
 };
-std::uint64_t token_index(std::string_view token) noexcept;
 
 // RFC 8259 string escapes, read by both parsers (parse.cpp and the patch
 // reader in patch.cpp). unescape: the byte the two-character escape "\c"
