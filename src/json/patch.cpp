@@ -224,15 +224,15 @@ class patch_session {
                                 std::to_string(parent->size()) + "]");
       const std::string at = std::string(parent_ptr) + "/" + std::to_string(i);
       s_.insert(at, text);
-      undo_.push_back({undo_kind::erase, at, {}});
+      undo_.push_back({undo_kind::erase, at, {}, {}});
     } else if (parent->is_object()) {
       if (const std::optional<json_value> old = s_.find(path)) {
         std::string before(std::string_view(old->dump()));
         s_.set(path, text);
-        undo_.push_back({undo_kind::set, path, std::move(before)});
+        undo_.push_back({undo_kind::set, path, std::move(before), {}});
       } else {
         s_.set(path, text);
-        undo_.push_back({undo_kind::erase, path, {}});
+        undo_.push_back({undo_kind::erase, path, {}, {}});
       }
     } else {
       throw std::out_of_range("the parent \"" + std::string(parent_ptr) + "\" is " +
@@ -256,7 +256,7 @@ class patch_session {
     std::string before = text ? *text : std::string(std::string_view(old->dump()));
     if (parent.is_array()) {
       s_.erase(path);
-      undo_.push_back({undo_kind::insert, path, std::move(before)});
+      undo_.push_back({undo_kind::insert, path, std::move(before), {}});
     } else {
       // A member put back by set() would go to the end: it goes back to its
       // place instead, so member order survives a failed patch.
@@ -272,7 +272,7 @@ class patch_session {
     if (path.empty()) return replace_root(text);
     std::string before(std::string_view(old->dump()));
     s_.set(path, text);
-    undo_.push_back({undo_kind::set, path, std::move(before)});
+    undo_.push_back({undo_kind::set, path, std::move(before), {}});
   }
 
   std::string text_at(const std::string& from) const {
@@ -313,7 +313,7 @@ class patch_session {
   void replace_root(std::string_view text) {
     std::string before(std::string_view(s_.dump()));
     s_.set("", text);
-    undo_.push_back({undo_kind::set, "", std::move(before)});
+    undo_.push_back({undo_kind::set, "", std::move(before), {}});
   }
 
   json_store& s_;
