@@ -348,12 +348,21 @@ void apply_one(patch_session& p, json_store& s, const node& op, std::size_t i) {
     throw std::invalid_argument("operation " + std::to_string(i) + " is not an object");
   // RFC 6902 A.13: an operation with a repeated member ("op" twice) is not
   // a valid patch; reading one of the two would guess the author's intent.
-  // (Hashed: an operation may carry any number of members it ignores.)
-  std::unordered_set<std::string_view> names;
-  names.reserve(op.keys.size());
-  for (const std::string& k : op.keys)
-    if (!names.insert(k).second)
-      throw std::invalid_argument("operation " + std::to_string(i) + " has \"" + k + "\" twice");
+  // An operation has a few members, compared pairwise; one may carry any
+  // number it ignores, hashed then, lest the check cost their square.
+  const auto repeated = [&](const std::string& k) {
+    throw std::invalid_argument("operation " + std::to_string(i) + " has \"" + k + "\" twice");
+  };
+  if (op.keys.size() <= 8) {
+    for (std::size_t a = 1; a < op.keys.size(); ++a)
+      for (std::size_t b = 0; b < a; ++b)
+        if (op.keys[a] == op.keys[b]) repeated(op.keys[a]);
+  } else {
+    std::unordered_set<std::string_view> names;
+    names.reserve(op.keys.size());
+    for (const std::string& k : op.keys)
+      if (!names.insert(k).second) repeated(k);
+  }
   const std::string& name = string_field(op, "op", i);
   const std::string& path = string_field(op, "path", i);
   if (name == "add") {
