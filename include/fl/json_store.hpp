@@ -536,8 +536,8 @@ class json_store {
   // place.pos) with the value `json_text`. O(log n) in an object tree.
   // Records nothing in the change feed: apply_patch cuts a refused patch's
   // edits from it.
-  detail::json::member_place member_place(const json_value& object,
-                                          std::string_view json_pointer) const;
+  detail::json::member_place place_of(const json_value& object,
+                                      std::string_view json_pointer) const;
   void restore_member(std::string_view json_pointer, const detail::json::member_place& place,
                       std::string_view json_text);
   [[noreturn]] static void missing(std::string_view json_pointer);

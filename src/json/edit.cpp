@@ -143,14 +143,19 @@ json_ref store_file::copy_container(const json_ref& c, std::uint64_t limit, std:
     ms.push_back(m);
   }
   if (what == op::add || (what == op::insert && pos == n)) add_new();
+  // Same keys in the same places after a set: the old order stands.
+  return new_object(ms, keys, what == op::set && old_indexed ? src + std::size_t{n} * e : nullptr);
+}
+
+json_ref store_file::new_object(std::vector<json_member>& ms, const std::string& keys,
+                                const unsigned char* old_index) {
   // A flat object that grows past leaf_max becomes a tree (format 5), its
   // members copied once.
   const tree_shape shape = current_tree_shape();
-  if (rules_.object_trees && n2 > shape.leaf_max)
-    return build_object_tree(tail_, tail_base_, tail_blocks_, ms.data(), n2, keys, shape, rules_);
-  // Same keys in the same places after a set: the old order stands.
-  return new_flat_object(ms, keys,
-                         what == op::set && old_indexed ? src + std::size_t{n} * e : nullptr);
+  if (rules_.object_trees && ms.size() > shape.leaf_max)
+    return build_object_tree(tail_, tail_base_, tail_blocks_, ms.data(), ms.size(), keys, shape,
+                             rules_);
+  return new_flat_object(ms, keys, old_index);
 }
 
 json_ref store_file::new_flat_object(std::vector<json_member>& ms, const std::string& keys,
@@ -592,15 +597,6 @@ void store_file::find_replaced(const json_ref& r, std::uint32_t depth, std::uint
   }
 }
 
-member_place store_file::place_of(const json_ref& obj, std::uint64_t limit,
-                                 std::string_view key) const {
-  member_place p;
-  p.pos = find_member(obj, limit, key);
-  if (obj.tree() && p.pos != std::string_view::npos)
-    p.seq = read_member_entry(member_offset(obj, limit, p.pos), limit).seq;
-  return p;
-}
-
 }  // namespace json
 }  // namespace detail
 
@@ -631,8 +627,8 @@ void json_store::write(std::string_view json_pointer, std::string_view json_text
   f.record_op(f.edit_op_, json_pointer, &json_text);
 }
 
-detail::json::member_place json_store::member_place(const json_value& object,
-                                                    std::string_view json_pointer) const {
+detail::json::member_place json_store::place_of(const json_value& object,
+                                                std::string_view json_pointer) const {
   const std::size_t slash = json_pointer.rfind('/');
   if (slash == std::string_view::npos || !object.is_object()) return {};
   std::string_view last = json_pointer.substr(slash);

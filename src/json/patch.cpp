@@ -260,7 +260,7 @@ class patch_session {
     } else {
       // A member put back by set() would go to the end: it goes back to its
       // place instead, so member order survives a failed patch.
-      const member_place place = s_.member_place(parent, path);
+      const member_place place = s_.place_of(parent, path);
       s_.erase(path);
       undo_.push_back({undo_kind::restore, path, std::move(before), place});
     }

@@ -410,6 +410,11 @@ class store_file {
   // edit's path): O(n), new seqs in document order.
   json_ref rebuild_object_tree(const json_ref& o, std::uint64_t limit, std::size_t pos,
                                const json_ref& v, std::string_view key);
+  // An object of members `ms` (keys: offsets into `keys`) in the tail: a
+  // tree when the store's format has them and there are more than leaf_max,
+  // else a flat table (new_flat_object, `index` as there).
+  json_ref new_object(std::vector<json_member>& ms, const std::string& keys,
+                      const unsigned char* index);
   // A flat object table in the tail of members `ms` whose keys are offsets
   // into `keys`; `index`, if given, is the member index to keep (set).
   json_ref new_flat_object(std::vector<json_member>& ms, const std::string& keys,
