@@ -120,6 +120,88 @@ TEST(StoreLock, MappedSpaceRenameOntoAnOpenSpaceThrowsLocked) {
   check.verify();
 }
 
+// A space rebuilt from a store replaces it under the store's own lock: the
+// rename closes the replaced space but holds its lock until the rebuilt file
+// has the name (where rename(to) alone finds the store open and refuses).
+TEST(StoreLock, MappedSpaceRenameInPlaceOfItsOwnStoreHoldsTheLockThrough) {
+  scratch_dir d;
+  fl::mapped_space held(d / "held");
+  held.set_root(held.make<std::uint64_t>(41));
+  held.sync();
+  fl::mapped_space rebuilt(d / "rebuilt");
+  rebuilt.set_root(rebuilt.make<std::uint64_t>(7));
+  rebuilt.sync();
+  EXPECT_THROW(rebuilt.rename(d / "held"), fl::persist_error);
+  rebuilt.rename(d / "held", std::move(held));
+  EXPECT_EQ(rebuilt.path(), d / "held");
+  EXPECT_FALSE(fs::exists(d / "rebuilt"));
+  // The renamed space is the store's writer: locked, and it commits there.
+  EXPECT_TRUE(fl::mapped_space::locked(d / "held"));
+  *rebuilt.get(rebuilt.root<std::uint64_t>()) = 8;
+  rebuilt.sync();
+  rebuilt = fl::mapped_space(d / "other");  // closes "held"
+  EXPECT_FALSE(fl::mapped_space::locked(d / "held"));
+  fl::mapped_space check(d / "held", {.mode = fl::open_mode::open_existing});
+  EXPECT_EQ(*check.get(check.root<std::uint64_t>()), 8u);
+  check.verify();
+  // A `replaced` that does not hold the file at `to` only closes: the
+  // rename is then rename(to), refused while another space holds it.
+  fl::mapped_space a(d / "a");
+  a.set_root(a.make<std::uint64_t>(1));
+  a.sync();
+  fl::mapped_space unrelated(d / "unrelated");
+  EXPECT_THROW(a.rename(d / "held", std::move(unrelated)), fl::persist_error);
+  EXPECT_EQ(a.path(), d / "a");
+  check = fl::mapped_space(d / "other2");  // closes "held"
+  a.rename(d / "held", fl::mapped_space(d / "unrelated2"));
+  EXPECT_EQ(*a.get(a.root<std::uint64_t>()), 1u);
+}
+
+// A writer compacting and committing in a loop while another process imports
+// onto the path in a loop: the compaction's publishing sync replaces the
+// store under its lock, so no import ever takes the path from the writer
+// (the writer's commits all stand, and each of its syncs publishes).
+TEST(StoreLock, ImportsFromAnotherProcessNeverTakeTheStoreWhileItIsCompacted) {
+#if defined(__SANITIZE_ADDRESS__)
+  constexpr int rounds = 150;
+#else
+  constexpr int rounds = 600;
+#endif
+  scratch_dir d;
+  const fs::path p = d / "s.fljson";
+  const fs::path stop = d / "stop";
+  fl::json_store::import(R"({"n":0,"o":{"a":1}})", p).sync();
+  auto s = fl::json_store::open(p);
+  const pid_t importer = fl_test::start_child([&] {
+    int published = 0, tried = 0;
+    for (; !fs::exists(stop); ++tried) {
+      try {
+        fl::json_store::import(R"({"imported":1})", p).sync();
+        ++published;
+      } catch (const fl::persist_error& e) {
+        if (!says_locked(e)) return 2;
+      }
+    }
+    std::printf("race: %d of %d imports took the path\n", published, tried);
+    return published == 0 ? 0 : 1;
+  });
+  int synced = 0;
+  try {
+    for (; synced < rounds; ++synced) {
+      s.set("/n", std::to_string(synced + 1));
+      s.compact();
+      s.sync();
+    }
+  } catch (const fl::persist_error& e) {
+    ADD_FAILURE() << "round " << synced + 1 << ": " << e.what();
+  }
+  { std::FILE* f = std::fopen(stop.c_str(), "w"); std::fclose(f); }
+  const int rc = fl_test::wait_child(importer);
+  EXPECT_EQ(rc, 0) << "an import replaced the store while its writer held it";
+  s = fl::json_store::import("0", d / "other.fljson");  // closes the store at p
+  EXPECT_EQ(fl::json_store::open(p).at("/n"), fl::string(std::to_string(synced)));
+}
+
 TEST(StoreLock, CommitIntoAFileReplacedBehindTheLockThrows) {
   scratch_dir d;
   const fs::path p = d / "s.fljson";

@@ -58,9 +58,9 @@ inline void write_bytes(const std::filesystem::path& p, const std::vector<unsign
   out.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
 }
 
-// Runs `fn` in a forked child and returns its exit status: the value `fn`
-// returned, or 128 + the signal that ended it.
-inline int run_in_child(const std::function<int()>& fn) {
+// Starts `fn` in a forked child, whose exit status is the value `fn`
+// returns (98 if it throws).
+inline pid_t start_child(const std::function<int()>& fn) {
   std::fflush(nullptr);
   const pid_t pid = ::fork();
   if (pid < 0) std::abort();
@@ -69,12 +69,22 @@ inline int run_in_child(const std::function<int()>& fn) {
     try {
       rc = fn();
     } catch (...) { rc = 98; }
+    std::fflush(nullptr);
     ::_exit(rc);
   }
+  return pid;
+}
+
+// Waits for a child start_child() made: its exit status, or 128 + the
+// signal that ended it.
+inline int wait_child(pid_t pid) {
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0) {}
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   return WEXITSTATUS(status);
 }
+
+// Runs `fn` in a forked child and returns its exit status (wait_child).
+inline int run_in_child(const std::function<int()>& fn) { return wait_child(start_child(fn)); }
 
 }  // namespace fl_test

@@ -374,6 +374,18 @@ class mapped_space {
   // once committed. Throws persist_error "locked" (naming `to`) if a space
   // there is open, or on an I/O error; the names are then unchanged.
   void rename(const std::filesystem::path& to);
+  // rename(to) in place of the store `replaced` holds open at `to` (its
+  // writer): for a space rebuilt from a store and published in its place (a
+  // compaction). `replaced` is closed first, as its destructor would close
+  // it, but its lock is held until the rename is made, so that no other
+  // process or handle opens or replaces the store at `to` in between. When
+  // `replaced` does not hold the file `to` names (a reader, another file, a
+  // writer another handle of this process took the file over from), it
+  // only closes, and this is rename(to). `replaced` stays open when this
+  // throws before anything changed (this space read-only, a reader holding
+  // an older commit than its file can drop, a failed checkpoint); otherwise
+  // it is closed afterwards, as if moved from, also when this throws.
+  void rename(const std::filesystem::path& to, mapped_space&& replaced);
   // Whether a writer (in another process, or another handle of this one)
   // has the space at `path` open: its lock, probed without waiting. False
   // when there is no file. A snapshot: the answer may change at once.
@@ -495,6 +507,7 @@ class mapped_space {
 
  private:
   fptr<void> root_offset() const noexcept;
+  void rename_over(const std::filesystem::path& to, mapped_space* replaced);
   [[noreturn]] void bad_fptr(std::uint64_t offset, std::size_t bytes) const;
 
   std::byte* base_ = nullptr;  // the mapping's start (file offset 0)

@@ -250,13 +250,19 @@ void store_file::sync() {
     } catch (const persist_error& e) {
       throw persist_error(path_, e.reason());  // not the temporary file's name
     }
-    // A compaction's old store is closed first: the rename replaces only
-    // a file nobody holds (a store opened elsewhere meanwhile makes it
-    // throw "locked", and a later sync() tries again).
-    old_space_.reset();
+    // A compaction's old store closes in the rename, which holds its lock
+    // until the compacted file has the name: no other process or handle
+    // can open or replace the store in between. Without one, the rename
+    // replaces only a file nobody holds ("locked" if a store at path_ is
+    // open elsewhere; a later sync() tries again).
     space_->set_durable(true);
     try {
-      space_->rename(path_);
+      if (old_space_) {
+        space_->rename(path_, std::move(*old_space_));  // open still if it threw at once
+        old_space_.reset();
+      } else {
+        space_->rename(path_);
+      }
     } catch (...) {
       space_->set_durable(false);
       throw;

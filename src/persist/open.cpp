@@ -480,11 +480,27 @@ mapped_space::mapped_space(mapped_space&& o) noexcept
 
 namespace {
 
+// A writer's lock kept past its space's close (close_space's keep_lock): a
+// descriptor of the locked open file description. It unlocks as it goes, as
+// a close does: a child forked meanwhile holds the description too.
+struct held_lock {
+  detail::unique_fd fd;
+  held_lock() = default;
+  held_lock(held_lock&&) = default;
+  ~held_lock() {
+    if (fd) ::flock(fd.get(), LOCK_UN);
+  }
+};
+
 // A clean close: the commits the log alone holds go to the data file and a
 // meta slot (detail::checkpoint), so the next open reads no log. A failure
 // leaves them in the log, where the next open finds them.
-void close_space(detail::space_state* s) noexcept {
-  if (s == nullptr || s->base == nullptr) return;
+// With `keep_lock`, a writer's lock outlives the close, held by the
+// returned held_lock (for rename(to, replaced)); an empty one when the space
+// held none (a reader, or a writer another handle took the file over from).
+held_lock close_space(detail::space_state* s, bool keep_lock = false) noexcept {
+  held_lock held;
+  if (s == nullptr || s->base == nullptr) return held;
   if (!s->read_only) {
     detail::unregister_writer(s);
     if (!s->retired.load(std::memory_order_relaxed) && !s->in_place_failed) {
@@ -504,7 +520,10 @@ void close_space(detail::space_state* s) noexcept {
   // writer took (take_kept_fd). Not a writer another handle took over: that
   // one holds the same description, and the lock is its own.
   const bool retired = !s->read_only && s->retired.load(std::memory_order_relaxed);
-  const bool unlocked = !s->read_only && !retired && ::flock(s->fd.get(), LOCK_UN) == 0;
+  if (keep_lock && !s->read_only && !retired)
+    held.fd = detail::unique_fd(::fcntl(s->fd.get(), F_DUPFD_CLOEXEC, 0));
+  const bool unlocked =
+      !s->read_only && !retired && !held.fd && ::flock(s->fd.get(), LOCK_UN) == 0;
   // A mapping that holds only the file's pages is left for the next open of
   // the file: a reader's unless it read the log or zeros past the file's end
   // (private_pages), a writer's when its page tables show no page it wrote
@@ -512,6 +531,7 @@ void close_space(detail::space_state* s) noexcept {
   const bool clean =
       s->read_only ? !s->private_pages : unlocked && detail::maps_only_file(*s);
   detail::give_reservation(*s, clean);
+  return held;
 }
 
 }  // namespace
@@ -567,7 +587,13 @@ space_stats mapped_space::stats() const {
   return r;
 }
 
-void mapped_space::rename(const std::filesystem::path& to) {
+void mapped_space::rename(const std::filesystem::path& to) { rename_over(to, nullptr); }
+
+void mapped_space::rename(const std::filesystem::path& to, mapped_space&& replaced) {
+  rename_over(to, &replaced);
+}
+
+void mapped_space::rename_over(const std::filesystem::path& to, mapped_space* replaced) {
   detail::space_state& s = *st_;
   detail::refuse_read_only(s, "rename");
   detail::check_not_retired(s);
@@ -586,6 +612,15 @@ void mapped_space::rename(const std::filesystem::path& to) {
   if (const int e = detail::checkpoint(s)) detail::throw_errno(s.path, "checkpoint", e);
   const std::filesystem::path log_to = detail::side_file(to, detail::log_suffix);
   std::filesystem::path from = s.path;
+  // The replaced space closes (its commits checkpointed, its reader table
+  // let go) but its lock stays held, by `held`, until the rename is made:
+  // between the two, no one else can open the store at `to` or replace it.
+  const held_lock held = replaced != nullptr ? close_space(replaced->st_.get(), true) : held_lock();
+  if (replaced != nullptr) {
+    replaced->base_ = nullptr;
+    replaced->size_ = 0;
+    replaced->st_.reset();
+  }
   // Readers open a store by two names, the data file's and its table's
   // (`<to>-readers`): the table there is held from before the data file's
   // rename until this space's table replaces it (table_handover).
@@ -617,19 +652,23 @@ void mapped_space::rename(const std::filesystem::path& to) {
         break;
       }
       if (detail::names_file(s.path, old.get())) return;  // already its name
-      if (::flock(old.get(), LOCK_EX | LOCK_NB) != 0) {
-        if (errno == EWOULDBLOCK)
-          throw persist_error(to,
-                              "locked: another process or handle has it open; nothing was changed");
-        detail::throw_errno(to, "flock", errno);
+      // Its lock: held already (the replaced space's), or taken here, and
+      // then only while `to` still names the file locked.
+      if (!held.fd || !detail::same_file(old.get(), held.fd.get())) {
+        if (::flock(old.get(), LOCK_EX | LOCK_NB) != 0) {
+          if (errno == EWOULDBLOCK)
+            throw persist_error(
+                to, "locked: another process or handle has it open; nothing was changed");
+          detail::throw_errno(to, "flock", errno);
+        }
+        if (!detail::names_file(to, old.get())) continue;  // replaced meanwhile
       }
-      if (!detail::names_file(to, old.get())) continue;  // replaced meanwhile
       if (::rename(s.path.c_str(), to.c_str()) != 0) detail::throw_errno(s.path, "rename", errno);
       // A closed space's mapping of the replaced file would keep its blocks.
       struct stat sb;
       if (::fstat(old.get(), &sb) == 0) detail::drop_kept_file(detail::id_of(sb));
       table.mark_replaced(s.committed);  // its readers must open `to` again
-      break;  // `old` (the replaced file) is unlocked as it closes
+      break;  // `old` and `held` unlock the replaced file as they close
     }
     // 3. The log under the old name holds nothing the file needs: removed (if
     // that name is still this space's log). The next commit starts "<to>-log".
