@@ -21,7 +21,6 @@
 #include <string_view>
 #include <vector>
 
-#include <sys/wait.h>
 #include <unistd.h>
 
 namespace {
@@ -93,14 +92,18 @@ TEST(StoreLock, PublishingSyncOntoAStoreOpenInAnotherHandleThrowsLocked) {
   EXPECT_EQ(str(fl::json_store::open(p).dump()), "[2,3]");
 }
 
+// A space at `p` whose committed root is the number `v`.
+fl::mapped_space space_holding(const fs::path& p, std::uint64_t v) {
+  fl::mapped_space s(p);
+  s.set_root(s.make<std::uint64_t>(v));
+  s.sync();
+  return s;
+}
+
 TEST(StoreLock, MappedSpaceRenameOntoAnOpenSpaceThrowsLocked) {
   scratch_dir d;
-  fl::mapped_space held(d / "held");
-  held.set_root(held.make<std::uint64_t>(41));
-  held.sync();
-  fl::mapped_space mover(d / "mover");
-  mover.set_root(mover.make<std::uint64_t>(7));
-  mover.sync();
+  fl::mapped_space held = space_holding(d / "held", 41);
+  fl::mapped_space mover = space_holding(d / "mover", 7);
   try {
     mover.rename(d / "held");
     ADD_FAILURE() << "renamed over an open space";
@@ -125,12 +128,8 @@ TEST(StoreLock, MappedSpaceRenameOntoAnOpenSpaceThrowsLocked) {
 // has the name (where rename(to) alone finds the store open and refuses).
 TEST(StoreLock, MappedSpaceRenameInPlaceOfItsOwnStoreHoldsTheLockThrough) {
   scratch_dir d;
-  fl::mapped_space held(d / "held");
-  held.set_root(held.make<std::uint64_t>(41));
-  held.sync();
-  fl::mapped_space rebuilt(d / "rebuilt");
-  rebuilt.set_root(rebuilt.make<std::uint64_t>(7));
-  rebuilt.sync();
+  fl::mapped_space held = space_holding(d / "held", 41);
+  fl::mapped_space rebuilt = space_holding(d / "rebuilt", 7);
   EXPECT_THROW(rebuilt.rename(d / "held"), fl::persist_error);
   rebuilt.rename(d / "held", std::move(held));
   EXPECT_EQ(rebuilt.path(), d / "held");
@@ -146,9 +145,7 @@ TEST(StoreLock, MappedSpaceRenameInPlaceOfItsOwnStoreHoldsTheLockThrough) {
   check.verify();
   // A `replaced` that does not hold the file at `to` only closes: the
   // rename is then rename(to), refused while another space holds it.
-  fl::mapped_space a(d / "a");
-  a.set_root(a.make<std::uint64_t>(1));
-  a.sync();
+  fl::mapped_space a = space_holding(d / "a", 1);
   fl::mapped_space unrelated(d / "unrelated");
   EXPECT_THROW(a.rename(d / "held", std::move(unrelated)), fl::persist_error);
   EXPECT_EQ(a.path(), d / "a");
@@ -248,10 +245,8 @@ TEST(StoreLock, ReimportsRacingWithEditsNeverLoseACommit) {
   scratch_dir d;
   const fs::path p = d / "s.fljson";
   fl::json_store::import(R"({"n":0,"w":-1})", p).sync();
-  std::fflush(nullptr);
-  const pid_t importer = ::fork();
   const fs::path stop = d / "stop";
-  if (importer == 0) {
+  const pid_t importer = fl_test::start_child([&] {
     int published = 0, k = 0;
     for (; !fs::exists(stop); ++k) {
       try {
@@ -261,17 +256,17 @@ TEST(StoreLock, ReimportsRacingWithEditsNeverLoseACommit) {
       } catch (const fl::persist_error& e) {
         if (!says_locked(e)) {
           std::fprintf(stderr, "importer: %s\n", e.what());
-          ::_exit(1);
+          return 1;
         }
         ::usleep(100);
       }
     }
     std::printf("race: %d of %d re-imports published\n", published, k);
-    std::fflush(nullptr);
-    ::_exit(0);
-  }
+    return 0;
+  });
+  // Failures end the loop (the importer must still be told to stop).
   int committed = 0, refused = 0;
-  for (int i = 0; i < rounds; ++i) {
+  for (int i = 0; i < rounds && !::testing::Test::HasFailure(); ++i) {
     try {
       auto s = fl::json_store::open(p);
       const std::int64_t n = s.find("/n")->as_int64();
@@ -279,19 +274,17 @@ TEST(StoreLock, ReimportsRacingWithEditsNeverLoseACommit) {
       s.set("/w", std::to_string(i));
       s.sync();
       auto again = fl::json_store::open(p);  // takes the file over: reads it from disk
-      ASSERT_EQ(again.find("/w")->as_int64(), i) << "a commit went to a replaced file";
-      ASSERT_EQ(again.find("/n")->as_int64(), n + 1);
+      EXPECT_EQ(again.find("/w")->as_int64(), i) << "a commit went to a replaced file";
+      EXPECT_EQ(again.find("/n")->as_int64(), n + 1);
       ++committed;
     } catch (const fl::persist_error& e) {
-      ASSERT_TRUE(says_locked(e)) << e.what();
+      EXPECT_TRUE(says_locked(e)) << e.what();
       ++refused;
     }
     ::usleep(i % 2 ? 200 : 5000);  // closed for a moment: the importer may publish
   }
   { std::FILE* f = std::fopen(stop.c_str(), "w"); std::fclose(f); }
-  int status = 0;
-  while (::waitpid(importer, &status, 0) < 0) {}
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  EXPECT_EQ(fl_test::wait_child(importer), 0);
   std::printf("race: %d of %d edit sessions committed, %d refused as locked\n", committed, rounds,
               refused);
   EXPECT_GT(committed, 0);
