@@ -339,6 +339,39 @@ TEST(StoreLock, SecondOpenInThisProcessRefusedWhileTheFirstHasUncommittedChanges
   EXPECT_EQ(str(fl::json_store::open(p).dump()), "[1,2,3]");
 }
 
+// A reader holding an older commit leaves the writer's committed pages
+// private (the file lags at the reader's commit). They are committed, not
+// changes: a second open in this process is refused for the reader's sake
+// (the earlier handle's log is still needed), and says so, and takes the
+// file over once the reader has moved on.
+TEST(StoreLock, SecondOpenBesideAReaderHoldingAnOlderCommitNamesTheReader) {
+  scratch_dir d;
+  const fs::path p = d / "s.fljson";
+  fl::json_store::import(R"({"n":0,"o":{"a":[1,2,3]}})", p).sync();
+  auto a = fl::json_store::open(p);
+  auto r = fl::json_store::open(p, fl::open_mode::read_only);  // holds the imported commit
+  a.set("/n", "1");
+  a.set("/o/b", "[4]");
+  a.sync();
+  try {
+    (void)fl::json_store::open(p);
+    ADD_FAILURE() << "took the file over from under a reader's commit";
+  } catch (const fl::persist_error& e) {
+    EXPECT_TRUE(says_locked(e)) << e.what();
+    EXPECT_NE(e.reason().find("readers hold older commits"), std::string::npos) << e.what();
+    EXPECT_EQ(e.reason().find("uncommitted"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(str(r.dump()), R"({"n":0,"o":{"a":[1,2,3]}})");
+  r.refresh();  // the reader moves to the newest commit
+  auto b = fl::json_store::open(p);
+  EXPECT_EQ(str(b.dump()), R"({"n":1,"o":{"a":[1,2,3],"b":[4]}})");
+  b.set("/n", "2");
+  b.sync();
+  r.refresh();
+  EXPECT_EQ(r.at("/n"), fl::string("2"));
+  r.verify();
+}
+
 TEST(StoreLock, SecondOpenInAnotherProcessIsLocked) {
   scratch_dir d;
   const fs::path p = d / "s.fljson";

@@ -323,9 +323,10 @@ void free_deferred_block(space_state& s, std::uint64_t off, const char* what) {
 // freeing them one by one read each header through the mapping (a fault)
 // and wrote it (a second fault, with a TLB flush). A batch's own block is
 // read and freed too, and the oldest batch left gets a write to its link.
-// Pages a commit kept as copies (s.kept) are left out: asking the kernel
-// about a page it has copied already costs about what a fault would (a
-// smaller file keeps nearly all of them).
+// Pages a commit kept as copies (s.kept), or left lagging as copies (the
+// file lacks them), are left out: asking the kernel about a page it has
+// copied already costs about what a fault would (a smaller file keeps
+// nearly all of them).
 void populate_due_headers(space_state& s, std::uint64_t oldest) {
   // (Every commit asks; most have nothing due.)
   if (s.deferred.empty() || s.deferred.front().generation > oldest) return;
@@ -334,7 +335,9 @@ void populate_due_headers(space_state& s, std::uint64_t oldest) {
     if (payload < space_first_block + 8 || payload - 8 + 16 > s.committed.file_size) return;
     check_pages_from_file(s, payload - 8, 16);
     for (const std::uint64_t p : {(payload - 8) / s.sys_page, (payload + 7) / s.sys_page})
-      if (!s.kept.contains(p * s.sys_page)) pages.push_back(p);
+      if (!s.kept.contains(p * s.sys_page) &&
+          (!s.readers || !s.readers->lagging.contains(p * s.sys_page)))
+        pages.push_back(p);
   };
   for (const space_state::deferred_batch& batch : s.deferred) {
     if (batch.generation > oldest) {

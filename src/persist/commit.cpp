@@ -373,6 +373,7 @@ bool has_uncommitted(space_state& s) {
     return true;
   std::vector<log_extent> runs;
   find_dirty(s, space_data_start, std::min(s.size, round_up(s.alloc.top, s.sys_page)), runs);
+  drop_unchanged_lagging(s, runs);  // pages the file lacks, as their commit left them
   drop_unchanged_kept(s, runs);
   return !runs.empty();
 }
