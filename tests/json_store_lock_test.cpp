@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -131,6 +132,8 @@ TEST(StoreLock, MappedSpaceRenameInPlaceOfItsOwnStoreHoldsTheLockThrough) {
   fl::mapped_space held = space_holding(d / "held", 41);
   fl::mapped_space rebuilt = space_holding(d / "rebuilt", 7);
   EXPECT_THROW(rebuilt.rename(d / "held"), fl::persist_error);
+  EXPECT_THROW(rebuilt.rename(d / "held", std::move(rebuilt)), std::invalid_argument);
+  EXPECT_EQ(rebuilt.path(), d / "rebuilt");  // unchanged
   rebuilt.rename(d / "held", std::move(held));
   EXPECT_EQ(rebuilt.path(), d / "held");
   EXPECT_FALSE(fs::exists(d / "rebuilt"));

@@ -385,6 +385,7 @@ class mapped_space {
   // throws before anything changed (this space read-only, a reader holding
   // an older commit than its file can drop, a failed checkpoint); otherwise
   // it is closed afterwards, as if moved from, also when this throws.
+  // Throws std::invalid_argument if `replaced` is this space.
   void rename(const std::filesystem::path& to, mapped_space&& replaced);
   // Whether a writer (in another process, or another handle of this one)
   // has the space at `path` open: its lock, probed without waiting. False

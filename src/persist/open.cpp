@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstring>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -590,6 +591,8 @@ space_stats mapped_space::stats() const {
 void mapped_space::rename(const std::filesystem::path& to) { rename_over(to, nullptr); }
 
 void mapped_space::rename(const std::filesystem::path& to, mapped_space&& replaced) {
+  if (&replaced == this)
+    throw std::invalid_argument("fl::mapped_space::rename: a space cannot replace itself");
   rename_over(to, &replaced);
 }
 
