@@ -482,10 +482,12 @@ mapped_space::mapped_space(mapped_space&& o) noexcept
 namespace {
 
 // A writer's lock kept past its space's close (close_space's keep_lock): a
-// descriptor of the locked open file description. It unlocks as it goes, as
-// a close does: a child forked meanwhile holds the description too.
+// descriptor of the locked open file description, and the file it locks.
+// It unlocks as it goes, as a close does: a child forked meanwhile holds the
+// description too.
 struct held_lock {
   detail::unique_fd fd;
+  detail::file_id file;
   held_lock() = default;
   held_lock(held_lock&&) = default;
   ~held_lock() {
@@ -521,8 +523,10 @@ held_lock close_space(detail::space_state* s, bool keep_lock = false) noexcept {
   // writer took (take_kept_fd). Not a writer another handle took over: that
   // one holds the same description, and the lock is its own.
   const bool retired = !s->read_only && s->retired.load(std::memory_order_relaxed);
-  if (keep_lock && !s->read_only && !retired)
+  if (keep_lock && !s->read_only && !retired) {
     held.fd = detail::unique_fd(::fcntl(s->fd.get(), F_DUPFD_CLOEXEC, 0));
+    held.file = s->file;
+  }
   const bool unlocked =
       !s->read_only && !retired && !held.fd && ::flock(s->fd.get(), LOCK_UN) == 0;
   // A mapping that holds only the file's pages is left for the next open of
@@ -655,9 +659,11 @@ void mapped_space::rename_over(const std::filesystem::path& to, mapped_space* re
         break;
       }
       if (detail::names_file(s.path, old.get())) return;  // already its name
+      struct stat sb;
+      if (::fstat(old.get(), &sb) != 0) detail::throw_errno(to, "fstat", errno);
       // Its lock: held already (the replaced space's), or taken here, and
       // then only while `to` still names the file locked.
-      if (!held.fd || !detail::same_file(old.get(), held.fd.get())) {
+      if (!held.fd || detail::id_of(sb) != held.file) {
         if (::flock(old.get(), LOCK_EX | LOCK_NB) != 0) {
           if (errno == EWOULDBLOCK)
             throw persist_error(
@@ -668,8 +674,7 @@ void mapped_space::rename_over(const std::filesystem::path& to, mapped_space* re
       }
       if (::rename(s.path.c_str(), to.c_str()) != 0) detail::throw_errno(s.path, "rename", errno);
       // A closed space's mapping of the replaced file would keep its blocks.
-      struct stat sb;
-      if (::fstat(old.get(), &sb) == 0) detail::drop_kept_file(detail::id_of(sb));
+      detail::drop_kept_file(detail::id_of(sb));
       table.mark_replaced(s.committed);  // its readers must open `to` again
       break;  // `old` and `held` unlock the replaced file as they close
     }

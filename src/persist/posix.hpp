@@ -190,13 +190,6 @@ inline bool names_file(const std::filesystem::path& p, int fd,
          a.st_ino == fd_stat->st_ino;
 }
 
-// Are the descriptors `a` and `b` open on the same file?
-inline bool same_file(int a, int b) noexcept {
-  struct stat sa, sb;
-  return ::fstat(a, &sa) == 0 && ::fstat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
-         sa.st_ino == sb.st_ino;
-}
-
 // "<p>.<what>-<pid>-<n>": a name beside `p` that no other process and no
 // other call of this process uses, for a file built before it is renamed
 // or linked onto `p`.
