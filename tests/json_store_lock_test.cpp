@@ -20,6 +20,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <unistd.h>
@@ -101,6 +102,49 @@ fl::mapped_space space_holding(const fs::path& p, std::uint64_t v) {
   return s;
 }
 
+// Another process importing `text` onto `p` in a loop until stop(), which
+// returns its exit status: 0, or 2 if a refusal did not say "locked", or,
+// with `must_be_refused`, 1 if an import took the path. `pause_us` after
+// each refusal lets the test's own opens in. stop() creates `stop_file`,
+// which ends the loop.
+class importer_child {
+ public:
+  importer_child(fs::path stop_file, const fs::path& p, const std::string& text,
+                 bool must_be_refused, useconds_t pause_us)
+      : stop_(std::move(stop_file)) {
+    pid_ = fl_test::start_child([&] {
+      int published = 0, tried = 0;
+      for (; !fs::exists(stop_); ++tried) {
+        try {
+          fl::json_store::import(text, p).sync();
+          ++published;
+        } catch (const fl::persist_error& e) {
+          if (!says_locked(e)) {
+            std::fprintf(stderr, "importer: %s\n", e.what());
+            return 2;
+          }
+          if (pause_us != 0) ::usleep(pause_us);
+        }
+      }
+      std::printf("race: %d of %d imports took the path\n", published, tried);
+      return must_be_refused && published != 0 ? 1 : 0;
+    });
+  }
+  importer_child(const importer_child&) = delete;
+  importer_child& operator=(const importer_child&) = delete;
+  ~importer_child() {
+    if (pid_ > 0) stop();  // a test that ended early still stops it
+  }
+  int stop() {
+    { std::FILE* f = std::fopen(stop_.c_str(), "w"); std::fclose(f); }
+    return fl_test::wait_child(std::exchange(pid_, 0));
+  }
+
+ private:
+  fs::path stop_;
+  pid_t pid_;
+};
+
 TEST(StoreLock, MappedSpaceRenameOntoAnOpenSpaceThrowsLocked) {
   scratch_dir d;
   fl::mapped_space held = space_holding(d / "held", 41);
@@ -169,22 +213,9 @@ TEST(StoreLock, ImportsFromAnotherProcessNeverTakeTheStoreWhileItIsCompacted) {
 #endif
   scratch_dir d;
   const fs::path p = d / "s.fljson";
-  const fs::path stop = d / "stop";
   fl::json_store::import(R"({"n":0,"o":{"a":1}})", p).sync();
   auto s = fl::json_store::open(p);
-  const pid_t importer = fl_test::start_child([&] {
-    int published = 0, tried = 0;
-    for (; !fs::exists(stop); ++tried) {
-      try {
-        fl::json_store::import(R"({"imported":1})", p).sync();
-        ++published;
-      } catch (const fl::persist_error& e) {
-        if (!says_locked(e)) return 2;
-      }
-    }
-    std::printf("race: %d of %d imports took the path\n", published, tried);
-    return published == 0 ? 0 : 1;
-  });
+  importer_child importer(d / "stop", p, R"({"imported":1})", true, 0);
   int synced = 0;
   try {
     for (; synced < rounds; ++synced) {
@@ -195,9 +226,7 @@ TEST(StoreLock, ImportsFromAnotherProcessNeverTakeTheStoreWhileItIsCompacted) {
   } catch (const fl::persist_error& e) {
     ADD_FAILURE() << "round " << synced + 1 << ": " << e.what();
   }
-  { std::FILE* f = std::fopen(stop.c_str(), "w"); std::fclose(f); }
-  const int rc = fl_test::wait_child(importer);
-  EXPECT_EQ(rc, 0) << "an import replaced the store while its writer held it";
+  EXPECT_EQ(importer.stop(), 0) << "an import replaced the store while its writer held it";
   s = fl::json_store::import("0", d / "other.fljson");  // closes the store at p
   EXPECT_EQ(fl::json_store::open(p).at("/n"), fl::string(std::to_string(synced)));
 }
@@ -248,25 +277,7 @@ TEST(StoreLock, ReimportsRacingWithEditsNeverLoseACommit) {
   scratch_dir d;
   const fs::path p = d / "s.fljson";
   fl::json_store::import(R"({"n":0,"w":-1})", p).sync();
-  const fs::path stop = d / "stop";
-  const pid_t importer = fl_test::start_child([&] {
-    int published = 0, k = 0;
-    for (; !fs::exists(stop); ++k) {
-      try {
-        auto b = fl::json_store::import(R"({"n":0,"w":-1})", p);
-        b.sync();
-        ++published;
-      } catch (const fl::persist_error& e) {
-        if (!says_locked(e)) {
-          std::fprintf(stderr, "importer: %s\n", e.what());
-          return 1;
-        }
-        ::usleep(100);
-      }
-    }
-    std::printf("race: %d of %d re-imports published\n", published, k);
-    return 0;
-  });
+  importer_child importer(d / "stop", p, R"({"n":0,"w":-1})", false, 100);
   // Failures end the loop (the importer must still be told to stop).
   int committed = 0, refused = 0;
   for (int i = 0; i < rounds && !::testing::Test::HasFailure(); ++i) {
@@ -286,8 +297,7 @@ TEST(StoreLock, ReimportsRacingWithEditsNeverLoseACommit) {
     }
     ::usleep(i % 2 ? 200 : 5000);  // closed for a moment: the importer may publish
   }
-  { std::FILE* f = std::fopen(stop.c_str(), "w"); std::fclose(f); }
-  EXPECT_EQ(fl_test::wait_child(importer), 0);
+  EXPECT_EQ(importer.stop(), 0);
   std::printf("race: %d of %d edit sessions committed, %d refused as locked\n", committed, rounds,
               refused);
   EXPECT_GT(committed, 0);
