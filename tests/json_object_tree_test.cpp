@@ -376,6 +376,30 @@ TEST_F(JsonObjectTreeTest, RepeatedKeysFindTheLast) {
   s.verify();
 }
 
+// A number set over a member of a tree is written where the edit's own
+// lookup found its entry (no second descent by position): the last member of
+// a repeated key, in a committed leaf and in one the same batch of edits
+// copied, the other members unchanged.
+TEST_F(JsonObjectTreeTest, ANumberSetOverAMemberWritesTheEntryItsLookupFound) {
+  const shape_scope tiny({2, 4});
+  auto s = fl::json_store::import(R"({"a":1,"b":2,"a":3,"c":4,"a":5,"d":6,"e":7,"f":8})", file());
+  s.sync();
+  ASSERT_TRUE(root_is_tree());
+  s.set("/a", "9");
+  EXPECT_EQ(str(s.dump()), R"({"a":1,"b":2,"a":3,"c":4,"a":9,"d":6,"e":7,"f":8})");
+  s.set("/g", "10");  // copies the last leaves: later sets land in the copies
+  s.set("/a", "11");
+  s.set("/f", "12");
+  s.set("/b", "13");
+  const std::string want = R"({"a":1,"b":13,"a":3,"c":4,"a":11,"d":6,"e":7,"f":12,"g":10})";
+  EXPECT_EQ(str(s.dump()), want);
+  EXPECT_EQ(s.find("/a")->as_int64(), 11);
+  s.sync();
+  s.verify();
+  auto again = fl::json_store::open(file());
+  EXPECT_EQ(str(again.dump()), want);
+}
+
 // A refused patch puts each member it removed back in its place: between
 // its neighbours' seqs in a tree, at its index in a flat table, and, where a
 // tree was rebuilt since (a flat table grown past leaf_max numbers its

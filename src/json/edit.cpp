@@ -199,8 +199,10 @@ json_ref store_file::new_flat_object(std::vector<json_member>& ms, const std::st
 std::uint64_t store_file::entry_offset(const json_ref& c, std::uint64_t limit,
                                        std::size_t pos) const {
   if (c.k == static_cast<std::uint8_t>(kind::array)) return element_offset(c, limit, pos);
-  return c.tree() ? member_offset(c, limit, pos) + offsetof(member_entry, value)
-                  : c.x + pos * sizeof(json_member) + offsetof(json_member, value);
+  if (!c.tree()) return c.x + pos * sizeof(json_member) + offsetof(json_member, value);
+  // The edit's own lookup found the member's entry: no second descent.
+  const std::uint64_t at = lookup_.at(c, pos) ? lookup_.m_offset : member_offset(c, limit, pos);
+  return at + offsetof(member_entry, value);
 }
 
 json_ref store_file::overwrite_entry(const json_ref& c, std::uint64_t limit, std::size_t pos,

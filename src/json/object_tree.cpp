@@ -199,6 +199,7 @@ store_file::rank_result store_file::rank_in(const tree_kind& t, std::uint64_t ro
       if (lo < n) {
         r.has_at = true;
         std::memcpy(r.at, nv.entries + std::size_t{lo} * eb, eb);
+        r.at_offset = off + sizeof(tree_node) + std::uint64_t{lo} * eb;
       }
       return r;
     }
@@ -271,7 +272,8 @@ namespace {
 // `ranked`, its position; false when there is none.
 bool tree_member(const store_file& f, const format_rules& rules, const json_ref& o,
                  std::uint64_t limit, std::string_view key, bool ranked, member_entry& found,
-                 std::uint64_t& rank, store_file::rank_result* key_rank = nullptr) {
+                 std::uint64_t& rank, store_file::rank_result* key_rank = nullptr,
+                 std::uint64_t* found_at = nullptr) {
   const object_tree h = f.object_head(o, limit);
   // The key tree's rank is wanted only by an edit (key_rank): the member's
   // position is its rank in the member tree.
@@ -293,6 +295,7 @@ bool tree_member(const store_file& f, const format_rules& rules, const json_ref&
   if (!valid_kind(m.value.k)) f.damaged("a value of unknown kind " + std::to_string(m.value.k));
   found = m;
   rank = mr.rank;
+  if (found_at) *found_at = mr.at_offset;
   return true;
 }
 
@@ -310,7 +313,8 @@ std::size_t store_file::find_tree_member_to_edit(const json_ref& o, std::uint64_
                                                  std::string_view key) {
   lookup_ = {};
   std::uint64_t rank = 0;
-  const bool found = tree_member(*this, rules_, o, limit, key, true, lookup_.m, rank, &lookup_.key);
+  const bool found =
+      tree_member(*this, rules_, o, limit, key, true, lookup_.m, rank, &lookup_.key, &lookup_.m_offset);
   lookup_.valid = true;
   lookup_.found = found;
   lookup_.obj = o.x;

@@ -318,6 +318,7 @@ class store_file {
     std::uint64_t rank = 0;
     bool has_at = false, has_prev = false;
     unsigned char at[40] = {}, prev[40] = {};
+    std::uint64_t at_offset = 0;  // where `at` lies in its leaf (when has_at)
   };
   // The final token's lookup in an object tree as edit() makes it, kept for
   // the edit it then makes (entry(), edit_object_tree), which would
@@ -331,6 +332,7 @@ class store_file {
     std::uint64_t obj = 0, n = 0;
     std::size_t pos = 0;
     member_entry m;
+    std::uint64_t m_offset = 0;  // where `m` lies in its member leaf
     rank_result key;
     bool names(const json_ref& o) const noexcept { return valid && obj == o.x && n == o.n; }
     bool at(const json_ref& o, std::size_t p) const noexcept { return names(o) && found && pos == p; }
