@@ -313,8 +313,8 @@ std::size_t store_file::find_tree_member_to_edit(const json_ref& o, std::uint64_
                                                  std::string_view key) {
   lookup_ = {};
   std::uint64_t rank = 0;
-  const bool found =
-      tree_member(*this, rules_, o, limit, key, true, lookup_.m, rank, &lookup_.key, &lookup_.m_offset);
+  const bool found = tree_member(*this, rules_, o, limit, key, true, lookup_.m, rank, &lookup_.key,
+                                 &lookup_.m_offset);
   lookup_.valid = true;
   lookup_.found = found;
   lookup_.obj = o.x;
