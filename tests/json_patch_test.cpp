@@ -175,6 +175,119 @@ TEST(JsonPatch, AFailedPatchLeavesTheDocumentAndTheFileAsTheyWere) {
             R"({"list":[2,3],"o":{"k":"v","k2":2},"n":1})");
 }
 
+// A move takes its value along as it is: the commit writes the two paths'
+// pages, not the value (a 200,000-element array, a 100,000-member object),
+// whose blocks stay where they are.
+TEST(JsonPatch, AMoveCarriesItsValueWithoutCopyingIt) {
+  temp_dir d;
+  const auto p = d.path() / "s";
+  std::string numbers, members;
+  for (int i = 0; i < 200'000; ++i) numbers.append(i ? "," : "").append(std::to_string(i));
+  for (int i = 0; i < 100'000; ++i) {
+    const std::string n = std::to_string(i);
+    members.append(i ? ",\"k" : "\"k").append(n).append("\":").append(n);
+  }
+  auto s = fl::json_store::import(R"({"a":{"big":[)" + numbers + R"(],"obj":{)" + members +
+                                      R"(}},"b":[true],"c":{"n":null}})",
+                                  p);
+  s.sync();
+  s.set("/warm", R"("up the free lists")");
+  s.sync();
+  const fl_test::commit_cost into_array = fl_test::cost_of_commit(s, [](fl::json_store& x) {
+    x.apply_patch(R"([{"op":"move","from":"/a/big","path":"/b/0"}])");
+  });
+  EXPECT_LE(into_array.grown_bytes, 16u * 1024);
+  EXPECT_LE(into_array.pages, 16u);
+  const fl_test::commit_cost into_object = fl_test::cost_of_commit(s, [](fl::json_store& x) {
+    x.apply_patch(R"([{"op":"move","from":"/a/obj","path":"/c/n"}])");
+  });
+  EXPECT_LE(into_object.grown_bytes, 16u * 1024);
+  EXPECT_LE(into_object.pages, 16u);
+  const std::string want = R"({"a":{},"b":[[)" + numbers + R"(],true],"c":{"n":{)" + members +
+                           R"(}},"warm":"up the free lists"})";
+  EXPECT_EQ(std::string_view(s.dump()), want);
+  s.verify();
+  s = fl::json_store::open(p);
+  EXPECT_EQ(std::string_view(s.dump()), want);
+  EXPECT_EQ(s.find("/b/0/199999")->as_int64(), 199'999);
+  EXPECT_EQ(s.find("/c/n/k77777")->as_int64(), 77'777);
+  s.verify();
+}
+
+// A refused patch puts each value it moved back where it was, as it was
+// (edited after the move or not, moved again or not), and a patch that
+// succeeds records its moves in the change feed as moves. The blocks of the
+// moved values, never copied, are reachable once: later commits that reuse
+// freed blocks change nothing else.
+TEST(JsonPatch, ARefusedPatchPutsMovedValuesBackAsTheyWere) {
+  temp_dir d;
+  const auto p = d.path() / "s";
+  const std::string doc =
+      R"({"o":{"x":{"k":[1,2]},"y":3},"a":[10,{"z":1}],"p":"old","list":[0,1,2,3]})";
+  auto s = fl::json_store::import(doc, p);
+  s.sync();
+  const std::string file_before = fl_test::read_whole_file(p);
+  const std::string moves =
+      R"([{"op":"move","from":"/o/x","path":"/a/1"},{"op":"add","path":"/a/1/k/-","value":3},)"
+      R"({"op":"move","from":"/a/1","path":"/p"},{"op":"move","from":"/list/0","path":"/list/3"},)"
+      R"({"op":"move","from":"/a/1/z","path":"/o/z"})";
+  try {
+    s.apply_patch(moves + R"(,{"op":"test","path":"/o/y","value":4}])");
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("operation 5: test failed"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(std::string_view(s.dump()), doc);
+  s.verify();
+  EXPECT_THROW(s.apply_patch(R"([{"op":"move","from":"/o/x","path":"/a/1"},)"
+                             R"({"op":"move","from":"/o/nothing","path":"/a/0"}])"),
+               std::out_of_range);
+  EXPECT_THROW(s.apply_patch(R"([{"op":"move","from":"/o/x","path":"/no/such"}])"),
+               std::out_of_range);
+  EXPECT_EQ(std::string_view(s.dump()), doc);
+  EXPECT_EQ(fl_test::read_whole_file(p), file_before);
+  // What the refused patch's edits replaced goes back to the free lists
+  // with these commits, and values of the same sizes as the moved ones take
+  // it; the values put back must not be among it.
+  for (int round = 0; round < 8; ++round) {
+    const std::string r = std::to_string(round);
+    s.set("/o/q", R"({"k":[)" + r + "," + r + "]}");
+    s.sync();
+  }
+  EXPECT_EQ(std::string_view(s.dump()),
+            R"({"o":{"x":{"k":[1,2]},"y":3,"q":{"k":[7,7]}},"a":[10,{"z":1}],"p":"old","list":[0,1,2,3]})");
+  s.verify();
+  s.erase("/o/q");
+  s.sync();
+  const std::uint64_t since = s.sequence();
+
+  s.apply_patch(moves + "]");
+  const std::string moved = R"({"o":{"y":3,"z":1},"a":[10,{}],"p":{"k":[1,2,3]},"list":[1,2,3,0]})";
+  EXPECT_EQ(std::string_view(s.dump()), moved);
+  s.verify();
+  s.sync();
+  const std::vector<fl::json_change> feed = s.changes(since);
+  ASSERT_EQ(feed.size(), 1u);
+  EXPECT_EQ(std::string_view(feed[0].patch),
+            R"([{"op":"move","from":"/o/x","path":"/a/1"},{"op":"add","path":"/a/1/k/2","value":3},)"
+            R"({"op":"move","from":"/a/1","path":"/p"},{"op":"move","from":"/list/0","path":"/list/3"},)"
+            R"({"op":"move","from":"/a/1/z","path":"/o/z"}])");
+  // Edits after the commit reuse the blocks the moves' paths freed.
+  for (int round = 0; round < 20; ++round) {
+    s.set("/o/w", "\"" + std::string(40 + round, 'w') + "\"");
+    s.apply_patch(R"([{"op":"move","from":"/p/k","path":"/a/1/k"},)"
+                  R"({"op":"move","from":"/a/1/k","path":"/p/k"}])");
+    s.sync();
+  }
+  s.verify();
+  s = fl::json_store::open(p);
+  EXPECT_EQ(std::string_view(s.dump()),
+            R"({"o":{"y":3,"z":1,"w":")" + std::string(59, 'w') +
+                R"("},"a":[10,{}],"p":{"k":[1,2,3]},"list":[1,2,3,0]})");
+  s.verify();
+}
+
 TEST(JsonMergePatch, Rfc7396AppendixA) {
   struct c {
     const char *target, *patch, *result;

@@ -474,7 +474,10 @@ class json_store {
   // fl::json_error for invalid text). Its edits become one commit at the
   // next sync(). Each operation, and its undo when a later one fails, costs
   // what the same set, insert or erase does: O(log n) in a container of n
-  // children (a removed member goes back to its place in its object).
+  // children (a removed member goes back to its place in its object). A move
+  // takes its value along as it is, without copying it: O(log n) however big
+  // the value (one onto the whole document, path "", excepted: its undo
+  // keeps the document's text).
   void apply_patch(std::string_view json_patch);
   // RFC 7396 JSON Merge Patch: members of the patch object replace the
   // document's, null members remove them, nested objects merge.
@@ -487,8 +490,10 @@ class json_store {
   // it). For each commit the store keeps, in the file and with the commit,
   // the RFC 6902 patch that turns the previous committed document into this
   // one: the edits as made (set/put: "add" or "replace", insert: "add",
-  // erase: "remove"; a patch's move and copy become remove and add, a
-  // merge patch its adds, replaces and removes; a refused patch nothing).
+  // erase: "remove"; a patch's operations as those edits (a copy an add of
+  // the value, a test nothing), but a move as one "move", from and path
+  // (onto the document, "", a remove and an add); a merge patch its adds,
+  // replaces and removes; a refused patch nothing).
   // The newest 1,024 commits are kept, or fewer while their patches' text
   // passes 256 KiB (keep_changes). Format 5; a store of
   // an older format throws persist_error from these until compact().

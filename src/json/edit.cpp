@@ -226,7 +226,7 @@ json_ref store_file::entry(const json_ref& c, std::uint64_t limit, std::size_t p
 // insert (v given): RFC 6902 "add", which puts an array element before
 // the index instead of replacing it.
 bool store_file::edit(std::string_view ptr, const json_ref* v, bool insert,
-                      const member_place* place) {
+                      const member_place* place, json_ref* taken) {
   struct step {
     json_ref c;
     std::uint64_t limit;
@@ -288,9 +288,17 @@ bool store_file::edit(std::string_view ptr, const json_ref* v, bool insert,
     limit = child.limit_;
   }
   replaced_.clear();
+  // The value the edit removes or replaces: retired with every block it
+  // holds, or, when the caller takes it, left live and handed over.
+  const auto let_go = [&](const json_ref& old) {
+    if (taken)
+      *taken = old;
+    else
+      find_replaced(old);
+  };
   if (path.empty()) {  // the pointer "" names the document
     if (!v) return false;
-    find_replaced(root_);
+    let_go(root_);
     root_ = *v;
     edit_op_ = "replace";
     return true;
@@ -305,7 +313,7 @@ bool store_file::edit(std::string_view ptr, const json_ref* v, bool insert,
                         !(in_array && s.pos == s.c.n) && !(in_array && insert);
   edit_op_ = !v ? "remove" : replaces ? "replace" : "add";
   if (v && replaces && inline_kind(v->k)) {
-    find_replaced(entry(s.c, s.limit, s.pos));
+    let_go(entry(s.c, s.limit, s.pos));
     overwrite_entry(s.c, s.limit, s.pos, *v);
     return true;
   }
@@ -314,7 +322,7 @@ bool store_file::edit(std::string_view ptr, const json_ref* v, bool insert,
   // here and nowhere else: the edit retires the tables on its path (their
   // copies take the children) and the value it removes or replaces. An
   // insert before an element moves that element, which stays reachable.
-  if (!v || replaces) find_replaced(entry(s.c, s.limit, s.pos));
+  if (!v || replaces) let_go(entry(s.c, s.limit, s.pos));
   for (const step& p : path) find_replaced_table(p.c);
   json_ref r;
   if (placed) {
@@ -341,6 +349,33 @@ bool store_file::edit(std::string_view ptr, const json_ref* v, bool insert,
   }
   root_ = r;
   return true;
+}
+
+void store_file::put_value(std::string_view ptr, const json_ref& v, bool insert,
+                           const member_place* place) {
+  refuse_read_only("set");
+  atomic_edit([&] { return edit(ptr, &v, insert, place); });
+}
+
+bool store_file::take_value(std::string_view ptr, json_ref& taken) {
+  refuse_read_only("erase");
+  return atomic_edit([&] { return edit(ptr, nullptr, false, nullptr, &taken); });
+}
+
+json_ref store_file::exchange_value(std::string_view ptr, std::string_view text) {
+  refuse_read_only("set");
+  json_ref taken{};
+  atomic_edit([&] {
+    const json_ref v = build_in_tail(text);
+    return edit(ptr, &v, false, nullptr, &taken);
+  });
+  return taken;
+}
+
+json_ref store_file::build_in_tail(std::string_view text) {
+  builder b(tail_, tail_blocks_, tail_offset(), rules_);
+  parse_fast(text, b);
+  return b.result();
 }
 
 // Entry `pos` of container `c` made `r` without a copy of `c`: true when it
@@ -617,13 +652,12 @@ void json_store::write(std::string_view json_pointer, std::string_view json_text
   detail::json::store_file& f = *file_;
   f.refuse_read_only("set");
   f.atomic_edit([&] {
-    detail::json::builder b(f.tail_, f.tail_blocks_, f.tail_offset(), f.rules_);
+    json_ref v;
     try {
-      detail::json::parse_fast(json_text, b);
+      v = f.build_in_tail(json_text);
     } catch (const json_error& e) {
       detail::json::not_json_text(e, insert ? "insert" : "set", json_pointer);
     }
-    const json_ref v = b.result();
     return f.edit(json_pointer, &v, insert);
   });
   f.record_op(f.edit_op_, json_pointer, &json_text);
@@ -644,9 +678,7 @@ void json_store::restore_member(std::string_view json_pointer,
   detail::json::store_file& f = *file_;
   f.refuse_read_only("set");
   f.atomic_edit([&] {
-    detail::json::builder b(f.tail_, f.tail_blocks_, f.tail_offset(), f.rules_);
-    detail::json::parse_fast(json_text, b);
-    const json_ref v = b.result();
+    const json_ref v = f.build_in_tail(json_text);
     return f.edit(json_pointer, &v, false, &place);
   });
 }

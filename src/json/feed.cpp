@@ -58,12 +58,18 @@ std::uint64_t ring_bytes(std::uint32_t capacity) noexcept {
 
 }  // namespace
 
-void store_file::record_op(const char* name, std::string_view ptr, const std::string_view* value) {
+void store_file::record_op(const char* name, std::string_view ptr, const std::string_view* value,
+                           const std::string_view* from) {
   if (!ring_) return;
   if (!pending_.empty()) pending_ += ',';
   pending_ += "{\"op\":\"";
   pending_ += name;
-  pending_ += "\",\"path\":";
+  pending_ += '"';
+  if (from) {
+    pending_ += ",\"from\":";
+    append_escaped(pending_, *from);
+  }
+  pending_ += ",\"path\":";
   append_escaped(pending_, ptr);
   if (value) {
     pending_ += ",\"value\":";

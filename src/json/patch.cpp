@@ -12,6 +12,7 @@
 
 #include <charconv>
 #include <exception>
+#include <optional>
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
@@ -211,29 +212,50 @@ class patch_session {
  public:
   explicit patch_session(json_store& s) : s_(s) {}
 
-  // RFC 6902 "add" of the value `text` at `path`.
-  void add(const std::string& path, std::string_view text) {
-    if (path.empty()) return replace_root(text);
+  // RFC 6902 "add" of the value `text` at `path`; with `moved`, of that
+  // value, taken from the document by remove() (a move), and then without
+  // recording it in the change feed: returns the pointer it went to (an
+  // array's index resolved), which move() records.
+  std::string add(const std::string& path, std::string_view text,
+                  const json_ref* moved = nullptr) {
+    if (path.empty()) {
+      replace_root(text);
+      return path;
+    }
     const auto [parent_ptr, token] = detail::json::split_last(path);
     const std::optional<json_value> parent = s_.find(parent_ptr);
     if (!parent) throw std::out_of_range("no value at \"" + std::string(parent_ptr) + "\"");
+    // The value put at `at` (before the element there, with `insert`): the
+    // moved one as it is, or the text. undo_new: the undo of a new value.
+    const auto put_at = [&](const std::string& at, bool insert) {
+      if (moved)
+        put(at, *moved, insert);
+      else if (insert)
+        s_.insert(at, text);
+      else
+        s_.set(at, text);
+    };
+    const undo_kind undo_new = moved ? undo_kind::take_back : undo_kind::erase;
     if (parent->is_array()) {
       const std::uint64_t i = token == "-" ? parent->size() : detail::json::token_index(token);
       if (i == detail::json::no_index || i > parent->size())
         throw std::out_of_range("array index \"" + std::string(token) + "\" is not in [0, " +
                                 std::to_string(parent->size()) + "]");
       const std::string at = std::string(parent_ptr) + "/" + std::to_string(i);
-      s_.insert(at, text);
-      undo_.push_back({undo_kind::erase, at, {}, {}});
+      put_at(at, true);
+      undo_.push_back({undo_new, at, {}, {}});
+      return at;
     } else if (parent->is_object()) {
       if (const std::optional<json_value> old = s_.find(path)) {
         std::string before(std::string_view(old->dump()));
-        s_.set(path, text);
-        undo_.push_back({undo_kind::set, path, std::move(before), {}});
+        put_at(path, false);
+        undo_.push_back(
+            {moved ? undo_kind::take_back_set : undo_kind::set, path, std::move(before), {}});
       } else {
-        s_.set(path, text);
-        undo_.push_back({undo_kind::erase, path, {}, {}});
+        put_at(path, false);
+        undo_.push_back({undo_new, path, {}, {}});
       }
+      return path;
     } else {
       throw std::out_of_range("the parent \"" + std::string(parent_ptr) + "\" is " +
                               parent->type_name() + ", not an object or array");
@@ -241,8 +263,12 @@ class patch_session {
   }
 
   // RFC 6902 "remove" of the value at `path`. `text`, when the caller has
-  // it (a move), is that value's text, for the undo.
-  void remove(const std::string& path, const std::string* text = nullptr) {
+  // it (a move onto the document), is that value's text, for the undo.
+  // With `taken` (a move), the value is not removed but taken: its blocks
+  // stay live, it is returned there, and the undo puts it back (or what
+  // the move's add handed on: rollback()).
+  void remove(const std::string& path, const std::string* text = nullptr,
+              json_ref* taken = nullptr) {
     if (path.empty()) throw std::invalid_argument("the whole document cannot be removed");
     const std::string_view parent_ptr = split_parent(path);
     const std::optional<json_value> p = s_.find(parent_ptr);
@@ -253,6 +279,14 @@ class patch_session {
                               parent.type_name() + ", not an object or array");
     const std::optional<json_value> old = s_.find(path);
     if (!old) throw std::out_of_range("no value at \"" + path + "\"");
+    if (taken) {
+      // An array's element goes back by its index (place.pos npos), a
+      // member to its place.
+      const member_place place = parent.is_object() ? s_.place_of(parent, path) : member_place{};
+      take(path, *taken);
+      undo_.push_back({undo_kind::put_back, path, {}, place, *taken});
+      return;
+    }
     std::string before = text ? *text : std::string(std::string_view(old->dump()));
     if (parent.is_array()) {
       s_.erase(path);
@@ -275,6 +309,27 @@ class patch_session {
     undo_.push_back({undo_kind::set, path, std::move(before), {}});
   }
 
+  // RFC 6902 "move" (4.4: a remove, then an add of the value removed). The
+  // value changes parents as it is, its blocks untouched: two edits' path
+  // copies, O(log n) however big the value, where its text would be dumped
+  // and parsed again. Recorded in the change feed as one "move". Onto the
+  // document itself (`path` ""), whose old value the undo keeps as text
+  // anyway, as a remove and an add of the text.
+  void move(const std::string& from, const std::string& path) {
+    if (path.empty()) {
+      const std::string text = text_at(from);
+      remove(from, &text);
+      add(path, text);
+      return;
+    }
+    if (!s_.find(from)) throw std::out_of_range("no value at \"" + from + "\" (from)");
+    json_ref v;
+    remove(from, nullptr, &v);
+    const std::string to = add(path, {}, &v);
+    const std::string_view from_ptr = from;
+    s_.file_->record_op("move", to, nullptr, &from_ptr);
+  }
+
   std::string text_at(const std::string& from) const {
     const std::optional<json_value> v = s_.find(from);
     if (!v) throw std::out_of_range("no value at \"" + from + "\" (from)");
@@ -283,12 +338,27 @@ class patch_session {
 
   void rollback() noexcept {
     try {
+      // A move's value, taken back from where its add put it, for the
+      // move's put_back (the entry just before: the value may have been
+      // edited since the move, so it is the value now there that goes back).
+      std::optional<json_ref> carried;
       for (auto it = undo_.rbegin(); it != undo_.rend(); ++it) {
         switch (it->what) {
           case undo_kind::set: s_.set(it->path, it->text); break;
           case undo_kind::insert: s_.insert(it->path, it->text); break;
           case undo_kind::erase: s_.erase(it->path); break;
           case undo_kind::restore: s_.restore_member(it->path, it->place, it->text); break;
+          case undo_kind::take_back: take(it->path, carried.emplace()); break;
+          case undo_kind::take_back_set: carried = exchange(it->path, it->text); break;
+          case undo_kind::put_back: {
+            const json_ref v = carried.value_or(it->moved);
+            carried.reset();
+            if (it->place.pos == member_place{}.pos)
+              put(it->path, v, true);
+            else
+              put(it->path, v, false, &it->place);
+            break;
+          }
         }
       }
     } catch (...) {
@@ -300,13 +370,32 @@ class patch_session {
   }
 
  private:
-  enum class undo_kind { set, insert, erase, restore };
+  // take_back: a moved value taken from `path` again; take_back_set: the
+  // same, and `text` (the value the move replaced) set there instead;
+  // put_back: a moved value put back at `path` (before the element at its
+  // index, or as the member at `place`).
+  enum class undo_kind { set, insert, erase, restore, take_back, take_back_set, put_back };
   struct undo {
     undo_kind what;
     std::string path;
     std::string text;
-    member_place place;  // restore: where the member was in its object
+    member_place place;  // restore, put_back: where the member was in its object
+    json_ref moved{};    // put_back: the value the move took
   };
+  // The edits a move and its undo make by value (store_file::put_value,
+  // take_value, exchange_value): they record nothing in the change feed
+  // (move() records the move) and retire nothing of the value they take.
+  void put(std::string_view path, const json_ref& v, bool insert,
+           const member_place* place = nullptr) {
+    s_.file_->put_value(path, v, insert, place);
+  }
+  void take(std::string_view path, json_ref& taken) {
+    if (!s_.file_->take_value(path, taken))
+      throw std::out_of_range("no value at \"" + std::string(path) + "\"");
+  }
+  json_ref exchange(std::string_view path, std::string_view text) {
+    return s_.file_->exchange_value(path, text);
+  }
   static std::string_view split_parent(std::string_view path) {
     return detail::json::split_last(path).first;
   }
@@ -377,11 +466,9 @@ void apply_one(patch_session& p, json_store& s, const node& op, std::size_t i) {
         path[from.size()] == '/')
       throw std::invalid_argument("\"" + from + "\" cannot move into its own child \"" + path +
                                   "\"");
-    // As RFC 6902 4.4 defines it, a remove and an add: a member moved onto
-    // itself goes to the end of its object.
-    const std::string text = p.text_at(from);
-    p.remove(from, &text);
-    p.add(path, text);
+    // A remove and an add (patch_session::move): a member moved onto itself
+    // goes to the end of its object.
+    p.move(from, path);
   } else if (name == "copy") {
     p.add(path, p.text_at(string_field(op, "from", i)));
   } else if (name == "test") {

@@ -466,9 +466,27 @@ class store_file {
   // `ptr`; false when erase finds nothing there. With `place` (v given),
   // `ptr` names a member of an object by its key, which is put before
   // member place->pos of that object whatever members the key names already
-  // (a removed member put back where it was: apply_patch's undo).
+  // (a removed member put back where it was: apply_patch's undo). With
+  // `taken`, the value the edit removes or replaces is not retired but
+  // returned there, its blocks still live: the caller puts it back into the
+  // document (apply_patch's move, and its undo) by another edit, so that a
+  // value moves without a copy, O(log n) however big it is.
   bool edit(std::string_view ptr, const json_ref* v, bool insert = false,
-            const member_place* place = nullptr);
+            const member_place* place = nullptr, json_ref* taken = nullptr);
+  // Edits by value, for apply_patch's move and its undo (patch.cpp): as
+  // json_store's set (insert: its insert; `place`: restore_member), erase
+  // and set of `text`, all or nothing, refused on a reader, but recording
+  // nothing in the change feed. take_value takes the value at `ptr` out
+  // (false: none there) and exchange_value the one `text` replaces, each
+  // into `taken` / returned, its blocks live (edit()'s `taken`), for a
+  // put_value to put back into the document.
+  void put_value(std::string_view ptr, const json_ref& v, bool insert,
+                 const member_place* place = nullptr);
+  bool take_value(std::string_view ptr, json_ref& taken);
+  json_ref exchange_value(std::string_view ptr, std::string_view text);
+  // The value of the JSON text `text` built in the tail (inside an
+  // atomic_edit, for its edit to publish); throws json_error.
+  json_ref build_in_tail(std::string_view text);
   // Where the last member named `key` is in object `obj` (pos npos: none).
   member_place place_of(const json_ref& obj, std::uint64_t limit, std::string_view key) const;
   // The RFC 6902 operation the last successful edit() was: "add",
@@ -510,9 +528,11 @@ class store_file {
 
   // ---- the change feed (feed.cpp) ----
 
-  // Appends to pending_ the operation `name` ("add", "replace", "remove") at
-  // `ptr`, with the JSON text `value` (minified) unless it is null.
-  void record_op(const char* name, std::string_view ptr, const std::string_view* value);
+  // Appends to pending_ the operation `name` ("add", "replace", "remove",
+  // "move") at `ptr`, with the JSON text `value` (minified) unless it is
+  // null, and the pointer `from` (a move's) unless it is null.
+  void record_op(const char* name, std::string_view ptr, const std::string_view* value,
+                 const std::string_view* from = nullptr);
   // A new ring in `space` (its head's feed), empty or with the fields of `like`.
   // `zeroed`: `space` was just created and the ring is among its first
   // blocks, whose bytes read as zeros: its slots are not cleared (clearing
