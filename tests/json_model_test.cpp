@@ -519,26 +519,70 @@ class model_run {
   }
 
   // An RFC 6902 patch of 1-3 operations; nlohmann's patch() is the model
-  // (all or nothing: it patches a copy).
+  // (all or nothing: it patches a copy). A third of the patches are chains:
+  // each operation's paths are drawn from the document the operations
+  // before it leave, an operation after a move mostly acts inside the
+  // value moved, and half of them end in a test that fails, so that a
+  // refused patch must put back a moved value as the later operations
+  // left it.
   void patch_step() {
     ojson patch = ojson::array();
-    for (std::uint64_t n = 1 + g_.below(3); n-- > 0;) {
+    const bool chain = g_.chance(33);
+    ojson after = chain ? model_ : ojson();  // the chain's document so far
+    std::string moved_to;                    // where the chain's last move put its value
+    for (std::uint64_t n = 1 + g_.below(3) + (chain ? 1 : 0); n-- > 0;) {
       static const char* const ops[] = {"add", "remove", "replace", "move", "copy", "test"};
-      const std::string op = ops[g_.below(6)];
+      const std::string op = chain && moved_to.empty() && g_.chance(50) ? "move" : ops[g_.below(6)];
+      if (chain) std::swap(model_, after);  // the pickers below read model_
+      if (!moved_to.empty() && g_.chance(60)) {
+        // Inside the moved value: one of its children, or a place for one.
+        const ojson& v = model_.at(ojson::json_pointer(moved_to));
+        if (v.is_structured()) {
+          places in;
+          collect(v, moved_to, in);
+          moved_to =
+              g_.chance(50) ? child_pointer(moved_to) : in.values[g_.below(in.values.size())];
+        }
+      } else {
+        moved_to.clear();
+      }
       ojson o = ojson::object();
       o["op"] = op;
       const bool existing = op == "remove" || op == "replace" || op == "test";
-      std::string path = existing && g_.chance(85) ? random_value_pointer() : target_pointer();
+      std::string path = !moved_to.empty() && op != "move" ? moved_to
+                         : existing && g_.chance(85)       ? random_value_pointer()
+                                                           : target_pointer();
       if (op == "remove" && path.empty()) path = target_pointer();
       o["path"] = path;
-      if (op == "move" || op == "copy") o["from"] = g_.chance(85) ? random_value_pointer() : target_pointer();
+      if (op == "move" || op == "copy")
+        o["from"] = !moved_to.empty() ? moved_to
+                    : g_.chance(85)   ? random_value_pointer()
+                                      : target_pointer();
       if (op == "add" || op == "replace") o["value"] = g_.value(2);
       if (op == "test") {
         const auto p = ojson::json_pointer(path);
         o["value"] = g_.chance(60) && has(model_, p) ? model_.at(p) : g_.value(1);
       }
       patch.push_back(o);
+      moved_to.clear();
+      if (chain) {
+        // The operation applied to the chain's document; where a move put
+        // its value ("-" resolved), for the next operation.
+        const bool ok = model_ops{model_}.patch_op(o);
+        if (ok && op == "move" && !path.empty()) {
+          moved_to = path;
+          if (path.size() >= 2 && path.compare(path.size() - 2, 2, "/-") == 0) {
+            const std::string parent = path.substr(0, path.size() - 2);
+            moved_to =
+                parent + "/" + std::to_string(model_.at(ojson::json_pointer(parent)).size() - 1);
+          }
+        }
+        std::swap(model_, after);
+        if (!ok) break;  // refused: nothing after it runs
+      }
     }
+    if (chain && g_.chance(50))
+      patch.push_back({{"op", "test"}, {"path", ""}, {"value", g_.value(1)}});
     const std::string text = patch.dump();
     edit("apply_patch " + text, [&] { store_->apply_patch(text); },
          [&](model_ops& m) { return m.patch(patch); });

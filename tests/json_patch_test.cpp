@@ -187,9 +187,9 @@ TEST(JsonPatch, AMoveCarriesItsValueWithoutCopyingIt) {
     const std::string n = std::to_string(i);
     members.append(i ? ",\"k" : "\"k").append(n).append("\":").append(n);
   }
-  auto s = fl::json_store::import(R"({"a":{"big":[)" + numbers + R"(],"obj":{)" + members +
-                                      R"(}},"b":[true],"c":{"n":null}})",
-                                  p);
+  auto s = fl::json_store::import(
+      R"({"a":{"big":[)" + numbers + R"(],"obj":{)" + members + R"(}},"b":[true],"c":{"n":null}})",
+      p);
   s.sync();
   s.set("/warm", R"("up the free lists")");
   s.sync();
@@ -255,8 +255,9 @@ TEST(JsonPatch, ARefusedPatchPutsMovedValuesBackAsTheyWere) {
     s.set("/o/q", R"({"k":[)" + r + "," + r + "]}");
     s.sync();
   }
-  EXPECT_EQ(std::string_view(s.dump()),
-            R"({"o":{"x":{"k":[1,2]},"y":3,"q":{"k":[7,7]}},"a":[10,{"z":1}],"p":"old","list":[0,1,2,3]})");
+  EXPECT_EQ(
+      std::string_view(s.dump()),
+      R"({"o":{"x":{"k":[1,2]},"y":3,"q":{"k":[7,7]}},"a":[10,{"z":1}],"p":"old","list":[0,1,2,3]})");
   s.verify();
   s.erase("/o/q");
   s.sync();
@@ -269,10 +270,11 @@ TEST(JsonPatch, ARefusedPatchPutsMovedValuesBackAsTheyWere) {
   s.sync();
   const std::vector<fl::json_change> feed = s.changes(since);
   ASSERT_EQ(feed.size(), 1u);
-  EXPECT_EQ(std::string_view(feed[0].patch),
-            R"([{"op":"move","from":"/o/x","path":"/a/1"},{"op":"add","path":"/a/1/k/2","value":3},)"
-            R"({"op":"move","from":"/a/1","path":"/p"},{"op":"move","from":"/list/0","path":"/list/3"},)"
-            R"({"op":"move","from":"/a/1/z","path":"/o/z"}])");
+  EXPECT_EQ(
+      std::string_view(feed[0].patch),
+      R"([{"op":"move","from":"/o/x","path":"/a/1"},{"op":"add","path":"/a/1/k/2","value":3},)"
+      R"({"op":"move","from":"/a/1","path":"/p"},{"op":"move","from":"/list/0","path":"/list/3"},)"
+      R"({"op":"move","from":"/a/1/z","path":"/o/z"}])");
   // Edits after the commit reuse the blocks the moves' paths freed.
   for (int round = 0; round < 20; ++round) {
     s.set("/o/w", "\"" + std::string(40 + round, 'w') + "\"");

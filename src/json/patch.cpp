@@ -216,8 +216,7 @@ class patch_session {
   // value, taken from the document by remove() (a move), and then without
   // recording it in the change feed: returns the pointer it went to (an
   // array's index resolved), which move() records.
-  std::string add(const std::string& path, std::string_view text,
-                  const json_ref* moved = nullptr) {
+  std::string add(const std::string& path, std::string_view text, const json_ref* moved = nullptr) {
     if (path.empty()) {
       replace_root(text);
       return path;
