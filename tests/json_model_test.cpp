@@ -571,11 +571,10 @@ class model_run {
         const bool ok = model_ops{model_}.patch_op(o);
         if (ok && op == "move" && !path.empty()) {
           moved_to = path;
-          if (path.size() >= 2 && path.compare(path.size() - 2, 2, "/-") == 0) {
-            const std::string parent = path.substr(0, path.size() - 2);
-            moved_to =
-                parent + "/" + std::to_string(model_.at(ojson::json_pointer(parent)).size() - 1);
-          }
+          const std::string parent = ojson::json_pointer(path).parent_pointer().to_string();
+          const ojson& in = model_.at(ojson::json_pointer(parent));
+          if (in.is_array() && path.compare(parent.size(), std::string::npos, "/-") == 0)
+            moved_to = parent + "/" + std::to_string(in.size() - 1);
         }
         std::swap(model_, after);
         if (!ok) break;  // refused: nothing after it runs
