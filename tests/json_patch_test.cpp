@@ -214,6 +214,62 @@ TEST(JsonPatch, AMoveCarriesItsValueWithoutCopyingIt) {
   s.verify();
 }
 
+// A patch takes the values it removes or replaces out of the document as
+// they are: a refused patch puts them back without rebuilding them (its
+// commit writes a few pages, not the values), and one that succeeds retires
+// their blocks, which later commits reuse.
+TEST(JsonPatch, RemovedAndReplacedValuesAreTakenOutNotCopied) {
+  temp_dir d;
+  const auto p = d.path() / "s";
+  std::string numbers, members;
+  for (int i = 0; i < 200'000; ++i) numbers.append(i ? "," : "").append(std::to_string(i));
+  for (int i = 0; i < 100'000; ++i) {
+    const std::string n = std::to_string(i);
+    members.append(i ? ",\"k" : "\"k").append(n).append("\":").append(n);
+  }
+  const std::string doc =
+      R"({"a":{"big":[)" + numbers + R"(]},"c":{"n":{)" + members + R"(}},"d":1})";
+  auto s = fl::json_store::import(doc, p);
+  s.sync();
+  s.set("/warm", "1");
+  s.erase("/warm");
+  s.sync();
+  const fl_test::commit_cost refused = fl_test::cost_of_commit(s, [](fl::json_store& x) {
+    EXPECT_THROW(x.apply_patch(R"([{"op":"remove","path":"/a/big"},)"
+                               R"({"op":"replace","path":"/c/n","value":[1]},)"
+                               R"({"op":"add","path":"/d/x","value":2}])"),
+                 std::out_of_range);
+  });
+  EXPECT_LE(refused.grown_bytes, 16u * 1024);
+  EXPECT_LE(refused.pages, 16u);
+  EXPECT_EQ(std::string_view(s.dump()), doc);
+  s.verify();
+
+  const std::uint64_t before = s.stats().used_bytes;
+  s.apply_patch(R"([{"op":"remove","path":"/a/big"},{"op":"replace","path":"/c/n","value":[1]}])");
+  s.sync();
+  s.set("/e", "[1,2]");
+  s.sync();
+  s.set("/e", "[2,3]");
+  s.sync();
+  // The two values' blocks (some 5 MB) are free again.
+  EXPECT_LT(s.stats().used_bytes + 3'000'000, before);
+  std::string small = "[", more;
+  for (int round = 0; round < 10; ++round) {
+    const std::string r = std::to_string(round);
+    small.append(round ? "," : "").append(r);
+    s.set("/a/big", small + "]");
+    s.set("/c/k" + r, R"({"k":")" + r + "\"}");
+    more.append(",\"k").append(r).append(R"(":{"k":")").append(r).append("\"}");
+    s.sync();
+  }
+  s.verify();
+  s = fl::json_store::open(p);
+  EXPECT_EQ(std::string_view(s.dump()),
+            R"({"a":{"big":[0,1,2,3,4,5,6,7,8,9]},"c":{"n":[1])" + more + R"(},"d":1,"e":[2,3]})");
+  s.verify();
+}
+
 // A refused patch puts each value it moved back where it was, as it was
 // (edited after the move or not, moved again or not), and a patch that
 // succeeds records its moves in the change feed as moves. The blocks of the

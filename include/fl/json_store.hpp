@@ -474,10 +474,11 @@ class json_store {
   // fl::json_error for invalid text). Its edits become one commit at the
   // next sync(). Each operation, and its undo when a later one fails, costs
   // what the same set, insert or erase does: O(log n) in a container of n
-  // children (a removed member goes back to its place in its object). A move
-  // takes its value along as it is, without copying it: O(log n) however big
-  // the value (one onto the whole document, path "", excepted: its undo
-  // keeps the document's text).
+  // children (a removed member goes back to its place in its object). A
+  // value removed or replaced is kept for the undo as it is, never copied,
+  // and a move takes its value along as it is: O(log n) however big the
+  // value (a move onto the whole document, path "", excepted: it goes as
+  // its text).
   void apply_patch(std::string_view json_patch);
   // RFC 7396 JSON Merge Patch: members of the patch object replace the
   // document's, null members remove them, nested objects merge.
@@ -492,7 +493,7 @@ class json_store {
   // one: the edits as made (set/put: "add" or "replace", insert: "add",
   // erase: "remove"; a patch's operations as those edits (a copy an add of
   // the value, a test nothing), but a move as one "move", from and path
-  // (onto the document, "", a remove and an add); a merge patch its adds,
+  // (onto the document, "", a remove and a replace); a merge patch its adds,
   // replaces and removes; a refused patch nothing).
   // The newest 1,024 commits are kept, or fewer while their patches' text
   // passes 256 KiB (keep_changes). Format 5; a store of
@@ -537,14 +538,9 @@ class json_store {
   void write(std::string_view json_pointer, std::string_view json_text, bool insert);
   // apply_patch's undo of a removed member: where in `object` (its parent)
   // the member `json_pointer` names is (the last of its key; pos npos for
-  // none), and the member put back there (before the member now at
-  // place.pos) with the value `json_text`. O(log n) in an object tree.
-  // Records nothing in the change feed: apply_patch cuts a refused patch's
-  // edits from it.
+  // none), for the member to be put back there. O(log n) in an object tree.
   detail::json::member_place place_of(const json_value& object,
                                       std::string_view json_pointer) const;
-  void restore_member(std::string_view json_pointer, const detail::json::member_place& place,
-                      std::string_view json_text);
   [[noreturn]] static void missing(std::string_view json_pointer);
   // get() (no fallback: missing() throws) and value(): one reading for both.
   template <class T>

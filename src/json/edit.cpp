@@ -352,9 +352,9 @@ bool store_file::edit(std::string_view ptr, const json_ref* v, bool insert,
 }
 
 void store_file::put_value(std::string_view ptr, const json_ref& v, bool insert,
-                           const member_place* place) {
+                           const member_place* place, json_ref* taken) {
   refuse_read_only("set");
-  atomic_edit([&] { return edit(ptr, &v, insert, place); });
+  atomic_edit([&] { return edit(ptr, &v, insert, place, taken); });
 }
 
 bool store_file::take_value(std::string_view ptr, json_ref& taken) {
@@ -370,6 +370,19 @@ json_ref store_file::exchange_value(std::string_view ptr, std::string_view text)
     return edit(ptr, &v, false, nullptr, &taken);
   });
   return taken;
+}
+
+void store_file::retire_values(std::span<const json_ref> values) {
+  replaced_.clear();
+  try {
+    for (const json_ref& r : values) find_replaced(r);
+  } catch (...) {
+    replaced_.clear();
+    throw;
+  }
+  if (replaced_.empty()) return;
+  ++edition_;  // blocks born since the last commit are freed
+  retire_replaced();
 }
 
 json_ref store_file::build_in_tail(std::string_view text) {
@@ -670,17 +683,6 @@ detail::json::member_place json_store::place_of(const json_value& object,
   std::string_view last = json_pointer.substr(slash);
   std::string buf;
   return file_->place_of(object.ref_, object.limit_, detail::json::next_token(last, buf));
-}
-
-void json_store::restore_member(std::string_view json_pointer,
-                                const detail::json::member_place& place,
-                                std::string_view json_text) {
-  detail::json::store_file& f = *file_;
-  f.refuse_read_only("set");
-  f.atomic_edit([&] {
-    const json_ref v = f.build_in_tail(json_text);
-    return f.edit(json_pointer, &v, false, &place);
-  });
 }
 
 bool json_store::erase(std::string_view json_pointer) {

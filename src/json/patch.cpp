@@ -1,11 +1,12 @@
 // src/json/patch.cpp: RFC 6902 JSON Patch and RFC 7396 JSON Merge Patch
-// over json_store's edits (set, insert, erase).
+// over json_store's edits (set, insert, erase, and store_file's edits by
+// value).
 //
 // All or nothing: every edit an operation makes is recorded with its inverse
-// (the value it replaced or removed, as text); when an operation fails the
-// inverses run newest first, so the document is as before the patch. The
-// file is not touched either way until sync(), which commits the patch as one
-// commit.
+// (a value it removed or replaced is kept as it is, taken out of the
+// document with its blocks live); when an operation fails the inverses run
+// newest first, so the document is as before the patch. The file is not
+// touched either way until sync(), which commits the patch as one commit.
 #include "json/store_file.hpp"
 
 #include <fl/json_store.hpp>
@@ -207,10 +208,15 @@ std::pair<std::string_view, std::string_view> split_last(std::string_view ptr) {
 }  // namespace
 
 // The edits of one patch and how to undo them, each undo as cheap as its
-// edit (a friend of json_store, for a removed member's place).
+// edit (a friend of json_store, for its store_file). No operation copies a
+// value it takes out of the document: a removed or replaced value is taken
+// with its blocks live (store_file's take_value and exchange_value), kept
+// for the undo, and retired when the patch succeeds (finish()); a moved one
+// is put back under its new parent as it is. An undo puts the value taken
+// back, O(log n) whatever its size.
 class patch_session {
  public:
-  explicit patch_session(json_store& s) : s_(s) {}
+  explicit patch_session(json_store& s) : s_(s), f_(*s.file_) {}
 
   // RFC 6902 "add" of the value `text` at `path`; with `moved`, of that
   // value, taken from the document by remove() (a move), and then without
@@ -224,35 +230,29 @@ class patch_session {
     const auto [parent_ptr, token] = detail::json::split_last(path);
     const std::optional<json_value> parent = s_.find(parent_ptr);
     if (!parent) throw std::out_of_range("no value at \"" + std::string(parent_ptr) + "\"");
-    // The value put at `at` (before the element there, with `insert`): the
-    // moved one as it is, or the text. undo_new: the undo of a new value.
-    const auto put_at = [&](const std::string& at, bool insert) {
-      if (moved)
-        put(at, *moved, insert);
-      else if (insert)
-        s_.insert(at, text);
-      else
-        s_.set(at, text);
-    };
-    const undo_kind undo_new = moved ? undo_kind::take_back : undo_kind::erase;
     if (parent->is_array()) {
       const std::uint64_t i = token == "-" ? parent->size() : detail::json::token_index(token);
       if (i == detail::json::no_index || i > parent->size())
         throw std::out_of_range("array index \"" + std::string(token) + "\" is not in [0, " +
                                 std::to_string(parent->size()) + "]");
       const std::string at = std::string(parent_ptr) + "/" + std::to_string(i);
-      put_at(at, true);
-      undo_.push_back({undo_new, at, {}, {}});
+      if (moved) {
+        f_.put_value(at, *moved, true);
+        undo_.push_back({undo_kind::take_back, at});
+      } else {
+        s_.insert(at, text);
+        undo_.push_back({undo_kind::erase, at});
+      }
       return at;
     } else if (parent->is_object()) {
-      if (const std::optional<json_value> old = s_.find(path)) {
-        std::string before(std::string_view(old->dump()));
-        put_at(path, false);
-        undo_.push_back(
-            {moved ? undo_kind::take_back_set : undo_kind::set, path, std::move(before), {}});
+      if (s_.find(path)) {
+        replace_existing(path, text, moved);
+      } else if (moved) {
+        f_.put_value(path, *moved, false);
+        undo_.push_back({undo_kind::take_back, path});
       } else {
-        put_at(path, false);
-        undo_.push_back({undo_new, path, {}, {}});
+        s_.set(path, text);
+        undo_.push_back({undo_kind::erase, path});
       }
       return path;
     } else {
@@ -261,13 +261,13 @@ class patch_session {
     }
   }
 
-  // RFC 6902 "remove" of the value at `path`. `text`, when the caller has
-  // it (a move onto the document), is that value's text, for the undo.
-  // With `taken` (a move), the value is not removed but taken: its blocks
-  // stay live, it is returned there, and the undo puts it back (or what
-  // the move's add handed on: rollback()).
-  void remove(const std::string& path, const std::string* text = nullptr,
-              json_ref* taken = nullptr) {
+  // RFC 6902 "remove" of the value at `path`: taken out, its blocks live,
+  // for the undo to put back at its place (an array's element by its
+  // index, a member at its place in its object: order survives a refused
+  // patch). With `moved` (a move), the value is handed there (its undo puts
+  // back what the move's add hands on: rollback()); else it is kept for
+  // finish() and the removal recorded in the change feed.
+  void remove(const std::string& path, json_ref* moved = nullptr) {
     if (path.empty()) throw std::invalid_argument("the whole document cannot be removed");
     const std::string_view parent_ptr = split_parent(path);
     const std::optional<json_value> p = s_.find(parent_ptr);
@@ -276,63 +276,58 @@ class patch_session {
     if (!parent.is_object() && !parent.is_array())
       throw std::out_of_range("the parent \"" + std::string(parent_ptr) + "\" is " +
                               parent.type_name() + ", not an object or array");
-    const std::optional<json_value> old = s_.find(path);
-    if (!old) throw std::out_of_range("no value at \"" + path + "\"");
-    if (taken) {
-      // An array's element goes back by its index (place.pos npos), a
-      // member to its place.
-      const member_place place = parent.is_object() ? s_.place_of(parent, path) : member_place{};
-      take(path, *taken);
-      undo_.push_back({undo_kind::put_back, path, {}, place, *taken});
-      return;
-    }
-    std::string before = text ? *text : std::string(std::string_view(old->dump()));
-    if (parent.is_array()) {
-      s_.erase(path);
-      undo_.push_back({undo_kind::insert, path, std::move(before), {}});
+    if (!s_.find(path)) throw std::out_of_range("no value at \"" + path + "\"");
+    const member_place place = parent.is_object() ? s_.place_of(parent, path) : member_place{};
+    json_ref v;
+    if (!f_.take_value(path, v)) throw std::out_of_range("no value at \"" + path + "\"");
+    undo_.push_back({undo_kind::put_back, path, place, v});
+    if (moved) {
+      *moved = v;
     } else {
-      // A member put back by set() would go to the end: it goes back to its
-      // place instead, so member order survives a failed patch.
-      const member_place place = s_.place_of(parent, path);
-      s_.erase(path);
-      undo_.push_back({undo_kind::restore, path, std::move(before), place});
+      dropped_.push_back(v);
+      f_.record_op("remove", path, nullptr);
     }
   }
 
   void replace(const std::string& path, std::string_view text) {
-    const std::optional<json_value> old = s_.find(path);
-    if (!old) throw std::out_of_range("no value at \"" + path + "\"");
+    if (!s_.find(path)) throw std::out_of_range("no value at \"" + path + "\"");
     if (path.empty()) return replace_root(text);
-    std::string before(std::string_view(old->dump()));
-    s_.set(path, text);
-    undo_.push_back({undo_kind::set, path, std::move(before), {}});
+    replace_existing(path, text, nullptr);
   }
 
   // RFC 6902 "move" (4.4: a remove, then an add of the value removed). The
   // value changes parents as it is, its blocks untouched: two edits' path
   // copies, O(log n) however big the value, where its text would be dumped
   // and parsed again. Recorded in the change feed as one "move". Onto the
-  // document itself (`path` ""), whose old value the undo keeps as text
-  // anyway, as a remove and an add of the text.
+  // document itself (`path` ""), a remove and an add of its text.
   void move(const std::string& from, const std::string& path) {
     if (path.empty()) {
       const std::string text = text_at(from);
-      remove(from, &text);
+      remove(from);
       add(path, text);
       return;
     }
     if (!s_.find(from)) throw std::out_of_range("no value at \"" + from + "\" (from)");
     json_ref v;
-    remove(from, nullptr, &v);
+    remove(from, &v);
     const std::string to = add(path, {}, &v);
     const std::string_view from_ptr = from;
-    s_.file_->record_op("move", to, nullptr, &from_ptr);
+    f_.record_op("move", to, nullptr, &from_ptr);
   }
 
   std::string text_at(const std::string& from) const {
     const std::optional<json_value> v = s_.find(from);
     if (!v) throw std::out_of_range("no value at \"" + from + "\" (from)");
     return std::string(std::string_view(v->dump()));
+  }
+
+  // The patch succeeded: the values it removed or replaced are retired
+  // (all or none: a damaged value throws before any is, and the caller
+  // rolls the patch back).
+  void finish() {
+    f_.retire_values(dropped_);
+    dropped_.clear();
+    undo_.clear();
   }
 
   void rollback() noexcept {
@@ -343,69 +338,78 @@ class patch_session {
       std::optional<json_ref> carried;
       for (auto it = undo_.rbegin(); it != undo_.rend(); ++it) {
         switch (it->what) {
-          case undo_kind::set: s_.set(it->path, it->text); break;
-          case undo_kind::insert: s_.insert(it->path, it->text); break;
           case undo_kind::erase: s_.erase(it->path); break;
-          case undo_kind::restore: s_.restore_member(it->path, it->place, it->text); break;
-          case undo_kind::take_back: take(it->path, carried.emplace()); break;
-          case undo_kind::take_back_set: carried = exchange(it->path, it->text); break;
+          case undo_kind::take_back:
+            if (!f_.take_value(it->path, carried.emplace())) throw std::logic_error("undo");
+            break;
+          case undo_kind::swap_back: {
+            // The value the operation put there (edited since or not) is
+            // new: retired, or, for a move's, carried back.
+            json_ref now;
+            f_.put_value(it->path, it->value, false, nullptr, &now);
+            if (it->moved_out)
+              carried = now;
+            else
+              f_.retire_values({&now, 1});
+            break;
+          }
           case undo_kind::put_back: {
-            const json_ref v = carried.value_or(it->moved);
+            const json_ref v = carried.value_or(it->value);
             carried.reset();
             if (it->place.pos == member_place{}.pos)
-              put(it->path, v, true);
+              f_.put_value(it->path, v, true);
             else
-              put(it->path, v, false, &it->place);
+              f_.put_value(it->path, v, false, &it->place);
             break;
           }
         }
       }
     } catch (...) {
-      // The inverses restore values just read from this document; they fail
-      // only when the process is out of memory, which terminates below.
+      // The inverses put back values this patch took out; they fail only
+      // when the process is out of memory, which terminates below.
       std::terminate();
     }
     undo_.clear();
+    dropped_.clear();  // every one is back in the document
   }
 
  private:
-  // take_back: a moved value taken from `path` again; take_back_set: the
-  // same, and `text` (the value the move replaced) set there instead;
-  // put_back: a moved value put back at `path` (before the element at its
-  // index, or as the member at `place`).
-  enum class undo_kind { set, insert, erase, restore, take_back, take_back_set, put_back };
+  // erase: a value the operation added, removed; take_back: a moved value
+  // taken from `path` again (carried to its put_back); swap_back: `value`,
+  // which the operation replaced, put back at `path` and the value there
+  // taken out (moved_out: carried, a move's; else retired); put_back: a
+  // taken value put back at `path` (before the element at its index, or as
+  // the member at `place`), or the one carried to it.
+  enum class undo_kind { erase, take_back, swap_back, put_back };
   struct undo {
     undo_kind what;
     std::string path;
-    std::string text;
-    member_place place;  // restore, put_back: where the member was in its object
-    json_ref moved{};    // put_back: the value the move took
+    member_place place{};  // put_back: where the member was in its object
+    json_ref value{};      // swap_back, put_back: the value taken
+    bool moved_out = false;
   };
-  // The edits a move and its undo make by value (store_file::put_value,
-  // take_value, exchange_value): they record nothing in the change feed
-  // (move() records the move) and retire nothing of the value they take.
-  void put(std::string_view path, const json_ref& v, bool insert,
-           const member_place* place = nullptr) {
-    s_.file_->put_value(path, v, insert, place);
-  }
-  void take(std::string_view path, json_ref& taken) {
-    if (!s_.file_->take_value(path, taken))
-      throw std::out_of_range("no value at \"" + std::string(path) + "\"");
-  }
-  json_ref exchange(std::string_view path, std::string_view text) {
-    return s_.file_->exchange_value(path, text);
-  }
   static std::string_view split_parent(std::string_view path) {
     return detail::json::split_last(path).first;
   }
-  void replace_root(std::string_view text) {
-    std::string before(std::string_view(s_.dump()));
-    s_.set("", text);
-    undo_.push_back({undo_kind::set, "", std::move(before), {}});
+  // The value at `path` (it exists) replaced by `text`, or by `moved`
+  // without recording it (a move's add); the old value kept for finish().
+  void replace_existing(const std::string& path, std::string_view text, const json_ref* moved) {
+    json_ref old;
+    if (moved) {
+      f_.put_value(path, *moved, false, nullptr, &old);
+    } else {
+      old = f_.exchange_value(path, text);
+      f_.record_op(f_.edit_op_, path, &text);
+    }
+    undo_.push_back({undo_kind::swap_back, path, {}, old, moved != nullptr});
+    dropped_.push_back(old);
   }
+  void replace_root(std::string_view text) { replace_existing("", text, nullptr); }
 
   json_store& s_;
+  store_file& f_;
   std::vector<undo> undo_;
+  std::vector<json_ref> dropped_;  // taken out by this patch: retired by finish()
 };
 
 }  // namespace detail::json
@@ -525,6 +529,12 @@ void json_store::apply_patch(std::string_view json_patch) {
       roll_back();
       throw;
     }
+  }
+  try {
+    p.finish();
+  } catch (...) {
+    roll_back();
+    throw;
   }
 }
 

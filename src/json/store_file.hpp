@@ -31,6 +31,7 @@
 #include <cstring>
 #include <filesystem>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -473,17 +474,21 @@ class store_file {
   // value moves without a copy, O(log n) however big it is.
   bool edit(std::string_view ptr, const json_ref* v, bool insert = false,
             const member_place* place = nullptr, json_ref* taken = nullptr);
-  // Edits by value, for apply_patch's move and its undo (patch.cpp): as
-  // json_store's set (insert: its insert; `place`: restore_member), erase
-  // and set of `text`, all or nothing, refused on a reader, but recording
-  // nothing in the change feed. take_value takes the value at `ptr` out
-  // (false: none there) and exchange_value the one `text` replaces, each
-  // into `taken` / returned, its blocks live (edit()'s `taken`), for a
-  // put_value to put back into the document.
+  // Edits by value, for apply_patch and its undo (patch.cpp): as
+  // json_store's set (insert: its insert; `place`: before member place->pos,
+  // edit()'s), erase and set of `text`, all or nothing, refused on a
+  // reader, but recording nothing in the change feed. take_value takes the
+  // value at `ptr` out (false: none there), exchange_value returns the one
+  // `text` replaces, and put_value with `taken` hands over the one `v`
+  // replaces: each with its blocks live (edit()'s `taken`), to be put back
+  // into the document by a put_value, or retired by retire_values.
   void put_value(std::string_view ptr, const json_ref& v, bool insert,
-                 const member_place* place = nullptr);
+                 const member_place* place = nullptr, json_ref* taken = nullptr);
   bool take_value(std::string_view ptr, json_ref& taken);
   json_ref exchange_value(std::string_view ptr, std::string_view text);
+  // Retires every block of `values`, taken out of the document and no
+  // longer in it; all or none (a damaged value throws before any is).
+  void retire_values(std::span<const json_ref> values);
   // The value of the JSON text `text` built in the tail (inside an
   // atomic_edit, for its edit to publish); throws json_error.
   json_ref build_in_tail(std::string_view text);
