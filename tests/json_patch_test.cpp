@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #ifdef FL_TEST_HAVE_NLOHMANN
@@ -175,18 +176,25 @@ TEST(JsonPatch, AFailedPatchLeavesTheDocumentAndTheFileAsTheyWere) {
             R"({"list":[2,3],"o":{"k":"v","k2":2},"n":1})");
 }
 
-// A move takes its value along as it is: the commit writes the two paths'
-// pages, not the value (a 200,000-element array, a 100,000-member object),
-// whose blocks stay where they are.
-TEST(JsonPatch, AMoveCarriesItsValueWithoutCopyingIt) {
-  temp_dir d;
-  const auto p = d.path() / "s";
+// The elements of an array of 200,000 numbers and the members of an object
+// of 100,000 ("k<i>": i), as text without their brackets.
+std::pair<std::string, std::string> big_values() {
   std::string numbers, members;
   for (int i = 0; i < 200'000; ++i) numbers.append(i ? "," : "").append(std::to_string(i));
   for (int i = 0; i < 100'000; ++i) {
     const std::string n = std::to_string(i);
     members.append(i ? ",\"k" : "\"k").append(n).append("\":").append(n);
   }
+  return {numbers, members};
+}
+
+// A move takes its value along as it is: the commit writes the two paths'
+// pages, not the value (a 200,000-element array, a 100,000-member object),
+// whose blocks stay where they are.
+TEST(JsonPatch, AMoveCarriesItsValueWithoutCopyingIt) {
+  temp_dir d;
+  const auto p = d.path() / "s";
+  const auto [numbers, members] = big_values();
   auto s = fl::json_store::import(
       R"({"a":{"big":[)" + numbers + R"(],"obj":{)" + members + R"(}},"b":[true],"c":{"n":null}})",
       p);
@@ -221,12 +229,7 @@ TEST(JsonPatch, AMoveCarriesItsValueWithoutCopyingIt) {
 TEST(JsonPatch, RemovedAndReplacedValuesAreTakenOutNotCopied) {
   temp_dir d;
   const auto p = d.path() / "s";
-  std::string numbers, members;
-  for (int i = 0; i < 200'000; ++i) numbers.append(i ? "," : "").append(std::to_string(i));
-  for (int i = 0; i < 100'000; ++i) {
-    const std::string n = std::to_string(i);
-    members.append(i ? ",\"k" : "\"k").append(n).append("\":").append(n);
-  }
+  const auto [numbers, members] = big_values();
   const std::string doc =
       R"({"a":{"big":[)" + numbers + R"(]},"c":{"n":{)" + members + R"(}},"d":1})";
   auto s = fl::json_store::import(doc, p);

@@ -230,30 +230,31 @@ class patch_session {
     const auto [parent_ptr, token] = detail::json::split_last(path);
     const std::optional<json_value> parent = s_.find(parent_ptr);
     if (!parent) throw std::out_of_range("no value at \"" + std::string(parent_ptr) + "\"");
+    // A new value at `at` (before the element there, with `insert`): the
+    // moved one as it is, or the text. Its undo removes it again (a moved
+    // one is taken back, for its put_back).
+    const auto put_new = [&](const std::string& at, bool insert) {
+      if (moved)
+        f_.put_value(at, *moved, insert);
+      else if (insert)
+        s_.insert(at, text);
+      else
+        s_.set(at, text);
+      undo_.push_back({moved ? undo_kind::take_back : undo_kind::erase, at});
+    };
     if (parent->is_array()) {
       const std::uint64_t i = token == "-" ? parent->size() : detail::json::token_index(token);
       if (i == detail::json::no_index || i > parent->size())
         throw std::out_of_range("array index \"" + std::string(token) + "\" is not in [0, " +
                                 std::to_string(parent->size()) + "]");
       const std::string at = std::string(parent_ptr) + "/" + std::to_string(i);
-      if (moved) {
-        f_.put_value(at, *moved, true);
-        undo_.push_back({undo_kind::take_back, at});
-      } else {
-        s_.insert(at, text);
-        undo_.push_back({undo_kind::erase, at});
-      }
+      put_new(at, true);
       return at;
     } else if (parent->is_object()) {
-      if (s_.find(path)) {
+      if (s_.find(path))
         replace_existing(path, text, moved);
-      } else if (moved) {
-        f_.put_value(path, *moved, false);
-        undo_.push_back({undo_kind::take_back, path});
-      } else {
-        s_.set(path, text);
-        undo_.push_back({undo_kind::erase, path});
-      }
+      else
+        put_new(path, false);
       return path;
     } else {
       throw std::out_of_range("the parent \"" + std::string(parent_ptr) + "\" is " +
