@@ -251,7 +251,7 @@ class patch_session {
       put_new(at, true);
       return at;
     } else if (parent->is_object()) {
-      if (s_.find(path))
+      if (parent->at_pointer(std::string_view(path).substr(parent_ptr.size())))
         replace_existing(path, text, moved);
       else
         put_new(path, false);
@@ -268,16 +268,26 @@ class patch_session {
   // patch). With `moved` (a move), the value is handed there (its undo puts
   // back what the move's add hands on: rollback()); else it is kept for
   // finish() and the removal recorded in the change feed.
+  // A move's `from` that names no value is refused as such, whatever the
+  // reason ("no value at ... (from)").
   void remove(const std::string& path, json_ref* moved = nullptr) {
     if (path.empty()) throw std::invalid_argument("the whole document cannot be removed");
+    const auto missing = [&](std::string_view at) {
+      return std::out_of_range(moved ? "no value at \"" + path + "\" (from)"
+                                     : "no value at \"" + std::string(at) + "\"");
+    };
     const std::string_view parent_ptr = split_parent(path);
     const std::optional<json_value> p = s_.find(parent_ptr);
-    if (!p) throw std::out_of_range("no value at \"" + std::string(parent_ptr) + "\"");
+    if (!p) throw missing(parent_ptr);
     const json_value parent = *p;
-    if (!parent.is_object() && !parent.is_array())
+    if (!parent.is_object() && !parent.is_array()) {
+      if (moved) throw missing(path);
       throw std::out_of_range("the parent \"" + std::string(parent_ptr) + "\" is " +
                               parent.type_name() + ", not an object or array");
-    if (!s_.find(path)) throw std::out_of_range("no value at \"" + path + "\"");
+    }
+    // The last token looked up in the parent found above, not from the root.
+    if (!parent.at_pointer(std::string_view(path).substr(parent_ptr.size())))
+      throw missing(path);
     const member_place place = parent.is_object() ? s_.place_of(parent, path) : member_place{};
     json_ref v;
     if (!f_.take_value(path, v)) throw std::out_of_range("no value at \"" + path + "\"");
@@ -308,7 +318,6 @@ class patch_session {
       add(path, text);
       return;
     }
-    if (!s_.find(from)) throw std::out_of_range("no value at \"" + from + "\" (from)");
     json_ref v;
     remove(from, &v);
     const std::string to = add(path, {}, &v);
