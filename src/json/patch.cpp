@@ -286,8 +286,7 @@ class patch_session {
                               parent.type_name() + ", not an object or array");
     }
     // The last token looked up in the parent found above, not from the root.
-    if (!parent.at_pointer(std::string_view(path).substr(parent_ptr.size())))
-      throw missing(path);
+    if (!parent.at_pointer(std::string_view(path).substr(parent_ptr.size()))) throw missing(path);
     const member_place place = parent.is_object() ? s_.place_of(parent, path) : member_place{};
     json_ref v;
     if (!f_.take_value(path, v)) throw std::out_of_range("no value at \"" + path + "\"");
