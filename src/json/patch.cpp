@@ -11,6 +11,7 @@
 
 #include <fl/json_store.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <exception>
 #include <optional>
@@ -234,13 +235,15 @@ class patch_session {
     // moved one as it is, or the text. Its undo removes it again (a moved
     // one is taken back, for its put_back).
     const auto put_new = [&](const std::string& at, bool insert) {
+      undo u{moved ? undo_kind::take_back : undo_kind::erase, at};
+      make_room();
       if (moved)
         f_.put_value(at, *moved, insert);
       else if (insert)
         s_.insert(at, text);
       else
         s_.set(at, text);
-      undo_.push_back({moved ? undo_kind::take_back : undo_kind::erase, at});
+      undo_.push_back(std::move(u));
     };
     if (parent->is_array()) {
       const std::uint64_t i = token == "-" ? parent->size() : detail::json::token_index(token);
@@ -287,10 +290,12 @@ class patch_session {
     }
     // The last token looked up in the parent found above, not from the root.
     if (!parent.at_pointer(std::string_view(path).substr(parent_ptr.size()))) throw missing(path);
-    const member_place place = parent.is_object() ? s_.place_of(parent, path) : member_place{};
-    json_ref v;
-    if (!f_.take_value(path, v)) throw std::out_of_range("no value at \"" + path + "\"");
-    undo_.push_back({undo_kind::put_back, path, place, v});
+    undo u{undo_kind::put_back, path};
+    u.place = parent.is_object() ? s_.place_of(parent, path) : member_place{};
+    make_room();
+    if (!f_.take_value(path, u.value)) throw std::out_of_range("no value at \"" + path + "\"");
+    const json_ref v = u.value;
+    undo_.push_back(std::move(u));
     if (moved) {
       *moved = v;
     } else {
@@ -403,15 +408,25 @@ class patch_session {
   // The value at `path` (it exists) replaced by `text`, or by `moved`
   // without recording it (a move's add); the old value kept for finish().
   void replace_existing(const std::string& path, std::string_view text, const json_ref* moved) {
-    json_ref old;
-    if (moved) {
-      f_.put_value(path, *moved, false, nullptr, &old);
-    } else {
-      old = f_.exchange_value(path, text);
-      f_.record_op(f_.edit_op_, path, &text);
-    }
-    undo_.push_back({undo_kind::swap_back, path, {}, old, moved != nullptr});
-    dropped_.push_back(old);
+    undo u{undo_kind::swap_back, path, {}, {}, moved != nullptr};
+    make_room();
+    if (moved)
+      f_.put_value(path, *moved, false, nullptr, &u.value);
+    else
+      u.value = f_.exchange_value(path, text);
+    dropped_.push_back(u.value);
+    undo_.push_back(std::move(u));
+    if (!moved) f_.record_op(f_.edit_op_, path, &text);
+  }
+  // Room for one more undo and one more dropped value, made before the edit
+  // they record: once an edit is made, recording its undo cannot fail (an
+  // edit without its undo would survive a refused patch).
+  void make_room() {
+    const auto room = [](auto& v) {
+      if (v.size() == v.capacity()) v.reserve(std::max<std::size_t>(8, 2 * v.capacity()));
+    };
+    room(undo_);
+    room(dropped_);
   }
   void replace_root(std::string_view text) { replace_existing("", text, nullptr); }
 
