@@ -320,8 +320,9 @@ bool store_file::edit(std::string_view ptr, const json_ref* v, bool insert,
   if (!v && s.pos == std::string_view::npos) return false;
   // The block-lifetime rule (docs/design.md "Block lifetimes"), decided
   // here and nowhere else: the edit retires the tables on its path (their
-  // copies take the children) and the value it removes or replaces. An
-  // insert before an element moves that element, which stays reachable.
+  // copies take the children) and the value it removes or replaces (or
+  // hands it to the caller who takes it: let_go). An insert before an
+  // element moves that element, which stays reachable.
   if (!v || replaces) let_go(entry(s.c, s.limit, s.pos));
   for (const step& p : path) find_replaced_table(p.c);
   json_ref r;
