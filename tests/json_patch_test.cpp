@@ -118,6 +118,45 @@ TEST(JsonPatch, EachOperationsErrors) {
   EXPECT_EQ(std::string_view(s.dump()), "[1]");
 }
 
+// Each refusal names its operation and why, with the exception users catch:
+// a remove or a move's "from" finds its value in one lookup, and says why
+// there is none only when there is none.
+TEST(JsonPatch, ARefusalNamesItsOperationAndItsReason) {
+  temp_dir d;
+  auto s = fl::json_store::import(R"({"a":{"b":[1,2]},"c":3})", d.path() / "s");
+  const std::string before(std::string_view(s.dump()));
+  const auto refused = [&](const char* patch) -> std::string {
+    try {
+      s.apply_patch(patch);
+    } catch (const std::out_of_range& e) {
+      EXPECT_EQ(std::string_view(s.dump()), before) << patch;
+      return e.what();
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << patch << ": not out_of_range: " << e.what();
+      return {};
+    }
+    ADD_FAILURE() << patch << ": accepted";
+    return {};
+  };
+  const std::string at = "fl::json_store::apply_patch: operation ";
+  EXPECT_EQ(refused(R"([{"op":"remove","path":"/x"}])"), at + "0: no value at \"/x\"");
+  EXPECT_EQ(refused(R"([{"op":"remove","path":"/a/b/2"}])"), at + "0: no value at \"/a/b/2\"");
+  EXPECT_EQ(refused(R"([{"op":"test","path":"/c","value":3},{"op":"remove","path":"/q/x"}])"),
+            at + "1: no value at \"/q\"");
+  EXPECT_EQ(refused(R"([{"op":"remove","path":"/c/x"}])"),
+            at + "0: the parent \"/c\" is number, not an object or array");
+  EXPECT_EQ(refused(R"([{"op":"move","from":"/q/x","path":"/y"}])"),
+            at + "0: no value at \"/q/x\" (from)");
+  EXPECT_EQ(refused(R"([{"op":"move","from":"/c/x","path":"/y"}])"),
+            at + "0: no value at \"/c/x\" (from)");
+  EXPECT_EQ(refused(R"([{"op":"move","from":"/a/b/1","path":"/q/y"}])"),
+            at + "0: no value at \"/q\"");
+  EXPECT_EQ(refused(R"([{"op":"add","path":"/c/x","value":1}])"),
+            at + "0: the parent \"/c\" is number, not an object or array");
+  EXPECT_EQ(refused(R"([{"op":"replace","path":"/a/x","value":1}])"),
+            at + "0: no value at \"/a/x\"");
+}
+
 // RFC 6902 4.6: objects are equal when they hold the same keys with equal
 // values, in any order; a repeated key counts once, by its last value (as
 // find() reads it), in the document and in the patch alike. The members

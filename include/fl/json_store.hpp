@@ -113,7 +113,6 @@ enum class json_type : std::uint8_t { null, boolean, number, string, array, obje
 namespace detail::json {
 class store_file;
 class patch_session;
-struct member_place;
 
 // What a view keeps of its store's state to detect that it went stale: with
 // FL_JSON_CHECK_VIEWS, the store's edition (its count of edits that may move
@@ -536,11 +535,6 @@ class json_store {
   friend class detail::json::patch_session;
   explicit json_store(std::unique_ptr<detail::json::store_file> f) noexcept;
   void write(std::string_view json_pointer, std::string_view json_text, bool insert);
-  // apply_patch's undo of a removed member: where in `object` (its parent)
-  // the member `json_pointer` names is (the last of its key; pos npos for
-  // none), for the member to be put back there. O(log n) in an object tree.
-  detail::json::member_place place_of(const json_value& object,
-                                      std::string_view json_pointer) const;
   [[noreturn]] static void missing(std::string_view json_pointer);
   // get() (no fallback: missing() throws) and value(): one reading for both.
   template <class T>

@@ -233,6 +233,7 @@ bool store_file::edit(std::string_view ptr, const json_ref* v, bool insert,
     std::size_t pos;
   };
   lookup_.valid = false;  // this edit's own, if any, is made below
+  edit_place_ = {};
   std::vector<step> path;
   std::string buf;
   json_ref cur = root_;
@@ -312,6 +313,8 @@ bool store_file::edit(std::string_view ptr, const json_ref* v, bool insert,
   const bool replaces = !placed && s.pos != std::string_view::npos &&
                         !(in_array && s.pos == s.c.n) && !(in_array && insert);
   edit_op_ = !v ? "remove" : replaces ? "replace" : "add";
+  if ((!v || replaces) && s.c.k == static_cast<std::uint8_t>(kind::object))
+    edit_place_ = {s.pos, s.c.tree() && lookup_.at(s.c, s.pos) ? lookup_.m.seq : no_index};
   if (v && replaces && inline_kind(v->k)) {
     let_go(entry(s.c, s.limit, s.pos));
     overwrite_entry(s.c, s.limit, s.pos, *v);
@@ -675,15 +678,6 @@ void json_store::write(std::string_view json_pointer, std::string_view json_text
     return f.edit(json_pointer, &v, insert);
   });
   f.record_op(f.edit_op_, json_pointer, &json_text);
-}
-
-detail::json::member_place json_store::place_of(const json_value& object,
-                                                std::string_view json_pointer) const {
-  const std::size_t slash = json_pointer.rfind('/');
-  if (slash == std::string_view::npos || !object.is_object()) return {};
-  std::string_view last = json_pointer.substr(slash);
-  std::string buf;
-  return file_->place_of(object.ref_, object.limit_, detail::json::next_token(last, buf));
 }
 
 bool json_store::erase(std::string_view json_pointer) {

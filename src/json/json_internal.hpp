@@ -531,6 +531,9 @@ void write_member_index(std::uint32_t* index, std::uint32_t n, KeyOf key) {
 // texts and whenever simdjson rejects a text (to name the error, or to accept
 // numbers simdjson does not represent).
 void parse_strict(std::string_view text, builder& b);
+// The same parse, checking `text` only: throws the json_error parse_strict
+// would, and builds nothing.
+void check_json(std::string_view text);
 // The parse import() uses: simdjson when available, parse_strict otherwise
 // and on any simdjson error; past 64 MiB, parse_strict alone, in one pass.
 // `valid`, if given, runs before the first event reaches `b` (import creates

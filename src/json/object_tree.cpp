@@ -329,16 +329,6 @@ bool store_file::find_tree_entry(const json_ref& o, std::uint64_t limit, std::st
   return tree_member(*this, rules_, o, limit, key, false, found, rank);
 }
 
-member_place store_file::place_of(const json_ref& obj, std::uint64_t limit,
-                                  std::string_view key) const {
-  if (!obj.tree()) return {find_member(obj, limit, key), no_index};
-  // One ranked lookup gives both: the member's position and its entry.
-  member_entry m;
-  std::uint64_t rank = 0;
-  if (!tree_member(*this, rules_, obj, limit, key, true, m, rank)) return {};
-  return {static_cast<std::size_t>(rank), m.seq};
-}
-
 namespace {
 
 using otree_editor = tree_editor<40>;

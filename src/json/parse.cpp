@@ -235,9 +235,12 @@ void builder::end_object() {
 
 namespace {
 
+// `Sink` takes the values as they are read: a builder, or check_json's
+// sink that keeps nothing.
+template <class Sink>
 class strict_parser {
  public:
-  strict_parser(std::string_view text, builder& out) noexcept
+  strict_parser(std::string_view text, Sink& out) noexcept
       : b_(reinterpret_cast<const unsigned char*>(text.data())),
         p_(b_),
         e_(b_ + text.size()),
@@ -599,7 +602,7 @@ class strict_parser {
   const unsigned char* b_;
   const unsigned char* p_;
   const unsigned char* e_;
-  builder& out_;
+  Sink& out_;
   std::uint32_t depth_ = 0;
   std::string scratch_;
 };
@@ -672,7 +675,26 @@ void append_utf8(std::string& out, std::uint32_t cp) {
   out.append(bytes, utf8_encode(cp, bytes));
 }
 
-void parse_strict(std::string_view text, builder& b) { strict_parser(text, b).run(); }
+void parse_strict(std::string_view text, builder& b) { strict_parser<builder>(text, b).run(); }
+
+void check_json(std::string_view text) {
+  // The parser's events, each dropped.
+  struct no_sink {
+    void null_value() noexcept {}
+    void boolean(bool) noexcept {}
+    void int64(std::int64_t) noexcept {}
+    void uint64(std::uint64_t) noexcept {}
+    void real(double) noexcept {}
+    void number_text(std::string_view) noexcept {}
+    void string(std::string_view) noexcept {}
+    void key(std::string_view) noexcept {}
+    void begin_array() noexcept {}
+    void begin_object() noexcept {}
+    void end_array() noexcept {}
+    void end_object() noexcept {}
+  } sink;
+  strict_parser<no_sink>(text, sink).run();
+}
 
 void parse_fast(std::string_view text, builder& b, const std::function<void()>& valid) {
   // Past this size a text is parsed in one pass by the strict parser as the
@@ -706,15 +728,9 @@ void parse_fast(std::string_view text, builder& b, const std::function<void()>& 
     }
   }
 #endif
-  if (valid && text.size() <= one_pass_min_bytes) {
-    // Check the text into a scratch buffer first (small texts, and the rare
-    // ones simdjson refuses), then build for real.
-    byte_buffer scratch;
-    std::vector<tail_block> scratch_blocks;
-    builder check(scratch, scratch_blocks, fl::detail::space_first_block,
-                  format_rules::of(reuse_format_version));  // flat tables: never read
-    parse_strict(text, check);
-  }
+  // Small texts, and the rare ones simdjson refuses, are checked first,
+  // then built for real.
+  if (valid && text.size() <= one_pass_min_bytes) check_json(text);
   if (valid) valid();
   parse_strict(text, b);
 }

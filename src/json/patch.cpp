@@ -29,7 +29,7 @@ inline namespace FL_ABI_NS {
 namespace detail::json {
 namespace {
 
-// A patch document, parsed (after parse_strict has validated it) into a tree
+// A patch document, parsed (after check_json has validated it) into a tree
 // that keeps each value's text, for set() and for the "test" comparison.
 struct node {
   json_type type = json_type::null;
@@ -45,7 +45,7 @@ struct node {
   }
 };
 
-// A reader of text known to be valid JSON (parse_strict passed it).
+// A reader of text known to be valid JSON (check_json passed it).
 class tree_reader {
  public:
   explicit tree_reader(std::string_view s) : s_(s) {}
@@ -56,6 +56,9 @@ class tree_reader {
     switch (s_[i_]) {
       case '{':
         n.type = json_type::object;
+        // An operation has three or four members: one allocation each.
+        n.keys.reserve(4);
+        n.items.reserve(4);
         items('}', [&] {
           n.keys.push_back(string());
           skip_ws();
@@ -138,10 +141,7 @@ class tree_reader {
 };
 
 node parse_tree(std::string_view text) {
-  byte_buffer scratch;
-  std::vector<tail_block> blocks;
-  builder b(scratch, blocks, 0, format_rules::of(reuse_format_version));  // flat tables
-  parse_strict(text, b);  // throws json_error naming the byte and the reason
+  check_json(text);  // throws json_error naming the byte and the reason
   return tree_reader(text).value();
 }
 
@@ -231,33 +231,23 @@ class patch_session {
     const auto [parent_ptr, token] = detail::json::split_last(path);
     const std::optional<json_value> parent = s_.find(parent_ptr);
     if (!parent) throw std::out_of_range("no value at \"" + std::string(parent_ptr) + "\"");
-    // A new value at `at` (before the element there, with `insert`): the
-    // moved one as it is, or the text. Its undo removes it again (a moved
-    // one is taken back, for its put_back).
-    const auto put_new = [&](const std::string& at, bool insert) {
-      undo u{moved ? undo_kind::take_back : undo_kind::erase, at};
-      make_room();
-      if (moved)
-        f_.put_value(at, *moved, insert);
-      else if (insert)
-        s_.insert(at, text);
-      else
-        s_.set(at, text);
-      undo_.push_back(std::move(u));
-    };
     if (parent->is_array()) {
       const std::uint64_t i = token == "-" ? parent->size() : detail::json::token_index(token);
       if (i == detail::json::no_index || i > parent->size())
         throw std::out_of_range("array index \"" + std::string(token) + "\" is not in [0, " +
                                 std::to_string(parent->size()) + "]");
       const std::string at = std::string(parent_ptr) + "/" + std::to_string(i);
-      put_new(at, true);
+      // Its undo removes it again (a moved one is taken back, for its put_back).
+      undo u{moved ? undo_kind::take_back : undo_kind::erase, at};
+      make_room();
+      if (moved)
+        f_.put_value(at, *moved, true);
+      else
+        s_.insert(at, text);
+      undo_.push_back(std::move(u));
       return at;
     } else if (parent->is_object()) {
-      if (parent->at_pointer(std::string_view(path).substr(parent_ptr.size())))
-        replace_existing(path, text, moved);
-      else
-        put_new(path, false);
+      put_at(path, text, moved);
       return path;
     } else {
       throw std::out_of_range("the parent \"" + std::string(parent_ptr) + "\" is " +
@@ -267,33 +257,18 @@ class patch_session {
 
   // RFC 6902 "remove" of the value at `path`: taken out, its blocks live,
   // for the undo to put back at its place (an array's element by its
-  // index, a member at its place in its object: order survives a refused
-  // patch). With `moved` (a move), the value is handed there (its undo puts
-  // back what the move's add hands on: rollback()); else it is kept for
-  // finish() and the removal recorded in the change feed.
-  // A move's `from` that names no value is refused as such, whatever the
-  // reason ("no value at ... (from)").
+  // index, a member at its place in its object, which the edit reports:
+  // order survives a refused patch). With `moved` (a move), the value is
+  // handed there (its undo puts back what the move's add hands on:
+  // rollback()); else it is kept for finish() and the removal recorded in
+  // the change feed. One lookup when the value is there; why it is not is
+  // found after.
   void remove(const std::string& path, json_ref* moved = nullptr) {
     if (path.empty()) throw std::invalid_argument("the whole document cannot be removed");
-    const auto missing = [&](std::string_view at) {
-      return std::out_of_range(moved ? "no value at \"" + path + "\" (from)"
-                                     : "no value at \"" + std::string(at) + "\"");
-    };
-    const std::string_view parent_ptr = split_parent(path);
-    const std::optional<json_value> p = s_.find(parent_ptr);
-    if (!p) throw missing(parent_ptr);
-    const json_value parent = *p;
-    if (!parent.is_object() && !parent.is_array()) {
-      if (moved) throw missing(path);
-      throw std::out_of_range("the parent \"" + std::string(parent_ptr) + "\" is " +
-                              parent.type_name() + ", not an object or array");
-    }
-    // The last token looked up in the parent found above, not from the root.
-    if (!parent.at_pointer(std::string_view(path).substr(parent_ptr.size()))) throw missing(path);
     undo u{undo_kind::put_back, path};
-    u.place = parent.is_object() ? s_.place_of(parent, path) : member_place{};
     make_room();
-    if (!f_.take_value(path, u.value)) throw std::out_of_range("no value at \"" + path + "\"");
+    if (!f_.take_value(path, u.value)) throw_missing(path, moved != nullptr);
+    u.place = f_.edit_place_;
     const json_ref v = u.value;
     undo_.push_back(std::move(u));
     if (moved) {
@@ -306,8 +281,7 @@ class patch_session {
 
   void replace(const std::string& path, std::string_view text) {
     if (!s_.find(path)) throw std::out_of_range("no value at \"" + path + "\"");
-    if (path.empty()) return replace_root(text);
-    replace_existing(path, text, nullptr);
+    put_at(path, text, nullptr);
   }
 
   // RFC 6902 "move" (4.4: a remove, then an add of the value removed). The
@@ -402,19 +376,36 @@ class patch_session {
     json_ref value{};      // swap_back, put_back: the value taken
     bool moved_out = false;
   };
-  static std::string_view split_parent(std::string_view path) {
-    return detail::json::split_last(path).first;
+  // Why remove() found no value at `path`: its parent missing, or not an
+  // object or array, or no such member or element in it. A move's `from`
+  // is refused as missing whatever the reason ("no value at ... (from)").
+  [[noreturn]] void throw_missing(const std::string& path, bool from) const {
+    if (from) throw std::out_of_range("no value at \"" + path + "\" (from)");
+    const std::string_view parent_ptr = detail::json::split_last(path).first;
+    const std::optional<json_value> parent = s_.find(parent_ptr);
+    if (!parent) throw std::out_of_range("no value at \"" + std::string(parent_ptr) + "\"");
+    if (!parent->is_object() && !parent->is_array())
+      throw std::out_of_range("the parent \"" + std::string(parent_ptr) + "\" is " +
+                              parent->type_name() + ", not an object or array");
+    throw std::out_of_range("no value at \"" + path + "\"");
   }
-  // The value at `path` (it exists) replaced by `text`, or by `moved`
-  // without recording it (a move's add); the old value kept for finish().
-  void replace_existing(const std::string& path, std::string_view text, const json_ref* moved) {
+  // The value at `path` (an element, a member, or the document: "") set to
+  // `text`, or to `moved` without recording it (a move's add), by one edit:
+  // it replaces what is there, or adds a member its key names not. A value replaced is
+  // kept for finish() (its undo swaps it back: a moved one's replacement is
+  // carried back, for the move's put_back); an added one's undo removes it
+  // again (a moved one is taken back).
+  void put_at(const std::string& path, std::string_view text, const json_ref* moved) {
     undo u{undo_kind::swap_back, path, {}, {}, moved != nullptr};
     make_room();
     if (moved)
       f_.put_value(path, *moved, false, nullptr, &u.value);
     else
       u.value = f_.exchange_value(path, text);
-    dropped_.push_back(u.value);
+    if (std::string_view(f_.edit_op_) == "replace")
+      dropped_.push_back(u.value);
+    else
+      u.what = moved ? undo_kind::take_back : undo_kind::erase;
     undo_.push_back(std::move(u));
     if (!moved) f_.record_op(f_.edit_op_, path, &text);
   }
@@ -428,7 +419,7 @@ class patch_session {
     room(undo_);
     room(dropped_);
   }
-  void replace_root(std::string_view text) { replace_existing("", text, nullptr); }
+  void replace_root(std::string_view text) { put_at("", text, nullptr); }
 
   json_store& s_;
   store_file& f_;
@@ -540,15 +531,17 @@ void json_store::apply_patch(std::string_view json_patch) {
     file_->pending_.resize(recorded);
   };
   for (std::size_t i = 0; i < patch.items.size(); ++i) {
-    const std::string where = "fl::json_store::apply_patch: operation " + std::to_string(i) + ": ";
+    const auto where = [i] {
+      return "fl::json_store::apply_patch: operation " + std::to_string(i) + ": ";
+    };
     try {
       apply_one(p, *this, patch.items[i], i);
     } catch (const std::out_of_range& e) {
       roll_back();
-      throw std::out_of_range(where + e.what());
+      throw std::out_of_range(where() + e.what());
     } catch (const std::invalid_argument& e) {
       roll_back();
-      throw std::invalid_argument(where + e.what());
+      throw std::invalid_argument(where() + e.what());
     } catch (...) {
       roll_back();
       throw;

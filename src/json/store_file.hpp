@@ -492,11 +492,14 @@ class store_file {
   // The value of the JSON text `text` built in the tail (inside an
   // atomic_edit, for its edit to publish); throws json_error.
   json_ref build_in_tail(std::string_view text);
-  // Where the last member named `key` is in object `obj` (pos npos: none).
-  member_place place_of(const json_ref& obj, std::uint64_t limit, std::string_view key) const;
   // The RFC 6902 operation the last successful edit() was: "add",
   // "replace" or "remove" (the change feed records it).
   const char* edit_op_ = nullptr;
+  // Where the member the last edit() removed or replaced was in its object:
+  // its position, and its seq in an object tree (no_index in a flat one),
+  // for an undo that puts it back there (apply_patch's); {} (pos npos)
+  // when the edit added, failed, or its parent is an array.
+  member_place edit_place_{};
   // Runs the edit `e` (returning edit()'s result) all or nothing and
   // publishes it (json_store::set, insert, erase).
   template <class Edit>
