@@ -6,8 +6,11 @@
 
 #include <fl/mapped_space.hpp>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -103,17 +106,52 @@ void store_file::create() {
 // store), and each run lands where the builder's offsets say. An object's
 // keys past one run are sorted in a temporary file beside the store, on its
 // file system, not in memory (/tmp may be tmpfs).
-void store_file::stream_to(builder& b, mapped_space& space, std::uint64_t base) const {
+// The page a run shares with the next one is held back and written with
+// the next run's first bytes as one whole page: write_fresh copies a page
+// it fills in part into the mapping, and a private page at every 4 MiB
+// left a 10-million-member import some 330 page tables that every later
+// commit's page-table scan walked (docs/performance.md, "A streamed
+// import's shared pages"). The returned call ends the stream, after the
+// builder's finish(): it writes the last page held back.
+std::function<void()> store_file::stream_to(builder& b, mapped_space& space,
+                                            std::uint64_t base) const {
+  struct held_page {
+    std::uint64_t at = 0;              // where bytes[0] goes
+    std::vector<unsigned char> bytes;  // up to, not including, the end of at's page
+  };
+  auto held = std::make_shared<held_page>();
+  const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
   b.stream(
-      [&space, next = base](const unsigned char* p, std::size_t bytes,
-                            std::size_t blocks) mutable {
+      [&space, held, page, next = base](const unsigned char* p, std::size_t bytes,
+                                        std::size_t blocks) mutable {
         const fptr<void> run = space.allocate_end_run(bytes, blocks);
         if (run.offset() != next)
           throw std::logic_error("fl::json_store: the space was allocated from behind its back");
-        space.write_fresh(run, p, bytes);
         next += bytes;
+        if (!held->bytes.empty()) {
+          const std::uint64_t page_end = (held->at / page + 1) * page;
+          const std::size_t take = static_cast<std::size_t>(
+              std::min<std::uint64_t>(bytes, page_end - held->at - held->bytes.size()));
+          held->bytes.insert(held->bytes.end(), p, p + take);
+          p += take;
+          bytes -= take;
+          if (held->at + held->bytes.size() < page_end) return;  // the run ended inside it
+          space.write_fresh(fptr<void>(held->at), held->bytes.data(), held->bytes.size());
+          held->bytes.clear();
+        }
+        // p now lands at next - bytes; up to the last page boundary it goes
+        // now, the rest waits for the next run.
+        const std::uint64_t at = next - bytes, cut = std::max(at, next / page * page);
+        if (cut > at) space.write_fresh(fptr<void>(at), p, static_cast<std::size_t>(cut - at));
+        held->at = cut;
+        held->bytes.assign(p + (cut - at), p + bytes);
       },
       stream_chunk, path_.has_parent_path() ? path_.parent_path() : std::filesystem::path("."));
+  return [&space, held] {
+    if (!held->bytes.empty())
+      space.write_fresh(fptr<void>(held->at), held->bytes.data(), held->bytes.size());
+    held->bytes.clear();
+  };
 }
 
 // Feeds value `r` of this store to `b`, as a parse of its text would.
@@ -206,9 +244,10 @@ void store_file::compact() {
     byte_buffer out;
     std::vector<tail_block> blocks;
     builder b(out, blocks, base, format_rules::of(format_version));
-    stream_to(b, fresh, base);
+    const std::function<void()> end_stream = stream_to(b, fresh, base);
     emit(root_, b, base + 8 * root_limit() + 64, 0);
     b.finish();
+    end_stream();
     root = b.result();
     copy_feed(fresh, fresh_head);
   } catch (...) {
@@ -354,13 +393,15 @@ json_store json_store::import(std::string_view json_text, const std::filesystem:
                           detail::json::format_rules::of(detail::json::format_version));
   // Invalid text throws json_error before the file is created; the builder
   // then writes at the offsets the document's block will have.
+  std::function<void()> end_stream;
   detail::json::parse_fast(json_text, b, [&] {
     f->create();
     b.rebase(f->tail_base_);
     f->check_tail_page();
-    f->stream_to(b, *f->space_, f->tail_base_);
+    end_stream = f->stream_to(b, *f->space_, f->tail_base_);
   });
   b.finish();
+  if (end_stream) end_stream();
   f->root_ = b.result();
   f->publish_import();
   return json_store(std::move(f));

@@ -525,7 +525,9 @@ class store_file {
   // The bytes of finished blocks a streaming builder (import, compact)
   // holds before they go to the file.
   static constexpr std::size_t stream_chunk = std::size_t{4} << 20;
-  void stream_to(builder& b, mapped_space& space, std::uint64_t base) const;
+  // Streams `b`'s finished chunks to the end of `space` (its end block at
+  // `base`); the call returned ends the stream, after b.finish().
+  std::function<void()> stream_to(builder& b, mapped_space& space, std::uint64_t base) const;
   void emit(const json_ref& r, builder& b, std::uint64_t end_bound, std::uint32_t depth) const;
   void compact();
   void sync();
