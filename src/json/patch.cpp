@@ -390,11 +390,12 @@ class patch_session {
     throw std::out_of_range("no value at \"" + path + "\"");
   }
   // The value at `path` (an element, a member, or the document: "") set to
-  // `text`, or to `moved` without recording it (a move's add), by one edit:
-  // it replaces what is there, or adds a member its key names not. A value replaced is
-  // kept for finish() (its undo swaps it back: a moved one's replacement is
-  // carried back, for the move's put_back); an added one's undo removes it
-  // again (a moved one is taken back).
+  // `text`, or to `moved` without recording it (a move's add), by one edit
+  // that replaces the value there or, in an object without that key, adds
+  // the member at the end. A value replaced is kept for finish() (its undo
+  // swaps it back: a moved one's replacement is carried back, for the
+  // move's put_back); an added one's undo removes it again (a moved one is
+  // taken back).
   void put_at(const std::string& path, std::string_view text, const json_ref* moved) {
     undo u{undo_kind::swap_back, path, {}, {}, moved != nullptr};
     make_room();
