@@ -23,9 +23,9 @@
 //                         page cache gives a write a folio as large as the
 //                         write, and a later small write walks the whole
 //                         folio's blocks (a commit's in-place writes into
-//                         pages an import wrote; performance.md, "Batches of
-//                         edits", says why the store still writes runs
-//                         whole; peer raw only: no store)
+//                         pages an import wrote: why the store writes in
+//                         calls of at most 256 KiB, write_call_max in
+//                         src/persist/posix.hpp; peer raw only: no store)
 // Peers:
 //   fl         fl::persist<int>, fl::mapped_space (durable commits)
 //   std        a plain int; int_flush: std::ofstream to "<path>.tmp", then

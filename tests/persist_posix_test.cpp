@@ -1,6 +1,8 @@
 // tests/persist_posix_test.cpp: the write helpers of src/persist/posix.hpp
-// put every byte where it belongs: runs and buffers that start and end
-// anywhere, many buffers in one call, long buffers, empty buffers.
+// cut their calls at write_call_max (so that the page cache makes no folio
+// larger) and must still put every byte where it belongs: runs and buffers
+// that start and end anywhere, many buffers in one call, buffers longer than
+// a call, empty buffers.
 #include "persist/posix.hpp"
 
 #include "persist_support.hpp"
@@ -19,7 +21,7 @@
 
 namespace {
 
-constexpr std::size_t write_piece = std::size_t{256} << 10;  // a long run: pages and more
+constexpr std::size_t write_piece = fl::detail::write_call_max;
 
 class WritePieces : public ::testing::Test {
  protected:
