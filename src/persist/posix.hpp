@@ -76,8 +76,8 @@ class unique_fd {
 // call, 1.5 us in one written by pages. From 256 KiB down the walk is lost
 // in the call's cost, and a big write pays one more call per 256 KiB. A
 // durable add to an object of 100,000 members 84-86 -> 73-76 us of CPU, of
-// ten million 105 -> 96 (docs/performance.md, "Small writes into big
-// folios").
+// ten million 105 -> 96 (docs/performance.md, "A streamed import's shared
+// pages, and small writes into big folios").
 inline constexpr std::size_t write_call_max = std::size_t{256} << 10;
 
 // Writes all n bytes at `off`, in calls of at most write_call_max; returns 0
