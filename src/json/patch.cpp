@@ -225,7 +225,7 @@ class patch_session {
   // array's index resolved), which move() records.
   std::string add(const std::string& path, std::string_view text, const json_ref* moved = nullptr) {
     if (path.empty()) {
-      replace_root(text);
+      put_at(path, text, moved);
       return path;
     }
     const auto [parent_ptr, token] = detail::json::split_last(path);
@@ -420,7 +420,6 @@ class patch_session {
     room(undo_);
     room(dropped_);
   }
-  void replace_root(std::string_view text) { put_at("", text, nullptr); }
 
   json_store& s_;
   store_file& f_;
