@@ -72,6 +72,44 @@ TEST(JsonFeed, EachCommitHasItsPatch) {
   EXPECT_EQ(replay.sequence(), 1u);  // the three patches: one commit
 }
 
+// A record spells each pointer as a JSON string: runs of bytes that need no
+// escape copied whole (eight at a time, then one by one), and each quote,
+// backslash and control character escaped where it falls in the run.
+TEST(JsonFeed, ARecordEscapesItsPointersWhereverTheEscapesFall) {
+  fl_test::temp_dir dir("fl_feed_");
+  fl::json_store s = fl::json_store::import("{}", dir / "doc.json");
+  s.sync();
+  const std::string keys[] = {
+      "plain",
+      "a \"quoted\" key of more than eight bytes",
+      std::string("control\x01\x1f\t\nbytes") + std::string(1, '\0') + "end",
+      "back\\slash",
+      "\"",
+      "0123456789abcdef\"0123456789abcdef",
+      "caf\xc3\xa9 \xe2\x82\xac",
+  };
+  for (const std::string& k : keys) s.set("/" + k, "1");
+  s.sync();
+  const std::string want =
+      R"([{"op":"add","path":"/plain","value":1},)"
+      R"({"op":"add","path":"/a \"quoted\" key of more than eight bytes","value":1},)"
+      R"({"op":"add","path":"/control\u0001\u001f\t\nbytes\u0000end","value":1},)"
+      R"({"op":"add","path":"/back\\slash","value":1},)"
+      R"({"op":"add","path":"/\"","value":1},)"
+      R"({"op":"add","path":"/0123456789abcdef\"0123456789abcdef","value":1},)"
+      "{\"op\":\"add\",\"path\":\"/caf\xc3\xa9 \xe2\x82\xac\",\"value\":1}]";
+  ASSERT_EQ(s.changes(0).size(), 1u);
+  EXPECT_EQ(str(s.changes(0)[0].patch), want);
+  // Applied to the document it follows, it gives the store's.
+  fl::json_store replay = fl::json_store::import("{}", dir / "replay");
+  replay.apply_patch(s.changes(0)[0].patch);
+  EXPECT_EQ(str(replay.dump()), str(s.dump()));
+  // json_text spells strings and numbers the same way.
+  EXPECT_EQ(fl::json_text(keys[2]).str(), R"("control\u0001\u001f\t\nbytes\u0000end")");
+  EXPECT_EQ(fl::json_text(0.1).str(), "0.1");
+  EXPECT_EQ(fl::json_text(3.0).str(), "3.0");
+}
+
 TEST(JsonFeed, RefusedEditsRecordNothing) {
   fl_test::temp_dir dir("fl_feed_");
   fl::json_store s = fl::json_store::import(R"({"a":[1,2,3],"b":{"c":true}})", dir / "doc");

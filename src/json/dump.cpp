@@ -29,8 +29,10 @@ void append_short(byte_buffer& out, const char (&text)[N], std::size_t n) {
 }
 }  // namespace
 
-void dump_double(double d, byte_buffer& out) {
-  char buf[32];
+namespace {
+// The shortest text that reads back as `d` (finite), an integral one with
+// ".0" so that it reads back as a double; returns its length.
+std::size_t double_text(double d, char (&buf)[32]) {
   const auto r = std::to_chars(buf, buf + sizeof buf, d);
   std::size_t n = static_cast<std::size_t>(r.ptr - buf);
   bool integral = true;
@@ -41,7 +43,13 @@ void dump_double(double d, byte_buffer& out) {
     buf[n++] = '.';
     buf[n++] = '0';
   }
-  append_short(out, buf, n);
+  return n;
+}
+}  // namespace
+
+void dump_double(double d, byte_buffer& out) {
+  char buf[32];
+  append_short(out, buf, double_text(d, buf));
 }
 
 namespace {
@@ -72,6 +80,28 @@ constexpr bool needs_escape(std::uint64_t v) noexcept {
 static_assert(!needs_escape(0x6867666564636261u) && needs_escape(0x68676665646322a1u) &&
               needs_escape(0x1f67666564636261u) && needs_escape(0x68676665645c6261u) &&
               !needs_escape(0xffe0a0807f7e2120u));
+
+// Byte `c` as it goes into a JSON string, at `w` (room for 6): itself, a
+// two-character escape, or \u00XX. Returns the bytes written.
+std::size_t escape_byte(unsigned char c, unsigned char* w) noexcept {
+  const char esc = escape_table[c];
+  if (esc == 0) {
+    w[0] = c;
+    return 1;
+  }
+  w[0] = '\\';
+  if (esc != 'u') {
+    w[1] = static_cast<unsigned char>(esc);
+    return 2;
+  }
+  static constexpr char hex[] = "0123456789abcdef";
+  w[1] = 'u';
+  w[2] = '0';
+  w[3] = '0';
+  w[4] = static_cast<unsigned char>(hex[c >> 4]);
+  w[5] = static_cast<unsigned char>(hex[c & 15]);
+  return 6;
+}
 }  // namespace
 
 void dump_string(std::string_view s, byte_buffer& out) {
@@ -93,38 +123,40 @@ void dump_string(std::string_view s, byte_buffer& out) {
       w += 8;
     }
     if (p == e) break;
-    const unsigned char c = *p++;
-    const char esc = escape_table[c];
-    if (esc == 0) {
-      *w++ = c;
-    } else if (esc != 'u') {
-      *w++ = '\\';
-      *w++ = static_cast<unsigned char>(esc);
-    } else {
-      static constexpr char hex[] = "0123456789abcdef";
-      *w++ = '\\';
-      *w++ = 'u';
-      *w++ = '0';
-      *w++ = '0';
-      *w++ = static_cast<unsigned char>(hex[c >> 4]);
-      *w++ = static_cast<unsigned char>(hex[c & 15]);
-    }
+    w += escape_byte(*p++, w);
   }
   *w++ = '"';
   out.truncate(out.size() - (s.size() * 6 + 2) + static_cast<std::size_t>(w - w0));
 }
 
 void append_escaped(std::string& out, std::string_view s) {
-  byte_buffer b;
-  dump_string(s, b);
-  out.append(reinterpret_cast<const char*>(b.data()), b.size());
+  // Straight into `out`: a feed record escapes every edit's pointer, and a
+  // json_text every string it is given, mostly with nothing to escape.
+  out.reserve(out.size() + s.size() + 2);
+  out += '"';
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const auto* const e = p + s.size();
+  while (p != e) {
+    const unsigned char* run = p;
+    while (e - p >= 8) {
+      std::uint64_t v;
+      std::memcpy(&v, p, 8);
+      if (needs_escape(v)) break;
+      p += 8;
+    }
+    while (p != e && escape_table[*p] == 0) ++p;
+    out.append(reinterpret_cast<const char*>(run), static_cast<std::size_t>(p - run));
+    if (p == e) break;
+    unsigned char esc[6];
+    out.append(reinterpret_cast<const char*>(esc), escape_byte(*p++, esc));
+  }
+  out += '"';
 }
 
 void append_double(std::string& out, double d) {
   if (!std::isfinite(d)) throw std::domain_error("fl::json_text: JSON has no NaN or infinity");
-  byte_buffer b;
-  dump_double(d, b);
-  out.append(reinterpret_cast<const char*>(b.data()), b.size());
+  char buf[32];
+  out.append(buf, double_text(d, buf));
 }
 
 namespace {
