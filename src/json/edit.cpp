@@ -227,18 +227,15 @@ json_ref store_file::entry(const json_ref& c, std::uint64_t limit, std::size_t p
 // the index instead of replacing it.
 bool store_file::edit(std::string_view ptr, const json_ref* v, bool insert,
                       const member_place* place, json_ref* taken) {
-  struct step {
-    json_ref c;
-    std::uint64_t limit;
-    std::size_t pos;
-  };
+  using step = edit_step;
   lookup_.valid = false;  // this edit's own, if any, is made below
   edit_place_ = {};
-  std::vector<step> path;
+  std::vector<step>& path = edit_path_;
+  path.clear();
   std::string buf;
   json_ref cur = root_;
   std::uint64_t limit = root_limit();
-  std::string last;
+  std::string_view last;  // the final token (a view of `ptr` or of `buf`)
   const std::string_view whole = ptr;
   while (!ptr.empty()) {
     // The pointer up to (and without) this token, and up to its end.
@@ -271,7 +268,7 @@ bool store_file::edit(std::string_view ptr, const json_ref* v, bool insert,
         throw std::out_of_range("fl::json_store::set: " + index_fault(tok, above, cur.n) +
                                 "; use " + std::to_string(cur.n) + " or \"-\" to append");
       path.push_back({cur, limit, pos});
-      last.assign(tok);
+      last = tok;
       break;
     }
     if (pos == std::string_view::npos) {

@@ -500,6 +500,15 @@ class store_file {
   // for an undo that puts it back there (apply_patch's); {} (pos npos)
   // when the edit added, failed, or its parent is an array.
   member_place edit_place_{};
+  // The containers edit() passes through, root first: each with its
+  // bounds and the position of the child the pointer names in it. Kept
+  // between edits for its capacity (an edit is a few levels deep).
+  struct edit_step {
+    json_ref c;
+    std::uint64_t limit;
+    std::size_t pos;
+  };
+  std::vector<edit_step> edit_path_;
   // Runs the edit `e` (returning edit()'s result) all or nothing and
   // publishes it (json_store::set, insert, erase).
   template <class Edit>
