@@ -539,6 +539,102 @@ TEST(JsonPatch, RandomPatchesAgreeWithNlohmann) {
   std::printf("random patches: %d applied, %d refused by both, %d accepted only by nlohmann\n",
               applied, failed, lenient);
 }
+
+// The text of `v` as another writer may spell it: white space (random) between
+// every token, each ASCII character of a string or a member name now and then
+// as a \u escape ("/" as "\/"), and in each operation, now and then, a
+// member the patch does not know, whose value holds brackets and quotes in
+// its strings.
+// (`patch`: v is the patch, its elements the operations.)
+std::string respell(std::mt19937& g, const ojson& v, bool patch = false, bool operation = false) {
+  const auto ws = [&] {
+    static const char* const blanks[] = {"", " ", "\n  ", "\t", "\r\n"};
+    return std::string(blanks[g() % 5]);
+  };
+  const auto str = [&](const std::string& t) {
+    std::string out(1, '"');
+    for (const char c : t) {
+      const auto u = static_cast<unsigned char>(c);
+      if (c == '/' && g() % 3 == 0) {
+        out += "\\/";
+      } else if (u < 0x80 && (g() % 3 == 0 || c == '"' || c == '\\' || u < 0x20)) {
+        char e[8];
+        std::snprintf(e, sizeof e, "\\u%04x", u);
+        out += e;
+      } else {
+        out += c;
+      }
+    }
+    out += '"';
+    return out;
+  };
+  if (v.is_string()) return str(v.get<std::string>());
+  if (v.is_array()) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      if (i) out += ",";
+      out += ws();
+      out += respell(g, v[i], false, patch);
+      out += ws();
+    }
+    out += "]";
+    return out;
+  }
+  if (!v.is_object()) return v.dump();
+  std::string out = "{";
+  bool first = true;
+  const auto member = [&](const std::string& k, const std::string& text) {
+    if (!first) out += ",";
+    first = false;
+    for (const std::string& piece : {ws(), str(k), ws(), std::string(":"), ws(), text, ws()})
+      out += piece;
+  };
+  if (operation && g() % 3 == 0) member("note", R"({"s":"a]b\"}c","n":[1,{"k":"]["}],"t":true})");
+  for (const auto& [k, c] : v.items()) member(k, respell(g, c));
+  out += "}";
+  return out;
+}
+
+// apply_patch reads a patch by its meaning, not its spelling: the same
+// patches, spelled compactly and as respell() spells them, give the same
+// document, or are refused with the same message.
+TEST(JsonPatch, APatchReadsTheSameHoweverItIsSpelled) {
+  temp_dir d;
+  std::mt19937 g(2026);
+  auto a = fl::json_store::import("{}", d.path() / "a");
+  auto b = fl::json_store::import("{}", d.path() / "b");
+  const char* ops[] = {"add", "remove", "replace", "move", "copy", "test"};
+  int applied = 0, refused = 0;
+  for (int round = 0; round < 1500; ++round) {
+    ojson doc = ojson::object();
+    for (unsigned i = 1 + g() % 4; i-- > 0;)
+      doc[std::string(1, static_cast<char>('a' + g() % 4))] = random_value(g, 1);
+    std::vector<std::string> ps;
+    pointers(doc, "", ps);
+    ojson patch = ojson::array();
+    for (unsigned i = 1 + g() % 4; i-- > 0;) {
+      ojson op = {{"op", ops[g() % 6]}, {"path", random_path(g, doc, ps)}};
+      op["from"] = ps[1 + g() % (ps.size() - 1)];
+      op["value"] = g() % 2 ? random_value(g, 2) : doc.at(ojson::json_pointer(ps[g() % ps.size()]));
+      patch.push_back(op);
+    }
+    a.set("", doc.dump());
+    b.set("", doc.dump());
+    const std::string compact = patch.dump(), spelled = respell(g, patch, true);
+    std::string why_a, why_b;
+    try {
+      a.apply_patch(compact);
+    } catch (const std::exception& e) { why_a = e.what(); }
+    try {
+      b.apply_patch(spelled);
+    } catch (const std::exception& e) { why_b = e.what(); }
+    EXPECT_EQ(why_a, why_b) << compact << "\n" << spelled;
+    EXPECT_EQ(std::string_view(a.dump()), std::string_view(b.dump())) << compact << "\n" << spelled;
+    ++(why_a.empty() ? applied : refused);
+  }
+  EXPECT_GT(applied, 200);
+  EXPECT_GT(refused, 200);
+}
 #endif
 
 }  // namespace

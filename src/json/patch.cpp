@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <charconv>
 #include <exception>
+#include <memory>
 #include <optional>
 #include <cstdlib>
 #include <stdexcept>
@@ -29,8 +30,9 @@ inline namespace FL_ABI_NS {
 namespace detail::json {
 namespace {
 
-// A patch document, parsed (after check_json has validated it) into a tree
-// that keeps each value's text, for set() and for the "test" comparison.
+// A JSON document (a merge patch, or a "test" operation's value), parsed
+// (after check_json has validated it) into a tree that keeps each value's
+// text, for set() and for the "test" comparison.
 struct node {
   json_type type = json_type::null;
   std::string_view text;          // the value's text in the patch
@@ -45,6 +47,61 @@ struct node {
   }
 };
 
+// The type of the value whose text starts with `c` (valid JSON text).
+json_type type_of_value_at(char c) noexcept {
+  switch (c) {
+    case '{': return json_type::object;
+    case '[': return json_type::array;
+    case '"': return json_type::string;
+    case 't':
+    case 'f': return json_type::boolean;
+    case 'n': return json_type::null;
+    default: return json_type::number;
+  }
+}
+
+// Steps i over the white space at s[i].
+void skip_json_ws(std::string_view s, std::size_t& i) noexcept {
+  while (i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r')) ++i;
+}
+
+// Where the string whose body starts at s[i] (valid JSON text) stops or
+// has its next escape: the first '"' or '\\' at or after i.
+std::size_t string_stop(std::string_view s, std::size_t i) noexcept {
+  while (s[i] != '"' && s[i] != '\\') ++i;
+  return i;
+}
+
+// The string opening at s[i] (valid JSON text), unescaped; i ends past its
+// closing quote. Runs without an escape are appended whole.
+std::string read_string(std::string_view s, std::size_t& i) {
+  std::string out;
+  const auto hex4 = [&] {
+    std::uint32_t v = 0;
+    std::from_chars(s.data() + i, s.data() + i + 4, v, 16);
+    i += 4;
+    return v;
+  };
+  ++i;  // '"'
+  for (;;) {
+    const std::size_t stop = string_stop(s, i);
+    out.append(s, i, stop - i);
+    i = stop + 1;
+    if (s[stop] == '"') return out;
+    const char e = s[i++];
+    if (e != 'u') {
+      out += unescape(e);
+      continue;
+    }
+    std::uint32_t cp = hex4();
+    if (is_high_surrogate(cp)) {  // its low half follows (the text is valid)
+      i += 2;
+      cp = join_surrogates(cp, hex4());
+    }
+    append_utf8(out, cp);
+  }
+}
+
 // A reader of text known to be valid JSON (check_json passed it).
 class tree_reader {
  public:
@@ -53,10 +110,10 @@ class tree_reader {
     skip_ws();
     node n;
     const std::size_t start = i_;
+    n.type = type_of_value_at(s_[i_]);
     switch (s_[i_]) {
       case '{':
-        n.type = json_type::object;
-        // An operation has three or four members: one allocation each.
+        // Most are small (a merge patch's): one allocation each.
         n.keys.reserve(4);
         n.items.reserve(4);
         items('}', [&] {
@@ -66,19 +123,12 @@ class tree_reader {
           n.items.push_back(value());
         });
         break;
-      case '[':
-        n.type = json_type::array;
-        items(']', [&] { n.items.push_back(value()); });
-        break;
-      case '"':
-        n.type = json_type::string;
-        n.str = string();
-        break;
-      case 't': n.type = json_type::boolean, i_ += 4; break;
-      case 'f': n.type = json_type::boolean, i_ += 5; break;
+      case '[': items(']', [&] { n.items.push_back(value()); }); break;
+      case '"': n.str = string(); break;
+      case 't': i_ += 4; break;
+      case 'f': i_ += 5; break;
       case 'n': i_ += 4; break;
       default:
-        n.type = json_type::number;
         while (i_ < s_.size() &&
                std::string_view("+-0123456789.eE").find(s_[i_]) != std::string_view::npos)
           ++i_;
@@ -102,40 +152,8 @@ class tree_reader {
     }
     ++i_;
   }
-  void skip_ws() {
-    while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\t' || s_[i_] == '\n' || s_[i_] == '\r'))
-      ++i_;
-  }
-  std::uint32_t hex4() {
-    std::uint32_t v = 0;
-    std::from_chars(s_.data() + i_, s_.data() + i_ + 4, v, 16);
-    i_ += 4;
-    return v;
-  }
-  std::string string() {
-    std::string out;
-    ++i_;  // '"'
-    while (s_[i_] != '"') {
-      const char c = s_[i_++];
-      if (c != '\\') {
-        out += c;
-        continue;
-      }
-      const char e = s_[i_++];
-      if (e != 'u') {
-        out += unescape(e);
-        continue;
-      }
-      std::uint32_t cp = hex4();
-      if (is_high_surrogate(cp)) {  // its low half follows (the text is valid)
-        i_ += 2;
-        cp = join_surrogates(cp, hex4());
-      }
-      append_utf8(out, cp);
-    }
-    ++i_;
-    return out;
-  }
+  void skip_ws() { skip_json_ws(s_, i_); }
+  std::string string() { return read_string(s_, i_); }
   std::string_view s_;
   std::size_t i_ = 0;
 };
@@ -144,6 +162,123 @@ node parse_tree(std::string_view text) {
   check_json(text);  // throws json_error naming the byte and the reason
   return tree_reader(text).value();
 }
+
+// One operation of a patch as apply_one reads it: its members in order,
+// each with its value's type and text in the patch and, for a string, its
+// value. Names and strings are views of the patch text, or of `owned` for
+// those whose escapes make them differ from it.
+struct op_field {
+  std::string_view key;
+  json_type type;
+  std::string_view text;  // the value's text in the patch
+  std::string_view str;   // a string's value
+};
+struct patch_op {
+  json_type type = json_type::null;  // an operation must be an object
+  std::vector<op_field> fields;
+  std::vector<std::unique_ptr<std::string>> owned;
+  const op_field* member(std::string_view k) const {
+    const op_field* found = nullptr;  // the last one, as the store's find()
+    for (const op_field& f : fields)
+      if (f.key == k) found = &f;
+    return found;
+  }
+};
+
+// The operations of a patch (text known to be valid JSON), one at a time.
+// An operation of short strings costs no allocation (the fields' vector is
+// reused), where a node tree of the patch cost several an operation and
+// unescaped every string a byte at a time.
+class op_reader {
+ public:
+  explicit op_reader(std::string_view s) : s_(s) { skip_ws(); }
+  bool is_array() const { return s_[i_] == '['; }
+  // The next operation into `op`; false past the last.
+  bool next(patch_op& op) {
+    if (s_[i_] == ']') return false;  // past the last
+    ++i_;                             // '[' or ','
+    skip_ws();
+    if (s_[i_] == ']') return false;  // an empty patch
+    op.fields.clear();
+    op.owned.clear();
+    op.type = type_at();
+    if (op.type != json_type::object) {
+      skip_value();
+    } else {
+      ++i_;
+      skip_ws();
+      while (s_[i_] != '}') {
+        op_field f{};
+        f.key = string(op);
+        skip_ws();
+        ++i_;  // ':'
+        skip_ws();
+        f.type = type_at();
+        const std::size_t v = i_;
+        if (f.type == json_type::string)
+          f.str = string(op);
+        else
+          skip_value();
+        f.text = s_.substr(v, i_ - v);
+        op.fields.push_back(f);
+        skip_ws();
+        if (s_[i_] == ',') ++i_;
+        skip_ws();
+      }
+      ++i_;
+    }
+    skip_ws();  // to the ',' or ']' after it
+    return true;
+  }
+
+ private:
+  json_type type_at() const { return type_of_value_at(s_[i_]); }
+  void skip_ws() { skip_json_ws(s_, i_); }
+  // The string at i_: a view of the text when it holds no escape.
+  std::string_view string(patch_op& op) {
+    const std::size_t stop = string_stop(s_, i_ + 1);
+    if (s_[stop] == '"') {
+      const std::string_view v = s_.substr(i_ + 1, stop - i_ - 1);
+      i_ = stop + 1;
+      return v;
+    }
+    op.owned.push_back(std::make_unique<std::string>(read_string(s_, i_)));
+    return *op.owned.back();
+  }
+  void skip_string() {
+    ++i_;
+    for (;;) {
+      const std::size_t stop = string_stop(s_, i_);
+      i_ = stop + 1;
+      if (s_[stop] == '"') return;
+      ++i_;  // the escaped byte (a \u's digits need no care)
+    }
+  }
+  void skip_value() {
+    const char c = s_[i_];
+    if (c == '"') return skip_string();
+    if (c != '{' && c != '[') {
+      // A number or a literal: up to the ',', ']' or '}' (or white space) after it.
+      while (i_ < s_.size() && s_[i_] != ',' && s_[i_] != ']' && s_[i_] != '}' && s_[i_] != ' ' &&
+             s_[i_] != '\t' && s_[i_] != '\n' && s_[i_] != '\r')
+        ++i_;
+      return;
+    }
+    std::size_t depth = 0;
+    do {
+      const char d = s_[i_];
+      if (d == '"') {
+        skip_string();
+        continue;
+      }
+      if (d == '{' || d == '[') ++depth;
+      if (d == '}' || d == ']') --depth;
+      ++i_;
+    } while (depth != 0);
+  }
+  std::string_view s_;
+  std::size_t i_ = 0;
+};
 
 bool is_integer_text(std::string_view t) {
   return t.find_first_of(".eE") == std::string_view::npos;
@@ -223,10 +358,10 @@ class patch_session {
   // value, taken from the document by remove() (a move), and then without
   // recording it in the change feed: returns the pointer it went to (an
   // array's index resolved), which move() records.
-  std::string add(const std::string& path, std::string_view text, const json_ref* moved = nullptr) {
+  std::string add(std::string_view path, std::string_view text, const json_ref* moved = nullptr) {
     if (path.empty()) {
       put_at(path, text, moved);
-      return path;
+      return std::string(path);
     }
     const auto [parent_ptr, token] = detail::json::split_last(path);
     const std::optional<json_value> parent = s_.find(parent_ptr);
@@ -248,7 +383,7 @@ class patch_session {
       return at;
     } else if (parent->is_object()) {
       put_at(path, text, moved);
-      return path;
+      return std::string(path);
     } else {
       throw std::out_of_range("the parent \"" + std::string(parent_ptr) + "\" is " +
                               parent->type_name() + ", not an object or array");
@@ -263,9 +398,9 @@ class patch_session {
   // rollback()); else it is kept for finish() and the removal recorded in
   // the change feed. One lookup when the value is there; why it is not is
   // found after.
-  void remove(const std::string& path, json_ref* moved = nullptr) {
+  void remove(std::string_view path, json_ref* moved = nullptr) {
     if (path.empty()) throw std::invalid_argument("the whole document cannot be removed");
-    undo u{undo_kind::put_back, path};
+    undo u{undo_kind::put_back, std::string(path)};
     make_room();
     if (!f_.take_value(path, u.value)) throw_missing(path, moved != nullptr);
     u.place = f_.edit_place_;
@@ -279,8 +414,8 @@ class patch_session {
     }
   }
 
-  void replace(const std::string& path, std::string_view text) {
-    if (!s_.find(path)) throw std::out_of_range("no value at \"" + path + "\"");
+  void replace(std::string_view path, std::string_view text) {
+    if (!s_.find(path)) throw std::out_of_range("no value at \"" + std::string(path) + "\"");
     put_at(path, text, nullptr);
   }
 
@@ -289,7 +424,7 @@ class patch_session {
   // copies, O(log n) however big the value, where its text would be dumped
   // and parsed again. Recorded in the change feed as one "move". Onto the
   // document itself (`path` ""), a remove and an add of its text.
-  void move(const std::string& from, const std::string& path) {
+  void move(std::string_view from, std::string_view path) {
     if (path.empty()) {
       const std::string text = text_at(from);
       remove(from);
@@ -299,13 +434,12 @@ class patch_session {
     json_ref v;
     remove(from, &v);
     const std::string to = add(path, {}, &v);
-    const std::string_view from_ptr = from;
-    f_.record_op("move", to, nullptr, &from_ptr);
+    f_.record_op("move", to, nullptr, &from);
   }
 
-  std::string text_at(const std::string& from) const {
+  std::string text_at(std::string_view from) const {
     const std::optional<json_value> v = s_.find(from);
-    if (!v) throw std::out_of_range("no value at \"" + from + "\" (from)");
+    if (!v) throw std::out_of_range("no value at \"" + std::string(from) + "\" (from)");
     return std::string(std::string_view(v->dump()));
   }
 
@@ -379,15 +513,15 @@ class patch_session {
   // Why remove() found no value at `path`: its parent missing, or not an
   // object or array, or no such member or element in it. A move's `from`
   // is refused as missing whatever the reason ("no value at ... (from)").
-  [[noreturn]] void throw_missing(const std::string& path, bool from) const {
-    if (from) throw std::out_of_range("no value at \"" + path + "\" (from)");
+  [[noreturn]] void throw_missing(std::string_view path, bool from) const {
+    if (from) throw std::out_of_range("no value at \"" + std::string(path) + "\" (from)");
     const std::string_view parent_ptr = detail::json::split_last(path).first;
     const std::optional<json_value> parent = s_.find(parent_ptr);
     if (!parent) throw std::out_of_range("no value at \"" + std::string(parent_ptr) + "\"");
     if (!parent->is_object() && !parent->is_array())
       throw std::out_of_range("the parent \"" + std::string(parent_ptr) + "\" is " +
                               parent->type_name() + ", not an object or array");
-    throw std::out_of_range("no value at \"" + path + "\"");
+    throw std::out_of_range("no value at \"" + std::string(path) + "\"");
   }
   // The value at `path` (an element, a member, or the document: "") set to
   // `text`, or to `moved` without recording it (a move's add), by one edit
@@ -396,8 +530,8 @@ class patch_session {
   // swaps it back: a moved one's replacement is carried back, for the
   // move's put_back); an added one's undo removes it again (a moved one is
   // taken back).
-  void put_at(const std::string& path, std::string_view text, const json_ref* moved) {
-    undo u{undo_kind::swap_back, path, {}, {}, moved != nullptr};
+  void put_at(std::string_view path, std::string_view text, const json_ref* moved) {
+    undo u{undo_kind::swap_back, std::string(path), {}, {}, moved != nullptr};
     make_room();
     if (moved)
       f_.put_value(path, *moved, false, nullptr, &u.value);
@@ -432,46 +566,50 @@ class patch_session {
 namespace {
 
 using detail::json::node;
+using detail::json::op_field;
+using detail::json::patch_op;
 using detail::json::patch_session;
 
-const node& field(const node& op, std::string_view name, std::size_t i) {
-  const node* f = op.member(name);
+const op_field& field(const patch_op& op, std::string_view name, std::size_t i) {
+  const op_field* f = op.member(name);
   if (!f)
     throw std::invalid_argument("operation " + std::to_string(i) + " has no \"" +
                                 std::string(name) + "\"");
   return *f;
 }
 
-const std::string& string_field(const node& op, std::string_view name, std::size_t i) {
-  const node& f = field(op, name, i);
+std::string_view string_field(const patch_op& op, std::string_view name, std::size_t i) {
+  const op_field& f = field(op, name, i);
   if (f.type != json_type::string)
     throw std::invalid_argument("operation " + std::to_string(i) + ": \"" + std::string(name) +
                                 "\" is not a string");
   return f.str;
 }
 
-void apply_one(patch_session& p, json_store& s, const node& op, std::size_t i) {
+void apply_one(patch_session& p, json_store& s, const patch_op& op, std::size_t i) {
   if (op.type != json_type::object)
     throw std::invalid_argument("operation " + std::to_string(i) + " is not an object");
   // RFC 6902 A.13: an operation with a repeated member ("op" twice) is not
   // a valid patch; reading one of the two would guess the author's intent.
   // An operation has a few members, compared pairwise; one may carry any
   // number it ignores, hashed then, lest the check cost their square.
-  const auto repeated = [&](const std::string& k) {
-    throw std::invalid_argument("operation " + std::to_string(i) + " has \"" + k + "\" twice");
+  const auto repeated = [&](std::string_view k) {
+    throw std::invalid_argument("operation " + std::to_string(i) + " has \"" + std::string(k) +
+                                "\" twice");
   };
-  if (op.keys.size() <= 8) {
-    for (std::size_t a = 1; a < op.keys.size(); ++a)
+  const std::vector<op_field>& fs = op.fields;
+  if (fs.size() <= 8) {
+    for (std::size_t a = 1; a < fs.size(); ++a)
       for (std::size_t b = 0; b < a; ++b)
-        if (op.keys[a] == op.keys[b]) repeated(op.keys[a]);
+        if (fs[a].key == fs[b].key) repeated(fs[a].key);
   } else {
     std::unordered_set<std::string_view> names;
-    names.reserve(op.keys.size());
-    for (const std::string& k : op.keys)
-      if (!names.insert(k).second) repeated(k);
+    names.reserve(fs.size());
+    for (const op_field& f : fs)
+      if (!names.insert(f.key).second) repeated(f.key);
   }
-  const std::string& name = string_field(op, "op", i);
-  const std::string& path = string_field(op, "path", i);
+  const std::string_view name = string_field(op, "op", i);
+  const std::string_view path = string_field(op, "path", i);
   if (name == "add") {
     p.add(path, field(op, "value", i).text);
   } else if (name == "remove") {
@@ -479,10 +617,11 @@ void apply_one(patch_session& p, json_store& s, const node& op, std::size_t i) {
   } else if (name == "replace") {
     p.replace(path, field(op, "value", i).text);
   } else if (name == "move") {
-    const std::string& from = string_field(op, "from", i);
-    if (path.size() > from.size() && path.compare(0, from.size(), from) == 0 &&
+    const std::string_view from = string_field(op, "from", i);
+    if (path.size() > from.size() && path.substr(0, from.size()) == from &&
         path[from.size()] == '/')
-      throw std::invalid_argument("\"" + from + "\" cannot move into its own child \"" + path +
+      throw std::invalid_argument("\"" + std::string(from) +
+                                  "\" cannot move into its own child \"" + std::string(path) +
                                   "\"");
     // A remove and an add (patch_session::move): a member moved onto itself
     // goes to the end of its object.
@@ -491,12 +630,12 @@ void apply_one(patch_session& p, json_store& s, const node& op, std::size_t i) {
     p.add(path, p.text_at(string_field(op, "from", i)));
   } else if (name == "test") {
     const std::optional<json_value> v = s.find(path);
-    if (!v) throw std::out_of_range("test: no value at \"" + path + "\"");
-    if (!detail::json::equal(*v, field(op, "value", i)))
-      throw std::invalid_argument("test failed: the value at \"" + path + "\" is " +
+    if (!v) throw std::out_of_range("test: no value at \"" + std::string(path) + "\"");
+    if (!detail::json::equal(*v, detail::json::parse_tree(field(op, "value", i).text)))
+      throw std::invalid_argument("test failed: the value at \"" + std::string(path) + "\" is " +
                                   std::string(std::string_view(v->dump())));
   } else {
-    throw std::invalid_argument("unknown operation \"" + name + "\"");
+    throw std::invalid_argument("unknown operation \"" + std::string(name) + "\"");
   }
 }
 
@@ -519,8 +658,9 @@ void merge(json_store& s, const std::string& ptr, const node& patch) {
 }  // namespace
 
 void json_store::apply_patch(std::string_view json_patch) {
-  const node patch = detail::json::parse_tree(json_patch);
-  if (patch.type != json_type::array)
+  detail::json::check_json(json_patch);  // throws json_error naming the byte and the reason
+  detail::json::op_reader ops(json_patch);
+  if (!ops.is_array())
     throw std::invalid_argument("fl::json_store::apply_patch: a patch is an array of operations");
   patch_session p(*this);
   // A refused patch leaves no operation in the change feed: its edits and
@@ -530,12 +670,13 @@ void json_store::apply_patch(std::string_view json_patch) {
     p.rollback();
     file_->pending_.resize(recorded);
   };
-  for (std::size_t i = 0; i < patch.items.size(); ++i) {
+  patch_op op;
+  for (std::size_t i = 0; ops.next(op); ++i) {
     const auto where = [i] {
       return "fl::json_store::apply_patch: operation " + std::to_string(i) + ": ";
     };
     try {
-      apply_one(p, *this, patch.items[i], i);
+      apply_one(p, *this, op, i);
     } catch (const std::out_of_range& e) {
       roll_back();
       throw std::out_of_range(where() + e.what());
