@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <charconv>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <cstdlib>
@@ -352,16 +353,20 @@ std::pair<std::string_view, std::string_view> split_last(std::string_view ptr) {
 // back, O(log n) whatever its size.
 class patch_session {
  public:
-  explicit patch_session(json_store& s) : s_(s), f_(*s.file_) {}
+  // `text`: the patch, whose text outlives the session (an undo's path is
+  // a view of it where it can be).
+  patch_session(json_store& s, std::string_view text) : s_(s), f_(*s.file_), text_(text) {}
 
   // RFC 6902 "add" of the value `text` at `path`; with `moved`, of that
   // value, taken from the document by remove() (a move), and then without
   // recording it in the change feed: returns the pointer it went to (an
-  // array's index resolved), which move() records.
-  std::string add(std::string_view path, std::string_view text, const json_ref* moved = nullptr) {
+  // array's index resolved), which move() records (valid as long as `path`
+  // and this session).
+  std::string_view add(std::string_view path, std::string_view text,
+                       const json_ref* moved = nullptr) {
     if (path.empty()) {
       put_at(path, text, moved);
-      return std::string(path);
+      return path;
     }
     const auto [parent_ptr, token] = detail::json::split_last(path);
     const std::optional<json_value> parent = s_.find(parent_ptr);
@@ -371,19 +376,19 @@ class patch_session {
       if (i == detail::json::no_index || i > parent->size())
         throw std::out_of_range("array index \"" + std::string(token) + "\" is not in [0, " +
                                 std::to_string(parent->size()) + "]");
-      const std::string at = std::string(parent_ptr) + "/" + std::to_string(i);
       // Its undo removes it again (a moved one is taken back, for its put_back).
-      undo u{moved ? undo_kind::take_back : undo_kind::erase, at};
+      undo u = make_undo(moved ? undo_kind::take_back : undo_kind::erase,
+                         std::string(parent_ptr) + "/" + std::to_string(i));
       make_room();
       if (moved)
-        f_.put_value(at, *moved, true);
+        f_.put_value(u.path, *moved, true);
       else
-        s_.insert(at, text);
+        s_.insert(u.path, text);
       undo_.push_back(std::move(u));
-      return at;
+      return undo_.back().path;
     } else if (parent->is_object()) {
       put_at(path, text, moved);
-      return std::string(path);
+      return path;
     } else {
       throw std::out_of_range("the parent \"" + std::string(parent_ptr) + "\" is " +
                               parent->type_name() + ", not an object or array");
@@ -400,7 +405,7 @@ class patch_session {
   // found after.
   void remove(std::string_view path, json_ref* moved = nullptr) {
     if (path.empty()) throw std::invalid_argument("the whole document cannot be removed");
-    undo u{undo_kind::put_back, std::string(path)};
+    undo u = make_undo(undo_kind::put_back, path);
     make_room();
     if (!f_.take_value(path, u.value)) throw_missing(path, moved != nullptr);
     u.place = f_.edit_place_;
@@ -433,7 +438,7 @@ class patch_session {
     }
     json_ref v;
     remove(from, &v);
-    const std::string to = add(path, {}, &v);
+    const std::string_view to = add(path, {}, &v);
     f_.record_op("move", to, nullptr, &from);
   }
 
@@ -505,11 +510,25 @@ class patch_session {
   enum class undo_kind { erase, take_back, swap_back, put_back };
   struct undo {
     undo_kind what;
-    std::string path;
-    member_place place{};  // put_back: where the member was in its object
-    json_ref value{};      // swap_back, put_back: the value taken
+    std::string_view path;               // a view of the patch's text, or of `own`
+    std::unique_ptr<std::string> own{};  // a path the text does not hold
+    member_place place{};                // put_back: where the member was in its object
+    json_ref value{};                    // swap_back, put_back: the value taken
     bool moved_out = false;
   };
+  // An undo at `path`: a view when the patch's text holds it (a path as the
+  // operation spells it), else its own copy (an unescaped one, a resolved
+  // array index), which stays put as the undo moves.
+  undo make_undo(undo_kind what, std::string_view path) const {
+    undo u{what, path};
+    const std::less<const char*> below;
+    if (below(path.data(), text_.data()) ||
+        below(text_.data() + text_.size(), path.data() + path.size())) {
+      u.own = std::make_unique<std::string>(path);
+      u.path = *u.own;
+    }
+    return u;
+  }
   // Why remove() found no value at `path`: its parent missing, or not an
   // object or array, or no such member or element in it. A move's `from`
   // is refused as missing whatever the reason ("no value at ... (from)").
@@ -531,7 +550,8 @@ class patch_session {
   // move's put_back); an added one's undo removes it again (a moved one is
   // taken back).
   void put_at(std::string_view path, std::string_view text, const json_ref* moved) {
-    undo u{undo_kind::swap_back, std::string(path), {}, {}, moved != nullptr};
+    undo u = make_undo(undo_kind::swap_back, path);
+    u.moved_out = moved != nullptr;
     make_room();
     if (moved)
       f_.put_value(path, *moved, false, nullptr, &u.value);
@@ -557,6 +577,7 @@ class patch_session {
 
   json_store& s_;
   store_file& f_;
+  std::string_view text_;
   std::vector<undo> undo_;
   std::vector<json_ref> dropped_;  // taken out by this patch: retired by finish()
 };
@@ -662,7 +683,7 @@ void json_store::apply_patch(std::string_view json_patch) {
   detail::json::op_reader ops(json_patch);
   if (!ops.is_array())
     throw std::invalid_argument("fl::json_store::apply_patch: a patch is an array of operations");
-  patch_session p(*this);
+  patch_session p(*this, json_patch);
   // A refused patch leaves no operation in the change feed: its edits and
   // their inverses are both cut from the record.
   const std::size_t recorded = file_->pending_.size();
@@ -671,6 +692,7 @@ void json_store::apply_patch(std::string_view json_patch) {
     file_->pending_.resize(recorded);
   };
   patch_op op;
+  op.fields.reserve(8);  // an operation has three or four
   for (std::size_t i = 0; ops.next(op); ++i) {
     const auto where = [i] {
       return "fl::json_store::apply_patch: operation " + std::to_string(i) + ": ";
