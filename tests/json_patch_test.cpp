@@ -472,6 +472,25 @@ std::string random_path(std::mt19937& g, const ojson& doc, const std::vector<std
   }
 }
 
+// A document of a few members and a patch of one to four operations of
+// every kind on it, their paths and values drawn from it or at random.
+std::pair<ojson, ojson> random_patch(std::mt19937& g) {
+  const char* ops[] = {"add", "remove", "replace", "move", "copy", "test"};
+  ojson doc = ojson::object();
+  for (unsigned i = 1 + g() % 4; i-- > 0;)
+    doc[std::string(1, static_cast<char>('a' + g() % 4))] = random_value(g, 1);
+  std::vector<std::string> ps;
+  pointers(doc, "", ps);
+  ojson patch = ojson::array();
+  for (unsigned i = 1 + g() % 4; i-- > 0;) {
+    ojson op = {{"op", ops[g() % 6]}, {"path", random_path(g, doc, ps)}};
+    op["from"] = ps[1 + g() % (ps.size() - 1)];  // not "": nlohmann cannot move the root
+    op["value"] = g() % 2 ? random_value(g, 2) : doc.at(ojson::json_pointer(ps[g() % ps.size()]));
+    patch.push_back(op);
+  }
+  return {doc, patch};
+}
+
 TEST(JsonPatch, RandomPatchesAgreeWithNlohmann) {
   temp_dir d;
   std::mt19937 g(2024);
@@ -479,21 +498,9 @@ TEST(JsonPatch, RandomPatchesAgreeWithNlohmann) {
   auto s = fl::json_store::import("{}", file);
   s.sync();
   std::string committed = "{}";
-  const char* ops[] = {"add", "remove", "replace", "move", "copy", "test"};
   int applied = 0, failed = 0, lenient = 0;
   for (int round = 0; round < 2500; ++round) {
-    ojson doc = ojson::object();
-    for (unsigned i = 1 + g() % 4; i-- > 0;)
-      doc[std::string(1, static_cast<char>('a' + g() % 4))] = random_value(g, 1);
-    std::vector<std::string> ps;
-    pointers(doc, "", ps);
-    ojson patch = ojson::array();
-    for (unsigned i = 1 + g() % 4; i-- > 0;) {
-      ojson op = {{"op", ops[g() % 6]}, {"path", random_path(g, doc, ps)}};
-      op["from"] = ps[1 + g() % (ps.size() - 1)];  // not "": nlohmann cannot move the root
-      op["value"] = g() % 2 ? random_value(g, 2) : doc.at(ojson::json_pointer(ps[g() % ps.size()]));
-      patch.push_back(op);
-    }
+    const auto [doc, patch] = random_patch(g);
     const std::string before = doc.dump();
     s.set("", before);
     if (round % 50 == 0) {  // now and then, the file's commit is this document
@@ -603,21 +610,9 @@ TEST(JsonPatch, APatchReadsTheSameHoweverItIsSpelled) {
   std::mt19937 g(2026);
   auto a = fl::json_store::import("{}", d.path() / "a");
   auto b = fl::json_store::import("{}", d.path() / "b");
-  const char* ops[] = {"add", "remove", "replace", "move", "copy", "test"};
   int applied = 0, refused = 0;
   for (int round = 0; round < 1500; ++round) {
-    ojson doc = ojson::object();
-    for (unsigned i = 1 + g() % 4; i-- > 0;)
-      doc[std::string(1, static_cast<char>('a' + g() % 4))] = random_value(g, 1);
-    std::vector<std::string> ps;
-    pointers(doc, "", ps);
-    ojson patch = ojson::array();
-    for (unsigned i = 1 + g() % 4; i-- > 0;) {
-      ojson op = {{"op", ops[g() % 6]}, {"path", random_path(g, doc, ps)}};
-      op["from"] = ps[1 + g() % (ps.size() - 1)];
-      op["value"] = g() % 2 ? random_value(g, 2) : doc.at(ojson::json_pointer(ps[g() % ps.size()]));
-      patch.push_back(op);
-    }
+    const auto [doc, patch] = random_patch(g);
     a.set("", doc.dump());
     b.set("", doc.dump());
     const std::string compact = patch.dump(), spelled = respell(g, patch, true);
