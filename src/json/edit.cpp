@@ -248,8 +248,9 @@ bool store_file::edit(std::string_view ptr, const json_ref* v, bool insert,
       if (final && place)
         pos = place->pos;  // a new member, placed by position: no lookup
       else
-        pos = final && cur.tree() ? find_tree_member_to_edit(cur, limit, tok)
-                                  : find_member(cur, limit, tok);
+        pos = final && cur.tree()
+                  ? find_tree_member_to_edit(cur, limit, tok, !v || !inline_kind(v->k))
+                  : find_member(cur, limit, tok);
     } else if (cur.k == static_cast<std::uint8_t>(kind::array)) {
       const std::uint64_t i = token_index(tok);
       if (i < cur.n)

@@ -173,11 +173,15 @@ std::uint64_t store_file::member_offset(const json_ref& o, std::uint64_t limit, 
 
 template <class Cmp>
 store_file::rank_result store_file::rank_in(const tree_kind& t, std::uint64_t root,
-                                            std::uint64_t limit, const Cmp& cmp,
-                                            bool ranked) const {
+                                            std::uint64_t limit, const Cmp& cmp, bool ranked,
+                                            tree_path* path) const {
   rank_result r;
   std::uint64_t off = root;
   int level = -1;
+  if (path) {
+    path->root = root;
+    path->depth = 0;
+  }
   for (;;) {
     const node_view nv = read_onode(t, off, limit, level);
     const std::uint32_t eb = t.entry_bytes(nv.h.level), n = nv.h.count;
@@ -190,6 +194,11 @@ store_file::rank_result store_file::rank_in(const tree_kind& t, std::uint64_t ro
           lo = mid + 1;
         else
           hi = mid;
+      }
+      if (path && path->root != 0) {
+        path->leaf = off;
+        path->leaf_first = r.rank;
+        if (!ranked || path->depth == 0) path->root = 0;  // nothing for an edit to skip
       }
       if (ranked) r.rank += lo;
       if (lo > 0) {
@@ -216,7 +225,15 @@ store_file::rank_result store_file::rank_in(const tree_kind& t, std::uint64_t ro
     const std::uint32_t j = lo ? lo - 1 : 0;
     if (ranked)
       for (std::uint32_t k = 0; k < j; ++k) r.rank += child_count(nv.entries + std::size_t{k} * eb);
-    off = child_node(nv.entries + std::size_t{j} * eb);
+    const unsigned char* e = nv.entries + std::size_t{j} * eb;
+    if (path && path->root != 0) {
+      if (path->depth == tree_path::max_steps) {
+        path->root = 0;
+      } else {
+        path->steps[path->depth++] = {off, nv.entries, nv.h.level, n, j};
+      }
+    }
+    off = child_node(e);
     level = nv.h.level - 1;
   }
 }
@@ -273,20 +290,22 @@ namespace {
 bool tree_member(const store_file& f, const format_rules& rules, const json_ref& o,
                  std::uint64_t limit, std::string_view key, bool ranked, member_entry& found,
                  std::uint64_t& rank, store_file::rank_result* key_rank = nullptr,
-                 std::uint64_t* found_at = nullptr) {
+                 std::uint64_t* found_at = nullptr, store_file::tree_path* key_path = nullptr,
+                 store_file::tree_path* member_path = nullptr) {
   const object_tree h = f.object_head(o, limit);
   // The key tree's rank is wanted only by an edit (key_rank): the member's
   // position is its rank in the member tree.
   const store_file::rank_result kr =
       f.rank_in(store_file::key_tree, h.keys, limit,
-                key_cmp{f, limit, key, rules.key_hash(key), ~std::uint64_t{0}}, key_rank != nullptr);
+                key_cmp{f, limit, key, rules.key_hash(key), ~std::uint64_t{0}}, key_rank != nullptr,
+                key_path);
   if (key_rank) *key_rank = kr;
   if (!kr.has_prev) return false;
   key_entry e;
   std::memcpy(&e, kr.prev, sizeof e);
   if (f.key_bytes(e.key, e.key_len, limit) != key) return false;
   const store_file::rank_result mr =
-      f.rank_in(store_file::member_tree, h.members, limit, seq_cmp{e.seq}, ranked);
+      f.rank_in(store_file::member_tree, h.members, limit, seq_cmp{e.seq}, ranked, member_path);
   member_entry m;
   std::memcpy(&m, mr.at, sizeof m);
   if (!mr.has_at || (ranked && mr.rank >= o.n) || m.seq != e.seq || m.key != e.key ||
@@ -310,11 +329,13 @@ std::size_t store_file::find_tree_member(const json_ref& o, std::uint64_t limit,
 }
 
 std::size_t store_file::find_tree_member_to_edit(const json_ref& o, std::uint64_t limit,
-                                                 std::string_view key) {
+                                                 std::string_view key, bool member_path) {
   lookup_ = {};
+  member_path_.root = 0;  // none unless the member tree is descended for it
   std::uint64_t rank = 0;
-  const bool found = tree_member(*this, rules_, o, limit, key, true, lookup_.m, rank, &lookup_.key,
-                                 &lookup_.m_offset);
+  const bool found =
+      tree_member(*this, rules_, o, limit, key, true, lookup_.m, rank, &lookup_.key,
+                  &lookup_.m_offset, &key_path_, member_path ? &member_path_ : nullptr);
   lookup_.valid = true;
   lookup_.found = found;
   lookup_.obj = o.x;
@@ -365,7 +386,7 @@ json_ref store_file::edit_object_tree(const json_ref& o, std::uint64_t limit, st
     m2.value = v;
     const oentry want = as_oentry(&m, sizeof m);
     otree_editor ed(*this, limit, shape, member_tree, op::set, as_oentry(&m2, sizeof m2), &want);
-    if (!ed.in_place(h.members, pos, o.n))
+    if (!ed.in_place(h.members, pos, o.n, lookup_.at(o, pos) ? &member_path_ : nullptr))
       h2.members = put_checked_root(*this, ed, member_tree, ed.update(h.members, -1, pos, true, o.n), n2);
   } else if (what == op::add || what == op::insert) {
     if (n2 == std::numeric_limits<std::uint32_t>::max() || h.next_seq == ~std::uint64_t{0})
@@ -391,10 +412,13 @@ json_ref store_file::edit_object_tree(const json_ref& o, std::uint64_t limit, st
     // An add's lookup found its rank above every seq: the same place, as
     // every seq is below next_seq.
     rank_result kr;
-    if (what == op::add && lookup_.names(o) && !lookup_.found)
+    const tree_path* key_path = nullptr;
+    if (what == op::add && lookup_.names(o) && !lookup_.found) {
       kr.rank = lookup_.key.rank;
-    else
+      key_path = &key_path_;
+    } else {
       kr = rank_in(key_tree, h.keys, limit, key_cmp{*this, limit, key, hash, seq}, true);
+    }
     member_entry m{seq, 0, static_cast<std::uint32_t>(key.size()), 0, v};
     if (!key.empty())
       std::memcpy(new_block(key.size(), kind::string, m.key_len, m.key), key.data(), key.size());
@@ -404,7 +428,7 @@ json_ref store_file::edit_object_tree(const json_ref& o, std::uint64_t limit, st
     if (!med.in_place(h.members, at, o.n))
       h2.members = put_checked_root(*this, med, member_tree, med.update(h.members, -1, at, true, o.n), n2);
     otree_editor ked(*this, limit, shape, key_tree, op::insert, as_oentry(&k, sizeof k), nullptr);
-    if (!ked.in_place(h.keys, kr.rank, o.n))
+    if (!ked.in_place(h.keys, kr.rank, o.n, key_path))
       h2.keys = put_checked_root(*this, ked, key_tree, ked.update(h.keys, -1, kr.rank, true, o.n), n2);
     if (seq == h.next_seq) ++h2.next_seq;
   } else {
@@ -415,7 +439,8 @@ json_ref store_file::edit_object_tree(const json_ref& o, std::uint64_t limit, st
     if (m.key_len) add_replaced_block(m.key, m.key_len);
     const oentry want = as_oentry(&m, sizeof m);
     otree_editor med(*this, limit, shape, member_tree, op::remove, {}, &want);
-    const bool members_in_place = med.in_place(h.members, pos, o.n);
+    const bool members_in_place =
+        med.in_place(h.members, pos, o.n, lookup_.at(o, pos) ? &member_path_ : nullptr);
     ocontent mr = members_in_place ? ocontent{} : med.update(h.members, -1, pos, true, o.n);
     if (!members_in_place && mr.level == 0) {
       if (mr.e.size() != n2) damaged("an object's member tree's counts disagree with its size");
@@ -444,10 +469,12 @@ json_ref store_file::edit_object_tree(const json_ref& o, std::uint64_t limit, st
     // The lookup found this member as the last of its key: its key entry is
     // the one before the lookup's rank.
     rank_result kr;
+    const tree_path* key_path = nullptr;
     if (lookup_.at(o, pos) && lookup_.key.has_prev && lookup_.key.rank > 0) {
       kr.rank = lookup_.key.rank - 1;
       kr.has_at = true;
       std::memcpy(kr.at, lookup_.key.prev, sizeof kr.at);
+      key_path = &key_path_;
     } else {
       kr = rank_in(key_tree, h.keys, limit, key_cmp{*this, limit, k, hash, m.seq}, true);
     }
@@ -457,7 +484,7 @@ json_ref store_file::edit_object_tree(const json_ref& o, std::uint64_t limit, st
     const oentry kwant = as_oentry(&ke, sizeof ke);
     if (!members_in_place) h2.members = put_checked_root(*this, med, member_tree, std::move(mr), n2);
     otree_editor ked(*this, limit, shape, key_tree, op::remove, {}, &kwant);
-    if (!ked.in_place(h.keys, kr.rank, o.n))
+    if (!ked.in_place(h.keys, kr.rank, o.n, key_path))
       h2.keys = put_checked_root(*this, ked, key_tree, ked.update(h.keys, -1, kr.rank, true, o.n), n2);
   }
   json_ref r{static_cast<std::uint8_t>(kind::object), {}, n2, 0};

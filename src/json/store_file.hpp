@@ -321,6 +321,26 @@ class store_file {
     unsigned char at[40] = {}, prev[40] = {};
     std::uint64_t at_offset = 0;  // where `at` lies in its leaf (when has_at)
   };
+  // The path of a lookup's descent of one object tree, for the edit of the
+  // same tree that follows it in the same edit() (tree_editor::in_place),
+  // which would otherwise read the same nodes again: each inner node passed,
+  // root first (its offset, level, entries as read_onode checked and mapped
+  // them, their count, and the child taken), and the leaf reached (its
+  // offset, and the position of its first entry in the tree). The entries
+  // stay mapped until the edit publishes (the space grows only then).
+  // `root` 0: none (a tree deeper than `steps` holds).
+  struct tree_path {
+    struct step {
+      std::uint64_t off;
+      const unsigned char* entries;
+      std::uint16_t level;
+      std::uint32_t count, j;
+    };
+    static constexpr std::uint32_t max_steps = 8;
+    step steps[max_steps];
+    std::uint32_t depth = 0;
+    std::uint64_t root = 0, leaf = 0, leaf_first = 0;
+  };
   // The final token's lookup in an object tree as edit() makes it, kept for
   // the edit it then makes (entry(), edit_object_tree), which would
   // otherwise descend the same trees again: the member found at `pos` (if
@@ -339,13 +359,20 @@ class store_file {
     bool at(const json_ref& o, std::size_t p) const noexcept { return names(o) && found && pos == p; }
   };
   edit_lookup lookup_;
-  // find_tree_member for edit(), filling lookup_.
-  std::size_t find_tree_member_to_edit(const json_ref& o, std::uint64_t limit, std::string_view key);
+  // The descents of lookup_ (valid with it): the key tree's, and the member
+  // tree's when it was asked for.
+  tree_path key_path_, member_path_;
+  // find_tree_member for edit(), filling lookup_ and key_path_, and with
+  // `member_path` member_path_ (not for an inline value, which a found
+  // member takes in place: overwrite_entry, no tree edit).
+  std::size_t find_tree_member_to_edit(const json_ref& o, std::uint64_t limit, std::string_view key,
+                                       bool member_path);
   // `cmp(separator bytes)` < 0, 0, > 0 as the entry is below, at, above the
   // target (a separator is a leaf entry's first t.sep_bytes bytes).
+  // With `path` (and `ranked`), the descent is recorded there.
   template <class Cmp>
   rank_result rank_in(const tree_kind& t, std::uint64_t root, std::uint64_t limit, const Cmp& cmp,
-                      bool ranked) const;
+                      bool ranked, tree_path* path = nullptr) const;
   // Every node (node(offset, payload bytes)) and leaf entry (entry(bytes))
   // of tree `t` under `root`, in order; checks each child's count and
   // returns the leaf entries found. Bounded as walk_tree.

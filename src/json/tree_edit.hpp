@@ -301,7 +301,11 @@ class tree_editor {
   // Anything update() would find wrong (a count that lies, an entry other
   // than `expect`) returns false, staging nothing, and the update() the
   // caller then makes reports it.
-  bool in_place(std::uint64_t root, std::uint64_t pos, std::uint64_t recorded) {
+  // `via`: the path a lookup of this tree just recorded (store_file's
+  // tree_path), taken for the inner nodes instead of descending again when
+  // it leads to the leaf that holds `pos`.
+  bool in_place(std::uint64_t root, std::uint64_t pos, std::uint64_t recorded,
+                const store_file::tree_path* via = nullptr) {
     const bool insert = what_ == store_file::op::insert;
     const bool remove = what_ == store_file::op::remove;
     step path[max_tree_levels];
@@ -311,6 +315,38 @@ class tree_editor {
     std::size_t copied = max_tree_levels;
     std::uint64_t off = root;
     int level = -1;
+    if (via && via->root == root && via->depth != 0 && pos >= via->leaf_first) {
+      const store_file::tree_path::step& last = via->steps[via->depth - 1];
+      const std::uint64_t in_leaf = pos - via->leaf_first,
+                          leaf_n = child_count(last.entries +
+                                               std::size_t{last.j} * t_.entry_bytes(last.level));
+      if (in_leaf < leaf_n || (insert && in_leaf == leaf_n)) {
+        // The inner nodes as the descent below would read them (read_onode
+        // checked them for the lookup), with its checks; `pos` is in the
+        // leaf the path reached.
+        for (std::uint32_t k = 0; k < via->depth; ++k) {
+          const store_file::tree_path::step& v = via->steps[k];
+          const bool born = copied == max_tree_levels && f_.born(v.off);
+          if (!born) {
+            if (depth == 0) return false;  // all copies: update()'s job
+            copied = std::min(copied, depth);
+          }
+          const std::uint32_t eb = t_.entry_bytes(v.level);
+          if (v.count > max_of(v.level)) return false;  // an older writer's: update() splits it
+          if (sum_counts(v.entries, eb, v.count) != recorded) return false;
+          step& p = path[depth++];
+          p.off = v.off;
+          p.level = v.level;
+          p.j = v.j;
+          p.e = entry{};
+          std::memcpy(p.e.b, v.entries + std::size_t{v.j} * eb, eb);
+          recorded = child_count(p.e.b);
+        }
+        off = via->leaf;
+        level = 0;
+        pos = in_leaf;
+      }
+    }
     for (;;) {
       const bool born = copied == max_tree_levels && f_.born(off);
       if (!born) {
