@@ -81,39 +81,15 @@ static_assert(!needs_escape(0x6867666564636261u) && needs_escape(0x6867666564632
               needs_escape(0x1f67666564636261u) && needs_escape(0x68676665645c6261u) &&
               !needs_escape(0xffe0a0807f7e2120u));
 
-// Byte `c` as it goes into a JSON string, at `w` (room for 6): itself, a
-// two-character escape, or \u00XX. Returns the bytes written.
-std::size_t escape_byte(unsigned char c, unsigned char* w) noexcept {
-  const char esc = escape_table[c];
-  if (esc == 0) {
-    w[0] = c;
-    return 1;
-  }
-  w[0] = '\\';
-  if (esc != 'u') {
-    w[1] = static_cast<unsigned char>(esc);
-    return 2;
-  }
-  static constexpr char hex[] = "0123456789abcdef";
-  w[1] = 'u';
-  w[2] = '0';
-  w[3] = '0';
-  w[4] = static_cast<unsigned char>(hex[c >> 4]);
-  w[5] = static_cast<unsigned char>(hex[c & 15]);
-  return 6;
-}
-}  // namespace
-
-void dump_string(std::string_view s, byte_buffer& out) {
-  // Worst case: every byte becomes \u00XX.
-  unsigned char* w = out.extend(s.size() * 6 + 2);
-  unsigned char* const w0 = w;
+// `s` as a JSON string (quoted, escaped) at `w`, which has room for the
+// worst case, s.size() * 6 + 2 bytes (every byte as \u00XX); returns its
+// end. Eight bytes at a time while none of them needs an escape (the common
+// case: text without quotes, backslashes or control characters).
+unsigned char* write_string(std::string_view s, unsigned char* w) noexcept {
   *w++ = '"';
   const auto* p = reinterpret_cast<const unsigned char*>(s.data());
   const auto* e = p + s.size();
   while (p != e) {
-    // Eight bytes at a time while none of them needs an escape (the common
-    // case: text without quotes, backslashes or control characters).
     while (e - p >= 8) {
       std::uint64_t v;
       std::memcpy(&v, p, 8);
@@ -123,34 +99,42 @@ void dump_string(std::string_view s, byte_buffer& out) {
       w += 8;
     }
     if (p == e) break;
-    w += escape_byte(*p++, w);
+    const unsigned char c = *p++;
+    const char esc = escape_table[c];
+    if (esc == 0) {
+      *w++ = c;
+    } else if (esc != 'u') {
+      *w++ = '\\';
+      *w++ = static_cast<unsigned char>(esc);
+    } else {
+      static constexpr char hex[] = "0123456789abcdef";
+      *w++ = '\\';
+      *w++ = 'u';
+      *w++ = '0';
+      *w++ = '0';
+      *w++ = static_cast<unsigned char>(hex[c >> 4]);
+      *w++ = static_cast<unsigned char>(hex[c & 15]);
+    }
   }
   *w++ = '"';
-  out.truncate(out.size() - (s.size() * 6 + 2) + static_cast<std::size_t>(w - w0));
+  return w;
+}
+}  // namespace
+
+void dump_string(std::string_view s, byte_buffer& out) {
+  const std::size_t room = s.size() * 6 + 2;
+  unsigned char* const w = out.extend(room);
+  out.truncate(out.size() - room + static_cast<std::size_t>(write_string(s, w) - w));
 }
 
 void append_escaped(std::string& out, std::string_view s) {
   // Straight into `out`: a feed record escapes every edit's pointer, and a
-  // json_text every string it is given, mostly with nothing to escape.
-  out.reserve(out.size() + s.size() + 2);
-  out += '"';
-  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
-  const auto* const e = p + s.size();
-  while (p != e) {
-    const unsigned char* run = p;
-    while (e - p >= 8) {
-      std::uint64_t v;
-      std::memcpy(&v, p, 8);
-      if (needs_escape(v)) break;
-      p += 8;
-    }
-    while (p != e && escape_table[*p] == 0) ++p;
-    out.append(reinterpret_cast<const char*>(run), static_cast<std::size_t>(p - run));
-    if (p == e) break;
-    unsigned char esc[6];
-    out.append(reinterpret_cast<const char*>(esc), escape_byte(*p++, esc));
-  }
-  out += '"';
+  // json_text every string it is given (a scratch buffer here cost a 4 KiB
+  // allocation each).
+  const std::size_t at = out.size();
+  out.resize(at + s.size() * 6 + 2);
+  auto* const w = reinterpret_cast<unsigned char*>(out.data() + at);
+  out.resize(at + static_cast<std::size_t>(write_string(s, w) - w));
 }
 
 void append_double(std::string& out, double d) {

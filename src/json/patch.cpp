@@ -66,6 +66,31 @@ void skip_json_ws(std::string_view s, std::size_t& i) noexcept {
   while (i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r')) ++i;
 }
 
+// The end of the number or literal starting at s[i] (valid JSON text): the
+// ',', ']', '}' or white space after it, or the text's end.
+std::size_t scalar_end(std::string_view s, std::size_t i) noexcept {
+  while (i < s.size() && s[i] != ',' && s[i] != ']' && s[i] != '}' && s[i] != ' ' && s[i] != '\t' &&
+         s[i] != '\n' && s[i] != '\r')
+    ++i;
+  return i;
+}
+
+// The items of the container opening at s[i] (valid JSON text), each read
+// by `item` (which steps i over it), up to its `close` bracket; i ends past
+// it.
+template <class Item>
+void each_item(std::string_view s, std::size_t& i, char close, const Item& item) {
+  ++i;
+  skip_json_ws(s, i);
+  while (s[i] != close) {
+    item();
+    skip_json_ws(s, i);
+    if (s[i] == ',') ++i;
+    skip_json_ws(s, i);
+  }
+  ++i;
+}
+
 // Where the string whose body starts at s[i] (valid JSON text) stops or
 // has its next escape: the first '"' or '\\' at or after i.
 std::size_t string_stop(std::string_view s, std::size_t i) noexcept {
@@ -117,42 +142,22 @@ class tree_reader {
         // Most are small (a merge patch's): one allocation each.
         n.keys.reserve(4);
         n.items.reserve(4);
-        items('}', [&] {
+        each_item(s_, i_, '}', [&] {
           n.keys.push_back(string());
           skip_ws();
           ++i_;  // ':'
           n.items.push_back(value());
         });
         break;
-      case '[': items(']', [&] { n.items.push_back(value()); }); break;
+      case '[': each_item(s_, i_, ']', [&] { n.items.push_back(value()); }); break;
       case '"': n.str = string(); break;
-      case 't': i_ += 4; break;
-      case 'f': i_ += 5; break;
-      case 'n': i_ += 4; break;
-      default:
-        while (i_ < s_.size() &&
-               std::string_view("+-0123456789.eE").find(s_[i_]) != std::string_view::npos)
-          ++i_;
+      default: i_ = scalar_end(s_, i_);
     }
     n.text = s_.substr(start, i_ - start);
     return n;
   }
 
  private:
-  // The items of the container opening at i_, each read by `item`, up to
-  // its `close` bracket; i_ ends past it.
-  template <class Item>
-  void items(char close, const Item& item) {
-    ++i_;
-    skip_ws();
-    while (s_[i_] != close) {
-      item();
-      skip_ws();
-      if (s_[i_] == ',') ++i_;
-      skip_ws();
-    }
-    ++i_;
-  }
   void skip_ws() { skip_json_ws(s_, i_); }
   std::string string() { return read_string(s_, i_); }
   std::string_view s_;
@@ -206,9 +211,7 @@ class op_reader {
     if (op.type != json_type::object) {
       skip_value();
     } else {
-      ++i_;
-      skip_ws();
-      while (s_[i_] != '}') {
+      each_item(s_, i_, '}', [&] {
         op_field f{};
         f.key = string(op);
         skip_ws();
@@ -222,11 +225,7 @@ class op_reader {
           skip_value();
         f.text = s_.substr(v, i_ - v);
         op.fields.push_back(f);
-        skip_ws();
-        if (s_[i_] == ',') ++i_;
-        skip_ws();
-      }
-      ++i_;
+      });
     }
     skip_ws();  // to the ',' or ']' after it
     return true;
@@ -259,10 +258,7 @@ class op_reader {
     const char c = s_[i_];
     if (c == '"') return skip_string();
     if (c != '{' && c != '[') {
-      // A number or a literal: up to the ',', ']' or '}' (or white space) after it.
-      while (i_ < s_.size() && s_[i_] != ',' && s_[i_] != ']' && s_[i_] != '}' && s_[i_] != ' ' &&
-             s_[i_] != '\t' && s_[i_] != '\n' && s_[i_] != '\r')
-        ++i_;
+      i_ = scalar_end(s_, i_);
       return;
     }
     std::size_t depth = 0;

@@ -315,6 +315,36 @@ class tree_editor {
     std::size_t copied = max_tree_levels;
     std::uint64_t off = root;
     int level = -1;
+    // Node `at`, next on the path: whether it is born (`born`); false (no
+    // edit in place) when the root is not: all copies, update()'s job.
+    bool born = false;
+    const auto reach = [&](std::uint64_t at) {
+      born = copied == max_tree_levels && f_.born(at);
+      if (born) return true;
+      if (depth == 0) return false;
+      copied = std::min(copied, depth);
+      return true;
+    };
+    // Inner node `at` (`n` entries at `entries`), entered through child j:
+    // checked as update() checks it (no more entries than its shape allows,
+    // an older writer's being update()'s to split; counts adding up to
+    // `recorded`), its entry for child j kept in path[depth]; `recorded`
+    // becomes that child's count.
+    const auto enter = [&](std::uint64_t at, std::uint16_t lvl, const unsigned char* entries,
+                           std::uint32_t n, std::size_t j) {
+      const std::uint32_t eb = t_.entry_bytes(lvl);
+      if (n > max_of(lvl) || sum_counts(entries, eb, n) != recorded || j >= n ||
+          depth == max_tree_levels)
+        return false;
+      step& p = path[depth++];
+      p.off = at;
+      p.level = lvl;
+      p.j = static_cast<std::uint32_t>(j);
+      p.e = entry{};
+      std::memcpy(p.e.b, entries + j * eb, eb);
+      recorded = child_count(p.e.b);
+      return true;
+    };
     if (via && via->root == root && via->depth != 0 && pos >= via->leaf_first) {
       const store_file::tree_path::step& last = via->steps[via->depth - 1];
       const std::uint64_t in_leaf = pos - via->leaf_first,
@@ -326,21 +356,7 @@ class tree_editor {
         // leaf the path reached.
         for (std::uint32_t k = 0; k < via->depth; ++k) {
           const store_file::tree_path::step& v = via->steps[k];
-          const bool born = copied == max_tree_levels && f_.born(v.off);
-          if (!born) {
-            if (depth == 0) return false;  // all copies: update()'s job
-            copied = std::min(copied, depth);
-          }
-          const std::uint32_t eb = t_.entry_bytes(v.level);
-          if (v.count > max_of(v.level)) return false;  // an older writer's: update() splits it
-          if (sum_counts(v.entries, eb, v.count) != recorded) return false;
-          step& p = path[depth++];
-          p.off = v.off;
-          p.level = v.level;
-          p.j = v.j;
-          p.e = entry{};
-          std::memcpy(p.e.b, v.entries + std::size_t{v.j} * eb, eb);
-          recorded = child_count(p.e.b);
+          if (!reach(v.off) || !enter(v.off, v.level, v.entries, v.count, v.j)) return false;
         }
         off = via->leaf;
         level = 0;
@@ -348,16 +364,11 @@ class tree_editor {
       }
     }
     for (;;) {
-      const bool born = copied == max_tree_levels && f_.born(off);
-      if (!born) {
-        if (depth == 0) return false;  // all copies: update()'s job
-        copied = std::min(copied, depth);
-      }
+      if (!reach(off)) return false;
       const store_file::node_view nv = f_.read_onode(t_, off, limit_, level);
       const std::uint32_t eb = t_.entry_bytes(nv.h.level), n = nv.h.count;
-      if (n > max_of(nv.h.level)) return false;  // an older writer's: update() splits it
       if (nv.h.level == 0) {
-        if (n != recorded || pos > n || (!insert && pos == n)) return false;
+        if (n > max_of(0) || n != recorded || pos > n || (!insert && pos == n)) return false;
         const unsigned char* at = nv.entries + pos * eb;
         if (!insert && expect_ && std::memcmp(at, expect_->b, t_.leaf_bytes) != 0) return false;
         const std::uint32_t n2 = insert ? n + 1 : remove ? n - 1 : n;
@@ -411,18 +422,9 @@ class tree_editor {
         stage_path(path, depth, first_moved, first);
         return true;
       }
-      if (sum_counts(nv.entries, eb, n) != recorded) return false;
       const std::size_t j = child_at(nv.entries, eb, n, recorded, pos);
-      if (j == n) return false;
-      if (depth == max_tree_levels) return false;
-      step& p = path[depth++];
-      p.off = off;
-      p.level = nv.h.level;
-      p.j = static_cast<std::uint32_t>(j);
-      p.e = entry{};
-      std::memcpy(p.e.b, nv.entries + std::size_t{j} * eb, eb);
-      recorded = child_count(p.e.b);
-      off = child_node(p.e.b);
+      if (!enter(off, nv.h.level, nv.entries, n, j)) return false;
+      off = child_node(path[depth - 1].e.b);
       level = nv.h.level - 1;
     }
   }
