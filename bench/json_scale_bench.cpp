@@ -4,14 +4,15 @@
 // from a thousand to ten million (issue 36).
 //
 // The document, generated per size (no randomness in it):
-//   {"obj":{"m00000000":0,"m00000001":1,...},"arr":[0,1,...]}
-// an object of n members (key "m" + 8 decimal digits, value its index) and an
-// array of n numbers.
+//   {"obj":{"m00000000":0,"m00000002":1,...},"arr":[0,1,...]}
+// an object of n members (member i's key "m" + 2i in 8 decimal digits, value
+// i) and an array of n numbers.
 //
 // Ops (one call each, the call a user writes):
 //   add_member    a member that is not there, keyed right after a random
-//                 existing key ("m00004711_n"), so sorted peers insert at a
-//                 random place, not always at one end
+//                 existing key and as long as every key ("m00009423" after
+//                 "m00009422"), so every peer inserts at a random place in
+//                 its key order (fl's: length, then hash), not at one end
 //   append        a number at the array's end
 //   insert_front  a number before the array's first element
 //   set           a random existing member gets a new number

@@ -64,12 +64,15 @@ inline std::size_t scale_max() {
 
 // ---- the document ----
 
-// Member i's key: "m" and i in 8 digits, so keys sort as their indexes do.
-inline std::string member_key(std::size_t i) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "m%08zu", i);
+// Member i's key: "m" and 2i in 8 digits, so keys sort as their indexes do
+// and the odd numbers between them name members that are not there
+// (added_key), of the same length.
+inline std::string key_of_number(std::size_t k) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "m%08zu", k);
   return buf;
 }
+inline std::string member_key(std::size_t i) { return key_of_number(2 * i); }
 
 inline std::string document_text(std::size_t n) {
   std::string t;
@@ -120,8 +123,14 @@ inline std::vector<std::size_t> picks(const std::string& label, std::size_t n) {
   return idx;
 }
 
-// The key of the member add_member puts right after member i.
-inline std::string added_key(std::size_t i) { return member_key(i) + "_n"; }
+// The key of the member add_member puts right after member i: the odd
+// number after member i's, so that it sorts between member i and member i+1
+// in every peer's key order, and, being as long as every other key, lands at
+// a random place in fl's key tree too, which orders keys by length before
+// their hash (a longer key such as member_key(i) + "_n", which the rows used
+// before, sorted after every existing key there: the adds of a row met one
+// end of the tree, a few pages, where a user's new keys meet any of them).
+inline std::string added_key(std::size_t i) { return key_of_number(2 * i + 1); }
 
 // The process's I/O counters (/proc/self/io): `wchar`, the bytes it handed
 // to write calls (write, pwrite, pwritev), and `write_bytes`, the page-cache
