@@ -4,5 +4,5 @@
 include("${CMAKE_CURRENT_SOURCE_DIR}/support/json_reference.cmake")
 # Thousands of commits: on tmpfs they cost no disk flushes.
 if(EXISTS /dev/shm)
-  set_tests_properties(${FL_TEST_TARGET} PROPERTIES ENVIRONMENT "TMPDIR=/dev/shm")
+  set_property(TEST ${FL_TEST_TARGET} APPEND PROPERTY ENVIRONMENT "TMPDIR=/dev/shm")
 endif()

@@ -8,5 +8,6 @@ target_link_libraries(${FL_TEST_TARGET} PRIVATE fl_json)
 # the table again).
 if(IS_DIRECTORY /dev/shm)
   add_test(NAME json_store_readers_tmpfs_test COMMAND ${FL_TEST_TARGET} --gtest_brief=1)
-  set_tests_properties(json_store_readers_tmpfs_test PROPERTIES ENVIRONMENT "TMPDIR=/dev/shm")
+  set_tests_properties(json_store_readers_tmpfs_test
+                       PROPERTIES ENVIRONMENT "TMPDIR=/dev/shm;FL_CHECK_WRITES=1")
 endif()

@@ -7,5 +7,6 @@ target_compile_definitions(${FL_TEST_TARGET} PRIVATE FL_PERSIST_DATA_DIR="${CMAK
 # compare every page with the file, as where /proc/self/pagemap is closed.
 foreach(way pagemap compare)
   add_test(NAME persist_test_dirty_${way} COMMAND ${FL_TEST_TARGET} --gtest_brief=1)
-  set_tests_properties(persist_test_dirty_${way} PROPERTIES ENVIRONMENT FL_DIRTY_SCAN=${way})
+  set_tests_properties(persist_test_dirty_${way}
+                       PROPERTIES ENVIRONMENT "FL_DIRTY_SCAN=${way};FL_CHECK_WRITES=1")
 endforeach()

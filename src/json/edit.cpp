@@ -207,9 +207,11 @@ std::uint64_t store_file::entry_offset(const json_ref& c, std::uint64_t limit,
 
 json_ref store_file::overwrite_entry(const json_ref& c, std::uint64_t limit, std::size_t pos,
                                      const json_ref& v) {
-  const unsigned char* at = bytes(entry_offset(c, limit, pos), sizeof v, limit);
+  const std::uint64_t off = entry_offset(c, limit, pos);
+  const unsigned char* at = bytes(off, sizeof v, limit);
   const json_ref old = read_ref(at);
   std::memcpy(const_cast<unsigned char*>(at), &v, sizeof v);
+  space_->wrote(fptr<const void>(off), sizeof v);
   return old;
 }
 
@@ -514,6 +516,7 @@ void store_file::publish_edit() {
       const tail_block& b = tail_blocks_[i];
       unsigned char* d = space_->get(fptr<unsigned char>(to[i]));
       std::memcpy(d, tail_.data() + (b.off - tail_base_), static_cast<std::size_t>(b.bytes));
+      space_->wrote(fptr<const void>(to[i]), b.bytes);
       const block_links l = links_of(b);
       const std::uint32_t fix_end = std::min(l.entries, b.fix_end);
       for (std::uint32_t j = b.fix_first; j < fix_end; ++j)
@@ -525,6 +528,7 @@ void store_file::publish_edit() {
   // point, and nothing below throws.
   for (staged_write& w : in_place_) {
     unsigned char* d = space_->get(fptr<unsigned char>(w.at));
+    space_->wrote(fptr<const void>(w.at), w.len);
     if (w.shift) {
       std::memmove(d, space_->get(fptr<unsigned char>(w.from)), w.len);
       continue;
@@ -545,7 +549,10 @@ void store_file::publish_edit() {
   }
   // Unchanged after an in-place edit: left alone, so its page stays clean.
   json_ref& head_root = space_->get(head_)->root;
-  if (std::memcmp(&head_root, &root_, sizeof root_) != 0) head_root = root_;
+  if (std::memcmp(&head_root, &root_, sizeof root_) != 0) {
+    head_root = root_;
+    space_->wrote(head_, sizeof(json_head));
+  }
   start_tail();
   retire_replaced();
 }

@@ -83,7 +83,10 @@ fptr<feed_ring> store_file::new_ring(mapped_space& space, const feed_ring* like,
   const fptr<void> at = space.allocate(ring_bytes(capacity), alignof(feed_ring));
   auto* p = reinterpret_cast<unsigned char*>(space.get(at.cast<char>()));
   // A reused block holds its last owner's bytes: every slot starts empty.
-  if (!zeroed) std::memset(p, 0, ring_bytes(capacity));
+  if (!zeroed) {
+    std::memset(p, 0, ring_bytes(capacity));
+    space.wrote(at, ring_bytes(capacity));
+  }
   feed_ring r;
   if (like) {
     r = *like;
@@ -94,6 +97,7 @@ fptr<feed_ring> store_file::new_ring(mapped_space& space, const feed_ring* like,
   r.tag = feed_ring_tag;
   r.capacity = capacity;
   std::memcpy(p, &r, sizeof r);
+  space.wrote(at, sizeof r);
   return at.cast<feed_ring>();
 }
 
@@ -146,6 +150,7 @@ void store_file::stage_record() {
   if (r.capacity == 0) {  // the ring keeps no records: the sequence alone advances
     r.sequence = sequence;
     std::memcpy(space_->get(ring_.cast<char>()), &r, sizeof r);
+    space_->wrote(ring_, sizeof r);
     staged_ = {true, 0, 0, sequence, pending_.size()};
     return;
   }
@@ -157,6 +162,7 @@ void store_file::stage_record() {
   p[sizeof h] = '[';
   std::memcpy(p + sizeof h + 1, pending_.data(), pending_.size());
   p[sizeof h + 1 + pending_.size()] = ']';
+  space_->wrote(at, sizeof h + bytes);
   const std::uint64_t old = slot(r, sequence);
   if (staged_.active) {
     // The record a failed sync() staged was never committed: freed now
@@ -171,8 +177,9 @@ void store_file::stage_record() {
   }
   auto* ring_p = reinterpret_cast<unsigned char*>(space_->get(ring_.cast<char>()));
   auto set_slot = [&](std::uint64_t s, std::uint64_t off) {
-    std::memcpy(ring_p + sizeof(feed_ring) + (s % r.capacity) * sizeof(std::uint64_t), &off,
-                sizeof off);
+    const std::uint64_t at_slot = sizeof(feed_ring) + (s % r.capacity) * sizeof(std::uint64_t);
+    std::memcpy(ring_p + at_slot, &off, sizeof off);
+    space_->wrote(fptr<const void>(ring_.offset() + at_slot), sizeof off);
   };
   const std::uint64_t rec = at.offset();
   set_slot(sequence, rec);
@@ -190,6 +197,7 @@ void store_file::stage_record() {
     r.first = s;
   }
   std::memcpy(ring_p, &r, sizeof r);
+  space_->wrote(ring_, sizeof r);
   staged_ = {true, rec, bytes, sequence, pending_.size()};
 }
 
@@ -204,6 +212,7 @@ void store_file::copy_feed(mapped_space& fresh, fptr<json_head> head) {
   if (!ring_) {  // an older format: the feed starts with this compaction
     fresh.get(head.cast<json_head_v5>())->feed.ring =
         new_ring(fresh, nullptr, default_feed_capacity).offset();
+    fresh.wrote(head, sizeof(json_head_v5));
     return;
   }
   feed_ring r = ring();
@@ -224,12 +233,15 @@ void store_file::copy_feed(mapped_space& fresh, fptr<json_head> head) {
     const change_record h{change_record_tag, 0, s, text.size()};
     std::memcpy(p, &h, sizeof h);
     std::memcpy(p + sizeof h, text.data(), text.size());
+    fresh.wrote(at, sizeof h + text.size());
     const std::uint64_t rec = at.offset();
-    std::memcpy(reinterpret_cast<unsigned char*>(fresh.get(copy.cast<char>())) + sizeof(feed_ring) +
-                    (s % r.capacity) * sizeof(std::uint64_t),
-                &rec, sizeof rec);
+    const std::uint64_t at_slot = sizeof(feed_ring) + (s % r.capacity) * sizeof(std::uint64_t);
+    std::memcpy(reinterpret_cast<unsigned char*>(fresh.get(copy.cast<char>())) + at_slot, &rec,
+                sizeof rec);
+    fresh.wrote(fptr<const void>(copy.offset() + at_slot), sizeof rec);
   }
   fresh.get(head.cast<json_head_v5>())->feed.ring = copy.offset();
+  fresh.wrote(head, sizeof(json_head_v5));
 }
 
 void store_file::keep_changes(std::uint32_t capacity, std::uint64_t max_bytes) {
@@ -241,6 +253,7 @@ void store_file::keep_changes(std::uint32_t capacity, std::uint64_t max_bytes) {
   if (r.capacity == capacity) {
     r.max_bytes = max_bytes;  // applied by the next commit
     std::memcpy(space_->get(ring_.cast<char>()), &r, sizeof r);
+    space_->wrote(ring_, sizeof r);
     return;
   }
   const std::uint64_t lowest = lowest_since(r);
@@ -259,10 +272,14 @@ void store_file::keep_changes(std::uint32_t capacity, std::uint64_t max_bytes) {
       space_->retire(fptr<void>(rec));
     } else {
       std::memcpy(slots + (s % capacity) * sizeof rec, &rec, sizeof rec);
+      space_->wrote(
+          fptr<const void>(fresh.offset() + sizeof(feed_ring) + (s % capacity) * sizeof rec),
+          sizeof rec);
     }
   }
   space_->retire(ring_.cast<void>());
   space_->get(head_.cast<json_head_v5>())->feed.ring = fresh.offset();
+  space_->wrote(head_, sizeof(json_head_v5));
   ring_ = fresh;
 }
 

@@ -46,6 +46,7 @@ void store_file::publish_import() {
     tail_blocks_.clear();
   }
   space_->get(head_)->root = root_;
+  space_->wrote(head_, sizeof(json_head));
   start_tail();
 }
 
@@ -77,12 +78,15 @@ mapped_space store_file::new_space(const char* suffix) {
   // for the disk before then. Its errors name the store, not the
   // temporary file (which the user never named).
   try {
-    mapped_space space(tmp, mapped_space_options{
-                                .mode = open_mode::create_new, .durable = false, .readers = false});
+    mapped_space space(tmp, mapped_space_options{.mode = open_mode::create_new,
+                                                 .durable = false,
+                                                 .readers = false,
+                                                 .writes_reported = true});
     const fptr<json_head_v5> head = space.make<json_head_v5>();
     json_head* h = &space.get(head)->head;
     h->magic = file_magic;
     h->version = format_version;
+    space.wrote(head, sizeof(json_head_v5));
     space.set_root(head);
     return space;
   } catch (const persist_error& e) { throw persist_error(path_, e.reason()); }
@@ -95,6 +99,7 @@ void store_file::create() {
   // A new history: whatever the file replaces, its feed is not this one's.
   ring_ = new_ring(*space_, nullptr, default_feed_capacity, true);
   space_->get(head_.cast<json_head_v5>())->feed.ring = ring_.offset();
+  space_->wrote(head_, sizeof(json_head_v5));
   pending_.clear();
   staged_ = {};
   start_tail();
@@ -255,6 +260,7 @@ void store_file::compact() {
     throw;
   }
   fresh.get(fresh_head)->root = root;
+  fresh.wrote(fresh_head, sizeof(json_head));
   // A published store stays open (and locked) until the sync() that
   // replaces it; an unpublished one (an import or a compaction not yet
   // synced) is replaced now.
@@ -316,7 +322,7 @@ void store_file::sync() {
 }
 
 void store_file::open(open_mode mode) {
-  space_.emplace(path_, mapped_space_options{.mode = mode});
+  space_.emplace(path_, mapped_space_options{.mode = mode, .writes_reported = true});
   published_ = true;
   read_head();
 }

@@ -70,6 +70,7 @@ void grow(detail::space_state& s, std::uint64_t need) {
   // writes like any changed page.
   if (s.stale_end > s.size) {
     std::memset(s.base + s.size, 0, std::min(next, s.stale_end) - s.size);
+    detail::note_write(s, s.size, std::min(next, s.stale_end) - s.size);
     s.zeroed_end = std::max(s.zeroed_end, std::min(next, s.stale_end));
     if (next >= s.stale_end) s.stale_end = 0;
   }
@@ -116,6 +117,7 @@ void free_block(detail::space_state& s, std::uint64_t b, unsigned c) {
   detail::check_pages_to_write(s, b, 16);
   detail::store_header(s.base, b, block_header::make(detail::block_free, c));
   detail::store_u64(s.base, b + 8, a.free_heads[c]);
+  detail::note_write(s, b, 16);
   a.free_heads[c] = b;
   a.used_bytes -= cs;
   a.free_bytes += cs;
@@ -180,13 +182,16 @@ fptr<void> mapped_space::allocate(std::size_t bytes, std::size_t align) {
   }
   {
     detail::store_header(s.base, b, block_header::make(detail::block_live, c));
+    detail::note_write(s, b, 8);
     std::uint64_t p = b + 8;
     if (align > 16) {
       p = detail::round_up(b + 8, align);
-      if (p != b + 8)
+      if (p != b + 8) {
         detail::store_header(
             s.base, p - 8,
             block_header::make(detail::block_live, c, static_cast<std::uint32_t>(p - 8 - b)));
+        detail::note_write(s, p - 8, 8);
+      }
     }
     a.used_bytes += cs;
     ++a.live_blocks;
@@ -375,6 +380,7 @@ void release_deferred(space_state& s) {
     const std::uint64_t at = s.deferred.front().block + offsetof(deferred_batch_head, next);
     check_pages_to_write(s, at, 8);
     store_u64(s.base, at, 0);
+    note_write(s, at, 8);
   }
 }
 
@@ -411,6 +417,7 @@ void write_retired_batch(mapped_space& space, space_state& s, std::uint64_t gene
   const deferred_batch_head h{generation, r.size(), s.deferred_head};
   std::memcpy(s.base + p.offset(), &h, sizeof h);
   std::memcpy(s.base + p.offset() + sizeof h, r.data(), r.size() * 8);
+  note_write(s, p.offset(), sizeof h + r.size() * 8);
   s.deferred_bytes += space.block_size(p) + 8;  // its class size (16-aligned: no `back`)
   s.deferred.push_back({generation, p.offset(), std::move(r)});
   s.deferred_head = p.offset();
@@ -446,12 +453,15 @@ void mapped_space::write_fresh(fptr<void> p, const void* src, std::size_t bytes)
   const std::uint64_t hi = (off + bytes) / s.sys_page * s.sys_page;
   if (lo >= hi) {
     if (bytes) std::memcpy(s.base + off, from, bytes);
+    detail::note_write(s, off, bytes);
     return;
   }
   if (const int e = detail::pwrite_all(s.fd.get(), from + (lo - off), hi - lo, lo))
     detail::throw_errno(s.path, "write", e);
   std::memcpy(s.base + off, from, lo - off);
   std::memcpy(s.base + hi, from + (hi - off), off + bytes - hi);
+  detail::note_write(s, off, lo - off);
+  detail::note_write(s, hi, off + bytes - hi);
   s.fresh.crcs.reserve(s.fresh.crcs.size() + (hi - lo) / space_page);
   for (std::uint64_t at = lo; at < hi; at += space_page)
     s.fresh.crcs.push_back(detail::crc32c(from + (at - off), space_page));
@@ -470,6 +480,7 @@ fptr<void> mapped_space::allocate_end(std::size_t bytes) {
   size_ = s.size;
   remaps_ = s.remaps;
   detail::store_header(s.base, b, block_header::make(detail::block_live, c));
+  detail::note_write(s, b, 8);
   a.used_bytes += cs;
   ++a.live_blocks;
   return fptr<void>(b + 8);
@@ -534,8 +545,10 @@ void mapped_space::compact() {
       if (b >= top) {
         if (prev == 0)
           a.free_heads[c] = next;
-        else
+        else {
           detail::store_u64(s.base, prev + 8, next);
+          detail::note_write(s, prev + 8, 8);
+        }
         a.free_bytes -= class_size(c);
         --a.free_blocks;
       } else {

@@ -18,6 +18,7 @@
 #include <iterator>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <sys/ioctl.h>
@@ -224,6 +225,81 @@ std::uint64_t find_dirty(space_state& s, std::uint64_t from, std::uint64_t to,
 
 }  // namespace
 
+bool checks_reports() noexcept {
+  static const bool on = [] {
+    const char* e = std::getenv("FL_CHECK_WRITES");
+    return e != nullptr && std::string_view(e) == "1";
+  }();
+  return on;
+}
+
+namespace {
+
+// The pages the writes reported since the last commit touched (a space
+// whose writes are reported: space_state::writes_reported), as sorted runs
+// clipped to [from, to).
+std::vector<log_extent> reported_pages(const space_state& s, std::uint64_t from,
+                                       std::uint64_t to) {
+  std::vector<log_extent> pages;
+  pages.reserve(s.written.size());
+  for (const log_extent& w : s.written) {
+    const std::uint64_t lo = std::max(from, w.offset / s.sys_page * s.sys_page);
+    const std::uint64_t hi = std::min(to, round_up(w.offset + w.length, s.sys_page));
+    if (lo < hi) pages.push_back({lo, hi - lo});
+  }
+  std::sort(pages.begin(), pages.end(),
+            [](const log_extent& a, const log_extent& b) { return a.offset < b.offset; });
+  std::vector<log_extent> runs;
+  for (const log_extent& p : pages) {
+    if (!runs.empty() && p.offset <= runs.back().offset + runs.back().length)
+      runs.back().length = std::max(runs.back().length, p.offset + p.length - runs.back().offset);
+    else
+      runs.push_back(p);
+  }
+  return runs;
+}
+
+// FL_CHECK_WRITES=1: the page tables' changed pages against the reports
+// (`reported`, sorted page runs). A page the page tables show written that
+// no report names must hold what the last commit left there (its kept or
+// lagging image, else the file's bytes): a change no report named would
+// otherwise be left out of the commit. Throws persist_error naming it.
+void refuse_unreported_changes(space_state& s, std::uint64_t to,
+                               const std::vector<log_extent>& reported) {
+  std::vector<log_extent> dirty;
+  find_dirty(s, space_data_start, to, dirty);
+  std::vector<log_extent> unreported;
+  auto r = reported.begin();
+  for (const log_extent& d : dirty) {
+    for (std::uint64_t off = d.offset; off < d.offset + d.length; off += s.sys_page) {
+      while (r != reported.end() && r->offset + r->length <= off) ++r;
+      if (r == reported.end() || off < r->offset) append_run(unreported, off, s.sys_page);
+    }
+  }
+  drop_unchanged_lagging(s, unreported);
+  drop_pages_matching_images(s, s.kept, unreported);
+  // The rest against the file (zeros past its end: a page carved or
+  // populated for a write that has not come yet).
+  std::vector<std::byte> file(s.sys_page);
+  for (const log_extent& u : unreported) {
+    for (std::uint64_t off = u.offset; off < u.offset + u.length; off += s.sys_page) {
+      const long long got = pread_full(s.fd.get(), file.data(), s.sys_page, off);
+      if (got < 0) throw_errno(s.path, "read (FL_CHECK_WRITES)", static_cast<int>(-got));
+      std::fill(file.begin() + got, file.end(), std::byte{0});
+      if (std::memcmp(file.data(), s.base + off, s.sys_page) != 0)
+        fail(s, "a write through the mapping at offset " + hex(off) +
+                    " was not reported (mapped_space::wrote); nothing was committed");
+    }
+  }
+}
+
+}  // namespace
+
+void compact_reports(space_state& s) {
+  s.written = reported_pages(s, 0, ~std::uint64_t{0});
+  s.written_compact_at = std::max<std::size_t>(65536, 2 * s.written.size());
+}
+
 std::vector<log_extent> merge_runs(const std::vector<log_extent>& a,
                                    const std::vector<log_extent>& b) {
   std::vector<log_extent> all(a);
@@ -371,10 +447,17 @@ bool has_uncommitted(space_state& s) {
   if (s.size != s.committed.file_size || !s.fresh.empty() ||
       std::memcmp(&s.alloc, &s.committed.alloc, sizeof s.alloc) != 0)
     return true;
+  const std::uint64_t end = std::min(s.size, round_up(s.alloc.top, s.sys_page));
   std::vector<log_extent> runs;
-  find_dirty(s, space_data_start, std::min(s.size, round_up(s.alloc.top, s.sys_page)), runs);
+  if (s.writes_reported)
+    runs = reported_pages(s, space_data_start, end);
+  else
+    find_dirty(s, space_data_start, end, runs);
   drop_unchanged_lagging(s, runs);  // pages the file lacks, as their commit left them
   drop_unchanged_kept(s, runs);
+  // A reported page may hold what the file holds (a write of the same bytes).
+  if (s.writes_reported && !runs.empty())
+    return !log_changes(s, runs, s.committed.file_size).empty();
   return !runs.empty();
 }
 
@@ -457,16 +540,27 @@ void mapped_space::sync() {
   std::vector<log_extent> extra = detail::ensure_table(*this, s);
   const std::uint64_t scan_end =
       std::min(s.size, std::max(detail::round_up(s.alloc.top, s.sys_page), s.zeroed_end));
+  // The pages that may have changed: those the writes reported (no walk of
+  // the page tables, which visits every page reads mapped), or those the
+  // page tables show written (and how many clean pages reads mapped).
   std::vector<log_extent> runs;
-  const auto scan_start = std::chrono::steady_clock::now();
-  const std::uint64_t clean_mapped = detail::find_dirty(s, detail::space_data_start, scan_end, runs);
-  const std::uint64_t scan_ns = detail::ns_since(scan_start);
+  std::uint64_t clean_mapped = 0, scan_ns = 0;
+  if (s.writes_reported) {
+    runs = detail::reported_pages(s, detail::space_data_start, scan_end);
+    if (s.check_reports) detail::refuse_unreported_changes(s, scan_end, runs);
+  } else {
+    const auto scan_start = std::chrono::steady_clock::now();
+    clean_mapped = detail::find_dirty(s, detail::space_data_start, scan_end, runs);
+    scan_ns = detail::ns_since(scan_start);
+  }
   detail::drop_unchanged_lagging(s, runs);
   detail::drop_unchanged_kept(s, runs);
   if (!extra.empty()) runs = detail::merge_runs(runs, extra);
   if (runs.empty() && s.size == s.committed.file_size && s.deferred_head == s.committed.deferred &&
-      std::memcmp(&s.alloc, &s.committed.alloc, sizeof s.alloc) == 0)
-    return;  // nothing to commit
+      std::memcmp(&s.alloc, &s.committed.alloc, sizeof s.alloc) == 0) {
+    s.written.clear();  // writes of the bytes already there
+    return;             // nothing to commit
+  }
 
   // Page checksums of the new pages, the written pages and the pages
   // write_fresh() put in the file; the table's written pages join the runs.
@@ -499,6 +593,7 @@ void mapped_space::sync() {
   s.log_head += record_bytes;
   const std::uint64_t before_pages = s.committed.file_size / space_page;
   s.committed = m;
+  s.written.clear();  // all in this commit
   s.fresh.clear();
   s.zeroed_end = 0;  // logged by this commit
   std::uint64_t page_bytes = 0;
@@ -563,6 +658,7 @@ void mapped_space::rollback() {
   detail::find_dirty(s, detail::space_data_start,
                      std::min(s.size, detail::round_up(top, s.sys_page)), runs);
   detail::drop_ranges(s, runs);
+  s.written.clear();           // the pages written are the file's again
   detail::forget_kept(s);      // their private copies went with the others
   detail::restore_lagging(s);  // committed pages the file does not hold yet
   s.alloc = s.committed.alloc;
@@ -589,6 +685,7 @@ void mapped_space::rollback() {
   }
   if (keep > s.committed.file_size) {
     std::memset(s.base + s.committed.file_size, 0, keep - s.committed.file_size);
+    detail::note_write(s, s.committed.file_size, keep - s.committed.file_size);
     s.zeroed_end = keep;
   }
   s.deferred_loaded = false;  // the committed chain, read again on first use

@@ -340,6 +340,8 @@ mapped_space::mapped_space(const std::filesystem::path& path, const mapped_space
   s.path = path;
   s.log_path = detail::side_file(path, detail::log_suffix);
   s.durable = options.durable;
+  s.writes_reported = options.writes_reported;
+  s.check_reports = options.writes_reported && detail::checks_reports();
   const long ps = ::sysconf(_SC_PAGESIZE);
   if (ps <= 0 || ps % 4096 != 0 || ps > 65536) detail::fail(s, "unsupported system page size");
   s.sys_page = static_cast<std::uint64_t>(ps);
@@ -564,6 +566,10 @@ void mapped_space::bad_fptr(std::uint64_t offset, std::size_t bytes) const {
 }
 
 fptr<void> mapped_space::root_offset() const noexcept { return fptr<void>(st_->alloc.root); }
+
+void mapped_space::wrote(fptr<const void> p, std::uint64_t bytes) noexcept {
+  if (st_ != nullptr) detail::note_write(*st_, p.offset(), bytes);
+}
 
 void mapped_space::set_root(fptr<void> root) {
   detail::refuse_read_only(*st_, "set_root");

@@ -156,7 +156,10 @@ std::vector<log_extent> ensure_table(mapped_space& space, space_state& s, bool z
     const std::uint64_t bytes = round_up((pages + pages / 4 + 16) * 4, space_page);
     const fptr<void> t = space.allocate(static_cast<std::size_t>(bytes), space_page);
     auto* entries = reinterpret_cast<std::uint32_t*>(s.base + t.offset());
-    if (!zeroed || s.alloc.crc_table != 0) std::memset(entries, 0, bytes);
+    if (!zeroed || s.alloc.crc_table != 0) {
+      std::memset(entries, 0, bytes);
+      note_write(s, t.offset(), bytes);
+    }
     if (s.alloc.crc_table != 0) {
       std::memcpy(entries, s.base + s.alloc.crc_table, std::min(bytes, s.alloc.crc_table_bytes));
       old.push_back({s.alloc.crc_table, s.alloc.crc_table_bytes});
@@ -206,6 +209,9 @@ std::vector<log_extent> update_page_crcs(space_state& s, std::uint64_t old_pages
     if (table[i] == v) return;  // untouched entries leave their page clean
     changed.emplace_back(i, table[i]);
     table[i] = v;
+    // Reported too: a sync() that fails after this point leaves the entry
+    // set, and its retry finds it equal and adds no run for it.
+    note_write(s, s.alloc.crc_table + i * 4, 4);
     const std::uint64_t at = (s.alloc.crc_table + i * 4) / s.sys_page * s.sys_page;
     if (table_runs.empty() || table_runs.back().offset != at) table_runs.push_back({at, s.sys_page});
   };

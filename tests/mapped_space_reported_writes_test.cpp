@@ -1,0 +1,159 @@
+// tests/mapped_space_reported_writes_test.cpp: a space whose owner reports
+// its writes (mapped_space_options::writes_reported). Its commits take the
+// pages that may have changed from the reports, never from the page tables:
+// a reported write is committed and survives a reopen, pages that reads
+// mapped are not committed, a kept page written again is committed again,
+// and a failed commit's retry still commits what the failed one had set (the
+// page checksums). Under FL_CHECK_WRITES=1 (ctest sets it) a write no report
+// named is refused, naming its page, and nothing is committed.
+#include <fl/mapped_space.hpp>
+
+#include "persist/persist_format.hpp"
+#include "persist_support.hpp"
+#include "test_support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include <sys/resource.h>
+
+namespace {
+
+using fl_test::scratch_dir;
+constexpr std::uint64_t page = fl::detail::space_page;
+
+struct root {
+  fl::fptr<std::uint64_t> a, b;  // a page each
+};
+
+fl::mapped_space open_reported(const std::filesystem::path& p) {
+  return fl::mapped_space(p, fl::mapped_space_options{.writes_reported = true});
+}
+
+// A space with a root of two one-page blocks, committed.
+fl::fptr<root> make_root(fl::mapped_space& s) {
+  const auto r = s.make<root>();
+  s.set_root(r);
+  const auto a = s.allocate(page, page).cast<std::uint64_t>();
+  const auto b = s.allocate(page, page).cast<std::uint64_t>();
+  s.get(r)->a = a;
+  s.get(r)->b = b;
+  s.wrote(r, sizeof(root));
+  s.sync();
+  return r;
+}
+
+TEST(ReportedWrites, AReportedWriteIsCommittedAndReadsBackAfterAReopen) {
+  scratch_dir d;
+  {
+    fl::mapped_space s = open_reported(d / "s");
+    const auto r = make_root(s);
+    for (int round = 1; round <= 3; ++round) {  // the page is kept after the first
+      std::uint64_t* a = s.get(s.get(r)->a);
+      a[7] = 1000 + round;
+      s.wrote(s.get(r)->a, 64);
+      s.sync();
+    }
+  }
+  fl::mapped_space s = open_reported(d / "s");
+  const auto r = s.root<root>();
+  EXPECT_EQ(s.get(s.get(r)->a)[7], 1003u);
+  s.verify();
+}
+
+TEST(ReportedWrites, ReadsMapNothingACommitWrites) {
+  scratch_dir d;
+  fl::mapped_space s = open_reported(d / "s");
+  const auto r = make_root(s);
+  // Read both pages (mapped, clean), change nothing: no commit at all.
+  volatile std::uint64_t sum = s.get(s.get(r)->a)[0] + s.get(s.get(r)->b)[0];
+  static_cast<void>(sum);
+  const std::uint64_t log_before = s.stats().last_sync_log_bytes;
+  s.sync();
+  EXPECT_EQ(s.stats().last_sync_log_bytes, log_before);
+}
+
+TEST(ReportedWrites, AnUnreportedWriteIsRefusedNamingItsPage) {
+  if (const char* e = std::getenv("FL_CHECK_WRITES"); e == nullptr || std::string(e) != "1")
+    GTEST_SKIP() << "FL_CHECK_WRITES=1 is not set (ctest sets it)";
+  scratch_dir d;
+  fl::mapped_space s = open_reported(d / "s");
+  const auto r = make_root(s);
+  const fl::fptr<std::uint64_t> b = s.get(r)->b;
+  s.get(b)[3] = 42;  // not reported
+  try {
+    s.sync();
+    FAIL() << "sync() committed a write no report named";
+  } catch (const fl::persist_error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("was not reported"), std::string::npos) << what;
+    char at[32];
+    std::snprintf(at, sizeof at, "0x%llx", static_cast<unsigned long long>(b.offset()));
+    EXPECT_NE(what.find(at), std::string::npos) << what;
+  }
+  // Reported now, the same change commits.
+  s.wrote(b, 32);
+  s.sync();
+  s.rollback();
+  EXPECT_EQ(s.get(b)[3], 42u);
+}
+
+TEST(ReportedWrites, AWriteOfTheBytesAlreadyThereNeedsNoReport) {
+  if (const char* e = std::getenv("FL_CHECK_WRITES"); e == nullptr || std::string(e) != "1")
+    GTEST_SKIP() << "FL_CHECK_WRITES=1 is not set (ctest sets it)";
+  scratch_dir d;
+  fl::mapped_space s = open_reported(d / "s");
+  const auto r = make_root(s);
+  volatile std::uint64_t* a = s.get(s.get(r)->a);
+  a[0] = a[0];  // the page is copied, its bytes unchanged
+  EXPECT_NO_THROW(s.sync());
+}
+
+// A commit that fails after it set the new pages' checksums (its log
+// record cannot be written: the file size limit), retried once the limit is
+// lifted: the retry finds the checksum entries already set, and commits
+// their page all the same (the entries were reported when set), so the
+// reopened file verifies.
+TEST(ReportedWrites, ARetriedCommitCommitsTheChecksumsTheFailedOneSet) {
+  scratch_dir d;
+  const std::filesystem::path path = d / "s";
+  constexpr std::uint64_t pages = 64;
+  {
+    fl::mapped_space s = open_reported(path);
+    const auto r = make_root(s);
+    const auto big = s.allocate(pages * page, page).cast<std::uint64_t>();
+    s.get(r)->b = big;
+    s.wrote(r, sizeof(root));
+    s.sync();
+    // Every word changed: the record holds the 64 pages whole.
+    std::uint64_t* w = s.get(big);
+    for (std::uint64_t i = 0; i < pages * page / 8; ++i) w[i] = 7000 + i;
+    s.wrote(big, pages * page);
+    // The log's record of 64 pages needs the log to grow, which the limit
+    // (its size now) refuses before anything is committed.
+    ::signal(SIGXFSZ, SIG_IGN);
+    rlimit old{};
+    ::getrlimit(RLIMIT_FSIZE, &old);
+    const std::uint64_t log_bytes = std::filesystem::file_size(path.string() + "-log");
+    ASSERT_LT(log_bytes, pages * page);
+    rlimit lim = old;
+    lim.rlim_cur = static_cast<rlim_t>(log_bytes);
+    ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &lim), 0);
+    EXPECT_THROW(s.sync(), fl::persist_error);
+    ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &old), 0);
+    s.sync();
+  }
+  fl::mapped_space s = open_reported(path);
+  s.verify();
+  const auto big = s.get(s.root<root>())->b;
+  const std::uint64_t* w = s.get(big);
+  for (std::uint64_t i = 0; i < pages * page / 8; i += 509) ASSERT_EQ(w[i], 7000 + i);
+}
+
+}  // namespace
