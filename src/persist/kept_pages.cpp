@@ -26,7 +26,7 @@ namespace detail {
 
 void drop_unchanged_kept(space_state& s, std::vector<log_extent>& runs) {
   if (s.kept.empty()) return;
-  std::erase_if(s.kept, [&](const auto& e) { return e.first >= s.size; });
+  s.kept.erase(s.kept.lower_bound(s.size), s.kept.end());  // cut by a compaction
   if (s.kept.empty()) return;
   const auto t0 = std::chrono::steady_clock::now();
   drop_pages_matching_images(s, s.kept, runs);
@@ -48,10 +48,36 @@ void keep_committed(space_state& s, const std::vector<log_extent>& pages) {
   for (const log_extent& r : pages) {
     for (std::uint64_t off = r.offset; off < r.offset + r.length; off += s.sys_page) {
       space_state::kept_page& k = s.kept[off];
+      if (s.writes_reported) {
+        if (k.image) s.kept_order.erase({k.gen, off});
+        s.kept_order.emplace(g, off);
+      }
       k.gen = g;
       if (!k.image) k.image.reset(new std::byte[s.sys_page]);
       std::memcpy(k.image.get(), s.base + off, s.sys_page);
     }
+  }
+  if (s.writes_reported) {
+    // No rent: a kept page costs a commit nothing until a write reports it
+    // (the page tables are not walked), and then its compare is cheaper
+    // than reading the file's page. The oldest go past kept_max.
+    std::vector<log_extent> going;
+    while (s.kept.size() > kept_max && !s.kept_order.empty()) {
+      const auto [gen, off] = *s.kept_order.begin();
+      s.kept_order.erase(s.kept_order.begin());
+      const auto it = s.kept.find(off);
+      if (it == s.kept.end() || it->second.gen != gen) continue;  // stale
+      s.kept.erase(it);
+      going.push_back({off, s.sys_page});
+    }
+    if (s.kept_order.size() > 2 * kept_max) {  // stale entries: rebuilt from `kept`
+      s.kept_order.clear();
+      for (const auto& [off, k] : s.kept) s.kept_order.emplace(k.gen, off);
+    }
+    std::sort(going.begin(), going.end(),
+              [](const log_extent& a, const log_extent& b) { return a.offset < b.offset; });
+    drop_ranges(s, going);
+    return;
   }
   // Pages unchanged for as long as their rent allows go (whether or not the
   // page tables showed them), then the oldest while more are kept than this

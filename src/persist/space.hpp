@@ -37,6 +37,7 @@
 #include <deque>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -239,6 +240,11 @@ struct space_state {
     std::unique_ptr<std::byte[]> image;  // sys_page bytes
   };
   std::map<std::uint64_t, kept_page> kept;
+  // A space whose writes are reported: (the commit that last changed it,
+  // offset) of each kept page, oldest first, the order pages leave in once
+  // kept_max are kept. An entry whose page left `kept` otherwise, or was
+  // changed again, is stale and skipped (the page's gen tells).
+  std::set<std::pair<std::uint64_t, std::uint64_t>> kept_order;
   // The rent of the clean pages reads mapped (place_commit in
   // lagging_file.cpp): the time the change scans spent while more were
   // mapped than a commit keeps for free, since they were last dropped, and
@@ -951,7 +957,10 @@ void drop_unchanged_kept(space_state& s, std::vector<log_extent>& runs);
 void keep_committed(space_state& s, const std::vector<log_extent>& pages);
 // Forgets every kept page (their private copies already dropped, or to be
 // dropped by the caller).
-inline void forget_kept(space_state& s) noexcept { s.kept.clear(); }
+inline void forget_kept(space_state& s) noexcept {
+  s.kept.clear();
+  s.kept_order.clear();
+}
 // The writer's rollback(), after dropping every private page: puts back the
 // committed pages the data file does not hold yet (from the log).
 void restore_lagging(space_state& s);
