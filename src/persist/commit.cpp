@@ -247,16 +247,7 @@ std::vector<log_extent> reported_pages(const space_state& s, std::uint64_t from,
     const std::uint64_t hi = std::min(to, round_up(w.offset + w.length, s.sys_page));
     if (lo < hi) pages.push_back({lo, hi - lo});
   }
-  std::sort(pages.begin(), pages.end(),
-            [](const log_extent& a, const log_extent& b) { return a.offset < b.offset; });
-  std::vector<log_extent> runs;
-  for (const log_extent& p : pages) {
-    if (!runs.empty() && p.offset <= runs.back().offset + runs.back().length)
-      runs.back().length = std::max(runs.back().length, p.offset + p.length - runs.back().offset);
-    else
-      runs.push_back(p);
-  }
-  return runs;
+  return merge_runs(pages, {});
 }
 
 // FL_CHECK_WRITES=1: the page tables' changed pages against the reports
