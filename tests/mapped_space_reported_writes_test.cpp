@@ -126,6 +126,58 @@ TEST(ReportedWrites, AWriteOfTheBytesAlreadyThereNeedsNoReport) {
   EXPECT_NO_THROW(s.sync());
 }
 
+// A page a commit took is reported again by the next write to it; so is a
+// page whose reported write a rollback undid (its report forgotten with
+// it): were the report kept as "already in", the write after the rollback
+// would commit nothing and read back as before it after a reopen.
+TEST(ReportedWrites, APageReportedBeforeARollbackIsReportedAgainAfterIt) {
+  scratch_dir d;
+  {
+    fl::mapped_space s = open_reported(d / "s");
+    const auto r = make_root(s);
+    const fl::fptr<std::uint64_t> a = s.get(r)->a;
+    s.get(a)[5] = 1;
+    s.wrote(a + 5, 8);
+    s.rollback();
+    ASSERT_EQ(s.get(a)[5], 0u);
+    s.get(a)[5] = 2;
+    s.wrote(a + 5, 8);
+    s.sync();
+  }
+  fl::mapped_space s = open_reported(d / "s");
+  EXPECT_EQ(s.get(s.get(s.root<root>())->a)[5], 2u);
+  s.verify();
+}
+
+// A batch of many more reports than pages (a word at a time, the pages
+// visited over and over out of order): the commit takes every page named,
+// each once, and the reopened space holds every word.
+TEST(ReportedWrites, ABatchOfManyReportsCommitsEveryPageTheyNamed) {
+  scratch_dir d;
+  constexpr std::uint64_t pages = 96, words = pages * page / 8, writes = 200000;
+  {
+    fl::mapped_space s = open_reported(d / "s");
+    const auto r = make_root(s);
+    const auto big = s.allocate(pages * page, page).cast<std::uint64_t>();
+    s.get(r)->b = big;
+    s.wrote(r, sizeof(root));
+    s.sync();
+    std::uint64_t* w = s.get(big);
+    for (std::uint64_t i = 0; i < writes; ++i) {
+      const std::uint64_t at = i * 7919 % words;
+      w[at] = i + 1;
+      s.wrote(big + static_cast<std::ptrdiff_t>(at), 8);
+    }
+    s.sync();
+    // The block's pages and the page of their checksums, nothing else.
+    EXPECT_EQ(s.stats().last_sync_pages, pages + 1);
+  }
+  fl::mapped_space s = open_reported(d / "s");
+  s.verify();
+  const std::uint64_t* w = s.get(s.get(s.root<root>())->b);
+  for (std::uint64_t i = writes - words; i < writes; ++i) ASSERT_EQ(w[i * 7919 % words], i + 1);
+}
+
 // A commit that fails after it set the new pages' checksums (its log
 // record cannot be written: the file size limit), retried once the limit is
 // lifted: the retry finds the checksum entries already set, and commits

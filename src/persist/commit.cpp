@@ -240,14 +240,15 @@ namespace {
 // clipped to [from, to).
 std::vector<log_extent> reported_pages(const space_state& s, std::uint64_t from,
                                        std::uint64_t to) {
-  std::vector<log_extent> pages;
-  pages.reserve(s.written.size());
-  for (const log_extent& w : s.written) {
-    const std::uint64_t lo = std::max(from, w.offset / s.sys_page * s.sys_page);
-    const std::uint64_t hi = std::min(to, round_up(w.offset + w.length, s.sys_page));
-    if (lo < hi) pages.push_back({lo, hi - lo});
+  std::vector<std::uint64_t> pages(s.written);
+  std::sort(pages.begin(), pages.end());
+  std::vector<log_extent> runs;
+  for (const std::uint64_t p : pages) {
+    const std::uint64_t lo = std::max(from, p * s.sys_page);
+    const std::uint64_t hi = std::min(to, (p + 1) * s.sys_page);
+    if (lo < hi) append_run(runs, lo, hi - lo);
   }
-  return merge_runs(pages, {});
+  return runs;
 }
 
 // FL_CHECK_WRITES=1: the page tables' changed pages against the reports
@@ -286,9 +287,16 @@ void refuse_unreported_changes(space_state& s, std::uint64_t to,
 
 }  // namespace
 
-void compact_reports(space_state& s) {
-  s.written = reported_pages(s, 0, ~std::uint64_t{0});
-  s.written_compact_at = std::max<std::size_t>(65536, 2 * s.written.size());
+void note_written_page(space_state& s, std::uint64_t page) {
+  if (page / 64 >= s.written_pages.words())  // the file grew: bits for all of it
+    s.written_pages.resize(std::max(page + 1, s.size / s.sys_page));
+  s.written_pages.set(page);
+  s.written.push_back(page);
+}
+
+void forget_reports(space_state& s) noexcept {
+  for (const std::uint64_t p : s.written) s.written_pages.reset(p);
+  s.written.clear();
 }
 
 std::vector<log_extent> merge_runs(const std::vector<log_extent>& a,
@@ -549,7 +557,7 @@ void mapped_space::sync() {
   if (!extra.empty()) runs = detail::merge_runs(runs, extra);
   if (runs.empty() && s.size == s.committed.file_size && s.deferred_head == s.committed.deferred &&
       std::memcmp(&s.alloc, &s.committed.alloc, sizeof s.alloc) == 0) {
-    s.written.clear();  // writes of the bytes already there
+    detail::forget_reports(s);  // writes of the bytes already there
     return;             // nothing to commit
   }
 
@@ -584,7 +592,7 @@ void mapped_space::sync() {
   s.log_head += record_bytes;
   const std::uint64_t before_pages = s.committed.file_size / space_page;
   s.committed = m;
-  s.written.clear();  // all in this commit
+  detail::forget_reports(s);  // all in this commit
   s.fresh.clear();
   s.zeroed_end = 0;  // logged by this commit
   std::uint64_t page_bytes = 0;
@@ -649,7 +657,7 @@ void mapped_space::rollback() {
   detail::find_dirty(s, detail::space_data_start,
                      std::min(s.size, detail::round_up(top, s.sys_page)), runs);
   detail::drop_ranges(s, runs);
-  s.written.clear();           // the pages written are the file's again
+  detail::forget_reports(s);   // the pages written are the file's again
   detail::forget_kept(s);      // their private copies went with the others
   detail::restore_lagging(s);  // committed pages the file does not hold yet
   s.alloc = s.committed.alloc;

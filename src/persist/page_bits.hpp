@@ -44,6 +44,9 @@ class page_bits {
   }
   std::uint64_t words() const noexcept { return count_; }
   void set(std::uint64_t page) noexcept { words_[page / 64] |= std::uint64_t{1} << (page % 64); }
+  void reset(std::uint64_t page) noexcept {
+    words_[page / 64] &= ~(std::uint64_t{1} << (page % 64));
+  }
   // The same for const readers, which may test and mark pages of one space
   // on several threads at once: atomic, relaxed (a bit only ever goes from
   // clear to set while they read). test() is false past the bits.

@@ -170,14 +170,18 @@ struct space_state {
   // mapped_space_options::writes_reported: the owner reports each write it
   // makes through the mapping (mapped_space::wrote), and the space reports
   // its own (note_write); a commit takes its candidate pages from `written`
-  // (byte ranges, in the order written) instead of walking the page tables,
-  // whose walk visits every page reads mapped. `check_reports` (the
-  // environment's FL_CHECK_WRITES=1, for tests): each commit walks the page
-  // tables as well and refuses a changed page no report named.
+  // instead of walking the page tables, whose walk visits every page reads
+  // mapped. `written` holds the number of each system page reported since
+  // the last commit once (`written_pages`, a bit per page, says which are
+  // in): a batch's thousands of reports of the same few pages cost a bit
+  // test each, and the commit sorts the pages, not the reports.
+  // `check_reports` (the environment's FL_CHECK_WRITES=1, for tests): each
+  // commit walks the page tables as well and refuses a changed page no
+  // report named.
   bool writes_reported = false;
   bool check_reports = false;
-  std::vector<log_extent> written;
-  std::size_t written_compact_at = 65536;  // compact_reports() past this many
+  std::vector<std::uint64_t> written;
+  page_bits written_pages;
   // Set when a later open of the same file in this process became its writer
   // (see open_writer in open.cpp): every call that reads through
   // checks or writes throws, and the close writes nothing.
@@ -638,20 +642,16 @@ inline void append_run(std::vector<log_extent>& runs, std::uint64_t off, std::ui
 // itself makes through the mapping goes through here.
 // FL_CHECK_WRITES=1 in the environment (read once).
 bool checks_reports() noexcept;
-// Turns s.written into sorted page runs, so that a batch of many edits
-// between commits keeps a list no longer than the pages it wrote.
-void compact_reports(space_state& s);
+// Enters system page `page`, not yet reported, in s.written.
+void note_written_page(space_state& s, std::uint64_t page);
 inline void note_write(space_state& s, std::uint64_t off, std::uint64_t len) {
   if (!s.writes_reported || len == 0) return;
-  if (!s.written.empty()) {  // the same pages as the last report: joined
-    log_extent& last = s.written.back();
-    const std::uint64_t lo = last.offset / s.sys_page * s.sys_page;
-    const std::uint64_t hi = round_up(last.offset + last.length, s.sys_page);
-    if (off >= lo && off + len <= hi) return;
-  }
-  if (s.written.size() >= s.written_compact_at) compact_reports(s);
-  s.written.push_back({off, len});
+  const std::uint64_t last = (off + len - 1) / s.sys_page;
+  for (std::uint64_t p = off / s.sys_page; p <= last; ++p)
+    if (!s.written_pages.test(p)) note_written_page(s, p);
 }
+// Empties s.written: its pages are committed, or the file's again.
+void forget_reports(space_state& s) noexcept;
 // Drops from `runs` (sorted page runs) every page that `images` (page offset
 // -> an entry with the page's `image`: the lagging or the kept pages) holds
 // an image of equal to the mapping's bytes: the page is as its commit left
