@@ -1,8 +1,8 @@
 // tests/mapped_space_reported_writes_test.cpp: a space whose owner reports
 // its writes (mapped_space_options::writes_reported). Its commits take the
 // pages that may have changed from the reports, never from the page tables:
-// a reported write is committed and survives a reopen, pages that reads
-// mapped are not committed, a kept page written again is committed again,
+// a reported write is committed and survives a reopen (one that crosses
+// pages too), pages that reads mapped are not committed, a kept page written again is committed again,
 // and a failed commit's retry still commits what the failed one had set (the
 // page checksums). Under FL_CHECK_WRITES=1 (ctest sets it) a write no report
 // named is refused, naming its page, and nothing is committed.
@@ -17,6 +17,7 @@
 #include <csignal>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -72,6 +73,37 @@ TEST(ReportedWrites, AReportedWriteIsCommittedAndReadsBackAfterAReopen) {
   const auto r = s.root<root>();
   EXPECT_EQ(s.get(s.get(r)->a)[7], 1003u);
   s.verify();
+}
+
+// A report that starts and ends inside 64-byte units and crosses two page
+// boundaries: the commit logs every byte it changed, and the bytes around it
+// stay as they were.
+TEST(ReportedWrites, AWriteAcrossUnitsAndPagesIsCommittedWhole) {
+  scratch_dir d;
+  constexpr std::uint64_t from = 100, bytes = 8000;
+  fl::fptr<unsigned char> big;
+  {
+    fl::mapped_space s = open_reported(d / "s");
+    const auto r = make_root(s);
+    big = s.allocate(3 * page, page).cast<unsigned char>();
+    std::memset(s.get(big), 0xA5, 3 * page);
+    s.wrote(big, 3 * page);
+    s.get(r)->b = big.cast<std::uint64_t>();
+    s.wrote(r, sizeof(root));
+    s.sync();
+    unsigned char* w = s.get(big);
+    for (std::uint64_t i = from; i < from + bytes; ++i) w[i] = static_cast<unsigned char>(i * 31);
+    s.wrote(big + static_cast<std::ptrdiff_t>(from), bytes);
+    s.sync();
+  }
+  fl::mapped_space s = open_reported(d / "s");
+  s.verify();
+  const auto* w = reinterpret_cast<const unsigned char*>(s.get(s.get(s.root<root>())->b));
+  for (std::uint64_t i = 0; i < 3 * page; ++i) {
+    const unsigned char want =
+        i >= from && i < from + bytes ? static_cast<unsigned char>(i * 31) : 0xA5;
+    ASSERT_EQ(w[i], want) << "byte " << i;
+  }
 }
 
 TEST(ReportedWrites, ReadsMapNothingACommitWrites) {
