@@ -397,14 +397,14 @@ json_ref store_file::build_in_tail(std::string_view text) {
 
 // Entry `pos` of container `c` made `r` without a copy of `c`: true when it
 // holds `r` already (the child was edited in place where it is), or when `c`
-// is a table born since the last commit, whose entry publish_edit then
+// is a writable table (store_file::writable), whose entry publish_edit then
 // writes. A tree's entry changes in its own edit (copy_container).
 bool store_file::entry_in_place(const json_ref& c, std::uint64_t limit, std::size_t pos,
                                 const json_ref& r) {
   if (!rules_.reuse) return false;
   const json_ref old = entry(c, limit, pos);
   if (std::memcmp(&old, &r, sizeof r) == 0) return true;
-  if (c.tree() || !born(c.x)) return false;
+  if (c.tree() || !writable(c.x)) return false;
   // A leaf's entry is one json_ref: its form translates the ref.
   stage_write(entry_offset(c, limit, pos), &r, sizeof r, node_form::leaf);
   return true;
@@ -489,6 +489,7 @@ void translate_entry(unsigned char* e, const block_links& l, const Translate& tr
 // is changed (the blocks taken are returned).
 void store_file::publish_edit() {
   ++edition_;  // the edit may have written over an entry or retired blocks
+  ++edits_since_sync_;
   lookup_.valid = false;
   std::vector<std::uint64_t> to(tail_blocks_.size());
   // Offsets below the tail name blocks of the space; so may the bytes of a

@@ -490,9 +490,9 @@ json_ref store_file::edit_object_tree(const json_ref& o, std::uint64_t limit, st
   json_ref r{static_cast<std::uint8_t>(kind::object), {}, n2, 0};
   r.set_tree(true);
   // The head kept where it is when both trees kept their roots (an erase
-  // in place) or when it was born since the last commit; else a new one.
+  // in place) or when it is writable (store_file::writable); else a new one.
   const bool same_head = std::memcmp(&h2, &h, sizeof h) == 0;
-  if (same_head || born(o.x)) {
+  if (same_head || writable(o.x)) {
     if (!same_head) stage_write(o.x, &h2, sizeof h2, node_form::object_head);
     keep_table(o);
     r.x = o.x;

@@ -274,6 +274,7 @@ void store_file::compact() {
   ring_ = fptr<feed_ring>(space_->get(fresh_head.cast<json_head_v5>())->feed.ring);
   staged_ = {};  // its operations are still in pending_: the next sync() records them
   born_.clear();  // blocks of the old space
+  edits_since_sync_ = 0;
   tail_.clear();
   tail_blocks_.clear();
   start_tail();
@@ -286,6 +287,7 @@ void store_file::compact() {
 // is open, which leaves both as they were (the sync may be retried).
 void store_file::sync() {
   born_.clear();  // this commit may name them
+  edits_since_sync_ = 0;
   check_tail_page();
   stage_record();
   start_tail();  // the record took a block, maybe at the end

@@ -290,14 +290,14 @@ class tree_editor {
     return c;
   }
 
-  // The edit made in place, when the root is born (store_file::born: no
-  // commit and no reader reaches it) and the leaf keeps between half of and
-  // all of its shape's maximum (within its block, if born), so that no
-  // node splits, merges or moves: staged as writes (store_file::in_place_)
-  // of the leaf's entries and count and of each inner entry whose count or
-  // separator changes; the nodes under the first one on the path that is
-  // not born (the others below a committed node) are copied, and the entry
-  // of the born node above them is written. The tree keeps its root.
+  // The edit made in place, when the root is writable (store_file::writable:
+  // born since the last commit, or any node once enough edits wait for it)
+  // and the leaf keeps between half of and all of its shape's maximum
+  // (within its block), so that no node splits, merges or moves: staged as
+  // writes (store_file::in_place_) of the leaf's entries and count and of
+  // each inner entry whose count or separator changes; the nodes under the
+  // first one on the path that is not writable are copied, and the entry of
+  // the writable node above them is written. The tree keeps its root.
   // Anything update() would find wrong (a count that lies, an entry other
   // than `expect`) returns false, staging nothing, and the update() the
   // caller then makes reports it.
@@ -310,17 +310,18 @@ class tree_editor {
     const bool remove = what_ == store_file::op::remove;
     step path[max_tree_levels];
     std::size_t depth = 0;
-    // The nodes from path[copied] down are copied (the first not born and
-    // those under it); the born ones above them are written in place.
+    // The nodes from path[copied] down are copied (the first not writable
+    // and those under it); the writable ones above them are written in place.
     std::size_t copied = max_tree_levels;
     std::uint64_t off = root;
     int level = -1;
-    // Node `at`, next on the path: whether it is born (`born`); false (no
-    // edit in place) when the root is not: all copies, update()'s job.
-    bool born = false;
+    // Node `at`, next on the path: whether it is writable (`writable`);
+    // false (no edit in place) when the root is not: all copies, update()'s
+    // job.
+    bool writable = false;
     const auto reach = [&](std::uint64_t at) {
-      born = copied == max_tree_levels && f_.born(at);
-      if (born) return true;
+      writable = copied == max_tree_levels && f_.writable(at);
+      if (writable) return true;
       if (depth == 0) return false;
       copied = std::min(copied, depth);
       return true;
@@ -372,8 +373,8 @@ class tree_editor {
         const unsigned char* at = nv.entries + pos * eb;
         if (!insert && expect_ && std::memcmp(at, expect_->b, t_.leaf_bytes) != 0) return false;
         const std::uint32_t n2 = insert ? n + 1 : remove ? n - 1 : n;
-        if (insert && (n2 > max_of(0) ||
-                       (born && f_.space_->block_size(fptr<void>(off)) < object_node_bytes(eb, n2))))
+        if (insert && (n2 > max_of(0) || (writable && f_.space_->block_size(fptr<void>(off)) <
+                                                          object_node_bytes(eb, n2))))
           return false;
         if (remove && (n2 == 0 || (depth > 0 && n2 < max_of(0) / 2))) return false;
         // The leaf's first entry after the edit, whose separator its parent
@@ -381,10 +382,10 @@ class tree_editor {
         const unsigned char* first = pos != 0 ? nv.entries : remove ? nv.entries + eb : v_.b;
         const bool first_moved =
             t_.sep_bytes != 0 && std::memcmp(first, nv.entries, t_.sep_bytes) != 0;
-        if (!born) {
+        if (!writable) {
           // The leaf and the inner nodes from path[copied] copied as
           // update() copies them (each keeps its entry count, so none splits
-          // or merges); the entry of the born node above them written in
+          // or merges); the entry of the writable node above them written in
           // place, and the path above it as below.
           content c = take(off, 0);
           edit_leaf(c, pos);
