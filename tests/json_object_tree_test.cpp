@@ -186,6 +186,64 @@ TEST_F(JsonObjectTreeTest, EditsAfterTheFirstSinceACommitAreMadeInPlace) {
   EXPECT_EQ(batch.array, once.array);
 }
 
+// Past store_file::in_place_after edits since a commit, an edit writes over
+// committed nodes in place (the array's root, which the first edits did not
+// reach, stays where the last commit put it: a copy would move it), and a
+// reader that holds the older commit (this process, its own mapping) still
+// reads it whole until its refresh(), while the commit, a reopen and
+// verify() hold every edit.
+TEST_F(JsonObjectTreeTest, ABatchOfEditsInPlaceLeavesAReaderItsCommit) {
+  std::string text = R"({"o":)" + dump_of(numbered(3000)) + R"(,"a":[)";
+  for (int i = 0; i < 3000; ++i) text += (i ? "," : "") + std::to_string(i);
+  text += "]}";
+  const auto array_root = [&] {
+    fl::mapped_space space(file(), fl::mapped_space_options{.mode = fl::open_mode::read_only});
+    const fj::json_ref root = space.get(space.root<fj::json_head>())->root;
+    return reinterpret_cast<const fj::json_member*>(space.get(fl::fptr<char>(root.x)))[1].value.x;
+  };
+  std::string before, after;
+  std::optional<fl::json_store> reader;
+  {
+    auto s = fl::json_store::import(text, file());
+    s.sync();
+    before = str(s.dump());
+    reader.emplace(fl::json_store::open(file(), fl::open_mode::read_only));
+    const std::uint64_t committed_root = array_root();
+    for (int i = 0; i < 5; ++i) s.set("/o/k0", "\"v" + std::to_string(i) + "\"");
+    s.set("/a/2500", R"("w")");
+    s.sync();
+    EXPECT_EQ(array_root(), committed_root) << "the array's path was copied";
+    std::mt19937 rng(36);
+    // Erases of members and their undos, as a batch of a program's edits
+    // that net out.
+    for (int i = 0; i < 400; ++i) {
+      const std::string k = "k" + std::to_string(rng() % 3000);
+      if (!s.erase("/o/" + k)) continue;
+      s.set("/o/" + k, k.substr(1));
+    }
+    s.sync();
+    // Edits of every kind that do not net out, then a commit.
+    for (int i = 0; i < 300; ++i) {
+      const std::string n = std::to_string(i);
+      s.set("/o/k" + std::to_string(rng() % 3000), "\"v" + n + "\"");
+      s.set("/o/new" + n, n);
+      if (i % 3 == 0) ASSERT_TRUE(s.erase("/o/new" + std::to_string(i / 3)));
+      s.insert("/a/" + std::to_string(rng() % 3000), n);
+      ASSERT_TRUE(s.erase("/a/" + std::to_string(rng() % 3000)));
+      s.set("/a/" + std::to_string(rng() % 3000), "[" + n + "]");
+    }
+    after = str(s.dump());
+    s.sync();
+  }
+  EXPECT_EQ(str(reader->dump()), before);  // the commit it holds, whole
+  reader->refresh();
+  EXPECT_EQ(str(reader->dump()), after);
+  EXPECT_GT(reader->verify(), 0u);
+  const fl::json_store s = fl::json_store::open(file());
+  EXPECT_EQ(str(s.dump()), after);
+  EXPECT_GT(s.verify(), 0u);
+}
+
 // Every edit of an object against a model, with a tiny shape (trees from 3
 // members, 2 to 4 entries a node) so that a few thousand edits split,
 // merge, grow and collapse both trees and cross the flat/tree boundary
