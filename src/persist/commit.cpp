@@ -558,7 +558,7 @@ void mapped_space::sync() {
   if (runs.empty() && s.size == s.committed.file_size && s.deferred_head == s.committed.deferred &&
       std::memcmp(&s.alloc, &s.committed.alloc, sizeof s.alloc) == 0) {
     detail::forget_reports(s);  // writes of the bytes already there
-    return;             // nothing to commit
+    return;                     // nothing to commit
   }
 
   // Page checksums of the new pages, the written pages and the pages
