@@ -57,6 +57,15 @@ fl::fptr<root> make_root(fl::mapped_space& s) {
   return r;
 }
 
+// A block of `pages` pages in place of the root's `b`, committed.
+fl::fptr<std::uint64_t> commit_block(fl::mapped_space& s, fl::fptr<root> r, std::uint64_t pages) {
+  const auto big = s.allocate(pages * page, page).cast<std::uint64_t>();
+  s.get(r)->b = big;
+  s.wrote(r, sizeof(root));
+  s.sync();
+  return big;
+}
+
 TEST(ReportedWrites, AReportedWriteIsCommittedAndReadsBackAfterAReopen) {
   scratch_dir d;
   {
@@ -81,15 +90,11 @@ TEST(ReportedWrites, AReportedWriteIsCommittedAndReadsBackAfterAReopen) {
 TEST(ReportedWrites, AWriteAcrossUnitsAndPagesIsCommittedWhole) {
   scratch_dir d;
   constexpr std::uint64_t from = 100, bytes = 8000;
-  fl::fptr<unsigned char> big;
   {
     fl::mapped_space s = open_reported(d / "s");
-    const auto r = make_root(s);
-    big = s.allocate(3 * page, page).cast<unsigned char>();
+    const auto big = commit_block(s, make_root(s), 3).cast<unsigned char>();
     std::memset(s.get(big), 0xA5, 3 * page);
     s.wrote(big, 3 * page);
-    s.get(r)->b = big.cast<std::uint64_t>();
-    s.wrote(r, sizeof(root));
     s.sync();
     unsigned char* w = s.get(big);
     for (std::uint64_t i = from; i < from + bytes; ++i) w[i] = static_cast<unsigned char>(i * 31);
@@ -189,11 +194,7 @@ TEST(ReportedWrites, ABatchOfManyReportsCommitsEveryPageTheyNamed) {
   constexpr std::uint64_t pages = 96, words = pages * page / 8, writes = 200000;
   {
     fl::mapped_space s = open_reported(d / "s");
-    const auto r = make_root(s);
-    const auto big = s.allocate(pages * page, page).cast<std::uint64_t>();
-    s.get(r)->b = big;
-    s.wrote(r, sizeof(root));
-    s.sync();
+    const auto big = commit_block(s, make_root(s), pages);
     std::uint64_t* w = s.get(big);
     for (std::uint64_t i = 0; i < writes; ++i) {
       const std::uint64_t at = i * 7919 % words;
@@ -221,11 +222,7 @@ TEST(ReportedWrites, ARetriedCommitCommitsTheChecksumsTheFailedOneSet) {
   constexpr std::uint64_t pages = 64;
   {
     fl::mapped_space s = open_reported(path);
-    const auto r = make_root(s);
-    const auto big = s.allocate(pages * page, page).cast<std::uint64_t>();
-    s.get(r)->b = big;
-    s.wrote(r, sizeof(root));
-    s.sync();
+    const auto big = commit_block(s, make_root(s), pages);
     // Every word changed: the record holds the 64 pages whole.
     std::uint64_t* w = s.get(big);
     for (std::uint64_t i = 0; i < pages * page / 8; ++i) w[i] = 7000 + i;
