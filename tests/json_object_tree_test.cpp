@@ -227,7 +227,9 @@ TEST_F(JsonObjectTreeTest, ABatchOfEditsInPlaceLeavesAReaderItsCommit) {
       const std::string n = std::to_string(i);
       s.set("/o/k" + std::to_string(rng() % 3000), "\"v" + n + "\"");
       s.set("/o/new" + n, n);
-      if (i % 3 == 0) ASSERT_TRUE(s.erase("/o/new" + std::to_string(i / 3)));
+      if (i % 3 == 0) {
+        ASSERT_TRUE(s.erase("/o/new" + std::to_string(i / 3)));
+      }
       s.insert("/a/" + std::to_string(rng() % 3000), n);
       ASSERT_TRUE(s.erase("/a/" + std::to_string(rng() % 3000)));
       s.set("/a/" + std::to_string(rng() % 3000), "[" + n + "]");
