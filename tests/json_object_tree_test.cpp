@@ -796,6 +796,44 @@ TEST_F(JsonObjectTreeTest, CraftedTreesRaisePersistError) {
   }
 }
 
+// A member tree's last leaf moved, through the space, into the middle of a
+// block the document does not name: its offset is no block of the space.
+// Past in_place_after edits since a commit an edit writes over committed
+// nodes in place, and an insert first asks the leaf's block for room:
+// persist_error, where it once let std::invalid_argument escape (found by
+// json_open_fuzz).
+TEST_F(JsonObjectTreeTest, AnInsertInPlaceIntoANodeThatIsNotABlockRaisesPersistError) {
+  const shape_scope tiny({4, 4});
+  // 10 members: three leaves, the last of 3 with room for the insert.
+  fl::json_store::import(dump_of(numbered(10)), file()).sync();
+  {
+    fl::mapped_space space(file());
+    const fj::json_ref o = space.get(space.root<fj::json_head>())->root;
+    ASSERT_TRUE(o.tree());
+    const auto* h = reinterpret_cast<const fj::object_tree*>(space.get(fl::fptr<char>(o.x)));
+    char* root = space.get(fl::fptr<char>(h->members));
+    fj::tree_node rh;
+    std::memcpy(&rh, root, sizeof rh);
+    ASSERT_EQ(rh.level, 1);
+    ASSERT_EQ(rh.count, 3);
+    char* last_at = root + sizeof rh + (rh.count - 1u) * sizeof(fj::member_child);
+    fj::member_child last;
+    std::memcpy(&last, last_at, sizeof last);
+    ASSERT_EQ(last.count, 3u);
+    const std::size_t leaf = fj::object_node_bytes(sizeof(fj::member_entry), 4);
+    const fl::fptr<char> big(space.allocate(leaf + 64, 16).offset());
+    std::memset(space.get(big), 0, leaf + 64);
+    std::memcpy(space.get(big) + 32, space.get(fl::fptr<char>(last.node)), leaf);
+    last.node = big.offset() + 32;
+    std::memcpy(last_at, &last, sizeof last);
+    space.sync();
+  }
+  auto s = fl::json_store::open(file());
+  // More edits than store_file::in_place_after (4), in k0's leaf, the first.
+  for (int i = 0; i < 5; ++i) s.set("/k0", std::to_string(100 + i));
+  EXPECT_THROW(s.set("/new", "1"), fl::persist_error);
+}
+
 // json_diff between two object trees (members added, removed, changed and
 // moved), at_pointer through one, and the patch applied to `from` makes it
 // `to` exactly, order included.

@@ -583,14 +583,16 @@ void store_file::retire_replaced() {
 void store_file::add_replaced(const json_ref& r) { add_replaced_block(r.x, payload_bytes(r)); }
 
 void store_file::add_replaced_block(std::uint64_t off, std::uint64_t payload) {
-  std::size_t room = 0;
-  try {
-    room = space_->block_size(fptr<void>(off));
-  } catch (const std::invalid_argument&) {
-    damaged("a value's bytes are not a block of the space");
-  }
-  if (room < payload) damaged("a value's bytes are larger than its block");
+  if (block_room(off) < payload) damaged("a value's bytes are larger than its block");
   replaced_.push_back(off);
+}
+
+std::size_t store_file::block_room(std::uint64_t off) const {
+  try {
+    return space_->block_size(fptr<void>(off));
+  } catch (const std::invalid_argument&) {
+    damaged("the document names a block at " + hex(off) + " that is not one of the space");
+  }
 }
 
 // A container on an edit's path: its table is replaced by the copy; its

@@ -175,6 +175,9 @@ class store_file {
   ~store_file();
 
   [[noreturn]] void damaged(const std::string& reason) const { throw persist_error(path_, reason); }
+  // The bytes of the space's block that starts at `off`, an offset the
+  // document gave: one that is not a live block means a damaged file.
+  std::size_t block_room(std::uint64_t off) const;
 
   std::uint64_t root_limit() const noexcept { return tail_base_ + tail_.size(); }
   // A view of value `r` (whose references lie below `limit`) of the current

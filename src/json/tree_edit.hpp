@@ -373,8 +373,8 @@ class tree_editor {
         const unsigned char* at = nv.entries + pos * eb;
         if (!insert && expect_ && std::memcmp(at, expect_->b, t_.leaf_bytes) != 0) return false;
         const std::uint32_t n2 = insert ? n + 1 : remove ? n - 1 : n;
-        if (insert && (n2 > max_of(0) || (writable && f_.space_->block_size(fptr<void>(off)) <
-                                                          object_node_bytes(eb, n2))))
+        if (insert &&
+            (n2 > max_of(0) || (writable && f_.block_room(off) < object_node_bytes(eb, n2))))
           return false;
         if (remove && (n2 == 0 || (depth > 0 && n2 < max_of(0) / 2))) return false;
         // The leaf's first entry after the edit, whose separator its parent
