@@ -273,8 +273,7 @@ void store_file::compact() {
   rules_ = format_rules::of(format_version);
   ring_ = fptr<feed_ring>(space_->get(fresh_head.cast<json_head_v5>())->feed.ring);
   staged_ = {};  // its operations are still in pending_: the next sync() records them
-  born_.clear();  // blocks of the old space
-  edits_since_sync_ = 0;
+  forget_writable();  // blocks of the old space
   tail_.clear();
   tail_blocks_.clear();
   start_tail();
@@ -286,8 +285,7 @@ void store_file::compact() {
 // path_ under the lock of the store there, if any: "locked" if that store
 // is open, which leaves both as they were (the sync may be retried).
 void store_file::sync() {
-  born_.clear();  // this commit may name them
-  edits_since_sync_ = 0;
+  forget_writable();  // this commit may name them
   check_tail_page();
   stage_record();
   start_tail();  // the record took a block, maybe at the end

@@ -129,6 +129,12 @@ class store_file {
   bool writable(std::uint64_t off) const noexcept {
     return rules_.reuse && (edits_since_sync_ > in_place_after || born_.contains(off));
   }
+  // No block writable in place until edits come again: as a commit starts
+  // (it may name them) and when the space is replaced (they are another's).
+  void forget_writable() noexcept {
+    born_.clear();
+    edits_since_sync_ = 0;
+  }
   // Changes an edit makes in place to writable blocks instead of copying
   // them. Staged while the edit runs (its checks may still refuse it) and
   // made by publish_edit once the tail's blocks have their offsets (a write
