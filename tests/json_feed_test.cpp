@@ -12,6 +12,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -223,6 +225,62 @@ TEST(JsonFeed, TheOldestRecordsGoWhenTheirTextPassesTheBudget) {
   s.sync();
   EXPECT_EQ(s.oldest_change(), 20u);
   s.verify();
+}
+
+// A ring slot moved, through the space, to a copy of its record in the
+// middle of a block the document does not name (its offset is no block of
+// the space). The record falling out of the ring at the next commit, or
+// dropped by keep_changes(), raises persist_error before anything changes,
+// where it once let std::invalid_argument escape from the space's retire().
+TEST(JsonFeed, ARecordThatIsNoBlockRaisesPersistError) {
+  namespace fj = fl::detail::json;
+  fl_test::temp_dir dir("fl_feed_");
+  const std::filesystem::path file = dir / "doc";
+  {
+    fl::json_store s = fl::json_store::import(R"({"n":0})", file);
+    s.sync();
+    s.keep_changes(4);
+    for (int i = 1; i <= 4; ++i) {
+      s.set("/n", std::to_string(i));
+      s.sync();
+    }
+  }
+  {
+    fl::mapped_space space(file);
+    const auto* head =
+        reinterpret_cast<const fj::json_head_v5*>(space.get(space.root<fj::json_head>()));
+    char* ring = space.get(fl::fptr<char>(head->feed.ring));
+    fj::feed_ring r;
+    std::memcpy(&r, ring, sizeof r);
+    ASSERT_EQ(r.capacity, 4u);
+    ASSERT_EQ(r.sequence, 4u);
+    char* slot = ring + sizeof r + (1 % r.capacity) * sizeof(std::uint64_t);  // record 1
+    std::uint64_t rec;
+    std::memcpy(&rec, slot, sizeof rec);
+    fj::change_record h;
+    std::memcpy(&h, space.get(fl::fptr<char>(rec)), sizeof h);
+    ASSERT_EQ(h.sequence, 1u);
+    const std::size_t bytes = sizeof h + h.bytes;
+    const fl::fptr<char> big(space.allocate(bytes + 64, 16).offset());
+    std::memset(space.get(big), 0, bytes + 64);
+    std::memcpy(space.get(big) + 32, space.get(fl::fptr<char>(rec)), bytes);
+    rec = big.offset() + 32;
+    std::memcpy(slot, &rec, sizeof rec);
+    space.sync();
+  }
+  {
+    fl::json_store s = fl::json_store::open(file);
+    EXPECT_THROW(s.keep_changes(2), fl::persist_error);  // drops records 1 and 2
+  }
+  {
+    fl::json_store s = fl::json_store::open(file);
+    EXPECT_EQ(s.oldest_change(), 0u);  // keep_changes(2) changed nothing
+    s.set("/n", "5");
+    EXPECT_THROW(s.sync(), fl::persist_error);  // record 5 pushes record 1 out
+  }
+  fl::json_store s = fl::json_store::open(file);
+  EXPECT_EQ(s.find("/n")->as_int64(), 4);
+  EXPECT_EQ(s.sequence(), 4u);
 }
 
 TEST(JsonFeed, ARingOfNoRecordsStillCountsTheCommits) {

@@ -154,6 +154,9 @@ void store_file::stage_record() {
     staged_ = {true, 0, 0, sequence, pending_.size()};
     return;
   }
+  // The record this one pushes out, checked before the space changes.
+  const std::uint64_t old = slot(r, sequence);
+  const std::uint64_t old_bytes = !staged_.active && old != 0 ? record_bytes(old) : 0;
   const std::uint64_t bytes = pending_.size() + 2;
   const fptr<void> at = space_->allocate(sizeof(change_record) + bytes, alignof(change_record));
   auto* p = reinterpret_cast<unsigned char*>(space_->get(at.cast<char>()));
@@ -163,7 +166,6 @@ void store_file::stage_record() {
   std::memcpy(p + sizeof h + 1, pending_.data(), pending_.size());
   p[sizeof h + 1 + pending_.size()] = ']';
   space_->wrote(at, sizeof h + bytes);
-  const std::uint64_t old = slot(r, sequence);
   if (staged_.active) {
     // The record a failed sync() staged was never committed: freed now
     // (the record its slot held was retired then).
@@ -172,7 +174,7 @@ void store_file::stage_record() {
       space_->deallocate(fptr<void>(staged_.record));
     }
   } else if (old != 0) {
-    r.bytes -= record_bytes(old);
+    r.bytes -= old_bytes;
     space_->retire(fptr<void>(old));  // falls out of the ring
   }
   auto* ring_p = reinterpret_cast<unsigned char*>(space_->get(ring_.cast<char>()));
@@ -205,6 +207,8 @@ std::uint64_t store_file::record_bytes(std::uint64_t off) const {
   change_record h;
   std::memcpy(&h, space_->checked(fptr<const void>(off), sizeof h), sizeof h);
   if (h.tag != change_record_tag) damaged("a change record's slot names another block");
+  const std::uint64_t room = block_room(off);
+  if (room < sizeof h || room - sizeof h < h.bytes) damaged("a change record runs past its block");
   return h.bytes;
 }
 
@@ -261,7 +265,11 @@ void store_file::keep_changes(std::uint32_t capacity, std::uint64_t max_bytes) {
   like.first = std::max(lowest, r.sequence > capacity ? r.sequence - capacity : 0);
   like.max_bytes = max_bytes;
   like.bytes = 0;
-  for (std::uint64_t s = like.first + 1; s <= r.sequence; ++s) like.bytes += record_bytes(slot(r, s));
+  // Every record checked (the kept ones counted) before the space changes.
+  for (std::uint64_t s = lowest + 1; s <= r.sequence; ++s) {
+    const std::uint64_t b = record_bytes(slot(r, s));
+    if (s > like.first) like.bytes += b;
+  }
   const fptr<feed_ring> fresh = new_ring(*space_, &like, capacity);
   auto* slots = reinterpret_cast<unsigned char*>(space_->get(fresh.cast<char>())) + sizeof(feed_ring);
   for (std::uint64_t s = lowest + 1; s <= r.sequence; ++s) {

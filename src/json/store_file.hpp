@@ -626,7 +626,8 @@ class store_file {
   // `head` gets the copy), staged records left out (pending_ holds them).
   void copy_feed(mapped_space& fresh, fptr<json_head> head);
   void keep_changes(std::uint32_t capacity, std::uint64_t max_bytes);
-  // The text bytes of the record at `off` (a held one).
+  // The text bytes of the record at `off` (a held one), checked: a record
+  // that is not a block of the space holding its text is a damaged file.
   std::uint64_t record_bytes(std::uint64_t off) const;
   std::uint64_t committed_sequence(const feed_ring& r) const noexcept {
     return staged_.active ? staged_.sequence - 1 : r.sequence;
