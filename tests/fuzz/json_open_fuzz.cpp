@@ -133,10 +133,11 @@ void exercise() {
   } catch (const fl::persist_error&) {}
 }
 
-// Edits free what they replace (walking the old value) and compact()
-// rewrites the whole document: on a damaged file both must raise
-// persist_error (or the API's own errors) and never loop or crash. Nothing
-// is committed.
+// Edits free what they replace (walking the old value), their commit
+// retires the change record the feed's ring drops and frees what its
+// deferred batches release, and compact() rewrites the whole document: on
+// a damaged file each must raise persist_error (or the API's own errors)
+// and never loop or crash. The commit writes the scratch file only.
 void exercise_edits() {
   try {
     auto s = fl::json_store::open(scratch_file());
@@ -151,6 +152,10 @@ void exercise_edits() {
     }
     try {
       s.set("/big/k3", "7");
+    } catch (const std::out_of_range&) {}
+    s.sync();  // the edits' commit: the change feed's ring, frees, the log
+    try {
+      s.set("/log/-", "1");
     } catch (const std::out_of_range&) {}
     s.compact();
     (void)s.dump();
