@@ -181,8 +181,8 @@ class store_file {
   ~store_file();
 
   [[noreturn]] void damaged(const std::string& reason) const { throw persist_error(path_, reason); }
-  // The bytes of the space's block that starts at `off`, an offset the
-  // document gave: one that is not a live block means a damaged file.
+  // The bytes from `off`, an offset the document gave, to the end of the
+  // space's live block that holds it: none holds it in a damaged file.
   std::size_t block_room(std::uint64_t off) const;
 
   std::uint64_t root_limit() const noexcept { return tail_base_ + tail_.size(); }
