@@ -6,9 +6,13 @@
 // and a failed commit's retry still commits what the failed one had set (the
 // page checksums). Under FL_CHECK_WRITES=1 (ctest sets it) a write no report
 // named is refused, naming its page, and nothing is committed.
+// Such a writer leaves the data file behind by its own choice for a few
+// commits (the log holds them): readers, a crash, a rollback and a close
+// all still see the newest commit, and the lag ends within its bound.
 #include <fl/mapped_space.hpp>
 
 #include "persist/persist_format.hpp"
+#include "persist/space.hpp"
 #include "persist_support.hpp"
 #include "test_support.hpp"
 
@@ -23,6 +27,9 @@
 #include <string>
 
 #include <sys/resource.h>
+#include <sys/wait.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 namespace {
 
@@ -246,6 +253,130 @@ TEST(ReportedWrites, ARetriedCommitCommitsTheChecksumsTheFailedOneSet) {
   const auto big = s.get(s.root<root>())->b;
   const std::uint64_t* w = s.get(big);
   for (std::uint64_t i = 0; i < pages * page / 8; i += 509) ASSERT_EQ(w[i], 7000 + i);
+}
+
+// The word at `off` of the data file itself (not the writer's mapping).
+std::uint64_t file_word(const std::filesystem::path& p, std::uint64_t off) {
+  std::uint64_t v = 0;
+  const int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
+  EXPECT_GE(fd, 0);
+  EXPECT_EQ(::pread(fd, &v, sizeof v, static_cast<off_t>(off)), static_cast<ssize_t>(sizeof v));
+  ::close(fd);
+  return v;
+}
+
+// Commit i writes i into one word: the file holds an older value while the
+// writer lags by choice, never one more than lag_chosen_commits behind, and
+// the newest once the lag ends; a reader opened at any point reads the
+// newest commit.
+TEST(ReportedWrites, TheFileLagsByChoiceWithinItsBoundAndReadersSeeTheNewest) {
+  scratch_dir d;
+  const std::filesystem::path path = d / "s";
+  fl::mapped_space s = open_reported(path);
+  const auto r = make_root(s);
+  const auto a = s.get(r)->a;
+  const std::uint64_t at = a.offset() + 3 * sizeof(std::uint64_t);
+  bool lagged = false, caught_up = false;
+  for (std::uint64_t i = 1; i <= 3 * fl::detail::lag_chosen_commits; ++i) {
+    s.get(a)[3] = i;
+    s.wrote(a + 3, sizeof(std::uint64_t));
+    s.sync();
+    const std::uint64_t in_file = file_word(path, at);
+    ASSERT_LE(in_file, i);
+    ASSERT_LE(i - in_file, fl::detail::lag_chosen_commits) << "commit " << i;
+    (in_file < i ? lagged : caught_up) = true;
+    if (i % 11 == 0) {
+      const fl::mapped_space reader = fl::mapped_space::open(path, fl::open_mode::read_only);
+      ASSERT_EQ(reader.get(reader.get(reader.root<root>())->a)[3], i) << "commit " << i;
+    }
+  }
+  EXPECT_TRUE(lagged);
+  EXPECT_TRUE(caught_up);
+}
+
+// The close catches the file up and checkpoints: the data file alone holds
+// the last commit, and reopens to it.
+TEST(ReportedWrites, ACloseWhileTheFileLagsLeavesItWhole) {
+  scratch_dir d;
+  const std::filesystem::path path = d / "s";
+  std::uint64_t at = 0;
+  {
+    fl::mapped_space s = open_reported(path);
+    const auto r = make_root(s);
+    const auto a = s.get(r)->a, b = s.get(r)->b;
+    at = a.offset();
+    for (std::uint64_t i = 1; i <= 5; ++i) {
+      s.get(a)[0] = 100 + i;
+      s.get(b)[i] = i;
+      s.wrote(a, 8);
+      s.wrote(b + static_cast<std::ptrdiff_t>(i), 8);
+      s.sync();
+    }
+    ASSERT_LT(file_word(path, at), 105u);  // lagging until the close
+  }
+  EXPECT_EQ(file_word(path, at), 105u);
+  fl::mapped_space s = open_reported(path);
+  s.verify();
+  const auto r = s.root<root>();
+  EXPECT_EQ(s.get(s.get(r)->a)[0], 105u);
+  for (std::uint64_t i = 1; i <= 5; ++i) EXPECT_EQ(s.get(s.get(r)->b)[i], i);
+}
+
+// A writer that dies while its file lags (no close, no catch-up): the open
+// after it replays the log to the last commit.
+TEST(ReportedWrites, AWriterDyingWhileTheFileLagsReopensToItsLastCommit) {
+  scratch_dir d;
+  const std::filesystem::path path = d / "s";
+  {
+    fl::mapped_space s = open_reported(path);
+    make_root(s);
+  }
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    fl::mapped_space s = open_reported(path);
+    const auto r = s.root<root>();
+    for (std::uint64_t i = 1; i <= 7; ++i) {
+      s.get(s.get(r)->a)[i] = 900 + i;
+      s.wrote(s.get(r)->a + static_cast<std::ptrdiff_t>(i), 8);
+      s.sync();
+    }
+    ::_exit(0);  // the space never closes
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  fl::mapped_space s = open_reported(path);
+  s.verify();
+  const auto r = s.root<root>();
+  for (std::uint64_t i = 1; i <= 7; ++i) EXPECT_EQ(s.get(s.get(r)->a)[i], 900 + i);
+}
+
+// A rollback while the file lags restores each page as the last commit left
+// it (which only the writer's mapping and the log hold), and the next
+// commit goes on from there.
+TEST(ReportedWrites, ARollbackWhileTheFileLagsRestoresTheLastCommit) {
+  scratch_dir d;
+  const std::filesystem::path path = d / "s";
+  fl::mapped_space s = open_reported(path);
+  const auto r = make_root(s);
+  const auto a = s.get(r)->a;
+  s.get(a)[1] = 11;
+  s.wrote(a + 1, 8);
+  s.sync();
+  ASSERT_NE(file_word(path, a.offset() + 8), 11u);  // the test needs the lag
+  s.get(a)[1] = 99;
+  s.get(a)[2] = 99;
+  s.wrote(a + 1, 16);
+  s.rollback();
+  EXPECT_EQ(s.get(a)[1], 11u);
+  EXPECT_EQ(s.get(a)[2], 0u);
+  s.get(a)[2] = 22;
+  s.wrote(a + 2, 8);
+  s.sync();
+  s.verify();  // catches the file up first
+  EXPECT_EQ(file_word(path, a.offset() + 8), 11u);
+  EXPECT_EQ(file_word(path, a.offset() + 16), 22u);
 }
 
 }  // namespace

@@ -510,7 +510,9 @@ void mapped_space::sync() {
   detail::check_not_retired(s);
   detail::refuse_after_failed_write(s);
   detail::check_bound(s);
-  detail::catch_up(s);
+  // A file the writer chose to leave behind stays there (place_commit ends
+  // the lag), unless the log is full: the checkpoint below needs it current.
+  if (!s.lag_chosen || s.log_head >= detail::log_bound) detail::catch_up(s);
   // While a reader holds a commit the file lacks, no checkpoint: a slot
   // written without a flush is flushed instead.
   if (s.durable && s.slot_unflushed && s.log_open && !detail::file_is_current(s)) {

@@ -220,6 +220,45 @@ void restore_lagging(space_state& s) {
     std::memcpy(s.base + off, l.image.get(), s.sys_page);
 }
 
+namespace {
+
+// Whether commit s.committed leaves the file where it is, by the writer's
+// choice, its pages kept private with their images as beside a reader that
+// holds an older commit. A commit's writes in place are a handful of write
+// calls, most into the same pages each commit (the page checksum table, the
+// space's head, a tree's upper nodes): deferred over up to
+// lag_chosen_commits commits, the commit that ends the lag writes every page
+// once (as SQLite's WAL leaves its database file to a checkpoint). Only
+// where writes are reported: a commit that walks the page tables would walk
+// the lagging pages too, and pay more than the calls it saves. Never across
+// a compaction's cut, nor past the log's bound (sync() then catches the file
+// up and checkpoints, and no log restart is needed for this lag).
+bool lag_by_choice(const space_state& s, const reader_table& t,
+                   const std::vector<log_extent>& pages) {
+  if (!s.writes_reported || s.shrink_from != 0 || s.stale_end != 0 || s.log_head >= log_bound ||
+      s.committed.generation - t.file_gen > lag_chosen_commits)
+    return false;
+  std::uint64_t n = t.lagging.size();
+  for (const log_extent& r : pages) n += r.length / s.sys_page;
+  return n <= lag_chosen_pages;
+}
+
+// The pages that lagged, once the file holds them, kept (kept_pages.cpp)
+// with their images as their last commit left them: the file's now. Pages a
+// compaction cut are no longer mapped.
+void keep_caught_up(space_state& s, reader_table& t) {
+  for (auto& [off, l] : t.lagging) {
+    if (off >= s.size || !l.image) continue;
+    space_state::kept_page& k = s.kept[off];
+    if (k.image) s.kept_order.erase({k.gen, off});
+    k.gen = l.gen;
+    k.image = std::move(l.image);
+    s.kept_order.emplace(k.gen, off);
+  }
+}
+
+}  // namespace
+
 void place_commit(space_state& s, std::uint64_t record_at, const std::vector<log_extent>& pages,
                   const std::vector<log_extent>& changes, const change_scan& scan) {
   const std::uint64_t g = s.committed.generation;
@@ -229,7 +268,11 @@ void place_commit(space_state& s, std::uint64_t record_at, const std::vector<log
     write_newest(t->map, g, s.committed);
   }
   const int fd = s.fd.get();
-  const std::uint64_t target = t == nullptr ? g : advance_target(*t, g);
+  std::uint64_t target = g;
+  if (t != nullptr) {
+    s.lag_chosen = lag_by_choice(s, *t, pages);
+    target = s.lag_chosen ? t->file_gen : advance_target(*t, g);
+  }
   if (target == g) {
     // Every byte the file lacks is in this process's mapping: the commit's
     // changes, and whole the pages earlier commits left lagging. Written in
@@ -260,6 +303,12 @@ void place_commit(space_state& s, std::uint64_t record_at, const std::vector<log
         throw_errno(s.path, "write (the commit is durable in the log)", e);
     }
     if (t != nullptr) {
+      // Where writes are reported a kept page costs a commit nothing until
+      // it is written again: the pages that lagged stay mapped as kept
+      // pages, their images moved (the file holds them now), so that the
+      // next edit of one neither faults nor reads the file to find its
+      // changes. Without reports they go, below (a kept page pays rent).
+      if (s.writes_reported) keep_caught_up(s, *t);
       t->lagging.clear();
       t->records.clear();
       set_file_gen(*t, g);
@@ -326,6 +375,7 @@ void place_commit(space_state& s, std::uint64_t record_at, const std::vector<log
       last = {process_faults(), scan.ns, 0, scan.clean_mapped, 0, true};
     } else {
       std::vector<log_extent> going;
+      if (s.writes_reported) lagging.clear();  // kept instead (keep_caught_up)
       for (const log_extent& r : lagging) {
         // A lagging page this commit changed again is kept with the others.
         const auto after =
@@ -346,8 +396,11 @@ void place_commit(space_state& s, std::uint64_t record_at, const std::vector<log
   // each with its image as the commit left it (lagging, no longer kept).
   for (const log_extent& r : pages) {
     for (std::uint64_t off = r.offset; off < r.offset + r.length; off += s.sys_page) {
-      s.kept.erase(off);
       reader_table::lagging_page& l = t->lagging[off];
+      if (const auto k = s.kept.find(off); k != s.kept.end()) {
+        if (!l.image) l.image = std::move(k->second.image);  // its order entry goes stale
+        s.kept.erase(k);
+      }
       l.gen = g;
       if (!l.image) l.image.reset(new std::byte[s.sys_page]);
       std::memcpy(l.image.get(), s.base + off, s.sys_page);
@@ -365,6 +418,7 @@ void catch_up(space_state& s) {
   if (t == nullptr || t->file_gen == s.committed.generation) return;
   const std::uint64_t target = advance_target(*t, s.committed.generation);
   if (target <= t->file_gen) return;
+  s.lag_chosen = false;  // what is left of the lag, if any, a reader's
   advance_from_log(s, *t, target);
   // The pages may have changed since their commit (not committed yet).
   forget_caught_up(s, *t, target, true);

@@ -159,6 +159,10 @@ struct space_state {
   // holds, so no checkpoint runs, and sync() and rollback() refuse until the
   // space is reopened (the open replays the log).
   bool in_place_failed = false;
+  // The data file lags the newest commit by the writer's choice, not a
+  // reader's pin (lag_by_choice in lagging_file.cpp): sync() leaves it
+  // behind instead of catching it up from the log.
+  bool lag_chosen = false;
   // rename(): the file was renamed from here and a later step failed; a
   // rename() onto the same name again finishes the steps (empty: none).
   std::filesystem::path renamed_from;
@@ -911,9 +915,14 @@ std::uint64_t oldest_pinned_generation(const space_state& s);
 // `record_at`; the page runs it changed `pages`, the bytes it logged
 // `changes`) is durable: publishes it to readers, then writes in place as far
 // as the readers allow (`changes` and every lagging page when none holds an
-// older commit), dropping the private pages the file then holds. Throws
+// older commit), dropping the private pages the file then holds; or, while
+// the lag is short, writes nothing in place (space_state::lag_chosen). Throws
 // persist_error on an I/O error (the commit stands in the log).
 // `scan` is the commit's change scan, whose clean pages it keeps or drops.
+// The lag a writer may choose (lagging_file.cpp, lag_by_choice): commits
+// after the file's, and pages kept private for them.
+inline constexpr std::uint64_t lag_chosen_commits = 32;
+inline constexpr std::uint64_t lag_chosen_pages = 96;
 struct change_scan {
   std::uint64_t clean_mapped;  // clean pages the scan found mapped
   std::uint64_t end;           // where it ended (it started at space_data_start)

@@ -115,6 +115,8 @@ void print_persist() {
   print("space_kept_max", d::kept_max);
   print("space_kept_commits", d::kept_commits);
   print("space_kept_commits_max", d::kept_commits_max);
+  print("space_lag_chosen_commits", d::lag_chosen_commits);
+  print("space_lag_chosen_pages", d::lag_chosen_pages);
   print("space_kept_pages_min", d::kept_pages_min);
   print("log_bound", d::log_bound);
   print("log_record_header_bytes", sizeof(d::log_record));
