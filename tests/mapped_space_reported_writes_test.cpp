@@ -295,7 +295,7 @@ TEST(ReportedWrites, TheFileLagsByChoiceWithinItsBoundAndReadersSeeTheNewest) {
 }
 
 // The close catches the file up and checkpoints: the data file alone holds
-// the last commit, and reopens to it.
+// the last commit (not the changes made since), and reopens to it.
 TEST(ReportedWrites, ACloseWhileTheFileLagsLeavesItWhole) {
   scratch_dir d;
   const std::filesystem::path path = d / "s";
@@ -313,6 +313,11 @@ TEST(ReportedWrites, ACloseWhileTheFileLagsLeavesItWhole) {
       s.sync();
     }
     ASSERT_LT(file_word(path, at), 105u);  // lagging until the close
+    // Changes never committed stay out of the file the close catches up.
+    s.get(a)[0] = 999;
+    s.get(b)[1] = 999;
+    s.wrote(a, 8);
+    s.wrote(b + 1, 8);
   }
   EXPECT_EQ(file_word(path, at), 105u);
   fl::mapped_space s = open_reported(path);

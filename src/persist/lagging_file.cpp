@@ -24,6 +24,7 @@
 
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 
 namespace fl {
 inline namespace FL_ABI_NS {
@@ -257,6 +258,26 @@ void keep_caught_up(space_state& s, reader_table& t) {
   }
 }
 
+// Every lagging page's image into the data file, neighbours in one call;
+// not flushed (the log holds them until a checkpoint). Pages past the size
+// (cut by a compaction) are the caller's to leave out.
+void write_lagging_images(space_state& s, const reader_table& t) {
+  s.data_unflushed = true;
+  std::vector<iovec> run;
+  std::uint64_t run_at = 0;
+  const auto write_run = [&] {
+    if (const int e = pwritev_all(s.fd.get(), run.data(), run.size(), run_at))
+      throw_errno(s.path, "write (the commits are durable in the log)", e);
+    run.clear();
+  };
+  for (const auto& [off, l] : t.lagging) {
+    if (!run.empty() && off != run_at + run.size() * s.sys_page) write_run();
+    if (run.empty()) run_at = off;
+    run.push_back({l.image.get(), static_cast<std::size_t>(s.sys_page)});
+  }
+  if (!run.empty()) write_run();
+}
+
 }  // namespace
 
 void place_commit(space_state& s, std::uint64_t record_at, const std::vector<log_extent>& pages,
@@ -419,6 +440,18 @@ void catch_up(space_state& s) {
   const std::uint64_t target = advance_target(*t, s.committed.generation);
   if (target <= t->file_gen) return;
   s.lag_chosen = false;  // what is left of the lag, if any, a reader's
+  if (target == s.committed.generation && s.writes_reported &&
+      (t->lagging.empty() || t->lagging.rbegin()->first < s.size)) {
+    // Every page the file lacks is lagging, with its image as the newest
+    // commit left it: written from the images (no read of the log, and
+    // uncommitted changes in the mapping stay out), then kept.
+    write_lagging_images(s, *t);
+    keep_caught_up(s, *t);
+    t->lagging.clear();
+    t->records.clear();
+    set_file_gen(*t, target);
+    return;
+  }
   advance_from_log(s, *t, target);
   // The pages may have changed since their commit (not committed yet).
   forget_caught_up(s, *t, target, true);
