@@ -161,7 +161,7 @@ struct space_state {
   bool in_place_failed = false;
   // The data file lags the newest commit by the writer's choice, not a
   // reader's pin (lag_by_choice in lagging_file.cpp): sync() leaves it
-  // behind instead of catching it up from the log.
+  // behind for the commit to catch up (or not) in place_commit.
   bool lag_chosen = false;
   // rename(): the file was renamed from here and a later step failed; a
   // rename() onto the same name again finishes the steps (empty: none).
@@ -911,6 +911,11 @@ void refresh_reader(space_state& s);
 // blocks freed by commits after it may be reused; the data file may hold in
 // place the state of at most this commit.
 std::uint64_t oldest_pinned_generation(const space_state& s);
+// The lag a writer may choose (lagging_file.cpp, lag_by_choice): commits
+// after the file's, and pages kept private for them.
+inline constexpr std::uint64_t lag_chosen_commits = 32;
+inline constexpr std::uint64_t lag_chosen_pages = 96;
+
 // The writer's sync(), after the record of commit s.committed (at log offset
 // `record_at`; the page runs it changed `pages`, the bytes it logged
 // `changes`) is durable: publishes it to readers, then writes in place as far
@@ -919,10 +924,6 @@ std::uint64_t oldest_pinned_generation(const space_state& s);
 // the lag is short, writes nothing in place (space_state::lag_chosen). Throws
 // persist_error on an I/O error (the commit stands in the log).
 // `scan` is the commit's change scan, whose clean pages it keeps or drops.
-// The lag a writer may choose (lagging_file.cpp, lag_by_choice): commits
-// after the file's, and pages kept private for them.
-inline constexpr std::uint64_t lag_chosen_commits = 32;
-inline constexpr std::uint64_t lag_chosen_pages = 96;
 struct change_scan {
   std::uint64_t clean_mapped;  // clean pages the scan found mapped
   std::uint64_t end;           // where it ended (it started at space_data_start)
