@@ -17,7 +17,9 @@
 // previous commit, with the new meta, as one checksummed record to a redo log
 // beside the file ("<path>-log") and makes the log durable (one fdatasync):
 // that is the commit. The pages are then written to their place in the file
-// without waiting for the disk; a checkpoint (a flush of the file, a meta
+// without waiting for the disk (a space whose writes are reported may leave
+// them for a few commits, up to 32, and then write each page once: the log
+// holds them meanwhile); a checkpoint (a flush of the file, a meta
 // page that no longer needs the log) runs when the log passes 4 MiB and when
 // the space is closed. After sync() returns, a crash (of the process or of
 // the machine) loses nothing it committed; a crash before it returns leaves
@@ -261,7 +263,8 @@ struct space_stats {
   std::uint64_t last_sync_log_bytes = 0;
   // The oldest commit a live reader (open_mode::read_only, any process)
   // holds, or `generation` when none holds an older one: the data file holds
-  // that commit in place, the log the ones after it.
+  // that commit in place (or an older one, where the writer chose to leave
+  // it: see the file comment), the log the ones after it.
   std::uint64_t pinned_generation = 0;
   // Bytes of live blocks retired (retire()) and not yet reusable, with the
   // blocks listing them (also right after an open: the committed lists are
