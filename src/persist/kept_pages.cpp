@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include <sys/mman.h>
@@ -23,6 +24,27 @@
 namespace fl {
 inline namespace FL_ABI_NS {
 namespace detail {
+
+namespace {
+
+// The kept entry of the page at `off`, now of commit `gen`: where writes are
+// reported, its place in kept_order (oldest first) moves with it.
+space_state::kept_page& kept_at(space_state& s, std::uint64_t off, std::uint64_t gen) {
+  space_state::kept_page& k = s.kept[off];
+  if (s.writes_reported) {
+    if (k.image) s.kept_order.erase({k.gen, off});
+    s.kept_order.emplace(gen, off);
+  }
+  k.gen = gen;
+  return k;
+}
+
+}  // namespace
+
+void keep_image(space_state& s, std::uint64_t off, std::uint64_t gen,
+                std::unique_ptr<std::byte[]> image) {
+  kept_at(s, off, gen).image = std::move(image);
+}
 
 void drop_unchanged_kept(space_state& s, std::vector<log_extent>& runs) {
   if (s.kept.empty()) return;
@@ -47,12 +69,7 @@ void keep_committed(space_state& s, const std::vector<log_extent>& pages) {
   const std::uint64_t g = s.committed.generation;
   for (const log_extent& r : pages) {
     for (std::uint64_t off = r.offset; off < r.offset + r.length; off += s.sys_page) {
-      space_state::kept_page& k = s.kept[off];
-      if (s.writes_reported) {
-        if (k.image) s.kept_order.erase({k.gen, off});
-        s.kept_order.emplace(g, off);
-      }
-      k.gen = g;
+      space_state::kept_page& k = kept_at(s, off, g);
       if (!k.image) k.image.reset(new std::byte[s.sys_page]);
       std::memcpy(k.image.get(), s.base + off, s.sys_page);
     }

@@ -244,18 +244,20 @@ bool lag_by_choice(const space_state& s, const reader_table& t,
   return n <= lag_chosen_pages;
 }
 
-// The pages that lagged, once the file holds them, kept (kept_pages.cpp)
-// with their images as their last commit left them: the file's now. Pages a
-// compaction cut are no longer mapped.
-void keep_caught_up(space_state& s, reader_table& t) {
-  for (auto& [off, l] : t.lagging) {
-    if (off >= s.size || !l.image) continue;
-    space_state::kept_page& k = s.kept[off];
-    if (k.image) s.kept_order.erase({k.gen, off});
-    k.gen = l.gen;
-    k.image = std::move(l.image);
-    s.kept_order.emplace(k.gen, off);
-  }
+// The file holds commit `g` now, the newest: no page lags, no record is
+// needed. Where writes are reported a kept page costs a commit nothing until
+// it is written again, so the pages that lagged stay mapped as kept pages,
+// their images moved (the file's now), and the next edit of one neither
+// faults nor reads the file to find its changes; without reports the caller
+// drops them (a kept page pays rent there). Pages a compaction cut are no
+// longer mapped.
+void file_caught_up(space_state& s, reader_table& t, std::uint64_t g) {
+  if (s.writes_reported)
+    for (auto& [off, l] : t.lagging)
+      if (off < s.size) keep_image(s, off, l.gen, std::move(l.image));
+  t.lagging.clear();
+  t.records.clear();
+  set_file_gen(t, g);
 }
 
 // Every lagging page's image into the data file, neighbours in one call;
@@ -323,17 +325,7 @@ void place_commit(space_state& s, std::uint64_t record_at, const std::vector<log
       if (const int e = pwrite_all(fd, s.base + r.offset, r.length, r.offset))
         throw_errno(s.path, "write (the commit is durable in the log)", e);
     }
-    if (t != nullptr) {
-      // Where writes are reported a kept page costs a commit nothing until
-      // it is written again: the pages that lagged stay mapped as kept
-      // pages, their images moved (the file holds them now), so that the
-      // next edit of one neither faults nor reads the file to find its
-      // changes. Without reports they go, below (a kept page pays rent).
-      if (s.writes_reported) keep_caught_up(s, *t);
-      t->lagging.clear();
-      t->records.clear();
-      set_file_gen(*t, g);
-    }
+    if (t != nullptr) file_caught_up(s, *t, g);
     // The private copies now equal the file. This commit's stay mapped, with
     // their images (kept_pages.cpp): the next edit of those pages needs no
     // fault and no copy. The pages earlier commits left lagging are dropped,
@@ -396,17 +388,19 @@ void place_commit(space_state& s, std::uint64_t record_at, const std::vector<log
       last = {process_faults(), scan.ns, 0, scan.clean_mapped, 0, true};
     } else {
       std::vector<log_extent> going;
-      if (s.writes_reported) lagging.clear();  // kept instead (keep_caught_up)
-      for (const log_extent& r : lagging) {
-        // A lagging page this commit changed again is kept with the others.
-        const auto after =
-            std::upper_bound(pages.begin(), pages.end(), r.offset,
-                             [](std::uint64_t off, const log_extent& p) { return off < p.offset; });
-        if (after != pages.begin() &&
-            r.offset < std::prev(after)->offset + std::prev(after)->length)
-          continue;
-        going.push_back(r);
-        s.kept.erase(r.offset);
+      // Reported writes: the pages that lagged were kept (file_caught_up).
+      if (!s.writes_reported) {
+        for (const log_extent& r : lagging) {
+          // A lagging page this commit changed again is kept with the others.
+          const auto after = std::upper_bound(
+              pages.begin(), pages.end(), r.offset,
+              [](std::uint64_t off, const log_extent& p) { return off < p.offset; });
+          if (after != pages.begin() &&
+              r.offset < std::prev(after)->offset + std::prev(after)->length)
+            continue;
+          going.push_back(r);
+          s.kept.erase(r.offset);
+        }
       }
       drop_ranges(s, going);
       keep_committed(s, pages);
@@ -446,10 +440,7 @@ void catch_up(space_state& s) {
     // commit left it: written from the images (no read of the log, and
     // uncommitted changes in the mapping stay out), then kept.
     write_lagging_images(s, *t);
-    keep_caught_up(s, *t);
-    t->lagging.clear();
-    t->records.clear();
-    set_file_gen(*t, target);
+    file_caught_up(s, *t, target);
     return;
   }
   advance_from_log(s, *t, target);

@@ -965,6 +965,10 @@ void drop_unchanged_kept(space_state& s, std::vector<log_extent>& runs);
 // commits are unmapped (the file holds them) and forgotten, and then the
 // oldest while more than kept_pages_for(...) are kept.
 void keep_committed(space_state& s, const std::vector<log_extent>& pages);
+// Keeps the page at `off` with `image`, the page as commit `gen` left it,
+// which the data file holds (a lagging page once the file caught up).
+void keep_image(space_state& s, std::uint64_t off, std::uint64_t gen,
+                std::unique_ptr<std::byte[]> image);
 // Forgets every kept page (their private copies already dropped, or to be
 // dropped by the caller).
 inline void forget_kept(space_state& s) noexcept {
