@@ -28,13 +28,11 @@ namespace detail {
 namespace {
 
 // The kept entry of the page at `off`, now of commit `gen`: where writes are
-// reported, its place in kept_order (oldest first) moves with it.
-space_state::kept_page& kept_at(space_state& s, std::uint64_t off, std::uint64_t gen) {
-  space_state::kept_page& k = s.kept[off];
-  if (s.writes_reported) {
-    if (k.image) s.kept_order.erase({k.gen, off});
-    s.kept_order.emplace(gen, off);
-  }
+// reported, it goes to the back of kept_order (its older entry, if any, is
+// stale now).
+page_image& kept_at(space_state& s, std::uint64_t off, std::uint64_t gen) {
+  page_image& k = s.kept[off];
+  if (s.writes_reported) s.kept_order.emplace_back(gen, off);
   k.gen = gen;
   return k;
 }
@@ -48,7 +46,7 @@ void keep_image(space_state& s, std::uint64_t off, std::uint64_t gen,
 
 void drop_unchanged_kept(space_state& s, std::vector<log_extent>& runs) {
   if (s.kept.empty()) return;
-  s.kept.erase(s.kept.lower_bound(s.size), s.kept.end());  // cut by a compaction
+  s.kept.erase_from(s.size);  // cut by a compaction
   if (s.kept.empty()) return;
   const auto t0 = std::chrono::steady_clock::now();
   drop_pages_matching_images(s, s.kept, runs);
@@ -61,7 +59,7 @@ void keep_committed(space_state& s, const std::vector<log_extent>& pages) {
   if (bytes / s.sys_page > kept_max) {
     // A big commit: its pages go, as every page once did.
     std::vector<log_extent> all = pages;
-    for (const auto& [off, k] : s.kept) all.push_back({off, s.sys_page});
+    for (const auto& [off, k] : s.kept) all.push_back({off, s.sys_page});  // in any order
     drop_ranges(s, all);
     forget_kept(s);
     return;
@@ -69,7 +67,7 @@ void keep_committed(space_state& s, const std::vector<log_extent>& pages) {
   const std::uint64_t g = s.committed.generation;
   for (const log_extent& r : pages) {
     for (std::uint64_t off = r.offset; off < r.offset + r.length; off += s.sys_page) {
-      space_state::kept_page& k = kept_at(s, off, g);
+      page_image& k = kept_at(s, off, g);
       if (!k.image) k.image.reset(new std::byte[s.sys_page]);
       std::memcpy(k.image.get(), s.base + off, s.sys_page);
     }
@@ -80,16 +78,20 @@ void keep_committed(space_state& s, const std::vector<log_extent>& pages) {
     // than reading the file's page. The oldest go past kept_max.
     std::vector<log_extent> going;
     while (s.kept.size() > kept_max && !s.kept_order.empty()) {
-      const auto [gen, off] = *s.kept_order.begin();
-      s.kept_order.erase(s.kept_order.begin());
-      const auto it = s.kept.find(off);
-      if (it == s.kept.end() || it->second.gen != gen) continue;  // stale
-      s.kept.erase(it);
+      const auto [gen, off] = s.kept_order.front();
+      s.kept_order.pop_front();
+      const page_image* k = s.kept.find(off);
+      if (k == nullptr || k->gen != gen) continue;  // stale
+      s.kept.erase(off);
       going.push_back({off, s.sys_page});
     }
-    if (s.kept_order.size() > 2 * kept_max) {  // stale entries: rebuilt from `kept`
-      s.kept_order.clear();
-      for (const auto& [off, k] : s.kept) s.kept_order.emplace(k.gen, off);
+    if (s.kept_order.size() > 2 * std::max(s.kept.size(), kept_max)) {
+      // Mostly stale entries: rebuilt from `kept`, oldest commit first.
+      std::vector<std::pair<std::uint64_t, std::uint64_t>> order;
+      order.reserve(s.kept.size());
+      for (const auto& [off, k] : s.kept) order.emplace_back(k.gen, off);
+      std::sort(order.begin(), order.end());
+      s.kept_order.assign(order.begin(), order.end());
     }
     std::sort(going.begin(), going.end(),
               [](const log_extent& a, const log_extent& b) { return a.offset < b.offset; });
@@ -103,14 +105,12 @@ void keep_committed(space_state& s, const std::vector<log_extent>& pages) {
   const std::uint64_t stay = kept_commits_for(price, s.compare_ns_per_page);
   const std::uint64_t limit = kept_pages_for(bytes / s.sys_page, price, s.compare_ns_per_page);
   std::vector<log_extent> going;
-  for (auto it = s.kept.begin(); it != s.kept.end();) {
-    if (it->second.gen != g && g - it->second.gen >= stay) {
-      append_run(going, it->first, s.sys_page);  // in offset order: neighbours join
-      it = s.kept.erase(it);
-    } else {
-      ++it;
-    }
-  }
+  s.kept.erase_if([&](std::uint64_t off, const page_image& k) {
+    if (k.gen == g || g - k.gen < stay) return false;
+    going.push_back({off, s.sys_page});
+    return true;
+  });
+  going = merge_runs(going, {});  // in offset order, neighbours in one run
   if (s.kept.size() > limit) {
     std::vector<std::pair<std::uint64_t, std::uint64_t>> older;  // (commit, offset)
     for (const auto& [off, k] : s.kept)

@@ -92,20 +92,16 @@ void advance_from_log(space_state& s, reader_table& t, std::uint64_t target) {
 void forget_caught_up(space_state& s, reader_table& t, std::uint64_t target, bool maybe_changed) {
   std::unique_ptr<std::byte[]> buf;
   if (maybe_changed) buf.reset(new std::byte[s.sys_page]);
-  for (auto it = t.lagging.begin(); it != t.lagging.end();) {
-    if (it->second.gen > target) {
-      ++it;
-      continue;
-    }
-    const std::uint64_t off = it->first;
+  t.lagging.erase_if([&](std::uint64_t off, const page_image& l) {
+    if (l.gen > target) return false;
     if (off < s.size &&
         (!maybe_changed ||
          (pread_full(s.fd.get(), buf.get(), s.sys_page, off) ==
               static_cast<long long>(s.sys_page) &&
           std::memcmp(buf.get(), s.base + off, s.sys_page) == 0)))
       ::madvise(s.base + off, s.sys_page, MADV_DONTNEED);
-    it = t.lagging.erase(it);
-  }
+    return true;
+  });
 }
 
 }  // namespace
@@ -115,7 +111,7 @@ void restart_log_beside_readers(space_state& s) {
   if (t == nullptr || !s.log_open || file_is_current(s)) return;
   // The pages the file lacks, in order, each with its newest committed
   // image; pages past the committed size (cut by a compaction) go.
-  std::erase_if(t->lagging, [&](const auto& e) { return e.first >= s.committed.file_size; });
+  t->lagging.erase_from(s.committed.file_size);
   const std::uint64_t lag_bytes = t->lagging.size() * s.sys_page;
   if (s.log_head < std::max(log_bound, 2 * (lag_bytes + record_head_bytes(t->lagging.size()))))
     return;
@@ -129,9 +125,9 @@ void restart_log_beside_readers(space_state& s) {
   std::vector<log_extent> runs;
   std::vector<std::byte> images(static_cast<std::size_t>(lag_bytes));
   std::size_t k = 0;
-  for (const auto& [off, l] : t->lagging) {
+  for (const std::uint64_t off : t->lagging.sorted_offsets()) {
     append_run(runs, off, s.sys_page);
-    std::memcpy(images.data() + k * s.sys_page, l.image.get(), s.sys_page);
+    std::memcpy(images.data() + k * s.sys_page, t->lagging.find(off)->image.get(), s.sys_page);
     ++k;
   }
   const std::vector<std::byte> head =
@@ -272,10 +268,10 @@ void write_lagging_images(space_state& s, const reader_table& t) {
       throw_errno(s.path, "write (the commits are durable in the log)", e);
     run.clear();
   };
-  for (const auto& [off, l] : t.lagging) {
+  for (const std::uint64_t off : t.lagging.sorted_offsets()) {
     if (!run.empty() && off != run_at + run.size() * s.sys_page) write_run();
     if (run.empty()) run_at = off;
-    run.push_back({l.image.get(), static_cast<std::size_t>(s.sys_page)});
+    run.push_back({t.lagging.find(off)->image.get(), static_cast<std::size_t>(s.sys_page)});
   }
   if (!run.empty()) write_run();
 }
@@ -317,7 +313,7 @@ void place_commit(space_state& s, std::uint64_t record_at, const std::vector<log
     if (t != nullptr && !t->lagging.empty()) {
       // Pages a compaction cut are no part of this commit (the file's end
       // goes below), nor mapped any more.
-      for (const auto& [off, l] : t->lagging)
+      for (const std::uint64_t off : t->lagging.sorted_offsets())
         if (off < s.size) lagging.push_back({off, s.sys_page});
       writes = merge_runs(writes, lagging);
     }
@@ -366,7 +362,7 @@ void place_commit(space_state& s, std::uint64_t record_at, const std::vector<log
       const auto drop_start = std::chrono::steady_clock::now();
       std::vector<log_extent> stretches;
       std::uint64_t from = space_data_start;
-      for (const auto& [off, k] : s.kept) {
+      for (const std::uint64_t off : s.kept.sorted_offsets()) {
         if (off >= end) break;
         if (off > from) stretches.push_back({from, off - from});
         from = std::max(from, off + s.sys_page);
@@ -411,10 +407,10 @@ void place_commit(space_state& s, std::uint64_t record_at, const std::vector<log
   // each with its image as the commit left it (lagging, no longer kept).
   for (const log_extent& r : pages) {
     for (std::uint64_t off = r.offset; off < r.offset + r.length; off += s.sys_page) {
-      reader_table::lagging_page& l = t->lagging[off];
-      if (const auto k = s.kept.find(off); k != s.kept.end()) {
-        if (!l.image) l.image = std::move(k->second.image);  // its order entry goes stale
-        s.kept.erase(k);
+      page_image& l = t->lagging[off];
+      if (page_image* k = s.kept.find(off)) {
+        if (!l.image) l.image = std::move(k->image);  // its order entry goes stale
+        s.kept.erase(off);
       }
       l.gen = g;
       if (!l.image) l.image.reset(new std::byte[s.sys_page]);
@@ -434,8 +430,7 @@ void catch_up(space_state& s) {
   const std::uint64_t target = advance_target(*t, s.committed.generation);
   if (target <= t->file_gen) return;
   s.lag_chosen = false;  // what is left of the lag, if any, a reader's
-  if (target == s.committed.generation && s.writes_reported &&
-      (t->lagging.empty() || t->lagging.rbegin()->first < s.size)) {
+  if (target == s.committed.generation && s.writes_reported && t->lagging.below(s.size)) {
     // Every page the file lacks is lagging, with its image as the newest
     // commit left it: written from the images (no read of the log, and
     // uncommitted changes in the mapping stay out), then kept.

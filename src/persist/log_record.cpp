@@ -144,35 +144,27 @@ std::vector<log_extent> log_changes(const space_state& s, const std::vector<log_
   std::vector<log_extent> out;
   std::vector<std::byte> was;
   const reader_table* t = s.readers.get();
-  const bool lagging = t != nullptr && !t->lagging.empty();
-  // The image of the page at `at` kept in memory (a lagging or a kept
-  // page's), or null; `next` receives where the next such page starts.
-  const auto image_at = [&](std::uint64_t at, std::uint64_t& next) -> const std::byte* {
-    next = ~std::uint64_t{0};
-    const std::byte* found = nullptr;
-    const auto look = [&](const auto& pages_with_images) {
-      const auto it = pages_with_images.lower_bound(at);
-      if (it == pages_with_images.end()) return;
-      if (it->first == at)
-        found = it->second.image.get();
-      else
-        next = std::min(next, it->first);
-    };
-    if (lagging) look(t->lagging);
-    look(s.kept);
-    return found;
+  // The image of the page at `at` kept in memory (a kept or a lagging
+  // page's), or null.
+  const auto image_at = [&](std::uint64_t at) -> const std::byte* {
+    if (const page_image* k = s.kept.find(at)) return k->image.get();
+    if (t != nullptr)
+      if (const page_image* l = t->lagging.find(at)) return l->image.get();
+    return nullptr;
   };
   for (const log_extent& r : pages) {
     const std::uint64_t end = r.offset + r.length;
     const std::uint64_t cut = std::clamp(committed_bytes, r.offset, end);
     for (std::uint64_t at = r.offset; at < cut;) {
-      std::uint64_t stop = std::min<std::uint64_t>(cut, at + copy_chunk), next;
-      if (const std::byte* image = image_at(at, next)) {
+      if (const std::byte* image = image_at(at)) {
         append_changes(s.base + at, image, s.sys_page, at, out);
         at += s.sys_page;
         continue;
       }
-      stop = std::min(stop, next);
+      // The pages up to the next one with an image, read at once.
+      const std::uint64_t limit = std::min<std::uint64_t>(cut, at + copy_chunk);
+      std::uint64_t stop = std::min(limit, at + s.sys_page);
+      while (stop < limit && image_at(stop) == nullptr) stop = std::min(limit, stop + s.sys_page);
       // The file's pages: the page cache's, which the mapping copied from
       // when the commit's first write reached each of them. Unreadable, the
       // pages are logged whole (the record stays right, only longer).

@@ -27,6 +27,7 @@
 #include <fl/mapped_space.hpp>
 
 #include "persist/page_bits.hpp"
+#include "persist/page_images.hpp"
 #include "persist/posix.hpp"
 
 #include <algorithm>
@@ -36,8 +37,6 @@
 #include <cstring>
 #include <deque>
 #include <filesystem>
-#include <map>
-#include <set>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -107,8 +106,8 @@ struct reader_table {
   // The writer: the commit the data file holds in place (older than the
   // newest while a reader holds an older one), the log records of the commits
   // after it, and the pages the mapping holds privately because the file
-  // lacks them: page offset -> (the commit that last changed it, the page as
-  // that commit left it). The image is kept here, not found in the log: a
+  // lacks them, each with the commit that last changed it and the page as
+  // that commit left it. The image is kept here, not found in the log: a
   // record holds only the bytes its commit changed, and the writer compares
   // a lagging page with its last commit's image (drop_unchanged_lagging),
   // logs its changes against it (log_changes) and rolls back to it.
@@ -117,12 +116,8 @@ struct reader_table {
     std::uint64_t gen;
     std::uint64_t at;
   };
-  struct lagging_page {
-    std::uint64_t gen;
-    std::unique_ptr<std::byte[]> image;  // sys_page bytes
-  };
   std::vector<logged> records;
-  std::map<std::uint64_t, lagging_page> lagging;
+  page_images lagging;
 
   reader_table() = default;
   reader_table(const reader_table&) = delete;
@@ -239,20 +234,17 @@ struct space_state {
   space_meta committed{};     // the last commit, as on disk
   std::uint64_t last_sync_pages = 0;
   std::uint64_t last_sync_log_bytes = 0;
-  // Pages a commit wrote and left mapped as private copies (kept_pages.cpp):
-  // page offset -> (the commit that last changed it, its bytes then). They
+  // Pages a commit wrote and left mapped as private copies (kept_pages.cpp),
+  // each with the commit that last changed it and its bytes then. They
   // equal the file, but the page tables show them as written, so each
   // commit compares them with their image and leaves out the unchanged.
-  struct kept_page {
-    std::uint64_t gen;
-    std::unique_ptr<std::byte[]> image;  // sys_page bytes
-  };
-  std::map<std::uint64_t, kept_page> kept;
+  page_images kept;
   // A space whose writes are reported: (the commit that last changed it,
-  // offset) of each kept page, oldest first, the order pages leave in once
-  // kept_max are kept. An entry whose page left `kept` otherwise, or was
-  // changed again, is stale and skipped (the page's gen tells).
-  std::set<std::pair<std::uint64_t, std::uint64_t>> kept_order;
+  // offset) of each kept page, in the order the pages were kept, which is
+  // the order they leave in once kept_max are kept. An entry whose page left
+  // `kept`, or was kept again since, is stale and skipped (the page's gen
+  // tells).
+  std::deque<std::pair<std::uint64_t, std::uint64_t>> kept_order;
   // The rent of the clean pages reads mapped (place_commit in
   // lagging_file.cpp): the time the change scans spent while more were
   // mapped than a commit keeps for free, since they were last dropped, and
@@ -656,18 +648,16 @@ inline void note_write(space_state& s, std::uint64_t off, std::uint64_t len) {
 }
 // Empties s.written: its pages are committed, or the file's again.
 void forget_reports(space_state& s) noexcept;
-// Drops from `runs` (sorted page runs) every page that `images` (page offset
-// -> an entry with the page's `image`: the lagging or the kept pages) holds
-// an image of equal to the mapping's bytes: the page is as its commit left
-// it, so a commit leaves it out.
-template <class Images>
-void drop_pages_matching_images(const space_state& s, const Images& images,
-                                std::vector<log_extent>& runs) {
+// Drops from `runs` (sorted page runs) every page that `images` (the
+// lagging or the kept pages) holds an image of equal to the mapping's bytes:
+// the page is as its commit left it, so a commit leaves it out.
+inline void drop_pages_matching_images(const space_state& s, const page_images& images,
+                                       std::vector<log_extent>& runs) {
   std::vector<log_extent> out;
   for (const log_extent& r : runs) {
     for (std::uint64_t off = r.offset; off < r.offset + r.length; off += s.sys_page) {
-      const auto it = images.find(off);
-      if (it == images.end() || std::memcmp(it->second.image.get(), s.base + off, s.sys_page) != 0)
+      const page_image* p = images.find(off);
+      if (p == nullptr || std::memcmp(p->image.get(), s.base + off, s.sys_page) != 0)
         append_run(out, off, s.sys_page);
     }
   }
