@@ -126,15 +126,29 @@ namespace {
 // it (16 of them are an extent's own cost in the record).
 constexpr std::size_t change_unit = 64;
 
+// Whether the change_unit bytes at `a` and `b` differ: the words' XORs
+// OR-ed, in vector registers, with no call (a commit's pages are compared a
+// unit at a time: 64 calls of memcmp a page took 14% of a commit's CPU).
+typedef std::uint64_t two_words __attribute__((vector_size(16)));
+inline bool unit_differs(const std::byte* a, const std::byte* b) noexcept {
+  two_words x{};
+  for (std::size_t k = 0; k < change_unit; k += sizeof x) {
+    two_words u, v;
+    std::memcpy(&u, a + k, sizeof u);
+    std::memcpy(&v, b + k, sizeof v);
+    x |= u ^ v;
+  }
+  return (x[0] | x[1]) != 0;
+}
+
 // Appends to `out` the units of `n` bytes at file offset `at` whose bytes
 // `now` differ from `was`, adjacent units joined.
 void append_changes(const std::byte* now, const std::byte* was, std::size_t n, std::uint64_t at,
                     std::vector<log_extent>& out) {
-  if (std::memcmp(now, was, n) == 0) return;
-  for (std::size_t i = 0; i < n; i += change_unit) {
-    const std::size_t len = std::min(change_unit, n - i);
-    if (std::memcmp(now + i, was + i, len) != 0) append_run(out, at + i, len);
-  }
+  std::size_t i = 0;
+  for (; i + change_unit <= n; i += change_unit)
+    if (unit_differs(now + i, was + i)) append_run(out, at + i, change_unit);
+  if (i < n && std::memcmp(now + i, was + i, n - i) != 0) append_run(out, at + i, n - i);
 }
 
 }  // namespace
