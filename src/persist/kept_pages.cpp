@@ -39,6 +39,20 @@ page_image& kept_at(space_state& s, std::uint64_t off, std::uint64_t gen) {
 
 }  // namespace
 
+void follow_changes(const space_state& s, std::byte* image, std::uint64_t off,
+                    const std::vector<log_extent>& changes, std::size_t& next) {
+  const std::uint64_t end = off + s.sys_page;
+  while (next < changes.size() && changes[next].offset + changes[next].length <= off) ++next;
+  for (std::size_t i = next; i < changes.size() && changes[i].offset < end; ++i) {
+    const std::uint64_t from = std::max(changes[i].offset, off);
+    const std::uint64_t to = std::min(changes[i].offset + changes[i].length, end);
+    std::memcpy(image + (from - off), s.base + from, to - from);
+  }
+  if (s.check_reports && std::memcmp(image, s.base + off, s.sys_page) != 0)
+    fail(s, "the image of the page at offset " + hex(off) +
+                " missed a change of its commit (a defect of fl); nothing is wrong on disk");
+}
+
 void keep_image(space_state& s, std::uint64_t off, std::uint64_t gen,
                 std::unique_ptr<std::byte[]> image) {
   kept_at(s, off, gen).image = std::move(image);
@@ -53,7 +67,8 @@ void drop_unchanged_kept(space_state& s, std::vector<log_extent>& runs) {
   s.compare_ns_per_page = std::max<std::uint64_t>(1, ns_since(t0) / s.kept.size());
 }
 
-void keep_committed(space_state& s, const std::vector<log_extent>& pages) {
+void keep_committed(space_state& s, const std::vector<log_extent>& pages,
+                    const std::vector<log_extent>& changes) {
   std::uint64_t bytes = 0;
   for (const log_extent& r : pages) bytes += r.length;
   if (bytes / s.sys_page > kept_max) {
@@ -65,11 +80,16 @@ void keep_committed(space_state& s, const std::vector<log_extent>& pages) {
     return;
   }
   const std::uint64_t g = s.committed.generation;
+  std::size_t next = 0;
   for (const log_extent& r : pages) {
     for (std::uint64_t off = r.offset; off < r.offset + r.length; off += s.sys_page) {
       page_image& k = kept_at(s, off, g);
-      if (!k.image) k.image.reset(new std::byte[s.sys_page]);
-      std::memcpy(k.image.get(), s.base + off, s.sys_page);
+      if (k.image) {
+        follow_changes(s, k.image.get(), off, changes, next);
+      } else {
+        k.image.reset(new std::byte[s.sys_page]);
+        std::memcpy(k.image.get(), s.base + off, s.sys_page);
+      }
     }
   }
   if (s.writes_reported) {

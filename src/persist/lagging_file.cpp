@@ -358,7 +358,7 @@ void place_commit(space_state& s, std::uint64_t record_at, const std::vector<log
       std::uint64_t end = scan.end;
       if (!pages.empty()) end = std::max(end, pages.back().offset + pages.back().length);
       if (!lagging.empty()) end = std::max(end, lagging.back().offset + lagging.back().length);
-      keep_committed(s, pages);
+      keep_committed(s, pages, changes);
       const auto drop_start = std::chrono::steady_clock::now();
       std::vector<log_extent> stretches;
       std::uint64_t from = space_data_start;
@@ -399,12 +399,13 @@ void place_commit(space_state& s, std::uint64_t record_at, const std::vector<log
         }
       }
       drop_ranges(s, going);
-      keep_committed(s, pages);
+      keep_committed(s, pages, changes);
     }
     return;
   }
   // A reader holds an older commit: this commit's pages stay private here,
   // each with its image as the commit left it (lagging, no longer kept).
+  std::size_t next = 0;
   for (const log_extent& r : pages) {
     for (std::uint64_t off = r.offset; off < r.offset + r.length; off += s.sys_page) {
       page_image& l = t->lagging[off];
@@ -413,8 +414,12 @@ void place_commit(space_state& s, std::uint64_t record_at, const std::vector<log
         s.kept.erase(off);
       }
       l.gen = g;
-      if (!l.image) l.image.reset(new std::byte[s.sys_page]);
-      std::memcpy(l.image.get(), s.base + off, s.sys_page);
+      if (l.image) {
+        follow_changes(s, l.image.get(), off, changes, next);
+      } else {
+        l.image.reset(new std::byte[s.sys_page]);
+        std::memcpy(l.image.get(), s.base + off, s.sys_page);
+      }
     }
   }
   t->records.push_back({g, record_at});

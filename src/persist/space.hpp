@@ -954,7 +954,17 @@ void drop_unchanged_kept(space_state& s, std::vector<log_extent>& runs);
 // kept_max; kept pages that no commit changed for kept_commits_for(...)
 // commits are unmapped (the file holds them) and forgotten, and then the
 // oldest while more than kept_pages_for(...) are kept.
-void keep_committed(space_state& s, const std::vector<log_extent>& pages);
+void keep_committed(space_state& s, const std::vector<log_extent>& pages,
+                    const std::vector<log_extent>& changes);
+// Brings `image`, the page at `off` as the commit before this one left it,
+// to the page as this one leaves it: the bytes of the commit's `changes`
+// (log_changes' extents, ascending, found against this same image) copied
+// over it, not the whole page. `next`, an index into `changes`, is where
+// the search starts, and is left for the next page (pages in ascending
+// order). With check_reports, refuses (persist_error) an image that then
+// differs from the page.
+void follow_changes(const space_state& s, std::byte* image, std::uint64_t off,
+                    const std::vector<log_extent>& changes, std::size_t& next);
 // Keeps the page at `off` with `image`, the page as commit `gen` left it,
 // which the data file holds (a lagging page once the file caught up).
 void keep_image(space_state& s, std::uint64_t off, std::uint64_t gen,
