@@ -950,7 +950,8 @@ void drop_unchanged_lagging(space_state& s, std::vector<log_extent>& runs);
 // Pages past the mapped size (a compaction cut them) are forgotten.
 void drop_unchanged_kept(space_state& s, std::vector<log_extent>& runs);
 // After commit s.committed wrote the page runs `pages` in place: keeps them
-// mapped with their images, or unmaps them when there are more than
+// mapped with their images (an image kept already follows the commit's
+// `changes`: follow_changes), or unmaps them when there are more than
 // kept_max; kept pages that no commit changed for kept_commits_for(...)
 // commits are unmapped (the file holds them) and forgotten, and then the
 // oldest while more than kept_pages_for(...) are kept.
