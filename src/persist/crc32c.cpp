@@ -80,22 +80,21 @@ namespace {
 
 // Polynomials over GF(2) modulo the Castagnoli polynomial, in the order a
 // reflected CRC register keeps them: bit 31 holds x^0, bit 0 x^31.
-std::uint32_t multiply_mod(std::uint32_t a, std::uint32_t b) noexcept {
-  std::uint32_t product = 0;
-  for (std::uint32_t bit = 0x80000000u; bit != 0; bit >>= 1) {
-    if (a & bit) product ^= b;
-    b = (b & 1) ? (b >> 1) ^ poly : b >> 1;  // b *= x
-  }
-  return product;
-}
-
+//
 // A polynomial b with its products by x^0 .. x^31, so that a product by it
 // is the XOR of those a's bits select: no branch on a's bits, which are
 // random (a patch of the checksum table's CRC multiplies at every change,
 // and the branches' mispredictions made those multiplies 3% of a commit's
 // CPU).
 struct multiples {
-  std::array<std::uint32_t, 32> of_x;  // b * x^j
+  std::array<std::uint32_t, 32> of_x{};  // b * x^j
+  multiples() noexcept = default;
+  explicit multiples(std::uint32_t b) noexcept {
+    for (std::uint32_t& m : of_x) {
+      m = b;
+      b = (b & 1) ? (b >> 1) ^ poly : b >> 1;  // b *= x
+    }
+  }
   std::uint32_t times(std::uint32_t a) const noexcept {
     std::uint32_t product = 0;
     for (unsigned j = 0; j < 32; ++j) product ^= of_x[j] & (0u - ((a >> (31 - j)) & 1u));
@@ -108,15 +107,8 @@ struct multiples {
 const std::array<multiples, 64>& zero_byte_powers() noexcept {
   static const std::array<multiples, 64> powers = [] {
     std::array<multiples, 64> p{};
-    std::uint32_t power = 0x80000000u >> 8;  // x^8
-    for (std::size_t k = 0; k < p.size(); ++k) {
-      std::uint32_t b = power;
-      for (std::uint32_t& m : p[k].of_x) {
-        m = b;
-        b = (b & 1) ? (b >> 1) ^ poly : b >> 1;
-      }
-      power = multiply_mod(power, power);
-    }
+    p[0] = multiples(0x80000000u >> 8);  // x^8
+    for (std::size_t k = 1; k < p.size(); ++k) p[k] = multiples(p[k - 1].times(p[k - 1].of_x[0]));
     return p;
   }();
   return powers;

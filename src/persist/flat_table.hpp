@@ -105,9 +105,11 @@ class flat_table {
  private:
   static constexpr std::size_t npos = ~std::size_t{0};
   std::size_t mask() const noexcept { return slots_.size() - 1; }
-  std::size_t home(std::uint64_t key) const noexcept {
-    return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> shift_);
+  // The slot a key's probe starts at in a table of 2^(64 - shift) slots.
+  static std::size_t home_in(std::uint64_t key, unsigned shift) noexcept {
+    return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> shift);
   }
+  std::size_t home(std::uint64_t key) const noexcept { return home_in(key, shift_); }
   std::size_t index_of(std::uint64_t key) const noexcept {
     if (count_ == 0) return npos;
     for (std::size_t i = home(key);; i = (i + 1) & mask()) {
@@ -120,7 +122,7 @@ class flat_table {
     const unsigned shift = 64 - static_cast<unsigned>(__builtin_ctzll(capacity));
     for (Slot& s : slots_) {
       if (s.key == Vacant) continue;
-      std::size_t i = static_cast<std::size_t>((s.key * 0x9E3779B97F4A7C15ull) >> shift);
+      std::size_t i = home_in(s.key, shift);
       while (grown[i].key != Vacant) i = (i + 1) & (capacity - 1);
       grown[i] = std::move(s);
     }
