@@ -1,7 +1,7 @@
 // fl::json_store::import of big texts, which the builder streams to the file
 // in chunks (src/json/store.cpp), the block layout the JSON layer takes from
 // the space (persist_format.hpp: payload_class, lay_live_block), and dump()'s
-// string escapes at every position of its eight-byte fast path.
+// string escapes at every position of its sixteen- and eight-byte paths.
 #include <fl/json_store.hpp>
 #include <fl/mapped_space.hpp>
 
@@ -21,6 +21,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -175,6 +176,72 @@ TEST_F(JsonImportTest, DumpEscapesAtEveryOffset) {
   want += ']';
   auto s = fl::json_store::import(text, file());
   EXPECT_EQ(str(s.dump()), want);
+}
+
+// `s` escaped as dump() writes a string, one byte at a time: the reference
+// for its vector paths.
+std::string escaped(std::string_view s) {
+  std::string out = "\"";
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (c < 0x20) {
+          static constexpr char hex[] = "0123456789abcdef";
+          out += "\\u00";
+          out += hex[c >> 4];
+          out += hex[c & 15];
+        } else {
+          out += ch;
+        }
+    }
+  }
+  return out + '"';
+}
+
+// dump() finds a string's escapes sixteen bytes at a time, then eight, and
+// reads a short tail as the string's last sixteen (or eight) bytes when the
+// ones before it were copied as they are: strings of every length up to 80
+// (so every tail, after and without an escape), made of characters that
+// need an escape, that do not (0x7f, space) and of UTF-8 sequences of two
+// to four bytes, each string beside its neighbours in one array, against
+// the reference escaped byte by byte.
+TEST_F(JsonImportTest, DumpEscapesStringsOfEveryLength) {
+  const std::vector<std::string> pieces = {
+      "a",  "b",    "Z",    "0",  " ",  "\x7f", "\"",       "\\",           "\n",
+      "\t", "\x01", "\x1f", "\b", "\f", "\r",   "\xc3\xa9", "\xe6\x97\xa5", "\xf0\x9f\x98\x80"};
+  std::mt19937 rng(fl_test::test_seed());
+  std::string text = "[", want = "[";
+  for (int round = 0; round < 40; ++round) {
+    // Mostly plain text, so that runs long enough for the vector paths form.
+    const unsigned plain_in_16 = round % 4 == 0 ? 8 : 15;
+    for (std::size_t len = 0; len <= 80; ++len) {
+      std::string body;
+      while (body.size() < len) {
+        body += rng() % 16 < plain_in_16 ? std::string(1, static_cast<char>('a' + rng() % 26))
+                                         : pieces[rng() % pieces.size()];
+      }
+      if (text.size() > 1) {
+        text += ',';
+        want += ',';
+      }
+      text += escaped(body);
+      want += escaped(body);
+    }
+  }
+  text += ']';
+  want += ']';
+  auto s = fl::json_store::import(text, file());
+  ASSERT_EQ(str(s.dump()), want);
+  s.sync();
+  EXPECT_EQ(str(fl::json_store::open(file()).dump()), want);
 }
 
 }  // namespace

@@ -12,6 +12,10 @@
 #include <stdexcept>
 #include <string>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace fl {
 inline namespace FL_ABI_NS {
 namespace detail {
@@ -67,43 +71,87 @@ constexpr auto escape_table = [] {
   return t;
 }();
 
-// Does any of the eight bytes of `v` need an escape: below 0x20, '"' or
-// '\\'? (Per byte: x - k borrows into the top bit when x < k; the top bit of
-// ~x keeps bytes of 0x80 and above out. Exact: a byte that does not need an
-// escape never sets its flag, and a flag set is only ever checked for zero.)
-constexpr bool needs_escape(std::uint64_t v) noexcept {
+// The first of the eight bytes of `v` (in memory order) that needs an
+// escape: below 0x20, '"' or '\\'; 8 when none does. (Per byte: x - k borrows
+// into the top bit when x < k, and ~x keeps bytes of 0x80 and above out. A
+// borrow only runs towards later bytes, so the first flag set is exact.)
+constexpr unsigned first_escape8(std::uint64_t v) noexcept {
   constexpr std::uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
   const auto has_zero = [](std::uint64_t x) { return (x - ones) & ~x & highs; };
   const std::uint64_t below_space = (v - ones * 0x20) & ~v & highs;
-  return (below_space | has_zero(v ^ (ones * '"')) | has_zero(v ^ (ones * '\\'))) != 0;
+  const std::uint64_t flags =
+      below_space | has_zero(v ^ (ones * '"')) | has_zero(v ^ (ones * '\\'));
+  return flags == 0 ? 8 : static_cast<unsigned>(__builtin_ctzll(flags)) / 8;
 }
-static_assert(!needs_escape(0x6867666564636261u) && needs_escape(0x68676665646322a1u) &&
-              needs_escape(0x1f67666564636261u) && needs_escape(0x68676665645c6261u) &&
-              !needs_escape(0xffe0a0807f7e2120u));
+static_assert(first_escape8(0x6867666564636261u) == 8 && first_escape8(0x68676665646322a1u) == 1 &&
+              first_escape8(0x1f67666564636261u) == 7 && first_escape8(0x68676665645c6261u) == 2 &&
+              first_escape8(0xffe0a0807f7e2120u) == 8 && first_escape8(0x2200000000000000u) == 0);
+
+#if defined(__SSE2__)
+// The bytes of the sixteen at `p` that need an escape, a bit each (bit i
+// for p[i]); the sixteen bytes in `v`.
+inline unsigned escapes16(const unsigned char* p, __m128i& v) noexcept {
+  std::memcpy(&v, p, sizeof v);  // an unaligned load
+  const __m128i limit = _mm_set1_epi8(0x1f);
+  const __m128i control = _mm_cmpeq_epi8(_mm_max_epu8(v, limit), limit);  // v <= 0x1f
+  const __m128i quote = _mm_cmpeq_epi8(v, _mm_set1_epi8('"'));
+  const __m128i backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'));
+  return static_cast<unsigned>(
+      _mm_movemask_epi8(_mm_or_si128(control, _mm_or_si128(quote, backslash))));
+}
+#endif
 
 // `s` as a JSON string (quoted, escaped) at `w`, which has room for the
 // worst case, s.size() * 6 + 2 bytes (every byte as \u00XX); returns its
-// end. Eight bytes at a time while none of them needs an escape (the common
-// case: text without quotes, backslashes or control characters).
+// end. The bytes before the next escape are found and copied a vector (or a
+// word) at a time: most text needs no escape at all. A tail shorter than the
+// vector is read as the string's last sixteen (or eight) bytes when the ones
+// before it were copied as they are, so that they can be copied again: no
+// read or write outside the string and its output, and short strings (keys)
+// are not copied byte by byte.
 unsigned char* write_string(std::string_view s, unsigned char* w) noexcept {
   *w++ = '"';
   const auto* p = reinterpret_cast<const unsigned char*>(s.data());
-  const auto* e = p + s.size();
+  const auto* const e = p + s.size();
+  // Bytes just before p copied as they are: the output just before w is
+  // the input just before p.
+  std::size_t verbatim = 0;
   while (p != e) {
-    while (e - p >= 8) {
+    const std::size_t left = static_cast<std::size_t>(e - p);
+    std::size_t run;   // bytes at p that need no escape, copied below
+    std::size_t seen;  // bytes at p looked at: run < seen means p[run] needs one
+#if defined(__SSE2__)
+    if (left >= 16 || verbatim >= 16 - left) {
+      // Sixteen at p, or the last sixteen (then `back` of them again).
+      const std::size_t back = left >= 16 ? 0 : 16 - left;
+      __m128i v;
+      const unsigned m = escapes16(p - back, v) >> back;
+      std::memcpy(w - back, &v, sizeof v);
+      seen = std::min<std::size_t>(left, 16);
+      run = m == 0 ? seen : static_cast<std::size_t>(__builtin_ctz(m));
+    } else
+#endif
+        if (left >= 8 || verbatim >= 8 - left) {
+      const std::size_t back = left >= 8 ? 0 : 8 - left;
       std::uint64_t v;
-      std::memcpy(&v, p, 8);
-      if (needs_escape(v)) break;
-      std::memcpy(w, &v, 8);
-      p += 8;
-      w += 8;
+      std::memcpy(&v, p - back, sizeof v);
+      std::memcpy(w - back, &v, sizeof v);
+      seen = std::min<std::size_t>(left, 8);
+      // Bytes before p (the ones copied again) need no escape.
+      run = std::min<std::size_t>(first_escape8(v) - back, seen);
+    } else {
+      seen = 1;
+      run = escape_table[*p] == 0 ? 1 : 0;
+      if (run) *w = *p;
     }
-    if (p == e) break;
+    p += run;
+    w += run;
+    verbatim += run;
+    if (run == seen) continue;
     const unsigned char c = *p++;
     const char esc = escape_table[c];
-    if (esc == 0) {
-      *w++ = c;
-    } else if (esc != 'u') {
+    verbatim = 0;
+    if (esc != 'u') {
       *w++ = '\\';
       *w++ = static_cast<unsigned char>(esc);
     } else {
