@@ -6,11 +6,13 @@
 // import whose objects repeat their keys (the builder reuses the index of an
 // object with the same keys), or nearly do, looked up key by key; and
 // key_sorter, which sorts an imported object's keys in runs spilled to a
-// temporary file and merged, against the same order.
+// temporary file and merged, against the same order; and lookups in objects
+// of every size around the scan's bound and the index's.
 #include "json/json_internal.hpp"
 
 #include <fl/json_store.hpp>
 
+#include "json_pointers.hpp"
 #include "persist_support.hpp"
 
 #include "test_support.hpp"
@@ -147,6 +149,86 @@ TEST(MemberIndex, ObjectsThatRepeatTheirKeysFindEveryMember) {
       ASSERT_TRUE(v) << "object " << o << " key " << objects[o][i];
       EXPECT_EQ(v->as_uint64(), o * 100 + i) << "object " << o << " key " << objects[o][i];
     }
+  }
+}
+
+// A lookup scans an object's keys up to 64 members (lengths in order, a
+// key's bytes compared in words where the length matches) and searches the
+// sorted index above: objects of sizes around both bounds, keys of every
+// length from 0 to 40 (so every word path of the compare), pairs that differ
+// only in their first or last byte, keys with '/' and '~' (escaped in the
+// pointers), a key given twice (the last one wins); every key found by
+// pointer, by json_value::find and by a set through a pointer, and keys one
+// byte off or one byte longer not found; on the imported store, then after
+// members added one by one (keys in blocks of their own) and a reopen.
+TEST(MemberLookup, ObjectsOfEverySizeFindEveryKeyScannedOrSearched) {
+  fl_test::scratch_dir dir;
+  for (const std::size_t n : {1, 2, 3, 15, 16, 17, 40, 63, 64, 65, 66, 100, 257}) {
+    std::vector<std::string> keys;
+    for (std::size_t i = 0; keys.size() < n; ++i) {
+      std::string k(i % 41, static_cast<char>('a' + i % 26));
+      for (std::size_t j = 0; j < k.size(); j += 3) k[j] = static_cast<char>('A' + (i + j) % 26);
+      if (i % 7 == 3 && !k.empty()) k[k.size() / 2] = i % 2 ? '/' : '~';
+      if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
+      if (keys.size() < n && k.size() >= 2 && i % 5 == 0) {
+        std::string first = k, last = k;  // neighbours by one byte
+        first[0] = static_cast<char>(first[0] ^ 1);
+        last.back() = static_cast<char>(last.back() ^ 1);
+        for (const std::string& x : {first, last})
+          if (keys.size() < n && std::find(keys.begin(), keys.end(), x) == keys.end())
+            keys.push_back(x);
+      }
+    }
+    // Member i holds i; keys[n / 2] comes again at the end, holding 999999.
+    std::string text = "{\"obj\":{";
+    for (std::size_t i = 0; i < keys.size(); ++i)
+      text += (i ? ",\"" : "\"") + keys[i] + "\":" + std::to_string(i);
+    text += ",\"" + keys[n / 2] + "\":999999}}";
+    const auto want = [&](std::size_t i) -> std::uint64_t { return i == n / 2 ? 999999 : i; };
+    const auto check = [&](fl::json_store& s, const std::string& when) {
+      const fl::json_value obj = *s.find("/obj");
+      for (std::size_t i = 0; i < keys.size(); ++i) {
+        const std::string ptr = "/obj/" + fl_test::pointer_token(keys[i]);
+        const auto by_pointer = s.find(ptr);
+        ASSERT_TRUE(by_pointer) << when << ": n " << n << " key \"" << keys[i] << '"';
+        EXPECT_EQ(by_pointer->as_uint64(), want(i)) << when << ": n " << n << " key " << keys[i];
+        const auto by_key = obj.find(keys[i]);
+        ASSERT_TRUE(by_key) << when << ": n " << n << " key \"" << keys[i] << '"';
+        EXPECT_EQ(by_key->as_uint64(), want(i)) << when << ": n " << n << " key " << keys[i];
+        for (std::string off : {keys[i] + "x", keys[i]}) {
+          if (off == keys[i]) {
+            if (off.empty()) continue;
+            off.back() = static_cast<char>(off.back() ^ 0x20);
+          }
+          if (std::find(keys.begin(), keys.end(), off) != keys.end()) continue;
+          EXPECT_FALSE(obj.find(off)) << when << ": n " << n << " key \"" << off << '"';
+          EXPECT_FALSE(s.find("/obj/" + fl_test::pointer_token(off))) << when << ": n " << n;
+        }
+      }
+    };
+    const std::filesystem::path file = dir / ("obj" + std::to_string(n) + ".fljson");
+    {
+      auto s = fl::json_store::import(text, file);
+      check(s, "imported");
+      // A set through each pointer finds the member it changes (the last
+      // of the repeated key).
+      for (std::size_t i = 0; i < keys.size(); ++i)
+        s.set("/obj/" + fl_test::pointer_token(keys[i]), std::to_string(want(i) + 1));
+      for (std::size_t i = 0; i < keys.size(); ++i)
+        ASSERT_EQ(s.find("/obj/" + fl_test::pointer_token(keys[i]))->as_uint64(), want(i) + 1);
+      for (std::size_t i = 0; i < keys.size(); ++i)
+        s.set("/obj/" + fl_test::pointer_token(keys[i]), std::to_string(want(i)));
+      // Members added one by one: their keys in blocks of their own.
+      for (std::size_t i = 0; i < 8; ++i) {
+        keys.push_back("added_" + std::to_string(i) + std::string(i * 3, 'z'));
+        s.set("/obj/" + fl_test::pointer_token(keys.back()), std::to_string(want(keys.size() - 1)));
+      }
+      check(s, "after adds");
+      s.sync();
+    }
+    auto s = fl::json_store::open(file);
+    check(s, "reopened");
+    EXPECT_GT(s.verify(), 0u);
   }
 }
 

@@ -5,6 +5,7 @@
 // and the size).
 #include "json/store_file.hpp"
 
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
@@ -17,25 +18,77 @@ inline namespace FL_ABI_NS {
 namespace detail {
 namespace json {
 
+namespace {
+// Whether the n bytes at a and b are equal: keys are short, and a call of
+// memcmp cost more than the compare (loads of the first and last words, which
+// overlap below a word, never past the n bytes).
+inline bool same_bytes(const unsigned char* a, const char* b, std::size_t n) noexcept {
+  const auto words = [&](auto w) {
+    using word = decltype(w);
+    word a0, b0, a1, b1;
+    std::memcpy(&a0, a, sizeof(word));
+    std::memcpy(&b0, b, sizeof(word));
+    std::memcpy(&a1, a + n - sizeof(word), sizeof(word));
+    std::memcpy(&b1, b + n - sizeof(word), sizeof(word));
+    return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+  };
+  if (n >= 8) return n <= 16 ? words(std::uint64_t{}) : std::memcmp(a, b, n) == 0;
+  if (n >= 4) return words(std::uint32_t{});
+  for (std::size_t i = 0; i < n; ++i)
+    if (a[i] != static_cast<unsigned char>(b[i])) return false;
+  return true;
+}
+
+// Up to this many members an object's keys are scanned, last first, even
+// where it has a sorted index: its lengths are read in order, a key only
+// where the length matches (most of them in the page of the one before),
+// where a binary search reads an index entry and then a member, one after
+// the other, at every probe (json/pointer_lookup_twitter: 198 -> 171 us).
+constexpr std::uint32_t scan_max_members = 64;
+}  // namespace
+
 // Member lookup in object `obj` (below `limit`): the position of the last
 // member named `key`, or npos.
 std::size_t store_file::find_member(const json_ref& obj, std::uint64_t limit,
                                     std::string_view key) const {
   if (obj.tree()) return find_tree_member(obj, limit, key);
+  std::uint64_t page = ~std::uint64_t{0};
+  return find_table_member(obj, limit, key, nullptr, page);
+}
+
+std::size_t store_file::find_table_member(const json_ref& obj, std::uint64_t limit,
+                                          std::string_view key, json_ref* value,
+                                          std::uint64_t& page) const {
   const std::uint32_t n = obj.n;
   const bool indexed = n >= index_min_members;
-  const unsigned char* t = bytes(
-      obj.x, std::uint64_t{n} * sizeof(json_member) + (indexed ? std::uint64_t{n} * 4 : 0), limit);
+  const unsigned char* t =
+      bytes_in(obj.x, std::uint64_t{n} * sizeof(json_member) + (indexed ? std::uint64_t{n} * 4 : 0),
+               limit, page);
+  const auto found = [&](std::uint32_t i) -> std::size_t {
+    if (value != nullptr) {
+      json_member m;
+      std::memcpy(&m, t + std::size_t{i} * sizeof(json_member), sizeof m);
+      if (!valid_kind(m.value.k)) damaged("a value of unknown kind");
+      *value = m.value;
+    }
+    return i;
+  };
   auto key_at = [&](std::uint32_t i, json_member& m) {
     std::memcpy(&m, t + std::size_t{i} * sizeof(json_member), sizeof m);
     return std::string_view(reinterpret_cast<const char*>(bytes(m.key, m.key_len, limit)),
                             m.key_len);
   };
   json_member m;
-  if (!indexed) {
+  if (!indexed || n <= scan_max_members) {
+    const auto klen = static_cast<std::uint32_t>(key.size());
     for (std::uint32_t i = n; i-- > 0;) {
-      std::memcpy(&m, t + std::size_t{i} * sizeof(json_member), sizeof m);
-      if (m.key_len == key.size() && key_at(i, m) == key) return i;
+      const unsigned char* e = t + std::size_t{i} * sizeof(json_member);
+      std::uint32_t len;
+      std::memcpy(&len, e + offsetof(json_member, key_len), sizeof len);
+      if (len != klen) continue;
+      std::uint64_t at;
+      std::memcpy(&at, e + offsetof(json_member, key), sizeof at);
+      if (same_bytes(bytes_in(at, len, limit, page), key.data(), len)) return found(i);
     }
     return std::string_view::npos;
   }
@@ -63,12 +116,15 @@ std::size_t store_file::find_member(const json_ref& obj, std::uint64_t limit,
   }
   if (lo == 0) return std::string_view::npos;
   const std::uint32_t i = pos(lo - 1);
-  return key_at(i, m) == key ? i : std::string_view::npos;
+  return key_at(i, m) == key ? found(i) : std::string_view::npos;
 }
 
 // The value at pointer `ptr` below `v`, or nullopt.
 std::optional<json_value> store_file::lookup(json_value v, std::string_view ptr) const {
   std::string buf;
+  // The page of the last checked read (bytes_in): a pointer's steps read
+  // small pieces, often of one page.
+  std::uint64_t page = ~std::uint64_t{0};
   while (!ptr.empty()) {
     const std::string_view tok = next_token(ptr, buf);
     if (v.ref_.k == static_cast<std::uint8_t>(kind::object) && v.ref_.tree()) {
@@ -77,13 +133,16 @@ std::optional<json_value> store_file::lookup(json_value v, std::string_view ptr)
       if (!find_tree_entry(v.ref_, v.limit_, tok, m)) return std::nullopt;
       v = json_value(this, m.value, v.limit_, v.stamp_);
     } else if (v.ref_.k == static_cast<std::uint8_t>(kind::object)) {
-      const std::size_t i = find_member(v.ref_, v.limit_, tok);
-      if (i == std::string_view::npos) return std::nullopt;
-      v = v.member(i).value;
+      json_ref found;
+      if (find_table_member(v.ref_, v.limit_, tok, &found, page) == std::string_view::npos)
+        return std::nullopt;
+      v = json_value(this, found, v.limit_, v.stamp_);
     } else if (v.ref_.k == static_cast<std::uint8_t>(kind::array)) {
       const std::uint64_t i = token_index(tok);
       if (i >= v.ref_.n) return std::nullopt;
-      v = v.element(static_cast<std::size_t>(i));
+      const std::uint64_t at = element_offset(v.ref_, v.limit_, i);
+      v = json_value(this, read_ref(bytes_in(at, sizeof(json_ref), v.limit_, page)), v.limit_,
+                     v.stamp_);
     } else {
       return std::nullopt;
     }
@@ -101,10 +160,13 @@ std::string_view next_token(std::string_view& rest, std::string& buf) {
                                 "\" must be empty or start with '/' (did you mean \"/" +
                                 std::string(rest) + "\"?)");
   rest.remove_prefix(1);
-  const std::size_t slash = rest.find('/');
-  std::string_view tok = rest.substr(0, slash);
-  rest = slash == std::string_view::npos ? std::string_view() : rest.substr(slash);
-  const std::size_t tilde = tok.find('~');
+  // One pass to the next '/', noting the first '~': tokens are a few bytes,
+  // and two calls of memchr cost a lookup more than this loop.
+  std::size_t end = 0, tilde = std::string_view::npos;
+  for (; end < rest.size() && rest[end] != '/'; ++end)
+    if (rest[end] == '~' && tilde == std::string_view::npos) tilde = end;
+  const std::string_view tok = rest.substr(0, end);
+  rest.remove_prefix(end);
   if (tilde == std::string_view::npos) return tok;
   buf.assign(tok.data(), tilde);
   for (std::size_t i = tilde; i < tok.size(); ++i) {
@@ -309,9 +371,11 @@ std::optional<json_value> json_value::find(std::string_view key) const {
     if (!file_->find_tree_entry(ref_, limit_, key, m)) return std::nullopt;
     return json_value(file_, m.value, limit_, stamp_);
   }
-  const std::size_t i = file_->find_member(ref_, limit_, key);
-  if (i == std::string_view::npos) return std::nullopt;
-  return member(i).value;
+  detail::json::json_ref found;
+  std::uint64_t page = ~std::uint64_t{0};
+  if (file_->find_table_member(ref_, limit_, key, &found, page) == std::string_view::npos)
+    return std::nullopt;
+  return json_value(file_, found, limit_, stamp_);
 }
 
 std::optional<json_value> json_value::at_pointer(std::string_view json_pointer) const {

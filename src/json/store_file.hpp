@@ -229,6 +229,22 @@ class store_file {
     if (len > tail_base_ - off) damaged("a reference points past the carved blocks");
     return reinterpret_cast<const unsigned char*>(space_->checked(fptr<const void>(off), len));
   }
+  // bytes(), for one call that reads many small pieces, most of them in the
+  // page of the piece before (a scan of an object's keys): `page` is the
+  // page of the caller's last checked read within one page (~0 for none),
+  // and a read within it is not checked again. Only within one call of the
+  // API: between calls a rollback makes pages unchecked, and a handle taken
+  // over in this process throws "superseded" at its next check.
+  const unsigned char* bytes_in(std::uint64_t off, std::uint64_t len, std::uint64_t limit,
+                                std::uint64_t& page) const {
+    const std::uint64_t first = off / space_page;
+    if (first == page && len != 0 && (off + len - 1) / space_page == first && off <= limit &&
+        len <= limit - off && off < tail_base_ && len <= tail_base_ - off)
+      return reinterpret_cast<const unsigned char*>(space_->get(fptr<const void>(off)));
+    const unsigned char* p = bytes(off, len, limit);
+    if (len != 0 && off < tail_base_ && (off + len - 1) / space_page == first) page = first;
+    return p;
+  }
 
   json_ref read_ref(const unsigned char* p) const {
     json_ref r;
@@ -483,6 +499,10 @@ class store_file {
   // Member lookup in object `obj` (below `limit`): the position of the last
   // member named `key`, or npos.
   std::size_t find_member(const json_ref& obj, std::uint64_t limit, std::string_view key) const;
+  // The same in an object stored as a table (not a tree), the found
+  // member's value into `*value` when asked; `page` as bytes_in's.
+  std::size_t find_table_member(const json_ref& obj, std::uint64_t limit, std::string_view key,
+                                json_ref* value, std::uint64_t& page) const;
   // The value at pointer `ptr` below `v`, or nullopt.
   std::optional<json_value> lookup(json_value v, std::string_view ptr) const;
 
