@@ -244,7 +244,7 @@ class json_value {
   // Element i of an array; throws std::out_of_range past the end.
   json_value operator[](std::size_t i) const;
   // The member named `key` of an object (the last one, if the key repeats);
-  // O(log n) for objects of 16 or more members, a scan below that.
+  // O(log n) for objects of more than 64 members, a scan up to that.
   std::optional<json_value> find(std::string_view key) const;
   // The value at an RFC 6901 pointer relative to this one.
   std::optional<json_value> at_pointer(std::string_view json_pointer) const;

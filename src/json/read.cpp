@@ -1,6 +1,6 @@
 // src/json/read.cpp: reading a json_store: what a json_value sees (its
 // type, numbers, strings, children), member lookup by key (the sorted index
-// of an object of 16 or more members, a scan below that), RFC 6901 pointers,
+// of an object of more than 64 members, a scan up to that), RFC 6901 pointers,
 // and the errors typed reads raise (the actual type, the pointer, the index
 // and the size).
 #include "json/store_file.hpp"
