@@ -3,18 +3,17 @@
 // output that json_text's escaping shares.
 #include "json/store_file.hpp"
 
+#include "simd/vec.hpp"
+
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <charconv>
 #include <cmath>
 #include <cstring>
 #include <ostream>
 #include <stdexcept>
 #include <string>
-
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 namespace fl {
 inline namespace FL_ABI_NS {
@@ -81,25 +80,22 @@ constexpr unsigned first_escape8(std::uint64_t v) noexcept {
   const std::uint64_t below_space = (v - ones * 0x20) & ~v & highs;
   const std::uint64_t flags =
       below_space | has_zero(v ^ (ones * '"')) | has_zero(v ^ (ones * '\\'));
-  return flags == 0 ? 8 : static_cast<unsigned>(__builtin_ctzll(flags)) / 8;
+  return static_cast<unsigned>(std::countr_zero(flags)) / 8;  // 64 / 8 when none
 }
 static_assert(first_escape8(0x6867666564636261u) == 8 && first_escape8(0x68676665646322a1u) == 1 &&
               first_escape8(0x1f67666564636261u) == 7 && first_escape8(0x68676665645c6261u) == 2 &&
               first_escape8(0xffe0a0807f7e2120u) == 8 && first_escape8(0x2200000000000000u) == 0);
 
-#if defined(__SSE2__)
 // The bytes of the sixteen at `p` that need an escape, a bit each (bit i
-// for p[i]); the sixteen bytes in `v`.
-inline unsigned escapes16(const unsigned char* p, __m128i& v) noexcept {
-  std::memcpy(&v, p, sizeof v);  // an unaligned load
-  const __m128i limit = _mm_set1_epi8(0x1f);
-  const __m128i control = _mm_cmpeq_epi8(_mm_max_epu8(v, limit), limit);  // v <= 0x1f
-  const __m128i quote = _mm_cmpeq_epi8(v, _mm_set1_epi8('"'));
-  const __m128i backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'));
-  return static_cast<unsigned>(
-      _mm_movemask_epi8(_mm_or_si128(control, _mm_or_si128(quote, backslash))));
+// for p[i]), on the SSE2 vector the parser scans strings with; the sixteen
+// bytes in `v`.
+using vec = fl::detail::v128;
+inline std::uint32_t escapes16(const unsigned char* p, vec::reg& v) noexcept {
+  v = vec::load(p);
+  const vec::reg control = vec::eq(vec::max_u(v, vec::splat(0x1f)), vec::splat(0x1f));  // <= 0x1f
+  return vec::mask(
+      vec::or_(control, vec::or_(vec::eq(v, vec::splat('"')), vec::eq(v, vec::splat('\\')))));
 }
-#endif
 
 // `s` as a JSON string (quoted, escaped) at `w`, which has room for the
 // worst case, s.size() * 6 + 2 bytes (every byte as \u00XX); returns its
@@ -120,18 +116,15 @@ unsigned char* write_string(std::string_view s, unsigned char* w) noexcept {
     const std::size_t left = static_cast<std::size_t>(e - p);
     std::size_t run;   // bytes at p that need no escape, copied below
     std::size_t seen;  // bytes at p looked at: run < seen means p[run] needs one
-#if defined(__SSE2__)
-    if (left >= 16 || verbatim >= 16 - left) {
+    if (left >= vec::width || verbatim >= vec::width - left) {
       // Sixteen at p, or the last sixteen (then `back` of them again).
-      const std::size_t back = left >= 16 ? 0 : 16 - left;
-      __m128i v;
-      const unsigned m = escapes16(p - back, v) >> back;
+      const std::size_t back = left >= vec::width ? 0 : vec::width - left;
+      vec::reg v;
+      const std::uint32_t m = escapes16(p - back, v) >> back;
       std::memcpy(w - back, &v, sizeof v);
-      seen = std::min<std::size_t>(left, 16);
-      run = m == 0 ? seen : static_cast<std::size_t>(__builtin_ctz(m));
-    } else
-#endif
-        if (left >= 8 || verbatim >= 8 - left) {
+      seen = std::min(left, vec::width);
+      run = m == 0 ? seen : static_cast<std::size_t>(std::countr_zero(m));
+    } else if (left >= 8 || verbatim >= 8 - left) {
       const std::size_t back = left >= 8 ? 0 : 8 - left;
       std::uint64_t v;
       std::memcpy(&v, p - back, sizeof v);

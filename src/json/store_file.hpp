@@ -219,14 +219,7 @@ class store_file {
   const unsigned char* bytes(std::uint64_t off, std::uint64_t len, std::uint64_t limit) const {
     static constexpr unsigned char none[1] = {0};
     if (len == 0) return none;  // an empty string or container has no block
-    if (off == 0 || off > limit || len > limit - off)
-      damaged("a reference points outside its container");
-    if (off >= tail_base_) {
-      if (off - tail_base_ > tail_.size() || len > tail_.size() - (off - tail_base_))
-        damaged("a reference points past the data");
-      return tail_.data() + (off - tail_base_);
-    }
-    if (len > tail_base_ - off) damaged("a reference points past the carved blocks");
+    if (const unsigned char* t = tail_bytes(off, len, limit)) return t;
     return reinterpret_cast<const unsigned char*>(space_->checked(fptr<const void>(off), len));
   }
   // bytes(), for one call that reads many small pieces, most of them in the
@@ -237,13 +230,30 @@ class store_file {
   // over in this process throws "superseded" at its next check.
   const unsigned char* bytes_in(std::uint64_t off, std::uint64_t len, std::uint64_t limit,
                                 std::uint64_t& page) const {
+    if (len == 0) return bytes(off, len, limit);
+    if (const unsigned char* t = tail_bytes(off, len, limit)) return t;
     const std::uint64_t first = off / space_page;
-    if (first == page && len != 0 && (off + len - 1) / space_page == first && off <= limit &&
-        len <= limit - off && off < tail_base_ && len <= tail_base_ - off)
+    const bool one_page = (off + len - 1) / space_page == first;
+    if (one_page && first == page)
       return reinterpret_cast<const unsigned char*>(space_->get(fptr<const void>(off)));
-    const unsigned char* p = bytes(off, len, limit);
-    if (len != 0 && off < tail_base_ && (off + len - 1) / space_page == first) page = first;
-    return p;
+    const std::byte* p = space_->checked(fptr<const void>(off), len);
+    if (one_page) page = first;
+    return reinterpret_cast<const unsigned char*>(p);
+  }
+
+  // The bounds checks of a reference to len > 0 bytes (throws for a damaged
+  // one), and its bytes if they are in the tail; nullptr for committed
+  // bytes, which the caller reads through the space, checked.
+  const unsigned char* tail_bytes(std::uint64_t off, std::uint64_t len, std::uint64_t limit) const {
+    if (off == 0 || off > limit || len > limit - off)
+      damaged("a reference points outside its container");
+    if (off >= tail_base_) {
+      if (off - tail_base_ > tail_.size() || len > tail_.size() - (off - tail_base_))
+        damaged("a reference points past the data");
+      return tail_.data() + (off - tail_base_);
+    }
+    if (len > tail_base_ - off) damaged("a reference points past the carved blocks");
+    return nullptr;
   }
 
   json_ref read_ref(const unsigned char* p) const {
