@@ -32,8 +32,8 @@
 #include <cstddef>
 #include <cstring>
 #include <string_view>
-#include <tuple>
 #include <type_traits>
+#include <utility>
 
 namespace fl {
 inline namespace FL_ABI_NS {
@@ -102,9 +102,20 @@ template <class T>
 concept concat_argument = std::is_same_v<T, bool> || std::is_same_v<T, char> || concat_integer<T> ||
     std::is_floating_point_v<T> || concat_text<T>;
 
+// concat_piece(arg), made when the expression's operand is initialized from
+// it (concat_expression's in_place constructor), not made and then copied.
+template <class T>
+struct piece_maker {
+  const T& arg;
+  operator decltype(concat_piece(std::declval<const T&>()))() const noexcept {
+    return concat_piece(arg);
+  }
+};
+
 template <class... Args>
 auto concat_pieces(const Args&... args) noexcept {
-  return concat_expression<decltype(concat_piece(args))...>(std::tuple(concat_piece(args)...));
+  return concat_expression<decltype(concat_piece(args))...>(std::in_place,
+                                                            piece_maker<Args>{args}...);
 }
 
 }  // namespace detail

@@ -38,12 +38,10 @@ void drop_zeros(std::uint64_t& m, int& e10) noexcept {
   }
 }
 
-double_operand slow_double(double v, bool negative) noexcept {
-  double_operand d{};
+// `d` (negative set) as std::to_chars prints v.
+void to_slow(double_operand& d, double v) noexcept {
   d.f = double_operand::form::slow;
-  d.negative = negative;
   d.len = static_cast<std::uint8_t>(std::to_chars(d.slow, d.slow + sizeof d.slow, v).ptr - d.slow);
-  return d;
 }
 
 }  // namespace
@@ -57,19 +55,25 @@ double_operand slow_double(double v, bool negative) noexcept {
 // a: it is the shortest round-trip text, the digits std::to_chars chooses.
 // Between fixed and scientific notation, std::to_chars takes the shorter,
 // fixed on a tie; so does this code. Anything else goes to std::to_chars.
+// Every path returns the one object `d`, so it is built in the caller's
+// result (NRVO), which fl::concat makes its operand in place
+// (concat_expression's in_place constructor): a copy of it, here or there,
+// reads it with 16-byte loads right after the narrow stores that built it,
+// which the CPU cannot forward to.
 double_operand plan_double(double v) noexcept {
+  double_operand d{};
   const bool negative = std::signbit(v);
+  d.negative = negative;
   const double a = negative ? -v : v;
   if (!(a >= 1e-5 && a < 1e15)) {
     if (a == 0) {  // "0" or "-0": the integer form of m = 0
-      double_operand d{};
       d.f = double_operand::form::integer;
-      d.negative = negative;
       d.digits = 1;
       d.len = static_cast<std::uint8_t>(1 + (negative ? 1 : 0));
-      return d;
+    } else {
+      to_slow(d, v);
     }
-    return slow_double(v, negative);
+    return d;
   }
   int k;  // decimal places so that a * 10^k < 1e15
   if (a >= 1) {
@@ -85,10 +89,16 @@ double_operand plan_double(double v) noexcept {
   }
   const double p = pow10_table[k];
   const double scaled = a * p;
-  if (!(scaled < 1e15)) return slow_double(v, negative);
+  if (!(scaled < 1e15)) {
+    to_slow(d, v);
+    return d;
+  }
   // Signed conversions: the unsigned ones take several instructions.
   const std::int64_t rounded = static_cast<std::int64_t>(scaled + 0.5);
-  if (static_cast<double>(rounded) / p != a) return slow_double(v, negative);
+  if (static_cast<double>(rounded) / p != a) {
+    to_slow(d, v);
+    return d;
+  }
   std::uint64_t m = static_cast<std::uint64_t>(rounded);
   // a = m * 10^e10 with m free of trailing zeros.
   int e10 = -k;
@@ -98,11 +108,9 @@ double_operand plan_double(double v) noexcept {
   drop_zeros<1>(m, e10);
   const int s = decimal_digits(m);
   const int sci_len = s + (s > 1 ? 1 : 0) + 4;  // d.ddde+XX: |exponent| < 100 here
-  double_operand d{};
   d.m = m;
   d.e10 = static_cast<std::int16_t>(e10);
   d.digits = static_cast<std::uint8_t>(s);
-  d.negative = negative;
   int len;
   if (e10 >= 0) {
     d.f = double_operand::form::integer;  // digits, then zeros
