@@ -49,6 +49,12 @@ TEST(IsaTest, SupportIsCumulativeAndScalarAlwaysRuns) {
   std::cout << "best level on this machine: " << fl::detail::isa_name(best) << "\n";
 }
 
+TEST(IsaTest, TheFeaturesDetectedAreTheOnesCpuidReports) {
+  // Where glibc reports the features, fl asks it instead of cpuid; the two
+  // must name the same features (AVX ones only where the OS saves them).
+  EXPECT_EQ(fl::detail::detected_features(), fl::detail::cpuid_features());
+}
+
 TEST(IsaTest, ActiveLevelIsTheBestCappedByFlIsa) {
   const isa best = fl::detail::best_isa();
   const char* env = std::getenv("FL_ISA");

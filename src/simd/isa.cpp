@@ -13,6 +13,14 @@
 
 #ifndef FL_NO_SIMD
 #include <cpuid.h>
+// glibc (2.33 and later) detects the CPU's features once per process, before
+// main, for its own function variants, and hands them out without a cpuid.
+#if defined(__GLIBC__) && __has_include(<sys/platform/x86.h>)
+#include <sys/platform/x86.h>
+#if defined(CPU_FEATURE_ACTIVE)
+#define FL_GLIBC_CPU_FEATURES 1
+#endif
+#endif
 #endif
 
 namespace fl {
@@ -101,24 +109,57 @@ cpuid_regs query(unsigned leaf) noexcept {
   return r;
 }
 
-// Whether the OS saves the SSE and AVX registers on a context switch.
-bool os_saves_ymm() noexcept {
-  const cpuid_regs l1 = query(1);
+// Whether the OS saves the SSE and AVX registers on a context switch, from
+// leaf 1.
+bool os_saves_ymm(const cpuid_regs& l1) noexcept {
   if ((l1.ecx & (1u << 27)) == 0) return false;  // OSXSAVE: xgetbv is available
   unsigned lo = 0, hi = 0;
   __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
   return (lo & 0x6u) == 0x6u;
 }
 
-feature_mask detect() noexcept {
-  const bool ymm = os_saves_ymm();
+// Each leaf known_features names, queried once.
+feature_mask detect_by_cpuid() noexcept {
+  unsigned leaves[std::size(known_features)];
+  cpuid_regs regs[std::size(known_features)];
+  std::size_t n = 0;
+  const auto leaf = [&](unsigned l) -> const cpuid_regs& {
+    for (std::size_t i = 0; i < n; ++i)
+      if (leaves[i] == l) return regs[i];
+    leaves[n] = l;
+    regs[n] = query(l);
+    return regs[n++];
+  };
+  const bool ymm = os_saves_ymm(leaf(1));
   feature_mask m = 0;
   for (std::size_t i = 0; i < std::size(known_features); ++i) {
     const cpu_feature& f = known_features[i];
-    if ((query(f.leaf).get(f.reg) >> f.bit & 1u) != 0 && (ymm || !f.needs_ymm))
+    if ((leaf(f.leaf).get(f.reg) >> f.bit & 1u) != 0 && (ymm || !f.needs_ymm))
       m |= feature_mask{1} << i;
   }
   return m;
+}
+
+// cpuid traps to the hypervisor on a virtual machine (about 5 us a call on
+// the VMs of docs/performance.md), so a process asks glibc when it can, and
+// otherwise asks cpuid once per leaf: the first dispatch of a process made
+// 18 calls before, 90 us of a short-lived reader's open.
+feature_mask detect() noexcept {
+#if defined(FL_GLIBC_CPU_FEATURES)
+  // "Active": the CPU has it and the OS saves its registers (AVX's YMM
+  // state). In known_features' order.
+  const bool active[] = {CPU_FEATURE_ACTIVE(SSE2),   CPU_FEATURE_ACTIVE(SSE4_2),
+                         CPU_FEATURE_ACTIVE(POPCNT), CPU_FEATURE_ACTIVE(AVX),
+                         CPU_FEATURE_ACTIVE(AVX2),   CPU_FEATURE_ACTIVE(BMI1),
+                         CPU_FEATURE_ACTIVE(BMI2),   CPU_FEATURE_ACTIVE(LZCNT)};
+  static_assert(std::size(active) == std::size(known_features));
+  feature_mask m = 0;
+  for (std::size_t i = 0; i < std::size(known_features); ++i)
+    if (active[i]) m |= feature_mask{1} << i;
+  return m;
+#else
+  return detect_by_cpuid();
+#endif
 }
 #endif
 
@@ -166,6 +207,16 @@ bool isa_supported(isa level) noexcept {
 #else
   const feature_mask want = needed(level);
   return (cpu_features() & want) == want;
+#endif
+}
+
+std::uint32_t detected_features() noexcept { return cpu_features(); }
+
+std::uint32_t cpuid_features() noexcept {
+#ifndef FL_NO_SIMD
+  return detect_by_cpuid();
+#else
+  return 0;
 #endif
 }
 

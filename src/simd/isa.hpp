@@ -19,6 +19,7 @@
 #include <fl/detail/config.hpp>  // FL_ABI_NS
 
 #include <cstddef>
+#include <cstdint>
 
 namespace fl {
 inline namespace FL_ABI_NS {
@@ -50,6 +51,13 @@ bool isa_supported(isa level) noexcept;
 
 // The highest supported level.
 isa best_isa() noexcept;
+
+// Test hook: the features of every level as detected (bit i: the i-th
+// feature src/simd/isa.cpp knows), and as cpuid alone reports them. The
+// detection asks glibc where it can (no cpuid, which traps to the
+// hypervisor on a VM); both must agree.
+std::uint32_t detected_features() noexcept;
+std::uint32_t cpuid_features() noexcept;
 
 // The level the kernels are chosen for: best_isa(), lowered to FL_ISA when
 // that names a lower level (an unknown name or a higher level is ignored), or
