@@ -4,15 +4,21 @@
 // src/persist/reader_table.cpp); these tests hold what that must not change:
 // slots are not used up, a closed reader holds no commit back, a store
 // replaced under the same path is read as the new store, and a child made by
-// fork() reads through a slot of its own.
+// fork() reads through a slot of its own. A reader that read commits from the
+// log (the writer leaves the file behind) leaves its view for the next reader
+// of the same commit: every reader opened between random edits, commits and
+// refreshes must still read exactly the newest commit.
 #include <fl/json_store.hpp>
 
 #include "persist_support.hpp"
+#include "test_support.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
+#include <random>
 #include <string>
 
 #include <sys/wait.h>
@@ -112,6 +118,58 @@ TEST_F(JsonStoreReaderReopen, AForkedChildReadsThroughItsOwnSlot) {
   // The parent's reader still holds its commit: the child took no slot of it.
   EXPECT_EQ(held.find("/n")->as_int64(), 1);
   EXPECT_LT(w.stats().pinned_generation, w.stats().generation);
+}
+
+TEST_F(JsonStoreReaderReopen, ReadersBetweenEditsOfALaggingFileReadTheNewestCommit) {
+  // Members enough that an edit changes a few pages; the writer leaves the
+  // file behind for up to 32 commits, so most readers read the log.
+  std::string text = "{";
+  for (int i = 0; i < 400; ++i) {
+    text += i ? ",\"k" : "\"k";
+    text += std::to_string(i);
+    text += "\":\"";
+    text.append(static_cast<std::size_t>(i % 37), 'v');
+    text += '"';
+  }
+  text += '}';
+  fl::json_store w = fl::json_store::import(text, file);
+  w.sync();
+  std::string committed = w.dump();
+  std::mt19937_64 rng(fl_test::test_seed());
+  std::optional<fl::json_store> held;  // a reader kept open, refreshed now and then
+  std::string held_sees = committed;
+  int next_key = 400;
+  for (int step = 0; step < 600; ++step) {
+    const std::uint64_t r = rng() % 10;
+    if (r < 4) {
+      w.set("/k" + std::to_string(rng() % 400), "\"" + std::to_string(step) + "\"");
+    } else if (r < 6) {
+      w.set("/n" + std::to_string(next_key++), std::to_string(step));
+    } else if (r < 8) {
+      w.sync();
+      committed = w.dump();
+    } else if (r < 9) {
+      if (held && rng() % 2) {
+        held.reset();
+      } else {
+        if (!held) held.emplace(reader());
+        held->refresh();
+        held_sees = committed;
+      }
+    } else if (rng() % 8 == 0) {
+      w.compact();  // a new file under the path at the next sync
+    } else {
+      const std::string k = "/k" + std::to_string(rng() % 400);
+      if (w.find(k)) w.erase(k);
+    }
+    // One to three readers in turn, each closed before the next opens.
+    for (std::uint64_t k = rng() % 3; k < 3; ++k) {
+      const fl::json_store rd = reader();
+      ASSERT_EQ(rd.dump(), committed) << "step " << step;
+      ASSERT_GT(rd.verify(), 0u) << "step " << step;
+    }
+    if (held) { ASSERT_EQ(held->dump(), held_sees) << "step " << step; }
+  }
 }
 
 }  // namespace

@@ -6,8 +6,10 @@
 // happened to the file between the two, the next open sees exactly the
 // newest commit: commits written in place (by this process or another), a
 // compaction that cut the file, another file renamed over the path. A
-// mapping with private pages (a reader that read the log, a writer's
-// uncommitted or committed writes) is unmapped, a kept writer's lock is
+// reader's mapping with private pages (pages it read from the log) is left
+// as a view of its commit, which only a reader of that same commit takes; a
+// writer's with private pages (its uncommitted or committed writes) is
+// unmapped, a kept writer's lock is
 // released at its close, and remove() drops a kept mapping (it would keep
 // the file's blocks).
 #include <fl/mapped_space.hpp>
@@ -149,18 +151,71 @@ TEST_F(KeptMappingTest, AFileRenamedOverThePathIsMappedAfresh) {
   EXPECT_EQ(fl_test::seq_state(r, block_bytes), fl_test::seq_ok(9));
 }
 
-TEST_F(KeptMappingTest, AReaderThatReadTheLogLeavesNothingMapped) {
+TEST_F(KeptMappingTest, AReaderThatReadTheLogLeavesItsViewForTheNextReaderOfItsCommit) {
+  fl::mapped_space w = fl_test::make_seq_space(file(), block_bytes, 0);
+  // Held at commit 0, so the file stays there: later readers read the
+  // commits after it from the log, into private pages.
+  std::optional<fl::mapped_space> old = open_reader(file());
+  fl_test::commit_seq(w, 1, 0, block_bytes);
   {
-    fl::mapped_space w = fl_test::make_seq_space(file(), block_bytes, 0);
-    std::optional<fl::mapped_space> r = open_reader(file());
-    fl_test::commit_seq(w, 1, 0, block_bytes);
-    r->refresh();  // commit 1's pages from the log, into private pages
-    EXPECT_EQ(fl_test::seq_state(*r, block_bytes), fl_test::seq_ok(1));
-    r.reset();  // closed first: the range it gives back is the one kept
+    fl::mapped_space r = open_reader(file());
+    EXPECT_EQ(fl_test::seq_state(r, block_bytes), fl_test::seq_ok(1));
+  }
+  EXPECT_TRUE(mapped(file()));  // its view, left
+  for (int i = 0; i < 2; ++i) {
+    fl::mapped_space r = open_reader(file());
+    // Taken whole: the block's pages (all of them private copies) are in
+    // the page tables before any read of them.
+    const fl_test::seq_root* root = r.get(r.root<fl_test::seq_root>());
+    EXPECT_EQ(present_pages(r.get(root->block), block_bytes), block_bytes / 4096);
+    EXPECT_EQ(fl_test::seq_state(r, block_bytes), fl_test::seq_ok(1));
+    EXPECT_NO_THROW(r.verify());
+  }
+  // The file may move to commit 1 now (in place, under the view kept):
+  // the view is still commit 1's.
+  old.reset();
+  w.sync();
+  {
+    fl::mapped_space r = open_reader(file());
+    EXPECT_EQ(fl_test::seq_state(r, block_bytes), fl_test::seq_ok(1));
+  }
+  // A commit since: the view is not that commit's, and is not taken.
+  old = open_reader(file());
+  fl_test::commit_seq(w, 2, block_bytes / 4, block_bytes / 2);
+  const auto expect = [](std::uint64_t, std::size_t i) {
+    return i >= block_bytes / 4 && i < block_bytes / 2 ? fl_test::seq_byte(2, i)
+                                                       : fl_test::seq_byte(1, i);
+  };
+  {
+    fl::mapped_space r = open_reader(file());
+    EXPECT_EQ(fl_test::seq_state(r, block_bytes, expect), fl_test::seq_ok(2));
+  }
+  // A refreshed reader leaves the view of the commit it refreshed to.
+  fl_test::commit_seq(w, 3, 0, block_bytes);
+  old->refresh();
+  EXPECT_EQ(fl_test::seq_state(*old, block_bytes), fl_test::seq_ok(3));
+  old.reset();
+  fl::mapped_space r = open_reader(file());
+  EXPECT_EQ(fl_test::seq_state(r, block_bytes), fl_test::seq_ok(3));
+}
+
+TEST_F(KeptMappingTest, AViewOfMoreRecordsThanTheLogsBoundIsNotLeft) {
+  // One commit of a block bigger than the log's bound, read from the log by
+  // a reader: its private pages would stay allocated in the slot.
+  constexpr std::size_t big = (5u << 20) + 4096;
+  {
+    fl::mapped_space w = fl_test::make_seq_space(file(), big, 0);
+    std::optional<fl::mapped_space> old = open_reader(file());
+    fl_test::commit_seq(w, 1, 0, big);
+    {
+      fl::mapped_space r = open_reader(file());
+      EXPECT_EQ(fl_test::seq_state(r, big), fl_test::seq_ok(1));
+    }
+    old.reset();
   }
   EXPECT_FALSE(mapped(file()));
   fl::mapped_space r = open_reader(file());
-  EXPECT_EQ(fl_test::seq_state(r, block_bytes), fl_test::seq_ok(1));
+  EXPECT_EQ(fl_test::seq_state(r, big), fl_test::seq_ok(1));
 }
 
 TEST_F(KeptMappingTest, RemoveDropsTheMappingAClosedSpaceLeft) {

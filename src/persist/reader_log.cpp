@@ -188,6 +188,7 @@ bool overlay(space_state& s, std::uint64_t& gen, std::uint64_t newest,
   if (fit_reader_map(s, r.meta.file_size) && pages)
     std::erase_if(*pages, [&](std::uint64_t p) { return p >= s.size / space_page; });
   s.private_pages = true;  // the record's bytes go into the mapping
+  s.view_log_bytes += r.head.data_bytes;
   if (whole) {
     const std::byte* images = t.record_buf.data() + (r.data_at() - r.at);
     if (record_data_crc(images, static_cast<std::size_t>(r.head.data_bytes)) != r.head.data_crc)

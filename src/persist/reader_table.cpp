@@ -610,11 +610,28 @@ void open_as_reader(space_state& s, std::uint64_t reserve) {
       fail(s, "the reader table " + table_path(s.path).string() + " is damaged (" +
                   (why.empty() ? "generations out of order" : why) + ")");
     if (s.base == nullptr) {
+      // The view a closed reader of this process left of this very commit:
+      // taken whole, its private pages included (no log read, no copy).
+      std::uint64_t want = reserve != 0 ? reserve : std::max(default_reserve, 4 * m.file_size);
+      want = round_up(std::max(want, m.file_size), s.granule);
+      std::uint64_t view_size = 0;
+      if (void* v = take_reader_view(want, s.file, m, view_size, s.view_log_bytes)) {
+        s.base = static_cast<std::byte*>(v);
+        s.reserve = want;
+        s.size = view_size;
+        s.private_pages = true;
+        fit_reader_map(s, m.file_size);  // the same commit: its size already
+        s.committed = m;
+        word(t.map, slot_at(static_cast<std::uint64_t>(t.slot)))
+            .store(newest, std::memory_order_seq_cst);
+        s.alloc = m.alloc;
+        s.verified.clear(s.size / space_page);
+        s.view_exact = true;
+        return;
+      }
       // As the writer: a range a closed space left (its page tables kept),
       // with the file mapped at its start (a closed space's mapping of this
       // file taken as it is), else a new one.
-      std::uint64_t want = reserve != 0 ? reserve : std::max(default_reserve, 4 * m.file_size);
-      want = round_up(std::max(want, m.file_size), s.granule);
       // The file mapped up to the end seen at open at most: fit_reader_map
       // maps the rest, from the file if it grew since, else zeros.
       const std::uint64_t mapped = std::min(m.file_size, file_bytes / s.sys_page * s.sys_page);
@@ -647,6 +664,7 @@ void open_as_reader(space_state& s, std::uint64_t reserve) {
                                                                      std::memory_order_seq_cst);
       s.alloc = m.alloc;
       s.verified.clear(s.size / space_page);
+      s.view_exact = true;
       return;
     }
     if (attempt >= 3)
@@ -670,6 +688,7 @@ void refresh_reader(space_state& s) {
   std::vector<std::uint64_t> pages;
   std::uint64_t next = ~std::uint64_t{0};
   space_meta last{};  // the meta of the last record read, checked with it
+  s.view_exact = false;  // until the mapping holds all of the newest commit
   for (std::uint64_t g = pinned + 1, retries = 0; g <= newest; ++g) {
     bool wrote = false;
     if (overlay(s, g, newest, &pages, next, &last, &wrote)) continue;
@@ -712,6 +731,7 @@ void refresh_reader(space_state& s) {
   s.verified.resize(mapped_pages);
   for (const std::uint64_t p : pages)
     if (p < mapped_pages) s.verified.set(p);
+  s.view_exact = true;
 }
 
 std::uint64_t oldest_pinned_generation(const space_state& s) {

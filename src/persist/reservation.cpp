@@ -30,6 +30,12 @@ struct reservation_cache {
   std::uint64_t hole = 0;
   // [base, base + hole) still maps this file, holding only its pages.
   bool file_kept = false;
+  // [base, base + hole) is a closed reader's view of this file at commit
+  // view_meta: the file mapped privately, with the pages of the commits the
+  // file lacked read from the log, and zeros past its end.
+  bool view_kept = false;
+  space_meta view_meta{};
+  std::uint64_t view_log_bytes = 0;
   file_id file;
   // The descriptor that mapping was opened by, left open with it (only
   // while file_kept): the next open of the same path in this process uses
@@ -72,7 +78,13 @@ void* take_reservation(std::uint64_t bytes, int fd, std::uint64_t file_bytes,
   std::byte* const base = std::exchange(c.base, nullptr);
   const std::uint64_t hole = c.hole;
   c.close_fd();  // not taken by this open (another path, or another file)
-  if (std::exchange(c.file_kept, false)) {
+  if (std::exchange(c.view_kept, false)) {
+    // A reader's view, not taken as one: its pages go, leaving the hole.
+    if (::munmap(base, hole) != 0) {
+      ::munmap(base, bytes);
+      return nullptr;
+    }
+  } else if (std::exchange(c.file_kept, false)) {
     if (c.file == file) {
       // The pages stay as they are: clean, they show the page cache, which
       // a truncation since has cut from every mapping. The end follows the
@@ -123,27 +135,48 @@ void give_reservation(space_state& s, bool clean) noexcept {
   // at the range's start: one call, cheaper than mapping PROT_NONE over them
   // (no new mapping to merge back into the range). A clean mapping stays
   // instead: no unmap now, no map and no faults at the next open of the
-  // file. A full cache or a failure unmaps the whole range.
+  // file; so does a reader's exact view, private pages and all, for the next
+  // reader of its commit (take_reader_view: no unmap, no log read, no copy).
+  // A full cache or a failure unmaps the whole range.
   reservation_cache& c = cached_reservation();
   const std::lock_guard<std::mutex> lock(c.m);
-  if (c.base == nullptr && (clean || ::munmap(s.base, s.size) == 0)) {
+  const bool view =
+      !clean && s.read_only && s.view_exact && !s.replaced && s.view_log_bytes <= view_keep_bound;
+  if (c.base == nullptr && (clean || view || ::munmap(s.base, s.size) == 0)) {
     c.base = s.base;
     c.bytes = s.reserve;
     c.hole = s.size;
     c.file_kept = clean;
-    if (clean) {
+    c.view_kept = view;
+    c.view_meta = s.committed;
+    c.view_log_bytes = s.view_log_bytes;
+    if (clean || view) {
       c.file = s.file;
+      c.owner = process_id();
       try {
         c.path = s.path;
         c.fd = s.fd.release();
         c.writable = !s.read_only;
-        c.owner = process_id();
       } catch (...) {  // no memory for the path: the descriptor closes as it would have
       }
     }
     return;
   }
   ::munmap(s.base, s.reserve);
+}
+
+void* take_reader_view(std::uint64_t bytes, const file_id& file, const space_meta& commit,
+                       std::uint64_t& size, std::uint64_t& log_bytes) noexcept {
+  reservation_cache& c = cached_reservation();
+  const std::lock_guard<std::mutex> lock(c.m);
+  if (c.base == nullptr || !c.view_kept || c.bytes != bytes || !(c.file == file) ||
+      std::memcmp(&c.view_meta, &commit, sizeof commit) != 0 || c.owner != process_id())
+    return nullptr;
+  c.view_kept = false;
+  c.close_fd();  // the opener's take_kept_fd took it, else it opened the path itself
+  size = c.hole;
+  log_bytes = c.view_log_bytes;
+  return std::exchange(c.base, nullptr);
 }
 
 unique_fd take_kept_fd(const std::filesystem::path& path, bool writable, file_id* file) noexcept {
@@ -166,8 +199,9 @@ bool read_kept_file(const file_id& file, void* out, std::uint64_t bytes) noexcep
 void drop_kept_file(const file_id& file) noexcept {
   reservation_cache& c = cached_reservation();
   const std::lock_guard<std::mutex> lock(c.m);
-  if (c.base == nullptr || !c.file_kept || !(c.file == file)) return;
+  if (c.base == nullptr || !(c.file_kept || c.view_kept) || !(c.file == file)) return;
   c.file_kept = false;
+  c.view_kept = false;
   c.close_fd();
   if (::munmap(c.base, c.hole) != 0) {  // no hole to leave: the whole range goes
     ::munmap(c.base, c.bytes);

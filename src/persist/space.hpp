@@ -278,6 +278,15 @@ struct space_state {
   // A reader's mapping holds pages that are not the file's (records read
   // from the log, zeros past the file's end): its close unmaps them.
   bool private_pages = false;
+  // A reader's mapping shows exactly commit `committed` (set by an open or a
+  // refresh that completed, cleared while a refresh writes into it): its
+  // close may leave it, private pages and all, for the next reader of this
+  // process that pins the same commit (give_reservation, take_reader_view).
+  bool view_exact = false;
+  // The bytes of records a reader copied into its mapping, over its life and
+  // the lives of the views it took: its private pages are about as many, and
+  // a view holding more than view_keep_bound is not left at close.
+  std::uint64_t view_log_bytes = 0;
   file_id file;  // the file mapped (set by the open)
   // A reader's refresh found that the path names another file (another
   // store's commit in the reader table): mapped_space::replaced().
@@ -573,7 +582,24 @@ void* take_reservation(std::uint64_t bytes, int fd, std::uint64_t file_bytes,
 // open (moved out of s), for the next open of that file (take_reservation)
 // and of s.path (take_kept_fd), until another open takes the range, or
 // remove() or a rename() over the file drops them (drop_kept_file).
+// A reader's mapping whose view is exact (space_state::view_exact) is left
+// too, private pages and all, as a view of its commit: the next reader of
+// the same file and commit takes it (take_reader_view); any other open
+// unmaps it first.
 void give_reservation(space_state& s, bool clean) noexcept;
+// The range a closed reader of this process left with its view of
+// `commit` (its meta, generation included) in `file` (reserved `bytes`), or
+// nullptr. Sets `size` to the bytes its mapping covers and `log_bytes` to
+// its view_log_bytes. The view is still that commit's whatever the file did
+// since: generations only grow, so the newest commit still being this one
+// means no commit came since, and the file moves only towards the newest
+// commit, over pages the view holds privately (every page a commit after the
+// file's state at that reader's open changed, read whole into the view).
+void* take_reader_view(std::uint64_t bytes, const file_id& file, const space_meta& commit,
+                       std::uint64_t& size, std::uint64_t& log_bytes) noexcept;
+// The most record bytes a view left at close may hold (its private pages
+// stay allocated until the next open): the log's own bound.
+inline constexpr std::uint64_t view_keep_bound = log_bound;
 // The descriptor a closed space left open with its kept mapping, if it was
 // opened by `path` in this process (read-write when `writable`); `file`, if
 // given, receives which file it is. Else none, and the caller opens the
