@@ -1,5 +1,7 @@
 // tests/crc32c_test.cpp: fl::detail::crc32c (the kernel the CPU check picks:
-// three interleaved crc32-instruction lanes on SSE4.2, else the byte table)
+// carry-less folds of 512-bit vectors on AVX-512 with VPCLMULQDQ, three
+// interleaved crc32-instruction lanes on SSE4.2, else the byte table; ctest
+// runs it at each level the machine has)
 // against a bit-at-a-time CRC-32C written from the definition, on random
 // lengths, alignments and split points.
 #include "persist/crc32c.hpp"

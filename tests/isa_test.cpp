@@ -77,7 +77,8 @@ TEST(IsaTest, ForceIsaRefusesUnsupportedLevelsAndKeepsTheActiveOne) {
 }
 
 // Each family installs the highest kernel it has at or below the level:
-// find and text counting have sse2 and avx2 kernels, CRC-32C an sse42 one.
+// find and text counting have sse2 and avx2 kernels, CRC-32C sse42 and
+// avx512 ones.
 TEST(IsaTest, EveryFamilyRunsItsBestKernelForTheLevel) {
   const isa saved = fl::detail::active_isa();
   const std::string hay = std::string(300, 'a') + "needle\n\xF0\x9F\x98\x80" + std::string(40, 'b');
@@ -92,7 +93,9 @@ TEST(IsaTest, EveryFamilyRunsItsBestKernelForTheLevel) {
     const isa crc_level = fl::detail::install_crc32c_kernel(level);
     EXPECT_EQ(find_level, level >= isa::avx2 ? isa::avx2 : level >= isa::sse2 ? isa::sse2 : isa::scalar);
     EXPECT_EQ(count_level, find_level);
-    EXPECT_EQ(crc_level, level >= isa::sse42 ? isa::sse42 : isa::scalar);
+    EXPECT_EQ(crc_level, level >= isa::avx512 ? isa::avx512
+                         : level >= isa::sse42 ? isa::sse42
+                                               : isa::scalar);
     EXPECT_EQ(fl::find(hay, "needle"), 300u);
     EXPECT_EQ(fl::rfind(hay, "ab"), std::string::npos);
     EXPECT_EQ(fl::find_first_of(hay, "nz"), 300u);

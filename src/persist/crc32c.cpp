@@ -1,6 +1,6 @@
 // src/persist/crc32c.cpp: CRC-32C, the portable byte-table version and the choice
-// of the SSE4.2 kernel (src/persist/crc32c_sse42.cpp) by the level of
-// src/simd/isa.hpp.
+// of the SSE4.2 kernel (src/persist/crc32c_sse42.cpp) or the AVX-512 one
+// (src/persist/crc32c_avx512.cpp) by the level of src/simd/isa.hpp.
 #include "persist/crc32c.hpp"
 
 #include "simd/isa.hpp"
@@ -15,6 +15,7 @@ namespace detail {
 
 #ifndef FL_NO_SIMD
 std::uint32_t crc32c_sse42(const void* data, std::size_t n, std::uint32_t crc) noexcept;
+std::uint32_t crc32c_avx512(const void* data, std::size_t n, std::uint32_t crc) noexcept;
 #endif
 
 namespace {
@@ -46,9 +47,11 @@ using crc_fn = std::uint32_t (*)(const void*, std::size_t, std::uint32_t) noexce
 constexpr crc_fn table_kernel = &crc32c_table;
 #ifndef FL_NO_SIMD
 constexpr crc_fn sse42_kernel = &crc32c_sse42;
+constexpr crc_fn avx512_kernel = &crc32c_avx512;
 #endif
 constexpr isa_choice<crc_fn> crc32c_choices[] = {
 #ifndef FL_NO_SIMD
+    {isa::avx512, &avx512_kernel},
     {isa::sse42, &sse42_kernel},
 #endif
     {isa::scalar, &table_kernel},

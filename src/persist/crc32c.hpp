@@ -1,7 +1,9 @@
 // src/persist/crc32c.hpp: CRC-32C (Castagnoli, the iSCSI/ext4 polynomial
 // 0x1EDC6F41, reflected), the checksum of every persistence file. Runs on the
 // SSE4.2 crc32 instruction where the CPU has it (about 8 bytes per cycle,
-// src/persist/crc32c_sse42.cpp), else on a byte table (src/persist/crc32c.cpp).
+// src/persist/crc32c_sse42.cpp), by carry-less multiplication of 512-bit
+// vectors where it has AVX-512 and VPCLMULQDQ (about twice that,
+// src/persist/crc32c_avx512.cpp), else on a byte table (src/persist/crc32c.cpp).
 //
 // Private to the library (no installed header needs it): the persistence
 // and JSON store files include it, tests and fuzzers by its path.

@@ -33,22 +33,34 @@ using feature_mask = std::uint32_t;
 
 enum class cpuid_reg : unsigned char { ebx, ecx, edx };
 
-// Where cpuid reports one feature. `needs_ymm`: usable only when the OS
-// saves the AVX state (XCR0 bits 1 and 2).
+// The register state the OS must save for a feature (XCR0 bits): none, SSE
+// and AVX's YMM halves, or those and AVX-512's opmask and ZMM registers.
+constexpr unsigned no_state = 0, ymm_state = 0x6, zmm_state = 0xE6;
+
+// Where cpuid reports one feature, and the register state it needs.
 struct cpu_feature {
   std::string_view name;  // GCC's -m option without "-m"
   unsigned leaf;
   cpuid_reg reg;
   unsigned bit;
-  bool needs_ymm;
+  unsigned state;
 };
 
 // Intel SDM vol. 2A, CPUID; leaf 0x80000001 ECX bit 5 is LZCNT (AMD: ABM).
 constexpr cpu_feature known_features[] = {
-    {"sse2", 1, cpuid_reg::edx, 26, false},       {"sse4.2", 1, cpuid_reg::ecx, 20, false},
-    {"popcnt", 1, cpuid_reg::ecx, 23, false},     {"avx", 1, cpuid_reg::ecx, 28, true},
-    {"avx2", 7, cpuid_reg::ebx, 5, true},         {"bmi", 7, cpuid_reg::ebx, 3, false},
-    {"bmi2", 7, cpuid_reg::ebx, 8, false},        {"lzcnt", 0x80000001, cpuid_reg::ecx, 5, false},
+    {"sse2", 1, cpuid_reg::edx, 26, no_state},
+    {"sse4.2", 1, cpuid_reg::ecx, 20, no_state},
+    {"popcnt", 1, cpuid_reg::ecx, 23, no_state},
+    {"avx", 1, cpuid_reg::ecx, 28, ymm_state},
+    {"avx2", 7, cpuid_reg::ebx, 5, ymm_state},
+    {"bmi", 7, cpuid_reg::ebx, 3, no_state},
+    {"bmi2", 7, cpuid_reg::ebx, 8, no_state},
+    {"lzcnt", 0x80000001, cpuid_reg::ecx, 5, no_state},
+    {"avx512f", 7, cpuid_reg::ebx, 16, zmm_state},
+    {"avx512bw", 7, cpuid_reg::ebx, 30, zmm_state},
+    {"avx512vl", 7, cpuid_reg::ebx, 31, zmm_state},
+    {"pclmul", 1, cpuid_reg::ecx, 1, no_state},
+    {"vpclmulqdq", 7, cpuid_reg::ecx, 10, zmm_state},
 };
 static_assert(std::size(known_features) <= 32, "feature_mask has 32 bits");
 
@@ -109,13 +121,13 @@ cpuid_regs query(unsigned leaf) noexcept {
   return r;
 }
 
-// Whether the OS saves the SSE and AVX registers on a context switch, from
-// leaf 1.
-bool os_saves_ymm(const cpuid_regs& l1) noexcept {
-  if ((l1.ecx & (1u << 27)) == 0) return false;  // OSXSAVE: xgetbv is available
+// The register state the OS saves on a context switch (XCR0's low word),
+// from leaf 1; 0 when the OS does not say (no xgetbv).
+unsigned os_saved_state(const cpuid_regs& l1) noexcept {
+  if ((l1.ecx & (1u << 27)) == 0) return 0;  // OSXSAVE: xgetbv is available
   unsigned lo = 0, hi = 0;
   __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
-  return (lo & 0x6u) == 0x6u;
+  return lo;
 }
 
 // Each leaf known_features names, queried once.
@@ -130,11 +142,11 @@ feature_mask detect_by_cpuid() noexcept {
     regs[n] = query(l);
     return regs[n++];
   };
-  const bool ymm = os_saves_ymm(leaf(1));
+  const unsigned saved = os_saved_state(leaf(1));
   feature_mask m = 0;
   for (std::size_t i = 0; i < std::size(known_features); ++i) {
     const cpu_feature& f = known_features[i];
-    if ((leaf(f.leaf).get(f.reg) >> f.bit & 1u) != 0 && (ymm || !f.needs_ymm))
+    if ((leaf(f.leaf).get(f.reg) >> f.bit & 1u) != 0 && (saved & f.state) == f.state)
       m |= feature_mask{1} << i;
   }
   return m;
@@ -147,11 +159,14 @@ feature_mask detect_by_cpuid() noexcept {
 feature_mask detect() noexcept {
 #if defined(FL_GLIBC_CPU_FEATURES)
   // "Active": the CPU has it and the OS saves its registers (AVX's YMM
-  // state). In known_features' order.
-  const bool active[] = {CPU_FEATURE_ACTIVE(SSE2),   CPU_FEATURE_ACTIVE(SSE4_2),
-                         CPU_FEATURE_ACTIVE(POPCNT), CPU_FEATURE_ACTIVE(AVX),
-                         CPU_FEATURE_ACTIVE(AVX2),   CPU_FEATURE_ACTIVE(BMI1),
-                         CPU_FEATURE_ACTIVE(BMI2),   CPU_FEATURE_ACTIVE(LZCNT)};
+  // state, AVX-512's). In known_features' order.
+  const bool active[] = {CPU_FEATURE_ACTIVE(SSE2),      CPU_FEATURE_ACTIVE(SSE4_2),
+                         CPU_FEATURE_ACTIVE(POPCNT),    CPU_FEATURE_ACTIVE(AVX),
+                         CPU_FEATURE_ACTIVE(AVX2),      CPU_FEATURE_ACTIVE(BMI1),
+                         CPU_FEATURE_ACTIVE(BMI2),      CPU_FEATURE_ACTIVE(LZCNT),
+                         CPU_FEATURE_ACTIVE(AVX512F),   CPU_FEATURE_ACTIVE(AVX512BW),
+                         CPU_FEATURE_ACTIVE(AVX512VL),  CPU_FEATURE_ACTIVE(PCLMULQDQ),
+                         CPU_FEATURE_ACTIVE(VPCLMULQDQ)};
   static_assert(std::size(active) == std::size(known_features));
   feature_mask m = 0;
   for (std::size_t i = 0; i < std::size(known_features); ++i)
