@@ -216,11 +216,31 @@ json_ref store_file::overwrite_entry(const json_ref& c, std::uint64_t limit, std
 }
 
 // Entry `pos` of container `c`, as stored.
+// Read here, not through json_value::member()/element(): those return a
+// view by memory, which the caller read back by 16-byte loads the CPU
+// cannot forward from the callee's 8-byte stores (a stall per step of an
+// edit's path), and member() reads the key too, which an edit's descent
+// never needs.
 json_ref store_file::entry(const json_ref& c, std::uint64_t limit, std::size_t pos) const {
   if (lookup_.at(c, pos)) return lookup_.m.value;
-  return c.k == static_cast<std::uint8_t>(kind::object) ? view(c, limit).member(pos).value.ref_
-                                                        : view(c, limit).element(pos).ref_;
+  if (c.k != static_cast<std::uint8_t>(kind::object)) return element_ref(c, limit, pos);
+  if (c.tree()) return read_member_entry(member_offset(c, limit, pos), limit).value;
+  return read_ref(bytes(c.x + pos * sizeof(json_member) + offsetof(json_member, value),
+                        sizeof(json_ref), limit));
 }
+
+namespace {
+// A step of an edit's path, made in the vector's own element: one built on
+// the stack and pushed was read back by 16-byte loads the CPU cannot forward
+// from the 8-byte stores that made it (a stall per step).
+void add_step(std::vector<store_file::edit_step>& path, const json_ref& c, std::uint64_t limit,
+              std::size_t pos) {
+  store_file::edit_step& s = path.emplace_back();
+  s.c = c;
+  s.limit = limit;
+  s.pos = pos;
+}
+}  // namespace
 
 // set (v given) or erase (v null): the path to the parent of the last token,
 // then copies of the containers on it, bottom-up; an inline value replacing
@@ -270,7 +290,7 @@ bool store_file::edit(std::string_view ptr, const json_ref* v, bool insert,
       if (v && pos == std::string_view::npos && cur.k == static_cast<std::uint8_t>(kind::array))
         throw std::out_of_range("fl::json_store::set: " + index_fault(tok, above, cur.n) +
                                 "; use " + std::to_string(cur.n) + " or \"-\" to append");
-      path.push_back({cur, limit, pos});
+      add_step(path, cur, limit, pos);
       last = tok;
       break;
     }
@@ -281,12 +301,8 @@ bool store_file::edit(std::string_view ptr, const json_ref* v, bool insert,
         what += ": " + index_fault(tok, above, cur.n);
       throw std::out_of_range(what);
     }
-    path.push_back({cur, limit, pos});
-    const json_value child = cur.k == static_cast<std::uint8_t>(kind::object)
-                                 ? view(cur, limit).member(pos).value
-                                 : view(cur, limit).element(pos);
-    cur = child.ref_;
-    limit = child.limit_;
+    add_step(path, cur, limit, pos);
+    cur = entry(cur, limit, pos);  // the child's bounds are its container's
   }
   replaced_.clear();
   // The value the edit removes or replaces: retired with every block it
