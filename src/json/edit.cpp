@@ -215,18 +215,14 @@ json_ref store_file::overwrite_entry(const json_ref& c, std::uint64_t limit, std
   return old;
 }
 
-// Entry `pos` of container `c`, as stored.
-// Read here, not through json_value::member()/element(): those return a
-// view by memory, which the caller read back by 16-byte loads the CPU
-// cannot forward from the callee's 8-byte stores (a stall per step of an
-// edit's path), and member() reads the key too, which an edit's descent
-// never needs.
+// Entry `pos` of container `c`, as stored: read where entry_offset finds
+// it, not through json_value::member()/element(), which return a view by
+// memory that the caller read back by 16-byte loads the CPU cannot forward
+// from the callee's 8-byte stores (a stall per step of an edit's path), and
+// member() reads the key too, which an edit's descent never needs.
 json_ref store_file::entry(const json_ref& c, std::uint64_t limit, std::size_t pos) const {
   if (lookup_.at(c, pos)) return lookup_.m.value;
-  if (c.k != static_cast<std::uint8_t>(kind::object)) return element_ref(c, limit, pos);
-  if (c.tree()) return read_member_entry(member_offset(c, limit, pos), limit).value;
-  return read_ref(bytes(c.x + pos * sizeof(json_member) + offsetof(json_member, value),
-                        sizeof(json_ref), limit));
+  return read_ref(bytes(entry_offset(c, limit, pos), sizeof(json_ref), limit));
 }
 
 namespace {

@@ -609,35 +609,29 @@ void open_as_reader(space_state& s, std::uint64_t reserve) {
     if (const std::string why = check_meta(m, ~std::uint64_t{0}); !why.empty() || newest < pinned)
       fail(s, "the reader table " + table_path(s.path).string() + " is damaged (" +
                   (why.empty() ? "generations out of order" : why) + ")");
+    // The first commit the mapping lacks: from + 1 over the file's state,
+    // none over a closed reader's view of this very commit.
+    std::uint64_t first = from + 1;
     if (s.base == nullptr) {
-      // The view a closed reader of this process left of this very commit:
-      // taken whole, its private pages included (no log read, no copy).
       std::uint64_t want = reserve != 0 ? reserve : std::max(default_reserve, 4 * m.file_size);
       want = round_up(std::max(want, m.file_size), s.granule);
-      std::uint64_t view_size = 0;
-      if (void* v = take_reader_view(want, s.file, m, view_size, s.view_log_bytes)) {
-        s.base = static_cast<std::byte*>(v);
-        s.reserve = want;
-        s.size = view_size;
-        s.private_pages = true;
-        fit_reader_map(s, m.file_size);  // the same commit: its size already
-        s.committed = m;
-        word(t.map, slot_at(static_cast<std::uint64_t>(t.slot)))
-            .store(newest, std::memory_order_seq_cst);
-        s.alloc = m.alloc;
-        s.verified.clear(s.size / space_page);
-        s.view_exact = true;
-        return;
-      }
-      // As the writer: a range a closed space left (its page tables kept),
-      // with the file mapped at its start (a closed space's mapping of this
-      // file taken as it is), else a new one.
+      s.reserve = want;
       // The file mapped up to the end seen at open at most: fit_reader_map
       // maps the rest, from the file if it grew since, else zeros.
       const std::uint64_t mapped = std::min(m.file_size, file_bytes / s.sys_page * s.sys_page);
-      void* r = take_reservation(want, s.fd.get(), mapped, s.file);
-      s.reserve = want;
-      if (r != nullptr) {
+      std::uint64_t view_size = 0;
+      void* r = nullptr;
+      if ((r = take_reader_view(want, s.file, m, view_size, s.view_log_bytes)) != nullptr) {
+        // A closed reader's view of this commit, taken whole with its
+        // private pages: no log read, no copy.
+        s.base = static_cast<std::byte*>(r);
+        s.size = view_size;
+        s.private_pages = true;
+        first = newest + 1;
+      } else if ((r = take_reservation(want, s.fd.get(), mapped, s.file)) != nullptr) {
+        // As the writer: a range a closed space left (its page tables
+        // kept), with the file mapped at its start (a closed space's mapping
+        // of this file taken as it is).
         s.base = static_cast<std::byte*>(r);
         s.size = mapped;
       } else {
@@ -652,13 +646,12 @@ void open_as_reader(space_state& s, std::uint64_t reserve) {
         throw_errno(s.path, "mmap (reader retry)", errno);
       s.size = 0;
     }
-    // The file's state at `from`, then the commits after it.
+    // The file's state at `from` (or the view), then the commits after it.
     fit_reader_map(s, m.file_size);
     s.committed = m;
     bool ok = true;
     std::uint64_t next = ~std::uint64_t{0};
-    for (std::uint64_t g = from + 1; ok && g <= newest; ++g)
-      ok = overlay(s, g, newest, nullptr, next);
+    for (std::uint64_t g = first; ok && g <= newest; ++g) ok = overlay(s, g, newest, nullptr, next);
     if (ok) {
       word(t.map, slot_at(static_cast<std::uint64_t>(t.slot))).store(newest,
                                                                      std::memory_order_seq_cst);

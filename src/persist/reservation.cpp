@@ -17,6 +17,12 @@ namespace detail {
 
 namespace {
 
+// What a kept range still maps at its start: nothing (a hole), its file
+// holding only the file's pages, or a closed reader's view of its file at one
+// commit (the file mapped privately, with the pages of the commits the file
+// lacked read from the log, and zeros past its end).
+enum class kept_map { none, file, view };
+
 // One address reservation a closed space left, for the next open of the same
 // size. Reusing it keeps the page tables under its start (the kernel frees
 // them only with the range), which a reopen would otherwise build again. The
@@ -28,18 +34,13 @@ struct reservation_cache {
   std::byte* base = nullptr;
   std::uint64_t bytes = 0;
   std::uint64_t hole = 0;
-  // [base, base + hole) still maps this file, holding only its pages.
-  bool file_kept = false;
-  // [base, base + hole) is a closed reader's view of this file at commit
-  // view_meta: the file mapped privately, with the pages of the commits the
-  // file lacked read from the log, and zeros past its end.
-  bool view_kept = false;
-  space_meta view_meta{};
+  kept_map kept = kept_map::none;  // at [base, base + hole)
+  space_meta view_meta{};          // a view's commit
   std::uint64_t view_log_bytes = 0;
   file_id file;
   // The descriptor that mapping was opened by, left open with it (only
-  // while file_kept): the next open of the same path in this process uses
-  // it instead of opening the file again (take_kept_fd). `writable`: opened
+  // while something is kept): the next open of the same path in this process
+  // uses it instead of opening the file again (take_kept_fd). `writable`: opened
   // read-write (a writer's, which a reader may use too). Unlocked.
   int fd = -1;
   bool writable = false;
@@ -78,13 +79,14 @@ void* take_reservation(std::uint64_t bytes, int fd, std::uint64_t file_bytes,
   std::byte* const base = std::exchange(c.base, nullptr);
   const std::uint64_t hole = c.hole;
   c.close_fd();  // not taken by this open (another path, or another file)
-  if (std::exchange(c.view_kept, false)) {
+  const kept_map was = std::exchange(c.kept, kept_map::none);
+  if (was == kept_map::view) {
     // A reader's view, not taken as one: its pages go, leaving the hole.
     if (::munmap(base, hole) != 0) {
       ::munmap(base, bytes);
       return nullptr;
     }
-  } else if (std::exchange(c.file_kept, false)) {
+  } else if (was == kept_map::file) {
     if (c.file == file) {
       // The pages stay as they are: clean, they show the page cache, which
       // a truncation since has cut from every mapping. The end follows the
@@ -146,8 +148,7 @@ void give_reservation(space_state& s, bool clean) noexcept {
     c.base = s.base;
     c.bytes = s.reserve;
     c.hole = s.size;
-    c.file_kept = clean;
-    c.view_kept = view;
+    c.kept = clean ? kept_map::file : view ? kept_map::view : kept_map::none;
     c.view_meta = s.committed;
     c.view_log_bytes = s.view_log_bytes;
     if (clean || view) {
@@ -169,10 +170,10 @@ void* take_reader_view(std::uint64_t bytes, const file_id& file, const space_met
                        std::uint64_t& size, std::uint64_t& log_bytes) noexcept {
   reservation_cache& c = cached_reservation();
   const std::lock_guard<std::mutex> lock(c.m);
-  if (c.base == nullptr || !c.view_kept || c.bytes != bytes || !(c.file == file) ||
+  if (c.base == nullptr || c.kept != kept_map::view || c.bytes != bytes || !(c.file == file) ||
       std::memcmp(&c.view_meta, &commit, sizeof commit) != 0 || c.owner != process_id())
     return nullptr;
-  c.view_kept = false;
+  c.kept = kept_map::none;
   c.close_fd();  // the opener's take_kept_fd took it, else it opened the path itself
   size = c.hole;
   log_bytes = c.view_log_bytes;
@@ -191,7 +192,8 @@ unique_fd take_kept_fd(const std::filesystem::path& path, bool writable, file_id
 bool read_kept_file(const file_id& file, void* out, std::uint64_t bytes) noexcept {
   reservation_cache& c = cached_reservation();
   const std::lock_guard<std::mutex> lock(c.m);  // no other open unmaps it meanwhile
-  if (c.base == nullptr || !c.file_kept || !(c.file == file) || c.hole < bytes) return false;
+  if (c.base == nullptr || c.kept != kept_map::file || !(c.file == file) || c.hole < bytes)
+    return false;
   std::memcpy(out, c.base, bytes);
   return true;
 }
@@ -199,9 +201,8 @@ bool read_kept_file(const file_id& file, void* out, std::uint64_t bytes) noexcep
 void drop_kept_file(const file_id& file) noexcept {
   reservation_cache& c = cached_reservation();
   const std::lock_guard<std::mutex> lock(c.m);
-  if (c.base == nullptr || !(c.file_kept || c.view_kept) || !(c.file == file)) return;
-  c.file_kept = false;
-  c.view_kept = false;
+  if (c.base == nullptr || c.kept == kept_map::none || !(c.file == file)) return;
+  c.kept = kept_map::none;
   c.close_fd();
   if (::munmap(c.base, c.hole) != 0) {  // no hole to leave: the whole range goes
     ::munmap(c.base, c.bytes);

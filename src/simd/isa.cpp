@@ -37,31 +37,42 @@ enum class cpuid_reg : unsigned char { ebx, ecx, edx };
 // and AVX's YMM halves, or those and AVX-512's opmask and ZMM registers.
 constexpr unsigned no_state = 0, ymm_state = 0x6, zmm_state = 0xE6;
 
-// Where cpuid reports one feature, and the register state it needs.
+// Where cpuid reports one feature, the register state it needs, and glibc's
+// answer for it ("active": the CPU has it and the OS saves its registers),
+// where glibc gives one.
 struct cpu_feature {
   std::string_view name;  // GCC's -m option without "-m"
   unsigned leaf;
   cpuid_reg reg;
   unsigned bit;
   unsigned state;
+  bool (*glibc_active)() noexcept;
 };
+
+#if defined(FL_GLIBC_CPU_FEATURES)
+#define FL_GLIBC_FEATURE(glibc_name) \
+  []() noexcept { return static_cast<bool>(CPU_FEATURE_ACTIVE(glibc_name)); }
+#else
+#define FL_GLIBC_FEATURE(glibc_name) nullptr
+#endif
 
 // Intel SDM vol. 2A, CPUID; leaf 0x80000001 ECX bit 5 is LZCNT (AMD: ABM).
 constexpr cpu_feature known_features[] = {
-    {"sse2", 1, cpuid_reg::edx, 26, no_state},
-    {"sse4.2", 1, cpuid_reg::ecx, 20, no_state},
-    {"popcnt", 1, cpuid_reg::ecx, 23, no_state},
-    {"avx", 1, cpuid_reg::ecx, 28, ymm_state},
-    {"avx2", 7, cpuid_reg::ebx, 5, ymm_state},
-    {"bmi", 7, cpuid_reg::ebx, 3, no_state},
-    {"bmi2", 7, cpuid_reg::ebx, 8, no_state},
-    {"lzcnt", 0x80000001, cpuid_reg::ecx, 5, no_state},
-    {"avx512f", 7, cpuid_reg::ebx, 16, zmm_state},
-    {"avx512bw", 7, cpuid_reg::ebx, 30, zmm_state},
-    {"avx512vl", 7, cpuid_reg::ebx, 31, zmm_state},
-    {"pclmul", 1, cpuid_reg::ecx, 1, no_state},
-    {"vpclmulqdq", 7, cpuid_reg::ecx, 10, zmm_state},
+    {"sse2", 1, cpuid_reg::edx, 26, no_state, FL_GLIBC_FEATURE(SSE2)},
+    {"sse4.2", 1, cpuid_reg::ecx, 20, no_state, FL_GLIBC_FEATURE(SSE4_2)},
+    {"popcnt", 1, cpuid_reg::ecx, 23, no_state, FL_GLIBC_FEATURE(POPCNT)},
+    {"avx", 1, cpuid_reg::ecx, 28, ymm_state, FL_GLIBC_FEATURE(AVX)},
+    {"avx2", 7, cpuid_reg::ebx, 5, ymm_state, FL_GLIBC_FEATURE(AVX2)},
+    {"bmi", 7, cpuid_reg::ebx, 3, no_state, FL_GLIBC_FEATURE(BMI1)},
+    {"bmi2", 7, cpuid_reg::ebx, 8, no_state, FL_GLIBC_FEATURE(BMI2)},
+    {"lzcnt", 0x80000001, cpuid_reg::ecx, 5, no_state, FL_GLIBC_FEATURE(LZCNT)},
+    {"avx512f", 7, cpuid_reg::ebx, 16, zmm_state, FL_GLIBC_FEATURE(AVX512F)},
+    {"avx512bw", 7, cpuid_reg::ebx, 30, zmm_state, FL_GLIBC_FEATURE(AVX512BW)},
+    {"avx512vl", 7, cpuid_reg::ebx, 31, zmm_state, FL_GLIBC_FEATURE(AVX512VL)},
+    {"pclmul", 1, cpuid_reg::ecx, 1, no_state, FL_GLIBC_FEATURE(PCLMULQDQ)},
+    {"vpclmulqdq", 7, cpuid_reg::ecx, 10, zmm_state, FL_GLIBC_FEATURE(VPCLMULQDQ)},
 };
+#undef FL_GLIBC_FEATURE
 static_assert(std::size(known_features) <= 32, "feature_mask has 32 bits");
 
 // The mask of a space-separated feature list; a name missing from
@@ -158,19 +169,9 @@ feature_mask detect_by_cpuid() noexcept {
 // 18 calls before, 90 us of a short-lived reader's open.
 feature_mask detect() noexcept {
 #if defined(FL_GLIBC_CPU_FEATURES)
-  // "Active": the CPU has it and the OS saves its registers (AVX's YMM
-  // state, AVX-512's). In known_features' order.
-  const bool active[] = {CPU_FEATURE_ACTIVE(SSE2),      CPU_FEATURE_ACTIVE(SSE4_2),
-                         CPU_FEATURE_ACTIVE(POPCNT),    CPU_FEATURE_ACTIVE(AVX),
-                         CPU_FEATURE_ACTIVE(AVX2),      CPU_FEATURE_ACTIVE(BMI1),
-                         CPU_FEATURE_ACTIVE(BMI2),      CPU_FEATURE_ACTIVE(LZCNT),
-                         CPU_FEATURE_ACTIVE(AVX512F),   CPU_FEATURE_ACTIVE(AVX512BW),
-                         CPU_FEATURE_ACTIVE(AVX512VL),  CPU_FEATURE_ACTIVE(PCLMULQDQ),
-                         CPU_FEATURE_ACTIVE(VPCLMULQDQ)};
-  static_assert(std::size(active) == std::size(known_features));
   feature_mask m = 0;
   for (std::size_t i = 0; i < std::size(known_features); ++i)
-    if (active[i]) m |= feature_mask{1} << i;
+    if (known_features[i].glibc_active()) m |= feature_mask{1} << i;
   return m;
 #else
   return detect_by_cpuid();
