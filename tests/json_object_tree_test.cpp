@@ -10,6 +10,7 @@
 #include <fl/mapped_space.hpp>
 
 #include "json_test_support.hpp"
+#include "persist/crc32c.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>
@@ -434,6 +435,50 @@ TEST_F(JsonObjectTreeTest, RepeatedKeysFindTheLast) {
   EXPECT_EQ(str(s.dump()), R"({"a":1,"b":2,"a":3,"c":4,"d":6})");
   s.sync();
   s.verify();
+}
+
+// Two keys of one length whose CRC-32C (format 6's key hash) is the same
+// sit side by side in the key tree, told apart by their bytes alone: a
+// lookup of the absent one, whose neighbour's entry agrees with it in
+// length and hash, finds nothing, and each edit reaches its own member.
+TEST_F(JsonObjectTreeTest, KeysOfOneLengthAndHashAreToldApartByTheirBytes) {
+  const std::string present = "kf47z8qn", absent = "kuax5jov";
+  ASSERT_EQ(fl::detail::crc32c(present.data(), present.size()),
+            fl::detail::crc32c(absent.data(), absent.size()));
+  const std::string at_present = "/kf47z8qn", at_absent = "/kuax5jov";
+  const shape_scope tiny({2, 4});
+  model m = numbered(30, "k000000");  // keys of the same length, from k0000000
+  for (auto& [k, v] : m) k.resize(8, '0');
+  m.insert(m.begin() + 11, {present, "\"p\""});
+  auto s = fl::json_store::import(dump_of(m), file());
+  s.sync();
+  ASSERT_TRUE(root_is_tree());
+
+  EXPECT_FALSE(s.find(at_absent));
+  EXPECT_EQ(s.find(at_present)->as_string_view(), "p");
+  EXPECT_FALSE(s.erase(at_absent));
+
+  s.set(at_absent, "\"a\"");  // added, not written over its twin
+  m.emplace_back(absent, "\"a\"");
+  EXPECT_EQ(str(s.dump()), dump_of(m));
+  EXPECT_EQ(s.find(at_absent)->as_string_view(), "a");
+  s.set(at_present, "7");  // replaced in place, its twin unchanged
+  m[11].second = "7";
+  EXPECT_EQ(str(s.dump()), dump_of(m));
+  s.sync();
+
+  EXPECT_TRUE(s.erase(at_present));
+  m.erase(m.begin() + 11);
+  EXPECT_FALSE(s.find(at_present));
+  EXPECT_EQ(s.find(at_absent)->as_string_view(), "a");
+  EXPECT_EQ(str(s.dump()), dump_of(m));
+  s.sync();
+  s.verify();
+
+  auto r = fl::json_store::open(file(), fl::open_mode::read_only);
+  EXPECT_FALSE(r.find(at_present));
+  EXPECT_EQ(r.find(at_absent)->as_string_view(), "a");
+  EXPECT_EQ(str(r.dump()), dump_of(m));
 }
 
 // A number set over a member of a tree is written where the edit's own

@@ -293,17 +293,23 @@ bool tree_member(const store_file& f, const format_rules& rules, const json_ref&
                  std::uint64_t* found_at = nullptr, store_file::tree_path* key_path = nullptr,
                  store_file::tree_path* member_path = nullptr) {
   const object_tree h = f.object_head(o, limit);
+  const std::uint32_t hash = rules.key_hash(key);
   // The key tree's rank is wanted only by an edit (key_rank): the member's
   // position is its rank in the member tree.
   const store_file::rank_result kr =
       f.rank_in(store_file::key_tree, h.keys, limit,
-                key_cmp{f, limit, key, rules.key_hash(key), ~std::uint64_t{0}}, key_rank != nullptr,
-                key_path);
+                key_cmp{f, limit, key, hash, ~std::uint64_t{0}}, key_rank != nullptr, key_path);
   if (key_rank) *key_rank = kr;
   if (!kr.has_prev) return false;
   key_entry e;
   std::memcpy(&e, kr.prev, sizeof e);
-  if (f.key_bytes(e.key, e.key_len, limit) != key) return false;
+  // The entry before an absent key (an add's lookup) mostly differs in
+  // length or hash, which the entry holds: its key's bytes, a block
+  // elsewhere in the file and a cache miss in a big object, are read only
+  // when both agree.
+  if (key_tree_prefix(e.key_len, e.hash) != key_tree_prefix(key.size(), hash) ||
+      f.key_bytes(e.key, e.key_len, limit) != key)
+    return false;
   const store_file::rank_result mr =
       f.rank_in(store_file::member_tree, h.members, limit, seq_cmp{e.seq}, ranked, member_path);
   member_entry m;
