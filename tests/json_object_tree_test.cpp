@@ -437,6 +437,59 @@ TEST_F(JsonObjectTreeTest, RepeatedKeysFindTheLast) {
   s.verify();
 }
 
+// The nodes of both trees of the committed root object.
+std::size_t object_tree_nodes(const std::filesystem::path& file) {
+  fl::mapped_space space(file, fl::mapped_space_options{.mode = fl::open_mode::read_only});
+  const fj::json_ref o = space.get(space.root<fj::json_head>())->root;
+  const fj::object_tree h = *reinterpret_cast<fj::object_tree*>(space.get(fl::fptr<char>(o.x)));
+  std::size_t nodes = 0;
+  const auto walk = [&](std::uint64_t root, auto entry_bytes) {
+    std::vector<std::uint64_t> todo{root};
+    while (!todo.empty()) {
+      const char* p = space.get(fl::fptr<char>(todo.back()));
+      todo.pop_back();
+      ++nodes;
+      fj::tree_node n;
+      std::memcpy(&n, p, sizeof n);
+      for (std::uint32_t j = 0; n.level != 0 && j < n.count; ++j) {
+        std::uint64_t child;  // an inner entry's first field
+        std::memcpy(&child, p + sizeof n + std::size_t{j} * entry_bytes(n.level), sizeof child);
+        todo.push_back(child);
+      }
+    }
+  };
+  walk(h.members, fj::member_entry_bytes);
+  walk(h.keys, fj::key_entry_bytes);
+  return nodes;
+}
+
+// An add that splits a full node and the erase of the same key after it
+// (a cache's churn) leave the trees' shape alone from then on: a merge
+// that refilled the node made the next add split it again, every round.
+TEST_F(JsonObjectTreeTest, AnAddAndAnEraseOfOneKeyDoNotSplitAndMergeEachRound) {
+  const shape_scope tiny({4, 4});
+  const model m = numbered(64);
+  auto s = fl::json_store::import(dump_of(m), file());
+  s.sync();
+  ASSERT_TRUE(root_is_tree());
+  for (int k = 0; k < 64; ++k) {
+    const std::string at = "/k" + std::to_string(k) + "x";  // absent, between present keys
+    std::vector<std::size_t> nodes;
+    for (int round = 0; round < 3; ++round) {
+      s.set(at, "1");
+      s.sync();
+      nodes.push_back(object_tree_nodes(file()));
+      ASSERT_TRUE(s.erase(at));
+      s.sync();
+      nodes.push_back(object_tree_nodes(file()));
+    }
+    for (std::size_t i = 2; i < nodes.size(); ++i)
+      EXPECT_EQ(nodes[i], nodes[1]) << at << ": round " << i / 2 << (i % 2 ? ", erase" : ", add");
+  }
+  EXPECT_EQ(str(s.dump()), dump_of(m));
+  s.verify();
+}
+
 // Two keys of one length whose CRC-32C (format 6's key hash) is the same
 // sit side by side in the key tree, told apart by their bytes alone: a
 // lookup of the absent one, whose neighbour's entry agrees with it in

@@ -503,7 +503,8 @@ void store_file::publish_edit() {
   ++edition_;  // the edit may have written over an entry or retired blocks
   ++edits_since_sync_;
   lookup_.valid = false;
-  std::vector<std::uint64_t> to(tail_blocks_.size());
+  std::vector<std::uint64_t>& to = placed_;
+  to.assign(tail_blocks_.size(), 0);
   // Offsets below the tail name blocks of the space; so may the bytes of a
   // damaged file past it (an entry a write in place keeps), which nothing
   // here may read through: with no tail they are left as they are.

@@ -65,6 +65,9 @@ class store_file {
   json_ref root_;     // head_->root, or the uncommitted new root
   byte_buffer tail_;  // an edit's blocks, for offsets [tail_base_, ...)
   std::vector<tail_block> tail_blocks_;
+  // Where publish_edit() placed each of tail_blocks_ in the space; kept
+  // between edits for its capacity (an allocation per edit otherwise).
+  std::vector<std::uint64_t> placed_;
   std::uint64_t tail_base_ = 0;     // the space's end (a block's start) while tail_ is built
   bool tail_page_checked_ = false;  // the page holding tail_base_ passed checked()
   // What the store's format holds, which its edits keep to: a format-2

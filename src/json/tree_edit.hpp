@@ -206,7 +206,12 @@ class tree_editor {
   content take(std::uint64_t off, int level) {
     const store_file::node_view nv = f_.read_onode(t_, off, limit_, level);
     const std::uint32_t eb = t_.entry_bytes(nv.h.level);
-    content c{nv.h.level, std::vector<entry>(nv.h.count)};
+    // Room for the entry an insert or a split below adds: a full node's
+    // vector would otherwise grow to twice its size, a second allocation
+    // and copy of the whole node.
+    content c{nv.h.level, {}};
+    c.e.reserve(std::size_t{nv.h.count} + 1);
+    c.e.resize(nv.h.count);
     copy_entries(c.e.data()->b, B, nv.entries, eb, nv.h.count, eb);
     c.wrote(0, 0);  // a node of the space names no block of the tail
     if (f_.rules_.reuse) f_.add_replaced_block(off, object_node_bytes(eb, nv.h.count));
@@ -254,23 +259,38 @@ class tree_editor {
     const std::uint64_t want = old_count + (insert ? 1 : 0) - (what_ == store_file::op::remove);
     if (count(sub) != want) f_.damaged(std::string(t_.name) + "'s counts disagree with its leaves");
     const std::uint32_t max = max_of(sub.level), min = max / 2;
+    if (!sub.e.empty() && sub.e.size() <= max && (sub.e.size() >= min || c.e.size() == 1)) {
+      // The child keeps its shape (most edits): its copy's entry replaces
+      // the old one, the general case below without its vectors.
+      if (root && c.e.size() == 1) return sub;
+      const entry w = put(sub);
+      if (c.total != content::unknown) c.total = c.total - old_count + child_count(w.b);
+      c.e[j] = w;
+      c.wrote(j, 1);
+      return c;
+    }
     std::vector<content> pieces;
     std::size_t first = j, span = 1;
     if (sub.e.size() > max) {
       pieces = split_evenly(sub, max);
     } else if (sub.e.size() < min && c.e.size() > 1) {
       // Merge with the next sibling (the previous for the last child), or
-      // share both nodes' entries evenly when one node cannot hold them.
+      // share both nodes' entries evenly when one node would be full: a
+      // merge that filled its node made the next insert there split it
+      // again, and an erase and an add of one key (a cache's churn)
+      // alternated a split and a merge, each copying two nodes and their
+      // parent.
       const std::size_t k = j + 1 < c.e.size() ? j + 1 : j - 1;
       content sib = take(child_node(c.e[k].b), sub.level);
       content both{sub.level, {}};
       const content& left = k > j ? sub : sib;
       const content& right = k > j ? sib : sub;
+      both.e.reserve(left.e.size() + right.e.size());
       both.e = left.e;
       both.e.insert(both.e.end(), right.e.begin(), right.e.end());
       first = std::min(j, k);
       span = 2;
-      if (both.e.size() <= max)
+      if (both.e.size() < max)
         pieces.push_back(std::move(both));
       else
         pieces = split_evenly(both, max);
