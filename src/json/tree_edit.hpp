@@ -294,9 +294,7 @@ class tree_editor {
         pieces.push_back(std::move(both));
       else
         pieces = split_evenly(both, max);
-    } else if (!sub.e.empty()) {
-      pieces.push_back(std::move(sub));
-    }
+    }  // else an empty child: its entry goes (a child that keeps its shape returned above)
     if (root && span == c.e.size() && pieces.size() == 1) return std::move(pieces[0]);
     std::vector<entry> written;
     for (const content& p : pieces) written.push_back(put(p));
