@@ -18,7 +18,8 @@
 //   set           a random existing member gets a new number
 //   erase         a random existing member is removed
 //   move          a random existing member renamed to the key add_member
-//                 uses (RFC 6902 "move" in fl, which puts it at the end; an
+//                 uses (json_store::move in fl, RFC 6902's "move", which
+//                 puts it at the end of its object, as apply_patch does; an
 //                 UPDATE of the key in SQLite's rows; json_remove and
 //                 json_set of its value in sqlite_json; a delete and an
 //                 insert in nlohmann and LMDB); undone by the move back
@@ -70,7 +71,8 @@
 // transaction of its own (autocommit), LMDB's a renewed read transaction.
 //
 // Libraries:
-//   fl           fl::json_store: the pointer API (set, insert, erase, find);
+//   fl           fl::json_store: the pointer API (set, insert, erase, move,
+//                find);
 //                durable: + sync()
 //   sqlite       SQLite rows (bench/sqlite_peer.hpp: WAL, synchronous=FULL):
 //                obj(k TEXT PRIMARY KEY, v TEXT) WITHOUT ROWID, one row per

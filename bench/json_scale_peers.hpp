@@ -199,18 +199,7 @@ class fl_peer : picked_members {
     store_.sync();
   }
 
-  void prepare(const std::vector<std::size_t>& idx) {
-    pick(idx, "/obj/");
-    moves_.clear();
-    backs_.clear();
-    const auto move = [](const std::string& from, const std::string& to) {
-      return R"([{"op":"move","from":")" + from + R"(","path":")" + to + R"("}])";
-    };
-    for (std::size_t k = 0; k < at_.size(); ++k) {
-      moves_.push_back(move(at_[k], added_[k]));
-      backs_.push_back(move(added_[k], at_[k]));
-    }
-  }
+  void prepare(const std::vector<std::size_t>& idx) { pick(idx, "/obj/"); }
 
   void edit(op o, std::size_t k, std::uint64_t v) {
     const std::string text = std::to_string(v);
@@ -220,7 +209,7 @@ class fl_peer : picked_members {
       case op::insert_front: store_.insert("/arr/0", text); break;
       case op::set: store_.set(at_[k], text); break;
       case op::erase: benchmark::DoNotOptimize(store_.erase(at_[k])); break;
-      case op::move: store_.apply_patch(moves_[k]); break;
+      case op::move: store_.move(at_[k], added_[k]); break;
       case op::find: break;
     }
   }
@@ -231,7 +220,7 @@ class fl_peer : picked_members {
       case op::append: store_.erase(last_); break;
       case op::insert_front: store_.erase("/arr/0"); break;
       case op::erase: store_.set(at_[k], std::to_string(idx_[k])); break;
-      case op::move: store_.apply_patch(backs_[k]); break;
+      case op::move: store_.move(added_[k], at_[k]); break;
       case op::set:
       case op::find: break;
     }
@@ -251,8 +240,6 @@ class fl_peer : picked_members {
  private:
   fl::json_store store_;
   std::string last_;  // the appended element's pointer: index n
-  // The JSON Patch texts of move and of its undo, per slot of the ring.
-  std::vector<std::string> moves_, backs_;
 };
 
 class nlohmann_peer : picked_members {

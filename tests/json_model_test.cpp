@@ -2,8 +2,8 @@
 // sequences of every edit a user has -- set of scalars, strings long enough
 // for blocks of their own and containers; insert at any index and at "-";
 // erase anywhere (and where nothing is); RFC 6902 patches of every operation,
-// valid ones and ones that must be refused; RFC 7396 merge patches with
-// nulls; edits that must throw -- with sync(), close-and-reopen, compact()
+// valid ones and ones that must be refused, and move() and copy() as calls;
+// RFC 7396 merge patches with nulls; edits that must throw -- with sync(), close-and-reopen, compact()
 // and a reader's refresh() between them. After every edit the store dumps
 // exactly as the model (a refused edit leaves both unchanged); after every
 // commit, reopen and compaction too, a new reader of the newest commit dumps
@@ -587,6 +587,26 @@ class model_run {
          [&](model_ops& m) { return m.patch(patch); });
   }
 
+  // move() or copy() as a call, the model its patch operation: from a value
+  // mostly there (else a pointer that may miss), to a place or an existing
+  // value, at times into the value's own child (refused for a move).
+  void move_step() {
+    const bool move = g_.chance(70);
+    const std::string from = g_.chance(85) ? random_value_pointer() : target_pointer();
+    const auto at = ojson::json_pointer(from);
+    const bool container = has(model_, at) && model_.at(at).is_structured();
+    const std::string to =
+        !from.empty() && g_.chance(10)
+            ? (container ? child_pointer(from) : from + "/" + fl_test::pointer_token(g_.key()))
+        : g_.chance(30) ? random_value_pointer()
+                        : target_pointer();
+    const ojson op = {{"op", move ? "move" : "copy"}, {"from", from}, {"path", to}};
+    edit(
+        std::string(move ? "move " : "copy ") + from + " " + to,
+        [&] { move ? store_->move(from, to) : store_->copy(from, to); },
+        [&](model_ops& m) { return m.patch_op(op); });
+  }
+
   void merge_step() {
     ojson patch = ojson::object();
     const std::string c = random_container();
@@ -662,8 +682,10 @@ class model_run {
       ++result_.edits;
       model_ = std::move(next);
       check_store("after erase " + p);
-    } else if (r < 56) {
+    } else if (r < 52) {
       patch_step();
+    } else if (r < 56) {
+      move_step();
     } else if (r < 62) {
       merge_step();
     } else if (r < 64) {

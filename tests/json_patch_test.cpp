@@ -157,6 +157,123 @@ TEST(JsonPatch, ARefusalNamesItsOperationAndItsReason) {
             at + "0: no value at \"/a/x\"");
 }
 
+// The pointer `p` as a JSON string, for a patch's text.
+std::string json_string(std::string_view p) {
+  std::string s = "\"";
+  for (const char c : p) {
+    if (c == '"' || c == '\\') s += '\\';
+    s += c;
+  }
+  return s + '"';
+}
+
+// move() and copy() are their patch operations as calls: on the same
+// document, the same result, the same refusal (the same exception, the
+// document unchanged), and the same change-feed record, whatever the
+// pointers hold (escapes, quotes, array indexes, "-", the whole document).
+TEST(JsonPatch, MoveAndCopyAreTheirPatchOperationsAsCalls) {
+  temp_dir d;
+  const char* doc =
+      R"({"a":{"b":[1,2,{"x":true}],"q\"k":"v","s/t":{"u~v":[0]}},"c":3,"e":[],"n":null})";
+  const char* pairs[][2] = {
+      {"/a/b", "/c"},
+      {"/a/b/0", "/a/b/2"},
+      {"/a/b/2", "/e/-"},
+      {"/a/b/1", "/e/0"},
+      {"/c", "/c"},
+      {"/a/q\"k", "/n"},
+      {"/a/s~1t/u~0v", "/z"},
+      {"/a", ""},
+      {"", "/n"},
+      {"/a/b/0", "/a/b/3"},
+      {"/a/b/-", "/z"},
+      {"/nope", "/z"},
+      {"/a", "/a/b/0"},
+      {"/a/b", "/a/b/x"},
+      {"/c", "/q/r"},
+      {"/c", "/c/x"},
+      {"/a/b/0", "/a/b/01"},
+      {"/a/s~1t", "/a/s~1t/w"},
+  };
+  int n = 0;
+  for (const auto& [from, to] : pairs) {
+    for (const char* op : {"move", "copy"}) {
+      const std::string what = std::string(op) + " " + from + " -> " + to;
+      std::string name = std::to_string(n++);
+      auto by_patch = fl::json_store::import(doc, d.path() / name);
+      name += 'c';
+      auto by_call = fl::json_store::import(doc, d.path() / name);
+      by_call.sync();
+      by_patch.sync();
+      const std::string patch = std::string(R"([{"op":")") + op + R"(","from":)" +
+                                json_string(from) + R"(,"path":)" + json_string(to) + "}]";
+      // The exception's kind, or "" when the edit was made.
+      const auto outcome = [](auto&& edit) -> std::string {
+        try {
+          edit();
+        } catch (const std::out_of_range&) {
+          return "out_of_range";
+        } catch (const std::invalid_argument&) {
+          return "invalid_argument";
+        } catch (const std::exception& e) { return e.what(); }
+        return "";
+      };
+      const std::string got = outcome([&] {
+        if (std::string_view(op) == "move")
+          by_call.move(from, to);
+        else
+          by_call.copy(from, to);
+      });
+      EXPECT_EQ(got, outcome([&] { by_patch.apply_patch(patch); })) << what;
+      EXPECT_EQ(std::string_view(by_call.dump()), std::string_view(by_patch.dump())) << what;
+      if (!got.empty()) { EXPECT_EQ(std::string_view(by_call.dump()), doc) << what; }
+      by_call.sync();
+      by_patch.sync();
+      const auto call_feed = by_call.changes(0), patch_feed = by_patch.changes(0);
+      ASSERT_EQ(call_feed.size(), patch_feed.size()) << what;
+      for (std::size_t i = 0; i < call_feed.size(); ++i)
+        EXPECT_EQ(std::string_view(call_feed[i].patch), std::string_view(patch_feed[i].patch))
+            << what;
+      by_call.verify();
+    }
+  }
+}
+
+// A refused move() or copy() says which call and why, with the exception
+// users catch; a store opened read-only refuses both by name.
+TEST(JsonPatch, MoveAndCopyNameThemselvesWhenRefused) {
+  temp_dir d;
+  const auto p = d.path() / "s";
+  auto s = fl::json_store::import(R"({"a":{"b":[1,2]},"c":3})", p);
+  s.sync();
+  const auto message = [](auto&& edit) -> std::string {
+    try {
+      edit();
+    } catch (const std::exception& e) { return e.what(); }
+    return "accepted";
+  };
+  EXPECT_EQ(message([&] { s.move("/x", "/y"); }),
+            "fl::json_store::move: no value at \"/x\" (from)");
+  EXPECT_EQ(message([&] { s.copy("/x", "/y"); }),
+            "fl::json_store::copy: no value at \"/x\" (from)");
+  EXPECT_EQ(message([&] { s.move("/a/b/1", "/q/y"); }), "fl::json_store::move: no value at \"/q\"");
+  EXPECT_EQ(message([&] { s.move("/a", "/a/b/0"); }),
+            "fl::json_store::move: \"/a\" cannot move into its own child \"/a/b/0\"");
+  EXPECT_EQ(message([&] { s.copy("/c", "/a/b/5"); }),
+            "fl::json_store::copy: array index \"5\" is not in [0, 2]");
+  EXPECT_EQ(std::string_view(s.dump()), R"({"a":{"b":[1,2]},"c":3})");
+  s.move("/c", "/a/b/0");
+  s.copy("/a/b", "/d");
+  EXPECT_EQ(std::string_view(s.dump()), R"({"a":{"b":[3,1,2]},"d":[3,1,2]})");
+  s.sync();
+  auto r = fl::json_store::open(p, fl::open_mode::read_only);
+  EXPECT_THROW(r.move("/d", "/e"), fl::persist_error);
+  EXPECT_NE(
+      message([&] { r.copy("/d", "/e"); }).find("json_store::copy: the store is opened read-only"),
+      std::string::npos);
+  EXPECT_EQ(std::string_view(r.dump()), R"({"a":{"b":[3,1,2]},"d":[3,1,2]})");
+}
+
 // RFC 6902 4.6: objects are equal when they hold the same keys with equal
 // values, in any order; a repeated key counts once, by its last value (as
 // find() reads it), in the document and in the patch alike. The members
@@ -250,6 +367,13 @@ TEST(JsonPatch, AMoveCarriesItsValueWithoutCopyingIt) {
   });
   EXPECT_LE(into_object.grown_bytes, 16u * 1024);
   EXPECT_LE(into_object.pages, 16u);
+  // move() as a call: the same, and back again.
+  const fl_test::commit_cost by_call = fl_test::cost_of_commit(s, [](fl::json_store& x) {
+    x.move("/c/n", "/c/m");
+    x.move("/c/m", "/c/n");
+  });
+  EXPECT_LE(by_call.grown_bytes, 16u * 1024);
+  EXPECT_LE(by_call.pages, 16u);
   const std::string want = R"({"a":{},"b":[[)" + numbers + R"(],true],"c":{"n":{)" + members +
                            R"(}},"warm":"up the free lists"})";
   EXPECT_EQ(std::string_view(s.dump()), want);

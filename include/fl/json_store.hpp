@@ -37,10 +37,10 @@
 // json_values taken from it may be used by one thread at a time.
 // Views: a json_value (and an iterator or member of one) is valid until the
 // next edit of its store that may move or free blocks (set, insert, put, an
-// erase that removes something, apply_patch, merge_patch, compact, and a
-// reader's refresh), or the store's destruction: an edit reuses the blocks of
-// values replaced before the last commit, and at once those of values made
-// and replaced since it. A string_view read from a value is
+// erase that removes something, apply_patch, merge_patch, move, copy,
+// compact, and a reader's refresh), or the store's destruction: an edit
+// reuses the blocks of values replaced before the last commit, and at once
+// those of values made and replaced since it. A string_view read from a value is
 // valid until the same edits or the next sync: keep a copy
 // (get<std::string>) across them. With FL_JSON_CHECK_VIEWS (on by default,
 // in every build type), reading a json_value after such an edit throws
@@ -479,6 +479,19 @@ class json_store {
   // value (a move onto the whole document, path "", excepted: it goes as
   // its text).
   void apply_patch(std::string_view json_patch);
+  // RFC 6902 "move" and "copy" as calls, for the edits that rename a member or
+  // relocate a value without a patch's text to build and escape: each is
+  // what apply_patch does with that one operation (the same checks, errors
+  // and change-feed record, all or nothing). move() removes the value at
+  // `from_pointer` and adds it at `to_pointer` (a new member goes to the end
+  // of its object, an existing one is replaced, an array index inserts
+  // before, "-" appends), taking it along as it is: O(log n) however big.
+  // copy() adds a copy of it there (its text parsed again: O(its size)).
+  // Throws std::out_of_range when there is no value at `from_pointer` or
+  // `to_pointer`'s parent is missing or not a container, and
+  // std::invalid_argument for a move into the value's own child.
+  void move(std::string_view from_pointer, std::string_view to_pointer);
+  void copy(std::string_view from_pointer, std::string_view to_pointer);
   // RFC 7396 JSON Merge Patch: members of the patch object replace the
   // document's, null members remove them, nested objects merge.
   void merge_patch(std::string_view merge_patch_text);

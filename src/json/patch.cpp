@@ -349,9 +349,40 @@ std::pair<std::string_view, std::string_view> split_last(std::string_view ptr) {
 // back, O(log n) whatever its size.
 class patch_session {
  public:
-  // `text`: the patch, whose text outlives the session (an undo's path is
-  // a view of it where it can be).
-  patch_session(json_store& s, std::string_view text) : s_(s), f_(*s.file_), text_(text) {}
+  // `texts`: the patch's text, or a call's pointers, which outlive the
+  // session (an undo's path is a view of them where it can be).
+  patch_session(json_store& s, std::string_view text, std::string_view text2 = {})
+      : s_(s), f_(*s.file_), texts_{text, text2}, recorded_(f_.pending_.size()) {}
+
+  // Runs `step`, some operations of the session. When it throws, the
+  // session is rolled back (its edits undone, their records cut from the
+  // change feed) and the error rethrown, a std::out_of_range or
+  // std::invalid_argument with `where()` before its message.
+  template <class Where, class Step>
+  void run(const Where& where, const Step& step) {
+    try {
+      step();
+    } catch (const std::out_of_range& e) {
+      abandon();
+      throw std::out_of_range(where() + e.what());
+    } catch (const std::invalid_argument& e) {
+      abandon();
+      throw std::invalid_argument(where() + e.what());
+    } catch (...) {
+      abandon();
+      throw;
+    }
+  }
+  // The session's operations all made: the values they removed or replaced
+  // retired, or, when that throws, the session rolled back.
+  void commit() {
+    try {
+      finish();
+    } catch (...) {
+      abandon();
+      throw;
+    }
+  }
 
   // RFC 6902 "add" of the value `text` at `path`; with `moved`, of that
   // value, taken from the document by remove() (a move), and then without
@@ -426,6 +457,13 @@ class patch_session {
   // and parsed again. Recorded in the change feed as one "move". Onto the
   // document itself (`path` ""), a remove and an add of its text.
   void move(std::string_view from, std::string_view path) {
+    if (path.size() > from.size() && path.substr(0, from.size()) == from &&
+        path[from.size()] == '/')
+      throw std::invalid_argument("\"" + std::string(from) +
+                                  "\" cannot move into its own child \"" + std::string(path) +
+                                  "\"");
+    // A remove and an add: a member moved onto itself goes to the end of
+    // its object.
     if (path.empty()) {
       const std::string text = text_at(from);
       remove(from);
@@ -438,15 +476,26 @@ class patch_session {
     f_.record_op("move", to, nullptr, &from);
   }
 
+  // RFC 6902 "copy": an add of the text of the value at `from`.
+  void copy(std::string_view from, std::string_view path) { add(path, text_at(from)); }
+
   std::string text_at(std::string_view from) const {
     const std::optional<json_value> v = s_.find(from);
     if (!v) throw std::out_of_range("no value at \"" + std::string(from) + "\" (from)");
     return std::string(std::string_view(v->dump()));
   }
 
+  // A refused session leaves no operation in the change feed: its edits
+  // and their inverses are both cut from the record.
+  void abandon() noexcept {
+    rollback();
+    f_.pending_.resize(recorded_);
+  }
+
+ private:
   // The patch succeeded: the values it removed or replaced are retired
-  // (all or none: a damaged value throws before any is, and the caller
-  // rolls the patch back).
+  // (all or none: a damaged value throws before any is, and commit() rolls
+  // the patch back).
   void finish() {
     f_.retire_values(dropped_);
     dropped_.clear();
@@ -496,7 +545,6 @@ class patch_session {
     dropped_.clear();  // every one is back in the document
   }
 
- private:
   // erase: a value the operation added, removed; take_back: a moved value
   // taken from `path` again (carried to its put_back); swap_back: `value`,
   // which the operation replaced, put back at `path` and the value there
@@ -518,8 +566,11 @@ class patch_session {
   undo make_undo(undo_kind what, std::string_view path) const {
     undo u{what, path};
     const std::less<const char*> below;
-    if (below(path.data(), text_.data()) ||
-        below(text_.data() + text_.size(), path.data() + path.size())) {
+    const auto within = [&](std::string_view text) {
+      return !text.empty() && !below(path.data(), text.data()) &&
+             !below(text.data() + text.size(), path.data() + path.size());
+    };
+    if (!within(texts_[0]) && !within(texts_[1])) {
       u.own = std::make_unique<std::string>(path);
       u.path = *u.own;
     }
@@ -573,7 +624,8 @@ class patch_session {
 
   json_store& s_;
   store_file& f_;
-  std::string_view text_;
+  std::string_view texts_[2];
+  std::size_t recorded_;  // the change feed's records before the session
   std::vector<undo> undo_;
   std::vector<json_ref> dropped_;  // taken out by this patch: retired by finish()
 };
@@ -634,17 +686,9 @@ void apply_one(patch_session& p, json_store& s, const patch_op& op, std::size_t 
   } else if (name == "replace") {
     p.replace(path, field(op, "value", i).text);
   } else if (name == "move") {
-    const std::string_view from = string_field(op, "from", i);
-    if (path.size() > from.size() && path.substr(0, from.size()) == from &&
-        path[from.size()] == '/')
-      throw std::invalid_argument("\"" + std::string(from) +
-                                  "\" cannot move into its own child \"" + std::string(path) +
-                                  "\"");
-    // A remove and an add (patch_session::move): a member moved onto itself
-    // goes to the end of its object.
-    p.move(from, path);
+    p.move(string_field(op, "from", i), path);
   } else if (name == "copy") {
-    p.add(path, p.text_at(string_field(op, "from", i)));
+    p.copy(string_field(op, "from", i), path);
   } else if (name == "test") {
     const std::optional<json_value> v = s.find(path);
     if (!v) throw std::out_of_range("test: no value at \"" + std::string(path) + "\"");
@@ -680,38 +724,28 @@ void json_store::apply_patch(std::string_view json_patch) {
   if (!ops.is_array())
     throw std::invalid_argument("fl::json_store::apply_patch: a patch is an array of operations");
   patch_session p(*this, json_patch);
-  // A refused patch leaves no operation in the change feed: its edits and
-  // their inverses are both cut from the record.
-  const std::size_t recorded = file_->pending_.size();
-  auto roll_back = [&] {
-    p.rollback();
-    file_->pending_.resize(recorded);
-  };
   patch_op op;
   op.fields.reserve(8);  // an operation has three or four
-  for (std::size_t i = 0; ops.next(op); ++i) {
-    const auto where = [i] {
-      return "fl::json_store::apply_patch: operation " + std::to_string(i) + ": ";
-    };
-    try {
-      apply_one(p, *this, op, i);
-    } catch (const std::out_of_range& e) {
-      roll_back();
-      throw std::out_of_range(where() + e.what());
-    } catch (const std::invalid_argument& e) {
-      roll_back();
-      throw std::invalid_argument(where() + e.what());
-    } catch (...) {
-      roll_back();
-      throw;
-    }
-  }
-  try {
-    p.finish();
-  } catch (...) {
-    roll_back();
-    throw;
-  }
+  for (std::size_t i = 0; ops.next(op); ++i)
+    p.run([i] { return "fl::json_store::apply_patch: operation " + std::to_string(i) + ": "; },
+          [&] { apply_one(p, *this, op, i); });
+  p.commit();
+}
+
+void json_store::move(std::string_view from_pointer, std::string_view to_pointer) {
+  file_->refuse_read_only("move");
+  patch_session p(*this, from_pointer, to_pointer);
+  p.run([] { return std::string("fl::json_store::move: "); },
+        [&] { p.move(from_pointer, to_pointer); });
+  p.commit();
+}
+
+void json_store::copy(std::string_view from_pointer, std::string_view to_pointer) {
+  file_->refuse_read_only("copy");
+  patch_session p(*this, from_pointer, to_pointer);
+  p.run([] { return std::string("fl::json_store::copy: "); },
+        [&] { p.copy(from_pointer, to_pointer); });
+  p.commit();
 }
 
 void json_store::merge_patch(std::string_view merge_patch_text) {
