@@ -3,8 +3,9 @@
 // for blocks of their own and containers; insert at any index and at "-";
 // erase anywhere (and where nothing is); RFC 6902 patches of every operation,
 // valid ones and ones that must be refused, and move() and copy() as calls;
-// RFC 7396 merge patches with nulls; edits that must throw -- with sync(), close-and-reopen, compact()
-// and a reader's refresh() between them. After every edit the store dumps
+// RFC 7396 merge patches with nulls; edits that must throw -- with sync(),
+// close-and-reopen, compact() and a reader's refresh() between them. After
+// every edit the store dumps
 // exactly as the model (a refused edit leaves both unchanged); after every
 // commit, reopen and compaction too, a new reader of the newest commit dumps
 // the committed model and passes verify(), and a long-lived reader sees the

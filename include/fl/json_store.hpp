@@ -40,8 +40,8 @@
 // erase that removes something, apply_patch, merge_patch, move, copy,
 // compact, and a reader's refresh), or the store's destruction: an edit
 // reuses the blocks of values replaced before the last commit, and at once
-// those of values made and replaced since it. A string_view read from a value is
-// valid until the same edits or the next sync: keep a copy
+// those of values made and replaced since it. A string_view read from a
+// value is valid until the same edits or the next sync: keep a copy
 // (get<std::string>) across them. With FL_JSON_CHECK_VIEWS (on by default,
 // in every build type), reading a json_value after such an edit throws
 // std::logic_error ("stale view") instead of reading old blocks; a

@@ -373,6 +373,18 @@ class patch_session {
       throw;
     }
   }
+  // One operation made as json_store's call `name` (move, copy): a session
+  // of its own over the call's pointers, refused on a read-only store and
+  // named by the call in its errors.
+  using from_to = void (patch_session::*)(std::string_view from, std::string_view path);
+  static void call(json_store& s, const char* name, from_to op, std::string_view from,
+                   std::string_view path) {
+    s.file_->refuse_read_only(name);
+    patch_session p(s, from, path);
+    p.run([name] { return std::string("fl::json_store::") + name + ": "; },
+          [&] { (p.*op)(from, path); });
+    p.commit();
+  }
   // The session's operations all made: the values they removed or replaced
   // retired, or, when that throws, the session rolled back.
   void commit() {
@@ -733,19 +745,11 @@ void json_store::apply_patch(std::string_view json_patch) {
 }
 
 void json_store::move(std::string_view from_pointer, std::string_view to_pointer) {
-  file_->refuse_read_only("move");
-  patch_session p(*this, from_pointer, to_pointer);
-  p.run([] { return std::string("fl::json_store::move: "); },
-        [&] { p.move(from_pointer, to_pointer); });
-  p.commit();
+  patch_session::call(*this, "move", &patch_session::move, from_pointer, to_pointer);
 }
 
 void json_store::copy(std::string_view from_pointer, std::string_view to_pointer) {
-  file_->refuse_read_only("copy");
-  patch_session p(*this, from_pointer, to_pointer);
-  p.run([] { return std::string("fl::json_store::copy: "); },
-        [&] { p.copy(from_pointer, to_pointer); });
-  p.commit();
+  patch_session::call(*this, "copy", &patch_session::copy, from_pointer, to_pointer);
 }
 
 void json_store::merge_patch(std::string_view merge_patch_text) {
