@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #ifdef FL_TEST_HAVE_NLOHMANN
 #include <nlohmann/json.hpp>
@@ -213,6 +214,83 @@ TEST_F(JsonParseTest, ValidTextsDumpExactlyAndRoundTripInBothParsers) {
   }
   std::printf("conformance: %d valid texts dumped exactly and round-tripped (both parsers)\n",
               checked);
+}
+
+// A text that is one short integer ("7", "-42") is read without a parser
+// (set()'s and import()'s fast path); the same text with a space before it
+// goes through the parsers. Every length of every sign, and the forms the
+// grammar refuses, must come out the same both ways: the value, its type,
+// its text, or the same json_error.
+TEST_F(JsonParseTest, IntegersReadWithoutTheParserAreTheParsersValues) {
+  std::vector<std::string> texts = {"0",
+                                    "-0",
+                                    "00",
+                                    "-00",
+                                    "01",
+                                    "-01",
+                                    "-",
+                                    "",
+                                    "1-",
+                                    "1 ",
+                                    "--1",
+                                    "+1",
+                                    "1e2",
+                                    "1.5",
+                                    "12a",
+                                    "9223372036854775807",
+                                    "-9223372036854775808",
+                                    "18446744073709551615",
+                                    "18446744073709551616",
+                                    "-9223372036854775809"};
+  std::string digits;
+  for (int n = 1; n <= 20; ++n) {
+    const int next = (n * 7) % 10;  // never 0 first: no leading zero
+    digits += static_cast<char>('0' + (next == 0 ? 1 : next));
+    const std::string nines(static_cast<std::size_t>(n), '9');
+    for (const std::string& d : {digits, nines}) {
+      texts.push_back(d);
+      std::string negative = "-";
+      negative += d;
+      texts.push_back(negative);
+    }
+  }
+  auto s = fl::json_store::import("{}", file());
+  int fast = 0;
+  for (const std::string& t : texts) {
+    const auto read = [&](const std::string& text, const char* pointer) -> std::string {
+      try {
+        s.set(pointer, text);
+      } catch (const fl::json_error& e) {
+        std::string error = "json_error ";
+        error += e.what();
+        return error;
+      }
+      const fl::json_value v = *s.find(pointer);
+      std::string got = v.type_name();
+      got += v.is_integer() ? " integer " : v.is_double() ? " double " : " ";
+      got += str(v.dump());
+      return got;
+    };
+    std::string spaced = " ";
+    spaced += t;
+    const std::string direct = read(t, "/a"), parsed = read(spaced, "/b");
+    // The error's offset counts the space.
+    EXPECT_EQ(direct.rfind("json_error", 0) == 0, parsed.rfind("json_error", 0) == 0) << t;
+    if (direct.rfind("json_error", 0) != 0) {
+      EXPECT_EQ(direct, parsed) << t;
+      if (t.size() <= 19 && t.find_first_not_of("-0123456789") == std::string::npos) ++fast;
+    }
+    for (const bool padded : {false, true}) {
+      std::string text = padded ? simd_pad : std::string();
+      text += t;
+      std::string imported;
+      try {
+        imported = str(fl::json_store::import(text, file("i")).dump());
+      } catch (const fl::json_error&) { imported = "json_error"; }
+      EXPECT_EQ(imported.rfind("json_error", 0) == 0, direct.rfind("json_error", 0) == 0) << t;
+    }
+  }
+  EXPECT_GE(fast, 70);  // the fast path's texts were among them
 }
 
 // A hand-edited config file: the error names the line and the (byte) column

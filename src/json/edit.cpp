@@ -402,6 +402,7 @@ void store_file::retire_values(std::span<const json_ref> values) {
 }
 
 json_ref store_file::build_in_tail(std::string_view text) {
+  if (const std::optional<json_ref> r = small_integer_ref(text)) return *r;
   builder b(tail_, tail_blocks_, tail_offset(), rules_);
   parse_fast(text, b);
   return b.result();

@@ -25,6 +25,7 @@
 #include <filesystem>
 #include <functional>
 #include <new>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -541,6 +542,13 @@ void check_json(std::string_view text);
 // valid, so that an invalid text never touches a file, except past 64 MiB,
 // where it runs first and an invalid text throws with the space created.
 void parse_fast(std::string_view text, builder& b, const std::function<void()>& valid = nullptr);
+// The value of `text` when it is one JSON integer of at most 18 digits and
+// nothing else ("7", "-42": no sign but '-', no leading zero, no space), the
+// value most edits set: read without a parser or a builder, whose setup was
+// most of a set's parse (build_in_tail: 375 of a set's 3,984 instructions
+// at 1k, 66 now). nullopt for any other text, which the parsers read (and
+// refuse where it is not JSON).
+std::optional<json_ref> small_integer_ref(std::string_view text) noexcept;
 
 // RFC 6901: splits the next reference token off `rest`, which is empty (no
 // more tokens) or starts with '/'. Returns it unescaped ("~0" is '~', "~1" is

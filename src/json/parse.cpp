@@ -19,6 +19,7 @@
 #include <stdexcept>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
 #include <system_error>
 #include <utility>
@@ -696,7 +697,27 @@ void check_json(std::string_view text) {
   strict_parser<no_sink>(text, sink).run();
 }
 
+std::optional<json_ref> small_integer_ref(std::string_view text) noexcept {
+  const bool negative = !text.empty() && text[0] == '-';
+  const std::size_t first = negative ? 1 : 0, digits = text.size() - first;
+  if (digits == 0 || digits > 18 || (text[first] == '0' && digits > 1)) return std::nullopt;
+  std::uint64_t mag = 0;
+  for (std::size_t i = first; i < text.size(); ++i) {
+    const unsigned d = static_cast<unsigned char>(text[i]) - unsigned{'0'};
+    if (d > 9) return std::nullopt;
+    mag = mag * 10 + d;
+  }
+  // Below 10^18, so an int64 either way: the strict parser's value for the
+  // same text ("-0" is 0, as there).
+  return json_ref{static_cast<std::uint8_t>(kind::int64), {}, 0, negative ? 0 - mag : mag};
+}
+
 void parse_fast(std::string_view text, builder& b, const std::function<void()>& valid) {
+  if (const std::optional<json_ref> r = small_integer_ref(text)) {
+    if (valid) valid();
+    b.int64(static_cast<std::int64_t>(r->x));
+    return;
+  }
   // Past this size a text is parsed in one pass by the strict parser as the
   // store is built: a DOM of it would take more memory than the text (and,
   // made anew for each such text, pay the first touch of every page of it),
