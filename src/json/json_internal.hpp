@@ -546,8 +546,9 @@ void parse_fast(std::string_view text, builder& b, const std::function<void()>& 
 // nothing else ("7", "-42": no sign but '-', no leading zero, no space), the
 // value most edits set: read without a parser or a builder, whose setup was
 // most of a set's parse (build_in_tail: 375 of a set's 3,984 instructions
-// at 1k, 66 now). nullopt for any other text, which the parsers read (and
-// refuse where it is not JSON).
+// at 1k, 66 now); build_in_tail (an edit's value) asks it first, import
+// (a whole document) does not. nullopt for any other text, which the
+// parsers read (and refuse where it is not JSON).
 std::optional<json_ref> small_integer_ref(std::string_view text) noexcept;
 
 // RFC 6901: splits the next reference token off `rest`, which is empty (no

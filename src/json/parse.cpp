@@ -713,11 +713,6 @@ std::optional<json_ref> small_integer_ref(std::string_view text) noexcept {
 }
 
 void parse_fast(std::string_view text, builder& b, const std::function<void()>& valid) {
-  if (const std::optional<json_ref> r = small_integer_ref(text)) {
-    if (valid) valid();
-    b.int64(static_cast<std::int64_t>(r->x));
-    return;
-  }
   // Past this size a text is parsed in one pass by the strict parser as the
   // store is built: a DOM of it would take more memory than the text (and,
   // made anew for each such text, pay the first touch of every page of it),
