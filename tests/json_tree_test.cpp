@@ -86,15 +86,19 @@ TEST_F(JsonTreeTest, SmallArraysStayFlatAndBigOnesAreTrees) {
   auto t = fl::json_store::open(file());
   EXPECT_EQ(t.find("/big")->size(), leaf + 1);
   EXPECT_EQ(t.find("/big/255")->as_int64(), 255);
-  // One more element makes the flat one a tree, one less the tree flat.
+  // One more element makes the flat one a tree; erased until no two leaves
+  // keep tree_min_entries each, the tree is flat again.
   t.set("/small/-", "7");
-  t.erase("/big/0");
-  t.erase("/big/0");
+  const std::uint32_t keep = 2 * fj::tree_min_entries(leaf) - 1;
+  for (std::uint32_t i = 0; i < leaf + 1 - keep; ++i) ASSERT_TRUE(t.erase("/big/0"));
   t.sync();
   t.verify();
   { const fl::json_store closing = std::move(t); }
   EXPECT_TRUE(is_tree("small"));
   EXPECT_FALSE(is_tree("big"));
+  auto u = fl::json_store::open(file());
+  EXPECT_EQ(u.find("/big")->size(), keep);
+  EXPECT_EQ(u.find("/big/0")->as_int64(), leaf + 1 - keep);
 }
 
 // The bound the format is for: at n = 200,000 an insert at the front, an

@@ -6,8 +6,8 @@
 //
 // Both trees are B+-trees edited by position by tree_edit.hpp's
 // tree_editor, as array trees are (over 40-byte entries, nodes of at most
-// object_node_max entries): a node keeps between half of and all of its
-// shape's maximum, and each inner entry keeps the count of
+// object_node_max entries): a node keeps between tree_min_entries of its
+// shape's maximum and all of it, and each inner entry keeps the count of
 // leaf entries under its child and the child's first leaf entry (or its
 // seq) as separator, recomputed for every node an edit writes. An edit
 // finds its position first (the member's index; a key's rank among the

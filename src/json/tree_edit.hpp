@@ -4,16 +4,16 @@
 // position `pos`, copying the nodes on the descent path into the tail.
 //
 // The rebalance keeps the bounds that make an edit O(log n): every node but
-// the root holds between half of and all of its shape's maximum (an
-// overfull node splits evenly; an underfull one merges with a sibling, or
-// both are refilled evenly when one node cannot hold them), and each inner
-// entry keeps its child, the leaf entries under it and, for object trees,
-// its separator (the child's first leaf entry, or its seq), recomputed for
-// every node the edit writes. The trees differ only in what tree_kind says:
-// tag, entry sizes, separator bytes, the block's kind and forms. Each node
-// the edit copies (the path, and the sibling of a merge) is added to
-// replaced_ as it is read, before anything is written to the space (the
-// block-lifetime rule of docs/design.md).
+// the root holds between tree_min_entries of its shape's maximum (a
+// quarter) and all of it (an overfull node splits evenly; an underfull one
+// merges with a sibling, or both are refilled evenly when one node cannot
+// hold them), and each inner entry keeps its child, the leaf entries under
+// it and, for object trees, its separator (the child's first leaf entry, or
+// its seq), recomputed for every node the edit writes. The trees differ
+// only in what tree_kind says: tag, entry sizes, separator bytes, the
+// block's kind and forms. Each node the edit copies (the path, and the
+// sibling of a merge) is added to replaced_ as it is read, before anything
+// is written to the space (the block-lifetime rule of docs/design.md).
 #pragma once
 
 #include "json/store_file.hpp"
@@ -258,7 +258,7 @@ class tree_editor {
     // walk checks them all): the copy's count is derived from its entries.
     const std::uint64_t want = old_count + (insert ? 1 : 0) - (what_ == store_file::op::remove);
     if (count(sub) != want) f_.damaged(std::string(t_.name) + "'s counts disagree with its leaves");
-    const std::uint32_t max = max_of(sub.level), min = max / 2;
+    const std::uint32_t max = max_of(sub.level), min = tree_min_entries(max);
     if (!sub.e.empty() && sub.e.size() <= max && (sub.e.size() >= min || c.e.size() == 1)) {
       // The child keeps its shape (most edits): its copy's entry replaces
       // the old one, the general case below without its vectors.
@@ -310,13 +310,13 @@ class tree_editor {
 
   // The edit made in place, when the root is writable (store_file::writable:
   // born since the last commit, or any node once enough edits wait for it)
-  // and the leaf keeps between half of and all of its shape's maximum
-  // (within its block), so that no node splits, merges or moves: staged as
-  // writes (store_file::in_place_) of the leaf's entries and count and of
-  // each inner entry whose count or separator changes; the nodes under the
-  // first one on the path that is not writable are copied, and the entry of
-  // the writable node above them is written. The tree keeps its root.
-  // Anything update() would find wrong (a count that lies, an entry other
+  // and the leaf keeps between tree_min_entries of its shape's maximum and
+  // all of it (within its block), so that no node splits, merges or moves:
+  // staged as writes (store_file::in_place_) of the leaf's entries and count
+  // and of each inner entry whose count or separator changes; the nodes
+  // under the first one on the path that is not writable are copied, and the
+  // entry of the writable node above them is written. The tree keeps its
+  // root. Anything update() would find wrong (a count that lies, an entry other
   // than `expect`) returns false, staging nothing, and the update() the
   // caller then makes reports it.
   // `via`: the path a lookup of this tree just recorded (store_file's
@@ -394,7 +394,7 @@ class tree_editor {
         if (insert &&
             (n2 > max_of(0) || (writable && f_.block_room(off) < object_node_bytes(eb, n2))))
           return false;
-        if (remove && (n2 == 0 || (depth > 0 && n2 < max_of(0) / 2))) return false;
+        if (remove && (n2 == 0 || (depth > 0 && n2 < tree_min_entries(max_of(0))))) return false;
         // The leaf's first entry after the edit, whose separator its parent
         // keeps.
         const unsigned char* first = pos != 0 ? nv.entries : remove ? nv.entries + eb : v_.b;

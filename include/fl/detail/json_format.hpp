@@ -33,8 +33,9 @@
 //   inner entries         count tree_child {node offset, elements under it}
 // Element i is found by one descent (subtracting the children's counts);
 // insert, erase, set and append copy the nodes on the descent path only (a
-// node above leaf_max/inner_max entries splits in two, one below half merges
-// with or borrows from a sibling, which is copied too), so an edit writes
+// node above leaf_max/inner_max entries splits in two, one below
+// tree_min_entries merges with or borrows from a sibling, which is copied
+// too), so an edit writes
 // O(log n) blocks of at most 4 KiB. The root of a tree is always an inner
 // node: a tree shrunk to one leaf is stored as a flat table again, so small
 // arrays are exactly as compact as in format 3.
@@ -221,8 +222,9 @@ inline constexpr std::uint64_t tree_node_bytes(std::uint32_t count) noexcept {
 }
 
 // How big a writer makes its nodes: at most leaf_max elements in a leaf and
-// inner_max children in an inner node, at least half of that in every node
-// but the root; an array of at most leaf_max elements is a flat table. The
+// inner_max children in an inner node, and at least tree_min_entries of
+// that in every node but the root (an import's nodes are at least half
+// full); an array of at most leaf_max elements is a flat table. The
 // default fills a block of the 4 KiB class (8 bytes of block header, 8 of
 // tree_node, 255 entries of 16 bytes). An object of at most leaf_max
 // members is a flat table too; object trees' nodes take the same counts
@@ -233,6 +235,22 @@ struct tree_shape {
   std::uint32_t inner_max = 255;
 };
 static_assert(tree_node_bytes(tree_shape{}.leaf_max) + 8 == 4096);
+
+// The fewest entries an edit leaves in a node other than the root, for a
+// shape's maximum `max`: a quarter, and at least 2 in an inner node (so a
+// tree of n entries has at most about log2(n) levels, within
+// max_tree_levels). Not half: a node an even split made holds half, so
+// with half as the floor the first erase there merged it or refilled it
+// from a sibling, and an object whose members are erased at random and
+// added at the end (a cache, a table of sessions) copied two nodes and
+// their parent on about one erase in five. A quarter leaves an edit a
+// quarter of a node of slack either way. Not a format: readers accept any
+// count from 1 to max_node_entries.
+inline constexpr std::uint32_t tree_min_entries(std::uint32_t max) noexcept {
+  const std::uint32_t quarter = max / 4, floor = max / 2 < 2 ? max / 2 : 2;
+  return quarter > floor ? quarter : floor;
+}
+static_assert(tree_min_entries(2) == 1 && tree_min_entries(4) == 2 && tree_min_entries(64) == 16);
 
 // The most entries an object tree's node holds: its entries are 24 to 40
 // bytes, so 255 of them made nodes of up to 10 KiB (three pages), and an
