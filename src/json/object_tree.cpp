@@ -171,7 +171,7 @@ std::uint64_t store_file::member_offset(const json_ref& o, std::uint64_t limit, 
   }
 }
 
-void store_file::prefetch_node(std::uint64_t off, std::uint64_t len) const noexcept {
+void store_file::prefetch(std::uint64_t off, std::uint64_t len) const noexcept {
   if (off == 0 || off >= tail_base_ || len > tail_base_ - off) return;
   const char* p = space_->get(fptr<const char>(off));
   for (std::uint64_t at = 0; at < len; at += 64) __builtin_prefetch(p + at);
@@ -180,7 +180,7 @@ void store_file::prefetch_node(std::uint64_t off, std::uint64_t len) const noexc
 template <class Cmp>
 store_file::rank_result store_file::rank_in(const tree_kind& t, std::uint64_t root,
                                             std::uint64_t limit, const Cmp& cmp, bool ranked,
-                                            tree_path* path, bool prefetch) const {
+                                            tree_path* path, bool ahead) const {
   rank_result r;
   std::uint64_t off = root;
   int level = -1;
@@ -243,11 +243,11 @@ store_file::rank_result store_file::rank_in(const tree_kind& t, std::uint64_t ro
     level = nv.h.level - 1;
     // A leaf holds the entries its parent counts under it; an inner node,
     // up to the shape's most.
-    if (prefetch)
-      prefetch_node(off, object_node_bytes(
-                             t.entry_bytes(static_cast<std::uint32_t>(level)),
-                             level == 0 ? std::min<std::uint64_t>(child_count(e), object_node_max)
-                                        : object_node_max));
+    if (ahead)
+      prefetch(off, object_node_bytes(t.entry_bytes(static_cast<std::uint32_t>(level)),
+                                      level == 0
+                                          ? std::min<std::uint64_t>(child_count(e), object_node_max)
+                                          : object_node_max));
   }
 }
 
@@ -320,10 +320,10 @@ bool tree_member(const store_file& f, const format_rules& rules, const json_ref&
   const std::uint32_t hash = rules.key_hash(key);
   // The key tree's rank is wanted only by an edit (key_rank): the member's
   // position is its rank in the member tree.
-  const bool prefetch = o.n > prefetch_min_members;
+  const bool ahead = o.n > prefetch_min_members;
   const store_file::rank_result kr = f.rank_in(store_file::key_tree, h.keys, limit,
                                                key_cmp{f, limit, key, hash, ~std::uint64_t{0}},
-                                               key_rank != nullptr, key_path, prefetch);
+                                               key_rank != nullptr, key_path, ahead);
   if (key_rank) *key_rank = kr;
   if (!kr.has_prev) return false;
   key_entry e;
@@ -331,12 +331,18 @@ bool tree_member(const store_file& f, const format_rules& rules, const json_ref&
   // The entry before an absent key (an add's lookup) mostly differs in
   // length or hash, which the entry holds: its key's bytes, a block
   // elsewhere in the file and a cache miss in a big object, are read only
-  // when both agree.
-  if (key_tree_prefix(e.key_len, e.hash) != key_tree_prefix(key.size(), hash) ||
-      f.key_bytes(e.key, e.key_len, limit) != key)
-    return false;
+  // when both agree, and then nearly always match (keys of one length and
+  // hash are rare), so the member tree is descended before they are
+  // compared: in a big object the key's line comes in while the descent
+  // waits for its own.
+  if (key_tree_prefix(e.key_len, e.hash) != key_tree_prefix(key.size(), hash)) return false;
+  if (ahead) f.prefetch(e.key, e.key_len);
   const store_file::rank_result mr = f.rank_in(store_file::member_tree, h.members, limit,
-                                               seq_cmp{e.seq}, ranked, member_path, prefetch);
+                                               seq_cmp{e.seq}, ranked, member_path, ahead);
+  if (f.key_bytes(e.key, e.key_len, limit) != key) {
+    if (member_path) member_path->root = 0;  // another key's member
+    return false;
+  }
   member_entry m;
   std::memcpy(&m, mr.at, sizeof m);
   if (!mr.has_at || (ranked && mr.rank >= o.n) || m.seq != e.seq || m.key != e.key ||

@@ -426,20 +426,20 @@ class store_file {
   // member takes in place: overwrite_entry, no tree edit).
   std::size_t find_tree_member_to_edit(const json_ref& o, std::uint64_t limit, std::string_view key,
                                        bool member_path);
-  // Asks the CPU for the `len` bytes of the committed node at `off`, every
-  // line at once (object_tree.cpp): a hint, nothing is read, and bytes in
-  // the tail or past the carved blocks are left alone.
-  void prefetch_node(std::uint64_t off, std::uint64_t len) const noexcept;
+  // Asks the CPU for the `len` committed bytes at `off` (a node, a key),
+  // every line at once (object_tree.cpp): a hint, nothing is read, and
+  // bytes in the tail or past the carved blocks are left alone.
+  void prefetch(std::uint64_t off, std::uint64_t len) const noexcept;
   // `cmp(separator bytes)` < 0, 0, > 0 as the entry is below, at, above the
   // target (a separator is a leaf entry's first t.sep_bytes bytes).
   // With `path` (and `ranked`), the descent is recorded there. With
-  // `prefetch`, each node below the root is asked for (prefetch_node) as
+  // `ahead`, each node below the root is asked for (prefetch()) as
   // soon as its parent names it: for a tree too big to stay in cache, where
   // a binary search over a node not in cache waits for one line after
   // another, four or five a node.
   template <class Cmp>
   rank_result rank_in(const tree_kind& t, std::uint64_t root, std::uint64_t limit, const Cmp& cmp,
-                      bool ranked, tree_path* path = nullptr, bool prefetch = false) const;
+                      bool ranked, tree_path* path = nullptr, bool ahead = false) const;
   // Every node (node(offset, payload bytes)) and leaf entry (entry(bytes))
   // of tree `t` under `root`, in order; checks each child's count and
   // returns the leaf entries found. Bounded as walk_tree.
