@@ -35,10 +35,9 @@
 // insert, erase, set and append copy the nodes on the descent path only (a
 // node above leaf_max/inner_max entries splits in two, one below
 // tree_min_entries merges with or borrows from a sibling, which is copied
-// too), so an edit writes
-// O(log n) blocks of at most 4 KiB. The root of a tree is always an inner
-// node: a tree shrunk to one leaf is stored as a flat table again, so small
-// arrays are exactly as compact as in format 3.
+// too), so an edit writes O(log n) blocks of at most 4 KiB. The root of a
+// tree is always an inner node: a tree shrunk to one leaf is stored as a
+// flat table again, so small arrays are exactly as compact as in format 3.
 //
 // Format 5 adds object trees (docs/design.md "Object trees"). A new member
 // is always appended, so document order is the order of a counter that
