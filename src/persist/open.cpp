@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <cstdio>
 #include <cstring>
 #include <mutex>
@@ -343,8 +344,10 @@ mapped_space::mapped_space(const std::filesystem::path& path, const mapped_space
   s.writes_reported = options.writes_reported;
   s.check_reports = options.writes_reported && detail::checks_reports();
   const long ps = ::sysconf(_SC_PAGESIZE);
-  if (ps <= 0 || ps % 4096 != 0 || ps > 65536) detail::fail(s, "unsupported system page size");
+  if (ps < 4096 || ps > 65536 || (ps & (ps - 1)) != 0)
+    detail::fail(s, "unsupported system page size");
   s.sys_page = static_cast<std::uint64_t>(ps);
+  s.sys_page_shift = static_cast<unsigned>(std::countr_zero(s.sys_page));
   s.granule = std::max<std::uint64_t>(65536, s.sys_page);
   if (options.mode == open_mode::read_only) {
     detail::open_as_reader(s, options.reserve);

@@ -186,6 +186,9 @@ struct space_state {
   // checks or writes throws, and the close writes nothing.
   std::atomic<bool> retired{false};
   std::uint64_t sys_page = 4096;
+  // log2(sys_page): the hot paths' page numbers are shifts, not divisions
+  // (a 64-bit `div` a call, where a write report is a few instructions).
+  unsigned sys_page_shift = 12;
   std::uint64_t granule = 65536;  // growth unit: a multiple of both page sizes
   std::byte* base = nullptr;      // start of the reserved range = file offset 0
   std::uint64_t reserve = 0;      // bytes reserved at base
@@ -668,8 +671,8 @@ bool checks_reports() noexcept;
 void note_written_page(space_state& s, std::uint64_t page);
 inline void note_write(space_state& s, std::uint64_t off, std::uint64_t len) {
   if (!s.writes_reported || len == 0) return;
-  const std::uint64_t last = (off + len - 1) / s.sys_page;
-  for (std::uint64_t p = off / s.sys_page; p <= last; ++p)
+  const std::uint64_t last = (off + len - 1) >> s.sys_page_shift;
+  for (std::uint64_t p = off >> s.sys_page_shift; p <= last; ++p)
     if (!s.written_pages.test(p)) note_written_page(s, p);
 }
 // Empties s.written: its pages are committed, or the file's again.
@@ -794,7 +797,7 @@ inline void check_pages_from_file(const space_state& s, std::uint64_t off, std::
 // copy would hide them).
 inline void touch_to_write(const space_state& s, std::uint64_t off, std::uint64_t len) noexcept {
   if (len == 0) return;
-  for (std::uint64_t at = off / s.sys_page * s.sys_page; at < off + len; at += s.sys_page)
+  for (std::uint64_t at = off & ~(s.sys_page - 1); at < off + len; at += s.sys_page)
     __atomic_fetch_or(reinterpret_cast<unsigned char*>(s.base + at), 0, __ATOMIC_RELAXED);
 }
 // Both, for committed bytes the caller reads and writes next (a free
