@@ -121,15 +121,18 @@ json_ref build_object_tree(byte_buffer& out, std::uint64_t base, std::vector<tai
 store_file::node_view store_file::read_onode(const tree_kind& t, std::uint64_t off,
                                              std::uint64_t limit, int level) const {
   node_view v;
-  std::memcpy(&v.h, bytes(off, sizeof(tree_node), limit), sizeof v.h);
+  // The head's page, once checked, is not checked again for the entries
+  // that lie in it (most nodes lie in one page).
+  std::uint64_t page = ~std::uint64_t{0};
+  std::memcpy(&v.h, bytes_in(off, sizeof(tree_node), limit, page), sizeof v.h);
   if (v.h.tag != t.tag) damaged(std::string(t.name) + " refers to bytes that are not its node");
   if (v.h.count == 0 || v.h.count > max_node_entries)
     damaged(std::string(t.name) + "'s node holds " + std::to_string(v.h.count) + " entries");
   if (level < 0 ? v.h.level < t.root_min_level || v.h.level >= max_tree_levels
                 : v.h.level != static_cast<unsigned>(level))
     damaged(std::string(t.name) + "'s levels are out of order");
-  v.entries =
-      bytes(off, object_node_bytes(t.entry_bytes(v.h.level), v.h.count), limit) + sizeof(tree_node);
+  v.entries = bytes_in(off, object_node_bytes(t.entry_bytes(v.h.level), v.h.count), limit, page) +
+              sizeof(tree_node);
   return v;
 }
 
