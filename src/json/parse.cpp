@@ -115,10 +115,15 @@ void builder::key(std::string_view k) {
 }
 
 void builder::end_array() {
-  const frame f = frames_.back();
-  const std::size_t n = scratch_.size() - f.first;
+  // The frame's fields read one by one: a copy of the whole frame, loaded
+  // wider than the stores that pushed it, stalls (the stores cannot forward
+  // to it) when the array is small and begin_array() was just before.
+  const frame& top = frames_.back();
+  const std::size_t first = top.first;
+  const bool tree = top.tree;
+  const std::size_t n = scratch_.size() - first;
   json_ref r{static_cast<std::uint8_t>(kind::array), {}, static_cast<std::uint32_t>(n), 0};
-  if (f.tree || (rules_.trees && n > shape_.leaf_max)) {
+  if (tree || (rules_.trees && n > shape_.leaf_max)) {
     flush_entries();  // the elements not yet in the tree (the tree itself, if none yet)
     tree_loader& t = std::get<tree_loader>(open_trees_.back());
     if (t.size() > std::numeric_limits<std::uint32_t>::max())
@@ -131,9 +136,9 @@ void builder::end_array() {
     unsigned char* dst =
         block(n * sizeof(json_ref), kind::array, static_cast<std::uint32_t>(n), r.x);
     for (std::size_t i = 0; i < n; ++i)
-      std::memcpy(dst + i * sizeof(json_ref), &scratch_[f.first + i].value, sizeof(json_ref));
+      std::memcpy(dst + i * sizeof(json_ref), &scratch_[first + i].value, sizeof(json_ref));
   }
-  scratch_.resize(f.first);
+  scratch_.resize(first);
   frames_.pop_back();
   put(r);
 }
@@ -193,10 +198,13 @@ void builder::write_index(std::uint32_t* index, const json_member* m, std::uint3
 }
 
 void builder::end_object() {
-  const frame f = frames_.back();
-  const auto n = static_cast<std::uint32_t>(scratch_.size() - f.first);
+  // Read field by field, as in end_array().
+  const frame& top = frames_.back();
+  const std::size_t first = top.first, first_key = top.keys;
+  const bool tree = top.tree;
+  const auto n = static_cast<std::uint32_t>(scratch_.size() - first);
   json_ref r{static_cast<std::uint8_t>(kind::object), {}, n, 0};
-  if (f.tree || (rules_.object_trees && n > shape_.leaf_max)) {
+  if (tree || (rules_.object_trees && n > shape_.leaf_max)) {
     flush_entries();  // the members not yet in the tree (the tree itself, if none yet)
     r = std::get<object_loader>(open_trees_.back()).finish([&] {
       spill_if_full();
@@ -206,19 +214,19 @@ void builder::end_object() {
   } else if (n != 0) {
     const std::size_t table = n * sizeof(json_member);
     const std::size_t index_bytes = n >= index_min_members ? n * sizeof(std::uint32_t) : 0;
-    const std::size_t key_bytes = keys_.size() - f.keys;
+    const std::size_t key_bytes = keys_.size() - first_key;
     unsigned char* dst = block(table + index_bytes + key_bytes, kind::object, n, r.x);
-    json_member* m = scratch_.data() + f.first;
-    const char* keys = keys_.data() + f.keys;
+    json_member* m = scratch_.data() + first;
+    const char* keys = keys_.data() + first_key;
     if (index_bytes)
       write_index(reinterpret_cast<std::uint32_t*>(dst + table), m, n,
-                  std::string_view(keys, key_bytes), f.keys);
+                  std::string_view(keys, key_bytes), first_key);
     if (key_bytes) std::memcpy(dst + table + index_bytes, keys, key_bytes);
     // Each member copied whole, then its key offset rebased in place: a copy
     // edited on the stack first made the compiler store it in halves and
     // load it whole (a store-forwarding stall per member, 44% of this
     // function's samples on twitter.json).
-    const std::uint64_t rebase = r.x + table + index_bytes - f.keys;
+    const std::uint64_t rebase = r.x + table + index_bytes - first_key;
     for (std::uint32_t i = 0; i < n; ++i) {
       unsigned char* d = dst + i * sizeof(json_member);
       std::memcpy(d, &m[i], sizeof(json_member));
@@ -226,8 +234,8 @@ void builder::end_object() {
       std::memcpy(d + offsetof(json_member, key), &key, sizeof key);
     }
   }
-  keys_.resize(f.keys);
-  scratch_.resize(f.first);
+  keys_.resize(first_key);
+  scratch_.resize(first);
   frames_.pop_back();
   put(r);
 }
