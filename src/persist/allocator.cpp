@@ -339,7 +339,7 @@ void populate_due_headers(space_state& s, std::uint64_t oldest) {
   const auto add = [&](std::uint64_t payload) {
     if (payload < space_first_block + 8 || payload - 8 + 16 > s.committed.file_size) return;
     check_pages_from_file(s, payload - 8, 16);
-    for (const std::uint64_t p : {(payload - 8) / s.sys_page, (payload + 7) / s.sys_page})
+    for (const std::uint64_t p : {sys_pages(s, payload - 8), sys_pages(s, payload + 7)})
       if (!s.kept.contains(p * s.sys_page) &&
           (!s.readers || !s.readers->lagging.contains(p * s.sys_page)))
         pages.push_back(p);
@@ -462,7 +462,7 @@ void mapped_space::write_fresh(fptr<void> p, const void* src, std::size_t bytes)
   // (readers_end): there the next commit logs them instead.
   const std::uint64_t lo = detail::round_up(
       std::max({off, s.committed.file_size, detail::readers_end(s)}), s.sys_page);
-  const std::uint64_t hi = (off + bytes) / s.sys_page * s.sys_page;
+  const std::uint64_t hi = detail::sys_page_floor(s, off + bytes);
   if (lo >= hi) {
     if (bytes) std::memcpy(s.base + off, from, bytes);
     detail::note_write(s, off, bytes);

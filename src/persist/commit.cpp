@@ -151,7 +151,7 @@ bool scan_dirty(int pm, space_state& s, std::uint64_t from, std::uint64_t to,
         // folios): walked and dropped as one entry, counted as one page.
         clean_mapped += (len + huge_entry_bytes - 1) / huge_entry_bytes;
       } else if (r.categories & page_is_present) {
-        clean_mapped += len / s.sys_page;
+        clean_mapped += sys_pages(s, len);
       }
     }
     if (a.walk_end <= a.start) return false;  // no progress: not a kernel we understand
@@ -289,7 +289,7 @@ void refuse_unreported_changes(space_state& s, std::uint64_t to,
 
 void note_written_page(space_state& s, std::uint64_t page) {
   if (page / 64 >= s.written_pages.words())  // the file grew: bits for all of it
-    s.written_pages.resize(std::max(page + 1, s.size / s.sys_page));
+    s.written_pages.resize(std::max(page + 1, sys_pages(s, s.size)));
   s.written_pages.set(page);
   s.written.push_back(page);
 }
@@ -378,7 +378,7 @@ void drop_ranges(const space_state& s, const std::vector<log_extent>& ranges) no
 }
 
 void populate_to_write(const space_state& s, std::uint64_t off, std::uint64_t len) noexcept {
-  const std::uint64_t from = off / s.sys_page * s.sys_page;
+  const std::uint64_t from = sys_page_floor(s, off);
   const std::uint64_t to = round_up(off + len, s.sys_page);
   if (len != 0 && populate_known.load(std::memory_order_relaxed)) {
     if (::madvise(s.base + from, to - from, advice_populate_write) == 0) return;
@@ -421,7 +421,7 @@ bool changed_here(const space_state& s, std::uint64_t p) {
     bool any = false;
     for (std::uint64_t k = 0; k < space_page; k += s.sys_page) {
       std::uint64_t e = 0;
-      const std::uint64_t vpage = reinterpret_cast<std::uintptr_t>(s.base + off + k) / s.sys_page;
+      const std::uint64_t vpage = sys_pages(s, reinterpret_cast<std::uintptr_t>(s.base + off + k));
       if (pread_full(pm, &e, 8, vpage * 8) != 8) {
         any = false;
         goto compare;

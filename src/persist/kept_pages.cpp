@@ -71,7 +71,7 @@ void keep_committed(space_state& s, const std::vector<log_extent>& pages,
                     const std::vector<log_extent>& changes) {
   std::uint64_t bytes = 0;
   for (const log_extent& r : pages) bytes += r.length;
-  if (bytes / s.sys_page > kept_max) {
+  if (sys_pages(s, bytes) > kept_max) {
     // A big commit: its pages go, as every page once did.
     std::vector<log_extent> all = pages;
     for (const auto& [off, k] : s.kept) all.push_back({off, s.sys_page});  // in any order
@@ -123,7 +123,7 @@ void keep_committed(space_state& s, const std::vector<log_extent>& pages,
   // commit's size allows. The drops are timed: they price the next.
   const std::uint64_t price = drop_price(s);
   const std::uint64_t stay = kept_commits_for(price, s.compare_ns_per_page);
-  const std::uint64_t limit = kept_pages_for(bytes / s.sys_page, price, s.compare_ns_per_page);
+  const std::uint64_t limit = kept_pages_for(sys_pages(s, bytes), price, s.compare_ns_per_page);
   std::vector<log_extent> going;
   s.kept.erase_if([&](std::uint64_t off, const page_image& k) {
     if (k.gen == g || g - k.gen < stay) return false;

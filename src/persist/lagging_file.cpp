@@ -180,7 +180,7 @@ void take_lagging_records(space_state& s, reader_table& t, const lagging_open& l
         if (pread_full(log.get(), s.base + e.offset, end - e.offset, src) !=
             static_cast<long long>(end - e.offset))
           throw_errno(s.log_path, "read of the log", errno ? errno : EIO);
-        for (std::uint64_t off = e.offset / s.sys_page * s.sys_page; off < end; off += s.sys_page)
+        for (std::uint64_t off = sys_page_floor(s, e.offset); off < end; off += s.sys_page)
           t.lagging[off].gen = r.meta.generation;
       }
       src += e.length;
@@ -236,7 +236,7 @@ bool lag_by_choice(const space_state& s, const reader_table& t,
       s.committed.generation - t.file_gen > lag_chosen_commits)
     return false;
   std::uint64_t n = t.lagging.size();
-  for (const log_extent& r : pages) n += r.length / s.sys_page;
+  for (const log_extent& r : pages) n += sys_pages(s, r.length);
   return n <= lag_chosen_pages;
 }
 
@@ -305,7 +305,8 @@ void place_commit(space_state& s, std::uint64_t record_at, const std::vector<log
     std::vector<log_extent> writes, lagging;
     for (const log_extent& e : changes) {
       if (!writes.empty() &&
-          e.offset / s.sys_page - (writes.back().offset + writes.back().length - 1) / s.sys_page <= 1)
+          sys_pages(s, e.offset) - sys_pages(s, writes.back().offset + writes.back().length - 1) <=
+              1)
         writes.back().length = e.offset + e.length - writes.back().offset;
       else
         writes.push_back(e);
@@ -338,7 +339,7 @@ void place_commit(space_state& s, std::uint64_t record_at, const std::vector<log
     // read faults its page back from the page cache, same bytes). The drop
     // is timed: its price per page sets the next rent's limit.
     std::uint64_t written = 0;
-    for (const log_extent& r : pages) written += r.length / s.sys_page;
+    for (const log_extent& r : pages) written += sys_pages(s, r.length);
     space_state::clean_drop& last = s.last_drop;
     if (last.judging) {
       ++last.commits;

@@ -13,7 +13,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <bit>
 #include <cstdio>
 #include <cstring>
 #include <mutex>
@@ -347,7 +346,6 @@ mapped_space::mapped_space(const std::filesystem::path& path, const mapped_space
   if (ps < 4096 || ps > 65536 || (ps & (ps - 1)) != 0)
     detail::fail(s, "unsupported system page size");
   s.sys_page = static_cast<std::uint64_t>(ps);
-  s.sys_page_shift = static_cast<unsigned>(std::countr_zero(s.sys_page));
   s.granule = std::max<std::uint64_t>(65536, s.sys_page);
   if (options.mode == open_mode::read_only) {
     detail::open_as_reader(s, options.reserve);

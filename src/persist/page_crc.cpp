@@ -212,7 +212,7 @@ std::vector<log_extent> update_page_crcs(space_state& s, std::uint64_t old_pages
     // Reported too: a sync() that fails after this point leaves the entry
     // set, and its retry finds it equal and adds no run for it.
     note_write(s, s.alloc.crc_table + i * 4, 4);
-    const std::uint64_t at = (s.alloc.crc_table + i * 4) / s.sys_page * s.sys_page;
+    const std::uint64_t at = sys_page_floor(s, s.alloc.crc_table + i * 4);
     if (table_runs.empty() || table_runs.back().offset != at) table_runs.push_back({at, s.sys_page});
   };
   // New pages are zeros unless written; written pages are recomputed.

@@ -131,7 +131,7 @@ bool fit_reader_map(space_state& s, std::uint64_t bytes) {
   struct stat sb;
   if (::fstat(s.fd.get(), &sb) != 0) throw_errno(s.path, "fstat", errno);
   const std::uint64_t file_end =
-      std::clamp(static_cast<std::uint64_t>(sb.st_size) / s.sys_page * s.sys_page, s.size, bytes);
+      std::clamp(sys_page_floor(s, static_cast<std::uint64_t>(sb.st_size)), s.size, bytes);
   if (file_end > s.size &&
       ::mmap(s.base + s.size, file_end - s.size, file_prot, file_flags | MAP_FIXED, s.fd.get(),
              static_cast<off_t>(s.size)) == MAP_FAILED)

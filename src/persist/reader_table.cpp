@@ -618,7 +618,7 @@ void open_as_reader(space_state& s, std::uint64_t reserve) {
       s.reserve = want;
       // The file mapped up to the end seen at open at most: fit_reader_map
       // maps the rest, from the file if it grew since, else zeros.
-      const std::uint64_t mapped = std::min(m.file_size, file_bytes / s.sys_page * s.sys_page);
+      const std::uint64_t mapped = std::min(m.file_size, sys_page_floor(s, file_bytes));
       std::uint64_t view_size = 0;
       void* r = nullptr;
       if ((r = take_reader_view(want, s.file, m, view_size, s.view_log_bytes)) != nullptr) {

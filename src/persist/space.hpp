@@ -185,10 +185,7 @@ struct space_state {
   // (see open_writer in open.cpp): every call that reads through
   // checks or writes throws, and the close writes nothing.
   std::atomic<bool> retired{false};
-  std::uint64_t sys_page = 4096;
-  // log2(sys_page): the hot paths' page numbers are shifts, not divisions
-  // (a 64-bit `div` a call, where a write report is a few instructions).
-  unsigned sys_page_shift = 12;
+  std::uint64_t sys_page = 4096;  // a power of two (the open refuses others)
   std::uint64_t granule = 65536;  // growth unit: a multiple of both page sizes
   std::byte* base = nullptr;      // start of the reserved range = file offset 0
   std::uint64_t reserve = 0;      // bytes reserved at base
@@ -654,6 +651,16 @@ std::vector<log_extent> log_changes(const space_state& s, const std::vector<log_
 // Sorted union of two sorted run lists, overlapping and adjacent runs joined.
 std::vector<log_extent> merge_runs(const std::vector<log_extent>& a,
                                    const std::vector<log_extent>& b);
+// The system pages in `bytes` (or the page number of offset `bytes`), and
+// the start of the page holding `off`: a shift and a mask, sys_page being a
+// power of two, where a division by it, a runtime value, is a 64-bit `div`,
+// and an edit's dozen or more write reports each took two.
+inline std::uint64_t sys_pages(const space_state& s, std::uint64_t bytes) noexcept {
+  return bytes >> __builtin_ctzll(s.sys_page);  // never 0: no zero case
+}
+inline std::uint64_t sys_page_floor(const space_state& s, std::uint64_t off) noexcept {
+  return off & ~(s.sys_page - 1);
+}
 // Appends the run [off, off + len) to `runs`, whose runs all end at or before
 // `off`, joined to the last run when it ends there.
 inline void append_run(std::vector<log_extent>& runs, std::uint64_t off, std::uint64_t len) {
@@ -671,8 +678,8 @@ bool checks_reports() noexcept;
 void note_written_page(space_state& s, std::uint64_t page);
 inline void note_write(space_state& s, std::uint64_t off, std::uint64_t len) {
   if (!s.writes_reported || len == 0) return;
-  const std::uint64_t last = (off + len - 1) >> s.sys_page_shift;
-  for (std::uint64_t p = off >> s.sys_page_shift; p <= last; ++p)
+  const std::uint64_t last = sys_pages(s, off + len - 1);
+  for (std::uint64_t p = sys_pages(s, off); p <= last; ++p)
     if (!s.written_pages.test(p)) note_written_page(s, p);
 }
 // Empties s.written: its pages are committed, or the file's again.
@@ -797,7 +804,7 @@ inline void check_pages_from_file(const space_state& s, std::uint64_t off, std::
 // copy would hide them).
 inline void touch_to_write(const space_state& s, std::uint64_t off, std::uint64_t len) noexcept {
   if (len == 0) return;
-  for (std::uint64_t at = off & ~(s.sys_page - 1); at < off + len; at += s.sys_page)
+  for (std::uint64_t at = sys_page_floor(s, off); at < off + len; at += s.sys_page)
     __atomic_fetch_or(reinterpret_cast<unsigned char*>(s.base + at), 0, __ATOMIC_RELAXED);
 }
 // Both, for committed bytes the caller reads and writes next (a free
