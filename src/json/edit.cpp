@@ -25,6 +25,16 @@ namespace json {
 
 namespace {
 
+// `ptr` quoted for an error message: whole when short, else its start and
+// end (a pointer near the nesting limit runs to thousands of bytes).
+std::string pointer_for_error(std::string_view ptr) {
+  constexpr std::size_t whole_max = 96, head = 48, tail = 40;
+  if (ptr.size() <= whole_max) return "\"" + std::string(ptr) + "\"";
+  return "\"" + std::string(ptr.substr(0, head)) + "..." +
+         std::string(ptr.substr(ptr.size() - tail)) + "\" (" + std::to_string(ptr.size()) +
+         " bytes)";
+}
+
 // `"/a/b" (the parent of "/a/b/c")`, or "(a prefix of ...)" when more than
 // one token of `whole` follows `prefix`.
 std::string edit_fault(std::string_view prefix, std::string_view whole) {
@@ -244,7 +254,7 @@ void add_step(std::vector<store_file::edit_step>& path, const json_ref& c, std::
 // insert (v given): RFC 6902 "add", which puts an array element before
 // the index instead of replacing it.
 bool store_file::edit(std::string_view ptr, const json_ref* v, bool insert,
-                      const member_place* place, json_ref* taken) {
+                      const member_place* place, json_ref* taken, std::uint32_t height) {
   using step = edit_step;
   lookup_.valid = false;  // this edit's own, if any, is made below
   edit_place_ = {};
@@ -300,6 +310,15 @@ bool store_file::edit(std::string_view ptr, const json_ref* v, bool insert,
     add_step(path, cur, limit, pos);
     cur = entry(cur, limit, pos);  // the child's bounds are its container's
   }
+  // The value's depth is the containers above it (path), each within
+  // max_depth in a sound document; its own may not take the document past.
+  const std::uint32_t room =
+      path.size() < max_depth ? max_depth - static_cast<std::uint32_t>(path.size()) : 0;
+  if (v && height > room && !nests_within(*v, root_limit(), room))
+    throw std::length_error("fl::json_store: the value for " + pointer_for_error(whole) +
+                            " nests too deep: " + std::to_string(path.size()) +
+                            " containers down, a value may nest at most " + std::to_string(room) +
+                            " (a document nests at most " + std::to_string(max_depth) + ")");
   replaced_.clear();
   // The value the edit removes or replaces: retired with every block it
   // holds, or, when the caller takes it, left live and handed over.
@@ -368,9 +387,9 @@ bool store_file::edit(std::string_view ptr, const json_ref* v, bool insert,
 }
 
 void store_file::put_value(std::string_view ptr, const json_ref& v, bool insert,
-                           const member_place* place, json_ref* taken) {
+                           const member_place* place, json_ref* taken, std::uint32_t height) {
   refuse_read_only("set");
-  atomic_edit([&] { return edit(ptr, &v, insert, place, taken); });
+  atomic_edit([&] { return edit(ptr, &v, insert, place, taken, height); });
 }
 
 bool store_file::take_value(std::string_view ptr, json_ref& taken) {
@@ -382,8 +401,9 @@ json_ref store_file::exchange_value(std::string_view ptr, std::string_view text)
   refuse_read_only("set");
   json_ref taken{};
   atomic_edit([&] {
-    const json_ref v = build_in_tail(text);
-    return edit(ptr, &v, false, nullptr, &taken);
+    std::uint32_t height = 0;
+    const json_ref v = build_in_tail(text, height);
+    return edit(ptr, &v, false, nullptr, &taken, height);
   });
   return taken;
 }
@@ -401,10 +421,12 @@ void store_file::retire_values(std::span<const json_ref> values) {
   retire_replaced();
 }
 
-json_ref store_file::build_in_tail(std::string_view text) {
+json_ref store_file::build_in_tail(std::string_view text, std::uint32_t& height) {
+  height = 0;
   if (const std::optional<json_ref> r = small_integer_ref(text)) return *r;
   builder b(tail_, tail_blocks_, tail_offset(), rules_);
   parse_fast(text, b);
+  height = b.height();
   return b.result();
 }
 
@@ -620,6 +642,30 @@ void store_file::find_replaced_table(const json_ref& c) {
     add_replaced_block(c.x, sizeof(object_tree));  // its head; edit_object_tree adds the nodes
 }
 
+bool store_file::nests_within(const json_ref& r, std::uint64_t limit, std::uint32_t room) const {
+  std::uint64_t budget = space_->live_blocks() + tail_blocks_.size();
+  const auto spend = [&] {
+    if (budget == 0) damaged("the structure refers to one value twice");
+    --budget;
+  };
+  bool fits = true;
+  // Value `c`, with room for `left` more containers where it is.
+  const auto walk = [&](const auto& self, const json_ref& c, std::uint32_t left) -> void {
+    if (!fits || !container_kind(c.k)) return;
+    if (left == 0) {  // an empty container is a level too
+      fits = false;
+      return;
+    }
+    if (c.n == 0) return;
+    spend();
+    each_child(
+        c, limit, false, [&](std::uint64_t, std::uint64_t) { spend(); },
+        [&](const json_ref& e) { self(self, e, left - 1); });
+  };
+  walk(walk, r, room);
+  return fits;
+}
+
 // Every block of value `r`, which the edit replaces or removes. A damaged
 // document (a value reachable twice, a cycle) cannot make this loop: it
 // visits at most max_depth levels and as many blocks as the space has live.
@@ -631,7 +677,9 @@ void store_file::find_replaced(const json_ref& r) {
 
 void store_file::find_replaced(const json_ref& r, std::uint32_t depth, std::uint64_t& budget) {
   if (!has_block(r)) return;
-  if (depth >= max_depth) damaged("nesting deeper than the format allows");
+  // Containers are the levels (as the parsers and verify() count them): a
+  // string in the innermost of max_depth arrays is no deeper than allowed.
+  if (depth >= max_depth && container_kind(r.k)) damaged("nesting deeper than the format allows");
   // One unit of the budget per block: a tree's blocks are its nodes, which
   // the walk below counts and adds.
   if (!r.tree()) {
@@ -639,38 +687,14 @@ void store_file::find_replaced(const json_ref& r, std::uint32_t depth, std::uint
     --budget;
     add_replaced(r);
   }
-  const std::uint64_t limit = root_limit();
-  if (r.k == static_cast<std::uint8_t>(kind::array) && r.tree()) {
-    walk_tree(
-        r, limit,
-        [&](std::uint64_t off, std::uint64_t payload) {
-          if (budget == 0) damaged("the structure refers to one value twice");
-          --budget;
-          add_replaced_block(off, payload);
-        },
-        [&](const json_ref& e) { find_replaced(e, depth + 1, budget); });
-  } else if (r.k == static_cast<std::uint8_t>(kind::object) && r.tree()) {
-    walk_object(
-        r, limit, true,
-        [&](std::uint64_t off, std::uint64_t payload) {
-          if (budget == 0) damaged("the structure refers to one value twice");
-          --budget;
-          add_replaced_block(off, payload);
-        },
-        [&](const member_entry& m) { find_replaced(m.value, depth + 1, budget); });
-  } else if (r.k == static_cast<std::uint8_t>(kind::array)) {
-    const unsigned char* t = bytes(r.x, std::uint64_t{r.n} * sizeof(json_ref), limit);
-    for (std::uint32_t i = 0; i < r.n; ++i)
-      find_replaced(read_ref(t + std::size_t{i} * sizeof(json_ref)), depth + 1, budget);
-  } else if (r.k == static_cast<std::uint8_t>(kind::object)) {
-    const unsigned char* t = bytes(r.x, std::uint64_t{r.n} * sizeof(json_member), limit);
-    for (std::uint32_t i = 0; i < r.n; ++i) {
-      json_member m;
-      std::memcpy(&m, t + std::size_t{i} * sizeof m, sizeof m);
-      if (!valid_kind(m.value.k)) damaged("a value of unknown kind");
-      find_replaced(m.value, depth + 1, budget);
-    }
-  }
+  each_child(
+      r, root_limit(), true,
+      [&](std::uint64_t off, std::uint64_t payload) {
+        if (budget == 0) damaged("the structure refers to one value twice");
+        --budget;
+        add_replaced_block(off, payload);
+      },
+      [&](const json_ref& e) { find_replaced(e, depth + 1, budget); });
 }
 
 }  // namespace json
@@ -692,12 +716,13 @@ void json_store::write(std::string_view json_pointer, std::string_view json_text
   f.refuse_read_only("set");
   f.atomic_edit([&] {
     json_ref v;
+    std::uint32_t height = 0;
     try {
-      v = f.build_in_tail(json_text);
+      v = f.build_in_tail(json_text, height);
     } catch (const json_error& e) {
       detail::json::not_json_text(e, insert ? "insert" : "set", json_pointer);
     }
-    return f.edit(json_pointer, &v, insert);
+    return f.edit(json_pointer, &v, insert, nullptr, nullptr, height);
   });
   f.record_op(f.edit_op_, json_pointer, &json_text);
 }

@@ -347,13 +347,16 @@ class builder {
   void number_text(std::string_view text);
   void string(std::string_view s) { bytes(kind::string, s); }
   void key(std::string_view k);
-  void begin_array() { frames_.push_back({false, scratch_.size(), keys_.size()}); }
-  void begin_object() { frames_.push_back({true, scratch_.size(), keys_.size()}); }
+  void begin_array() { open(false); }
+  void begin_object() { open(true); }
   void end_array();
   void end_object();
 
   // The one top-level value, after the last event.
   json_ref result() const noexcept { return top_; }
+  // Its height: the most containers it nests, one in the other (a scalar's
+  // is 0), which an edit checks against the depth the value goes to.
+  std::uint32_t height() const noexcept { return height_; }
 
  private:
   struct frame {
@@ -370,6 +373,10 @@ class builder {
   // of its keys (key_sorter), so an open container takes bounded memory
   // however long while streaming.
   using open_tree = std::variant<tree_loader, object_loader>;
+  void open(bool object) {
+    frames_.push_back({object, scratch_.size(), keys_.size()});
+    if (frames_.size() > height_) height_ = static_cast<std::uint32_t>(frames_.size());
+  }
   // Moves the entries of the container at the top into its tree.
   void flush_entries();
   tree_loader::sink sink() noexcept { return {out_, base_, blocks_}; }
@@ -430,6 +437,7 @@ class builder {
   std::uint64_t base_;
   format_rules rules_;
   std::vector<frame> frames_;
+  std::uint32_t height_ = 0;  // the most frames_ held at once
   // Open containers' entries (arrays: value only; objects: key = offset of
   // the key in keys_).
   std::vector<json_member> scratch_;
@@ -572,6 +580,14 @@ inline void append_token(std::string& out, std::string_view key) {
     else
       out += c;
   }
+}
+// How many containers a value at `pointer` may still nest, one in the other,
+// before the document passes max_depth: max_depth less the pointer's tokens
+// (each begins with '/': an escaped one is "~1"), 0 past them.
+inline std::uint32_t nesting_room(std::string_view pointer) noexcept {
+  std::size_t tokens = 0;
+  for (const char c : pointer) tokens += c == '/';
+  return tokens < max_depth ? max_depth - static_cast<std::uint32_t>(tokens) : 0;
 }
 // The array index an RFC 6901 token names: "0" or digits without a leading
 // zero, below 2^53; npos for anything else (including "-").

@@ -400,11 +400,13 @@ class patch_session {
   // value, taken from the document by remove() (a move), and then without
   // recording it in the change feed: returns the pointer it went to (an
   // array's index resolved), which move() records (valid as long as `path`
-  // and this session).
+  // and this session). `moved_height` bounds the moved value's height:
+  // nesting_room() of where it was (edit() walks it only past that).
   std::string_view add(std::string_view path, std::string_view text,
-                       const json_ref* moved = nullptr) {
+                       const json_ref* moved = nullptr,
+                       std::uint32_t moved_height = detail::json::max_depth) {
     if (path.empty()) {
-      put_at(path, text, moved);
+      put_at(path, text, moved, moved_height);
       return path;
     }
     const auto [parent_ptr, token] = detail::json::split_last(path);
@@ -420,13 +422,13 @@ class patch_session {
                          std::string(parent_ptr) + "/" + std::to_string(i));
       make_room();
       if (moved)
-        f_.put_value(u.path, *moved, true);
+        f_.put_value(u.path, *moved, true, nullptr, nullptr, moved_height);
       else
         s_.insert(u.path, text);
       undo_.push_back(std::move(u));
       return undo_.back().path;
     } else if (parent->is_object()) {
-      put_at(path, text, moved);
+      put_at(path, text, moved, moved_height);
       return path;
     } else {
       throw std::out_of_range("the parent \"" + std::string(parent_ptr) + "\" is " +
@@ -482,9 +484,11 @@ class patch_session {
       add(path, text);
       return;
     }
+    // The value's height is at most the room where it was: a move to a
+    // place as deep or shallower needs no walk of it (edit()).
     json_ref v;
     remove(from, &v);
-    const std::string_view to = add(path, {}, &v);
+    const std::string_view to = add(path, {}, &v, detail::json::nesting_room(from));
     f_.record_op("move", to, nullptr, &from);
   }
 
@@ -530,7 +534,8 @@ class patch_session {
             // The value the operation put there (edited since or not) is
             // new: retired, or, for a move's, carried back.
             json_ref now;
-            f_.put_value(it->path, it->value, false, nullptr, &now);
+            f_.put_value(it->path, it->value, false, nullptr, &now,
+                         detail::json::nesting_room(it->path));
             if (it->moved_out)
               carried = now;
             else
@@ -540,10 +545,12 @@ class patch_session {
           case undo_kind::put_back: {
             const json_ref v = carried.value_or(it->value);
             carried.reset();
+            // Back where it was: within the room there, no walk.
+            const std::uint32_t height = detail::json::nesting_room(it->path);
             if (it->place.pos == member_place{}.pos)
-              f_.put_value(it->path, v, true);
+              f_.put_value(it->path, v, true, nullptr, nullptr, height);
             else
-              f_.put_value(it->path, v, false, &it->place);
+              f_.put_value(it->path, v, false, &it->place, nullptr, height);
             break;
           }
         }
@@ -607,13 +614,14 @@ class patch_session {
   // the member at the end. A value replaced is kept for finish() (its undo
   // swaps it back: a moved one's replacement is carried back, for the
   // move's put_back); an added one's undo removes it again (a moved one is
-  // taken back).
-  void put_at(std::string_view path, std::string_view text, const json_ref* moved) {
+  // taken back). `moved_height` bounds the moved value's height (edit()).
+  void put_at(std::string_view path, std::string_view text, const json_ref* moved,
+              std::uint32_t moved_height = detail::json::max_depth) {
     undo u = make_undo(undo_kind::swap_back, path);
     u.moved_out = moved != nullptr;
     make_room();
     if (moved)
-      f_.put_value(path, *moved, false, nullptr, &u.value);
+      f_.put_value(path, *moved, false, nullptr, &u.value, moved_height);
     else
       u.value = f_.exchange_value(path, text);
     if (std::string_view(f_.edit_op_) == "replace")

@@ -53,6 +53,12 @@ inline bool inline_kind(std::uint8_t k) noexcept {
   return k >= static_cast<std::uint8_t>(kind::null_v) && k <= static_cast<std::uint8_t>(kind::real);
 }
 
+// An array or an object: a level of nesting (max_depth counts these).
+inline bool container_kind(std::uint8_t k) noexcept {
+  return k == static_cast<std::uint8_t>(kind::array) ||
+         k == static_cast<std::uint8_t>(kind::object);
+}
+
 // `p` with `suffix` appended to its last component ("doc" -> "doc.tmp").
 std::filesystem::path with_suffix(const std::filesystem::path& p, const char* suffix);
 
@@ -490,6 +496,37 @@ class store_file {
     if (walk_onode(key_tree, h.keys, limit, -1, node, skip) != o.n)
       damaged("an object tree's key count disagrees with its size");
   }
+  // Every child value of container `c` (child(json_ref)), in order, and for
+  // a tree the blocks walk_tree and walk_object report (node(offset, payload
+  // bytes); `key_tree_too` as walk_object's); nothing for a scalar. The
+  // walks that go down a value's containers (find_replaced, nests_within)
+  // share it.
+  template <class Node, class Child>
+  void each_child(const json_ref& c, std::uint64_t limit, bool key_tree_too, Node&& node,
+                  Child&& child) const {
+    const bool array = c.k == static_cast<std::uint8_t>(kind::array);
+    if (!array && c.k != static_cast<std::uint8_t>(kind::object)) return;
+    if (c.tree()) {
+      if (array)
+        walk_tree(c, limit, node, child);
+      else
+        walk_object(c, limit, key_tree_too, node, [&](const member_entry& m) { child(m.value); });
+      return;
+    }
+    if (array) {
+      const unsigned char* t = bytes(c.x, std::uint64_t{c.n} * sizeof(json_ref), limit);
+      for (std::uint32_t i = 0; i < c.n; ++i)
+        child(read_ref(t + std::size_t{i} * sizeof(json_ref)));
+      return;
+    }
+    const unsigned char* t = bytes(c.x, std::uint64_t{c.n} * sizeof(json_member), limit);
+    for (std::uint32_t i = 0; i < c.n; ++i) {
+      json_member m;
+      std::memcpy(&m, t + std::size_t{i} * sizeof m, sizeof m);
+      if (!valid_kind(m.value.k)) damaged("a value of unknown kind");
+      child(m.value);
+    }
+  }
   // Object tree `o` with member `pos` set to `v` (op set), `v` added under
   // `key` at the end (op add) or before member `pos` (op insert), or member
   // `pos` removed (op remove): copies of the nodes on the paths and of the
@@ -569,9 +606,19 @@ class store_file {
   // `taken`, the value the edit removes or replaces is not retired but
   // returned there, its blocks still live: the caller puts it back into the
   // document (apply_patch's move, and its undo) by another edit, so that a
-  // value moves without a copy, O(log n) however big it is.
+  // value moves without a copy, O(log n) however big it is. `height` bounds
+  // v's (builder::height(): the containers it nests): v is refused with
+  // std::length_error, before anything changes, when it would take the
+  // document past max_depth where it goes, and its containers are walked
+  // (nests_within) only when the bound does not settle that (a value moved
+  // to a deeper place than it came from).
   bool edit(std::string_view ptr, const json_ref* v, bool insert = false,
-            const member_place* place = nullptr, json_ref* taken = nullptr);
+            const member_place* place = nullptr, json_ref* taken = nullptr,
+            std::uint32_t height = max_depth);
+  // Whether value `r` nests at most `room` containers, one in the other (a
+  // walk of its containers that stops below `room` levels; bounded by the
+  // live blocks as find_replaced is).
+  bool nests_within(const json_ref& r, std::uint64_t limit, std::uint32_t room) const;
   // Edits by value, for apply_patch and its undo (patch.cpp): as
   // json_store's set (insert: its insert; `place`: before member place->pos,
   // edit()'s), erase and set of `text`, all or nothing, refused on a
@@ -580,16 +627,19 @@ class store_file {
   // `text` replaces, and put_value with `taken` hands over the one `v`
   // replaces: each with its blocks live (edit()'s `taken`), to be put back
   // into the document by a put_value, or retired by retire_values.
+  // put_value's `height` is edit()'s: nesting_room() of the place `v` was
+  // taken from bounds it.
   void put_value(std::string_view ptr, const json_ref& v, bool insert,
-                 const member_place* place = nullptr, json_ref* taken = nullptr);
+                 const member_place* place = nullptr, json_ref* taken = nullptr,
+                 std::uint32_t height = max_depth);
   bool take_value(std::string_view ptr, json_ref& taken);
   json_ref exchange_value(std::string_view ptr, std::string_view text);
   // Retires every block of `values`, taken out of the document and no
   // longer in it; all or none (a damaged value throws before any is).
   void retire_values(std::span<const json_ref> values);
   // The value of the JSON text `text` built in the tail (inside an
-  // atomic_edit, for its edit to publish); throws json_error.
-  json_ref build_in_tail(std::string_view text);
+  // atomic_edit, for its edit to publish), and its height; throws json_error.
+  json_ref build_in_tail(std::string_view text, std::uint32_t& height);
   // The RFC 6902 operation the last successful edit() was: "add",
   // "replace" or "remove" (the change feed records it).
   const char* edit_op_ = nullptr;
