@@ -94,6 +94,33 @@ TEST_F(JsonStoreTest, PointersFollowRfc6901) {
   EXPECT_THROW((void)s.at("/m~"), std::invalid_argument);
 }
 
+// A pointer's last token becomes the key of the member an edit adds, and a
+// key is JSON text: one that is not UTF-8 is refused (std::invalid_argument)
+// by every edit that adds a member, and the document stays as it was. They
+// were taken, and dump() then wrote text no parser reads, and verify() took
+// the commit's change record for damage. A lookup by such a pointer finds
+// nothing (no key can hold it). A patch's paths are JSON strings, which
+// the parser already holds to UTF-8 (lone surrogate escapes too).
+TEST_F(JsonStoreTest, KeysAddedByAPointerMustBeUtf8) {
+  auto s = fl::json_store::import(R"({"a":{"b":1},"l":[1]})", file());
+  const std::string before = str(s.dump());
+  const std::string bad[] = {"/k\xFF", "/a/k\xC0\x80", "/a/\xED\xA0\x80x", "/a/ok\xF4\x90\x80\x80"};
+  for (const std::string& p : bad) {
+    EXPECT_THROW(s.set(p, "1"), std::invalid_argument) << p;
+    EXPECT_THROW(s.insert(p, "1"), std::invalid_argument) << p;
+    EXPECT_THROW(s.put(p, 1), std::invalid_argument) << p;
+    EXPECT_THROW(s.put(p + "/c", 1, fl::json_store::parents::create), std::invalid_argument) << p;
+    EXPECT_THROW(s.move("/l", p), std::invalid_argument) << p;
+    EXPECT_THROW(s.copy("/l", p), std::invalid_argument) << p;
+    EXPECT_FALSE(s.find(p)) << p;
+    EXPECT_EQ(str(s.dump()), before) << p;
+  }
+  s.set("/a/\xC3\xA9", "2");  // U+00E9: a key like any other
+  EXPECT_EQ(str(s.find("/a")->dump()), "{\"b\":1,\"\xC3\xA9\":2}");
+  s.sync();
+  EXPECT_GT(fl::json_store::open(file(), fl::open_mode::read_only).verify(), 0u);
+}
+
 TEST_F(JsonStoreTest, TypedReadsWithoutCopying) {
   auto s = fl::json_store::import(
       R"({"i":-5,"u":18446744073709551615,"d":2.5,"t":true,"f":false,"n":null,"s":"h\u00e9","a":[1,"x",[]],"o":{"k":1},"big":1e999})",

@@ -296,6 +296,17 @@ bool store_file::edit(std::string_view ptr, const json_ref* v, bool insert,
       if (v && pos == std::string_view::npos && cur.k == static_cast<std::uint8_t>(kind::array))
         throw std::out_of_range("fl::json_store::set: " + index_fault(tok, above, cur.n) +
                                 "; use " + std::to_string(cur.n) + " or \"-\" to append");
+      // A member added takes the token as its key, which must be JSON
+      // text (a lookup by any other finds nothing: every key is UTF-8).
+      if (v && !place && pos == std::string_view::npos &&
+          cur.k == static_cast<std::uint8_t>(kind::object)) {
+        const std::size_t bad =
+            utf8_valid_prefix(reinterpret_cast<const unsigned char*>(tok.data()), tok.size());
+        if (bad != tok.size())
+          throw std::invalid_argument("fl::json_store: the key of a member added to \"" +
+                                      std::string(above) + "\" is not UTF-8 (its byte " +
+                                      std::to_string(bad) + ")");
+      }
       add_step(path, cur, limit, pos);
       last = tok;
       break;
