@@ -382,10 +382,12 @@ class json_store {
   // or "-". Throws fl::json_error for invalid text, std::out_of_range if the
   // parent does not exist or is not a container, or the index is past the end
   // (the message names the prefix of the pointer at fault, or the index and
-  // the array's size), std::length_error if the value would nest the
-  // document deeper than the 1,024 containers a document may nest (as the
-  // parser refuses such text; so do insert, put, apply_patch, move and copy);
-  // the document is unchanged after a throw.
+  // the array's size), std::invalid_argument if the member it would add has
+  // a key (the pointer's last token) that is not UTF-8, std::length_error if
+  // the value would nest the document deeper than the 1,024 containers a
+  // document may nest (as the parser refuses such text); insert, put,
+  // apply_patch, move and copy refuse both alike. The document is unchanged
+  // after a throw.
   void set(std::string_view json_pointer, std::string_view json_text);
   // RFC 6902 "add": as set(), except that at an array index the value is
   // inserted before the element there (set() replaces it).
