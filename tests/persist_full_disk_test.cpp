@@ -268,6 +268,57 @@ TEST(PersistFaults, APageDamagedAfterAFailedSyncIsNamed) {
   });
 }
 
+// A patch, a merge patch or a move that runs out of room part of the way is
+// all or nothing as when refused for any other reason: persist_error, the
+// document as it was before the call, and a store that commits once the
+// room is back. The members the call made before the error are undone by
+// edits of their own, in a file that has no room left.
+TEST(PersistFaults, APatchThatRunsOutOfRoomChangesNothing) {
+  fl_test::scratch_dir dir;
+  in_child([&] {
+    ::signal(SIGXFSZ, SIG_IGN);
+    std::string problems;
+    const std::string before = R"({"a":0,"list":[1,2,3],"o":{"k":"v"}})";
+    auto doc = fl::json_store::import(before, dir / "doc");
+    doc.sync();
+    rlimit lim{};
+    ::getrlimit(RLIMIT_FSIZE, &lim);
+    const rlimit old = lim;
+    // Room for a few of the patches' 24 KiB strings, not for all of them.
+    lim.rlim_cur = doc.file_bytes() + (96 << 10);
+    const std::string big = "\"" + std::string(24 << 10, 'x') + "\"";
+    std::string merge = "{\"a\":1,\"o\":{\"k\":null,\"n\":{\"deep\":" + big + "}}";
+    std::string patch =
+        R"([{"op":"replace","path":"/a","value":2},{"op":"remove","path":"/list/0"})";
+    for (int i = 0; i < 24; ++i) {
+      merge += ",\"m" + std::to_string(i) + "\":" + big;
+      patch += R"(,{"op":"add","path":"/list/-","value":)" + big + "}";
+    }
+    merge += "}";
+    patch += "]";
+    const auto refused = [&](const char* what, const auto& call) {
+      if (::setrlimit(RLIMIT_FSIZE, &lim) != 0) {
+        problems += " setrlimit failed";
+        return;
+      }
+      try {
+        call();
+        problems += std::string(" ") + what + " wrote past the limit;";
+      } catch (const fl::persist_error& e) { problems += check_error(e, dir.path(), EFBIG); }
+      ::setrlimit(RLIMIT_FSIZE, &old);
+      if (std::string_view(doc.dump()) != before)
+        problems += std::string(" ") + what + " left part of its edits: " +
+                    std::string(std::string_view(doc.dump())).substr(0, 120) + ";";
+    };
+    refused("merge_patch", [&] { doc.merge_patch(merge); });
+    refused("apply_patch", [&] { doc.apply_patch(patch); });
+    doc.set("/after", "1");
+    doc.sync();
+    doc.verify();
+    return problems;
+  });
+}
+
 TEST(PersistFaults, SmallTmpfsIsAnErrorNeverSigbus) {
   fl_test::scratch_dir base;
   const std::filesystem::path mnt = base / "tmpfs";

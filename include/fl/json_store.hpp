@@ -497,7 +497,9 @@ class json_store {
   void move(std::string_view from_pointer, std::string_view to_pointer);
   void copy(std::string_view from_pointer, std::string_view to_pointer);
   // RFC 7396 JSON Merge Patch: members of the patch object replace the
-  // document's, null members remove them, nested objects merge.
+  // document's, null members remove them, nested objects merge. All or
+  // nothing, as apply_patch: a call that fails part of the way (its file out
+  // of room, persist_error) leaves the document as it was.
   void merge_patch(std::string_view merge_patch_text);
 
   // ---- the change feed ----

@@ -720,19 +720,26 @@ void apply_one(patch_session& p, json_store& s, const patch_op& op, std::size_t 
   }
 }
 
-void merge(json_store& s, const std::string& ptr, const node& patch) {
+// RFC 7396 of object `patch` at `ptr` (the document, or a member of an
+// object), by the session's operations, so that a merge patch is all or
+// nothing as a JSON Patch is (one that runs out of room part of the way
+// undoes what it made): a target that is not an object becomes {}, a null
+// member is removed where there is one, an object merges, anything else
+// is added (an add replaces a member there).
+void merge(patch_session& p, const json_store& s, const std::string& ptr, const node& patch) {
   const std::optional<json_value> target = s.find(ptr);
-  if (!target || !target->is_object()) s.set(ptr, "{}");
+  if (!target || !target->is_object()) p.add(ptr, "{}");
   for (std::size_t i = 0; i < patch.keys.size(); ++i) {
     std::string child = ptr;
     detail::json::append_token(child, patch.keys[i]);
     const node& v = patch.items[i];
-    if (v.type == json_type::null)
-      s.erase(child);
-    else if (v.type == json_type::object)
-      merge(s, child, v);
-    else
-      s.set(child, v.text);
+    if (v.type == json_type::null) {
+      if (s.find(child)) p.remove(child);
+    } else if (v.type == json_type::object) {
+      merge(p, s, child, v);
+    } else {
+      p.add(child, v.text);
+    }
   }
 }
 
@@ -763,7 +770,11 @@ void json_store::copy(std::string_view from_pointer, std::string_view to_pointer
 void json_store::merge_patch(std::string_view merge_patch_text) {
   const node patch = detail::json::parse_tree(merge_patch_text);
   if (patch.type != json_type::object) return set("", patch.text);
-  merge(*this, "", patch);
+  file_->refuse_read_only("merge_patch");
+  patch_session p(*this, merge_patch_text);
+  p.run([] { return std::string("fl::json_store::merge_patch: "); },
+        [&] { merge(p, *this, "", patch); });
+  p.commit();
 }
 
 }  // namespace FL_ABI_NS
