@@ -3,12 +3,14 @@
 // encodes, validates at its length and decodes back; every 1-3 byte input
 // and the 4-byte inputs around each boundary validate exactly when the
 // reference accepts them; utf8_char_value decodes each well-formed char and
-// gives U+FFFD for any other.
+// gives U+FFFD for any other; utf8_valid_prefix's pass over ASCII answers as
+// a walk char by char.
 #include <fl/detail/utf8.hpp>
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <vector>
 
 namespace {
 
@@ -88,6 +90,38 @@ TEST(Utf8, ValidPrefixStopsAtTheFirstBadByte) {
   EXPECT_EQ(fl::detail::utf8_valid_prefix(text, 6), 6u);
   EXPECT_EQ(fl::detail::utf8_valid_prefix(text, sizeof text), 6u);  // a surrogate
   EXPECT_EQ(fl::detail::utf8_valid_prefix(text, 2), 1u);            // cut short
+}
+
+// The eight-bytes-at-a-time pass over ASCII gives the answer of a walk
+// char by char, wherever the run of ASCII ends: every length of run from 0
+// to 24 before a char of each kind (well-formed of 2 to 4 bytes, a stray
+// continuation, a surrogate, cut short at the end), and after it.
+TEST(Utf8, ValidPrefixOverRunsOfAsciiIsTheWalksAnswer) {
+  const std::vector<std::vector<unsigned char>> chars = {
+      {0xC3, 0xA9}, {0xE2, 0x82, 0xAC}, {0xF0, 0x9F, 0x98, 0x80},
+      {0x80},       {0xED, 0xA0, 0x80}, {0xE2, 0x82},
+      {0xFF}};
+  const auto walk = [](const unsigned char* p, std::size_t n) {
+    std::size_t i = 0;
+    while (i < n) {
+      const std::size_t k = fl::detail::utf8_sequence(p + i, p + n);
+      if (k == 0) return i;
+      i += k;
+    }
+    return n;
+  };
+  for (const auto& c : chars) {
+    for (std::size_t before = 0; before <= 24; ++before) {
+      for (std::size_t after : {0u, 1u, 7u, 8u, 9u, 17u}) {
+        std::vector<unsigned char> text(before, 'a');
+        text.insert(text.end(), c.begin(), c.end());
+        text.insert(text.end(), after, 'b');
+        for (std::size_t n = 0; n <= text.size(); ++n)
+          ASSERT_EQ(fl::detail::utf8_valid_prefix(text.data(), n), walk(text.data(), n))
+              << before << ' ' << after << ' ' << n;
+      }
+    }
+  }
 }
 
 // utf8_char_value: every code point's encoding decodes back to it; any other

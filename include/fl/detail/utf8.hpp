@@ -15,6 +15,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 namespace fl {
 inline namespace FL_ABI_NS {
@@ -74,10 +75,18 @@ namespace detail {
   return len;
 }
 
-// The byte where [p, p + n) stops being well-formed UTF-8, or n.
+// The byte where [p, p + n) stops being well-formed UTF-8, or n. Runs of
+// ASCII (most keys and text) are passed eight bytes at a time: a JSON edit
+// checks every key it adds (about 100 instructions for a 9-byte key byte by
+// byte, 15 so).
 [[gnu::always_inline]] inline size_t utf8_valid_prefix(const unsigned char* p, size_t n) noexcept {
   size_t i = 0;
   while (i < n) {
+    for (uint64_t w; n - i >= 8; i += 8) {
+      memcpy(&w, p + i, 8);
+      if (w & 0x8080808080808080u) break;
+    }
+    if (i == n) break;
     const size_t k = utf8_sequence(p + i, p + n);
     if (k == 0) return i;
     i += k;
