@@ -303,8 +303,8 @@ bool store_file::edit(std::string_view ptr, const json_ref* v, bool insert,
         const std::size_t bad =
             utf8_valid_prefix(reinterpret_cast<const unsigned char*>(tok.data()), tok.size());
         if (bad != tok.size())
-          throw std::invalid_argument("fl::json_store: the key of a member added to \"" +
-                                      std::string(above) + "\" is not UTF-8 (its byte " +
+          throw std::invalid_argument("fl::json_store: the key of a member added to " +
+                                      pointer_for_error(above) + " is not UTF-8 (its byte " +
                                       std::to_string(bad) + ")");
       }
       add_step(path, cur, limit, pos);
