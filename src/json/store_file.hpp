@@ -504,8 +504,8 @@ class store_file {
   template <class Node, class Child>
   void each_child(const json_ref& c, std::uint64_t limit, bool key_tree_too, Node&& node,
                   Child&& child) const {
+    if (!container_kind(c.k)) return;
     const bool array = c.k == static_cast<std::uint8_t>(kind::array);
-    if (!array && c.k != static_cast<std::uint8_t>(kind::object)) return;
     if (c.tree()) {
       if (array)
         walk_tree(c, limit, node, child);

@@ -77,8 +77,8 @@ namespace detail {
 
 // The byte where [p, p + n) stops being well-formed UTF-8, or n. Runs of
 // ASCII (most keys and text) are passed eight bytes at a time: a JSON edit
-// checks every key it adds (about 100 instructions for a 9-byte key byte by
-// byte, 15 so).
+// checks every key it adds (callgrind of an add of a 9-byte key: its check
+// about 100 instructions byte by byte, about 35 so).
 [[gnu::always_inline]] inline size_t utf8_valid_prefix(const unsigned char* p, size_t n) noexcept {
   size_t i = 0;
   while (i < n) {
